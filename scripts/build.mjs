@@ -1,0 +1,71 @@
+// Builds everything the extension, the CLI and the tests run from.
+//   node scripts/build.mjs           -> dist/ bundles + sample databases
+//   node scripts/build.mjs --tests   -> also out/ (src and test transpiled file by file, for node --test)
+import { build } from 'esbuild';
+import { readdirSync, statSync, existsSync, rmSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const require = createRequire(import.meta.url);
+
+// Native and host-provided modules are loaded at run time, never bundled.
+const external = ['vscode', 'better-sqlite3', 'onnxruntime-node'];
+
+function walk(dir, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+async function bundles() {
+  const common = {
+    bundle: true, platform: 'node', format: 'cjs', target: 'node22', sourcemap: true,
+    external, logLevel: 'warning', absWorkingDir: root,
+  };
+  // Each entry is its own file because the SQL worker is started as a separate process by path.
+  const entries = [
+    ['src/extension/extension.ts', 'dist/extension.js'],
+    ['src/cli/run.ts', 'dist/cli.js'],
+    ['src/core/db/sqlWorker.ts', 'dist/sqlWorker.js'],
+  ];
+  await Promise.all(entries.filter(([src]) => existsSync(join(root, src)))
+    .map(([src, out]) => build({ ...common, entryPoints: [src], outfile: out })));
+}
+
+async function transpileForTests() {
+  rmSync(join(root, 'out'), { recursive: true, force: true });
+  const files = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => relative(root, f));
+  await build({
+    entryPoints: files, outdir: 'out', outbase: '.', absWorkingDir: root,
+    bundle: false, platform: 'node', format: 'cjs', target: 'node22', sourcemap: 'inline', logLevel: 'warning',
+  });
+}
+
+// Sample databases ship with the extension but are built from the project's own SQL scripts.
+function sampleDatabases() {
+  const Database = require('better-sqlite3');
+  const dir = join(root, 'media', 'samples');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.sql'))) {
+    const sqlPath = join(dir, f);
+    const dbPath = sqlPath.replace(/\.sql$/, '.sqlite');
+    if (existsSync(dbPath) && statSync(dbPath).mtimeMs >= statSync(sqlPath).mtimeMs) continue;
+    rmSync(dbPath, { force: true });
+    const db = new Database(dbPath);
+    db.exec(readFileSync(sqlPath, 'utf8'));
+    db.close();
+  }
+}
+
+mkdirSync(join(root, 'dist'), { recursive: true });
+sampleDatabases();
+await bundles();
+if (args.has('--tests')) await transpileForTests();
