@@ -35,6 +35,10 @@ async function bundles() {
     ['src/cli/run.ts', 'dist/cli.js'],
     ['src/core/db/sqlWorker.ts', 'dist/sqlWorker.js'],
   ];
+  // Benchmarks run the bundled code, as users do: bench/<name>.bench.ts -> dist/bench/<name>.js
+  for (const f of existsSync(join(root, 'bench')) ? readdirSync(join(root, 'bench')) : []) {
+    if (f.endsWith('.bench.ts')) entries.push([`bench/${f}`, `dist/bench/${f.replace(/\.bench\.ts$/, '.js')}`]);
+  }
   await Promise.all(entries.filter(([src]) => existsSync(join(root, src)))
     .map(([src, out]) => build({ ...common, entryPoints: [src], outfile: out })));
 }
