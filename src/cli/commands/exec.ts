@@ -1,12 +1,46 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import type { Command } from '../command';
+import { UsageError } from '../command';
+import { createSqlPool, renderObservation, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
+import { positiveInt, observationFormat, exitCodeOf } from '../../core/db/execOptions';
 
-// Placeholder while the command is being built in this session; replaced before the session ends.
+const usage = `Usage: quarry exec --db FILE --sql TEXT [--timeout-ms ${DEFAULT_TIMEOUT_MS}] [--max-rows ${DEFAULT_MAX_ROWS}] [--format df|table|json|text]
+
+Runs one read-only SQL statement in the sandbox and prints what a model would observe.
+Exit codes: 0 ok, 1 SQL error or resource cap hit, 2 bad input (usage, not a database), 3 rejected as not read-only, 4 timed out.`;
+
 export const execCommand: Command = {
   name: 'exec',
-  summary: '(being built)',
-  usage: 'quarry exec',
-  async run(_argv, io) {
-    io.stderr.write('quarry exec: not available in this build\n');
-    return 2;
+  summary: 'Run one read-only SQL statement in the sandbox and print the observation',
+  usage,
+  async run(argv, io) {
+    const { values } = parseArgs({
+      args: argv, strict: true, allowPositionals: false,
+      options: {
+        db: { type: 'string' }, sql: { type: 'string' },
+        'timeout-ms': { type: 'string' }, 'max-rows': { type: 'string' }, format: { type: 'string' },
+      },
+    });
+    if (!values.db) throw new UsageError('--db FILE is required');
+    if (values.sql === undefined) throw new UsageError('--sql TEXT is required');
+    let timeoutMs: number, maxRows: number, format;
+    try {
+      timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_TIMEOUT_MS);
+      maxRows = positiveInt('max-rows', values['max-rows'], DEFAULT_MAX_ROWS);
+      format = observationFormat(values.format);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const pool = createSqlPool({ size: 1, spares: 0 });
+    try {
+      const result = await pool.exec({ db: resolve(io.cwd, values.db), sql: values.sql, timeoutMs, maxRows });
+      // The observation (errors included) is the command's output; only "this is not a database" is a usage problem.
+      if (result.openErrorKind) io.stderr.write(`quarry exec: ${result.error}\n`);
+      else io.stdout.write(renderObservation(result, { format }) + '\n');
+      return exitCodeOf(result);
+    } finally {
+      await pool.close();
+    }
   },
 };

@@ -1,6 +1,10 @@
 // Opening a user's database: prove it is SQLite before SQLite touches it, then open it so nothing can write.
+// better-sqlite3 reads SQLITE_USE_URI when its addon first loads (lazily, on the first `new Database`); URIs let us
+// pass `immutable=1`, the only way to read a WAL-mode file without SQLite creating -wal/-shm files beside it.
+if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
 import Database from 'better-sqlite3';
-import { openSync, readSync, closeSync, statSync } from 'node:fs';
+import { openSync, readSync, closeSync, statSync, existsSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 export type OpenErrorKind = 'missing' | 'directory' | 'empty' | 'not-sqlite' | 'corrupt' | 'locked' | 'unreadable';
 
@@ -12,9 +16,11 @@ export class DatabaseOpenError extends Error {
 }
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/** Bytes 18 and 19 of the header are the write/read format versions: 2 means WAL mode. */
+const WAL_FORMAT = 2;
 
-/** Throws a DatabaseOpenError that says plainly what is wrong with `path` unless it looks like a SQLite file. */
-export function assertSqliteFile(path: string): void {
+/** Reads the first 100 bytes (the database header) or throws a DatabaseOpenError saying what is wrong with `path`. */
+function readHeader(path: string): Buffer {
   let st;
   try {
     st = statSync(path);
@@ -25,19 +31,27 @@ export function assertSqliteFile(path: string): void {
   }
   if (st.isDirectory()) throw new DatabaseOpenError('directory', path, `${path} is a directory, not a SQLite database file`);
   if (st.size === 0) throw new DatabaseOpenError('empty', path, `${path} is an empty file, not a SQLite database`);
-  const head = Buffer.alloc(HEADER.length);
+  const head = Buffer.alloc(100);
   let fd: number | undefined;
+  let n = 0;
   try {
     fd = openSync(path, 'r');
-    readSync(fd, head, 0, HEADER.length, 0);
+    n = readSync(fd, head, 0, head.length, 0);
   } catch (err) {
     throw new DatabaseOpenError('unreadable', path, `cannot read ${path}: ${(err as Error).message}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  if (!head.equals(HEADER)) {
+  if (n < HEADER.length || !head.subarray(0, HEADER.length).equals(HEADER)) {
     throw new DatabaseOpenError('not-sqlite', path, `${path} is not a SQLite database (its first bytes are not "SQLite format 3")`);
   }
+  if (n < 100) throw new DatabaseOpenError('corrupt', path, `${path} is corrupt: the file is shorter than a SQLite header`);
+  return head;
+}
+
+/** Throws a DatabaseOpenError that says plainly what is wrong with `path` unless it looks like a SQLite file. */
+export function assertSqliteFile(path: string): void {
+  readHeader(path);
 }
 
 /** Maps an error SQLite raised while opening or first reading a file to a DatabaseOpenError. */
@@ -55,14 +69,36 @@ export function classifyOpenError(path: string, err: unknown): DatabaseOpenError
 }
 
 /**
+ * A WAL-mode file with no -wal beside it is fully checkpointed, so it can be read as immutable; any other way of
+ * opening it read-only makes SQLite create -wal and -shm files in the user's directory.
+ * With a -wal present a writer is (or was) live: open normally so its committed pages are seen; the files exist already.
+ */
+function connect(path: string, head: Buffer, busyTimeoutMs: number): Database.Database {
+  const wal = head[18] === WAL_FORMAT || head[19] === WAL_FORMAT;
+  if (!wal || existsSync(path + '-wal')) {
+    return new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  }
+  try {
+    return new Database(`${pathToFileURL(path).href}?mode=ro&immutable=1`, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  } catch (err) {
+    // Without URI support the string is taken as a (missing, read-only, so never created) file name.
+    if ((err as { code?: string }).code !== 'SQLITE_CANTOPEN') throw err;
+  }
+  // Last resort: an in-memory copy with the header switched to rollback mode, which memory databases require.
+  const bytes = readFileSync(path);
+  bytes[18] = 1; bytes[19] = 1;
+  return new Database(bytes, { readonly: true });
+}
+
+/**
  * Opens `path` read-only with writes refused by the engine (read-only handle plus `PRAGMA query_only`),
  * and reads the schema once so a corrupt or locked file fails here rather than on the first query.
  */
 export function openReadOnly(path: string, opts: { busyTimeoutMs?: number } = {}): Database.Database {
-  assertSqliteFile(path);
+  const head = readHeader(path);
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? 1000 });
+    db = connect(path, head, opts.busyTimeoutMs ?? 1000);
     db.pragma('query_only = ON');
     db.prepare('SELECT count(*) FROM sqlite_master').get();
     return db;

@@ -38,4 +38,19 @@ export interface ExecResult {
   truncated: boolean;
   /** Time spent by the runner on this statement, ms. */
   ms: number;
+  /** False when counting stopped at ROW_COUNT_CEILING, so rowCount is a lower bound. */
+  rowCountExact?: boolean;
+  /** Storage classes seen in each kept column, so renderers can type columns the way Python's sqlite3 + pandas do. */
+  columnStorage?: StorageSet[];
+  /** Set when the file could not be opened as a database (errorClass is then `sql`): the caller's input is wrong. */
+  openErrorKind?: import('./open').OpenErrorKind;
+}
+
+/** Which SQLite storage classes occur in a column of a result. */
+export interface StorageSet {
+  integer: boolean;
+  real: boolean;
+  text: boolean;
+  blob: boolean;
+  null: boolean;
 }

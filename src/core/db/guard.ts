@@ -1,0 +1,51 @@
+// Decides whether a prepared statement may run. The engine is the authority (statement.readonly, statement.reader);
+// the keyword checks only cover what better-sqlite3 gives no signal for (ATTACH, BEGIN, PRAGMA settings…).
+import type Database from 'better-sqlite3';
+
+/** PRAGMAs that only report; any other PRAGMA, or any PRAGMA with `=`, is refused. */
+const READ_PRAGMAS = new Set([
+  'table_info', 'table_xinfo', 'table_list', 'index_list', 'index_info', 'index_xinfo', 'foreign_key_list',
+  'foreign_key_check', 'database_list', 'collation_list', 'function_list', 'module_list', 'pragma_list',
+  'compile_options', 'user_version', 'schema_version', 'application_id', 'encoding', 'page_count', 'page_size',
+  'freelist_count', 'integrity_check', 'quick_check', 'foreign_keys', 'journal_mode', 'auto_vacuum',
+  'case_sensitive_like', 'data_version', 'max_page_count', 'query_only', 'recursive_triggers',
+]);
+
+/** Statements whose first keyword can produce a read-only result set. */
+const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'VALUES', 'EXPLAIN', 'PRAGMA']);
+
+/** Removes leading whitespace (any Unicode space) and SQL comments, which may hide the first keyword. */
+export function stripLeadingNoise(sql: string): string {
+  let s = sql;
+  for (;;) {
+    const t = s.replace(/^[\s\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff;]+/u, '');
+    if (t.startsWith('--')) { const nl = t.indexOf('\n'); s = nl < 0 ? '' : t.slice(nl + 1); continue; }
+    if (t.startsWith('/*')) { const end = t.indexOf('*/', 2); s = end < 0 ? '' : t.slice(end + 2); continue; }
+    return t;
+  }
+}
+
+export function leadingKeyword(sql: string): string {
+  return (/^[A-Za-z_]+/.exec(stripLeadingNoise(sql))?.[0] ?? '').toUpperCase();
+}
+
+/** Returns why `sql` may not run, or null if it may. `stmt` is its prepared statement. */
+export function whyNotReadOnly(sql: string, stmt: Database.Statement): string | null {
+  if (!stmt.readonly) return 'statement rejected: it would write to the database (only read-only queries are allowed)';
+  if (!stmt.reader) return 'statement rejected: only queries that return rows are allowed (no ATTACH, DETACH, BEGIN, SAVEPOINT, REINDEX or PRAGMA settings)';
+  const body = stripLeadingNoise(sql);
+  const keyword = leadingKeyword(body);
+  if (!READ_KEYWORDS.has(keyword)) return `statement rejected: ${keyword || 'this statement'} is not a read-only query`;
+  if (/\bload_extension\s*\(/i.test(body)) return 'statement rejected: load_extension is not allowed';
+  if (keyword === 'PRAGMA') {
+    const m = /^PRAGMA\s+(?:["`[]?\w+["`\]]?\s*\.\s*)?["`[]?(\w+)["`\]]?\s*(=)?/i.exec(body);
+    const name = m?.[1]?.toLowerCase() ?? '';
+    if (m?.[2] || !READ_PRAGMAS.has(name)) return `statement rejected: PRAGMA ${name} is not an allowed read-only PRAGMA`;
+  }
+  return null;
+}
+
+/** better-sqlite3 refuses a string holding several statements with this message at prepare time. */
+export function isMultiStatementError(err: unknown): boolean {
+  return /more than one statement/i.test((err as Error)?.message ?? '');
+}

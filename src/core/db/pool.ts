@@ -1,0 +1,230 @@
+// A pool of killable SQL worker processes. better-sqlite3 is synchronous and cannot be interrupted, so a statement
+// past its budget is stopped by SIGKILLing the process it runs in; a warm spare takes its place at once.
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { ExecRequest, ExecResult } from './types';
+import type { WorkerMessage, WorkerRequest } from './protocol';
+import { failure } from './runStatement';
+import { DEFAULT_TIMEOUT_MS, WORKER_OLD_SPACE_MB } from './limits';
+
+export interface SqlPoolOptions {
+  /** Worker processes running statements at once. Default: the number of CPUs. */
+  size?: number;
+  /** Idle pre-started workers that replace killed ones without a start-up delay. Default 1. */
+  spares?: number;
+  /** Path of the worker script; default sqlWorker.js beside this module (or one directory up, for dist/bench). */
+  workerPath?: string;
+}
+
+export interface BatchOptions {
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SqlPool {
+  exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult>;
+  /** Runs every request concurrently across the pool; results are in input order. */
+  execBatch(reqs: ExecRequest[], opts?: BatchOptions): Promise<ExecResult[]>;
+  /** Kills every worker and waits until each has exited. Pending requests are rejected. */
+  close(): Promise<void>;
+  /** Process ids of the live workers and spares (for leak checks). */
+  pids(): number[];
+}
+
+interface Job {
+  id: number;
+  req: ExecRequest;
+  resolve: (r: ExecResult) => void;
+  reject: (e: Error) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+  started: number;
+  timer?: NodeJS.Timeout;
+}
+
+interface Worker {
+  child: ChildProcess;
+  ready: boolean;
+  job: Job | null;
+  /** Set when the pool itself killed this worker, so its exit is expected. */
+  retired: boolean;
+  exited: Promise<void>;
+}
+
+function defaultWorkerPath(): string {
+  const beside = join(__dirname, 'sqlWorker.js');
+  return existsSync(beside) ? beside : join(__dirname, '..', 'sqlWorker.js');
+}
+
+function abortError(): Error {
+  const err = new Error('the SQL request was cancelled');
+  err.name = 'AbortError';
+  return err;
+}
+
+export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
+  const size = Math.max(1, opts.size ?? cpus().length);
+  const spareCount = Math.max(0, opts.spares ?? 1);
+  const workerPath = opts.workerPath ?? defaultWorkerPath();
+  const active: Worker[] = [];
+  const spares: Worker[] = [];
+  const everyWorker = new Set<Worker>();
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+  let failedStarts = 0;
+  let broken: string | null = null;
+
+  function spawnWorker(): Worker {
+    const child = fork(workerPath, [], {
+      serialization: 'advanced',
+      execArgv: [`--max-old-space-size=${WORKER_OLD_SPACE_MB}`],
+      env: { ...process.env, SQLITE_USE_URI: '1' },
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    let markExited!: () => void;
+    const w: Worker = { child, ready: false, job: null, retired: false, exited: new Promise((r) => { markExited = r; }) };
+    everyWorker.add(w);
+    idle(w);
+    child.on('message', (msg: WorkerMessage) => {
+      if (msg.type === 'ready') { w.ready = true; dispatch(); return; }
+      const job = w.job;
+      if (!job || job.id !== msg.id) return;
+      w.job = null;
+      settle(job, msg.result);
+      dispatch();
+    });
+    child.on('error', () => { /* reported through 'exit' */ });
+    child.on('exit', (code, signal) => {
+      everyWorker.delete(w);
+      markExited();
+      if (w.retired) return;
+      const job = w.job;
+      w.job = null;
+      // A worker that cannot even start would be respawned forever; give up and say why instead.
+      if (!w.ready && ++failedStarts >= 3 && !broken) {
+        broken = `the SQL worker process could not start (${workerPath}, ${signal ?? `exit code ${code}`})`;
+        for (const q of queue.splice(0)) q.reject(new Error(broken));
+      }
+      if (w.ready) failedStarts = 0;
+      if (!broken) replace(w);
+      if (job) {
+        settle(job, failure('resource',
+          `the SQL worker process stopped while running this statement (${signal ?? `exit code ${code}`}), `
+          + 'most likely out of memory; it has been replaced', performance.now() - job.started));
+      }
+      dispatch();
+    });
+    return w;
+  }
+
+  // An idle pool must not keep the caller's process alive (a forgotten close() would hang it); a pool with work must.
+  type Channel = { ref?: () => void; unref?: () => void } | undefined;
+  function idle(w: Worker): void { w.child.unref(); (w.child.channel as Channel)?.unref?.(); }
+  function busy(w: Worker): void { w.child.ref(); (w.child.channel as Channel)?.ref?.(); }
+  function updateRefs(): void {
+    const working = queue.length > 0 || active.some((w) => w.job);
+    for (const w of everyWorker) (working ? busy : idle)(w);
+  }
+
+  function kill(w: Worker): void {
+    w.retired = true;
+    w.child.kill('SIGKILL');
+  }
+
+  /** Takes `w` out of service and puts a warm spare (or a fresh worker) in its place. */
+  function replace(w: Worker): void {
+    const i = active.indexOf(w);
+    const s = spares.indexOf(w);
+    if (s >= 0) spares.splice(s, 1);
+    if (closed) { if (i >= 0) active.splice(i, 1); return; }
+    if (i >= 0) active[i] = spares.shift() ?? spawnWorker();
+    while (spares.length < spareCount) spares.push(spawnWorker());
+  }
+
+  function settle(job: Job, result: ExecResult): void {
+    if (job.timer) clearTimeout(job.timer);
+    if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
+    job.resolve(result);
+  }
+
+  function dispatch(): void {
+    assign();
+    updateRefs();
+  }
+
+  function assign(): void {
+    for (const w of active) {
+      if (queue.length === 0) return;
+      if (!w.ready || w.job) continue;
+      const job = queue.shift()!;
+      w.job = job;
+      job.started = performance.now();
+      const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      job.timer = setTimeout(() => {
+        if (w.job !== job) return;
+        w.job = null;
+        kill(w);
+        replace(w);
+        settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, performance.now() - job.started));
+        dispatch();
+      }, budget);
+      w.child.send({ id: job.id, req: job.req } satisfies WorkerRequest);
+    }
+  }
+
+  function exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
+    if (closed) return Promise.reject(new Error('the SQL pool is closed'));
+    if (broken) return Promise.reject(new Error(broken));
+    if (signal?.aborted) return Promise.reject(abortError());
+    return new Promise<ExecResult>((resolve, reject) => {
+      const job: Job = { id: nextId++, req, resolve, reject, signal, started: performance.now() };
+      if (signal) {
+        job.onAbort = () => {
+          const q = queue.indexOf(job);
+          if (q >= 0) queue.splice(q, 1);
+          const w = active.find((x) => x.job === job);
+          if (w) { w.job = null; kill(w); replace(w); }
+          if (job.timer) clearTimeout(job.timer);
+          reject(abortError());
+          dispatch();
+        };
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      queue.push(job);
+      dispatch();
+    });
+  }
+
+  async function execBatch(reqs: ExecRequest[], batchOpts: BatchOptions = {}): Promise<ExecResult[]> {
+    let done = 0;
+    return Promise.all(reqs.map((r) => exec(r).then((res) => {
+      done++;
+      batchOpts.onProgress?.(done, reqs.length);
+      return res;
+    })));
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    for (const job of queue.splice(0)) job.reject(new Error('the SQL pool was closed before this request ran'));
+    const all = [...everyWorker];
+    for (const w of all) {
+      if (w.job) { const job = w.job; w.job = null; if (job.timer) clearTimeout(job.timer); job.reject(new Error('the SQL pool was closed while this request ran')); }
+      busy(w); // keeps the caller alive until the exit is seen, so close() really resolves
+      kill(w);
+    }
+    active.length = 0;
+    spares.length = 0;
+    await Promise.all(all.map((w) => w.exited));
+  }
+
+  for (let i = 0; i < size; i++) active.push(spawnWorker());
+  for (let i = 0; i < spareCount; i++) spares.push(spawnWorker());
+
+  return {
+    exec, execBatch, close,
+    pids: () => [...everyWorker].map((w) => w.child.pid).filter((p): p is number => p !== undefined),
+  };
+}

@@ -1,0 +1,105 @@
+// Runs one statement on an open read-only handle with every cap applied; used inside the SQL worker process.
+import type Database from 'better-sqlite3';
+import type { Cell, ExecRequest, ExecResult, StorageSet, ErrorClass } from './types';
+import { whyNotReadOnly, isMultiStatementError } from './guard';
+import {
+  DEFAULT_MAX_ROWS, DEFAULT_MAX_CELL_CHARS, ROW_COUNT_CEILING, MAX_KEPT_CELLS, MAX_KEPT_BYTES,
+} from './limits';
+
+export function failure(errorClass: ErrorClass, error: string, ms: number, extra: Partial<ExecResult> = {}): ExecResult {
+  return { ok: false, errorClass, error, columns: [], rows: [], rowCount: 0, truncated: false, ms, ...extra };
+}
+
+/** SQLite result codes that mean the statement asked for more memory or size than the sandbox allows. */
+function isResourceError(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_NOMEM') || code.startsWith('SQLITE_TOOBIG') || err instanceof RangeError;
+}
+
+/** SQLite's message, as models are trained to read it ("no such column: x"). */
+function sqliteMessage(err: unknown): string {
+  return ((err as Error)?.message ?? String(err)).replace(/^SqliteError:\s*/, '');
+}
+
+function emptyStorage(): StorageSet {
+  return { integer: false, real: false, text: false, blob: false, null: false };
+}
+
+export function runStatement(db: Database.Database, req: ExecRequest): ExecResult {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const maxRows = req.maxRows ?? DEFAULT_MAX_ROWS;
+  const maxCell = req.maxCellChars ?? DEFAULT_MAX_CELL_CHARS;
+
+  let stmt: Database.Statement;
+  try {
+    stmt = db.prepare(req.sql);
+  } catch (err) {
+    if (isMultiStatementError(err)) {
+      return failure('rejected', 'statement rejected: only one SQL statement per call is allowed', elapsed());
+    }
+    if (/^The supplied SQL string contains no statements/i.test(sqliteMessage(err))) {
+      return failure('sql', 'no SQL statement to run (the input is empty or only comments)', elapsed());
+    }
+    return failure(isResourceError(err) ? 'resource' : 'sql', sqliteMessage(err), elapsed());
+  }
+  const why = whyNotReadOnly(req.sql, stmt);
+  if (why) return failure('rejected', why, elapsed());
+
+  const columns = stmt.columns().map((c) => c.name);
+  const storage = columns.map(emptyStorage);
+  const rows: Cell[][] = [];
+  let rowCount = 0;
+  let truncated = false;
+  let keptCells = 0;
+  let keptBytes = 0;
+  try {
+    stmt.raw(true);
+    stmt.safeIntegers(true);
+    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
+      rowCount++;
+      if (rows.length >= maxRows) {
+        truncated = true;
+        if (rowCount >= ROW_COUNT_CEILING) {
+          return { ok: true, errorClass: null, error: null, columns, rows, rowCount, truncated, ms: elapsed(), rowCountExact: false, columnStorage: storage };
+        }
+        continue;
+      }
+      const row: Cell[] = new Array(raw.length);
+      for (let i = 0; i < raw.length; i++) {
+        const v = raw[i];
+        const s = storage[i];
+        if (v === null) { s.null = true; row[i] = null; }
+        else if (typeof v === 'bigint') {
+          s.integer = true;
+          row[i] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+          keptBytes += 8;
+        } else if (typeof v === 'number') { s.real = true; row[i] = v; keptBytes += 8; }
+        else if (typeof v === 'string') {
+          s.text = true;
+          if (v.length > maxCell) { row[i] = v.slice(0, maxCell) + '…'; truncated = true; } else row[i] = v;
+          keptBytes += Math.min(v.length, maxCell);
+        } else {
+          s.blob = true;
+          const b = v as Uint8Array;
+          row[i] = b.length > maxCell ? (truncated = true, b.subarray(0, maxCell)) : b;
+          keptBytes += Math.min(b.length, maxCell);
+        }
+      }
+      keptCells += raw.length;
+      if (keptCells > MAX_KEPT_CELLS || keptBytes > MAX_KEPT_BYTES) {
+        return failure('resource', `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`, elapsed());
+      }
+      rows.push(row);
+    }
+  } catch (err) {
+    if (isResourceError(err)) {
+      return failure('resource', `out of memory or too big: ${sqliteMessage(err)} (the sandbox caps memory per query)`, elapsed());
+    }
+    if ((err as { code?: string }).code === 'SQLITE_READONLY' || /not authorized/i.test(sqliteMessage(err))) {
+      return failure('rejected', `statement rejected: ${sqliteMessage(err)}`, elapsed());
+    }
+    return failure('sql', sqliteMessage(err), elapsed());
+  }
+  return { ok: true, errorClass: null, error: null, columns, rows, rowCount, truncated, ms: elapsed(), rowCountExact: true, columnStorage: storage };
+}
