@@ -2,13 +2,17 @@
 // the keyword checks only cover what better-sqlite3 gives no signal for (ATTACH, BEGIN, PRAGMA settings…).
 import type Database from 'better-sqlite3';
 
-/** PRAGMAs that only report; any other PRAGMA, or any PRAGMA with `=`, is refused. */
-const READ_PRAGMAS = new Set([
+/** PRAGMAs whose argument names a table or index: they only report. */
+const TABLE_PRAGMAS = new Set([
   'table_info', 'table_xinfo', 'table_list', 'index_list', 'index_info', 'index_xinfo', 'foreign_key_list',
-  'foreign_key_check', 'database_list', 'collation_list', 'function_list', 'module_list', 'pragma_list',
-  'compile_options', 'user_version', 'schema_version', 'application_id', 'encoding', 'page_count', 'page_size',
-  'freelist_count', 'integrity_check', 'quick_check', 'foreign_keys', 'journal_mode', 'auto_vacuum',
-  'case_sensitive_like', 'data_version', 'max_page_count', 'query_only', 'recursive_triggers',
+  'foreign_key_check', 'integrity_check', 'quick_check',
+]);
+/** PRAGMAs that report a value when given no argument (with one, or with `=`, most of them change it). */
+const VALUE_PRAGMAS = new Set([
+  'database_list', 'collation_list', 'function_list', 'module_list', 'pragma_list', 'compile_options',
+  'user_version', 'schema_version', 'application_id', 'encoding', 'page_count', 'page_size', 'freelist_count',
+  'foreign_keys', 'auto_vacuum', 'data_version', 'max_page_count', 'query_only', 'recursive_triggers',
+  'table_list', 'integrity_check', 'quick_check', 'foreign_key_check',
 ]);
 
 /** Statements whose first keyword can produce a read-only result set. */
@@ -29,6 +33,20 @@ export function leadingKeyword(sql: string): string {
   return (/^[A-Za-z_]+/.exec(stripLeadingNoise(sql))?.[0] ?? '').toUpperCase();
 }
 
+/**
+ * Checked before prepare: SQLite applies many PRAGMAs while compiling them (`PRAGMA query_only = 0` turns the guard
+ * off at prepare time), so a PRAGMA must be judged from its text before SQLite ever sees it.
+ */
+export function whyPragmaNotAllowed(sql: string): string | null {
+  const body = stripLeadingNoise(sql);
+  if (leadingKeyword(body) !== 'PRAGMA') return null;
+  const m = /^PRAGMA\s+(?:["`[]?\w+["`\]]?\s*\.\s*)?["`[]?(\w+)["`\]]?\s*([=(])?/i.exec(body);
+  const name = m?.[1]?.toLowerCase() ?? '';
+  const op = m?.[2];
+  const allowed = op === '(' ? TABLE_PRAGMAS.has(name) : op === undefined && (VALUE_PRAGMAS.has(name) || TABLE_PRAGMAS.has(name));
+  return allowed ? null : `statement rejected: PRAGMA ${name}${op === '=' ? ' = …' : op === '(' ? '(…)' : ''} is not an allowed read-only PRAGMA`;
+}
+
 /** Returns why `sql` may not run, or null if it may. `stmt` is its prepared statement. */
 export function whyNotReadOnly(sql: string, stmt: Database.Statement): string | null {
   if (!stmt.readonly) return 'statement rejected: it would write to the database (only read-only queries are allowed)';
@@ -37,14 +55,8 @@ export function whyNotReadOnly(sql: string, stmt: Database.Statement): string | 
   const keyword = leadingKeyword(body);
   if (!READ_KEYWORDS.has(keyword)) return `statement rejected: ${keyword || 'this statement'} is not a read-only query`;
   if (/\bload_extension\s*\(/i.test(body)) return 'statement rejected: load_extension is not allowed';
-  if (keyword === 'PRAGMA') {
-    const m = /^PRAGMA\s+(?:["`[]?\w+["`\]]?\s*\.\s*)?["`[]?(\w+)["`\]]?\s*(=)?/i.exec(body);
-    const name = m?.[1]?.toLowerCase() ?? '';
-    if (m?.[2] || !READ_PRAGMAS.has(name)) return `statement rejected: PRAGMA ${name} is not an allowed read-only PRAGMA`;
-  }
-  return null;
+  return whyPragmaNotAllowed(body);
 }
-
 /** better-sqlite3 refuses a string holding several statements with this message at prepare time. */
 export function isMultiStatementError(err: unknown): boolean {
   return /more than one statement/i.test((err as Error)?.message ?? '');

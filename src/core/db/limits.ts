@@ -8,9 +8,9 @@ export const DEFAULT_MAX_CELL_CHARS = 1000;
 export const ROW_COUNT_CEILING = 100_000;
 
 /** Kept cells (rows × columns) above which a result is refused as `resource`, even with maxRows = Infinity. */
-export const MAX_KEPT_CELLS = 5_000_000;
+export const MAX_KEPT_CELLS = 1_000_000;
 /** Characters/bytes of kept cell data above which a result is refused as `resource`. */
-export const MAX_KEPT_BYTES = 128 * 2 ** 20;
+export const MAX_KEPT_BYTES = 64 * 2 ** 20;
 
 // No SQLite heap limit: better-sqlite3 builds SQLite with SQLITE_DEFAULT_MEMSTATUS=0, which makes
 // PRAGMA hard_heap_limit inert. Single values are bounded by SQLite's maximum string/blob length (SQLITE_TOOBIG,

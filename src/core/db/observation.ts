@@ -58,11 +58,14 @@ function pyFloat(v: number): string {
   return /[.e]/.test(s) ? s : s + '.0';
 }
 
-/** pandas formats a float64 column with up to 6 decimals, trimmed to the longest needed by any value (at least 1). */
+/**
+ * pandas formats a float64 column with up to 6 decimals, trimmed to the longest needed by any value (at least 1),
+ * switching the whole column to 6-digit scientific notation when a value is above 1e6 or below 1e-6.
+ */
 function pandasFloats(values: Cell[]): string[] {
   const nums = values.map((v) => (v === null ? null : Number(v)));
   const finite = nums.filter((v): v is number => v !== null && Number.isFinite(v));
-  const big = finite.some((v) => Math.abs(v) >= 1e16);
+  const big = finite.some((v) => Math.abs(v) > 1e6);
   const tiny = finite.some((v) => v !== 0 && Math.abs(v) < 1e-6);
   if (big || tiny) {
     return nums.map((v) => (v === null ? 'NaN' : v.toExponential(6).replace(/e([+-])(\d)$/, 'e$10$2')));

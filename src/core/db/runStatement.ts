@@ -1,7 +1,7 @@
 // Runs one statement on an open read-only handle with every cap applied; used inside the SQL worker process.
 import type Database from 'better-sqlite3';
 import type { Cell, ExecRequest, ExecResult, StorageSet, ErrorClass } from './types';
-import { whyNotReadOnly, isMultiStatementError } from './guard';
+import { whyNotReadOnly, whyPragmaNotAllowed, isMultiStatementError } from './guard';
 import {
   DEFAULT_MAX_ROWS, DEFAULT_MAX_CELL_CHARS, ROW_COUNT_CEILING, MAX_KEPT_CELLS, MAX_KEPT_BYTES,
 } from './limits';
@@ -31,6 +31,8 @@ export function runStatement(db: Database.Database, req: ExecRequest): ExecResul
   const maxRows = req.maxRows ?? DEFAULT_MAX_ROWS;
   const maxCell = req.maxCellChars ?? DEFAULT_MAX_CELL_CHARS;
 
+  const pragmaProblem = whyPragmaNotAllowed(req.sql);
+  if (pragmaProblem) return failure('rejected', pragmaProblem, elapsed());
   let stmt: Database.Statement;
   try {
     stmt = db.prepare(req.sql);
