@@ -95,14 +95,18 @@ function renderDf(r: ExecResult, rows: Cell[][]): string {
     const onlyReals = !!storage && storage.real && !storage.integer;
     const cells = kind === 'float' ? pandasFloats(values)
       : values.map((v) => objectCell(v, onlyReals || (typeof v === 'number' && !Number.isInteger(v))));
-    const width = Math.max(name.length, ...cells.map((s) => s.length));
-    return { name, cells, width };
+    // pandas gives every value a leading space (the sign position for numbers), then joins columns with one space.
+    // Numeric headers get that leading space too; object (text, mixed) headers do not.
+    const spaced = cells.map((s) => (kind !== 'object' && s.startsWith('-') ? s : ' ' + s));
+    const header = kind === 'object' ? name : ' ' + name;
+    const width = Math.max(header.length, ...spaced.map((s) => s.length));
+    return { name: header, cells: spaced, width };
   });
   const labels = rows.map((_, i) => String(i));
   const indexWidth = Math.max(...labels.map((l) => l.length));
-  const lines = [' '.repeat(indexWidth) + cols.map((c) => '  ' + c.name.padStart(c.width)).join('')];
+  const lines = [' '.repeat(indexWidth) + cols.map((c) => ' ' + c.name.padStart(c.width)).join('')];
   rows.forEach((_, i) => {
-    lines.push(labels[i].padEnd(indexWidth) + cols.map((c) => '  ' + c.cells[i].padStart(c.width)).join(''));
+    lines.push(labels[i].padEnd(indexWidth) + cols.map((c) => ' ' + c.cells[i].padStart(c.width)).join(''));
   });
   return lines.join('\n');
 }

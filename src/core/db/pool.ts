@@ -28,7 +28,7 @@ export interface SqlPool {
   execBatch(reqs: ExecRequest[], opts?: BatchOptions): Promise<ExecResult[]>;
   /** Kills every worker and waits until each has exited. Pending requests are rejected. */
   close(): Promise<void>;
-  /** Process ids of the workers and spares in service (for leak checks; killed ones are left out at once). */
+  /** Process ids in service: the running workers first, then the spares (killed ones are left out at once). */
   pids(): number[];
 }
 
@@ -225,6 +225,6 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
 
   return {
     exec, execBatch, close,
-    pids: () => [...everyWorker].filter((w) => !w.retired).map((w) => w.child.pid).filter((p): p is number => p !== undefined),
+    pids: () => [...active, ...spares].filter((w) => !w.retired).map((w) => w.child.pid).filter((p): p is number => p !== undefined),
   };
 }

@@ -101,17 +101,22 @@ test('an AbortSignal cancels a running query and kills its worker', async () => 
 });
 
 test('a worker killed from outside mid-query gives a clear error and the pool recovers', async () => {
-  const before = new Set(pool.pids());
-  const running = pool.exec({ db, sql: forever, timeoutMs: 60000 });
-  await new Promise((res) => setTimeout(res, 150));
-  // The busy worker is the one whose CPU time grows; simpler: kill every active worker but keep the spare.
-  const victims = [...before];
-  for (const pid of victims.slice(0, 2)) process.kill(pid, 'SIGKILL');
-  const r = await running;
-  assert.equal(r.ok, false);
-  assert.match(r.error ?? '', /worker process stopped/);
-  const results = await pool.execBatch([1, 2, 3, 4].map((i) => ({ db, sql: `SELECT ${i}` })));
-  assert.deepEqual(results.map((x) => x.rows[0][0]), [1, 2, 3, 4]);
+  const solo = createSqlPool({ size: 1, spares: 1 });
+  try {
+    assert.equal((await solo.exec({ db, sql: 'SELECT 1' })).ok, true);
+    const [runner, spare] = solo.pids();
+    const running = solo.exec({ db, sql: forever, timeoutMs: 60000 });
+    await new Promise((res) => setTimeout(res, 150));
+    process.kill(runner, 'SIGKILL');
+    const r = await running;
+    assert.equal(r.ok, false);
+    assert.match(r.error ?? '', /worker process stopped while running this statement \(SIGKILL\)/);
+    assert.equal(solo.pids()[0], spare, 'the warm spare took over');
+    const results = await solo.execBatch([1, 2, 3].map((i) => ({ db, sql: `SELECT ${i}` })));
+    assert.deepEqual(results.map((x) => x.rows[0][0]), [1, 2, 3]);
+  } finally {
+    await solo.close();
+  }
 });
 
 test('batch results come back in input order', async () => {
