@@ -1,12 +1,128 @@
+import { parseArgs } from 'node:util';
+import { readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
+import { resolve, dirname } from 'node:path';
+import { cpus } from 'node:os';
 import type { Command } from '../command';
+import { UsageError, EXIT } from '../command';
+import { createSqlPool } from '../../core/db';
+import { positiveInt } from '../../core/db/execOptions';
+import { EVAL_MODES, evalMode } from '../../core/eval/modes';
+import { parseGold, parsePredictions } from '../../core/eval/inputFiles';
+import { runEval, type EvalType } from '../../core/eval/runEval';
+import { formatScoreTable } from '../../core/eval/scores';
+import { spiderScorer } from '../../core/eval/spiderScorer';
 
-// Placeholder while the command is being built in this session; replaced before the session ends.
+const usage = `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
+                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] [--out report.json]
+
+Scores predicted SQL against gold SQL the way the official evaluators do (see docs/eval-modes.md).
+GOLD lines are "SQL<TAB>db_id"; PRED lines are one SQL each, in the same order (an empty line is a wrong prediction).
+Databases are DIR/<db_id>/<db_id>.sqlite (spider mode: every *.sqlite in DIR/<db_id>/ is a test-suite database).
+  --mode        spider (default; test-suite exec_eval.py), bird (evaluation_ex.py, 30 s), omnisql (BIRD rules, 10 s)
+  --etype       exec (default), match (exact-set match; needs --tables), all
+  --timeout-ms  per statement (default: the mode's: spider 60000, bird 30000, omnisql 10000)
+  --jobs        worker processes (default: the number of CPUs)
+  --out         write {"items": [...], "totals": {...}} as JSON
+Prints the per-hardness table of the official evaluation.py, then warnings. Exit 0, or 2 on bad input.`;
+
+function fail(io: { stderr: NodeJS.WritableStream }, message: string): number {
+  io.stderr.write(`quarry eval: ${message}\n`);
+  return EXIT.badInput;
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+}
+
 export const evalCommand: Command = {
   name: 'eval',
-  summary: '(being built)',
-  usage: 'quarry eval',
-  async run(_argv, io) {
-    io.stderr.write('quarry eval: not available in this build\n');
-    return 2;
+  summary: 'Score predicted SQL against gold SQL (execution accuracy, exact-set match) like the official evaluators',
+  usage,
+  async run(argv, io) {
+    const { values } = parseArgs({
+      args: argv, strict: true, allowPositionals: false,
+      options: {
+        gold: { type: 'string' }, pred: { type: 'string' }, 'db-dir': { type: 'string' }, tables: { type: 'string' },
+        mode: { type: 'string' }, etype: { type: 'string' }, 'timeout-ms': { type: 'string' }, jobs: { type: 'string' },
+        out: { type: 'string' }, 'keep-distinct': { type: 'boolean' },
+      },
+    });
+    if (!values.gold) throw new UsageError('--gold GOLD.sql is required');
+    if (!values.pred) throw new UsageError('--pred PRED.sql is required');
+    if (!values['db-dir']) throw new UsageError('--db-dir DIR is required');
+    const modeName = values.mode ?? 'spider';
+    if (!EVAL_MODES.includes(modeName as never)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
+    const mode = evalMode(modeName);
+    const etype = (values.etype ?? 'exec') as EvalType;
+    if (!['exec', 'match', 'all'].includes(etype)) throw new UsageError('--etype must be exec, match or all');
+    let timeoutMs: number, jobs: number;
+    try {
+      timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], mode.defaultTimeoutMs);
+      jobs = positiveInt('jobs', values.jobs, cpus().length);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    if (etype !== 'exec' && !values.tables) return fail(io, `--etype ${etype} needs --tables tables.json (exact-set match uses its foreign keys)`);
+
+    const dbDir = resolve(io.cwd, values['db-dir']);
+    const outPath = values.out ? resolve(io.cwd, values.out) : undefined;
+    let gold, preds, tables;
+    try {
+      gold = parseGold(readText(resolve(io.cwd, values.gold), 'gold file'));
+      preds = parsePredictions(readText(resolve(io.cwd, values.pred), 'prediction file'));
+      tables = values.tables ? resolve(io.cwd, values.tables) : undefined;
+      if (tables) readText(tables, 'tables file');
+    } catch (err) {
+      return fail(io, (err as Error).message);
+    }
+    if (!existsSync(dbDir) || !statSync(dbDir).isDirectory()) return fail(io, `--db-dir ${dbDir} is not a directory`);
+    if (gold.length === 0) return fail(io, 'the gold file has no queries');
+    const missing = [...new Set(gold.map((g) => g.dbId))].filter((id) => mode.databases(dbDir, id).length === 0);
+    if (missing.length) {
+      return fail(io, `no database in ${dbDir} for db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}`
+        + ` (expected ${mode.name === 'spider' ? '<db_id>/*.sqlite' : '<db_id>/<db_id>.sqlite'})`);
+    }
+    // Checked before the run so a long evaluation is never lost to an unwritable --out.
+    if (outPath && (!existsSync(dirname(outPath)) || !statSync(dirname(outPath)).isDirectory())) {
+      return fail(io, `cannot write --out ${outPath}: no such directory`);
+    }
+    let scorer;
+    try {
+      scorer = spiderScorer({ dbDir, tablesPath: tables, needExactMatch: etype !== 'exec' });
+    } catch (err) {
+      return fail(io, (err as Error).message);
+    }
+
+    const tty = (io.stderr as { isTTY?: boolean }).isTTY === true;
+    const pool = createSqlPool({ size: jobs });
+    let report;
+    try {
+      report = await runEval(gold, preds, {
+        mode, etype, dbDir, timeoutMs, scorer, keepDistinct: values['keep-distinct'],
+        run: (reqs) => pool.execBatch(reqs),
+        onProgress: tty ? (done, total) => {
+          const width = 30, filled = Math.round((done / total) * width);
+          io.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+          if (done === total) io.stderr.write('\n');
+        } : undefined,
+      });
+    } finally {
+      await pool.close();
+    }
+    io.stdout.write(formatScoreTable(report.totals.byHardness) + '\n');
+    for (const w of report.totals.warnings) io.stderr.write(`WARNING: ${w}\n`);
+    if (outPath) {
+      try {
+        writeFileSync(outPath, JSON.stringify(report, null, 1) + '\n');
+      } catch (err) {
+        io.stdout.write(JSON.stringify(report) + '\n');
+        return fail(io, `cannot write --out ${outPath}: ${(err as Error).message}; the report was printed to stdout instead`);
+      }
+    }
+    return EXIT.ok;
   },
 };

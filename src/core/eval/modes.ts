@@ -1,0 +1,90 @@
+/**
+ * Execution-accuracy compatibility modes. Each reproduces one official evaluator's verdicts; see docs/eval-modes.md.
+ *
+ * `spider` — taoyds/test-suite-sql-eval `exec_eval.py` (`eval_exec_match`, `result_eq`) as driven by
+ *   evaluation.py `evaluate()`:
+ *   - the prediction's first tab-separated field is used and " value " becomes " 1 ";
+ *   - both queries: "> =", "< =", "! =" joined; DISTINCT tokens removed and only the first statement kept (unless
+ *     keepDistinct); YEAR(CURDATE()) → 2020;
+ *   - rows compared in order only when the rewritten gold contains "order by" (any case), otherwise as multisets;
+ *     the prediction's columns may be permuted; two empty results are equal;
+ *   - cells compare with Python semantics (1 == 1.0, None == None, bytes ≠ str, '1' ≠ 1);
+ *   - every file under <db-dir>/<db_id>/ whose name contains ".sqlite" is a test-suite database; the prediction
+ *     must match the gold on all of them;
+ *   - a gold error aborts the official script (assert); here it scores 0 with reason gold-error and a warning.
+ *     The official 60 s asyncio timeout cannot interrupt sqlite3, so it never fires; here a statement is killed
+ *     after --timeout-ms (default 60 s) and the item scores 0 (pred-timeout / gold-timeout).
+ * `bird` — bird-bench/mini_dev `evaluation_ex.py`: `set(pred_rows) == set(gold_rows)`, column order matters,
+ *   duplicates and row order do not; any error or timeout scores 0; one database <db-dir>/<db_id>/<db_id>.sqlite;
+ *   no query rewriting; 30 s limit (the official limit covers both queries together; here each gets 30 s).
+ * `omnisql` — BIRD's rules with OmniSQL's 10 s limit.
+ */
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ResultTable } from './pyValues';
+import { type CompareOutcome, spiderResultEq, birdResultEq } from './resultEq';
+import {
+  plugValuePlaceholder, joinSplitOperators, replaceCurrentYear, removeDistinct, goldOrderMatters,
+} from './rewrite';
+
+export type EvalModeName = 'spider' | 'bird' | 'omnisql';
+export const EVAL_MODES: readonly EvalModeName[] = ['spider', 'bird', 'omnisql'];
+
+export interface PreparedPair { gold: string; pred: string; orderMatters: boolean }
+
+export interface EvalMode {
+  name: EvalModeName;
+  defaultTimeoutMs: number;
+  /** The database files an item with this db_id runs on; empty when there are none. */
+  databases(dbDir: string, dbId: string): string[];
+  /** The queries exactly as they are run. */
+  prepare(gold: string, pred: string, opts: { keepDistinct?: boolean }): PreparedPair;
+  compare(gold: ResultTable, pred: ResultTable, orderMatters: boolean): CompareOutcome;
+}
+
+/** Prediction lines may carry extra tab-separated fields; evaluation.py uses the first. */
+function firstField(line: string): string {
+  return line.trim().split('\t')[0];
+}
+
+const spider: EvalMode = {
+  name: 'spider',
+  defaultTimeoutMs: 60_000,
+  databases(dbDir, dbId) {
+    const dir = join(dbDir, dbId);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir).filter((n) => n.includes('.sqlite')).sort().map((n) => join(dir, n));
+  },
+  prepare(gold, pred, { keepDistinct }) {
+    let p = joinSplitOperators(plugValuePlaceholder(firstField(pred)));
+    let g = joinSplitOperators(gold);
+    if (!keepDistinct) { p = removeDistinct(p); g = removeDistinct(g); }
+    return { gold: replaceCurrentYear(g), pred: replaceCurrentYear(p), orderMatters: goldOrderMatters(g) };
+  },
+  compare: spiderResultEq,
+};
+
+function birdLike(name: EvalModeName, defaultTimeoutMs: number): EvalMode {
+  return {
+    name,
+    defaultTimeoutMs,
+    databases(dbDir, dbId) {
+      const file = join(dbDir, dbId, `${dbId}.sqlite`);
+      return existsSync(file) ? [file] : [];
+    },
+    prepare(gold, pred) { return { gold, pred, orderMatters: false }; },
+    compare: (gold, pred) => birdResultEq(gold, pred),
+  };
+}
+
+const MODES: Record<EvalModeName, EvalMode> = {
+  spider,
+  bird: birdLike('bird', 30_000),
+  omnisql: birdLike('omnisql', 10_000),
+};
+
+export function evalMode(name: string): EvalMode {
+  const m = MODES[name as EvalModeName];
+  if (!m) throw new Error(`unknown mode '${name}' (expected ${EVAL_MODES.join(', ')})`);
+  return m;
+}

@@ -1,0 +1,107 @@
+// One evaluation run: items from the gold/prediction files, execution and exact-match verdicts, totals, warnings.
+import type { EvalMode } from './modes';
+import { type BatchExecutor, type EvalItem, type ExecReason, evaluateExecution } from './execution';
+import type { GoldLine } from './inputFiles';
+import { type Hardness, type ScoreTable, scoreByHardness } from './scores';
+import type { SpiderScorer } from './spiderHooks';
+
+export type EvalType = 'exec' | 'match' | 'all';
+
+export interface ReportItem {
+  index: number;
+  db_id: string;
+  hardness: Hardness | null;
+  exec?: boolean;
+  match?: boolean;
+  reason: ExecReason | 'exact-match' | 'no-exact-match';
+  detail?: string;
+}
+
+export interface EvalReport {
+  items: ReportItem[];
+  totals: {
+    mode: string;
+    etype: EvalType;
+    count: number;
+    exec?: number;
+    match?: number;
+    byHardness: ScoreTable;
+    reasons: Record<string, number>;
+    goldCount: number;
+    predCount: number;
+    warnings: string[];
+  };
+}
+
+export interface RunEvalOptions {
+  mode: EvalMode;
+  etype: EvalType;
+  dbDir: string;
+  timeoutMs: number;
+  run: BatchExecutor;
+  scorer: SpiderScorer;
+  keepDistinct?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+function listIndexes(ix: number[]): string {
+  const shown = ix.slice(0, 20).join(', ');
+  return ix.length > 20 ? `${shown}, … (${ix.length} in all)` : shown;
+}
+
+export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOptions): Promise<EvalReport> {
+  const warnings: string[] = [];
+  if (preds.length !== gold.length) {
+    const common = Math.min(preds.length, gold.length);
+    warnings.push(preds.length < gold.length
+      ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
+      : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the last ${preds.length - common} predictions are ignored`);
+  }
+  const items: EvalItem[] = gold.map((g, index) => ({ index, dbId: g.dbId, gold: g.sql, pred: preds[index] }));
+  const doExec = opts.etype !== 'match';
+  const doMatch = opts.etype !== 'exec';
+  const dbPathOf = (dbId: string) => `${opts.dbDir}/${dbId}/${dbId}.sqlite`;
+
+  const verdicts = doExec
+    ? await evaluateExecution(items, { mode: opts.mode, dbDir: opts.dbDir, timeoutMs: opts.timeoutMs, run: opts.run, keepDistinct: opts.keepDistinct, onProgress: opts.onProgress })
+    : undefined;
+
+  const report: ReportItem[] = items.map((it, i) => {
+    const hardness = opts.scorer.hardness(it.gold, it.dbId, dbPathOf(it.dbId)) ?? null;
+    const r: ReportItem = { index: it.index, db_id: it.dbId, hardness, reason: 'match' };
+    if (verdicts) {
+      r.exec = verdicts[i].exec;
+      r.reason = verdicts[i].reason;
+      if (verdicts[i].detail) r.detail = verdicts[i].detail;
+    }
+    if (doMatch) {
+      const pred = it.pred?.trim().split('\t')[0] ?? '';
+      r.match = pred !== '' && (opts.scorer.exactMatch?.(it.gold, pred, it.dbId, dbPathOf(it.dbId)) ?? false);
+      if (!verdicts) r.reason = it.pred === undefined ? 'missing-prediction' : r.match ? 'exact-match' : 'no-exact-match';
+    }
+    return r;
+  });
+
+  if (verdicts) {
+    const emptyGold = verdicts.filter((v) => v.goldEmpty).map((v) => v.index);
+    if (emptyGold.length) {
+      warnings.push(`${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIndexes(emptyGold)}`);
+    }
+    for (const [reason, what] of [['gold-error', 'gold queries FAILED (scored wrong)'], ['gold-timeout', 'gold queries TIMED OUT (scored wrong; raise --timeout-ms)']] as const) {
+      const ix = verdicts.filter((v) => v.reason === reason).map((v) => v.index);
+      if (ix.length) warnings.push(`${ix.length} ${what}: ${listIndexes(ix)}`);
+    }
+  }
+
+  const reasons: Record<string, number> = {};
+  for (const r of report) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
+  const byHardness = scoreByHardness(report.map((r) => ({ hardness: r.hardness ?? undefined, exec: r.exec, match: r.match })), { exec: doExec, match: doMatch });
+  return {
+    items: report,
+    totals: {
+      mode: opts.mode.name, etype: opts.etype, count: report.length,
+      ...(doExec ? { exec: byHardness.all.exec } : {}), ...(doMatch ? { match: byHardness.all.match } : {}),
+      byHardness, reasons, goldCount: gold.length, predCount: preds.length, warnings,
+    },
+  };
+}
