@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { Cell, ExecRequest, ExecResult, StorageSet, ErrorClass } from './types';
 import { whyNotReadOnly, whyPragmaNotAllowed, isMultiStatementError } from './guard';
+import { unresolvedDoubleQuoted, requoteAsString } from './doubleQuotedStrings';
 import {
   DEFAULT_MAX_ROWS, DEFAULT_MAX_CELL_CHARS, ROW_COUNT_CEILING, MAX_KEPT_CELLS, MAX_KEPT_BYTES,
 } from './limits';
@@ -25,6 +26,20 @@ function emptyStorage(): StorageSet {
   return { integer: false, real: false, text: false, blob: false, null: false };
 }
 
+/** Prepares `sql`, treating unresolvable "double-quoted" names as strings the way Python's sqlite3 does. */
+function prepareWithStringFallback(db: Database.Database, sql: string): Database.Statement {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return db.prepare(sql);
+    } catch (err) {
+      const name = attempt < 32 ? unresolvedDoubleQuoted(sqliteMessage(err)) : null;
+      const next = name === null ? sql : requoteAsString(sql, name);
+      if (next === sql) throw err;
+      sql = next;
+    }
+  }
+}
+
 export function runStatement(db: Database.Database, req: ExecRequest): ExecResult {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
@@ -35,7 +50,7 @@ export function runStatement(db: Database.Database, req: ExecRequest): ExecResul
   if (pragmaProblem) return failure('rejected', pragmaProblem, elapsed());
   let stmt: Database.Statement;
   try {
-    stmt = db.prepare(req.sql);
+    stmt = prepareWithStringFallback(db, req.sql);
   } catch (err) {
     if (isMultiStatementError(err)) {
       return failure('rejected', 'statement rejected: only one SQL statement per call is allowed', elapsed());
