@@ -12,9 +12,13 @@ export const MAX_KEPT_CELLS = 1_000_000;
 /** Characters/bytes of kept cell data above which a result is refused as `resource`. */
 export const MAX_KEPT_BYTES = 64 * 2 ** 20;
 
-// No SQLite heap limit: better-sqlite3 builds SQLite with SQLITE_DEFAULT_MEMSTATUS=0, which makes
-// PRAGMA hard_heap_limit inert. Single values are bounded by SQLite's maximum string/blob length (SQLITE_TOOBIG,
-// ~0.5 GB in this build), long computations by the timeout, and what a worker keeps by the caps above.
+/**
+ * Data-segment limit (RLIMIT_DATA, set with prlimit(1) where available) of each worker process. better-sqlite3
+ * builds SQLite with SQLITE_DEFAULT_MEMSTATUS=0, which makes PRAGMA hard_heap_limit inert, so the OS caps SQLite's
+ * allocations instead: a memory bomb gets SQLITE_NOMEM (worker survives) or kills its worker (replaced).
+ * Single values are also bounded by SQLite's maximum string/blob length (SQLITE_TOOBIG).
+ */
+export const WORKER_DATA_LIMIT_BYTES = 1.5 * 2 ** 30;
 /** V8 heap of each worker (--max-old-space-size, MiB); a worker that still runs out dies and is replaced. */
 export const WORKER_OLD_SPACE_MB = 768;
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ExecRequest, ExecResult } from './types';
 import type { WorkerMessage, WorkerRequest } from './protocol';
 import { failure } from './runStatement';
-import { DEFAULT_TIMEOUT_MS, WORKER_OLD_SPACE_MB } from './limits';
+import { DEFAULT_TIMEOUT_MS, WORKER_OLD_SPACE_MB, WORKER_DATA_LIMIT_BYTES } from './limits';
 
 export interface SqlPoolOptions {
   /** Worker processes running statements at once. Default: the number of CPUs. */
@@ -16,6 +16,8 @@ export interface SqlPoolOptions {
   spares?: number;
   /** Path of the worker script; default sqlWorker.js beside this module (or one directory up, for dist/bench). */
   workerPath?: string;
+  /** Data-segment limit of each worker, bytes (Linux with prlimit(1) only); 0 turns it off. */
+  memoryLimitBytes?: number;
 }
 
 export interface BatchOptions {
@@ -57,6 +59,11 @@ function defaultWorkerPath(): string {
   return existsSync(beside) ? beside : join(__dirname, '..', 'sqlWorker.js');
 }
 
+/** prlimit(1), which starts the worker under a memory limit; null where it is not installed. */
+const prlimitPath: string | null = process.platform === 'linux'
+  ? ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? null
+  : null;
+
 function abortError(): Error {
   const err = new Error('the SQL request was cancelled');
   err.name = 'AbortError';
@@ -67,6 +74,12 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   const size = Math.max(1, opts.size ?? cpus().length);
   const spareCount = Math.max(0, opts.spares ?? 1);
   const workerPath = opts.workerPath ?? defaultWorkerPath();
+  const memoryLimit = opts.memoryLimitBytes ?? WORKER_DATA_LIMIT_BYTES;
+  const nodeFlags = [`--max-old-space-size=${WORKER_OLD_SPACE_MB}`];
+  // prlimit execs node in place (same pid, same IPC descriptor), so the pool sees an ordinary forked worker.
+  const launch = prlimitPath && memoryLimit > 0
+    ? { execPath: prlimitPath, execArgv: [`--data=${Math.floor(memoryLimit)}`, process.execPath, ...nodeFlags] }
+    : { execPath: process.execPath, execArgv: nodeFlags };
   const active: Worker[] = [];
   const spares: Worker[] = [];
   const everyWorker = new Set<Worker>();
@@ -79,7 +92,7 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   function spawnWorker(): Worker {
     const child = fork(workerPath, [], {
       serialization: 'advanced',
-      execArgv: [`--max-old-space-size=${WORKER_OLD_SPACE_MB}`],
+      ...launch,
       env: { ...process.env, SQLITE_USE_URI: '1' },
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });

@@ -111,7 +111,7 @@ export function runStatement(db: Database.Database, req: ExecRequest): ExecResul
     }
   } catch (err) {
     if (isResourceError(err)) {
-      return failure('resource', `out of memory or too big: ${sqliteMessage(err)} (the sandbox caps memory per query)`, elapsed());
+      return failure('resource', `${sqliteMessage(err)} (resource limit: the sandbox caps memory and value size per query)`, elapsed());
     }
     if ((err as { code?: string }).code === 'SQLITE_READONLY' || /not authorized/i.test(sqliteMessage(err))) {
       return failure('rejected', `statement rejected: ${sqliteMessage(err)}`, elapsed());

@@ -69,7 +69,9 @@ test('counting past the cap stops at the documented ceiling', async () => {
 
 test('memory bombs fail as resource errors and the pool keeps answering', async () => {
   const bombs = ['SELECT randomblob(2000000000)', 'SELECT zeroblob(2000000000)',
-    "SELECT length(group_concat(printf('%.*c', 1000000, 'x'))) FROM numbers a, numbers b"];
+    "SELECT length(group_concat(printf('%.*c', 1000000, 'x'))) FROM numbers a, numbers b",
+    // Each value is legal; together they exceed the worker's memory limit.
+    `SELECT ${Array.from({ length: 8 }, () => 'zeroblob(300000000)').join(', ')}`];
   for (const sql of bombs) {
     const r = await pool.exec({ db, sql, timeoutMs: 20000 });
     assert.equal(r.errorClass, 'resource', `${sql}: ${r.errorClass} ${r.error}`);
