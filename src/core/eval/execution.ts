@@ -3,7 +3,6 @@ import type { ExecRequest, ExecResult } from '../db/types';
 import type { EvalMode } from './modes';
 import { toResultTable } from './pyValues';
 import type { CompareOutcome } from './resultEq';
-import { withDoubleQuotedStrings } from './doubleQuotedStrings';
 
 /** Runs requests (concurrently if it can) and returns their results in input order. */
 export type BatchExecutor = (reqs: ExecRequest[]) => Promise<ExecResult[]>;
@@ -85,7 +84,7 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
   const verdicts: ExecVerdict[] = new Array(items.length);
   const goldCache = new Map<string, ExecResult>();
   const request = (db: string, sql: string): ExecRequest => ({ db, sql, timeoutMs, maxRows: Infinity, maxCellChars: Infinity });
-  const run = withDoubleQuotedStrings(opts.run);
+  const run = opts.run;
   let done = 0;
 
   for (let start = 0; start < items.length; start += chunkSize) {
@@ -111,15 +110,22 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
         const key = db + '\0' + p.gold;
         if (!goldCache.has(key) && !goldSlot.has(key)) { goldSlot.set(key, reqs.length); reqs.push(request(db, p.gold)); }
       }
-      predSlots.push(p.dbs.map((db) => { reqs.push(request(db, p.pred)); return reqs.length - 1; }));
+      // A prediction that runs exactly the gold SQL reuses the gold result: the same statement on the same file.
+      predSlots.push(p.dbs.map((db) => {
+        if (p.pred === p.gold) return -1;
+        reqs.push(request(db, p.pred));
+        return reqs.length - 1;
+      }));
     }
     const results = await run(reqs);
     for (const [key, i] of goldSlot) goldCache.set(key, results[i]);
 
     planned.forEach((p, k) => {
-      verdicts[p.slot] = decide(p, mode,
-        (db) => goldCache.get(db + '\0' + p.gold)!,
-        (db) => results[predSlots[k][p.dbs.indexOf(db)]]);
+      const goldOf = (db: string) => goldCache.get(db + '\0' + p.gold)!;
+      verdicts[p.slot] = decide(p, mode, goldOf, (db) => {
+        const i = predSlots[k][p.dbs.indexOf(db)];
+        return i < 0 ? goldOf(db) : results[i];
+      });
     });
     for (const [key] of goldSlot) {
       const r = goldCache.get(key)!;
