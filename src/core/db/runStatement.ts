@@ -1,7 +1,7 @@
 // Runs one statement on an open read-only handle with every cap applied; used inside the SQL worker process.
 import type Database from 'better-sqlite3';
 import type { Cell, ExecRequest, ExecResult, StorageSet, ErrorClass } from './types';
-import { whyNotReadOnly, whyPragmaNotAllowed, isMultiStatementError } from './guard';
+import { whyNotReadOnly, whyPragmaNotAllowed, isMultiStatementError, leadingKeyword } from './guard';
 import { unresolvedDoubleQuoted, requoteAsString } from './doubleQuotedStrings';
 import {
   DEFAULT_MAX_ROWS, DEFAULT_MAX_CELL_CHARS, ROW_COUNT_CEILING, MAX_KEPT_CELLS, MAX_KEPT_BYTES,
@@ -24,6 +24,30 @@ function sqliteMessage(err: unknown): string {
 
 function emptyStorage(): StorageSet {
   return { integer: false, real: false, text: false, blob: false, null: false };
+}
+
+/**
+ * Rows `sql` produces, counted up to ROW_COUNT_CEILING by SQLite itself, or null when the statement cannot be
+ * wrapped as a subquery (PRAGMA, EXPLAIN) or the wrapped form fails to prepare; the caller then counts by iterating.
+ */
+function countInSqlite(db: Database.Database, sql: string): number | null {
+  const keyword = leadingKeyword(sql);
+  if (keyword !== 'SELECT' && keyword !== 'WITH' && keyword !== 'VALUES') return null;
+  const body = sql.replace(/[\s;]+$/u, '');
+  try {
+    const counter = prepareWithStringFallback(db, `SELECT count(*) FROM (SELECT 1 FROM (${body}\n) LIMIT ${ROW_COUNT_CEILING})`);
+    if (!counter.readonly) return null;
+    return Number(counter.pluck().get());
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the statement again from the start, counting its rows up to ROW_COUNT_CEILING. */
+function countByIterating(stmt: Database.Statement): number {
+  let n = 0;
+  for (const _row of stmt.iterate()) if (++n >= ROW_COUNT_CEILING) break;
+  return n;
 }
 
 /** Prepares `sql`, treating unresolvable "double-quoted" names as strings the way Python's sqlite3 does. */
@@ -77,10 +101,7 @@ export function runStatement(db: Database.Database, req: ExecRequest): ExecResul
       rowCount++;
       if (rows.length >= maxRows) {
         truncated = true;
-        if (rowCount >= ROW_COUNT_CEILING) {
-          return { ok: true, errorClass: null, error: null, columns, rows, rowCount, truncated, ms: elapsed(), rowCountExact: false, columnStorage: storage };
-        }
-        continue;
+        break;
       }
       const row: Cell[] = new Array(raw.length);
       for (let i = 0; i < raw.length; i++) {
@@ -99,7 +120,7 @@ export function runStatement(db: Database.Database, req: ExecRequest): ExecResul
         } else {
           s.blob = true;
           const b = v as Uint8Array;
-          row[i] = b.length > maxCell ? (truncated = true, b.subarray(0, maxCell)) : b;
+          row[i] = b.length > maxCell ? (truncated = true, b.slice(0, maxCell)) : b; // a copy, so the big buffer can go
           keptBytes += Math.min(b.length, maxCell);
         }
       }
@@ -108,6 +129,12 @@ export function runStatement(db: Database.Database, req: ExecRequest): ExecResul
         return failure('resource', `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`, elapsed());
       }
       rows.push(row);
+    }
+    if (truncated && rows.length >= maxRows && rowCount > rows.length) {
+      // Counting inside SQLite is far cheaper than materialising each remaining row in JavaScript.
+      const total = countInSqlite(db, req.sql) ?? countByIterating(stmt);
+      return { ok: true, errorClass: null, error: null, columns, rows, rowCount: Math.max(total, rowCount), truncated,
+        ms: elapsed(), rowCountExact: total < ROW_COUNT_CEILING, columnStorage: storage };
     }
   } catch (err) {
     if (isResourceError(err)) {

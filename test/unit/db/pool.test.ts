@@ -55,6 +55,11 @@ test('rows stop at the cap but are still counted; long cells are cut and marked'
   const all = await pool.exec({ db, sql: 'SELECT n FROM numbers', maxRows: Infinity });
   assert.equal(all.rows.length, 200);
   assert.equal(all.truncated, false);
+  // Statements that cannot be wrapped in a counting subquery are counted by running them again.
+  const pragma = await pool.exec({ db, sql: 'PRAGMA table_info(player)', maxRows: 2 });
+  assert.deepEqual([pragma.rows.length, pragma.rowCount, pragma.truncated], [2, 6, true]);
+  const commented = await pool.exec({ db, sql: 'SELECT n FROM numbers WHERE n > 10; -- the rest', maxRows: 5 });
+  assert.deepEqual([commented.rows.length, commented.rowCount, commented.rows[0][0]], [5, 190, 11]);
   const long = await pool.exec({ db, sql: "SELECT printf('%.*c', 5000, 'x') AS s", maxCellChars: 10 });
   assert.equal(long.rows[0][0], 'xxxxxxxxxx…');
   assert.equal(long.truncated, true);
