@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../../src/cli/main';
+import { buildDb, tempDir } from '../../helpers/fixtures';
+
+function capture() {
+  let text = '';
+  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb(); } });
+  return { stream, text: () => text };
+}
+
+async function quarry(args: string[], cwd: string) {
+  const out = capture(); const err = capture();
+  const code = await main(args, { stdout: out.stream, stderr: err.stream, cwd });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+const dir = tempDir('quarry-eval-cli-');
+mkdirSync(join(dir, 'db', 'shop'), { recursive: true });
+buildDb('eval-shop', { dir: join(dir, 'db', 'shop'), file: 'shop.sqlite' });
+writeFileSync(join(dir, 'gold.sql'), [
+  'SELECT name FROM item ORDER BY id\tshop',
+  'SELECT count(*) FROM item\tshop',
+  'SELECT DISTINCT tag FROM item\tshop',
+].join('\n') + '\n');
+writeFileSync(join(dir, 'pred.sql'), ['SELECT name FROM item ORDER BY id DESC', 'SELECT count(*) FROM item', ''].join('\n') + '\n');
+
+test('quarry eval prints the per-hardness table and writes report.json with one item per gold line', async () => {
+  const r = await quarry(['eval', '--gold', 'gold.sql', '--pred', 'pred.sql', '--db-dir', 'db', '--jobs', '1', '--out', 'report.json'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ {21}easy {16} medium/);
+  assert.match(r.stdout, /EXECUTION ACCURACY/);
+  assert.match(r.stdout, /\nexecution {12}(\S+\s+){4}0\.333/);
+  const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
+  assert.deepEqual(Object.keys(report).sort(), ['items', 'totals']);
+  assert.deepEqual(report.items.map((i: { index: number; db_id: string; exec: boolean; reason: string }) => [i.index, i.db_id, i.exec, i.reason]), [
+    [0, 'shop', false, 'order'], [1, 'shop', true, 'match'], [2, 'shop', false, 'empty-prediction']]);
+  for (const item of report.items) {
+    assert.ok('hardness' in item);
+    assert.ok(!('match' in item), 'match is reported only when exact match was computed');
+  }
+  assert.equal(report.totals.count, 3);
+  assert.equal(report.totals.mode, 'spider');
+});
+
+test('bad inputs exit 2 with a clear message and write nothing', async () => {
+  const base = ['eval', '--gold', 'gold.sql', '--pred', 'pred.sql', '--out', 'bad.json'];
+  const noDb = await quarry([...base, '--db-dir', 'elsewhere'], dir);
+  assert.equal(noDb.code, 2);
+  assert.match(noDb.stderr, /not a directory/);
+  writeFileSync(join(dir, 'gold2.sql'), 'SELECT 1\tshop\nSELECT 1\tnowhere\n');
+  const missing = await quarry(['eval', '--gold', 'gold2.sql', '--pred', 'pred.sql', '--db-dir', 'db', '--out', 'bad.json'], dir);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /no database .* for db_id nowhere/);
+  const noFile = await quarry(['eval', '--gold', 'nope.sql', '--pred', 'pred.sql', '--db-dir', 'db'], dir);
+  assert.equal(noFile.code, 2);
+  assert.match(noFile.stderr, /cannot read gold file .*nope\.sql: no such file/);
+  const noTables = await quarry([...base, '--db-dir', 'db', '--etype', 'match'], dir);
+  assert.equal(noTables.code, 2);
+  assert.match(noTables.stderr, /--etype match needs --tables/);
+  const badMode = await quarry([...base, '--db-dir', 'db', '--mode', 'sparc'], dir);
+  assert.equal(badMode.code, 2);
+  assert.equal(existsSync(join(dir, 'bad.json')), false);
+});
