@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, readFileSync, readdirSync, copyFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openReadOnly, DatabaseOpenError, type OpenErrorKind } from '../../../src/core/db';
+import { openReadOnly, DatabaseOpenError, createSqlPool, type OpenErrorKind } from '../../../src/core/db';
 import { buildDb, tempDir } from '../../helpers/fixtures';
 import { createHash } from 'node:crypto';
 
@@ -83,6 +83,38 @@ test('a WAL database with a live writer shows the writer\'s committed rows', () 
     assert.equal(db.prepare('SELECT count(*) FROM team').pluck().get(), 3);
     db.close();
   } finally {
+    w.close();
+  }
+});
+
+test('a lock held by another process-level connection reaches pool callers as a locked-database input error', async () => {
+  const file = buildDb('db-sandbox');
+  const writer = new Database(file);
+  writer.exec('BEGIN EXCLUSIVE; UPDATE team SET name = name;');
+  const pool = createSqlPool({ size: 1, spares: 0 });
+  try {
+    const r = await pool.exec({ db: file, sql: 'SELECT count(*) FROM team' });
+    assert.equal(r.ok, false);
+    assert.equal(r.openErrorKind, 'locked');
+    assert.match(r.error ?? '', /database is locked/);
+  } finally {
+    writer.exec('ROLLBACK');
+    writer.close();
+    await pool.close();
+  }
+});
+
+test('in WAL mode an exclusive writer does not block readers, who see only committed rows', () => {
+  const file = buildDb('db-sandbox');
+  const w = new Database(file);
+  w.pragma('journal_mode = WAL');
+  w.exec("BEGIN EXCLUSIVE; INSERT INTO team VALUES (3, 'Foxes');");
+  try {
+    const db = openReadOnly(file);
+    assert.equal(db.prepare('SELECT count(*) FROM team').pluck().get(), 2);
+    db.close();
+  } finally {
+    w.exec('ROLLBACK');
     w.close();
   }
 });
