@@ -175,7 +175,8 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       w.job = job;
       job.started = performance.now();
       const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      job.timer = setTimeout(() => {
+      // setTimeout treats anything past 2^31-1 ms (Infinity included) as 1 ms: such budgets mean "no timeout".
+      if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
         if (w.job !== job) return;
         w.job = null;
         kill(w);

@@ -126,6 +126,12 @@ test('a worker killed from outside mid-query gives a clear error and the pool re
   }
 });
 
+test('an infinite budget means no timeout rather than an instant one', async () => {
+  // Long enough (tens of ms) that a 1 ms timer would have killed it.
+  const r = await pool.exec({ db, sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c', timeoutMs: Infinity });
+  assert.deepEqual(r.rows, [[300000]], r.error ?? '');
+});
+
 test('batch results come back in input order', async () => {
   const reqs = Array.from({ length: 30 }, (_, i) => ({ db, sql: i % 3 === 0 ? `SELECT ${i} FROM numbers WHERE n < 150 ORDER BY random() LIMIT 1` : `SELECT ${i}` }));
   let progress = 0;
