@@ -13,7 +13,7 @@ import { formatScoreTable } from '../../core/eval/scores';
 import { spiderScorer } from '../../core/eval/spiderScorer';
 
 const usage = `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
-                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] [--out report.json]
+                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] [--out report.json] [--keep-distinct]
 
 Scores predicted SQL against gold SQL the way the official evaluators do (see docs/eval-modes.md).
 GOLD lines are "SQL<TAB>db_id"; PRED lines are one SQL each, in the same order (an empty line is a wrong prediction).
@@ -23,6 +23,7 @@ Databases are DIR/<db_id>/<db_id>.sqlite (spider mode: every *.sqlite in DIR/<db
   --timeout-ms  per statement (default: the mode's: spider 60000, bird 30000, omnisql 10000)
   --jobs        worker processes (default: the number of CPUs)
   --out         write {"items": [...], "totals": {...}} as JSON
+  --keep-distinct  spider mode: do not remove DISTINCT (the official --keep_distinct)
 Prints the per-hardness table of the official evaluation.py, then warnings. Exit 0, or 2 on bad input.`;
 
 function fail(io: { stderr: NodeJS.WritableStream }, message: string): number {
