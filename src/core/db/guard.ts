@@ -40,11 +40,15 @@ export function leadingKeyword(sql: string): string {
 export function whyPragmaNotAllowed(sql: string): string | null {
   const body = stripLeadingNoise(sql);
   if (leadingKeyword(body) !== 'PRAGMA') return null;
-  const m = /^PRAGMA\s+(?:["`[]?\w+["`\]]?\s*\.\s*)?["`[]?(\w+)["`\]]?\s*([=(])?/i.exec(body);
-  const name = m?.[1]?.toLowerCase() ?? '';
-  const op = m?.[2];
-  const allowed = op === '(' ? TABLE_PRAGMAS.has(name) : op === undefined && (VALUE_PRAGMAS.has(name) || TABLE_PRAGMAS.has(name));
-  return allowed ? null : `statement rejected: PRAGMA ${name}${op === '=' ? ' = …' : op === '(' ? '(…)' : ''} is not an allowed read-only PRAGMA`;
+  // The whole statement must have one of the two harmless shapes; anything else (a comment between the name and
+  // `=`, odd quoting…) is refused rather than parsed, since SQLite would apply it while compiling.
+  const ident = String.raw`(?:"\w+"|\[\w+\]|\x60\w+\x60|\w+)`;
+  const shape = new RegExp(String.raw`^PRAGMA\s+(?:${ident}\s*\.\s*)?(${ident})\s*(?:\(\s*(?:${ident}|'[^']*')\s*\))?\s*;?\s*$`, 'i');
+  const m = shape.exec(body);
+  const name = (m?.[1] ?? /^PRAGMA\s+(?:\S+\s*\.\s*)?["`[]?(\w*)/i.exec(body)?.[1] ?? '').replace(/["`[\]]/g, '').toLowerCase();
+  const hasArg = !!m && /\(/.test(body);
+  const allowed = !!m && (hasArg ? TABLE_PRAGMAS.has(name) : VALUE_PRAGMAS.has(name) || TABLE_PRAGMAS.has(name));
+  return allowed ? null : `statement rejected: PRAGMA ${name} is not allowed in this form (only read-only PRAGMAs, without "=")`;
 }
 
 /** Returns why `sql` may not run, or null if it may. `stmt` is its prepared statement. */
@@ -57,6 +61,7 @@ export function whyNotReadOnly(sql: string, stmt: Database.Statement): string | 
   if (/\bload_extension\s*\(/i.test(body)) return 'statement rejected: load_extension is not allowed';
   return whyPragmaNotAllowed(body);
 }
+
 /** better-sqlite3 refuses a string holding several statements with this message at prepare time. */
 export function isMultiStatementError(err: unknown): boolean {
   return /more than one statement/i.test((err as Error)?.message ?? '');

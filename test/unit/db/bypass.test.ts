@@ -36,7 +36,8 @@ const attempts: string[] = [
   'PRAGMA journal_mode = delete', 'PRAGMA journal_mode = wal', 'PRAGMA user_version = 5', 'PRAGMA writable_schema = 1',
   'PRAGMA query_only = 0', 'PRAGMA query_only = OFF', 'PRAGMA foreign_keys = 1', 'PRAGMA main.user_version = 7',
   'PRAGMA schema_version = 99', 'PRAGMA cache_size = 10', 'PRAGMA temp_store = memory', 'PRAGMA wal_checkpoint(TRUNCATE)',
-  'PRAGMA optimize', 'PRAGMA shrink_memory', 'PRAGMA incremental_vacuum', 'PRAGMA user_version(5)',
+  'PRAGMA query_only/**/=0', 'PRAGMA query_only --x\n= 0', 'PRAGMA "query_only" = 0', 'PRAGMA main."query_only"(0)',
+  'PRAGMA [foreign_keys] = ON', 'PRAGMA optimize', 'PRAGMA shrink_memory', 'PRAGMA incremental_vacuum', 'PRAGMA user_version(5)',
   "SELECT load_extension('x')", "SELECT load_extension('/tmp/nothing.so', 'init')",
   'CREATE TEMP TABLE t (a)', 'CREATE TEMPORARY TABLE t AS SELECT * FROM player', 'CREATE TEMP VIEW v AS SELECT 1',
   'CREATE TEMP TRIGGER tr AFTER INSERT ON team BEGIN SELECT 1; END',
@@ -68,7 +69,7 @@ test('read-only queries and informational PRAGMAs still run', async () => {
   const ok = [
     'SELECT count(*) FROM player', 'WITH x AS (SELECT 1 AS a) SELECT a FROM x', 'VALUES (1), (2)',
     'PRAGMA table_info(player)', 'PRAGMA table_xinfo(player)', 'PRAGMA index_list(player)', 'PRAGMA foreign_key_list(player)',
-    'PRAGMA main.index_info(player_team)', 'PRAGMA user_version', 'PRAGMA foreign_keys', 'PRAGMA integrity_check',
+    'PRAGMA main.index_info(player_team)', "PRAGMA table_info('player');", 'PRAGMA "table_info"([player])', 'PRAGMA user_version', 'PRAGMA foreign_keys', 'PRAGMA integrity_check',
     "SELECT name FROM pragma_table_info('player')", 'EXPLAIN QUERY PLAN SELECT * FROM player WHERE team_id = 1',
     '/* leading comment */ SELECT 1', '  select 1  ;  ', 'SELECT 1 -- trailing comment',
   ];
@@ -87,4 +88,17 @@ test('after the suite the files, their bytes and the directories are unchanged',
   assert.deepEqual(uv.rows, [[0]]);
   assert.deepEqual(qo.rows, [[1]]);
   assert.equal(readFileSync(walFile)[18], 2, 'still a WAL-mode file');
+});
+
+test('a refused PRAGMA leaves the connection\'s settings as they were (SQLite applies PRAGMAs while compiling)', async () => {
+  const solo = createSqlPool({ size: 1, spares: 0 });
+  try {
+    for (const sql of ['PRAGMA query_only/**/=0', 'PRAGMA query_only = 0', 'PRAGMA "query_only"(0)', 'PRAGMA foreign_keys --c\n= 1']) {
+      assert.equal((await solo.exec({ db: file, sql })).errorClass, 'rejected', sql);
+    }
+    const [qo, fk] = await solo.execBatch([{ db: file, sql: 'PRAGMA query_only' }, { db: file, sql: 'PRAGMA foreign_keys' }]);
+    assert.deepEqual([qo.rows, fk.rows], [[[1]], [[0]]]);
+  } finally {
+    await solo.close();
+  }
 });
