@@ -1,6 +1,8 @@
 // quarry eval --mode spider on the Spider train gold used as predictions, and on a perturbed copy; optionally the
 // official test-suite evaluator on the same files (QUARRY_OFFICIAL_SPIDER = a directory holding driver.py, which
 // calls exec_eval.eval_exec_match per item the way evaluation.py does) with the speed ratio and per-item agreement.
+// QUARRY_OFFICIAL_BIRD = a directory holding driver_bird.py (BIRD evaluation_ex.py's per-item scoring) adds the same
+// for --mode bird.
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -63,36 +65,44 @@ const inputs = {
   gold: examples.map((e) => oneLine(e.query)),
   perturbed: examples.map((e, i) => perturb(oneLine(e.query), i, () => tableNames.get(e.db_id) ?? [])),
 };
-const official = process.env.QUARRY_OFFICIAL_SPIDER;
 const python = process.env.QUARRY_PYTHON ?? '/usr/bin/python3';
 const cli = join(repoRoot, 'dist', 'cli.js');
-const result: Record<string, unknown> = { items: examples.length, official: official ?? null };
+// Spider always; BIRD too when its reconstructed driver is given (it validates the bird mode on the same inputs).
+const runs = [
+  { mode: 'spider', official: process.env.QUARRY_OFFICIAL_SPIDER, driver: 'driver.py' },
+  ...(process.env.QUARRY_OFFICIAL_BIRD ? [{ mode: 'bird', official: process.env.QUARRY_OFFICIAL_BIRD, driver: 'driver_bird.py' }] : []),
+];
+const result: Record<string, unknown> = { items: examples.length };
 
-for (const [name, preds] of Object.entries(inputs)) {
-  const pred = join(work, `${name}.pred.sql`);
-  const out = join(work, `${name}.report.json`);
-  writeFileSync(pred, preds.join('\n') + '\n');
-  const ours = timed(process.execPath, [cli, 'eval', '--mode', 'spider', '--gold', gold, '--pred', pred, '--db-dir', dbDir, '--out', out]);
-  if (ours.status !== 0) throw new Error(`quarry eval failed on ${name}: ${ours.stderr}`);
-  const report = JSON.parse(readFileSync(out, 'utf8')) as { items: { exec: boolean; reason: string }[]; totals: { exec: number } };
-  const entry: Record<string, unknown> = { oursSeconds: ours.seconds, oursExec: report.totals.exec };
-  console.log(`${name}: quarry eval ${ours.seconds.toFixed(2)} s, EX ${report.totals.exec.toFixed(4)}`);
-  if (official && existsSync(join(official, 'driver.py'))) {
-    const offOut = join(work, `${name}.official.json`);
-    const off = timed(python, [join(official, 'driver.py'), gold, pred, dbDir, offOut]);
-    if (off.status !== 0) throw new Error(`official evaluator failed on ${name}: ${off.stderr}`);
-    const verdicts = JSON.parse(readFileSync(offOut, 'utf8')) as (number | string)[];
-    const disagreements = verdicts.flatMap((v, i) => ((v === 1) !== report.items[i].exec
-      ? [{ index: i, official: v, ours: report.items[i].reason, pred: preds[i], gold: examples[i].query }] : []));
-    const officialEx = verdicts.filter((v) => v === 1).length / verdicts.length;
-    Object.assign(entry, {
-      officialSeconds: off.seconds, officialExec: officialEx, speedup: off.seconds / ours.seconds,
-      agreement: 1 - disagreements.length / verdicts.length, disagreements,
-    });
-    console.log(`${name}: official ${off.seconds.toFixed(2)} s (EX ${officialEx.toFixed(4)}), speed-up ${(off.seconds / ours.seconds).toFixed(1)}x, `
-      + `agreement ${verdicts.length - disagreements.length}/${verdicts.length}`);
+for (const { mode, official, driver } of runs) {
+  const modeResult: Record<string, unknown> = { official: official ?? null };
+  for (const [name, preds] of Object.entries(inputs)) {
+    const pred = join(work, `${name}.pred.sql`);
+    const out = join(work, `${mode}.${name}.report.json`);
+    writeFileSync(pred, preds.join('\n') + '\n');
+    const ours = timed(process.execPath, [cli, 'eval', '--mode', mode, '--gold', gold, '--pred', pred, '--db-dir', dbDir, '--out', out]);
+    if (ours.status !== 0) throw new Error(`quarry eval failed on ${name}: ${ours.stderr}`);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { items: { exec: boolean; reason: string }[]; totals: { exec: number } };
+    const entry: Record<string, unknown> = { oursSeconds: ours.seconds, oursExec: report.totals.exec };
+    console.log(`${mode} ${name}: quarry eval ${ours.seconds.toFixed(2)} s, EX ${report.totals.exec.toFixed(4)}`);
+    if (official && existsSync(join(official, driver))) {
+      const offOut = join(work, `${mode}.${name}.official.json`);
+      const off = timed(python, [join(official, driver), gold, pred, dbDir, offOut]);
+      if (off.status !== 0) throw new Error(`official evaluator failed on ${name}: ${off.stderr}`);
+      const verdicts = JSON.parse(readFileSync(offOut, 'utf8')) as (number | string)[];
+      const disagreements = verdicts.flatMap((v, i) => ((v === 1) !== report.items[i].exec
+        ? [{ index: i, official: v, ours: report.items[i].reason, pred: preds[i], gold: examples[i].query }] : []));
+      const officialEx = verdicts.filter((v) => v === 1).length / verdicts.length;
+      Object.assign(entry, {
+        officialSeconds: off.seconds, officialExec: officialEx, speedup: off.seconds / ours.seconds,
+        agreement: 1 - disagreements.length / verdicts.length, disagreements,
+      });
+      console.log(`${mode} ${name}: official ${off.seconds.toFixed(2)} s (EX ${officialEx.toFixed(4)}), speed-up ${(off.seconds / ours.seconds).toFixed(1)}x, `
+        + `agreement ${verdicts.length - disagreements.length}/${verdicts.length}`);
+    }
+    modeResult[name] = entry;
   }
-  result[name] = entry;
+  result[mode] = modeResult;
 }
 rmSync(work, { recursive: true, force: true });
 writeResult('eval', result);
