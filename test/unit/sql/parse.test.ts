@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseSql } from '../../../src/core/sql';
+
+test('parse failures are returned, never thrown', () => {
+  for (const bad of ['SELEC x FROM t', '', ';', 'SELECT (', "SELECT 'x", 'DROP TABLE t', 'SELECT 1; SELECT 2']) {
+    const r = parseSql(bad);
+    assert.equal(r.ok, false, bad);
+    if (!r.ok) assert.ok(r.error.length > 0);
+  }
+});
+
+test('INTERSECT and EXCEPT, which the grammar rejects, are split and parsed (rewrite R1), left to right', () => {
+  const r = parseSql('SELECT a FROM t INTERSECT SELECT a FROM u EXCEPT SELECT a FROM v UNION SELECT a FROM w;');
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.equal(r.query.kind, 'set');
+  if (r.query.kind !== 'set') return;
+  assert.equal(r.query.op, 'except');
+  assert.equal(r.query.left.kind === 'set' && r.query.left.op, 'intersect');
+  assert.equal(r.query.right.kind === 'set' && r.query.right.op, 'union');
+  assert.deepEqual(r.rewrites, ['R3 trailing semicolon dropped', 'R1 split at top-level INTERSECT, EXCEPT']);
+});
+
+test('nested INTERSECT inside IN (...) is cut out as a placeholder subquery (rewrite R2)', () => {
+  const r = parseSql("SELECT x FROM s WHERE id IN (SELECT id FROM a WHERE k = 'INTERSECT' INTERSECT SELECT id FROM b)");
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.equal(r.subqueries.size, 1);
+  const sub = r.subqueries.get('__quarry_sub_0');
+  assert.equal(sub?.kind === 'set' && sub.op, 'intersect');
+});
+
+test('a plain query needs no rewrite; UNION ALL stays a union all', () => {
+  const r = parseSql('SELECT a FROM t UNION ALL SELECT b FROM u');
+  assert.ok(r.ok && r.rewrites.length === 0 && r.query.kind === 'set' && r.query.op === 'union all');
+});
