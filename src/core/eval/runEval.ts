@@ -1,4 +1,5 @@
 // One evaluation run: items from the gold/prediction files, execution and exact-match verdicts, totals, warnings.
+import { join } from 'node:path';
 import type { EvalMode } from './modes';
 import { type BatchExecutor, type EvalItem, type ExecReason, evaluateExecution } from './execution';
 import type { GoldLine } from './inputFiles';
@@ -60,7 +61,7 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
   const items: EvalItem[] = gold.map((g, index) => ({ index, dbId: g.dbId, gold: g.sql, pred: preds[index] }));
   const doExec = opts.etype !== 'match';
   const doMatch = opts.etype !== 'exec';
-  const dbPathOf = (dbId: string) => `${opts.dbDir}/${dbId}/${dbId}.sqlite`;
+  const dbPathOf = (dbId: string) => join(opts.dbDir, dbId, `${dbId}.sqlite`);
 
   const verdicts = doExec
     ? await evaluateExecution(items, { mode: opts.mode, dbDir: opts.dbDir, timeoutMs: opts.timeoutMs, run: opts.run, keepDistinct: opts.keepDistinct, onProgress: opts.onProgress })
