@@ -77,3 +77,14 @@ test('column cap applies before tables are dropped', () => {
   assert.ok(capped.includes('- c31 (INTEGER)\n- … 8 more columns'));
   assert.ok(!capped.includes('c32'));
 });
+
+test('ddl with capped columns and no keys stays valid SQL (no comma before the omission comment)', () => {
+  const wide = introspectSchema(buildDb('wide2', {
+    sql: `CREATE TABLE w (${Array.from({ length: 12 }, (_, i) => `c${i} INTEGER`).join(', ')});`,
+  }));
+  const full = renderSchema(wide, { style: 'ddl', sampleRows: 0 });
+  const capped = renderSchema(wide, { style: 'ddl', sampleRows: 0, maxChars: full.length - 1 });
+  assert.ok(capped.includes('    c7 INTEGER\n    -- … 4 more columns\n)'), capped);
+  const db = new Database(':memory:');
+  try { db.exec(capped); } finally { db.close(); }
+});

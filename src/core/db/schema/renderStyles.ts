@@ -64,9 +64,11 @@ function ddlBlock(s: ShownTable, desc: Record<string, string> | undefined): stri
       body.push(`    foreign key (${fk.from.map(qi).join(', ')}) references ${qi(fk.table)}${fk.to.length ? `(${fk.to.map(qi).join(', ')})` : ''}`);
     }
     // Commas separate definitions; a description comment goes after the comma so the DDL stays valid.
+    const isComment = (line: string) => line.trimStart().startsWith('--');
+    const lastDefinition = body.reduce((last, line, i) => (isComment(line) ? last : i), -1);
     const withCommas = body.map((line, i) => {
       const col = i < s.columns.length ? s.columns[i] : undefined;
-      const sep = i < body.length - 1 && !line.trimStart().startsWith('--') ? ',' : '';
+      const sep = i < lastDefinition && !isComment(line) ? ',' : '';
       return line + sep + comment(col ? desc?.[col.name] : undefined);
     });
     lines.push(`create table ${qi(t.name)} (`, ...withCommas, ')');
