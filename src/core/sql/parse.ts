@@ -7,6 +7,10 @@
 //   R2. nested: a parenthesised `(SELECT … INTERSECT …)` inside a query is replaced by `(SELECT * FROM __quarry_sub_N)`,
 //       its text parsed on its own (recursively), and the placeholder mapped back by the walkers in this folder.
 //   R3. trailing semicolons are dropped (some grammars choke on `;;`).
+//   R4. [bracketed] identifiers (SQLite accepts them, the grammar does not) become "double-quoted".
+//   R5. backslashes inside 'strings' are doubled: the grammar reads `\` as an escape, SQLite does not, so
+//       `LIKE '%\_%' ESCAPE '\'` would otherwise not parse. The grammar keeps escapes raw, so string values in the
+//       AST (and in clause strings) then show each backslash doubled — consistently, so comparisons are unaffected.
 // Every rewrite applied is listed in `rewrites`, so callers can tell a clean parse from a patched one.
 import { Parser } from 'node-sql-parser';
 import { tokenize, type Token } from './tokens';
@@ -51,10 +55,35 @@ export function parseSql(sql: string): ParseResult {
       ctx.rewrites.push('R3 trailing semicolon dropped');
     }
     if (text === '') return { ok: false, error: 'empty query' };
+    text = rewriteTokens(text, ctx.rewrites);
     return { ok: true, query: parseQueryText(text, ctx), subqueries: ctx.subqueries, rewrites: ctx.rewrites };
   } catch (err) {
     return { ok: false, error: (err as Error)?.message ?? String(err) };
   }
+}
+
+/** Rewrites R4 and R5, token by token so nothing inside other strings or names is touched. */
+function rewriteTokens(text: string, notes: string[]): string {
+  let out = '';
+  let last = 0;
+  let brackets = 0;
+  let backslashes = 0;
+  for (const t of tokenize(text)) {
+    let replacement: string | undefined;
+    if (t.kind === 'quoted' && t.text.startsWith('[')) {
+      replacement = `"${t.text.slice(1, t.text.endsWith(']') ? -1 : undefined).replace(/"/g, '""')}"`;
+      brackets++;
+    } else if (t.kind === 'string' && t.text.includes('\\')) {
+      replacement = t.text.replace(/\\/g, '\\\\');
+      backslashes++;
+    }
+    if (replacement === undefined) continue;
+    out += text.slice(last, t.start) + replacement;
+    last = t.start + t.text.length;
+  }
+  if (brackets > 0) notes.push(`R4 ${brackets} [bracketed] names double-quoted`);
+  if (backslashes > 0) notes.push(`R5 backslashes doubled in ${backslashes} strings`);
+  return last === 0 ? text : out + text.slice(last);
 }
 
 interface Ctx { subqueries: Map<string, QueryNode>; rewrites: string[] }

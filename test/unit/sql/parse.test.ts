@@ -35,3 +35,12 @@ test('a plain query needs no rewrite; UNION ALL stays a union all', () => {
   const r = parseSql('SELECT a FROM t UNION ALL SELECT b FROM u');
   assert.ok(r.ok && r.rewrites.length === 0 && r.query.kind === 'set' && r.query.op === 'union all');
 });
+
+test('[bracketed] names (R4) and backslashes in strings (R5) are rewritten so the grammar accepts them', () => {
+  const r = parseSql("SELECT [my col] FROM [t] WHERE a LIKE '%\\_%' ESCAPE '\\'");
+  assert.ok(r.ok, r.ok ? '' : r.error);
+  if (!r.ok || r.query.kind !== 'select') return;
+  assert.deepEqual(r.rewrites, ['R4 2 [bracketed] names double-quoted', 'R5 backslashes doubled in 2 strings']);
+  assert.equal(r.query.ast.from[0].table, 't');
+  assert.equal(r.query.ast.where.right.escape.value.value, '\\\\'); // kept raw, doubled (see R5)
+});
