@@ -65,3 +65,26 @@ test('bad inputs exit 2 with a clear message and write nothing', async () => {
   assert.equal(badMode.code, 2);
   assert.equal(existsSync(join(dir, 'bad.json')), false);
 });
+
+test('--timeout-ms stops a runaway prediction, reported as pred-timeout; --mode bird uses set semantics', async () => {
+  writeFileSync(join(dir, 'gold3.sql'), 'SELECT count(*) FROM item\tshop\nSELECT name FROM item\tshop\n');
+  writeFileSync(join(dir, 'pred3.sql'), [
+    'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c',
+    'SELECT DISTINCT name FROM item',
+  ].join('\n') + '\n');
+  const spider = await quarry(['eval', '--gold', 'gold3.sql', '--pred', 'pred3.sql', '--db-dir', 'db', '--timeout-ms', '300', '--out', 'r3.json'], dir);
+  assert.equal(spider.code, 0, spider.stderr);
+  const s = JSON.parse(readFileSync(join(dir, 'r3.json'), 'utf8'));
+  // DISTINCT is removed in spider mode, so the second item matches there…
+  assert.deepEqual(s.items.map((i: { reason: string }) => i.reason), ['pred-timeout', 'match']);
+  const bird = await quarry(['eval', '--mode', 'bird', '--gold', 'gold3.sql', '--pred', 'pred3.sql', '--db-dir', 'db', '--timeout-ms', '300', '--out', 'r4.json'], dir);
+  assert.equal(bird.code, 0, bird.stderr);
+  const b = JSON.parse(readFileSync(join(dir, 'r4.json'), 'utf8'));
+  // …and in bird mode too, because sets ignore the duplicate apple.
+  assert.deepEqual(b.items.map((i: { reason: string }) => i.reason), ['pred-timeout', 'match']);
+  const kept = await quarry(['eval', '--keep-distinct', '--gold', 'gold3.sql', '--pred', 'pred3.sql', '--db-dir', 'db', '--timeout-ms', '300', '--out', 'r5.json'], dir);
+  assert.equal(kept.code, 0, kept.stderr);
+  const k = JSON.parse(readFileSync(join(dir, 'r5.json'), 'utf8'));
+  // With DISTINCT kept the multiset comparison sees one apple fewer.
+  assert.equal(k.items[1].reason, 'row-count');
+});
