@@ -93,7 +93,7 @@ export const evalCommand: Command = {
     }
     let scorer;
     try {
-      scorer = spiderScorer({ dbDir, tablesPath: tables, needExactMatch: etype !== 'exec' });
+      scorer = spiderScorer({ tablesPath: tables, needExactMatch: etype !== 'exec' });
     } catch (err) {
       return fail(io, (err as Error).message);
     }

@@ -94,6 +94,10 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
     }
   }
 
+  const unparsed = report.filter((r) => r.hardness === null).map((r) => r.index);
+  if (unparsed.length) {
+    warnings.push(`${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they count only under "all": ${listIndexes(unparsed)}`);
+  }
   const reasons: Record<string, number> = {};
   for (const r of report) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
   const byHardness = scoreByHardness(report.map((r) => ({ hardness: r.hardness ?? undefined, exec: r.exec, match: r.match })), { exec: doExec, match: doMatch });
