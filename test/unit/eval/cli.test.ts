@@ -88,3 +88,22 @@ test('--timeout-ms stops a runaway prediction, reported as pred-timeout; --mode 
   // With DISTINCT kept the multiset comparison sees one apple fewer.
   assert.equal(k.items[1].reason, 'row-count');
 });
+
+test('--etype all adds exact-set match and the hardness of each gold query', async () => {
+  writeFileSync(join(dir, 'tables.json'), JSON.stringify([{
+    db_id: 'shop', table_names_original: ['item'], foreign_keys: [],
+    column_names_original: [[-1, '*'], [0, 'id'], [0, 'name'], [0, 'price'], [0, 'qty'], [0, 'tag']],
+  }]));
+  writeFileSync(join(dir, 'gold6.sql'), "SELECT name FROM item WHERE qty = 3\tshop\nSELECT count(*) FROM item\tshop\n");
+  // Values are ignored by exact match (the first is an EM hit but an execution miss); the second runs the same
+  // but is written differently (an execution hit, an EM miss).
+  writeFileSync(join(dir, 'pred6.sql'), 'SELECT name FROM item WHERE qty = 1\nSELECT count(id) FROM item\n');
+  const r = await quarry(['eval', '--gold', 'gold6.sql', '--pred', 'pred6.sql', '--db-dir', 'db', '--tables', 'tables.json', '--etype', 'all', '--out', 'r6.json'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /EXACT MATCHING ACCURACY/);
+  const report = JSON.parse(readFileSync(join(dir, 'r6.json'), 'utf8'));
+  assert.deepEqual(report.items.map((i: { hardness: string; exec: boolean; match: boolean }) => [i.hardness, i.exec, i.match]), [
+    ['easy', false, true], ['easy', true, false]]);
+  assert.equal(report.totals.byHardness.easy.count, 2);
+  assert.equal(report.totals.match, 0.5);
+});
