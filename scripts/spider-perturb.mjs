@@ -23,7 +23,7 @@ function columnsByTable(entry) {
   return m;
 }
 
-function perturbations(q, entry) {
+function perturbations(q, entry, neighbor) {
   const out = {};
   out.identity = q;
   out.orderFlip = /\bDESC\b/i.test(q) ? q.replace(/\bDESC\b/i, 'ASC') : /\bASC\b/i.test(q) ? q.replace(/\bASC\b/i, 'DESC') : q.replace(/(ORDER BY [^ ]+)/i, '$1 DESC');
@@ -57,6 +57,12 @@ function perturbations(q, entry) {
   const toks = q.split(/\s+/);
   out.truncate = toks.slice(0, Math.max(1, Math.floor(toks.length * 0.6))).join(' ');
   out.semicolonJunk = q + ' ; ) garbage';
+  // Token-level damage at a position that depends on the query, to exercise the parser's failure paths.
+  const at = (toks.length * 7 + 3) % toks.length;
+  out.dropToken = toks.filter((_, i) => i !== at).join(' ');
+  out.dupToken = toks.flatMap((t, i) => (i === at ? [t, t] : [t])).join(' ');
+  if (neighbor) out.neighbor = neighbor;
+  out.fromSubquery = `SELECT count(*) FROM (${q.replace(/;\s*$/, '')})`;
   return out;
 }
 
@@ -65,8 +71,13 @@ if (mode === 'gen') {
   const items = JSON.parse(readFileSync(join(dir, 'train_spider.json'), 'utf8'));
   const tables = new Map(JSON.parse(readFileSync(join(dir, 'tables.json'), 'utf8')).map((e) => [e.db_id, e]));
   const lines = [];
+  const byDb = new Map();
+  items.forEach((it, i) => { if (!byDb.has(it.db_id)) byDb.set(it.db_id, []); byDb.get(it.db_id).push(i); });
   items.forEach((it, i) => {
-    for (const [kind, pred] of Object.entries(perturbations(it.query, tables.get(it.db_id)))) {
+    // Another gold query of the same database: a realistic wrong prediction that still parses.
+    const same = byDb.get(it.db_id);
+    const neighbor = items[same[(same.indexOf(i) + 1) % same.length]].query;
+    for (const [kind, pred] of Object.entries(perturbations(it.query, tables.get(it.db_id), neighbor))) {
       lines.push(JSON.stringify({ i, kind, db_id: it.db_id, gold: it.query, pred }));
     }
   });
@@ -105,11 +116,11 @@ if (mode === 'gen') {
   let shown = 0;
   ins.forEach((it, n) => {
     const a = off[n], b = ours[n];
-    const fields = it.kind === 'identity' ? ['gold_error', 'hardness', 'exact', 'pred_ok', 'exact_error', 'partial'] : ['exact', 'pred_ok', 'exact_error', 'partial'];
+    const fields = ['gold_error', 'hardness', 'exact', 'pred_ok', 'exact_error', 'partial'];
     const same = (f) => JSON.stringify(f === 'gold_error' || f === 'exact_error' ? !!a[f] : a[f]) === JSON.stringify(f === 'gold_error' || f === 'exact_error' ? !!b[f] : b[f]);
     const bad = fields.filter((f) => !same(f));
     bump(it.kind, bad.length ? 'differ' : 'agree');
-    if (it.kind === 'identity') bump('hardness', same('hardness') && same('gold_error') ? 'agree' : 'differ');
+    if (it.kind === 'identity' || it.kind.startsWith('gold_')) bump(`hardness (${it.kind})`, same('hardness') && same('gold_error') ? 'agree' : 'differ');
     if (bad.length && shown++ < 30) console.log(JSON.stringify({ kind: it.kind, bad, gold: it.gold, pred: it.pred, official: a, ours: b }));
   });
   console.table(tally);
