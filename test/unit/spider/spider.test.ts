@@ -108,3 +108,17 @@ test('foreign-key maps: each key group maps to its lowest column; read once per 
   assert.deepEqual([...maps.get('concert')!], [...fk]);
   assert.equal(foreignKeyMaps(path), maps);
 });
+
+// Official outcomes: a FROM subquery is compared whole (values and DISTINCT included, no rebuild), and two different
+// FROM subqueries make the official sorted() raise TypeError (the script would stop).
+test('exact-set match: FROM subqueries as the official script compares them', () => {
+  const g = 'SELECT count(*) FROM (SELECT name FROM singer WHERE age > 3)';
+  assert.equal(exactSetMatch(g, 'SELECT count(*) FROM (SELECT name FROM singer WHERE age > 4)', schema, fk).match, false);
+  assert.equal(exactSetMatch(g, 'SELECT count(*) FROM (SELECT DISTINCT name FROM singer WHERE age > 3)', schema, fk).match, false);
+  assert.equal(exactSetMatch(g, g, schema, fk).match, true);
+  assert.equal(spiderHardness(g, schema).hardness, 'easy');
+  const two = 'SELECT count(*) FROM (SELECT name FROM singer) (SELECT age FROM singer)';
+  const r = exactSetMatch(two, two, schema, fk);
+  assert.equal(r.match, false);
+  assert.match(r.error ?? '', /TypeError/);
+});
