@@ -1,6 +1,7 @@
 // Builds everything the extension, the CLI and the tests run from.
 //   node scripts/build.mjs           -> dist/ bundles + sample databases
 //   node scripts/build.mjs --tests   -> also out/ (src and test transpiled file by file, for node --test)
+// QUARRY_OUT=out-x puts the transpiled tree elsewhere, so several checkouts' test runs in one tree never clash.
 import { build } from 'esbuild';
 import { readdirSync, statSync, existsSync, rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, dirname, relative, resolve } from 'node:path';
@@ -43,13 +44,15 @@ async function bundles() {
     .map(([src, out]) => build({ ...common, entryPoints: [src], outfile: out })));
 }
 
+const outDir = process.env.QUARRY_OUT || 'out';
+
 async function transpileForTests() {
-  rmSync(join(root, 'out'), { recursive: true, force: true });
+  rmSync(join(root, outDir), { recursive: true, force: true });
   const files = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => relative(root, f));
   await build({
-    entryPoints: files, outdir: 'out', outbase: '.', absWorkingDir: root,
+    entryPoints: files, outdir: outDir, outbase: '.', absWorkingDir: root,
     bundle: false, platform: 'node', format: 'cjs', target: 'node22', sourcemap: 'inline', logLevel: 'warning',
   });
 }
