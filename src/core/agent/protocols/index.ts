@@ -1,0 +1,29 @@
+// The protocol registry: one place that maps a ProtocolName to its module.
+import type { Protocol } from '../protocol';
+import type { ProtocolName } from '../types';
+
+export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+
+function notAvailable(name: ProtocolName): never {
+  throw new Error(`protocol '${name}' is not available in this build yet`);
+}
+
+const registry: Record<ProtocolName, () => Protocol> = {
+  skyrl: () => notAvailable('skyrl'),
+  sqltrail: () => notAvailable('sqltrail'),
+  mtir: () => notAvailable('mtir'),
+  mtsqlr1: () => notAvailable('mtsqlr1'),
+  progress: () => notAvailable('progress'),
+};
+
+export function isProtocolName(name: string): name is ProtocolName {
+  return (PROTOCOL_NAMES as readonly string[]).includes(name);
+}
+
+/** The protocol module called `name`; an unknown name is an Error that lists the valid ones. */
+export function getProtocol(name: ProtocolName | string): Protocol {
+  if (!isProtocolName(name)) {
+    throw new Error(`unknown protocol '${String(name)}'; valid protocols: ${PROTOCOL_NAMES.join(', ')}`);
+  }
+  return registry[name]();
+}
