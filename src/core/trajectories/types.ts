@@ -67,7 +67,12 @@ export interface TrajectoryRecord {
   /** ISO-8601 time the episode started. */
   createdAt: string;
   task: TrajectoryTask;
-  protocol: { name: ProtocolName; config: Record<string, unknown> };
+  protocol: {
+    name: ProtocolName;
+    config: Record<string, unknown>;
+    /** Turns the episode was allowed (config.maxTurns, or SQL-Trail's adaptive budget); added within v1. */
+    budget?: number;
+  };
   model: { spec: string; sampling: SamplingOptions };
   /** The opening messages reset() produced (system + user), so the whole chat can be rebuilt exactly. */
   prompt: ChatMessage[];
