@@ -1,6 +1,7 @@
 // The protocol registry: one place that maps a ProtocolName to its module.
 import type { Protocol } from '../protocol';
 import type { ProtocolName } from '../types';
+import { skyrlProtocol } from './skyrl';
 
 export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
 
@@ -9,7 +10,7 @@ function notAvailable(name: ProtocolName): never {
 }
 
 const registry: Record<ProtocolName, () => Protocol> = {
-  skyrl: () => notAvailable('skyrl'),
+  skyrl: () => skyrlProtocol,
   sqltrail: () => notAvailable('sqltrail'),
   mtir: () => notAvailable('mtir'),
   mtsqlr1: () => notAvailable('mtsqlr1'),
