@@ -119,6 +119,8 @@ export interface TermContext {
   predSql: string | null;
   trajectory: TrajectoryRecord | null;
   difficulty: Difficulty | null;
+  /** Where `difficulty` came from: given, the trajectory's task, Spider hardness of the gold query, or unknown. */
+  difficultySource?: 'input' | 'trajectory' | 'gold-hardness' | 'unknown';
   /** Turn budget T (resolved as described on ScoringInput.turnBudget). */
   turnBudget: number;
   mode: EvalMode;
