@@ -2,6 +2,7 @@
 import type { Protocol } from '../protocol';
 import type { ProtocolName } from '../types';
 import { skyrlProtocol } from './skyrl';
+import { sqlTrailProtocol } from './sqltrail';
 
 export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
 
@@ -11,7 +12,7 @@ function notAvailable(name: ProtocolName): never {
 
 const registry: Record<ProtocolName, () => Protocol> = {
   skyrl: () => skyrlProtocol,
-  sqltrail: () => notAvailable('sqltrail'),
+  sqltrail: () => sqlTrailProtocol,
   mtir: () => notAvailable('mtir'),
   mtsqlr1: () => notAvailable('mtsqlr1'),
   progress: () => notAvailable('progress'),
