@@ -150,8 +150,9 @@ function leftmost(q: QueryNode): SelectAst {
 }
 
 /**
- * Within one SELECT (nested queries are marks by now): bare columns get the SELECT's only table when it reads exactly
- * one, and output-alias references become the aliased expression.
+ * Within one SELECT (nested queries are marks by now): output-alias references become the aliased expression (first,
+ * so a name that is both is read as the alias, as SQLite reads ORDER BY), then bare columns get the SELECT's only
+ * table when it reads exactly one.
  */
 function qualifyAndExpandAliases(ast: SelectAst): void {
   const from = (Array.isArray(ast.from) ? ast.from : []) as Ast[];
@@ -162,7 +163,7 @@ function qualifyAndExpandAliases(ast: SelectAst): void {
     if (Array.isArray(node)) { node.forEach(qualify); return; }
     const o = node as Ast;
     if (o.type === 'column_ref') {
-      if (only && !o.table && !o[ALIAS_FLAG] && o.column !== '*' && o.column !== SUBQUERY_MARK) o.table = only;
+      if (only && !o.table && o.column !== '*' && o.column !== SUBQUERY_MARK) o.table = only;
       return;
     }
     Object.values(o).forEach(qualify);

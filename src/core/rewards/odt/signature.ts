@@ -8,7 +8,8 @@
 //   - conjunctions are split at AND into sets of atomic predicates.
 // Nested queries are not part of a signature: build.ts has replaced each by SUBQUERY_MARK (they are child nodes).
 import { astToSql } from '../../sql/parse';
-import { tokenize, unquoteIdent } from '../../sql/tokens';
+import { tokenize, unquoteIdent, type Token } from '../../sql/tokens';
+import { isKeyword } from '../../sql/keywords';
 
 type Ast = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -60,7 +61,11 @@ export function exprSignature(e: unknown): string {
 /** Token-level normalisation of printed SQL: literals to `?`, names unquoted and lower-cased, tight punctuation. */
 export function textSignature(sql: string): string {
   const out: string[] = [];
+  let prev: Token | undefined;
   for (const t of tokenize(sql)) {
+    // a function call's parenthesis stays glued to its name: avg(x), not avg (x)
+    if (t.text === '(' && prev?.kind === 'word' && !isKeyword(prev.text) && out.length > 0) { out[out.length - 1] += '('; prev = t; continue; }
+    prev = t;
     if (t.kind === 'string' || t.kind === 'number') out.push('?');
     else if (t.kind === 'quoted') {
       const name = unquoteIdent(t.text);
@@ -147,7 +152,8 @@ function inList(right: unknown): string {
   if (r?.type === 'expr_list' && Array.isArray(r.value)) {
     const items = r.value as Ast[];
     if (items.length > 0 && items.every(isLiteral)) return '(?)';
-    return `(${items.map(exprSignature).join(', ')})`;
+    const inner = items.map(exprSignature).join(', ');
+    return inner === '(subquery)' ? inner : `(${inner})`;
   }
   const s = exprSignature(r);
   return s.startsWith('(') ? s : `(${s})`;
