@@ -16,8 +16,9 @@ export const DEFAULT_TURN_BUDGET = 10;
 
 function resolveTurnBudget(input: ScoringInput): number {
   if (input.turnBudget !== undefined) return input.turnBudget;
-  const fromConfig = input.trajectory?.protocol?.config?.maxTurns;
-  return typeof fromConfig === 'number' && fromConfig > 0 ? fromConfig : DEFAULT_TURN_BUDGET;
+  const p = input.trajectory?.protocol;
+  for (const b of [p?.budget, p?.config?.maxTurns]) if (typeof b === 'number' && b > 0) return b;
+  return DEFAULT_TURN_BUDGET;
 }
 
 /** Given → the trajectory's task → Spider hardness of the gold (official rules, schema read from the database). */

@@ -11,3 +11,6 @@ export { checkFormat, formatRuleFor, tagBlocks } from './format';
 export type { FormatCheck, FormatRule } from './format';
 export { difficultyFromHardness, parseDifficulty } from './difficulty';
 export { clauseF1, clauseSetsF1, multisetF1, F1_CLAUSES } from './clauseF1';
+export * from './group';
+export { checkIntegrity, integrityFlags, selectsStar, supersetReasons } from './integrity';
+export type { IntegrityItem, IntegrityReport } from './integrity';

@@ -75,7 +75,7 @@ export interface ScoringInput {
   difficulty?: Difficulty | null;
   /** Result comparison mode of the evaluator (src/core/eval/modes.ts). Default `spider`. */
   mode?: EvalModeName;
-  /** Turn budget T (SQL-Trail's r_turns for hard/extra); default the trajectory's protocol.config.maxTurns, else 10. */
+  /** Turn budget T (SQL-Trail's r_turns for hard/extra); default the trajectory's protocol.budget, then protocol.config.maxTurns, else 10. */
   turnBudget?: number;
 }
 

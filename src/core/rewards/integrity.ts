@@ -1,0 +1,138 @@
+// Where a reward can lie, over a run or a dataset: empty gold results that make `[] == []` a free win, gold queries
+// that fail (every prediction then scores 0 through no fault of its own), format failures by kind, wins that look
+// bought (SELECT *, a result that holds the gold's rows or columns and more), and groups that give GRPO no signal.
+import { rowKey } from '../eval/pyValues';
+import type { Cell } from '../db/types';
+import { isZeroVariance } from './group';
+import type { ExecOutcome } from './types';
+
+export interface IntegrityItem {
+  /** Trajectory id (or any label naming the item). */
+  id: string;
+  /** Samples sharing a question share a groupId. */
+  groupId?: string;
+  goldSql: string;
+  predSql: string | null;
+  verdict: ExecOutcome;
+  /** The panel total. */
+  reward: number;
+  /** Format check outcome, when the item has one: ok, or the failure kind. */
+  format?: { ok: boolean; kind?: string };
+}
+
+export interface IntegrityReport {
+  items: number;
+  emptyGoldWins: { positives: number; count: number; share: number | null; items: string[] };
+  goldFailures: Array<{ gold: string; reason: 'gold-error' | 'gold-timeout'; detail: string; items: string[] }>;
+  formatFailures: { count: number; byKind: Record<string, string[]> };
+  suspiciousWins: Array<{ id: string; why: string[] }>;
+  zeroVarianceGroups: Array<{ groupId: string; size: number; reward: number; items: string[] }>;
+}
+
+/** A `*` projection at the top of some select list (`SELECT *`, `SELECT T1.*`, `SELECT a, *`), not `count(*)`. */
+export function selectsStar(sql: string): boolean {
+  const text = sql.replace(/'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, ' ');
+  return /(?:\bSELECT\s+(?:DISTINCT\s+|ALL\s+)?|,\s*)(?:(?:[A-Za-z_]\w*|"[^"]*"|`[^`]*`|\[[^\]]*\])\s*\.\s*)?\*/i.test(text);
+}
+
+function columnKey(rows: Cell[][], i: number): string {
+  return rows.map((r) => rowKey([r[i]])).join('\u0001');
+}
+
+/**
+ * Why a winning prediction's result looks like more than the gold: every gold row present plus more rows (set
+ * comparisons ignore duplicates), or every gold column present (same values, row by row) plus more columns.
+ */
+export function supersetReasons(v: ExecOutcome): string[] {
+  const why: string[] = [];
+  const g = v.gold, p = v.pred;
+  if (!g?.ok || !p?.ok || g.rows.length === 0) return why;
+  if (p.rows.length > g.rows.length) {
+    const predKeys = new Set(p.rows.map((r) => rowKey(r)));
+    if (g.rows.every((r) => predKeys.has(rowKey(r)))) why.push(`returns all ${g.rows.length} gold rows and ${p.rows.length - g.rows.length} more`);
+  }
+  const gw = g.rows[0].length, pw = p.rows[0]?.length ?? 0;
+  if (pw > gw && p.rows.length === g.rows.length) {
+    const predCols = new Set(Array.from({ length: pw }, (_, i) => columnKey(p.rows, i)));
+    if (Array.from({ length: gw }, (_, i) => columnKey(g.rows, i)).every((k) => predCols.has(k))) {
+      why.push(`returns the gold's ${gw} column(s) and ${pw - gw} more`);
+    }
+  }
+  return why;
+}
+
+export function checkIntegrity(items: readonly IntegrityItem[], opts: { tolerance?: number } = {}): IntegrityReport {
+  const positives = items.filter((it) => it.verdict.correct);
+  const emptyWins = positives.filter((it) => it.verdict.goldEmpty).map((it) => it.id);
+
+  const goldFail = new Map<string, IntegrityReport['goldFailures'][number]>();
+  for (const it of items) {
+    const r = it.verdict.reason;
+    if (r !== 'gold-error' && r !== 'gold-timeout') continue;
+    const key = r + '\0' + it.goldSql;
+    let entry = goldFail.get(key);
+    if (!entry) { entry = { gold: it.goldSql, reason: r, detail: it.verdict.detail ?? '', items: [] }; goldFail.set(key, entry); }
+    entry.items.push(it.id);
+  }
+
+  const byKind: Record<string, string[]> = {};
+  let formatCount = 0;
+  for (const it of items) {
+    if (!it.format || it.format.ok) continue;
+    formatCount++;
+    (byKind[it.format.kind ?? 'unknown'] ??= []).push(it.id);
+  }
+
+  const suspicious: IntegrityReport['suspiciousWins'] = [];
+  for (const it of positives) {
+    const why = supersetReasons(it.verdict);
+    if (it.predSql && selectsStar(it.predSql)) why.unshift('uses SELECT *');
+    if (why.length) suspicious.push({ id: it.id, why });
+  }
+
+  const groups = new Map<string, IntegrityItem[]>();
+  for (const it of items) {
+    if (it.groupId === undefined) continue;
+    const g = groups.get(it.groupId) ?? [];
+    g.push(it);
+    groups.set(it.groupId, g);
+  }
+  const zero: IntegrityReport['zeroVarianceGroups'] = [];
+  for (const [groupId, g] of groups) {
+    if (g.length < 2) continue;
+    if (isZeroVariance(g.map((x) => x.reward), opts.tolerance)) zero.push({ groupId, size: g.length, reward: g[0].reward, items: g.map((x) => x.id) });
+  }
+
+  return {
+    items: items.length,
+    emptyGoldWins: { positives: positives.length, count: emptyWins.length, share: positives.length ? emptyWins.length / positives.length : null, items: emptyWins },
+    goldFailures: [...goldFail.values()],
+    formatFailures: { count: formatCount, byKind },
+    suspiciousWins: suspicious,
+    zeroVarianceGroups: zero,
+  };
+}
+
+function names(ids: readonly string[], max = 8): string {
+  return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} … (+${ids.length - max})`;
+}
+
+/** One line per raised flag, each naming its items; empty when nothing is suspicious. */
+export function integrityFlags(r: IntegrityReport): string[] {
+  const lines: string[] = [];
+  const e = r.emptyGoldWins;
+  if (e.count > 0) {
+    lines.push(`empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}`);
+  }
+  for (const g of r.goldFailures) {
+    lines.push(`gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`);
+  }
+  for (const [kind, ids] of Object.entries(r.formatFailures.byKind).sort((a, b) => b[1].length - a[1].length)) {
+    lines.push(`format failure ${kind}: ${ids.length} item(s): ${names(ids)}`);
+  }
+  for (const s of r.suspiciousWins) lines.push(`suspicious win ${s.id}: ${s.why.join('; ')}`);
+  for (const z of r.zeroVarianceGroups) {
+    lines.push(`zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}`);
+  }
+  return lines;
+}
