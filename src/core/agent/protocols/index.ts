@@ -3,6 +3,7 @@ import type { Protocol } from '../protocol';
 import type { ProtocolName } from '../types';
 import { skyrlProtocol } from './skyrl';
 import { sqlTrailProtocol } from './sqltrail';
+import { mtirProtocol } from './mtir';
 
 export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
 
@@ -13,7 +14,7 @@ function notAvailable(name: ProtocolName): never {
 const registry: Record<ProtocolName, () => Protocol> = {
   skyrl: () => skyrlProtocol,
   sqltrail: () => sqlTrailProtocol,
-  mtir: () => notAvailable('mtir'),
+  mtir: () => mtirProtocol,
   mtsqlr1: () => notAvailable('mtsqlr1'),
   progress: () => notAvailable('progress'),
 };
