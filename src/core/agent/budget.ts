@@ -1,9 +1,10 @@
-// How many assistant turns an episode gets: the protocol's fixed budget T, or SQL-Trail's adaptive budget, which
-// scales T to the question's Spider difficulty (the thresholds of its turn reward, Appendix A.4, Eq. 7).
+// How many assistant turns an episode gets: the protocol's fixed budget T, or — for sqltrail with `adaptive: true` —
+// SQL-Trail's difficulty-aware budget (the thresholds of its turn reward, App. A.4 Eq. 7), defined by that protocol.
 import type { ProtocolConfig, ProtocolName, Task } from './types';
+import { sqlTrailBudget } from './protocols/sqltrail';
 
-/** The turn budget of one episode. `config.maxTurns` is T; sqltrail with `adaptive: true` scales it by difficulty. */
+/** The turn budget of one episode: `config.maxTurns`, scaled by the task's difficulty for adaptive sqltrail. */
 export function turnBudget(protocol: ProtocolName, config: ProtocolConfig, task: Task): number {
-  void protocol; void task;
+  if (protocol === 'sqltrail' && config.adaptive === true) return sqlTrailBudget(task.difficulty, config.maxTurns);
   return config.maxTurns;
 }

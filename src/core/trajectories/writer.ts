@@ -1,0 +1,122 @@
+// Appends trajectory records to a JSONL file, one record per line. Each write() hands its whole line to the kernel
+// before it resolves, so a killed process loses at most the record in flight. Records are validated first: a
+// producer bug is caught where it happens, not by whoever reads the file later.
+import { open, type FileHandle } from 'node:fs/promises';
+import type { TrajectoryRecord } from './types';
+import { validateTrajectory } from './validate';
+import { TrajectoryFormatError } from './errors';
+
+export interface WriterOptions {
+  /** Append to an existing file (default) or start it afresh. */
+  append?: boolean;
+  /** fsync after every record, for power-loss durability (slower; a killed process loses nothing without it). */
+  fsync?: boolean;
+}
+
+export class TrajectoryWriter {
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+  private written = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly fh: FileHandle,
+    private readonly fsync: boolean,
+    /** Bytes of an unfinished last line, left by an earlier killed writer, that were cut off before appending. */
+    readonly repairedBytes: number,
+  ) {}
+
+  /** Opens (creating) `path`. An unfinished last line from a crash is cut off so the next record starts a new line. */
+  static async open(path: string, opts: WriterOptions = {}): Promise<TrajectoryWriter> {
+    const fh = await open(path, opts.append === false ? 'w' : 'a+');
+    try {
+      const repaired = opts.append === false ? 0 : await cutUnfinishedLine(fh, path);
+      return new TrajectoryWriter(path, fh, opts.fsync === true, repaired);
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  }
+
+  /** Records written by this writer. */
+  get count(): number { return this.written; }
+
+  /** Validates and appends one record; concurrent calls are written one after another, whole. */
+  write(record: TrajectoryRecord): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`the trajectory writer for ${this.path} is closed`));
+    const problem = validateTrajectory(record);
+    if (problem) return Promise.reject(TrajectoryFormatError.fromProblem(problem, null, null));
+    let line: string;
+    try {
+      line = JSON.stringify(record) + '\n';
+    } catch (err) {
+      return Promise.reject(new Error(`the trajectory record ${record.id} cannot be written as JSON: ${(err as Error).message}`));
+    }
+    const next = this.chain.then(async () => {
+      await writeAll(this.fh, Buffer.from(line, 'utf8'));
+      if (this.fsync) await this.fh.sync();
+      this.written++;
+    });
+    this.chain = next.catch(() => {}); // one failed write must not block the ones after it
+    return next;
+  }
+
+  /** Waits for pending writes and closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.chain;
+    await this.fh.close();
+  }
+}
+
+async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+  let off = 0;
+  while (off < buf.length) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    off += bytesWritten;
+  }
+}
+
+/**
+ * Makes the file end with a newline before appending. A complete last record without its newline gets one; an
+ * unfinished record (a killed writer) is cut off. Returns the bytes removed. Anything else at the end is not ours
+ * to cut, so it is refused.
+ */
+async function cutUnfinishedLine(fh: FileHandle, path: string): Promise<number> {
+  const { size } = await fh.stat();
+  if (size === 0) return 0;
+  const last = Buffer.alloc(1);
+  await fh.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return 0;
+  const keep = await afterLastNewline(fh, size);
+  const tail = Buffer.alloc(size - keep);
+  await fh.read(tail, 0, tail.length, keep);
+  const text = tail.toString('utf8');
+  if (!text.trimStart().startsWith('{')) {
+    throw new Error(`${path} does not end with a newline and its last line is not a trajectory record; refusing to append to it`);
+  }
+  try {
+    JSON.parse(text);
+    await writeAll(fh, Buffer.from('\n'));
+    return 0;
+  } catch {
+    await fh.truncate(keep);
+    return size - keep;
+  }
+}
+
+/** Offset just after the last newline before `size` (0 when there is none). */
+async function afterLastNewline(fh: FileHandle, size: number): Promise<number> {
+  const block = 64 * 1024;
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - block);
+    const buf = Buffer.alloc(end - start);
+    await fh.read(buf, 0, buf.length, start);
+    const nl = buf.lastIndexOf(0x0a);
+    if (nl >= 0) return start + nl + 1;
+    end = start;
+  }
+  return 0;
+}

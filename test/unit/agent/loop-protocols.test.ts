@@ -1,0 +1,58 @@
+// The loop with the paper protocols from the registry: skyrl's budget end and SQL-Trail's adaptive budget and final call.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSqlPool } from '../../../src/core/db/pool';
+import { runEpisode } from '../../../src/core/agent/loop';
+import { turnBudget } from '../../../src/core/agent/budget';
+import { SqlAgentEnv, SchemaCache } from '../../../src/core/agent/env';
+import { getProtocol } from '../../../src/core/agent/protocols';
+import { buildDb } from '../../helpers/fixtures';
+import { scriptedModel } from './envSupport';
+import type { Hardness } from '../../../src/core/sql/hardness';
+
+const db = buildDb('spider-concert');
+const pool = createSqlPool({ size: 1, spares: 0 });
+after(() => pool.close());
+const schemaCache = new SchemaCache();
+
+test('turn budgets: fixed maxTurns, SQL-Trail adaptive by difficulty only when asked for', () => {
+  const cfg = { maxTurns: 10, adaptive: true };
+  const task = (difficulty?: Hardness) => ({ question: 'q', dbPath: db, difficulty });
+  assert.deepEqual((['easy', 'medium', 'hard', 'extra', undefined] as const).map((d) => turnBudget('sqltrail', cfg, task(d))), [2, 3, 10, 10, 10]);
+  assert.equal(turnBudget('sqltrail', { maxTurns: 10, adaptive: false }, task('easy')), 10);
+  assert.equal(turnBudget('skyrl', cfg, task('easy')), 10, 'only sqltrail adapts');
+  assert.equal(turnBudget('sqltrail', { maxTurns: 1, adaptive: true }, task('medium')), 1, 'never above T');
+  const env = new SqlAgentEnv({ task: task('medium'), protocol: getProtocol('sqltrail'), config: { adaptive: true }, pool, schemaCache });
+  assert.equal(env.budget, 3);
+});
+
+test('skyrl: an answer after exploring; the budget ends the episode without a final call', async () => {
+  const answered = await runEpisode({
+    task: { question: 'How many singers are there?', dbPath: db }, protocolName: 'skyrl', pool, schemaCache,
+    model: scriptedModel(['<think>count rows</think>\n<sql>SELECT count(*) FROM singer</sql>', '<think>done</think>\n<solution>SELECT count(*) FROM singer</solution>']),
+  });
+  assert.deepEqual([answered.end, answered.finalSql, answered.protocol.name, answered.protocol.budget], ['answer', 'SELECT count(*) FROM singer', 'skyrl', 5]);
+  assert.match(answered.turns[0].observations[0].content, /<reminder>You have 4 turns left to complete the task\.<\/reminder><\/observation>$/);
+  assert.equal(answered.turns[0].assistant, '<think>count rows</think>\n<sql>SELECT count(*) FROM singer</sql>');
+
+  const model = scriptedModel(['<sql>SELECT 1</sql>', '<sql>SELECT 2</sql>', '<solution>never asked</solution>']);
+  const spent = await runEpisode({ task: { question: 'q', dbPath: db }, protocolName: 'skyrl', config: { maxTurns: 2 }, pool, schemaCache, model });
+  assert.deepEqual([spent.end, spent.turns.length, model.requests.length], ['budget', 2, 2]);
+});
+
+test('sqltrail adaptive: an easy question gets 2 turns, then the final call must answer', async () => {
+  const model = scriptedModel([
+    '<reasoning>look</reasoning><sql>SELECT name FROM singer</sql>',
+    '<reasoning>again</reasoning><sql>SELECT count(*) FROM singer</sql>',
+    '<reasoning>final</reasoning><solution>SELECT count(*) FROM singer</solution>',
+  ]);
+  const r = await runEpisode({
+    task: { question: 'How many singers are there?', dbPath: db, difficulty: 'easy' }, protocolName: 'sqltrail',
+    config: { adaptive: true }, pool, schemaCache, model,
+  });
+  assert.deepEqual([r.end, r.finalSql, r.turns.length, r.protocol.budget], ['answer', 'SELECT count(*) FROM singer', 3, 2]);
+  assert.equal(r.protocol.config.maxTurns, 10);
+  const lastAsk = model.requests[2];
+  assert.match(lastAsk.messages.at(-1)!.content, /Directly provide the final sql in <solution>/);
+  assert.deepEqual(lastAsk.sampling.stop, ['</solution>'], 'the final call stops only at </solution>');
+});
