@@ -4,6 +4,7 @@ import type { ProtocolName } from '../types';
 import { skyrlProtocol } from './skyrl';
 import { sqlTrailProtocol } from './sqltrail';
 import { mtirProtocol } from './mtir';
+import { progressProtocol } from './progress';
 
 export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
 
@@ -16,7 +17,7 @@ const registry: Record<ProtocolName, () => Protocol> = {
   sqltrail: () => sqlTrailProtocol,
   mtir: () => mtirProtocol,
   mtsqlr1: () => notAvailable('mtsqlr1'),
-  progress: () => notAvailable('progress'),
+  progress: () => progressProtocol,
 };
 
 export function isProtocolName(name: string): name is ProtocolName {
