@@ -4,9 +4,11 @@ import { execMatch, formatValid, sqlBigram, sqlExecutable, sqlSchema } from './t
 import { sqltrailTurns } from './terms/sqltrail';
 import { mtsqlr1Clause, mtsqlr1Em, mtsqlr1Verify } from './terms/mtsqlr1';
 import type { PanelSpec, TermDefinition } from './types';
+import { PROGRESS_PANEL, PROGRESS_TERMS } from './progress';
 
 export const BUILTIN_TERMS: TermDefinition[] = [
   execMatch, sqlExecutable, formatValid, sqlBigram, sqlSchema, sqltrailTurns, mtsqlr1Em, mtsqlr1Clause, mtsqlr1Verify,
+  ...PROGRESS_TERMS,
 ];
 
 /** SkyRL-SQL §4.1: −1 invalid format; 0 valid but wrong; 1 valid and correct — as format (−1/0) + gated exec (0/1). */
@@ -63,7 +65,7 @@ export const MTSQLR1_PANEL: PanelSpec = {
   ],
 };
 
-export const BUILTIN_PANELS: PanelSpec[] = [SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL];
+export const BUILTIN_PANELS: PanelSpec[] = [SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL];
 
 let registered = false;
 

@@ -1,0 +1,27 @@
+// The SQL trajectory Y = (y^(1), …, y^(K)) a Progress-SQL panel scores: one SQL per assistant turn, in order (a turn
+// that produced no SQL — an invalid action — is y = null: not executable, F = 0). Without turns (a bare prediction
+// or an empty record) the trajectory is the one final SQL.
+import type { TermContext } from '../types';
+
+export function sqlTrajectory(ctx: Pick<TermContext, 'trajectory' | 'predSql'>): Array<string | null> {
+  const turns = ctx.trajectory?.turns ?? [];
+  if (turns.length === 0) return [ctx.predSql];
+  return turns.map((t) => t.action?.sql ?? null);
+}
+
+/** E(y): the SQL runs on the database without error (a timeout is not executable). */
+export async function executable(ctx: TermContext, sql: string | null): Promise<boolean> {
+  if (sql === null || sql.trim() === '') return false;
+  const v = await ctx.verdict(sql);
+  return v.pred?.ok === true;
+}
+
+/** k*: the first turn (1-based) whose result matches the gold's, or null. */
+export async function firstSuccess(ctx: TermContext, ys: Array<string | null>): Promise<number | null> {
+  for (let i = 0; i < ys.length; i++) {
+    const y = ys[i];
+    if (y === null || y.trim() === '') continue;
+    if ((await ctx.verdict(y)).correct) return i + 1;
+  }
+  return null;
+}
