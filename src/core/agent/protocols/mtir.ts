@@ -109,7 +109,9 @@ function isObject(v: JsonValue | undefined): v is { [key: string]: JsonValue } {
 /** Reads one <tool_call> body into the SQL it asks for, naming every tolerance and rejecting what is unusable. */
 export function readToolCall(body: string, expectedDb: string): CallRead {
   const problems: string[] = [];
-  const unfenced = stripCodeFence(body.replace(/‘‘‘|’’’/g, '```'));
+  // Only a fence that opens the block wraps the JSON; a fence further in belongs to the SQL inside a string.
+  const fencedJson = /^\s*(?:```|‘‘‘)/.test(body);
+  const unfenced = fencedJson ? stripCodeFence(body.replace(/‘‘‘|’’’/g, '```')) : { text: body.trim(), fenced: false };
   if (unfenced.fenced) problems.push('code fence around the tool-call JSON removed');
   const parsed = parseLenientJson(unfenced.text);
   if (parsed.value === undefined) return { sql: null, problems: [`tool call is not JSON (${parsed.error})`] };
