@@ -1,0 +1,141 @@
+import { parseArgs } from 'node:util';
+import { resolve, join, basename } from 'node:path';
+import { writeFileSync, existsSync, statSync } from 'node:fs';
+import type { Command } from '../command';
+import { UsageError, EXIT } from '../command';
+import { createSqlPool } from '../../core/db';
+import { positiveInt } from '../../core/db/execOptions';
+import { EVAL_MODES, type EvalModeName } from '../../core/eval/modes';
+import { readTrajectories, type TrajectoryRecord } from '../../core/trajectories';
+import { loadPanel, createScoringResources, integrityFlags, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
+import { scoreRun, type RunReport } from '../../core/rewards/scoreRun';
+import { fmt, panelJson } from '../../core/rewards/render';
+
+const usage = `Usage: quarry score --trajectories FILE.jsonl --panel P|panel.json [--db-dir DIR] [--out FILE.jsonl]
+                    [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}] [--json]
+
+Scores every trajectory of a file with a reward panel (gold = each record's task.gold).
+Prints a summary per term, the integrity flags (empty-gold wins, failing gold, format failures by kind, suspicious
+wins, zero-variance groups), and GRPO group statistics when samples share a question (groupId).
+  --db-dir  databases as DIR/<db_id>/<db_id>.sqlite (Spider layout) instead of each record's task.db.path
+  --out     one JSON line per trajectory: {"id", "groupId", "sample", "panel", "total", "terms", "exec", "advantage"}
+  --json    print the summary as one JSON object instead of text
+Exit 0 when scored, 2 on bad input (unreadable file, invalid record, unknown panel, missing database).`;
+
+function dbResolver(dbDir: string | undefined): (r: TrajectoryRecord) => string {
+  if (!dbDir) return (r) => r.task.db.path;
+  return (r) => {
+    const id = r.task.db.id;
+    return id ? join(dbDir, id, `${id}.sqlite`) : join(dbDir, basename(r.task.db.path));
+  };
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+function listIds(ids: readonly string[], max = 8): string {
+  return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} … (+${ids.length - max})`;
+}
+
+export function renderReport(r: RunReport, source: string): string {
+  const out: string[] = [];
+  out.push(`scored ${r.scored.length} trajectories with panel ${r.panel}${source ? ` (${source})` : ''}`);
+  if (r.skipped.length) out.push(`skipped ${r.skipped.length}: ${listIds(r.skipped.map((s) => `${s.id} (${s.reason})`), 5)}`);
+  out.push(`total: mean ${fmt(r.total.mean)}, min ${fmt(r.total.min)}, max ${fmt(r.total.max)}`);
+  const head = ['term', 'weight', 'mean value', 'mean contribution', 'min', 'max', 'nonzero'];
+  const rows = r.terms.map((t) => [t.name, fmt(t.weight), fmt(t.meanValue), fmt(t.meanContribution), fmt(t.min), fmt(t.max), pct(t.nonzero)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  for (const row of [head, ...rows]) out.push('  ' + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+  const flags = integrityFlags(r.integrity);
+  out.push(`integrity: ${flags.length === 0 ? 'no flags' : `${flags.length} flag(s)`}`);
+  for (const f of flags) out.push(`  ${f}`);
+  const g = r.groups;
+  if (g) {
+    const sizes = [...new Set(g.groups.map((x) => x.size))].sort((a, b) => a - b).join('/');
+    out.push(`groups: ${g.groups.length} questions with ${sizes} samples; zero reward variance in ${g.zeroVariance.length}${g.zeroVariance.length ? ` (${listIds(g.zeroVariance)})` : ''}`);
+    const passes = g.groups.map((x) => x.pass);
+    out.push(`  mean pass@G ${fmt(passes.reduce((a, b) => a + b, 0) / passes.length)}; solved by all samples: ${g.groups.filter((x) => x.pass === 1).length}, by none: ${g.groups.filter((x) => x.pass === 0).length}`);
+    const solvable = g.ranking.filter((q) => q.score < 1);
+    out.push(`  hard but solvable (SQL-Trail S(q) ascending): ${solvable.length === 0 ? 'none' : solvable.slice(0, 8).map((q) => `${q.id} ${q.correct}/${q.total}`).join(', ')}${solvable.length > 8 ? ` … (+${solvable.length - 8})` : ''}`);
+    out.push(`  MTIR-SQL filter (F = format reward ±0.1, τ = 0): keeps ${g.mtirFilter.kept} of ${g.mtirFilter.kept + g.mtirFilter.dropped.length}${g.mtirFilter.dropped.length ? `; drops ${listIds(g.mtirFilter.dropped)}` : ''}`);
+  }
+  return out.join('\n');
+}
+
+function reportJson(r: RunReport) {
+  return {
+    panel: r.panel,
+    scored: r.scored.length,
+    skipped: r.skipped,
+    total: r.total,
+    terms: r.terms,
+    integrity: { ...r.integrity, flags: integrityFlags(r.integrity) },
+    groups: r.groups,
+  };
+}
+
+export const scoreCommand: Command = {
+  name: 'score',
+  summary: 'Score a trajectory file with a reward panel: per-term summary, integrity flags, group statistics',
+  usage,
+  async run(argv, io) {
+    const { values } = parseArgs({
+      args: argv, strict: true, allowPositionals: false,
+      options: {
+        trajectories: { type: 'string' }, panel: { type: 'string' }, 'db-dir': { type: 'string' }, out: { type: 'string' },
+        mode: { type: 'string' }, 'timeout-ms': { type: 'string' }, json: { type: 'boolean' },
+      },
+    });
+    if (!values.trajectories) throw new UsageError('--trajectories FILE.jsonl is required');
+    if (!values.panel) throw new UsageError('--panel P|panel.json is required');
+    const mode = values.mode ?? 'spider';
+    if (!EVAL_MODES.includes(mode as EvalModeName)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
+    let timeoutMs: number;
+    try {
+      timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_REWARD_TIMEOUT_MS);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    let panel;
+    try {
+      panel = loadPanel(values.panel, io.cwd);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const dbDir = values['db-dir'] === undefined ? undefined : resolve(io.cwd, values['db-dir']);
+    if (dbDir !== undefined && (!existsSync(dbDir) || !statSync(dbDir).isDirectory())) throw new UsageError(`--db-dir ${dbDir} is not a directory`);
+
+    const path = resolve(io.cwd, values.trajectories);
+    let records: TrajectoryRecord[];
+    try {
+      const read = await readTrajectories(path);
+      records = read.records;
+      if (read.truncated) io.stderr.write(`quarry score: warning: ${path} ends in an unfinished line ${read.truncated.line} (a writer was killed?); it is ignored\n`);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(code === 'ENOENT' ? `cannot read ${path}: no such file` : (err as Error).message);
+    }
+    const dbPathOf = dbResolver(dbDir);
+    const missing = [...new Set(records.filter((r) => r.task.gold).map(dbPathOf))].filter((p) => !existsSync(p));
+    if (missing.length) throw new UsageError(`database file(s) not found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`);
+
+    const pool = createSqlPool({ spares: 0 });
+    try {
+      const resources = createScoringResources({ run: pool, timeoutMs });
+      const report = await scoreRun(records, panel, { resources, mode: mode as EvalModeName, dbPathOf });
+      if (values.out) {
+        const lines = report.scored.map((s) => JSON.stringify({
+          id: s.id, groupId: s.groupId, sample: s.sample, ...panelJson(s.result),
+          exec: { correct: s.verdict.correct, reason: s.verdict.reason }, advantage: s.advantage,
+        }));
+        writeFileSync(resolve(io.cwd, values.out), lines.map((l) => l + '\n').join(''));
+      }
+      for (const s of report.skipped) io.stderr.write(`quarry score: skipped ${s.id}: ${s.reason}\n`);
+      io.stdout.write((values.json ? JSON.stringify(reportJson(report)) : renderReport(report, panel.source)) + '\n');
+      return EXIT.ok;
+    } finally {
+      await pool.close();
+    }
+  },
+};
