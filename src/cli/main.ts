@@ -4,8 +4,10 @@ import { execCommand } from './commands/exec';
 import { execBatchCommand } from './commands/execBatch';
 import { schemaCommand } from './commands/schema';
 import { evalCommand } from './commands/eval';
+import { rewardCommand } from './commands/reward';
+import { scoreCommand } from './commands/score';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand];
+const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
