@@ -43,6 +43,13 @@ async function bundles() {
   }
   await Promise.all(entries.filter(([src]) => existsSync(join(root, src)))
     .map(([src, out]) => build({ ...common, entryPoints: [src], outfile: out })));
+  // Webview apps: webview/<app>/main.ts -> dist/webview/<app>.js, for the browser inside a VS Code webview.
+  const webviewDir = join(root, 'webview');
+  const apps = existsSync(webviewDir) ? readdirSync(webviewDir).filter((d) => existsSync(join(webviewDir, d, 'main.ts'))) : [];
+  await Promise.all(apps.map((app) => build({
+    bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, logLevel: 'warning',
+    absWorkingDir: root, entryPoints: [`webview/${app}/main.ts`], outfile: `dist/webview/${app}.js`,
+  })));
 }
 
 const outDir = process.env.QUARRY_OUT || 'out';
