@@ -98,10 +98,28 @@ export function readTagTurn(text: string, actionTags: string[], thinkTags: strin
   return { block, tag: block.tag, body: unfenced.text, thought, problems };
 }
 
-function readThought(before: string, thinkTags: string[], problems: string[], hasAction: boolean, requireThink: boolean): string | null {
-  const blocks = thinkTags.flatMap((t) => findBlocks(before, t)).sort((a, b) => a.start - b.start);
-  const outside = removeBlocks(before, thinkTags).trim();
-  if (blocks.length === 0) {
+/**
+ * The reasoning before the action: the think-tag blocks, or prose when there are none. A leading `</think>` with no
+ * opening tag is the Qwen3 case, where the chat template opened the block in the prompt: the text before it is the
+ * thought.
+ */
+export function readThought(before: string, thinkTags: string[], problems: string[], hasAction: boolean, requireThink: boolean): string | null {
+  let head: string | null = null;
+  let rest = before;
+  for (const tag of thinkTags) {
+    const close = new RegExp(`</\\s*${tag}\\s*>`, 'i').exec(rest);
+    const open = new RegExp(`<${tag}(?:\\s[^<>]*)?>`, 'i').exec(rest);
+    if (close && (!open || open.index > close.index)) {
+      head = rest.slice(0, close.index).trim();
+      rest = rest.slice(close.index + close[0].length);
+      problems.push(`no opening <${tag}> before </${tag}> (a chat template may have opened it); the text before it is the thought`);
+      break;
+    }
+  }
+  const blocks = thinkTags.flatMap((t) => findBlocks(rest, t)).sort((a, b) => a.start - b.start);
+  const outside = removeBlocks(rest, thinkTags).trim();
+  const parts = [head, ...blocks.map((b) => b.inner.trim())].filter((x): x is string => !!x);
+  if (blocks.length === 0 && head === null) {
     if (outside === '') {
       if (requireThink) problems.push(`no <${thinkTags[0]}> block`);
       return null;
@@ -111,7 +129,7 @@ function readThought(before: string, thinkTags: string[], problems: string[], ha
   }
   if (outside !== '') problems.push(`${outside.length} characters of reasoning outside <${thinkTags[0]}>`);
   if (blocks.some((b) => b.unclosed)) problems.push(`unclosed <${blocks.find((b) => b.unclosed)?.tag}>`);
-  return blocks.map((b) => b.inner.trim()).filter((s) => s !== '').join('\n\n') || null;
+  return parts.join('\n\n') || null;
 }
 
 /** The standard problem for a turn without any action block. */

@@ -8,8 +8,8 @@ import { renderObservation } from '../../db/observation';
 import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../protocol';
 import type { ChatMessage } from '../../models/types';
 import type { Observation, ParsedAction, ProtocolConfig } from '../types';
-import { MdpTracker, LONG_RESPONSE_CHARS, configNumber, invalid, restoreTagStop, schemaText } from './common';
-import { findBlocks, removeBlocks, stripCodeFence, excerpt, type TagBlock } from './tags';
+import { MdpTracker, LONG_RESPONSE_CHARS, configNumber, invalid, readThought, restoreTagStop, schemaText } from './common';
+import { findBlocks, stripCodeFence, excerpt, type TagBlock } from './tags';
 import { parseLenientJson, type JsonValue } from './lenientJson';
 
 export const MTIR_TOOL_NAME = 'sql-execute_sql_query';
@@ -228,16 +228,8 @@ class MtirSession implements ProtocolSession {
   }
 
   private thought(text: string, cut: number, problems: string[]): string | null {
-    const before = text.slice(0, cut);
-    const blocks = findBlocks(before, 'think');
-    const outside = removeBlocks(before, ['think']).trim();
-    if (blocks.length === 0) {
-      problems.push('no <think> block');
-      return outside === '' ? null : outside;
-    }
-    if (outside !== '') problems.push(`${outside.length} characters of reasoning outside <think>`);
-    if (blocks.some((b) => b.unclosed)) problems.push('unclosed <think>');
-    return blocks.map((b) => b.inner.trim()).filter((s) => s !== '').join('\n\n') || null;
+    // MTIR-SQL trains Qwen3, whose chat template may open <think> in the prompt.
+    return readThought(text.slice(0, cut), ['think'], problems, cut < text.length, true);
   }
 
   respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {

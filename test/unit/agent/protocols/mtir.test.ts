@@ -127,3 +127,11 @@ test('restoreStop: </tool_call> restored, a stop at <tool_response> left alone',
   assert.equal(s.restoreStop('<tool_call>{"a": 1}', null, 'stop'), '<tool_call>{"a": 1}</tool_call>');
   assert.equal(s.restoreStop('<tool_call>{"a": 1}</tool_call>\n', '<tool_response>', 'stop'), '<tool_call>{"a": 1}</tool_call>\n');
 });
+
+test('Qwen3 turn opened by the chat template: the text before </think> is the thought', () => {
+  const a = session(mtirProtocol).parse('Count the singers.\n</think>\n<tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT count(*) FROM singer"}}</tool_call>');
+  assert.equal(a.kind, 'execute');
+  assert.equal(a.thought, 'Count the singers.');
+  assert.equal(a.problems.length, 1);
+  assert.match(a.problems[0], /^no opening <think> before <\/think>/);
+});

@@ -180,3 +180,13 @@ test('end to end against the real sandbox: an error then a result', async () => 
   const r2 = s.respond(a2, await pool.exec({ db, sql: a2.sql! }), 3);
   assert.match(r2.observations[0].content, /^<observation>   count\(\*\)\n0 +\d+\n<reminder>You have 3 turns left/);
 });
+
+test('thinking models: a turn that starts inside <think> (template-opened) keeps its thought', () => {
+  const s = session(skyrlProtocol, { thinking: true });
+  const a = s.parse('The singer table has the rows.\n</think>\n\n<sql>SELECT count(*) FROM singer</sql>');
+  assert.equal(a.kind, 'execute');
+  assert.equal(a.thought, 'The singer table has the rows.');
+  assert.deepEqual(a.problems, ['no opening <think> before </think> (a chat template may have opened it); the text before it is the thought']);
+  const plain = s.parse('<sql>SELECT 1</sql>');
+  assert.deepEqual(plain.problems, []);
+});
