@@ -4,10 +4,11 @@ import { execCommand } from './commands/exec';
 import { execBatchCommand } from './commands/execBatch';
 import { schemaCommand } from './commands/schema';
 import { evalCommand } from './commands/eval';
+import { odtCommand } from './commands/odt';
 import { rewardCommand } from './commands/reward';
 import { scoreCommand } from './commands/score';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand];
+const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
