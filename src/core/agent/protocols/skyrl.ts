@@ -71,7 +71,8 @@ function example(thinking: boolean): string {
   const think1 = "<think>I am querying how many pigs are in the farm. I will begin by checking if the 'animals' table exists and contains entries with species = 'pig'.</think>";
   const think2 = '<think>The result indicates that there are 12 pigs in the farm. Since the question asks for how many pigs, I can now output the final SQL as the solution.</think>';
   return [
-    '------------------------ START OF EXAMPLE ------------------------',
+    // App. D.2 prints the opening marker this way; the closing one mirrors it.
+    '----- START OF EXAMPLE -----',
     'Question: how many pigs are in the farm?',
     'Database Schema:',
     EXAMPLE_SCHEMA,
@@ -80,7 +81,7 @@ function example(thinking: boolean): string {
     EXAMPLE_OBSERVATION,
     ...(thinking ? [] : [think2]),
     `<solution>${EXAMPLE_SQL}</solution>`,
-    '------------------------ END OF EXAMPLE ------------------------',
+    '----- END OF EXAMPLE -----',
   ].join('\n');
 }
 
