@@ -35,6 +35,7 @@ async function bundles() {
     ['src/extension/extension.ts', 'dist/extension.js'],
     ['src/cli/run.ts', 'dist/cli.js'],
     ['src/core/db/sqlWorker.ts', 'dist/sqlWorker.js'],
+    ['src/core/models/onnx/worker.ts', 'dist/onnxWorker.js'],
     ['src/core/agent/feedback/judgeWorker.ts', 'dist/judgeWorker.js'],
   ];
   // Benchmarks run the bundled code, as users do: bench/<name>.bench.ts -> dist/bench/<name>.js
