@@ -3,6 +3,7 @@
 // When either query fails to build a tree, F_struct is 0 (App. D: "the structural similarity is set to zero, and the
 // reward relies on lexical alignment") and the feedback is the generic fallback.
 import { jaccard, sqlBigrams } from '../../sql/bigrams';
+import { normalizeSql } from '../../sql/normalize';
 import { buildOdt, type BuildOptions } from './build';
 import { structuralSimilarity } from './similarity';
 import { diagnose, type TagReason } from './tags';
@@ -35,7 +36,8 @@ export interface OdtComparison {
 
 export function compareOdt(predSql: string, goldSql: string, options: CompareOptions = {}): OdtComparison {
   const gold = options.goldTree ?? buildOdt(goldSql, options);
-  const pred = buildOdt(predSql, options);
+  // Same normalised tokens (whitespace, keyword and identifier case aside) means the same tree: skip the parse.
+  const pred = gold.ok && normalizeSql(predSql) === normalizeSql(goldSql) ? gold : buildOdt(predSql, options);
   const lexical = jaccard(sqlBigrams(predSql), options.goldBigrams ?? sqlBigrams(goldSql));
   if (!pred.ok || !gold.ok) {
     return { pred, gold, struct: 0, lexical, F: lexical / 2, match: null, tags: [], reasons: [], feedback: FALLBACK_FEEDBACK };
