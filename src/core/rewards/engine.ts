@@ -40,15 +40,17 @@ function resolveDifficulty(input: ScoringInput, trajectory: TrajectoryRecord | n
 export function buildContext(input: ScoringInput, resources: ScoringResources): Omit<TermContext, 'earlier' | 'params'> {
   const trajectory = input.trajectory ?? null;
   const predSql = trajectory ? trajectory.finalSql : (input.predSql ?? null);
-  const { difficulty, difficultySource } = resolveDifficulty(input, trajectory, resources);
   const mode = evalMode(input.mode ?? 'spider');
   const verdicts = new Map<string, Promise<ExecOutcome>>();
+  // Difficulty is resolved on first read: only turn terms need it, and the fallback parses the gold with Spider's parser.
+  let resolved: Pick<TermContext, 'difficulty' | 'difficultySource'> | undefined;
+  const difficulty = () => (resolved ??= resolveDifficulty(input, trajectory, resources));
   return {
     input,
     predSql,
     trajectory,
-    difficulty,
-    difficultySource,
+    get difficulty() { return difficulty().difficulty; },
+    get difficultySource() { return difficulty().difficultySource; },
     turnBudget: resolveTurnBudget(input),
     mode,
     resources,
@@ -81,7 +83,9 @@ export async function scorePanelDetailed(panel: ResolvedPanel, input: ScoringInp
       out = { value: 0, explanation: `no reward: gated by '${failedGate}', which failed (${earlier.get(failedGate)!.explanation})`, passed: false, failure: `gated:${failedGate}` };
     } else {
       const params = { ...(t.definition.defaultParams ?? {}), ...(t.params ?? {}) };
-      out = checkOutput(await t.definition.fn({ ...base, earlier, params }), t.definition.id);
+      // Copy descriptors, not values, so the lazy getters stay lazy.
+      const ctx = Object.defineProperties({ earlier, params }, Object.getOwnPropertyDescriptors(base)) as unknown as TermContext;
+      out = checkOutput(await t.definition.fn(ctx), t.definition.id);
     }
     earlier.set(t.name, out);
     const contribution = t.weight * out.value;
