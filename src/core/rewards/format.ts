@@ -28,6 +28,18 @@ export function tagBlocks(text: string, tag: string): { blocks: string[]; balanc
   return { blocks, balanced: open === close && blocks.length === open };
 }
 
+/**
+ * A turn that begins inside a reasoning block the chat template opened in the prompt (Qwen3 opens `<think>`): the raw
+ * text has `</think>` with no opening tag before it. The block is well-formed in the full transcript, so the opening
+ * tag is put back before checking.
+ */
+export function reopenTemplateTag(text: string, tag: string): string {
+  const close = text.indexOf(`</${tag}>`);
+  if (close < 0) return text;
+  const open = text.indexOf(`<${tag}>`);
+  return open < 0 || open > close ? `<${tag}>${text}` : text;
+}
+
 const fail = (kind: string, explanation: string): FormatCheck => ({ ok: false, kind, explanation });
 
 function endProblem(t: TrajectoryRecord): FormatCheck | null {
@@ -48,7 +60,7 @@ function checkSkyrl(t: TrajectoryRecord): FormatCheck {
   const n = t.turns.length;
   for (const turn of t.turns) {
     const where = turnLabel(turn.index, n);
-    const text = turn.assistant;
+    const text = reopenTemplateTag(turn.assistant, 'think');
     const think = tagBlocks(text, 'think'), sql = tagBlocks(text, 'sql'), sol = tagBlocks(text, 'solution');
     if (!think.balanced || !sql.balanced || !sol.balanced) return fail('unbalanced-tags', `${where}: unclosed or stray <think>/<sql>/<solution> tag`);
     if (needThink && think.blocks.length === 0) return fail('missing-think', `${where} has no <think>…</think> block`);
@@ -69,9 +81,9 @@ function checkSkyrl(t: TrajectoryRecord): FormatCheck {
 function checkSqlTrail(t: TrajectoryRecord): FormatCheck {
   const bad = endProblem(t);
   if (bad) return bad;
-  const final = t.turns[t.turns.length - 1];
-  const reasoning = tagBlocks(final.assistant, 'reasoning'), think = tagBlocks(final.assistant, 'think');
-  const sol = tagBlocks(final.assistant, 'solution');
+  const text = reopenTemplateTag(reopenTemplateTag(t.turns[t.turns.length - 1].assistant, 'think'), 'reasoning');
+  const reasoning = tagBlocks(text, 'reasoning'), think = tagBlocks(text, 'think');
+  const sol = tagBlocks(text, 'solution');
   if (!reasoning.balanced || !think.balanced || !sol.balanced) return fail('unbalanced-tags', 'final output has an unclosed or stray <reasoning>/<think>/<solution> tag');
   if (reasoning.blocks.length + think.blocks.length === 0) return fail('missing-think', 'final output has no <reasoning>…</reasoning> (or <think>…</think>) block');
   if (sol.blocks.length === 0) return fail('missing-solution', `final output has no <solution>…</solution> block (episode ended: ${t.end})`);
@@ -81,7 +93,7 @@ function checkSqlTrail(t: TrajectoryRecord): FormatCheck {
 }
 
 function checkMtirTurn(turn: TrajectoryTurn, last: boolean, where: string): FormatCheck | null {
-  const text = turn.assistant;
+  const text = reopenTemplateTag(turn.assistant, 'think');
   const think = tagBlocks(text, 'think'), call = tagBlocks(text, 'tool_call'), answer = tagBlocks(text, 'answer');
   if (!think.balanced || !call.balanced || !answer.balanced) return fail('unbalanced-tags', `${where}: unclosed or stray <think>/<tool_call>/<answer> tag`);
   if (!text.trimStart().startsWith('<think>') || think.blocks.length === 0) return fail('missing-think', `${where} does not start with a <think>…</think> block`);
