@@ -100,6 +100,13 @@ test('align: ω⁺·Δ when the final SQL is closer to the gold, ω⁻ = −0.25
   assert.equal((await align([better, better])).value, -0.25, 'Δ = 0 is stagnation');
   assert.equal((await align([gold])).value, -0.25, 'one SQL: Δ = 0');
   assert.equal((await align([null, better])).value > 0, true, 'a missing first SQL has F = 0');
+  // a memory-retrieval turn (MTSQL-R1) is not an SQL attempt: y(1) is the first turn with an action that writes SQL
+  const withMemory = trajectory({ protocol: 'mtsqlr1', finalSql: better, turns: [
+    { assistant: '<tool_call>memory</tool_call>', kind: 'memory', sql: null },
+    { assistant: `<think>a</think><sql>${first}</sql>`, sql: first },
+    { assistant: `<think>b</think><sql>${better}</sql>`, sql: better },
+  ] });
+  close(term(await score({ goldSql: gold, trajectory: withMemory }), 'align').value, up.value);
   const bare = await score({ goldSql: gold, predSql: better });
   assert.equal(term(bare, 'align').value, -0.25);
   assert.match(term(bare, 'align').explanation, /one SQL only/);

@@ -1,10 +1,11 @@
 // The SQL trajectory Y = (y^(1), …, y^(K)) a Progress-SQL panel scores: one SQL per assistant turn, in order (a turn
-// that produced no SQL — an invalid action — is y = null: not executable, F = 0). Without turns (a bare prediction
-// or an empty record) the trajectory is the one final SQL.
+// that produced no SQL — an invalid action — is y = null: not executable, F = 0). Turns that are not SQL attempts by
+// design (MTSQL-R1's memory_retrieve) are left out, so the panel can also score other protocols' trajectories.
+// Without turns (a bare prediction or an empty record) the trajectory is the one final SQL.
 import type { TermContext } from '../types';
 
 export function sqlTrajectory(ctx: Pick<TermContext, 'trajectory' | 'predSql'>): Array<string | null> {
-  const turns = ctx.trajectory?.turns ?? [];
+  const turns = (ctx.trajectory?.turns ?? []).filter((t) => t.action?.kind !== 'memory');
   if (turns.length === 0) return [ctx.predSql];
   return turns.map((t) => t.action?.sql ?? null);
 }
