@@ -18,7 +18,15 @@ export interface Task {
   /** BIRD-style external knowledge. */
   evidence?: string;
   /** Earlier turns of a conversation (SParC/CoSQL, or follow-ups in the editor), oldest first. */
-  history?: { question: string; sql: string }[];
+  history?: {
+    question: string;
+    sql: string;
+    /**
+     * What running `sql` returned, as Python's `str(rows)` (`[('america', 4)]`), or its error text; MTSQL-R1's memory
+     * shows it. Filled by whoever ran it (the editor after each turn; `withHistoryResults` in protocols/mtsqlr1).
+     */
+    result?: string;
+  }[];
   /** Gold SQL, when known (benchmarks, training, Progress-SQL's oracle feedback). */
   gold?: string;
   /** Spider hardness of the gold query, when known; drives SQL-Trail's adaptive budget. */

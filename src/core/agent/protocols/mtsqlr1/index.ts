@@ -1,0 +1,32 @@
+// MTSQL-R1 (seed 003): long-horizon conversational text-to-SQL with two tools — exec_sql (database) and
+// memory_retrieve (the dialogue's long-term memory) — and explicit verdicts, labelled with the paper's MDP actions.
+import type { Protocol } from '../../protocol';
+import type { ProtocolConfig } from '../../types';
+import { Mtsqlr1Session } from './session';
+
+/**
+ * maxTurns 4: App. B sets `multi_turn.max_turns: 4`, which verl's SGLang rollout counts as assistant generations
+ * (each generation, tool call or answer, is one turn; App. D.1's episode uses all four).
+ */
+export const MTSQLR1_DEFAULTS: ProtocolConfig = {
+  maxTurns: 4,
+  schemaStyle: 'ddl',
+  sampleRows: 1,
+  resultChars: 200,
+  stopAtToolCall: true,
+  toolRole: 'user',
+  fallbackToLastSql: false,
+};
+
+export const mtsqlr1Protocol: Protocol = {
+  name: 'mtsqlr1',
+  defaults: MTSQLR1_DEFAULTS,
+  create: (ctx) => new Mtsqlr1Session(ctx),
+};
+
+export { Mtsqlr1Session, mtsqlr1UserPrompt, NOT_EXECUTED, TOOL_CALL_STOP } from './session';
+export { parseTurn, sameSql, INITIAL_STATE, type TurnState, type Phase, type Mtsqlr1Action } from './parse';
+export { memoryString, asQuestion, spiderSchemaOf, parsedElementsOf, NO_HISTORY_RESULT } from './memory';
+export { withHistoryResults, historyResultText, MEMORY_RESULT_ROWS } from './historyResults';
+export { pyRows, pyStr, parsedElements, sqlRepr } from './pyRepr';
+export * from './prompts';
