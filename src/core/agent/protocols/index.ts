@@ -5,6 +5,7 @@ import { skyrlProtocol } from './skyrl';
 import { sqlTrailProtocol } from './sqltrail';
 import { mtirProtocol } from './mtir';
 import { progressProtocol } from './progress';
+import { mtsqlr1Protocol } from './mtsqlr1';
 
 export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
 
@@ -16,7 +17,7 @@ const registry: Record<ProtocolName, () => Protocol> = {
   skyrl: () => skyrlProtocol,
   sqltrail: () => sqlTrailProtocol,
   mtir: () => mtirProtocol,
-  mtsqlr1: () => notAvailable('mtsqlr1'),
+  mtsqlr1: () => mtsqlr1Protocol,
   progress: () => progressProtocol,
 };
 
