@@ -155,7 +155,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       question: task.question,
       db: { path: task.dbPath, id: task.dbId ?? null, sha256 },
       evidence: task.evidence ?? null,
-      history: (task.history ?? []).map((h) => ({ question: h.question, sql: h.sql })),
+      history: (task.history ?? []).map((h) => (h.result === undefined ? { question: h.question, sql: h.sql } : { question: h.question, sql: h.sql, result: h.result })),
       gold: task.gold ?? null,
       difficulty: task.difficulty ?? null,
     },

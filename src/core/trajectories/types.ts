@@ -20,7 +20,8 @@ export interface TrajectoryTask {
     sha256: string;
   };
   evidence: string | null;
-  history: { question: string; sql: string }[];
+  /** `result` (what running `sql` returned, as MTSQL-R1's memory shows it) was added within v1 and is optional. */
+  history: { question: string; sql: string; result?: string }[];
   gold: string | null;
   difficulty: Hardness | null;
 }

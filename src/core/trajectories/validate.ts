@@ -100,6 +100,7 @@ function task(v: unknown, path: string): void {
     const o = obj(h, p);
     str(o.question, at(p, 'question'));
     str(o.sql, at(p, 'sql'));
+    if (o.result !== undefined) str(o.result, at(p, 'result'));
   });
   strOrNull(t.gold, at(path, 'gold'));
   oneOf(t.difficulty, HARDNESS, at(path, 'difficulty'), true);

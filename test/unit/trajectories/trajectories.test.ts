@@ -22,7 +22,10 @@ let answered: TrajectoryRecord;
 let failed: TrajectoryRecord;
 
 before(async () => {
-  const task = { id: 'bookshop:1', question: 'How many books?', dbPath: db, history: [{ question: 'Authors?', sql: 'SELECT name FROM author' }] };
+  const task = { id: 'bookshop:1', question: 'How many books?', dbPath: db, history: [
+    { question: 'Authors?', sql: 'SELECT name FROM author' },
+    { question: 'And books?', sql: 'SELECT count(*) FROM book', result: '[(12,)]' },
+  ] };
   answered = await runEpisode({
     task, protocol: tagProtocol, pool, schemaCache: new SchemaCache(), sampling: { temperature: 0.7, seed: 3 },
     model: scriptedModel(['<sql>SELECT count(*) FROM book</sql>', 'bad turn', '<solution>SELECT count(*) FROM book</solution>']),
@@ -36,6 +39,10 @@ test('records from the loop are valid and survive the writer and reader unchange
   assert.equal(validateTrajectory(answered), null);
   assert.equal(validateTrajectory(failed), null);
   assert.equal(failed.end, 'error');
+  assert.deepEqual(answered.task.history, [
+    { question: 'Authors?', sql: 'SELECT name FROM author' },
+    { question: 'And books?', sql: 'SELECT count(*) FROM book', result: '[(12,)]' },
+  ]);
   const file = join(tempDir(), 'traj.jsonl');
   const w = await TrajectoryWriter.open(file);
   await Promise.all([w.write(answered), w.write(failed)]);
@@ -77,6 +84,7 @@ test('the validator names the field of a broken record and says what it expected
   assert.deepEqual(broken((r) => { r.end = 'error'; }), { field: 'error', message: "expected the failure in words when end is 'error', got null" });
   assert.deepEqual(broken((r) => { r.turns[0].action.sql = null; }), { field: 'turns[0].action.sql', message: "expected the SQL of a 'execute' action, got null" });
   assert.deepEqual(broken((r) => { r.prompt[1].role = 'bot'; }), { field: 'prompt[1].role', message: 'expected one of system, user, assistant, tool, got "bot"' });
+  assert.deepEqual(broken((r) => { r.task.history[1].result = 12; }), { field: 'task.history[1].result', message: 'expected a string, got 12' });
   assert.deepEqual(broken((r) => { r.task.history[0].sql = 7; }), { field: 'task.history[0].sql', message: 'expected a string, got 7' });
   assert.deepEqual(broken((r) => { r.model.sampling.temperature = -1; }), { field: 'model.sampling.temperature', message: 'expected a non-negative number, got -1' });
   assert.deepEqual(broken((r) => { r.turns[1].action.mdp = ['THINK']; }), { field: 'turns[1].action.mdp[0]', message: 'expected one of PROPOSE, EXECUTE, E-VERIFY, M-VERIFY, SELF-CORRECT, FINALIZE, got "THINK"' });
