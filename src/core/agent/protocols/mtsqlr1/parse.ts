@@ -230,7 +230,13 @@ function readToolCall(block: TagBlock): Read {
     const why = block.unclosed ? `unclosed <tool_call> and ` : '';
     return { sql: null, problems: [...problems, `${why}the tool call is not JSON (${parsed.error})`] };
   }
-  if (block.unclosed) problems.push('unclosed <tool_call>; its JSON is complete, so the call is used');
+  if (block.unclosed) {
+    // Without </tool_call> and with JSON that stops mid-way, the generation was cut off: running half a query helps no one.
+    if (parsed.tolerated.some((t) => t.startsWith('unclosed'))) {
+      return { sql: null, problems: [...problems, `unclosed <tool_call> whose JSON is cut off (${parsed.tolerated.join(', ')})`] };
+    }
+    problems.push('unclosed <tool_call>; its JSON is complete, so the call is used');
+  }
   for (const t of parsed.tolerated) problems.push(`tool-call JSON: ${t}`);
   let call = parsed.value;
   if (Array.isArray(call)) {
