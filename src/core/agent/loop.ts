@@ -66,9 +66,8 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
   const createdAt = new Date().toISOString();
   const id = opts.id ?? randomUUID();
   const task: Task = { ...opts.task, dbPath: resolve(opts.task.dbPath) };
-  const { env, sha256 } = await setUp(opts, task);
+  const { env, sha256, prompt } = await setUp(opts, task);
   const emit = listener(opts.onEvent);
-  const prompt = env.reset();
   emit({ type: 'start', id, protocol: env.protocol.name, budget: env.budget, prompt });
 
   const turns: TrajectoryTurn[] = [];
@@ -174,7 +173,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
   return record;
 }
 
-async function setUp(opts: RunEpisodeOptions, task: Task): Promise<{ env: SqlAgentEnv; sha256: string }> {
+async function setUp(opts: RunEpisodeOptions, task: Task): Promise<{ env: SqlAgentEnv; sha256: string; prompt: ChatMessage[] }> {
   let protocol: Protocol;
   try {
     protocol = opts.protocol ?? getProtocol(opts.protocolName ?? 'skyrl');
@@ -184,9 +183,20 @@ async function setUp(opts: RunEpisodeOptions, task: Task): Promise<{ env: SqlAge
   try {
     const env = new SqlAgentEnv({ task, protocol, config: opts.config, pool: opts.pool, schemaCache: opts.schemaCache, feedback: opts.feedback });
     void env.schema; // introspect now, so an unusable database is a setup error rather than a failed episode
-    return { env, sha256: await dbSha256(task.dbPath) };
+    const sha256 = await dbSha256(task.dbPath);
+    return { env, sha256, prompt: startEpisode(env) };
   } catch (err) {
+    if (err instanceof EpisodeSetupError) throw err;
     throw new EpisodeSetupError(`${task.dbPath}: ${(err as Error).message}`);
+  }
+}
+
+/** reset() can refuse a task (progress without gold SQL or an oracle): that is bad input, said as such. */
+function startEpisode(env: SqlAgentEnv): ChatMessage[] {
+  try {
+    return env.reset();
+  } catch (err) {
+    throw new EpisodeSetupError(`the ${env.protocol.name} protocol cannot start this task: ${(err as Error).message}`);
   }
 }
 

@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqlPool } from '../../../src/core/db/pool';
-import { runEpisode } from '../../../src/core/agent/loop';
+import { runEpisode, EpisodeSetupError } from '../../../src/core/agent/loop';
 import { turnBudget } from '../../../src/core/agent/budget';
 import { SqlAgentEnv, SchemaCache } from '../../../src/core/agent/env';
 import { getProtocol } from '../../../src/core/agent/protocols';
@@ -55,4 +55,22 @@ test('sqltrail adaptive: an easy question gets 2 turns, then the final call must
   const lastAsk = model.requests[2];
   assert.match(lastAsk.messages.at(-1)!.content, /Directly provide the final sql in <solution>/);
   assert.deepEqual(lastAsk.sampling.stop, ['</solution>'], 'the final call stops only at </solution>');
+});
+
+test('a protocol that refuses the task at reset is a setup error (progress without an oracle)', async () => {
+  const model = scriptedModel([]);
+  await assert.rejects(runEpisode({ task: { question: 'q', dbPath: db, gold: 'SELECT 1' }, protocolName: 'progress', pool, schemaCache, model }),
+    (err: Error) => err instanceof EpisodeSetupError && /^the progress protocol cannot start this task: .*oracle/.test(err.message));
+  assert.equal(model.requests.length, 0);
+});
+
+test('progress with an oracle: feedback turns until the SQL matches, recorded like any other episode', async () => {
+  const gold = 'SELECT count(*) FROM singer';
+  const r = await runEpisode({
+    task: { question: 'How many singers?', dbPath: db, gold }, protocolName: 'progress', pool, schemaCache,
+    feedback: (pred, t) => (pred.trim() === t.gold ? null : 'SELECT_ERROR, SELECT projection differs from reference.'),
+    model: scriptedModel([`<think>a</think><sql>SELECT name FROM singer</sql>`, `<think>b</think><sql>${gold}</sql>`]),
+  });
+  assert.deepEqual([r.end, r.finalSql, r.turns.length], ['answer', gold, 2]);
+  assert.match(r.turns[0].observations[0].content, /^Feedback: /);
 });
