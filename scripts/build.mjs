@@ -35,6 +35,8 @@ async function bundles() {
     ['src/extension/extension.ts', 'dist/extension.js'],
     ['src/cli/run.ts', 'dist/cli.js'],
     ['src/core/db/sqlWorker.ts', 'dist/sqlWorker.js'],
+    // The OpenAI-compatible replay server, for `node scripts/replay-server.mjs` (benchmarks, e2e runs).
+    ['test/support/openaiReplayServer.ts', 'dist/replayServer.js'],
     ['src/core/models/onnx/worker.ts', 'dist/onnxWorker.js'],
     ['src/core/agent/feedback/judgeWorker.ts', 'dist/judgeWorker.js'],
   ];

@@ -44,6 +44,15 @@ export interface GenerateResult {
   stopString: string | null;
   usage: TokenUsage;
   timings: { totalMs: number; firstTokenMs: number | null };
+  /** True when the backend did not report token usage and `usage` is an estimate (about 4 characters a token). */
+  usageEstimated?: boolean;
+  /**
+   * How `stopString` was found: 'server' (the server named it, as vLLM's `stop_reason` does), 'client' (cut on this
+   * side, e.g. stop strings beyond a server's limit) or 'inferred' (the only plausible one). Absent when null.
+   */
+  stopStringSource?: 'server' | 'client' | 'inferred';
+  /** HTTP attempts the call took (1 when there was no retry); set by network backends. */
+  attempts?: number;
 }
 
 export interface ChatModel {
