@@ -228,3 +228,13 @@ test('mtsqlr1 M-VERIFY: F1 when the verdict is pass, 1 − F1 otherwise; w1..w4 
   // age > 19 also returns Ada: EX 0, EM 0.
   assert.equal(r.total, 2 * 0 + 0.5 * 0 + 3 * 0.5 + 4 * 0.5);
 });
+
+test('syntax runs the SQL as written; exec compares as the mode rewrites it (spider drops DISTINCT)', async () => {
+  const r = await score('sqltrail', { goldSql: 'SELECT age FROM student', predSql: 'SELECT DISTINCT age FROM student', difficulty: 'simple' });
+  assert.match(term(r, 'syntax').explanation, /executes \(3 rows\)/);
+  assert.equal(term(r, 'exec').value, 1, 'spider mode removes DISTINCT from both queries');
+  const bird = await score('sqltrail', { goldSql: 'SELECT age FROM student', predSql: 'SELECT DISTINCT age FROM student', difficulty: 'simple', mode: 'bird' });
+  assert.equal(term(bird, 'exec').value, 1, 'bird compares sets');
+  const omni = await score('sqltrail', { goldSql: 'SELECT age, name FROM student', predSql: 'SELECT name, age FROM student', difficulty: 'simple', mode: 'bird' });
+  assert.equal(term(omni, 'exec').value, 0, 'bird: column order matters');
+});

@@ -57,8 +57,9 @@ export const sqlExecutable: TermDefinition = {
     if (ctx.predSql === null || ctx.predSql.trim() === '') {
       return { value: num(ctx, 'fail', 0), explanation: 'no final SQL to execute', passed: false, failure: 'missing-prediction' };
     }
-    const v = await ctx.verdict(ctx.predSql);
-    const r = v.pred!;
+    // The SQL as written, not as the comparison mode rewrites it (spider mode drops DISTINCT): a cache hit whenever
+    // the mode left it unchanged.
+    const r = await ctx.resources.exec(ctx.input.dbPath, ctx.predSql);
     if (r.ok) return { value: num(ctx, 'ok', 1), explanation: `final SQL executes (${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`, passed: true };
     const timeout = r.errorClass === 'timeout';
     return {
