@@ -164,4 +164,6 @@ test('a 100 KB response parses, is reported as long, and keeps its action', () =
   hasProblem(a, /very long response \(\d+ characters\)/);
   const junk = '<'.repeat(50_000) + '<tool_call>'.repeat(3000) + '</think>'.repeat(2000);
   assert.equal(p(junk).kind, 'invalid');
+  const manyThinks = p('<think>a</think>'.repeat(7000) + call('exec_sql', 'SELECT 1', ''));
+  assert.deepEqual([manyThinks.kind, manyThinks.sql], ['execute', 'SELECT 1']);
 });

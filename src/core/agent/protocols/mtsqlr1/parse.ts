@@ -72,8 +72,7 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
   if (text !== original) problems.push('Markdown-escaped tag names (\\_) read as plain tags');
 
   const thinks = thinkRegions(text, problems);
-  const blank = (s: string) => thinks.reduce((acc, r) => acc.slice(0, r.start) + ' '.repeat(r.end - r.start) + acc.slice(r.end), s);
-  const actionText = blank(text);
+  const actionText = blankOut(text, thinks);
   const thinkText = thinks.map((r) => r.inner).join('\n');
 
   const actions = ACTION_TAGS.flatMap((t) => findBlocks(actionText, t)).sort((a, b) => a.start - b.start);
@@ -126,6 +125,19 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
     ...(read.tool ? { tool: read.tool } : {}),
     problems,
   };
+}
+
+/** The text with the regions (sorted, disjoint) replaced by spaces, so offsets still line up. One pass. */
+function blankOut(text: string, regions: Region[]): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const r of regions) {
+    if (r.start < at) continue;
+    parts.push(text.slice(at, r.start), ' '.repeat(r.end - r.start));
+    at = r.end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 /** The verification the turn performs just by being the next turn after a tool's answer. */
