@@ -9,10 +9,6 @@ import { mtsqlr1Protocol } from './mtsqlr1';
 
 export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
 
-function notAvailable(name: ProtocolName): never {
-  throw new Error(`protocol '${name}' is not available in this build yet`);
-}
-
 const registry: Record<ProtocolName, () => Protocol> = {
   skyrl: () => skyrlProtocol,
   sqltrail: () => sqlTrailProtocol,

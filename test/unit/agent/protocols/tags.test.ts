@@ -86,3 +86,11 @@ test('a fence with the body on the same line keeps the body', () => {
   assert.deepEqual(stripCodeFence('```SELECT 1```'), { text: 'SELECT 1', fenced: true, lang: '' });
   assert.deepEqual(stripCodeFence('```json {"a": 1}```'), { text: '{"a": 1}', fenced: true, lang: 'json' });
 });
+
+test('every protocol name resolves to the module of that name', () => {
+  for (const name of PROTOCOL_NAMES) {
+    const p = getProtocol(name);
+    assert.equal(p.name, name);
+    assert.ok(Number.isInteger(p.defaults.maxTurns) && p.defaults.maxTurns >= 1);
+  }
+});
