@@ -209,13 +209,13 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     res.write(chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null }));
     const pieces = tokenize(out.text);
     for (let i = 0; i < pieces.length; i++) {
-      if (fault?.kind === 'drop' && i >= fault.afterChunks) { res.socket?.destroy(); return; }
+      if (fault?.kind === 'drop' && i >= fault.afterChunks) { res.socket?.end(); return; }
       if (fault?.kind === 'corrupt' && i === Math.min(1, pieces.length - 1)) res.write('data: {"choices": [{"delta": {"content": oops\n\n');
       if (options.chunkDelayMs) await wait(options.chunkDelayMs);
       if (res.destroyed) return;
       res.write(chunk({ delta: { content: pieces[i] }, finish_reason: null }));
     }
-    if (fault?.kind === 'drop') { res.socket?.destroy(); return; }
+    if (fault?.kind === 'drop') { res.socket?.end(); return; }
     if (fault?.kind === 'corrupt' && pieces.length === 0) res.write('data: {oops\n\n');
     res.write(chunk({ delta: {}, finish_reason: out.finish, ...stopFields }));
     const so = body.stream_options as { include_usage?: unknown } | undefined;

@@ -4,6 +4,7 @@ import type { ChatModel } from './types';
 import { ModelError } from './types';
 import { parseModelSpec } from './spec';
 import { createOpenAIModel, type OpenAIModelOptions } from './openai';
+import type { OnnxModelOptions } from './onnx/index';
 
 export * from './types';
 export { parseModelSpec, formatModelSpec, SPEC_FORMS } from './spec';
@@ -15,27 +16,24 @@ export type { RetryPolicy } from './retry';
 export interface CreateModelOptions extends OpenAIModelOptions {
   /** Relative onnx: directories are resolved against this (default: the process's working directory). */
   cwd?: string;
-}
-
-interface OnnxModule {
-  createOnnxModel(dir: string): Promise<ChatModel>;
+  /** Passed to the onnx backend (threads, worker path). */
+  onnx?: OnnxModelOptions;
 }
 
 export async function createModel(spec: string, opts: CreateModelOptions = {}): Promise<ChatModel> {
   const parsed = parseModelSpec(spec);
   if (parsed.kind === 'openai') return createOpenAIModel(parsed, opts);
   const dir = resolve(opts.cwd ?? process.cwd(), parsed.dir);
-  let mod: OnnxModule;
+  let mod: typeof import('./onnx/index');
   try {
     // Loaded on first use: onnxruntime-node is large and native, and most runs talk to a server instead.
-    // @ts-ignore -- the onnx backend is built alongside; until it exists this import fails at run time, handled below.
-    mod = (await import('./onnx/index')) as OnnxModule;
+    mod = await import('./onnx/index');
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw new ModelError('load', `the onnx backend could not be loaded for ${spec} (${why.split('\n')[0]}); use an openai: spec meanwhile`);
+    throw new ModelError('load', `the onnx backend could not be loaded for ${spec}: ${why.split('\n')[0]}`);
   }
   if (typeof mod.createOnnxModel !== 'function') {
     throw new ModelError('load', 'the onnx backend module has no createOnnxModel(dir) export');
   }
-  return mod.createOnnxModel(dir);
+  return mod.createOnnxModel(dir, opts.onnx);
 }
