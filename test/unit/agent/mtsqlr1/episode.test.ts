@@ -6,6 +6,7 @@ import { createSqlPool } from '../../../../src/core/db/pool';
 import { runEpisode } from '../../../../src/core/agent/loop';
 import { SchemaCache } from '../../../../src/core/agent/env';
 import { withHistoryResults } from '../../../../src/core/agent/protocols/mtsqlr1';
+import { validateTrajectory } from '../../../../src/core/trajectories/validate';
 import { scriptedModel } from '../envSupport';
 import { call, d1Task, turnText } from './support';
 
@@ -21,6 +22,8 @@ test('App. D.1 through runEpisode: real results in the recaps, real history resu
   assert.equal(record.end, 'answer', record.error ?? '');
   assert.equal(record.finalSql, "SELECT COUNT(*) FROM car_makers JOIN countries ON car_makers.Country = countries.CountryId WHERE countries.CountryName = 'usa';");
   assert.equal(record.protocol.budget, 4);
+  assert.equal(validateTrajectory(JSON.parse(JSON.stringify(record))), null, 'a valid quarry.trajectory/1 record, history results included');
+  assert.equal(record.task.history[0].result, "[('america', 4), ('asia', 7), ('europe', 11)]");
   assert.deepEqual(record.turns.map((t) => t.action.mdp), [['PROPOSE', 'EXECUTE'], ['E-VERIFY', 'SELF-CORRECT', 'EXECUTE'], ['E-VERIFY', 'M-VERIFY'], ['M-VERIFY', 'FINALIZE']]);
   assert.deepEqual(record.turns.map((t) => t.action.kind), ['execute', 'execute', 'memory', 'answer']);
   assert.deepEqual(record.turns.map((t) => t.exec?.ok ?? null), [true, true, null, null]);
