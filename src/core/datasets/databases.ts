@@ -1,0 +1,18 @@
+// Where a dataset's databases are (`<dbDir>/<db_id>/<db_id>.sqlite`) and one clear error for all the missing ones.
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatasetError } from './types';
+
+export function databasePath(dbDir: string, dbId: string): string {
+  return join(dbDir, dbId, `${dbId}.sqlite`);
+}
+
+/** Throws when dbDir is not a directory or any db_id has no database file. */
+export function checkDatabases(dbDir: string, dbIds: Iterable<string>): void {
+  if (!existsSync(dbDir) || !statSync(dbDir).isDirectory()) throw new DatasetError(`database directory ${dbDir} does not exist or is not a directory`);
+  const missing = [...new Set(dbIds)].filter((id) => !existsSync(databasePath(dbDir, id)));
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? ` … (${missing.length} in all)` : '');
+    throw new DatasetError(`no database for db_id ${shown} in ${dbDir} (expected ${databasePath(dbDir, missing[0])})`);
+  }
+}
