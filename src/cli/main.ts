@@ -7,8 +7,9 @@ import { evalCommand } from './commands/eval';
 import { odtCommand } from './commands/odt';
 import { rewardCommand } from './commands/reward';
 import { scoreCommand } from './commands/score';
+import { askCommand } from './commands/ask';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand];
+const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,0 +1,232 @@
+// `quarry ask`: one question, one agent episode, shown live — the model's text as it streams, the SQL it runs and
+// what it observes — then the final SQL and its result. Ctrl-C cancels the episode; the trajectory is still written.
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import type { Command, CliIO } from '../command';
+import { UsageError, EXIT } from '../command';
+import { createSqlPool, renderObservation, assertSqliteFile, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
+import { positiveInt } from '../../core/db/execOptions';
+import { runEpisode, EpisodeSetupError, type EpisodeEvent } from '../../core/agent/loop';
+import { getProtocol } from '../../core/agent/protocols';
+import type { Protocol } from '../../core/agent/protocol';
+import { createModel } from '../../core/models';
+import { ModelError, type ChatModel, type SamplingOptions } from '../../core/models/types';
+import { TrajectoryWriter, type TrajectoryRecord } from '../../core/trajectories';
+
+const ASK_PROTOCOLS = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1'];
+const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+
+const usage = `Usage: quarry ask --db FILE --model SPEC [--protocol skyrl|sqltrail|mtir|mtsqlr1] [--max-turns N]
+                  [--trajectory OUT.jsonl] [--temperature T] [--timeout-ms N] "question"
+
+Answers a question about a SQLite database with a multi-turn agent: the model explores the database with read-only
+SQL in the sandbox and gives a final query, which is then run and shown as a table.
+
+  --db FILE            the SQLite database
+  --model SPEC         openai:<baseURL>#<model> (any OpenAI-compatible server) or onnx:<dir>
+  --protocol NAME      agent protocol (default skyrl)
+  --max-turns N        turn budget (default: the protocol's own)
+  --trajectory FILE    append the episode's trajectory record (JSONL) to FILE, also when cancelled or failed
+  --temperature T      sampling temperature (0 = greedy; default: the server's)
+  --timeout-ms N       limit of each model call, ms (default ${DEFAULT_MODEL_TIMEOUT_MS}); SQL statements keep the sandbox cap
+
+Exit codes: 0 answered (the final SQL ran), 1 no answer, episode error or final SQL failed, 2 bad input (usage, not a
+database, bad model spec or unloadable model, unknown protocol). Ctrl-C cancels the episode (exit 1); a second Ctrl-C quits at once.`;
+
+export const askCommand: Command = {
+  name: 'ask',
+  summary: 'Answer a question about a database with a multi-turn agent, shown live',
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv, strict: true, allowPositionals: true,
+      options: {
+        db: { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' }, 'max-turns': { type: 'string' },
+        trajectory: { type: 'string' }, temperature: { type: 'string' }, 'timeout-ms': { type: 'string' },
+      },
+    });
+    if (!values.db) throw new UsageError('--db FILE is required');
+    if (!values.model) throw new UsageError('--model SPEC is required');
+    if (positionals.length !== 1 || positionals[0].trim() === '') {
+      throw new UsageError(positionals.length === 0 ? 'the question is required' : `give the question as one argument (quote it); got ${positionals.length}`);
+    }
+    const question = positionals[0].trim();
+    const protocolName = values.protocol ?? 'skyrl';
+    if (!ASK_PROTOCOLS.includes(protocolName)) {
+      throw new UsageError(`unknown protocol '${protocolName}'; quarry ask supports ${ASK_PROTOCOLS.join(', ')}`
+        + (protocolName === 'progress' ? ' (progress needs gold-SQL feedback)' : ''));
+    }
+    let maxTurns: number | undefined, modelTimeoutMs: number;
+    const sampling: SamplingOptions = {};
+    try {
+      maxTurns = values['max-turns'] === undefined ? undefined : positiveInt('max-turns', values['max-turns'], 0);
+      modelTimeoutMs = positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_MODEL_TIMEOUT_MS);
+      if (values.temperature !== undefined) sampling.temperature = temperature(values.temperature);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const dbPath = resolve(io.cwd, values.db);
+    try {
+      assertSqliteFile(dbPath);
+    } catch (err) {
+      return badInput(io, (err as Error).message);
+    }
+    let protocol: Protocol;
+    try {
+      protocol = getProtocol(protocolName);
+    } catch (err) {
+      return badInput(io, (err as Error).message);
+    }
+    let model: ChatModel;
+    try {
+      model = await createModel(values.model, { cwd: io.cwd });
+    } catch (err) {
+      // A spec that names nothing usable (bad syntax, a missing model directory) is the caller's input.
+      return badInput(io, err instanceof ModelError && err.kind !== 'bad-spec' ? `the model could not be loaded: ${err.message}` : (err as Error).message);
+    }
+    let writer: TrajectoryWriter | null = null;
+    if (values.trajectory) {
+      try {
+        writer = await TrajectoryWriter.open(resolve(io.cwd, values.trajectory));
+      } catch (err) {
+        await model.close();
+        return badInput(io, `cannot write the trajectory to ${values.trajectory}: ${(err as Error).message}`);
+      }
+    }
+
+    const pool = createSqlPool({ size: 1, spares: 1 });
+    const cancel = new AbortController();
+    const onSigint = () => {
+      if (cancel.signal.aborted) process.exit(130);
+      io.stderr.write('\nquarry ask: cancelling (Ctrl-C again to quit at once)\n');
+      cancel.abort();
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      const show = new LiveView(io);
+      let record: TrajectoryRecord;
+      try {
+        record = await runEpisode({
+          task: { question, dbPath }, protocol, config: maxTurns === undefined ? {} : { maxTurns },
+          model, pool, sampling, signal: cancel.signal, modelTimeoutMs, onEvent: (e) => show.event(e),
+        });
+      } catch (err) {
+        if (err instanceof EpisodeSetupError) return badInput(io, err.message);
+        throw err;
+      }
+      if (writer) {
+        await writer.write(record);
+        io.stderr.write(`trajectory appended to ${values.trajectory}\n`);
+      }
+      io.stderr.write(summary(record) + '\n');
+      if (record.end === 'cancelled') return failed(io, 'cancelled');
+      if (record.end === 'error') return failed(io, record.error ?? 'the episode failed');
+      if (record.finalSql === null) return failed(io, record.end === 'budget' ? `no answer within ${record.protocol.budget ?? record.protocol.config.maxTurns} turns` : `no answer (${record.end})`);
+
+      io.stdout.write(`\n── final SQL ──\n${record.finalSql}\n\n── result ──\n`);
+      const timeoutMs = typeof record.protocol.config.timeoutMs === 'number' ? record.protocol.config.timeoutMs : DEFAULT_TIMEOUT_MS;
+      const result = await pool.exec({ db: dbPath, sql: record.finalSql, timeoutMs, maxRows: DEFAULT_MAX_ROWS });
+      io.stdout.write(renderObservation(result, { format: 'table' }) + '\n');
+      if (!result.ok) return failed(io, `the final SQL failed (${result.errorClass}): ${result.error}`);
+      return EXIT.ok;
+    } finally {
+      process.off('SIGINT', onSigint);
+      await writer?.close();
+      await pool.close();
+      await model.close();
+    }
+  },
+};
+
+function temperature(v: string): number {
+  const t = Number(v);
+  if (v.trim() === '' || !Number.isFinite(t) || t < 0) throw new Error(`--temperature must be a number >= 0, got '${v}'`);
+  return t;
+}
+
+function badInput(io: CliIO, message: string): number {
+  io.stderr.write(`quarry ask: ${message}\n`);
+  return EXIT.badInput;
+}
+
+function failed(io: CliIO, message: string): number {
+  io.stderr.write(`quarry ask: ${message}\n`);
+  return 1;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+function summary(r: TrajectoryRecord): string {
+  return `${r.end} after ${r.turns.length} turn${r.turns.length === 1 ? '' : 's'} in ${seconds(r.timings.totalMs)} `
+    + `(model ${seconds(r.timings.modelMs)}, database ${seconds(r.timings.envMs)}), `
+    + `${r.usage.promptTokens} prompt + ${r.usage.completionTokens} completion tokens`;
+}
+
+/** Prints the episode as it happens: turn headers, streamed text, the SQL being run, the observations. */
+class LiveView {
+  /** Text streamed so far in the current turn. */
+  private streamed = '';
+  private atLineStart = true;
+  private budget = 0;
+
+  constructor(private readonly io: CliIO) {}
+
+  event(e: EpisodeEvent): void {
+    switch (e.type) {
+      case 'start':
+        this.budget = e.budget;
+        this.line(`quarry ask: ${e.protocol}, up to ${e.budget} turn${e.budget === 1 ? '' : 's'}`, this.io.stderr);
+        break;
+      case 'turn':
+        this.streamed = '';
+        this.line(`\n── turn ${e.index + 1}${e.finalCall ? ' · turns used up, final answer' : ` of ${this.budget}`} ──`);
+        break;
+      case 'text':
+        this.streamed += e.delta;
+        this.write(e.delta);
+        break;
+      case 'action':
+        // Whatever the stream did not show: the whole turn from a backend that does not stream, or the stop string
+        // the server cut and the protocol restored.
+        if (e.assistant.startsWith(this.streamed)) this.write(e.assistant.slice(this.streamed.length));
+        this.endLine();
+        if (e.action.kind === 'execute' && e.action.sql !== null) this.line(`▶ running: ${oneLine(e.action.sql)}`);
+        else if (e.action.kind === 'invalid') this.line(`✗ invalid turn: ${e.action.problems.join('; ') || 'no action'}`);
+        for (const p of e.action.kind !== 'invalid' ? e.action.problems : []) this.line(`  note: ${p}`);
+        break;
+      case 'exec':
+        this.line(e.result.ok ? `  ${e.result.rowCount} row${e.result.rowCount === 1 ? '' : 's'} in ${e.result.ms.toFixed(1)} ms`
+          : `  ${e.result.errorClass}: ${e.result.error}`);
+        break;
+      case 'observation':
+        for (const o of e.observations) this.line(o.content);
+        break;
+      case 'done':
+        this.endLine();
+        break;
+    }
+  }
+
+  private write(text: string, stream: NodeJS.WritableStream = this.io.stdout): void {
+    if (!text) return;
+    stream.write(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  private endLine(): void {
+    if (!this.atLineStart) this.write('\n');
+  }
+
+  private line(text: string, stream: NodeJS.WritableStream = this.io.stdout): void {
+    this.endLine();
+    stream.write(text + '\n');
+    this.atLineStart = true;
+  }
+}
+
+function oneLine(sql: string): string {
+  const flat = sql.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? flat.slice(0, 197) + '...' : flat;
+}
