@@ -63,6 +63,8 @@ export interface RecordedRequest {
   authorization: string | null;
   /** The parsed JSON body of a chat-completions request (null for other paths). */
   body: ChatRequestBody | null;
+  /** Set when the client closed the connection before the answer was complete (an abort, a client-side stop). */
+  clientClosed?: boolean;
 }
 
 export interface ChatRequestBody {
@@ -140,6 +142,8 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     const raw = await readBody(req);
     const record: RecordedRequest = { path, method: req.method ?? 'GET', authorization: req.headers.authorization ?? null, body: null };
     requests.push(record);
+    let dropped = false;
+    res.on('close', () => { if (!res.writableFinished && !dropped) record.clientClosed = true; });
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     }
@@ -168,7 +172,7 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
       return sendError(res, fault.status, fault.message ?? `replay: scripted failure (HTTP ${fault.status})`);
     }
     if (fault?.kind === 'hang') { hanging.add(res); return; }
-    if (fault?.kind === 'drop' && body.stream !== true) { req.socket.destroy(); return; }
+    if (fault?.kind === 'drop' && body.stream !== true) { dropped = true; req.socket.destroy(); return; }
 
     const problem = validate(body);
     if (problem) return sendError(res, 400, problem);
@@ -209,13 +213,13 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     res.write(chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null }));
     const pieces = tokenize(out.text);
     for (let i = 0; i < pieces.length; i++) {
-      if (fault?.kind === 'drop' && i >= fault.afterChunks) { res.socket?.end(); return; }
+      if (fault?.kind === 'drop' && i >= fault.afterChunks) { dropped = true; res.socket?.end(); return; }
       if (fault?.kind === 'corrupt' && i === Math.min(1, pieces.length - 1)) res.write('data: {"choices": [{"delta": {"content": oops\n\n');
       if (options.chunkDelayMs) await wait(options.chunkDelayMs);
       if (res.destroyed) return;
       res.write(chunk({ delta: { content: pieces[i] }, finish_reason: null }));
     }
-    if (fault?.kind === 'drop') { res.socket?.end(); return; }
+    if (fault?.kind === 'drop') { dropped = true; res.socket?.end(); return; }
     if (fault?.kind === 'corrupt' && pieces.length === 0) res.write('data: {oops\n\n');
     res.write(chunk({ delta: {}, finish_reason: out.finish, ...stopFields }));
     const so = body.stream_options as { include_usage?: unknown } | undefined;

@@ -24,6 +24,12 @@ async function setup(opts: ReplayServerOptions = {}, modelOpts: Parameters<typeo
   return { server, model: m };
 }
 
+/** The server notices a closed connection a moment after the client closes it; wait for that, boundedly. */
+async function closedByClient(rec: { clientClosed?: boolean }): Promise<void> {
+  for (let i = 0; i < 200 && !rec.clientClosed; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(rec.clientClosed, true, 'the server saw the client close the connection before the answer was complete');
+}
+
 async function rejectsWith(p: Promise<unknown>, kind: string, pattern: RegExp): Promise<ModelError> {
   try {
     await p;
@@ -102,6 +108,14 @@ test('more than 4 stop strings: the first 4 go to the server, the rest are cut h
   assert.equal(s.text, 'Let me count. <sql>SELECT count(*) ');
   assert.equal(seen.join(''), s.text, 'onText never saw text past the client-side stop');
   assert.deepEqual([s.stopString, s.stopStringSource], ['FROM', 'client']);
+});
+
+test('a client-side stop string closes the stream at once instead of reading the rest', async () => {
+  const long = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
+  const { server, model } = await setup({ script: [{ response: long }], chunkDelayMs: 2 });
+  const r = await model.generate({ messages: ask, sampling: { stop: ['a', 'b', 'c', 'd', 'w5 '] }, onText: () => undefined });
+  assert.deepEqual([r.text, r.stopString, r.stopStringSource], ['w0 w1 w2 w3 w4 ', 'w5 ', 'client']);
+  await closedByClient(server.requests.at(-1)!);
 });
 
 test('without stop_reason from the server, a closing tag after an unclosed opener is inferred', async () => {
@@ -229,6 +243,7 @@ test('abort mid-stream rejects with an AbortError and frees the connection', asy
     (e: Error) => e.name === 'AbortError',
   );
   assert.equal(seen.length, 2);
+  await closedByClient(server.requests.at(-1)!);
   // The server is still fine for the next call.
   server.options.chunkDelayMs = 0;
   assert.equal((await model.generate({ messages: ask, sampling: {} })).text, answer);
