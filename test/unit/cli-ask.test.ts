@@ -31,7 +31,7 @@ async function ask(...argv: string[]) {
 
 const servers: { close(): Promise<void> }[] = [];
 after(() => Promise.all(servers.map((s) => s.close())));
-async function server(entries: ReplayEntry[], opts: { chunkDelayMs?: number; apiKey?: string } = {}) {
+async function server(entries: ReplayEntry[], opts: { chunkDelayMs?: number; apiKey?: string; streamUsage?: boolean } = {}) {
   const s = await startReplayServer({ script: entries, ...opts });
   servers.push(s);
   return s;
@@ -59,6 +59,8 @@ test('quarry ask: streams the turns, runs the final SQL as a table, writes the t
   assert.deepEqual([rec.end, rec.finalSql, rec.model.spec, rec.model.sampling, rec.protocol.name], ['answer', 'SELECT name FROM author ORDER BY name LIMIT 3', s.spec(), { temperature: 0 }, 'skyrl']);
   assert.equal(rec.turns[0].assistant, '<think>How many authors first.</think>\n<sql>SELECT count(*) AS n FROM author</sql>', 'stop string restored');
   assert.equal(rec.task.question, 'Who are the first three authors by name?');
+  assert.equal(rec.turns[0].usageEstimated, undefined, 'the server reported usage');
+  assert.ok(rec.usage.completionTokens > 0);
   // What went over the wire: the protocol's stop strings and the asked-for temperature, the whole chat each time.
   const chats = s.requests.filter((q) => q.body !== null);
   assert.equal(chats.length, 2);
@@ -101,6 +103,16 @@ test('quarry ask exit 1: no answer within the budget, a final SQL that fails, a 
   const rec = (await readTrajectories(traj)).records[0];
   assert.deepEqual([rec.end, rec.turns.length], ['error', 0]);
   assert.match(rec.error ?? '', /^model error \(auth\)/);
+});
+
+test('quarry ask: a server that reports no usage gives estimated counts, marked as such in the trajectory', async () => {
+  const s = await server([{ response: '<solution>SELECT count(*) FROM author</solution>' }], { streamUsage: false });
+  const traj = join(tempDir(), 'est.jsonl');
+  const r = await ask('--db', db, '--model', s.spec(), '--trajectory', traj, 'How many authors?');
+  assert.equal(r.code, 0, r.err);
+  const rec = (await readTrajectories(traj)).records[0];
+  assert.equal(rec.turns[0].usageEstimated, true);
+  assert.ok(rec.turns[0].usage.promptTokens > 0);
 });
 
 test('quarry ask --timeout-ms: a model call that never answers ends the episode, exit 1', async () => {

@@ -114,7 +114,8 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       let action: ParsedAction | null = null;
       const turn = (observations: Observation[], exec: ExecResult | null): TrajectoryTurn => ({
         index, assistant, action: recordAction(action ?? safeParse(session, assistant)), observations,
-        exec: exec && recordExec(exec), finishReason: result.finishReason, usage: result.usage,
+        exec: exec && recordExec(exec), finishReason: result.finishReason, usage: { ...result.usage },
+        ...(result.usageEstimated ? { usageEstimated: true } : {}),
         timings: { modelMs: callMs, envMs: performance.now() - e0 },
       });
       try {

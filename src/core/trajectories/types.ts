@@ -54,6 +54,8 @@ export interface TrajectoryTurn {
   exec: TurnExec | null;
   finishReason: FinishReason;
   usage: TokenUsage;
+  /** Present (true) when the backend reported no token counts and `usage` is its estimate; added within v1. */
+  usageEstimated?: boolean;
   timings: { modelMs: number; envMs: number };
 }
 

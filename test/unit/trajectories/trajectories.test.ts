@@ -90,6 +90,7 @@ test('the validator names the field of a broken record and says what it expected
   assert.deepEqual(broken((r) => { r.turns[1].action.mdp = ['THINK']; }), { field: 'turns[1].action.mdp[0]', message: 'expected one of PROPOSE, EXECUTE, E-VERIFY, M-VERIFY, SELF-CORRECT, FINALIZE, got "THINK"' });
   assert.deepEqual(broken((r) => { r.turns[0].exec.ok = false; }), { field: 'turns[0].exec.errorClass', message: 'expected an error class when ok is false, got null' });
   assert.deepEqual(broken((r) => { r.protocol.config = { thinking: true }; }), { field: 'protocol.config.maxTurns', message: 'expected a positive integer, got nothing (the field is missing)' });
+  assert.deepEqual(broken((r) => { r.turns[0].usageEstimated = 'yes'; }), { field: 'turns[0].usageEstimated', message: 'expected true or false, got "yes"' });
   assert.deepEqual(broken((r) => { r.timings = null; }), { field: 'timings', message: 'expected an object, got null' });
   assert.deepEqual(validateTrajectory([1, 2]), { field: '', message: 'expected an object, got [1,2]' });
   // Extra fields are additive and stay valid.
