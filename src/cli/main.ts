@@ -8,8 +8,9 @@ import { odtCommand } from './commands/odt';
 import { rewardCommand } from './commands/reward';
 import { scoreCommand } from './commands/score';
 import { askCommand } from './commands/ask';
+import { benchCommand } from './commands/bench';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand];
+const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

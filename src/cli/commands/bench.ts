@@ -1,0 +1,132 @@
+import { parseArgs } from 'node:util';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command, CliIO } from '../command';
+import { UsageError, EXIT } from '../command';
+import { positiveInt } from '../../core/db/execOptions';
+import { loadDataset, parseDatasetSpec, DatasetError, type Dataset } from '../../core/datasets';
+import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
+import type { ProtocolName } from '../../core/agent/types';
+import { createModel } from '../../core/models';
+import { ModelError, type ChatModel } from '../../core/models/types';
+import { runBenchmark, formatReport, BENCH_FILES } from '../../core/bench';
+import { createProgress } from '../progress';
+
+/** Progress-SQL's protocol feeds gold-derived feedback to the model, which would leak the answer into a benchmark. */
+const BENCH_PROTOCOLS = PROTOCOL_NAMES.filter((p) => p !== 'progress');
+
+const usage = `Usage: quarry bench --dataset spider|bird|sparc|cosql:FILE.json --db-dir DIR --model SPEC --protocol P
+                    [--samples K] [--temperature T] [--max-turns N] [--limit N] [--jobs N] --out DIR
+
+Runs every question of a dataset through the agent K times and scores it by execution (see docs/bench.md).
+  --dataset      NAME:FILE — spider (also Spider-DK/Syn/Realistic), bird, sparc or cosql, e.g. spider:dev.json
+  --db-dir       databases as DIR/<db_id>/<db_id>.sqlite
+  --model        openai:<baseURL>#<model> or onnx:<dir>
+  --protocol     ${BENCH_PROTOCOLS.join(', ')}
+  --samples      K samples per question (default 1); sample 0 is greedy (temperature 0)
+  --temperature  temperature of samples 1..K-1 (default 1.0)
+  --max-turns    turn budget (default: the protocol's own)
+  --limit        only the first N questions (SParC/CoSQL: turns)
+  --jobs         episodes at once (default 1)
+  --out          writes DIR/trajectories.jsonl, predictions.sql, gold.sql, report.json
+Prints EX for greedy decoding, majority vote and pass@K, by hardness (BIRD: by difficulty), with average turns,
+invalid-action rate and tokens per turn. Ctrl-C stops cleanly and keeps the finished questions (a second Ctrl-C
+quits at once). Exit 0; 1 when interrupted; 2 on bad input.`;
+
+function badInput(io: CliIO, message: string): number {
+  io.stderr.write(`quarry bench: ${message}\n`);
+  return EXIT.badInput;
+}
+
+function nonNegativeNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a number >= 0, got '${value}'`);
+  return n;
+}
+
+export const benchCommand: Command = {
+  name: 'bench',
+  summary: 'Run a dataset through the agent: EX for greedy, majority vote and pass@K, by hardness',
+  usage,
+  async run(argv, io) {
+    const { values } = parseArgs({
+      args: argv, strict: true, allowPositionals: false,
+      options: {
+        dataset: { type: 'string' }, 'db-dir': { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' },
+        samples: { type: 'string' }, temperature: { type: 'string' }, 'max-turns': { type: 'string' }, limit: { type: 'string' },
+        jobs: { type: 'string' }, out: { type: 'string' },
+      },
+    });
+    for (const flag of ['dataset', 'db-dir', 'model', 'protocol', 'out'] as const) {
+      if (!values[flag]) throw new UsageError(`--${flag} is required`);
+    }
+    const protocol = values.protocol!;
+    if (!isProtocolName(protocol) || protocol === 'progress') {
+      throw new UsageError(`--protocol must be one of ${BENCH_PROTOCOLS.join(', ')}, got '${protocol}'`
+        + (protocol === 'progress' ? ' (progress gives the model feedback computed from the gold SQL; Progress-SQL itself evaluates without it)' : ''));
+    }
+    let samples: number, jobs: number, maxTurns: number | undefined, limit: number | undefined;
+    try {
+      samples = positiveInt('samples', values.samples, 1);
+      jobs = positiveInt('jobs', values.jobs, 1);
+      maxTurns = values['max-turns'] === undefined ? undefined : positiveInt('max-turns', values['max-turns'], 0);
+      limit = values.limit === undefined ? undefined : positiveInt('limit', values.limit, 0);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const temperature = nonNegativeNumber('temperature', values.temperature, 1);
+    if (values.temperature !== undefined && samples === 1) {
+      io.stderr.write('quarry bench: note: --temperature applies to samples 1..K-1; with --samples 1 the only sample is greedy\n');
+    }
+
+    let dataset: Dataset;
+    try {
+      const spec = parseDatasetSpec(values.dataset!);
+      dataset = loadDataset(spec.name, resolve(io.cwd, spec.file), resolve(io.cwd, values['db-dir']!));
+    } catch (err) {
+      if (err instanceof DatasetError) return badInput(io, err.message);
+      throw err;
+    }
+    if (dataset.tasks.length === 0) return badInput(io, `${dataset.file} has no questions`);
+    const outDir = resolve(io.cwd, values.out!);
+    if (existsSync(outDir) && !statSync(outDir).isDirectory()) return badInput(io, `--out ${outDir} exists and is not a directory`);
+
+    let model: ChatModel;
+    try {
+      model = await createModel(values.model!, { cwd: io.cwd });
+    } catch (err) {
+      return badInput(io, err instanceof ModelError && err.kind !== 'bad-spec' ? `the model could not be loaded: ${err.message}` : (err as Error).message);
+    }
+
+    const planned = limit === undefined ? dataset.tasks.length : Math.min(limit, dataset.tasks.length);
+    const cancel = new AbortController();
+    const onSigint = () => {
+      if (cancel.signal.aborted) process.exit(130);
+      io.stderr.write('\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C again to quit at once)\n');
+      cancel.abort();
+    };
+    process.on('SIGINT', onSigint);
+    const bar = createProgress(io.stderr, planned * samples, { label: 'bench' });
+    let report;
+    try {
+      report = await runBenchmark({
+        dataset, model, protocol: protocol as ProtocolName, samples, temperature, maxTurns, limit, jobs, outDir,
+        signal: cancel.signal,
+        onProgress: (p) => bar.update(p.episodesDone, p.questionsScored > 0 ? `greedy EX ${(100 * p.greedyCorrect / p.questionsScored).toFixed(1)}% of ${p.questionsScored}` : undefined),
+      });
+      bar.finish();
+    } catch (err) {
+      bar.finish();
+      if (err instanceof Error && /EACCES|ENOTDIR|EROFS/.test((err as NodeJS.ErrnoException).code ?? '')) return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
+      throw err;
+    } finally {
+      process.off('SIGINT', onSigint);
+      await model.close();
+    }
+    io.stdout.write(formatReport(report) + '\n');
+    for (const e of report.errors) io.stderr.write(`WARNING: ${e}\n`);
+    io.stderr.write(`wrote ${Object.values(BENCH_FILES).map((f) => resolve(outDir, f)).join(', ')}\n`);
+    return report.complete ? EXIT.ok : EXIT.sqlError;
+  },
+};

@@ -1,0 +1,115 @@
+// report.json of a benchmark run and its text form: EX for greedy decoding, majority vote and pass@K, overall and by
+// level, with the agent's behaviour (turns, invalid actions, tokens) from the trajectories.
+import type { TrajectoryRecord } from '../trajectories/types';
+import type { QuestionScore } from './scoreQuestion';
+
+export interface LevelEx {
+  count: number;
+  greedy: number;
+  /** null when K = 1. */
+  majority: number | null;
+  passAtK: number | null;
+}
+
+export interface AgentStats {
+  /** Trajectories counted (every finished sample). */
+  trajectories: number;
+  /** Mean assistant turns per trajectory (a final-call generation counts as a turn). */
+  avgTurns: number;
+  /** Turns whose action was invalid, over all turns. */
+  invalidActionRate: number;
+  /** Mean completion tokens per turn (what the model generated). */
+  tokensPerTurn: number;
+  /** Mean prompt tokens per turn (the context it read). */
+  promptTokensPerTurn: number;
+  /** How the episodes ended: answer, budget, invalid, error. */
+  ends: Record<string, number>;
+}
+
+export interface BenchReport extends AgentStats {
+  schema: 'quarry.bench/1';
+  /** Questions scored (all of their K samples finished). */
+  items: number;
+  /** Questions the run was asked for (after --limit); items < planned when it was interrupted. */
+  planned: number;
+  complete: boolean;
+  samples: number;
+  dataset: { name: string; file: string; dbDir: string };
+  mode: string;
+  model: string;
+  protocol: { name: string; maxTurns: number | null };
+  sampling: { greedy: { temperature: 0 }; others: { temperature: number } | null };
+  ex: { greedy: number; majority: number | null; passAtK: number | null };
+  /** Keyed by the dataset's levels (Spider hardness, or BIRD difficulty) and `all`; unknown levels count only in all. */
+  byHardness: Record<string, LevelEx>;
+  /** Episodes that could not start or failed, in words (first 20). */
+  errors: string[];
+  timings: { totalMs: number; startedAt: string };
+  questions: QuestionScore[];
+}
+
+function rate(n: number, d: number): number {
+  return d === 0 ? 0 : n / d;
+}
+
+export function levelTable(scores: QuestionScore[], levels: readonly string[], k: number): Record<string, LevelEx> {
+  const out: Record<string, LevelEx> = {};
+  for (const level of [...levels, 'all']) {
+    const mine = level === 'all' ? scores : scores.filter((s) => s.level === level);
+    const count = mine.length;
+    out[level] = {
+      count,
+      greedy: rate(mine.filter((s) => s.greedy).length, count),
+      majority: k > 1 ? rate(mine.filter((s) => s.majority).length, count) : null,
+      passAtK: k > 1 ? rate(mine.filter((s) => s.passAtK).length, count) : null,
+    };
+  }
+  return out;
+}
+
+export function agentStats(records: TrajectoryRecord[]): AgentStats {
+  let turns = 0, invalid = 0, completion = 0, prompt = 0;
+  const ends: Record<string, number> = {};
+  for (const r of records) {
+    turns += r.turns.length;
+    invalid += r.turns.filter((t) => t.action.kind === 'invalid').length;
+    for (const t of r.turns) { completion += t.usage.completionTokens; prompt += t.usage.promptTokens; }
+    ends[r.end] = (ends[r.end] ?? 0) + 1;
+  }
+  return {
+    trajectories: records.length,
+    avgTurns: rate(turns, records.length),
+    invalidActionRate: rate(invalid, turns),
+    tokensPerTurn: rate(completion, turns),
+    promptTokensPerTurn: rate(prompt, turns),
+    ends,
+  };
+}
+
+const pct = (x: number | null): string => (x === null ? '-' : (100 * x).toFixed(1));
+
+/** The summary `quarry bench` prints. */
+export function formatReport(r: BenchReport): string {
+  const k = r.samples;
+  const levels = Object.keys(r.byHardness);
+  const head = ['', ...levels].map((c, i) => (i === 0 ? c.padEnd(14) : c.padStart(12))).join('');
+  const cells = (name: string, values: string[]) => [name.padEnd(14), ...values.map((v) => v.padStart(12))].join('');
+  const row = (name: string, pick: (l: LevelEx) => number | null) => cells(name, levels.map((l) => pct(pick(r.byHardness[l]))));
+  const lines = [
+    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
+      `${k} sample${k === 1 ? '' : 's'} each, protocol ${r.protocol.name}, model ${r.model}, ${r.mode} evaluation`,
+    '',
+    `EX greedy     ${pct(r.ex.greedy)}%`,
+    `EX majority@${k} ${k > 1 ? `${pct(r.ex.majority)}%` : '- (needs --samples > 1)'}`,
+    `EX pass@${k}     ${k > 1 ? `${pct(r.ex.passAtK)}%` : '- (needs --samples > 1)'}`,
+    '',
+    head,
+    cells('count', levels.map((l) => String(r.byHardness[l].count))),
+    row('greedy', (l) => l.greedy),
+    ...(k > 1 ? [row(`majority@${k}`, (l) => l.majority), row(`pass@${k}`, (l) => l.passAtK)] : []),
+    '',
+    `avg turns ${r.avgTurns.toFixed(2)}   invalid actions ${pct(r.invalidActionRate)}%   tokens/turn ${r.tokensPerTurn.toFixed(1)} generated, ${r.promptTokensPerTurn.toFixed(0)} prompt`,
+    `episodes: ${Object.entries(r.ends).map(([e, n]) => `${e} ${n}`).join(', ') || 'none'}`,
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,168 @@
+// Runs a dataset through the agent: every question K times (sample 0 greedy, the others sampled), `jobs` episodes at
+// once over one shared sandbox pool, trajectories appended as they finish, then the files `quarry eval` can re-score
+// (predictions.sql, gold.sql) and report.json. Cancelling stops new episodes, cancels the running ones and keeps
+// every question whose samples all finished.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { createSqlPool, type SqlPool } from '../db/pool';
+import { runEpisode, EpisodeSetupError } from '../agent/loop';
+import type { ProtocolName } from '../agent/types';
+import type { ChatModel, SamplingOptions } from '../models/types';
+import { TrajectoryWriter } from '../trajectories/writer';
+import type { TrajectoryRecord } from '../trajectories/types';
+import { evalMode } from '../eval/modes';
+import { evalModeOf } from '../datasets';
+import type { Dataset, DatasetTask } from '../datasets/types';
+import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
+import { agentStats, levelTable, type BenchReport } from './report';
+
+export interface BenchOptions {
+  dataset: Dataset;
+  model: ChatModel;
+  protocol: ProtocolName;
+  /** K samples per question (default 1). Sample 0 always decodes greedily (temperature 0). */
+  samples?: number;
+  /** Temperature of samples 1..K-1 (default 1.0, the Vote@8 setting of Progress-SQL). */
+  temperature?: number;
+  /** Overrides the protocol's turn budget. */
+  maxTurns?: number;
+  /** Only the first N questions (turns, for SParC/CoSQL). */
+  limit?: number;
+  /** Episodes at once (default 1). */
+  jobs?: number;
+  maxTokens?: number;
+  /** Per model call, ms. */
+  modelTimeoutMs?: number;
+  /** Per statement when scoring; default the evaluation mode's (spider 60 s, bird 30 s). */
+  evalTimeoutMs?: number;
+  outDir: string;
+  signal?: AbortSignal;
+  onProgress?: (p: BenchProgress) => void;
+  /** A pool to share; by default one is created for the run (min(jobs, CPUs) workers) and closed after it. */
+  pool?: SqlPool;
+}
+
+export interface BenchProgress {
+  episodesDone: number;
+  episodes: number;
+  questionsScored: number;
+  questions: number;
+  /** Greedy-correct questions among those scored so far. */
+  greedyCorrect: number;
+}
+
+export const BENCH_FILES = { trajectories: 'trajectories.jsonl', predictions: 'predictions.sql', gold: 'gold.sql', report: 'report.json' } as const;
+
+interface QuestionState {
+  task: DatasetTask;
+  finals: (string | null)[];
+  pending: number;
+  cancelled: boolean;
+}
+
+export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
+  const k = opts.samples ?? 1;
+  const jobs = opts.jobs ?? 1;
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`samples must be a positive integer, got ${k}`);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
+  const temperature = opts.temperature ?? 1;
+  const tasks = opts.limit === undefined ? opts.dataset.tasks : opts.dataset.tasks.slice(0, opts.limit);
+  const mode = evalMode(evalModeOf(opts.dataset.name));
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  const runId = randomUUID();
+
+  mkdirSync(opts.outDir, { recursive: true });
+  const writer = await TrajectoryWriter.open(join(opts.outDir, BENCH_FILES.trajectories), { append: false });
+  const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(jobs, cpus().length)) });
+  const states: QuestionState[] = tasks.map((task) => ({ task, finals: new Array(k).fill(null), pending: k, cancelled: false }));
+  const records: TrajectoryRecord[] = [];
+  const errors: string[] = [];
+  const scoring: Promise<void>[] = [];
+  const scores: QuestionScore[] = [];
+  const progress: BenchProgress = { episodesDone: 0, episodes: tasks.length * k, questionsScored: 0, questions: tasks.length, greedyCorrect: 0 };
+  const report = () => { try { opts.onProgress?.({ ...progress }); } catch { /* a display failure must not stop the run */ } };
+  const noteError = (msg: string) => { if (errors.length < 20) errors.push(msg); };
+  const ctx = { mode, dbDir: opts.dataset.dbDir, timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs, pool };
+
+  const finishSample = (st: QuestionState) => {
+    progress.episodesDone++;
+    if (--st.pending === 0 && !st.cancelled) {
+      scoring.push(scoreQuestion(st.task, st.finals, ctx).then((s) => {
+        scores.push(s);
+        progress.questionsScored++;
+        if (s.greedy) progress.greedyCorrect++;
+        report();
+      }, (err) => noteError(`${st.task.id}: scoring failed: ${(err as Error).message}`)));
+    }
+    report();
+  };
+
+  const runOne = async (st: QuestionState, sample: number) => {
+    const sampling: SamplingOptions = sample === 0 ? { temperature: 0 } : { temperature, seed: sample };
+    if (opts.maxTokens !== undefined) sampling.maxTokens = opts.maxTokens;
+    const groupId = `${runId}:${st.task.id}`;
+    try {
+      const record = await runEpisode({
+        task: st.task, protocolName: opts.protocol, model: opts.model, pool, sampling, signal: opts.signal,
+        config: opts.maxTurns === undefined ? undefined : { maxTurns: opts.maxTurns },
+        modelTimeoutMs: opts.modelTimeoutMs, groupId, sample, id: `${groupId}:${sample}`,
+        meta: { bench: runId, dataset: opts.dataset.name, datasetFile: opts.dataset.file, index: st.task.index, level: st.task.level },
+      });
+      if (record.end === 'cancelled') { st.cancelled = true; return; }
+      st.finals[sample] = record.finalSql;
+      records.push(record);
+      if (record.end === 'error' && record.error) noteError(`${st.task.id} sample ${sample}: ${record.error}`);
+      await writer.write(record).catch((err) => noteError(`${st.task.id} sample ${sample}: trajectory not written: ${(err as Error).message}`));
+    } catch (err) {
+      if (!(err instanceof EpisodeSetupError)) throw err;
+      // The episode could not start (unusable database…): the sample has no answer and scores wrong.
+      noteError(`${st.task.id} sample ${sample}: ${err.message}`);
+    }
+  };
+
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < states.length * k && !opts.signal?.aborted) {
+        const unit = next++;
+        const st = states[Math.floor(unit / k)];
+        await runOne(st, unit % k);
+        finishSample(st);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(jobs, states.length * k) }, worker));
+    await Promise.all(scoring);
+  } finally {
+    await writer.close();
+    if (!opts.pool) await pool.close();
+  }
+
+  scores.sort((a, b) => a.index - b.index);
+  const scoredTasks = new Map(tasks.map((t) => [t.index, t]));
+  writeFileSync(join(opts.outDir, BENCH_FILES.predictions), scores.map((s) => s.samples[0].prediction + '\n').join(''));
+  writeFileSync(join(opts.outDir, BENCH_FILES.gold), scores.map((s) => `${goldLine(scoredTasks.get(s.index)!)}\t${s.dbId}\n`).join(''));
+  const levels = levelTable(scores, opts.dataset.levels, k);
+  const result: BenchReport = {
+    schema: 'quarry.bench/1',
+    items: scores.length,
+    planned: tasks.length,
+    complete: scores.length === tasks.length,
+    samples: k,
+    dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
+    mode: mode.name,
+    model: opts.model.spec,
+    protocol: { name: opts.protocol, maxTurns: opts.maxTurns ?? null },
+    sampling: { greedy: { temperature: 0 }, others: k > 1 ? { temperature } : null },
+    ex: { greedy: levels.all.greedy, majority: levels.all.majority, passAtK: levels.all.passAtK },
+    byHardness: levels,
+    ...agentStats(records),
+    errors,
+    timings: { totalMs: performance.now() - t0, startedAt },
+    questions: scores,
+  };
+  writeFileSync(join(opts.outDir, BENCH_FILES.report), JSON.stringify(result, null, 1) + '\n');
+  return result;
+}

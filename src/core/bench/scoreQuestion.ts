@@ -1,0 +1,81 @@
+// Scores the K samples of one question: each sample's execution verdict against the gold (the evaluator's own,
+// exactly as `quarry eval` would give it on predictions.sql), the majority vote and pass@K.
+import type { SqlPool } from '../db/pool';
+import type { ExecRequest } from '../db/types';
+import { evaluateExecution, type ExecReason } from '../eval/execution';
+import type { EvalMode } from '../eval/modes';
+import { toResultTable } from '../eval/pyValues';
+import { majorityVote, passAtK, sameResultIn, type VoteBallot } from '../eval/vote';
+import type { DatasetTask } from '../datasets/types';
+import { oneLine, predictionLine } from './predictionLine';
+
+export interface SampleScore {
+  sample: number;
+  /** The line written for this sample (predictions.sql holds sample 0's). */
+  prediction: string;
+  exec: boolean;
+  reason: ExecReason;
+  detail?: string;
+}
+
+export interface QuestionScore {
+  index: number;
+  id: string;
+  dbId: string;
+  level: string | null;
+  samples: SampleScore[];
+  greedy: boolean;
+  /** null when K = 1. */
+  majority: boolean | null;
+  passAtK: boolean | null;
+  /** The sample whose answer the vote picked (null: K = 1, or no sample executed). */
+  voteWinner: number | null;
+  /** Samples grouped by equal results, largest first (empty when K = 1). */
+  voteGroups: number[][];
+}
+
+export interface ScoreContext {
+  mode: EvalMode;
+  dbDir: string;
+  timeoutMs: number;
+  pool: SqlPool;
+}
+
+/** The gold exactly as gold.sql holds it, so `quarry eval` on the written files runs the same statements. */
+export function goldLine(task: DatasetTask): string {
+  return oneLine(task.gold);
+}
+
+export async function scoreQuestion(task: DatasetTask, finals: (string | null)[], ctx: ScoreContext): Promise<QuestionScore> {
+  const predictions = finals.map(predictionLine);
+  const verdicts = await evaluateExecution(
+    predictions.map((pred, sample) => ({ index: sample, dbId: task.dbId, gold: goldLine(task), pred })),
+    { mode: ctx.mode, dbDir: ctx.dbDir, timeoutMs: ctx.timeoutMs, run: (reqs) => ctx.pool.execBatch(reqs) },
+  );
+  const samples: SampleScore[] = verdicts.map((v, sample) => ({
+    sample, prediction: predictions[sample], exec: v.exec, reason: v.reason, ...(v.detail ? { detail: v.detail } : {}),
+  }));
+  const k = finals.length;
+  let vote = { winner: null as number | null, groups: [] as number[][] };
+  if (k > 1) vote = majorityVote(await ballots(task, finals, predictions, ctx), sameResultIn(ctx.mode));
+  return {
+    index: task.index, id: task.id, dbId: task.dbId, level: task.level, samples,
+    greedy: samples[0].exec,
+    majority: k > 1 ? vote.winner !== null && samples[vote.winner].exec : null,
+    passAtK: k > 1 ? passAtK(samples.map((s) => s.exec)) : null,
+    voteWinner: vote.winner,
+    voteGroups: vote.groups,
+  };
+}
+
+/** Each sample's executed answer on the question's database; the same text runs once. No answer casts no vote. */
+async function ballots(task: DatasetTask, finals: (string | null)[], predictions: string[], ctx: ScoreContext): Promise<VoteBallot[]> {
+  const distinct = [...new Set(predictions.filter((_, i) => finals[i] !== null && finals[i]!.trim() !== ''))];
+  const reqs: ExecRequest[] = distinct.map((sql) => ({ db: task.dbPath, sql, timeoutMs: ctx.timeoutMs, maxRows: Infinity, maxCellChars: Infinity }));
+  const results = await ctx.pool.execBatch(reqs);
+  const bySql = new Map(distinct.map((sql, i) => [sql, results[i]]));
+  return predictions.map((sql) => {
+    const r = bySql.get(sql);
+    return r && r.ok ? toResultTable(r) : null;
+  });
+}
