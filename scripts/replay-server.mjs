@@ -12,10 +12,12 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist', 'replayServer.js');
 
+const USAGE = 'usage: node scripts/replay-server.mjs --script FILE.json|FILE.jsonl [--port N] [--model ID ...] [--any-model]\n' +
+  '       [--api-key KEY] [--default TEXT] [--no-stop-reason] [--delay-ms N] [--chunk-delay-ms N]\n' +
+  'Script format and behaviour: docs/models.md (The replay server).\n';
+
 function usage(message) {
-  process.stderr.write(`replay-server: ${message}\n` +
-    'usage: node scripts/replay-server.mjs --script FILE.json|FILE.jsonl [--port N] [--model ID ...] [--any-model]\n' +
-    '       [--api-key KEY] [--default TEXT] [--no-stop-reason] [--delay-ms N] [--chunk-delay-ms N]\n');
+  process.stderr.write(`replay-server: ${message}\n${USAGE}`);
   process.exit(2);
 }
 
@@ -42,8 +44,8 @@ for (let i = 0; i < argv.length; i++) {
     case '--no-stop-reason': opts.stopReason = false; break;
     case '--delay-ms': opts.delayMs = int(); break;
     case '--chunk-delay-ms': opts.chunkDelayMs = int(); break;
-    case '-h': case '--help': usage('help');
-    // falls through (usage exits)
+    case '-h': case '--help': process.stdout.write(USAGE); process.exit(0);
+    // falls through (exit does not return)
     default: usage(`unknown argument ${JSON.stringify(a)}`);
   }
 }
