@@ -172,7 +172,7 @@ class OpenAIChatModel implements ChatModel {
         this.sendStreamOptions = false;
         return this.attempt(req, signal);
       }
-      throw await this.httpFailure(res, text);
+      throw await this.httpFailure(res, text, signal);
     }
     const type = res.headers.get('content-type') ?? '';
     // A server that ignores `stream: true` answers with one JSON body; take it as it is.
@@ -187,6 +187,8 @@ class OpenAIChatModel implements ChatModel {
     } catch (e) {
       throw this.connectionFailure(e, signal);
     }
+    // An SSE body under another content type (some proxies relabel it): read it as the stream it is.
+    if (/^\s*data:/.test(raw)) return this.readStream(new Response(raw), req, clientStops, signal);
     const json = this.parseJson(raw, 'response body');
     const choice = firstChoice(json);
     if (!choice) throw new ModelError('bad-response', `${this.url} answered without choices: ${clip(raw)}`);
@@ -328,7 +330,7 @@ class OpenAIChatModel implements ChatModel {
       new ModelError('unreachable', `the connection to ${this.url} broke${where} (${code ?? describe(e)})`), null);
   }
 
-  private async httpFailure(res: Response, text: string): Promise<RetryableFailure | ModelError> {
+  private async httpFailure(res: Response, text: string, signal: AbortSignal): Promise<RetryableFailure | ModelError> {
     const status = res.status;
     const said = errorText(safeJson(text)) || clip(text) || res.statusText;
     if (status === 401 || status === 403) {
@@ -339,7 +341,7 @@ class OpenAIChatModel implements ChatModel {
     if (status >= 500) return new RetryableFailure(new ModelError('server', `${this.url} failed with HTTP ${status}: ${said}`), retryAfterMs(res.headers));
     const aboutModel = /model/i.test(said) && /not found|does not exist|not exist|unknown|no such|not available|invalid model|not served/i.test(said);
     if (status === 404 || ((status === 400 || status === 422) && aboutModel)) {
-      const served = await this.listModels();
+      const served = await this.listModels(signal);
       if (aboutModel || (served !== null && !served.includes(this.target.model))) {
         const list = served === null ? 'the server does not list its models' : served.length === 0 ? 'it lists no models' : `it serves: ${served.join(', ')}`;
         return new ModelError('unknown-model', `model ${JSON.stringify(this.target.model)} is not served by ${this.target.baseURL}; ${list}`);
@@ -352,11 +354,11 @@ class OpenAIChatModel implements ChatModel {
   }
 
   /** The model ids the server lists at /models, or null when it lists none (endpoint missing, not JSON, down). */
-  private async listModels(): Promise<string[] | null> {
+  private async listModels(callSignal: AbortSignal): Promise<string[] | null> {
     try {
       const headers: Record<string, string> = { accept: 'application/json', ...this.opts.headers };
       if (this.key) headers.authorization = `Bearer ${this.key.value}`;
-      const res = await fetch(`${this.target.baseURL}/models`, { headers, signal: AbortSignal.timeout(MODELS_LIST_TIMEOUT_MS) });
+      const res = await fetch(`${this.target.baseURL}/models`, { headers, signal: AbortSignal.any([callSignal, AbortSignal.timeout(MODELS_LIST_TIMEOUT_MS)]) });
       if (!res.ok) return null;
       const json = (await res.json()) as { data?: unknown };
       if (!Array.isArray(json.data)) return null;

@@ -116,3 +116,13 @@ test('JSON that is not an answer: no choices, or non-text content', async () => 
   reply = [1];
   await assert.rejects(m.generate({ messages: ask, sampling: {} }), (e: unknown) => e instanceof ModelError && e.kind === 'bad-response' && /not a JSON object/.test(e.message));
 });
+
+test('an SSE body labelled as something else is still read as a stream', async () => {
+  const { spec } = await serve((_b, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`data: ${JSON.stringify(delta('SELECT '))}\n\ndata: ${JSON.stringify(delta('1', 'stop'))}\n\ndata: [DONE]\n\n`);
+  });
+  const seen: string[] = [];
+  const r = await (await createModel(spec, fast)).generate({ messages: ask, sampling: {}, onText: (d) => seen.push(d) });
+  assert.deepEqual([r.text, seen], ['SELECT 1', ['SELECT ', '1']]);
+});
