@@ -171,3 +171,11 @@ test('setup errors reject with EpisodeSetupError: unknown protocol, unusable dat
     (err: Error) => err instanceof EpisodeSetupError && err.message.includes(notDb) && /not a SQLite database/.test(err.message));
   assert.equal(model.requests.length, 0);
 });
+
+test('a sandbox failure ends the episode with end=error and says so', async () => {
+  const closed = createSqlPool({ size: 1, spares: 0 });
+  await closed.close();
+  const r = await episode(['<sql>SELECT 1</sql>'], { pool: closed }).run;
+  assert.deepEqual([r.end, r.turns.length, r.turns[0].exec], ['error', 1, null]);
+  assert.equal(r.error, 'the SQL sandbox failed: the SQL pool is closed');
+});
