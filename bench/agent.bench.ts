@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { requireSpider, writeResult, percentile } from './common';
 import { createSqlPool } from '../src/core/db/pool';
-import { runEpisode } from '../src/core/agent/loop';
+import { runEpisode, EpisodeSetupError } from '../src/core/agent/loop';
 import { SchemaCache } from '../src/core/agent/env';
 import { TrajectoryWriter, type TrajectoryRecord } from '../src/core/trajectories';
 import type { ChatModel, GenerateRequest, GenerateResult } from '../src/core/models/types';
@@ -74,10 +74,19 @@ async function main(): Promise<void> {
   // Set-up (introspection and sha256 of each database) happens once per database and is not per-turn overhead:
   // one warm-up episode per database pays it, timed separately.
   const setupMs: number[] = [];
+  // A database that cannot be opened is reported and left out, rather than ending the benchmark.
+  const unusable = new Map<string, string>();
   for (const id of [...new Set(items.map((g) => g.db_id))]) {
     const g = items.find((x) => x.db_id === id)!;
     const t0 = performance.now();
-    await episode(g);
+    try {
+      await episode(g);
+    } catch (err) {
+      if (!(err instanceof EpisodeSetupError)) throw err;
+      unusable.set(id, err.message);
+      console.error(`bench agent: skipping database ${id}: ${err.message}`);
+      continue;
+    }
     setupMs.push(performance.now() - t0);
   }
 
@@ -89,7 +98,7 @@ async function main(): Promise<void> {
   const ends: Record<string, number> = {};
   let turns = 0;
   const t0 = performance.now();
-  for (const g of items) {
+  for (const g of items.filter((x) => !unusable.has(x.db_id))) {
     const { record, writeMs } = await episode(g);
     ends[record.end] = (ends[record.end] ?? 0) + 1;
     // What the loop spends outside the env and the model (messages, events, the record) plus the JSONL write,
@@ -115,14 +124,14 @@ async function main(): Promise<void> {
     return { n: s.length, median: r(percentile(s, 50)), p90: r(percentile(s, 90)), p99: r(percentile(s, 99)), max: r(s[s.length - 1] ?? NaN) };
   };
   const overall = stats(perTurn);
-  console.log(`agent: ${items.length} episodes, ${turns} turns, ${protocolName}, ${(wall / 1000).toFixed(2)} s`);
+  console.log(`agent: ${items.length - items.filter((x) => unusable.has(x.db_id)).length} episodes, ${turns} turns, ${protocolName}, ${(wall / 1000).toFixed(2)} s`);
   console.log(`overhead per turn (model excluded): median ${overall.median} ms, p99 ${overall.p99} ms (target median < 2 ms)`);
   console.log(`  execute turns: ${JSON.stringify(stats(execTurn))}`);
   console.log(`  answer turns:  ${JSON.stringify(stats(answerTurn))}`);
   console.log(`  of which sandbox statement time: ${JSON.stringify(stats(sandboxMs))}; loop + record + write share: ${JSON.stringify(stats(loopShare))}`);
   console.log(`  ends: ${JSON.stringify(ends)}; per-database set-up (first episode): ${JSON.stringify(stats(setupMs))}`);
   writeResult('agent', {
-    episodes: items.length, turns, protocol: protocolName, wallSeconds: wall / 1000,
+    episodes: items.length - items.filter((x) => unusable.has(x.db_id)).length, turns, skippedDatabases: Object.fromEntries(unusable), protocol: protocolName, wallSeconds: wall / 1000,
     overheadPerTurnMs: overall, executeTurnMs: stats(execTurn), answerTurnMs: stats(answerTurn),
     sandboxStatementMs: stats(sandboxMs), loopRecordWriteShareMs: stats(loopShare),
     firstEpisodePerDatabaseMs: stats(setupMs), ends,
