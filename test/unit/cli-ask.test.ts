@@ -177,3 +177,21 @@ test('Ctrl-C cancels the episode mid-generation, writes the trajectory and exits
   assert.equal(records.length, 1);
   assert.deepEqual([records[0].end, records[0].turns.length, records[0].turns[0].exec?.ok], ['cancelled', 1, true]);
 });
+
+test('Ctrl-C while the final SQL runs stops it and exits 1', async () => {
+  const runaway = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+  const s = await server([{ response: `<solution>${runaway}</solution>` }]);
+  const cli = join(__dirname, '..', '..', 'src', 'cli', 'run.js');
+  const child = spawn(process.execPath, [cli, 'ask', '--db', db, '--model', s.spec(), 'q?'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => { err += String(c); });
+  child.stdout.on('data', (c: Buffer) => {
+    out += String(c);
+    if (out.includes('── result ──') && !child.killed) child.kill('SIGINT');
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  assert.equal(code, 1, err);
+  assert.match(err, /quarry ask: cancelled while running the final SQL\n$/);
+  assert.doesNotMatch(out, /timed out/);
+});

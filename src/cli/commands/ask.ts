@@ -125,7 +125,13 @@ export const askCommand: Command = {
 
       io.stdout.write(`\n── final SQL ──\n${record.finalSql}\n\n── result ──\n`);
       const timeoutMs = typeof record.protocol.config.timeoutMs === 'number' ? record.protocol.config.timeoutMs : DEFAULT_TIMEOUT_MS;
-      const result = await pool.exec({ db: dbPath, sql: record.finalSql, timeoutMs, maxRows: DEFAULT_MAX_ROWS });
+      let result;
+      try {
+        result = await pool.exec({ db: dbPath, sql: record.finalSql, timeoutMs, maxRows: DEFAULT_MAX_ROWS }, cancel.signal);
+      } catch (err) {
+        if ((err as Error).name === 'AbortError') return failed(io, 'cancelled while running the final SQL');
+        throw err;
+      }
       io.stdout.write(renderObservation(result, { format: 'table' }) + '\n');
       if (!result.ok) return failed(io, `the final SQL failed (${result.errorClass}): ${result.error}`);
       return EXIT.ok;
