@@ -94,7 +94,9 @@ export function formatReport(r: BenchReport): string {
   const levels = Object.keys(r.byHardness);
   const head = ['', ...levels].map((c, i) => (i === 0 ? c.padEnd(14) : c.padStart(12))).join('');
   const cells = (name: string, values: string[]) => [name.padEnd(14), ...values.map((v) => v.padStart(12))].join('');
-  const row = (name: string, pick: (l: LevelEx) => number | null) => cells(name, levels.map((l) => pct(pick(r.byHardness[l]))));
+  // A level without questions shows '-', not a misleading 0.0.
+  const row = (name: string, pick: (l: LevelEx) => number | null) =>
+    cells(name, levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))));
   const lines = [
     `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
       `${k} sample${k === 1 ? '' : 's'} each, protocol ${r.protocol.name}, model ${r.model}, ${r.mode} evaluation`,
