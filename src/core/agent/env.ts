@@ -7,6 +7,7 @@ import type { ExecResult } from '../db/types';
 import type { SqlPool } from '../db/pool';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../db/limits';
 import { introspectSchema } from '../db/schema/introspect';
+import { assertSqliteFile } from '../db/open';
 import type { SchemaInfo } from '../db/schema/types';
 import type { FeedbackSource, Protocol, ProtocolSession } from './protocol';
 import type { Observation, ParsedAction, ProtocolConfig, StepResult, Task } from './types';
@@ -20,7 +21,13 @@ export class SchemaCache {
 
   /** The schema of `dbPath`; throws DatabaseOpenError when the file is not a usable database. */
   get(dbPath: string): SchemaInfo {
-    const st = statSync(dbPath);
+    let st;
+    try {
+      st = statSync(dbPath);
+    } catch (err) {
+      assertSqliteFile(dbPath); // throws the DatabaseOpenError that says what is wrong with the path
+      throw err;
+    }
     const stamp = `${st.mtimeMs}:${st.size}`;
     const hit = this.entries.get(dbPath);
     if (hit && hit.stamp === stamp) {

@@ -11,6 +11,7 @@ import type { FeedbackSource, Protocol, ProtocolSession } from './protocol';
 import type { EpisodeEnd, Observation, ParsedAction, ProtocolConfig, ProtocolName, Task } from './types';
 import { getProtocol } from './protocols';
 import { SqlAgentEnv, type SchemaCache } from './env';
+import { DatabaseOpenError } from '../db/open';
 import { dbSha256 } from '../trajectories/dbHash';
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn, type TurnExec } from '../trajectories/types';
 
@@ -181,15 +182,21 @@ async function setUp(opts: RunEpisodeOptions, task: Task): Promise<{ env: SqlAge
   } catch (err) {
     throw new EpisodeSetupError((err as Error).message);
   }
+  let env: SqlAgentEnv;
   try {
-    const env = new SqlAgentEnv({ task, protocol, config: opts.config, pool: opts.pool, schemaCache: opts.schemaCache, feedback: opts.feedback });
-    void env.schema; // introspect now, so an unusable database is a setup error rather than a failed episode
-    const sha256 = await dbSha256(task.dbPath);
-    return { env, sha256, prompt: startEpisode(env) };
+    env = new SqlAgentEnv({ task, protocol, config: opts.config, pool: opts.pool, schemaCache: opts.schemaCache, feedback: opts.feedback });
   } catch (err) {
-    if (err instanceof EpisodeSetupError) throw err;
-    throw new EpisodeSetupError(`${task.dbPath}: ${(err as Error).message}`);
+    throw new EpisodeSetupError((err as Error).message);
   }
+  let sha256: string;
+  try {
+    void env.schema; // introspect now, so an unusable database is a setup error rather than a failed episode
+    sha256 = await dbSha256(task.dbPath);
+  } catch (err) {
+    // DatabaseOpenError already names the file; anything else gets the path in front.
+    throw new EpisodeSetupError(err instanceof DatabaseOpenError ? err.message : `${task.dbPath}: ${(err as Error).message}`);
+  }
+  return { env, sha256, prompt: startEpisode(env) };
 }
 
 /** reset() can refuse a task (progress without gold SQL or an oracle): that is bad input, said as such. */

@@ -169,6 +169,11 @@ test('setup errors reject with EpisodeSetupError: unknown protocol, unusable dat
   writeFileSync(notDb, 'hello');
   await assert.rejects(runEpisode({ task: { question: 'q', dbPath: notDb }, protocol: tagProtocol, model, pool }),
     (err: Error) => err instanceof EpisodeSetupError && err.message.includes(notDb) && /not a SQLite database/.test(err.message));
+  const missing = join(tempDir(), 'gone.sqlite');
+  await assert.rejects(runEpisode({ task: { question: 'q', dbPath: missing }, protocol: tagProtocol, model, pool }),
+    (err: Error) => err instanceof EpisodeSetupError && err.message === `no such file: ${missing}`);
+  await assert.rejects(runEpisode({ task: { question: 'q', dbPath: db }, protocol: tagProtocol, config: { maxTurns: 2.5 }, model, pool }),
+    (err: Error) => err instanceof EpisodeSetupError && err.message === 'maxTurns must be a positive integer, got 2.5');
   assert.equal(model.requests.length, 0);
 });
 
