@@ -1,0 +1,83 @@
+// Query results as text other programs read: CSV (RFC 4180), TSV for the clipboard (spreadsheets paste it into
+// cells), JSON records, and the JSON-safe cells a webview can be sent. Pure functions with no Node imports, so the
+// webview apps and the extension host share them.
+import type { Cell } from './types';
+
+/** A cell that survives JSON: bigint becomes its exact digits, a blob its hex literal, a non-finite number its text. */
+export type WireCell = null | number | string;
+
+const HEX = '0123456789abcdef';
+function hex(bytes: Uint8Array, max = Infinity): string {
+  let s = '';
+  const n = Math.min(bytes.length, max);
+  for (let i = 0; i < n; i++) s += HEX[bytes[i] >> 4] + HEX[bytes[i] & 15];
+  return s;
+}
+
+/** Bytes of a blob shown in a webview cell; the rest is marked as cut. */
+export const WIRE_BLOB_BYTES = 64;
+
+export function wireCell(c: Cell | WireCell): WireCell {
+  if (c === null || typeof c === 'string') return c;
+  if (typeof c === 'number') return Number.isFinite(c) ? c : String(c);
+  if (typeof c === 'bigint') return c.toString();
+  return `x'${hex(c, WIRE_BLOB_BYTES)}'${c.length > WIRE_BLOB_BYTES ? `… (${c.length} bytes)` : ''}`;
+}
+
+export function wireRows(rows: readonly (readonly (Cell | WireCell)[])[]): WireCell[][] {
+  return rows.map((r) => r.map(wireCell));
+}
+
+/** A cell as plain text: NULL is empty, a blob its hex digits, numbers as JavaScript prints them. */
+export function cellText(c: Cell | WireCell): string {
+  if (c === null) return '';
+  if (c instanceof Uint8Array) return hex(c);
+  return String(c);
+}
+
+function csvField(s: string): string {
+  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** RFC 4180 CSV with a header row and CRLF line ends; NULL is an empty field. */
+export function toCsv(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
+  const lines = [columns.map(csvField).join(',')];
+  for (const r of rows) lines.push(r.map((c) => csvField(cellText(c))).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+/** Tab-separated with a header row; tabs and line breaks inside cells become spaces so every row stays one line. */
+export function toTsv(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
+  const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ');
+  return [columns.map(clean).join('\t'), ...rows.map((r) => r.map((c) => clean(cellText(c))).join('\t'))].join('\n') + '\n';
+}
+
+/**
+ * JSON: an array of one object per row. Duplicate column names (`SELECT a, a`) get `_2`, `_3` suffixes so no value
+ * is lost; integers beyond 2^53 stay exact as strings; blobs are hex strings.
+ */
+export function toJsonRecords(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
+  const keys = uniqueKeys(columns);
+  const out = rows.map((r) => {
+    const o: Record<string, WireCell> = {};
+    keys.forEach((k, i) => {
+      const c = r[i] ?? null;
+      o[k] = typeof c === 'bigint' ? jsonBigint(c) : c instanceof Uint8Array ? hex(c) : wireCell(c);
+    });
+    return o;
+  });
+  return JSON.stringify(out, null, 2) + '\n';
+}
+
+function jsonBigint(b: bigint): number | string {
+  return b >= BigInt(Number.MIN_SAFE_INTEGER) && b <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(b) : b.toString();
+}
+
+function uniqueKeys(columns: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return columns.map((c) => {
+    const n = (seen.get(c) ?? 0) + 1;
+    seen.set(c, n);
+    return n === 1 ? c : `${c}_${n}`;
+  });
+}
