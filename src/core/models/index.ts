@@ -24,10 +24,10 @@ export async function createModel(spec: string, opts: CreateModelOptions = {}): 
   const parsed = parseModelSpec(spec);
   if (parsed.kind === 'openai') return createOpenAIModel(parsed, opts);
   const dir = resolve(opts.cwd ?? process.cwd(), parsed.dir);
-  let mod: typeof import('./onnx/index');
+  let mod: typeof import('./onnx/index.js');
   try {
     // Loaded on first use: onnxruntime-node is large and native, and most runs talk to a server instead.
-    mod = await import('./onnx/index');
+    mod = await import('./onnx/index.js');
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new ModelError('load', `the onnx backend could not be loaded for ${spec}: ${why.split('\n')[0]}`);

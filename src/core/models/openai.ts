@@ -34,6 +34,9 @@ export interface RetryInfo {
 
 const MODELS_LIST_TIMEOUT_MS = 5_000;
 
+/** Connection failures worth another attempt: the server went away mid-request, it may well be back. */
+const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 /** Something worth trying again (429, 5xx, a reset connection), with the error to raise when retries run out. */
 class RetryableFailure extends Error {
   constructor(readonly error: ModelError, readonly retryAfter: number | null) {
@@ -325,9 +328,14 @@ class OpenAIChatModel implements ChatModel {
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
       return new ModelError('unreachable', `cannot reach the model server at ${this.url}: host not found (${code})`);
     }
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new ModelError('timeout', `${this.url} sent nothing for 300 s, the longest Node's fetch waits${where} (${code}); stream long generations (pass onText) so text keeps arriving`);
+    }
     // Resets, sockets closed by the other side, half-read bodies: a restarting or overloaded server; try again.
-    return new RetryableFailure(
-      new ModelError('unreachable', `the connection to ${this.url} broke${where} (${code ?? describe(e)})`), null);
+    if (code !== undefined && TRANSIENT.has(code)) {
+      return new RetryableFailure(new ModelError('unreachable', `the connection to ${this.url} broke${where} (${code})`), null);
+    }
+    return new ModelError('unreachable', `cannot talk to the model server at ${this.url}${where}: ${describe(e)}`);
   }
 
   private async httpFailure(res: Response, text: string, signal: AbortSignal): Promise<RetryableFailure | ModelError> {

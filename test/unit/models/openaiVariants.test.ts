@@ -126,3 +126,11 @@ test('an SSE body labelled as something else is still read as a stream', async (
   const r = await (await createModel(spec, fast)).generate({ messages: ask, sampling: {}, onText: (d) => seen.push(d) });
   assert.deepEqual([r.text, seen], ['SELECT 1', ['SELECT ', '1']]);
 });
+
+test('a port fetch refuses outright is unreachable at once, not retried', async () => {
+  const retries: number[] = [];
+  const m = await createModel('openai:http://127.0.0.1:1/v1#m', { env: {}, retry: { baseDelayMs: 1 }, onRetry: (r) => retries.push(r.attempt) });
+  await assert.rejects(m.generate({ messages: [{ role: 'user', content: 'x' }], sampling: {} }), (e: unknown) =>
+    e instanceof ModelError && e.kind === 'unreachable' && /127\.0\.0\.1:1\/v1/.test(e.message));
+  assert.deepEqual(retries, []);
+});

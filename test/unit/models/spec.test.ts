@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { join } from 'node:path';
+import { tempDir } from '../../helpers/fixtures';
 import assert from 'node:assert/strict';
 import { createModel, parseModelSpec, formatModelSpec, ModelError } from '../../../src/core/models';
 
@@ -47,4 +49,14 @@ test('bad specs are bad-spec errors that say what is wrong and show the expected
 
 test('createModel rejects a bad spec with the same error', async () => {
   await assert.rejects(createModel('gpt-4'), { name: 'ModelError', kind: 'bad-spec' });
+});
+
+test('createModel hands onnx: specs to the onnx backend, resolving a relative directory against cwd', async () => {
+  const cwd = tempDir();
+  await assert.rejects(createModel('onnx:models/none-here', { cwd }), (e: unknown) => {
+    assert.ok(e instanceof ModelError);
+    assert.equal(e.kind, 'load');
+    assert.ok(e.message.includes(join(cwd, 'models', 'none-here')), e.message);
+    return true;
+  });
 });
