@@ -31,7 +31,8 @@ Runs every question of a dataset through the agent K times and scores it by exec
   --out          writes DIR/trajectories.jsonl, predictions.sql, gold.sql, report.json
 Prints EX for greedy decoding, majority vote and pass@K, by hardness (BIRD: by difficulty), with average turns,
 invalid-action rate and tokens per turn. Ctrl-C stops cleanly and keeps the finished questions (a second Ctrl-C
-quits at once). Exit 0; 1 when interrupted; 2 on bad input.`;
+quits at once). A run stops by itself after 10 episodes in a row fail (server down, wrong model name).
+Exit 0; 1 when interrupted, stopped by failures, or when every episode failed; 2 on bad input.`;
 
 function badInput(io: CliIO, message: string): number {
   io.stderr.write(`quarry bench: ${message}\n`);
@@ -127,6 +128,14 @@ export const benchCommand: Command = {
     io.stdout.write(formatReport(report) + '\n');
     for (const e of report.errors) io.stderr.write(`WARNING: ${e}\n`);
     io.stderr.write(`wrote ${Object.values(BENCH_FILES).map((f) => resolve(outDir, f)).join(', ')}\n`);
+    if (report.stopped === 'errors') {
+      io.stderr.write('quarry bench: stopped: too many episodes failed in a row (see the warnings above)\n');
+      return EXIT.sqlError;
+    }
+    if (report.trajectories > 0 && report.ends.error === report.trajectories) {
+      io.stderr.write('quarry bench: every episode failed (see the warnings above)\n');
+      return EXIT.sqlError;
+    }
     return report.complete ? EXIT.ok : EXIT.sqlError;
   },
 };

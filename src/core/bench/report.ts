@@ -33,6 +33,8 @@ export interface BenchReport extends AgentStats {
   /** Questions the run was asked for (after --limit); items < planned when it was interrupted. */
   planned: number;
   complete: boolean;
+  /** Why the run ended early: Ctrl-C / the caller's signal, or too many failed episodes in a row; null when it ran through. */
+  stopped: 'cancelled' | 'errors' | null;
   samples: number;
   dataset: { name: string; file: string; dbDir: string };
   mode: string;
@@ -98,7 +100,7 @@ export function formatReport(r: BenchReport): string {
   const row = (name: string, pick: (l: LevelEx) => number | null) =>
     cells(name, levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))));
   const lines = [
-    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
+    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.stopped === 'errors' ? ' (STOPPED after repeated failures: partial results)' : r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
       `${k} sample${k === 1 ? '' : 's'} each, protocol ${r.protocol.name}, model ${r.model}, ${r.mode} evaluation`,
     '',
     `EX greedy     ${pct(r.ex.greedy)}%`,

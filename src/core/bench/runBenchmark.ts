@@ -42,6 +42,11 @@ export interface BenchOptions {
   onProgress?: (p: BenchProgress) => void;
   /** A pool to share; by default one is created for the run (min(jobs, CPUs) workers) and closed after it. */
   pool?: SqlPool;
+  /**
+   * Stop the run after this many episodes in a row end in an error (default 10): a server that is down or a wrong
+   * model name would otherwise fail every remaining question one by one.
+   */
+  maxConsecutiveErrors?: number;
 }
 
 export interface BenchProgress {
@@ -73,6 +78,14 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
   const runId = randomUUID();
+  // Ctrl-C (the caller's signal) and a run of failures both stop the run the same way.
+  const stop = new AbortController();
+  let stopped: BenchReport['stopped'] = null;
+  const onOuter = () => { stopped ??= 'cancelled'; stop.abort(); };
+  if (opts.signal?.aborted) onOuter();
+  opts.signal?.addEventListener('abort', onOuter, { once: true });
+  const maxErrors = opts.maxConsecutiveErrors ?? 10;
+  let errorRun = 0;
 
   mkdirSync(opts.outDir, { recursive: true });
   const writer = await TrajectoryWriter.open(join(opts.outDir, BENCH_FILES.trajectories), { append: false });
@@ -106,7 +119,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     const groupId = `${runId}:${st.task.id}`;
     try {
       const record = await runEpisode({
-        task: st.task, protocolName: opts.protocol, model: opts.model, pool, sampling, signal: opts.signal,
+        task: st.task, protocolName: opts.protocol, model: opts.model, pool, sampling, signal: stop.signal,
         config: opts.maxTurns === undefined ? undefined : { maxTurns: opts.maxTurns },
         modelTimeoutMs: opts.modelTimeoutMs, groupId, sample, id: `${groupId}:${sample}`,
         meta: { bench: runId, dataset: opts.dataset.name, datasetFile: opts.dataset.file, index: st.task.index, level: st.task.level },
@@ -114,7 +127,14 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
       if (record.end === 'cancelled') { st.cancelled = true; return; }
       st.finals[sample] = record.finalSql;
       records.push(record);
-      if (record.end === 'error' && record.error) noteError(`${st.task.id} sample ${sample}: ${record.error}`);
+      if (record.end === 'error') {
+        noteError(`${st.task.id} sample ${sample}: ${record.error ?? 'the episode failed'}`);
+        if (++errorRun >= maxErrors && !stop.signal.aborted) {
+          stopped = 'errors';
+          errors.push(`stopped after ${errorRun} episodes in a row failed; the last: ${record.error ?? 'unknown error'}`);
+          stop.abort();
+        }
+      } else errorRun = 0;
       await writer.write(record).catch((err) => noteError(`${st.task.id} sample ${sample}: trajectory not written: ${(err as Error).message}`));
     } catch (err) {
       if (!(err instanceof EpisodeSetupError)) throw err;
@@ -126,7 +146,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   try {
     let next = 0;
     const worker = async () => {
-      while (next < states.length * k && !opts.signal?.aborted) {
+      while (next < states.length * k && !stop.signal.aborted) {
         const unit = next++;
         const st = states[Math.floor(unit / k)];
         await runOne(st, unit % k);
@@ -136,6 +156,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     await Promise.all(Array.from({ length: Math.min(jobs, states.length * k) }, worker));
     await Promise.all(scoring);
   } finally {
+    opts.signal?.removeEventListener('abort', onOuter);
     await writer.close();
     if (!opts.pool) await pool.close();
   }
@@ -150,6 +171,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     items: scores.length,
     planned: tasks.length,
     complete: scores.length === tasks.length,
+    stopped,
     samples: k,
     dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
     mode: mode.name,

@@ -246,6 +246,26 @@ test('bad input exits 2 with a clear message', async () => {
   assert.match(badModel.err, /bad model spec/);
 });
 
+test('a model that cannot be reached: the run stops after 10 failed episodes in a row, exit 1, finished work kept', async () => {
+  const gone = await startReplayServer({ script: [] });
+  const spec = gone.spec();
+  await gone.close(); // the port is closed now: every call is refused
+  const work = tempDir('quarry-bench-down-');
+  writeFileSync(join(work, 'many.json'), JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ db_id: 'pets', question: `Q${i}?`, query: 'SELECT 1' }))));
+  const out = join(work, 'run');
+  const r = await quarry('bench', '--dataset', `spider:${join(work, 'many.json')}`, '--db-dir', dbDir, '--model', spec, '--protocol', 'skyrl', '--out', out);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /WARNING: stopped after 10 episodes in a row failed; the last: model error \(unreachable\)/);
+  assert.match(r.err, /quarry bench: stopped: too many episodes failed in a row/);
+  assert.match(r.out, /STOPPED after repeated failures/);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual([report.stopped, report.complete, report.items, report.ex.greedy, report.ends], ['errors', false, 10, 0, { error: 10 }]);
+  assert.deepEqual(lines(join(out, 'predictions.sql')), new Array(10).fill('SELECT'));
+  const few = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', spec, '--protocol', 'skyrl', '--out', join(work, 'few'));
+  assert.equal(few.code, 1);
+  assert.match(few.err, /every episode failed/);
+});
+
 test('Ctrl-C stops cleanly: finished questions are kept and scored, exit 1', async () => {
   const s = await server([{ response: sol('SELECT count(*) FROM owner') }], { delayMs: 150 });
   const work = tempDir('quarry-bench-int-');
