@@ -51,6 +51,21 @@ class BrokenStream extends Error {
   }
 }
 
+/** The caller's onText threw: that error goes back to the caller as it is, never dressed as a server failure. */
+class CallbackError extends Error {
+  constructor(readonly original: unknown) {
+    super('onText threw');
+  }
+}
+
+function callOnText(req: GenerateRequest, text: string): void {
+  try {
+    req.onText?.(text);
+  } catch (e) {
+    throw new CallbackError(e);
+  }
+}
+
 interface Attempt {
   text: string;
   finishReason: FinishReason;
@@ -109,6 +124,7 @@ class OpenAIChatModel implements ChatModel {
       const totalMs = performance.now() - started;
       return this.finish(req, result, attempts, totalMs, started);
     } catch (e) {
+      if (e instanceof CallbackError) throw e.original;
       if (req.signal?.aborted) throw abortError();
       if (timedOut) throw new ModelError('timeout', `no complete answer from ${this.url} within ${timeoutMs} ms`);
       if (e instanceof ModelError) throw this.redact(e);
@@ -210,7 +226,7 @@ class OpenAIChatModel implements ChatModel {
       finishReason = 'stop';
       stop = { told: true, value: hit.stop, source: 'client' };
     }
-    if (text !== '') req.onText?.(text);
+    if (text !== '') callOnText(req, text);
     return {
       text, finishReason, stopString: stop.value, stopStringSource: stop.source, serverToldStop: stop.told,
       usage: readUsage(json), firstTokenAt,
@@ -231,7 +247,7 @@ class OpenAIChatModel implements ChatModel {
       if (piece === '') return;
       text += piece;
       emitted += piece.length;
-      req.onText?.(piece);
+      callOnText(req, piece);
     };
     if (!res.body) throw new ModelError('bad-response', `${this.url} sent an empty stream`);
     try {
@@ -262,7 +278,7 @@ class OpenAIChatModel implements ChatModel {
         }
       }
     } catch (e) {
-      if (e instanceof ModelError || signal.aborted) throw e;
+      if (e instanceof ModelError || e instanceof CallbackError || signal.aborted) throw e;
       const failure = this.connectionFailure(e, signal, 'mid-stream');
       if (emitted > 0) {
         const err = failure instanceof RetryableFailure ? failure.error : failure;

@@ -292,3 +292,13 @@ test('ChatModel.spec is the spec string it was made from', async () => {
   const m: ChatModel = model;
   assert.equal(m.spec, server.spec());
 });
+
+test('an error thrown by onText reaches the caller unchanged, and is not retried', async () => {
+  const { server, model } = await setup();
+  const mine = new Error('the UI went away');
+  await assert.rejects(model.generate({ messages: ask, sampling: {}, onText: () => { throw mine; } }), (e: unknown) => e === mine);
+  assert.equal(server.requests.length, 1);
+  const whole = await createModel(server.spec(), { ...fast, stream: false });
+  await assert.rejects(whole.generate({ messages: ask, sampling: {}, onText: () => { throw mine; } }), (e: unknown) => e === mine);
+  assert.equal(server.requests.at(-1)!.body!.stream, false);
+});
