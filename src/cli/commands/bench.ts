@@ -9,14 +9,14 @@ import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import type { ProtocolName } from '../../core/agent/types';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel } from '../../core/models/types';
-import { runBenchmark, formatReport, BENCH_FILES } from '../../core/bench';
+import { runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError } from '../../core/bench';
 import { createProgress } from '../progress';
 
 /** Progress-SQL's protocol feeds gold-derived feedback to the model, which would leak the answer into a benchmark. */
 const BENCH_PROTOCOLS = PROTOCOL_NAMES.filter((p) => p !== 'progress');
 
 const usage = `Usage: quarry bench --dataset spider|bird|sparc|cosql:FILE.json --db-dir DIR --model SPEC --protocol P
-                    [--samples K] [--temperature T] [--max-turns N] [--limit N] [--jobs N] --out DIR
+                    [--samples K] [--temperature T] [--max-turns N] [--limit N] [--jobs N] --out DIR [--resume]
 
 Runs every question of a dataset through the agent K times and scores it by execution (see docs/bench.md).
   --dataset      NAME:FILE — spider (also Spider-DK/Syn/Realistic), bird, sparc or cosql, e.g. spider:dev.json
@@ -29,6 +29,8 @@ Runs every question of a dataset through the agent K times and scores it by exec
   --limit        only the first N questions (SParC/CoSQL: turns)
   --jobs         episodes at once (default 1)
   --out          writes DIR/trajectories.jsonl, predictions.sql, gold.sql, report.json
+  --resume       reuse the finished episodes in DIR/trajectories.jsonl (same dataset, model, protocol, budget,
+                 temperature) and run only the missing and failed ones
 Prints EX for greedy decoding, majority vote and pass@K, by hardness (BIRD: by difficulty), with average turns,
 invalid-action rate and tokens per turn. Ctrl-C stops cleanly and keeps the finished questions (a second Ctrl-C
 quits at once). A run stops by itself after 10 episodes in a row fail (server down, wrong model name).
@@ -56,7 +58,7 @@ export const benchCommand: Command = {
       options: {
         dataset: { type: 'string' }, 'db-dir': { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' },
         samples: { type: 'string' }, temperature: { type: 'string' }, 'max-turns': { type: 'string' }, limit: { type: 'string' },
-        jobs: { type: 'string' }, out: { type: 'string' },
+        jobs: { type: 'string' }, out: { type: 'string' }, resume: { type: 'boolean' },
       },
     });
     for (const flag of ['dataset', 'db-dir', 'model', 'protocol', 'out'] as const) {
@@ -113,18 +115,20 @@ export const benchCommand: Command = {
     try {
       report = await runBenchmark({
         dataset, model, protocol: protocol as ProtocolName, samples, temperature, maxTurns, limit, jobs, outDir,
-        signal: cancel.signal,
+        signal: cancel.signal, resume: values.resume === true,
         onProgress: (p) => bar.update(p.episodesDone, p.questionsScored > 0 ? `greedy EX ${(100 * p.greedyCorrect / p.questionsScored).toFixed(1)}% of ${p.questionsScored}` : undefined),
       });
       bar.finish();
     } catch (err) {
       bar.finish();
+      if (err instanceof ResumeMismatchError) return badInput(io, err.message);
       if (err instanceof Error && /EACCES|ENOTDIR|EROFS/.test((err as NodeJS.ErrnoException).code ?? '')) return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
       throw err;
     } finally {
       process.off('SIGINT', onSigint);
       await model.close();
     }
+    if (report.resumedEpisodes > 0) io.stderr.write(`resumed: ${report.resumedEpisodes} episodes reused from ${resolve(outDir, BENCH_FILES.trajectories)}\n`);
     io.stdout.write(formatReport(report) + '\n');
     for (const e of report.errors) io.stderr.write(`WARNING: ${e}\n`);
     io.stderr.write(`wrote ${Object.values(BENCH_FILES).map((f) => resolve(outDir, f)).join(', ')}\n`);

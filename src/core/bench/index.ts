@@ -3,3 +3,4 @@ export { runBenchmark, BENCH_FILES, type BenchOptions, type BenchProgress } from
 export { formatReport, levelTable, agentStats, type BenchReport, type LevelEx, type AgentStats } from './report';
 export { scoreQuestion, goldLine, type QuestionScore, type SampleScore } from './scoreQuestion';
 export { predictionLine, oneLine, NO_ANSWER_PLACEHOLDER } from './predictionLine';
+export { loadResumable, ResumeMismatchError, type RunIdentity } from './resume';

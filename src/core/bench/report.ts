@@ -35,6 +35,8 @@ export interface BenchReport extends AgentStats {
   complete: boolean;
   /** Why the run ended early: Ctrl-C / the caller's signal, or too many failed episodes in a row; null when it ran through. */
   stopped: 'cancelled' | 'errors' | null;
+  /** Episodes reused from an earlier run's trajectories.jsonl (--resume), not run again. */
+  resumedEpisodes: number;
   samples: number;
   dataset: { name: string; file: string; dbDir: string };
   mode: string;

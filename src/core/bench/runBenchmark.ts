@@ -17,6 +17,7 @@ import { evalModeOf } from '../datasets';
 import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
 import { agentStats, levelTable, type BenchReport } from './report';
+import { loadResumable, unitKey } from './resume';
 
 export interface BenchOptions {
   dataset: Dataset;
@@ -47,6 +48,11 @@ export interface BenchOptions {
    * model name would otherwise fail every remaining question one by one.
    */
   maxConsecutiveErrors?: number;
+  /**
+   * Reuse the finished episodes already in outDir/trajectories.jsonl (same dataset file, model, protocol, turn budget
+   * and temperature, else ResumeMismatchError) and run only the missing ones; failed episodes are run again.
+   */
+  resume?: boolean;
 }
 
 export interface BenchProgress {
@@ -77,7 +83,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const mode = evalMode(evalModeOf(opts.dataset.name));
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const runId = randomUUID();
+  let runId: string = randomUUID();
   // Ctrl-C (the caller's signal) and a run of failures both stop the run the same way.
   const stop = new AbortController();
   let stopped: BenchReport['stopped'] = null;
@@ -88,7 +94,17 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   let errorRun = 0;
 
   mkdirSync(opts.outDir, { recursive: true });
-  const writer = await TrajectoryWriter.open(join(opts.outDir, BENCH_FILES.trajectories), { append: false });
+  const trajPath = join(opts.outDir, BENCH_FILES.trajectories);
+  const resumed = opts.resume
+    ? await loadResumable(trajPath, { datasetFile: opts.dataset.file, model: opts.model.spec, protocol: opts.protocol, maxTurns: opts.maxTurns ?? null, temperature })
+    : new Map<string, TrajectoryRecord>();
+  // Samples of one question share a groupId across resumptions; the run id is the first run's.
+  const groupOf = new Map<string, string>();
+  for (const r of resumed.values()) {
+    if (r.task.id !== null) groupOf.set(r.task.id, r.groupId);
+    if (typeof r.meta.bench === 'string') runId = r.meta.bench;
+  }
+  const writer = await TrajectoryWriter.open(trajPath, { append: opts.resume === true });
   const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(jobs, cpus().length)) });
   const states: QuestionState[] = tasks.map((task) => ({ task, finals: new Array(k).fill(null), pending: k, cancelled: false }));
   const records: TrajectoryRecord[] = [];
@@ -116,7 +132,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const runOne = async (st: QuestionState, sample: number) => {
     const sampling: SamplingOptions = sample === 0 ? { temperature: 0 } : { temperature, seed: sample };
     if (opts.maxTokens !== undefined) sampling.maxTokens = opts.maxTokens;
-    const groupId = `${runId}:${st.task.id}`;
+    const groupId = groupOf.get(st.task.id) ?? `${runId}:${st.task.id}`;
     try {
       const record = await runEpisode({
         task: st.task, protocolName: opts.protocol, model: opts.model, pool, sampling, signal: stop.signal,
@@ -144,16 +160,25 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   };
 
   try {
+    const units: [QuestionState, number][] = [];
+    for (const st of states) {
+      for (let sample = 0; sample < k; sample++) {
+        const done = resumed.get(unitKey(st.task.id, sample));
+        if (!done) { units.push([st, sample]); continue; }
+        st.finals[sample] = done.finalSql;
+        records.push(done);
+        finishSample(st);
+      }
+    }
     let next = 0;
     const worker = async () => {
-      while (next < states.length * k && !stop.signal.aborted) {
-        const unit = next++;
-        const st = states[Math.floor(unit / k)];
-        await runOne(st, unit % k);
+      while (next < units.length && !stop.signal.aborted) {
+        const [st, sample] = units[next++];
+        await runOne(st, sample);
         finishSample(st);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(jobs, states.length * k) }, worker));
+    await Promise.all(Array.from({ length: Math.min(jobs, units.length) }, worker));
     await Promise.all(scoring);
   } finally {
     opts.signal?.removeEventListener('abort', onOuter);
@@ -172,6 +197,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     planned: tasks.length,
     complete: scores.length === tasks.length,
     stopped,
+    resumedEpisodes: records.filter((r) => resumed.get(unitKey(r.task.id ?? '', r.sample)) === r).length,
     samples: k,
     dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
     mode: mode.name,

@@ -82,9 +82,10 @@ test('quarry bench K=1: predictions.sql line by line, report.json, and the same 
     { match: Q.older, response: 'I am not sure what to do.' },
   ]);
   const out = join(tempDir('quarry-bench-k1-'), 'run');
-  const r = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--max-turns', '2', '--out', out);
+  const r = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--max-turns', '2', '--jobs', '3', '--out', out);
   assert.equal(r.code, 0, r.err);
 
+  // Three episodes at once finish out of order (the first question takes two turns); the files stay in dataset order.
   assert.deepEqual(lines(join(out, 'predictions.sql')), ['SELECT count(*) FROM owner', 'SELECT name FROM pet', RIGHT_MATH_LINE, 'SELECT']);
   assert.deepEqual(lines(join(out, 'gold.sql')).map((l) => l.split('\t')[1]), ['pets', 'pets', 'school', 'pets']);
 
@@ -216,6 +217,65 @@ test('quarry bench on SParC: each turn carries the earlier turns with their gold
   const third = records.find((t) => t.meta.index === 2)!;
   assert.deepEqual(third.task.history.map((h) => h.sql), ['SELECT name FROM owner', "SELECT name FROM owner WHERE city = 'Oslo'"]);
   assert.equal(lines(join(out, 'predictions.sql')).length, 3);
+});
+
+test('--resume runs only the missing episodes, keeps groupIds, and ends with the same files as one whole run', async () => {
+  const script: ReplayEntry[] = [
+    { match: Q.owners, response: sol('SELECT count(*) FROM owner') },
+    { match: Q.dogs, response: sol('SELECT name FROM pet') },
+    { match: Q.math, response: sol(RIGHT_MATH) },
+    { match: Q.older, response: sol('SELECT name FROM owner WHERE age > 30') },
+  ];
+  const s = await server(script);
+  const out = join(tempDir('quarry-bench-resume-'), 'run');
+  const args = ['bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--samples', '2', '--out', out];
+  const first = await quarry(...args, '--limit', '2');
+  assert.equal(first.code, 0, first.err);
+  const chats = () => s.requests.filter((q) => q.body).length;
+  assert.equal(chats(), 4);
+  const second = await quarry(...args, '--resume');
+  assert.equal(second.code, 0, second.err);
+  assert.equal(chats(), 8, 'only the two new questions x 2 samples were asked');
+  assert.match(second.err, /resumed: 4 episodes reused/);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual([report.items, report.complete, report.resumedEpisodes], [4, true, 4]);
+  assert.deepEqual(report.questions.map((q: { greedy: boolean }) => q.greedy), [true, false, true, false]);
+  assert.deepEqual(lines(join(out, 'predictions.sql')), ['SELECT count(*) FROM owner', 'SELECT name FROM pet', RIGHT_MATH_LINE, 'SELECT name FROM owner WHERE age > 30']);
+  const records = await trajectories(out);
+  assert.equal(records.length, 8);
+  for (let i = 0; i < 4; i++) assert.equal(new Set(records.filter((t) => t.meta.index === i).map((t) => t.groupId)).size, 1);
+  assert.equal(new Set(records.map((t) => t.meta.bench)).size, 1, 'one run id across the resumption');
+
+  // Nothing left to do: no model call, same report.
+  const third = await quarry(...args, '--resume');
+  assert.equal(third.code, 0, third.err);
+  assert.equal(chats(), 8);
+  // Other settings are refused rather than mixed in.
+  const other = await quarry(...args.map((a) => (a === '2' ? '3' : a)), '--temperature', '0.5', '--resume');
+  assert.equal(other.code, 2);
+  assert.match(other.err, /holds episodes of another run \(sample 1 at temperature 1, not 0\.5\)/);
+  assert.equal((await trajectories(out)).length, 8, 'the file is left as it was');
+});
+
+test('--resume runs failed episodes again', async () => {
+  const s = await startReplayServer({ script: [{ response: sol('SELECT count(*) FROM owner') }] });
+  servers.push(s);
+  s.failNext(2, 400, { message: 'scripted failure' });
+  const out = join(tempDir('quarry-bench-retry-'), 'run');
+  const args = ['bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--out', out];
+  const first = await quarry(...args);
+  assert.equal(first.code, 0, first.err);
+  assert.match(first.err, /WARNING: spider:spider-dev:0 sample 0: model error \(server\).*scripted failure/);
+  let report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual(report.ends, { error: 2, answer: 2 });
+  assert.deepEqual(report.questions.map((q: { greedy: boolean }) => q.greedy), [false, false, false, false]);
+  const second = await quarry(...args, '--resume');
+  assert.equal(second.code, 0, second.err);
+  report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual([report.ends, report.resumedEpisodes], [{ answer: 4 }, 2]);
+  assert.deepEqual(report.questions.map((q: { greedy: boolean }) => q.greedy), [true, false, false, false]);
+  const records = await trajectories(out);
+  assert.deepEqual(records.map((t) => t.end), ['answer', 'answer', 'answer', 'answer'], 'the failed episodes were replaced');
 });
 
 test('bad input exits 2 with a clear message', async () => {
