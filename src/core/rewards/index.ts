@@ -12,5 +12,5 @@ export type { FormatCheck, FormatRule } from './format';
 export { difficultyFromHardness, parseDifficulty } from './difficulty';
 export { clauseF1, clauseSetsF1, multisetF1, F1_CLAUSES } from './clauseF1';
 export * from './group';
-export { checkIntegrity, integrityFlags, selectsStar, supersetReasons } from './integrity';
-export type { IntegrityItem, IntegrityReport } from './integrity';
+export { checkIntegrity, integrityFlags, integrityFlagItems, selectsStar, supersetReasons } from './integrity';
+export type { IntegrityItem, IntegrityReport, IntegrityFlag } from './integrity';

@@ -117,22 +117,34 @@ function names(ids: readonly string[], max = 8): string {
   return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} … (+${ids.length - max})`;
 }
 
-/** One line per raised flag, each naming its items; empty when nothing is suspicious. */
-export function integrityFlags(r: IntegrityReport): string[] {
-  const lines: string[] = [];
+/** One raised flag: its kind, one line naming its items, and the item ids (diagnostics links them). */
+export interface IntegrityFlag {
+  kind: 'empty-gold-wins' | 'gold-failure' | 'format-failure' | 'suspicious-win' | 'zero-variance-group';
+  text: string;
+  items: string[];
+}
+
+/** The raised flags with the items behind each; empty when nothing is suspicious. */
+export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
+  const flags: IntegrityFlag[] = [];
   const e = r.emptyGoldWins;
   if (e.count > 0) {
-    lines.push(`empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}`);
+    flags.push({ kind: 'empty-gold-wins', items: e.items, text: `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}` });
   }
   for (const g of r.goldFailures) {
-    lines.push(`gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`);
+    flags.push({ kind: 'gold-failure', items: g.items, text: `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}` });
   }
   for (const [kind, ids] of Object.entries(r.formatFailures.byKind).sort((a, b) => b[1].length - a[1].length)) {
-    lines.push(`format failure ${kind}: ${ids.length} item(s): ${names(ids)}`);
+    flags.push({ kind: 'format-failure', items: ids, text: `format failure ${kind}: ${ids.length} item(s): ${names(ids)}` });
   }
-  for (const s of r.suspiciousWins) lines.push(`suspicious win ${s.id}: ${s.why.join('; ')}`);
+  for (const s of r.suspiciousWins) flags.push({ kind: 'suspicious-win', items: [s.id], text: `suspicious win ${s.id}: ${s.why.join('; ')}` });
   for (const z of r.zeroVarianceGroups) {
-    lines.push(`zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}`);
+    flags.push({ kind: 'zero-variance-group', items: z.items, text: `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}` });
   }
-  return lines;
+  return flags;
+}
+
+/** One line per raised flag, each naming its items; empty when nothing is suspicious. */
+export function integrityFlags(r: IntegrityReport): string[] {
+  return integrityFlagItems(r).map((f) => f.text);
 }

@@ -29,6 +29,10 @@ export interface RunOptions {
   dbPathOf?: (r: TrajectoryRecord) => string;
   /** Scorings in flight at once (execution is the slow part; the pool runs them in parallel). Default 16. */
   concurrency?: number;
+  /** Called after each scored trajectory (done of total), e.g. for a progress bar. */
+  onProgress?: (done: number, total: number) => void;
+  /** Stops scoring: no new trajectory starts once aborted, and scoreRun rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface TermSummary {
@@ -92,10 +96,13 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
     return true;
   });
   const dbPathOf = opts.dbPathOf ?? ((r: TrajectoryRecord) => r.task.db.path);
+  let done = 0;
   const scored = await mapLimit(todo, opts.concurrency ?? 16, async (record): Promise<ScoredTrajectory> => {
+    opts.signal?.throwIfAborted();
     const input = { goldSql: record.task.gold as string, dbPath: dbPathOf(record), trajectory: record, mode: opts.mode };
     const result = await scorePanelDetailed(panel, input, opts.resources);
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
+    opts.onProgress?.(++done, todo.length);
     return { id: record.id, groupId: record.groupId, sample: record.sample, result, verdict, format: checkFormat(record), advantage: null };
   });
 
