@@ -23,6 +23,8 @@ export interface TruncatedTail {
 
 export interface ReadResult {
   records: TrajectoryRecord[];
+  /** 1-based line of each record in `records` (same order); added for viewers that point at the file. */
+  lines: number[];
   /** Bad lines, when reading with onInvalid: 'collect'. */
   invalid: TrajectoryFormatError[];
   /** The unfinished last line a killed writer left, or null. */
@@ -95,9 +97,9 @@ export async function* iterateTrajectories(path: string): AsyncGenerator<LineRec
 
 /** Reads a whole file. */
 export async function readTrajectories(path: string, opts: ReadOptions = {}): Promise<ReadResult> {
-  const out: ReadResult = { records: [], invalid: [], truncated: null };
+  const out: ReadResult = { records: [], lines: [], invalid: [], truncated: null };
   for await (const item of items(path)) {
-    if (item.kind === 'record') out.records.push(item.record);
+    if (item.kind === 'record') { out.records.push(item.record); out.lines.push(item.line); }
     else if (item.kind === 'truncated') out.truncated = item.tail;
     else if (opts.onInvalid === 'collect') out.invalid.push(item.error);
     else throw item.error;
