@@ -172,7 +172,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "media", "models", "tiny-sql"))
     ap.add_argument("--episodes", help="use this episodes.jsonl instead of generating one")
-    ap.add_argument("--steps", type=int, default=400)
+    ap.add_argument("--short-steps", type=int, default=400,
+                    help="first steps on conversations whose prompt is only the question (cheap; teaches the format and copying)")
+    ap.add_argument("--short-batch", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=200, help="then steps on the full conversations")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=1234)
@@ -190,6 +193,7 @@ def main():
     texts = [render(e["messages"]) for e in episodes]
     tok = bpe.Tokenizer(bpe.train(texts, args.merges))
     encoded = [encode_episode(tok, e["messages"]) for e in episodes]
+    short = [encode_episode(tok, short_messages(e)) for e in episodes]
     lengths = [len(ids) for ids, _ in encoded]
     print(f"tokenizer: {len(tok.vocab)} tokens; episodes: {len(encoded)}, tokens per episode {min(lengths)}-{max(lengths)}"
           f" ({sum(len(t) for t in texts) / sum(lengths):.2f} chars/token)", flush=True)
@@ -199,28 +203,32 @@ def main():
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {n_params / 1e6:.2f}M parameters", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95), weight_decay=0.01)
-    warmup = max(1, args.steps // 20)
+    total_steps = args.short_steps + args.steps
+    warmup = max(1, total_steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
-        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / args.steps)))))
+        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total_steps)))))
 
     train_started = time.time()
     order = []
     losses = []
-    for step in range(args.steps):
-        if len(order) < args.batch:
-            fresh = list(range(len(encoded)))
+    for step in range(total_steps):
+        data, size = (short, args.short_batch) if step < args.short_steps else (encoded, args.batch)
+        if step == args.short_steps:
+            order = []
+        if len(order) < size:
+            fresh = list(range(len(data)))
             rng.shuffle(fresh)
             order += fresh
-        picked, order = order[:args.batch], order[args.batch:]
+        picked, order = order[:size], order[size:]
         model.train()
-        loss = batch_loss(model, [encoded[i] for i in picked])
+        loss = batch_loss(model, [data[i] for i in picked])
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
         losses.append(loss.item())
-        if step % 10 == 0 or step == args.steps - 1:
+        if step % 10 == 0 or step == total_steps - 1:
             print(f"step {step:4d} loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} "
                   f"{time.time() - train_started:6.1f}s", flush=True)
     train_seconds = time.time() - train_started
@@ -240,7 +248,8 @@ def main():
     tok.save(os.path.join(args.out, "tokenizer.json"))
     write_configs(args.out, cfg, tok)
     write_reference(args.out, model, tok, episodes, stop_ids)
-    meta = {"seed": args.seed, "steps": args.steps, "batch": args.batch, "lr": args.lr, "parameters": n_params,
+    meta = {"seed": args.seed, "short_steps": args.short_steps, "short_batch": args.short_batch,
+            "steps": args.steps, "batch": args.batch, "lr": args.lr, "parameters": n_params,
             "train_seconds": round(train_seconds, 1), "total_seconds": round(time.time() - started, 1),
             "final_loss": sum(losses[-10:]) / len(losses[-10:]), "episodes": len(episodes),
             "prompt": prompt_source, "greedy_first_turn_exact": f"{exact}/{len(sample)}",
@@ -248,6 +257,14 @@ def main():
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print(json.dumps(meta), flush=True)
+
+
+def short_messages(episode):
+    """The conversation with its first prompt cut down to the question: the same answers on a sequence a tenth as
+    long, so the first phase of training is cheap."""
+    msgs = [dict(m) for m in episode["messages"]]
+    msgs[0]["content"] = f"Question: {episode['question']}"
+    return msgs
 
 
 def read_or_make(args):

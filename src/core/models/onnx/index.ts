@@ -9,6 +9,7 @@ import type { GenerateJob, OnnxTimings, WorkerInit, WorkerMessage } from './mess
 
 export type { OnnxTimings } from './messages';
 export { readModelFiles } from './files';
+export { PromptEncoder } from './prompt';
 
 export interface OnnxModelOptions {
   /** onnxruntime intra-op threads. Default 1: a small decoder steps fastest on one thread. */
@@ -19,6 +20,8 @@ export interface OnnxModelOptions {
 
 /** What generate() resolves to: the contract's result plus where the worker's time went. */
 export interface OnnxGenerateResult extends GenerateResult {
+  /** The generated token ids (without an end-of-sequence token that ended generation). */
+  tokens: number[];
   onnx: OnnxTimings;
 }
 
@@ -129,6 +132,7 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
         text: r.text, finishReason: r.finishReason, stopString: r.stopString,
         usage: { promptTokens: r.onnx.promptTokens, completionTokens: r.onnx.completionTokens },
         timings: { totalMs: performance.now() - p.started, firstTokenMs: r.onnx.firstTokenMs },
+        tokens: r.tokens,
         onnx: r.onnx,
       });
     } else if (m.type === 'error') {

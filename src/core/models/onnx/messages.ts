@@ -39,6 +39,8 @@ export interface JobResult {
   text: string;
   finishReason: Exclude<FinishReason, 'error'>;
   stopString: string | null;
+  /** The generated token ids (an end-of-sequence token that ended generation is not included). */
+  tokens: number[];
   onnx: OnnxTimings;
 }
 
