@@ -100,8 +100,8 @@ test('trajectoryDiagnostics: MTSQL-R1 verification verdicts per turn with their 
     id: 'mt', protocol: 'mtsqlr1', gold: sql, finalSql: sql,
     turns: [
       { assistant: 'propose', sql, mdp: ['PROPOSE', 'EXECUTE'], exec: { rowCount: 2 } },
-      { assistant: 'verify', kind: 'verify', mdp: ['E-VERIFY'], verify: { exec: 'pass' } },
-      { assistant: 'mverify', kind: 'verify', mdp: ['M-VERIFY'], verify: { memory: 'no_pass' } },
+      { assistant: 'verify', kind: 'execute', mdp: ['E-VERIFY'], verify: { exec: 'pass' } },
+      { assistant: 'mverify', kind: 'memory', mdp: ['M-VERIFY'], verify: { memory: 'no_pass' } },
       { assistant: 'final', kind: 'answer', sql, mdp: ['FINALIZE'] },
     ],
   });
