@@ -1,0 +1,307 @@
+// End-to-end harness: the PACKAGED extension (quarry-<version>.vsix) installed into a fresh code-server, a fresh copy
+// of the sample workspace (test/workspace, databases built from SQL), Debian's Chromium driven by playwright-core.
+// Specs (`test/e2e/<feature>.e2e.ts`, node's test runner) open one editor in `before` and close it in `after`:
+//
+//   let ed: Editor;
+//   before(async () => { ed = await openEditor({ openai: { script: [...] } }); });
+//   after(async () => { await ed?.close(); });
+//   test('…', async () => { await ed.runCommand('Quarry: Ask a Question…'); … await ed.screenshot('ask-done'); });
+//
+// Run them with `npm run test:e2e` (scripts/editor/run-e2e.mjs builds and packages the VSIX first).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach } from 'node:test';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
+import { repoRoot } from '../helpers/fixtures';
+import { startReplayServer, type ReplayServer, type ReplayServerOptions } from '../support/openaiReplayServer';
+
+type Lib = typeof import('../../scripts/editor/lib.mjs');
+type CodeServer = import('../../scripts/editor/lib.mjs').CodeServer;
+
+export const artifactsDir = join(repoRoot, 'test-artifacts');
+export const screenshotsDir = join(artifactsDir, 'screenshots');
+
+let libPromise: Promise<Lib> | undefined;
+/** scripts/editor/lib.mjs (ESM, shared with the runner scripts), loaded by absolute URL so any out dir works. */
+function lib(): Promise<Lib> {
+  libPromise ??= import(pathToFileURL(join(repoRoot, 'scripts', 'editor', 'lib.mjs')).href) as Promise<Lib>;
+  return libPromise;
+}
+
+export interface EditorOptions {
+  /** Start the loopback OpenAI-compatible test server with these options and point the workspace's settings at it
+   *  (`quarry.model.backend` openai, `quarry.model.baseUrl`, `quarry.model.name` = its first model). */
+  openai?: ReplayServerOptions;
+  /** More workspace settings (.vscode/settings.json). */
+  settings?: Record<string, unknown>;
+  /** Also copy media/samples (bookshop) into the workspace. */
+  samples?: boolean;
+  /** Name for this editor's log file under test-artifacts/logs (default: the workspace's temp dir name). */
+  name?: string;
+  viewport?: { width: number; height: number };
+}
+
+export interface Editor {
+  readonly page: Page;
+  /** code-server's base URL, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  /** The workspace folder (a fresh copy of test/workspace with its databases built). */
+  readonly workspace: string;
+  /** The OpenAI-compatible test server, when `openai` was given. */
+  readonly openai: ReplayServer | undefined;
+  /** Workbench log lines (console of the workbench, errors included), in order. */
+  readonly log: string[];
+  /** Runs a command through the palette (F1) by its full title, e.g. 'Quarry: Show Log'. */
+  runCommand(title: string): Promise<void>;
+  /** Picks the quick-pick entry whose label is `label` (a command's follow-up picker). */
+  pick(label: string | RegExp): Promise<void>;
+  /** Types into the open quick input (a command's input box) and presses Enter. */
+  answer(text: string): Promise<void>;
+  /** Opens a view container from the activity bar by its title ('Quarry'), with the mouse. */
+  openActivityView(title: string): Promise<Locator>;
+  /** The content frame of a webview (two iframes deep) whose text contains `contains` (any webview if omitted). */
+  webview(contains?: string | RegExp, timeoutMs?: number): Promise<Frame>;
+  /** Texts of the notification toasts shown now. */
+  notifications(): Promise<string[]>;
+  /** Saves a PNG of the whole window to test-artifacts/screenshots/<name>.png and returns its path. */
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Everything an editor started, so a signal or an early exit still stops it. */
+interface Running {
+  server?: CodeServer;
+  browser?: Browser;
+  replay?: ReplayServer;
+  temp?: string;
+}
+const running = new Set<Running>();
+let exitHooks = false;
+
+function installExitHooks(): void {
+  if (exitHooks) return;
+  exitHooks = true;
+  // code-server runs in its own process group (so it can be stopped whole): kill those groups even on a hard exit.
+  process.on('exit', () => {
+    for (const r of running) {
+      const pid = r.server?.proc.pid;
+      if (pid !== undefined) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      void Promise.allSettled([...running].map((r) => stop(r))).finally(() => process.exit(130));
+    });
+  }
+}
+
+async function stop(r: Running): Promise<void> {
+  running.delete(r);
+  const { removeDir } = await lib();
+  await r.browser?.close().catch(() => {});
+  await r.server?.stop();
+  await r.replay?.close().catch(() => {});
+  if (!process.env.QUARRY_E2E_KEEP) removeDir(r.temp);
+}
+
+/** The packaged extension: QUARRY_VSIX, else quarry-<version>.vsix at the repository root (npm run package). */
+export function vsixPath(): string {
+  const fromEnv = process.env.QUARRY_VSIX;
+  if (fromEnv) return fromEnv;
+  const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+  const file = join(repoRoot, `quarry-${version}.vsix`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run npm run package (npm run test:e2e does it for you)`);
+  return file;
+}
+
+const USER_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'security.workspace.trust.enabled': false,
+  // Screenshots and palette checks want a calm window.
+  'window.commandCenter': false,
+  'chat.commandCenter.enabled': false,
+};
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Starts code-server with the packaged extension and the sample workspace, and opens it in Chromium. */
+export async function openEditor(opts: EditorOptions = {}): Promise<Editor> {
+  const L = await lib();
+  installExitHooks();
+  const r: Running = {};
+  running.add(r);
+  try {
+    r.temp = L.makeTempDir(`quarry-e2e-${process.env.QUARRY_E2E_RUN ?? 'x'}-`);
+    const dirs = L.stateDirs(r.temp);
+    mkdirSync(join(dirs.userData, 'User'), { recursive: true });
+    writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+    const workspace = join(r.temp, 'workspace');
+    const settings: Record<string, unknown> = { ...opts.settings };
+    if (opts.openai) {
+      r.replay = await startReplayServer(opts.openai);
+      settings['quarry.model.backend'] = 'openai';
+      settings['quarry.model.baseUrl'] = r.replay.url;
+      settings['quarry.model.name'] = r.replay.options.models?.[0] ?? 'replay';
+    }
+    L.prepareWorkspace(workspace, { samples: opts.samples, settings });
+
+    const entry = L.ensureCodeServer();
+    // A fresh install per editor (about 3 s), exactly as a user installs the VSIX.
+    L.installExtension(entry, dirs, vsixPath());
+
+    r.server = await L.startCodeServer({ entry, dirs, workspace });
+    r.browser = await L.launchChromium({ headless: !process.env.QUARRY_E2E_HEADED });
+    const page = await r.browser.newPage({ viewport: opts.viewport ?? { width: 1440, height: 900 } });
+    const log: string[] = [];
+    await page.exposeFunction('codeAutomationLog', (type: string, message: unknown) => {
+      log.push(`[${type}] ${Array.isArray(message) ? message.map(String).join(' ') : String(message)}`);
+    });
+    page.on('pageerror', (err) => log.push(`[pageerror] ${err.message}`));
+    // The smoke-test driver also routes the workbench's log to codeAutomationLog, which the editor keeps.
+    await page.addInitScript(L.enableSmokeTestDriverScript);
+    await page.goto(L.folderUrl(r.server.url, workspace));
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    const name = opts.name ?? r.temp.split('/').pop()!;
+    return makeEditor(page, r, workspace, log, name);
+  } catch (err) {
+    await stop(r);
+    throw err;
+  }
+}
+
+function makeEditor(page: Page, r: Running, workspace: string, log: string[], name: string): Editor {
+  const quickInput = page.locator('.quick-input-widget');
+  const quickInputBox = quickInput.locator('.quick-input-box input');
+  const rows = quickInput.locator('.quick-input-list .monaco-list-row');
+
+  async function openPalette(): Promise<void> {
+    await page.locator('.monaco-workbench').click({ position: { x: 5, y: 400 } }).catch(() => {});
+    await page.keyboard.press('F1');
+    await quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+  }
+
+  /** VS Code reports a command that throws (or has no handler) in a modal dialog: turn that into the test's error. */
+  async function failOnCommandErrorDialog(title: string): Promise<void> {
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'resulted in an error' });
+    if (!(await dialog.waitFor({ state: 'visible', timeout: 750 }).then(() => true, () => false))) return;
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ').trim();
+    await page.keyboard.press('Escape');
+    throw new Error(`"${title}" failed: ${text}`);
+  }
+
+  const editor: Editor = {
+    page,
+    url: r.server!.url,
+    workspace,
+    openai: r.replay,
+    log,
+
+    async runCommand(title) {
+      const wanted = rows.filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) });
+      // Right after the workbench loads the palette sometimes answers "No matching commands" once: try again.
+      for (let attempt = 1; ; attempt++) {
+        await openPalette();
+        await quickInputBox.fill(`>${title}`);
+        const found = await wanted.first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+        if (found) {
+          const first = (await rows.first().locator('.label-name').textContent())?.trim();
+          if (first === title) await page.keyboard.press('Enter');
+          else await wanted.first().click();
+          await failOnCommandErrorDialog(title);
+          return;
+        }
+        await page.keyboard.press('Escape');
+        if (attempt === 4) {
+          const shown = await rows.allTextContents().catch(() => []);
+          throw new Error(`command "${title}" not in the palette after ${attempt} tries (palette showed: ${shown.join(' | ') || 'nothing'})`);
+        }
+        await page.waitForTimeout(1_000 * attempt);
+      }
+    },
+
+    async pick(label) {
+      const text = typeof label === 'string' ? new RegExp(`^${escapeRegExp(label)}$`) : label;
+      const row = rows.filter({ has: page.locator('.label-name', { hasText: text }) }).first();
+      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      await row.click();
+    },
+
+    async answer(text) {
+      await quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+      await quickInputBox.fill(text);
+      await page.keyboard.press('Enter');
+    },
+
+    async openActivityView(title) {
+      const item = page.locator(`.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar .action-item[aria-label^="${title}"]`).first();
+      await item.waitFor({ state: 'visible', timeout: 30_000 });
+      const container = page.locator('.part.sidebar');
+      const open = await container.locator('.composite.title', { hasText: new RegExp(escapeRegExp(title), 'i') }).isVisible().catch(() => false);
+      if (!open) await item.click();
+      await container.waitFor({ state: 'visible' });
+      return container;
+    },
+
+    async webview(contains, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        // A webview is an outer iframe (VS Code's host page) holding the app's iframe: the app is two frames deep.
+        for (const frame of page.frames()) {
+          const parent = frame.parentFrame();
+          if (!parent || !parent.parentFrame() || frame.isDetached()) continue;
+          if (contains === undefined) return frame;
+          const text = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+          if (typeof contains === 'string' ? text.includes(contains) : contains.test(text)) return frame;
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`no webview ${contains === undefined ? '' : `showing ${String(contains)} `}within ${timeoutMs / 1000} s`);
+        }
+        await page.waitForTimeout(250);
+      }
+    },
+
+    async notifications() {
+      return page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts();
+    },
+
+    async screenshot(shotName) {
+      mkdirSync(screenshotsDir, { recursive: true });
+      const file = join(screenshotsDir, `${shotName}.png`);
+      await page.screenshot({ path: file });
+      return file;
+    },
+
+    async close() {
+      const logs = join(artifactsDir, 'logs');
+      mkdirSync(logs, { recursive: true });
+      writeFileSync(join(logs, `${name}.log`), log.join('\n') + '\n');
+      await stop(r);
+    },
+  };
+  return editor;
+}
+
+/**
+ * Registers an afterEach that saves a screenshot after every test of the spec, passing or not, as
+ * test-artifacts/screenshots/<prefix>-after-<test name>.png: what the window showed when a test ended is the first
+ * thing to look at when it failed.
+ */
+export function screenshotAfterEach(prefix: string, editor: () => Editor | undefined): void {
+  afterEach(async (t) => {
+    const ed = editor();
+    if (!ed) return;
+    const slug = t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+    await ed.screenshot(`${prefix}-after-${slug}`).catch(() => {});
+  });
+}

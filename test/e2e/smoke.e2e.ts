@@ -1,0 +1,43 @@
+// As a new user: the packaged extension installed into a fresh code-server, a workspace it has not seen. The
+// workbench loads, the Quarry activity-bar view lists the workspace's SQLite databases (and not a text file named
+// *.db), and "Quarry: Show Log" opens the extension's output channel.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openEditor, screenshotAfterEach, type Editor } from './harness';
+
+let ed: Editor;
+before(async () => { ed = await openEditor({ name: 'smoke' }); });
+after(async () => { await ed?.close(); });
+screenshotAfterEach('smoke', () => ed);
+
+test('the workbench loads with the workspace open and Quarry in the activity bar', async () => {
+  const explorer = ed.page.locator('.part.sidebar');
+  await explorer.locator('.monaco-list-row', { hasText: 'data' }).first().waitFor({ timeout: 30_000 });
+  await ed.page.locator('.part.activitybar [aria-label^="Quarry"]').first().waitFor({ timeout: 30_000 });
+  await ed.screenshot('smoke-workbench');
+});
+
+test('the Quarry view lists the workspace databases', async () => {
+  const view = await ed.openActivityView('Quarry');
+  const tree = view.locator('.monaco-list');
+  for (const db of ['clinic.sqlite', 'orchard.sqlite', 'weather.sqlite']) {
+    await tree.locator('.monaco-list-row', { hasText: db }).first().waitFor({ timeout: 30_000 });
+  }
+  const rows = await tree.locator('.monaco-list-row').allInnerTexts();
+  assert.ok(!rows.some((t) => t.includes('not-a-database')), `a text file named .db is listed: ${rows.join(' | ')}`);
+  await ed.screenshot('smoke-databases-view');
+});
+
+test('"Quarry: Show Log" opens the Quarry output channel', async () => {
+  await ed.runCommand('Quarry: Show Log');
+  const panel = ed.page.locator('.part.panel');
+  await panel.waitFor({ state: 'visible', timeout: 15_000 });
+  // The Output view names the channel it shows in its channel picker.
+  const picker = panel.locator('.monaco-select-box, select').first();
+  await picker.waitFor({ state: 'visible', timeout: 15_000 });
+  await ed.page.waitForFunction(() => {
+    const el = document.querySelector('.part.panel .monaco-select-box, .part.panel select') as HTMLSelectElement | null;
+    return !!el && (el.value === 'Quarry' || el.title === 'Quarry' || (el.selectedOptions?.[0]?.text ?? '') === 'Quarry');
+  }, undefined, { timeout: 15_000 });
+  await ed.screenshot('smoke-show-log');
+});
