@@ -1,6 +1,6 @@
 // `quarry bench`'s engine: run a dataset through the agent, score greedy / majority / pass@K, write the run's files.
 export { runBenchmark, BENCH_FILES, type BenchOptions, type BenchProgress } from './runBenchmark';
-export { formatReport, levelTable, agentStats, type BenchReport, type LevelEx, type AgentStats } from './report';
+export { formatReport, levelTable, agentStats, AgentStatsAccumulator, type BenchReport, type LevelEx, type AgentStats } from './report';
 export { scoreQuestion, goldLine, type QuestionScore, type SampleScore } from './scoreQuestion';
 export { predictionLine, oneLine, NO_ANSWER_PLACEHOLDER } from './predictionLine';
 export { loadResumable, ResumeMismatchError, type RunIdentity } from './resume';

@@ -71,23 +71,42 @@ export function levelTable(scores: QuestionScore[], levels: readonly string[], k
   return out;
 }
 
-export function agentStats(records: TrajectoryRecord[]): AgentStats {
-  let turns = 0, invalid = 0, completion = 0, prompt = 0;
-  const ends: Record<string, number> = {};
-  for (const r of records) {
-    turns += r.turns.length;
-    invalid += r.turns.filter((t) => t.action.kind === 'invalid').length;
-    for (const t of r.turns) { completion += t.usage.completionTokens; prompt += t.usage.promptTokens; }
-    ends[r.end] = (ends[r.end] ?? 0) + 1;
+/** Behaviour totals added one trajectory at a time, so a long run does not keep every record in memory. */
+export class AgentStatsAccumulator {
+  private trajectories = 0;
+  private turns = 0;
+  private invalid = 0;
+  private completion = 0;
+  private prompt = 0;
+  private readonly ends: Record<string, number> = {};
+
+  add(r: TrajectoryRecord): void {
+    this.trajectories++;
+    this.turns += r.turns.length;
+    for (const t of r.turns) {
+      if (t.action.kind === 'invalid') this.invalid++;
+      this.completion += t.usage.completionTokens;
+      this.prompt += t.usage.promptTokens;
+    }
+    this.ends[r.end] = (this.ends[r.end] ?? 0) + 1;
   }
-  return {
-    trajectories: records.length,
-    avgTurns: rate(turns, records.length),
-    invalidActionRate: rate(invalid, turns),
-    tokensPerTurn: rate(completion, turns),
-    promptTokensPerTurn: rate(prompt, turns),
-    ends,
-  };
+
+  result(): AgentStats {
+    return {
+      trajectories: this.trajectories,
+      avgTurns: rate(this.turns, this.trajectories),
+      invalidActionRate: rate(this.invalid, this.turns),
+      tokensPerTurn: rate(this.completion, this.turns),
+      promptTokensPerTurn: rate(this.prompt, this.turns),
+      ends: { ...this.ends },
+    };
+  }
+}
+
+export function agentStats(records: TrajectoryRecord[]): AgentStats {
+  const acc = new AgentStatsAccumulator();
+  for (const r of records) acc.add(r);
+  return acc.result();
 }
 
 const pct = (x: number | null): string => (x === null ? '-' : (100 * x).toFixed(1));

@@ -16,7 +16,7 @@ import { evalMode } from '../eval/modes';
 import { evalModeOf } from '../datasets';
 import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
-import { agentStats, levelTable, type BenchReport } from './report';
+import { AgentStatsAccumulator, levelTable, type BenchReport } from './report';
 import { loadResumable, unitKey } from './resume';
 
 export interface BenchOptions {
@@ -107,7 +107,8 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const writer = await TrajectoryWriter.open(trajPath, { append: opts.resume === true });
   const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(jobs, cpus().length)) });
   const states: QuestionState[] = tasks.map((task) => ({ task, finals: new Array(k).fill(null), pending: k, cancelled: false }));
-  const records: TrajectoryRecord[] = [];
+  const stats = new AgentStatsAccumulator();
+  let resumedEpisodes = 0;
   const errors: string[] = [];
   const scoring: Promise<void>[] = [];
   const scores: QuestionScore[] = [];
@@ -142,7 +143,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
       });
       if (record.end === 'cancelled') { st.cancelled = true; return; }
       st.finals[sample] = record.finalSql;
-      records.push(record);
+      stats.add(record);
       if (record.end === 'error') {
         noteError(`${st.task.id} sample ${sample}: ${record.error ?? 'the episode failed'}`);
         if (++errorRun >= maxErrors && !stop.signal.aborted) {
@@ -166,10 +167,12 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
         const done = resumed.get(unitKey(st.task.id, sample));
         if (!done) { units.push([st, sample]); continue; }
         st.finals[sample] = done.finalSql;
-        records.push(done);
+        stats.add(done);
+        resumedEpisodes++;
         finishSample(st);
       }
     }
+    resumed.clear(); // their answers are in the question states now
     let next = 0;
     const worker = async () => {
       while (next < units.length && !stop.signal.aborted) {
@@ -197,7 +200,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     planned: tasks.length,
     complete: scores.length === tasks.length,
     stopped,
-    resumedEpisodes: records.filter((r) => resumed.get(unitKey(r.task.id ?? '', r.sample)) === r).length,
+    resumedEpisodes,
     samples: k,
     dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
     mode: mode.name,
@@ -206,7 +209,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     sampling: { greedy: { temperature: 0 }, others: k > 1 ? { temperature } : null },
     ex: { greedy: levels.all.greedy, majority: levels.all.majority, passAtK: levels.all.passAtK },
     byHardness: levels,
-    ...agentStats(records),
+    ...stats.result(),
     errors,
     timings: { totalMs: performance.now() - t0, startedAt },
     questions: scores,
