@@ -1,39 +1,52 @@
-// VS Code glue only: everything it shows comes from src/core. Activation registers commands and does no heavy work.
+// VS Code glue only: everything it shows comes from src/core. Activation creates the shared services and lets each
+// feature register its commands and views; it does no heavy work (no SQLite, no onnx: those load on first use).
 import * as vscode from 'vscode';
-import type { SchemaStyle } from '../core/db/schema';
+import { createServices, type Services, type ServicesHandle } from './services';
+import { registerShowSchema } from './showSchema';
 
-const STYLE_PICKS: { label: string; description: string; style: SchemaStyle }[] = [
-  { label: 'List', description: 'Table: t / - col (TYPE, PRIMARY KEY) — SkyRL-SQL, SQL-Trail', style: 'list' },
-  { label: 'DDL', description: 'create table … with example rows — MTSQL-R1, CodeS/OmniSQL', style: 'ddl' },
-  { label: 'Names', description: 'table names only — no-schema setting', style: 'names' },
+type Register = (context: vscode.ExtensionContext, services: Services) => void;
+
+/** Each feature's register(); a feature that throws is logged and the others still load. */
+const FEATURES: [name: string, register: Register][] = [
+  ['show schema', registerShowSchema],
 ];
 
-export function activate(context: vscode.ExtensionContext): void {
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.showSchema', async () => {
-      const files = await vscode.workspace.findFiles('**/*.{sqlite,sqlite3,db}', '**/node_modules/**', 200);
-      if (files.length === 0) {
-        void vscode.window.showInformationMessage('Quarry: no SQLite databases (*.sqlite, *.sqlite3, *.db) in this workspace.');
-        return;
-      }
-      const pick = await vscode.window.showQuickPick(files.map((f) => ({ label: vscode.workspace.asRelativePath(f), uri: f })),
-        { placeHolder: 'Database to show' });
-      if (!pick) return;
-      const stylePick = await vscode.window.showQuickPick(STYLE_PICKS, { placeHolder: 'Schema style (List is the default)' });
-      const style = stylePick?.style ?? 'list';
-      // Loaded on first use so activation does not pay for the SQLite addon.
-      const { introspectSchema, renderSchema } = await import('../core/db/schema');
-      let text: string;
-      try {
-        text = renderSchema(introspectSchema(pick.uri.fsPath, { sampleRows: 3 }), { style });
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Quarry: ${(err as Error).message}`);
-        return;
-      }
-      const doc = await vscode.workspace.openTextDocument({ content: text, language: style === 'ddl' ? 'sql' : 'plaintext' });
-      await vscode.window.showTextDocument(doc, { preview: false });
-    }),
-  );
+let handle: ServicesHandle | null = null;
+
+export async function activate(context: vscode.ExtensionContext): Promise<Services> {
+  const services = createServices(context);
+  handle = services;
+  context.subscriptions.push(vscode.commands.registerCommand('quarry.showLog', () => services.log.show()));
+  for (const [name, register] of FEATURES) {
+    try {
+      register(context, services);
+    } catch (err) {
+      services.log.showError(`the ${name} feature failed to start`, err);
+    }
+  }
+  await registerMissingCommands(context, services);
+  services.log.info(`activated (${context.extension.packageJSON.version as string})`);
+  return services;
 }
 
-export function deactivate(): void {}
+/**
+ * A contributed command whose feature is not in this build still answers, with a message saying so, instead of
+ * VS Code's "command not found".
+ */
+async function registerMissingCommands(context: vscode.ExtensionContext, services: Services): Promise<void> {
+  const manifest = context.extension.packageJSON as { contributes?: { commands?: { command: string; title: string }[] } };
+  const registered = new Set(await vscode.commands.getCommands(true));
+  for (const c of manifest.contributes?.commands ?? []) {
+    if (registered.has(c.command)) continue;
+    services.log.warn(`command ${c.command} has no feature behind it in this build`);
+    context.subscriptions.push(vscode.commands.registerCommand(c.command, () => {
+      void vscode.window.showWarningMessage(`Quarry: "${c.title}" is not available in this build.`);
+    }));
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  const h = handle;
+  handle = null;
+  await h?.shutdown();
+}
