@@ -46,6 +46,11 @@ export interface BenchReport extends AgentStats {
   ex: { greedy: number; majority: number | null; passAtK: number | null };
   /** Keyed by the dataset's levels (Spider hardness, or BIRD difficulty) and `all`; unknown levels count only in all. */
   byHardness: Record<string, LevelEx>;
+  /**
+   * SParC/CoSQL only: interaction-level EX (the official "interaction match" idea with execution): an interaction
+   * counts as right when every one of its turns is, under each scoring; only interactions with every turn scored count.
+   */
+  interactions?: LevelEx;
   /** Episodes that could not start or failed, in words (first 20). */
   errors: string[];
   timings: { totalMs: number; startedAt: string };
@@ -103,6 +108,25 @@ export class AgentStatsAccumulator {
   }
 }
 
+/** Interaction-level scores, from the turns' scores; `turnsOf` says how many turns each interaction has in the run. */
+export function interactionEx(scores: QuestionScore[], turnsOf: Map<number, number>, k: number): LevelEx {
+  const byInteraction = new Map<number, QuestionScore[]>();
+  for (const s of scores) {
+    if (s.interaction === undefined) continue;
+    const list = byInteraction.get(s.interaction) ?? [];
+    list.push(s);
+    byInteraction.set(s.interaction, list);
+  }
+  const whole = [...byInteraction].filter(([i, turns]) => turns.length === turnsOf.get(i)).map(([, turns]) => turns);
+  const all = (pick: (s: QuestionScore) => boolean | null) => rate(whole.filter((turns) => turns.every((t) => pick(t) === true)).length, whole.length);
+  return {
+    count: whole.length,
+    greedy: all((s) => s.greedy),
+    majority: k > 1 ? all((s) => s.majority) : null,
+    passAtK: k > 1 ? all((s) => s.passAtK) : null,
+  };
+}
+
 export function agentStats(records: TrajectoryRecord[]): AgentStats {
   const acc = new AgentStatsAccumulator();
   for (const r of records) acc.add(r);
@@ -132,6 +156,8 @@ export function formatReport(r: BenchReport): string {
     cells('count', levels.map((l) => String(r.byHardness[l].count))),
     row('greedy', (l) => l.greedy),
     ...(k > 1 ? [row(`majority@${k}`, (l) => l.majority), row(`pass@${k}`, (l) => l.passAtK)] : []),
+    ...(r.interactions ? ['', `interactions (all turns right): ${r.interactions.count}   greedy ${pct(r.interactions.greedy)}%` +
+      (k > 1 ? `   majority@${k} ${pct(r.interactions.majority)}%   pass@${k} ${pct(r.interactions.passAtK)}%` : '')] : []),
     '',
     `avg turns ${r.avgTurns.toFixed(2)}   invalid actions ${pct(r.invalidActionRate)}%   tokens/turn ${r.tokensPerTurn.toFixed(1)} generated, ${r.promptTokensPerTurn.toFixed(0)} prompt`,
     `episodes: ${Object.entries(r.ends).map(([e, n]) => `${e} ${n}`).join(', ') || 'none'}`,

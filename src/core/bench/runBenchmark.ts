@@ -16,7 +16,7 @@ import { evalMode } from '../eval/modes';
 import { evalModeOf } from '../datasets';
 import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
-import { AgentStatsAccumulator, levelTable, type BenchReport } from './report';
+import { AgentStatsAccumulator, interactionEx, levelTable, type BenchReport } from './report';
 import { loadResumable, unitKey } from './resume';
 
 export interface BenchOptions {
@@ -194,6 +194,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   writeFileSync(join(opts.outDir, BENCH_FILES.predictions), scores.map((s) => s.samples[0].prediction + '\n').join(''));
   writeFileSync(join(opts.outDir, BENCH_FILES.gold), scores.map((s) => `${goldLine(scoredTasks.get(s.index)!)}\t${s.dbId}\n`).join(''));
   const levels = levelTable(scores, opts.dataset.levels, k);
+  const conversational = opts.dataset.name === 'sparc' || opts.dataset.name === 'cosql';
   const result: BenchReport = {
     schema: 'quarry.bench/1',
     items: scores.length,
@@ -209,6 +210,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     sampling: { greedy: { temperature: 0 }, others: k > 1 ? { temperature } : null },
     ex: { greedy: levels.all.greedy, majority: levels.all.majority, passAtK: levels.all.passAtK },
     byHardness: levels,
+    ...(conversational ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), k) } : {}),
     ...stats.result(),
     errors,
     timings: { totalMs: performance.now() - t0, startedAt },
@@ -216,4 +218,11 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   };
   writeFileSync(join(opts.outDir, BENCH_FILES.report), JSON.stringify(result, null, 1) + '\n');
   return result;
+}
+
+/** Turns of each interaction in the dataset: an interaction --limit cuts short is left out of interaction scores. */
+function turnsPerInteraction(tasks: DatasetTask[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const t of tasks) if (t.interaction !== undefined) out.set(t.interaction, (out.get(t.interaction) ?? 0) + 1);
+  return out;
 }

@@ -23,6 +23,8 @@ export interface QuestionScore {
   id: string;
   dbId: string;
   level: string | null;
+  /** SParC/CoSQL interaction index. */
+  interaction?: number;
   samples: SampleScore[];
   greedy: boolean;
   /** null when K = 1. */
@@ -60,6 +62,7 @@ export async function scoreQuestion(task: DatasetTask, finals: (string | null)[]
   if (k > 1) vote = majorityVote(await ballots(task, finals, predictions, ctx), sameResultIn(ctx.mode));
   return {
     index: task.index, id: task.id, dbId: task.dbId, level: task.level, samples,
+    ...(task.interaction !== undefined ? { interaction: task.interaction } : {}),
     greedy: samples[0].exec,
     majority: k > 1 ? vote.winner !== null && samples[vote.winner].exec : null,
     passAtK: k > 1 ? passAtK(samples.map((s) => s.exec)) : null,

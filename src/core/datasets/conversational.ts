@@ -32,7 +32,7 @@ export function loadConversational(opts: LoadOptions, what: 'SParC' | 'CoSQL'): 
       tasks.push({
         id: `${opts.idPrefix}:${i}:${j}`, index: tasks.length, question: turn.question, dbPath, dbId: s.dbId, gold: turn.sql,
         history: s.turns.slice(0, j).map((h) => ({ question: h.question, sql: h.sql })),
-        difficulty, level: difficulty ?? null,
+        difficulty, level: difficulty ?? null, interaction: i,
       });
     });
   });

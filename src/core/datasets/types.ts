@@ -16,6 +16,8 @@ export interface DatasetTask extends Task {
    * difficulty (simple/moderate/challenging) for bird; null when unknown (the gold does not parse).
    */
   level: string | null;
+  /** SParC/CoSQL: the 0-based interaction this turn belongs to (interaction-level scores group by it). */
+  interaction?: number;
 }
 
 export interface Dataset {

@@ -213,6 +213,9 @@ test('quarry bench on SParC: each turn carries the earlier turns with their gold
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
   assert.equal(report.items, 3);
   assert.deepEqual(report.questions.map((q: { greedy: boolean }) => q.greedy), [false, true, false]);
+  // Interaction 0 (three turns) is whole and not all right; interaction 1 was cut by --limit and is left out.
+  assert.deepEqual(report.interactions, { count: 1, greedy: 0, majority: null, passAtK: null });
+  assert.match(r.out, /interactions \(all turns right\): 1 {3}greedy 0\.0%/);
   const records = await trajectories(out);
   const third = records.find((t) => t.meta.index === 2)!;
   assert.deepEqual(third.task.history.map((h) => h.sql), ['SELECT name FROM owner', "SELECT name FROM owner WHERE city = 'Oslo'"]);
@@ -276,6 +279,21 @@ test('--resume runs failed episodes again', async () => {
   assert.deepEqual(report.questions.map((q: { greedy: boolean }) => q.greedy), [true, false, false, false]);
   const records = await trajectories(out);
   assert.deepEqual(records.map((t) => t.end), ['answer', 'answer', 'answer', 'answer'], 'the failed episodes were replaced');
+});
+
+test('CoSQL with K=2: interaction-level EX needs every turn right under each scoring', async () => {
+  const s = await server([
+    { match: 'Who are the students in grade 10?', turn: 0, responses: [sol('SELECT name FROM student WHERE grade = 10'), sol('SELECT name FROM student')] },
+    { match: 'And how many are they?', turn: 0, responses: [sol('SELECT count(*) FROM student'), sol('SELECT count(*) FROM student WHERE grade = 10')] },
+  ]);
+  const out = join(tempDir('quarry-bench-cosql-'), 'run');
+  const r = await quarry('bench', '--dataset', `cosql:${join(datasetFixtures, 'cosql-dev.json')}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--samples', '2', '--out', out);
+  assert.equal(r.code, 0, r.err);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual(report.questions.map((q: { samples: { exec: boolean }[] }) => q.samples.map((x) => x.exec)), [[true, false], [false, true]]);
+  // Turn-level pass@2 is 100%, but no single scoring gets both turns of the interaction right except pass@2.
+  assert.deepEqual(report.ex, { greedy: 0.5, majority: 0.5, passAtK: 1 });
+  assert.deepEqual(report.interactions, { count: 1, greedy: 0, majority: 0, passAtK: 1 });
 });
 
 test('bad input exits 2 with a clear message', async () => {

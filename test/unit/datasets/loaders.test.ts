@@ -75,6 +75,7 @@ test('sparc and cosql: every turn is a task whose history holds the earlier ques
   assert.equal(sparc.tasks.length, 5);
   assert.deepEqual(sparc.tasks.map((t) => t.id), ['sparc:sparc-dev:0:0', 'sparc:sparc-dev:0:1', 'sparc:sparc-dev:0:2', 'sparc:sparc-dev:1:0', 'sparc:sparc-dev:1:1']);
   assert.deepEqual(sparc.tasks.map((t) => t.index), [0, 1, 2, 3, 4]);
+  assert.deepEqual(sparc.tasks.map((t) => t.interaction), [0, 0, 0, 1, 1]);
   assert.deepEqual(sparc.tasks[0].history, []);
   assert.deepEqual(sparc.tasks[2].history, [
     { question: 'Show all owners.', sql: 'SELECT name FROM owner' },
