@@ -1,0 +1,87 @@
+// What the final SQL's buttons do in the editor: open it, insert it, save the trajectory, hand it to labeling, export
+// the result. Each returns what happened in words or the path it wrote, so the panel can say so.
+import * as vscode from 'vscode';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Services } from '../services';
+import type { ExecResult } from '../../core/db/types';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
+
+/** A new untitled `.sql` editor with the SQL, beside the panel's column if there is a text editor. */
+export async function openSql(sql: string, last: vscode.TextEditor | undefined): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'sql', content: sql.endsWith('\n') ? sql : sql + '\n' });
+  await vscode.window.showTextDocument(doc, { viewColumn: last?.viewColumn ?? vscode.ViewColumn.One, preview: false });
+}
+
+/** Inserts at the cursor (replacing a selection) of the last active text editor. */
+export async function insertSql(sql: string, last: vscode.TextEditor | undefined): Promise<string> {
+  const editor = last && !last.document.isClosed ? last : vscode.window.visibleTextEditors[0];
+  if (!editor) {
+    await openSql(sql, undefined);
+    return 'No text editor was open: the SQL is in a new editor.';
+  }
+  const ok = await editor.edit((b) => b.replace(editor.selection, sql));
+  if (!ok) throw new Error(`${vscode.workspace.asRelativePath(editor.document.uri)} did not accept the edit (is it read-only?)`);
+  await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
+  return `SQL inserted into ${vscode.workspace.asRelativePath(editor.document.uri)}.`;
+}
+
+async function append(record: TrajectoryRecord, path: string): Promise<void> {
+  const { TrajectoryWriter } = await import('../../core/trajectories/writer');
+  await mkdir(dirname(path), { recursive: true });
+  const writer = await TrajectoryWriter.open(path);
+  try {
+    await writer.write(record);
+  } finally {
+    await writer.close();
+  }
+}
+
+/** Appends to the workspace trajectory store (quarry.trajectories.store) and returns its path. */
+export async function appendToStore(record: TrajectoryRecord, services: Services): Promise<string> {
+  const path = services.trajectoryStorePath();
+  await append(record, path);
+  return path;
+}
+
+/** Asks where, then appends the record there (a JSONL file can hold many). */
+export async function saveTrajectoryAs(record: TrajectoryRecord): Promise<string | undefined> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const uri = await vscode.window.showSaveDialog({
+    title: 'Save the trajectory (appended if the file exists)',
+    defaultUri: folder ? vscode.Uri.joinPath(folder, `trajectory-${record.id.slice(0, 8)}.jsonl`) : undefined,
+    filters: { 'Trajectories (JSONL)': ['jsonl'], 'All files': ['*'] },
+    saveLabel: 'Save Trajectory',
+  });
+  if (!uri) return undefined;
+  await append(record, uri.fsPath);
+  return uri.fsPath;
+}
+
+/** Exports the whole result (as run, up to its row cap) as CSV or JSON records to a file the user picks. */
+export async function exportResult(result: ExecResult, format: 'csv' | 'json', baseName: string): Promise<string | undefined> {
+  const { toCsv, toJsonRecords } = await import('../../core/db/resultExport');
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const uri = await vscode.window.showSaveDialog({
+    title: `Export the result as ${format.toUpperCase()}`,
+    defaultUri: folder ? vscode.Uri.joinPath(folder, `${baseName}.${format}`) : undefined,
+    filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
+    saveLabel: 'Export',
+  });
+  if (!uri) return undefined;
+  const text = format === 'csv' ? toCsv(result.columns, result.rows) : toJsonRecords(result.columns, result.rows);
+  await writeFile(uri.fsPath, text, 'utf8');
+  return uri.fsPath;
+}
+
+/** Opens the trajectory in the labeling queue (helper E5's `quarry.openLabeling`); says so clearly when it is missing. */
+export async function label(path: string, id: string, services: Services): Promise<void> {
+  const available = await vscode.commands.getCommands(true);
+  if (!available.includes('quarry.openLabeling')) {
+    const text = `Labeling is not available in this build (no quarry.openLabeling command). The trajectory ${id} is saved in ${path}.`;
+    services.log.warn(text);
+    void vscode.window.showWarningMessage(`Quarry: ${text}`);
+    return;
+  }
+  await vscode.commands.executeCommand('quarry.openLabeling', { path, id });
+}

@@ -1,0 +1,61 @@
+// The loop's episode events as the Ask panel's exchange events: the same order, JSON-safe results (bigint and blobs
+// made printable), only what the panel shows. No `vscode` here, so the chat participant shares it.
+import type { EpisodeEvent } from '../../core/agent/loop';
+import type { ExecResult } from '../../core/db/types';
+import { wireRows } from '../../core/db/resultExport';
+import type { ExchangeEvent, WireResult } from '../../../webview/ask/protocol';
+
+export function wireResult(r: ExecResult): WireResult {
+  return {
+    ok: r.ok, errorClass: r.errorClass, error: r.error, columns: [...r.columns], rows: wireRows(r.rows),
+    rowCount: r.rowCount, truncated: r.truncated, ms: r.ms,
+  };
+}
+
+export function exchangeEvent(e: EpisodeEvent, question: string): ExchangeEvent {
+  switch (e.type) {
+    case 'start': return { kind: 'start', id: e.id, question, protocol: e.protocol, budget: e.budget };
+    case 'turn': return { kind: 'turn', index: e.index, finalCall: e.finalCall };
+    case 'text': return { kind: 'text', index: e.index, delta: e.delta };
+    case 'action': {
+      const a = e.action;
+      return { kind: 'action', index: e.index, text: e.assistant, action: { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] } };
+    }
+    case 'exec': return { kind: 'exec', index: e.index, result: wireResult(e.result) };
+    case 'observation': return { kind: 'observation', index: e.index, text: e.observations.map((o) => o.content).join('\n\n') };
+    case 'done': {
+      const r = e.record;
+      return { kind: 'end', end: r.end, finalSql: r.finalSql, error: r.error, totalMs: r.timings.totalMs };
+    }
+  }
+}
+
+/**
+ * Coalesces streamed text: many one-token 'text' events become one per flush, and any other event flushes the text
+ * before it, so the order the loop reported is kept.
+ */
+export class TextBatcher {
+  private pending: { exchange: number; index: number; delta: string } | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly send: (exchange: number, e: ExchangeEvent) => void, private readonly delayMs = 40) {}
+
+  push(exchange: number, e: ExchangeEvent): void {
+    if (e.kind === 'text') {
+      if (this.pending && (this.pending.exchange !== exchange || this.pending.index !== e.index)) this.flush();
+      if (this.pending) this.pending.delta += e.delta;
+      else this.pending = { exchange, index: e.index, delta: e.delta };
+      this.timer ??= setTimeout(() => this.flush(), this.delayMs);
+      return;
+    }
+    this.flush();
+    this.send(exchange, e);
+  }
+
+  flush(): void {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    const p = this.pending;
+    this.pending = null;
+    if (p) this.send(p.exchange, { kind: 'text', index: p.index, delta: p.delta });
+  }
+}

@@ -1,0 +1,281 @@
+// The Ask panel's host side: owns the conversation (so hiding the panel, which throws the webview away, loses
+// nothing), runs one episode at a time through the core loop, streams it to the webview, and carries out the actions
+// the webview asks for after checking every message.
+import * as vscode from 'vscode';
+import type { Services } from '../services';
+import { webviewHtml, webviewOptions } from '../webviews/html';
+import { checkMessage } from '../webviews/validate';
+import { ASK_RULES, askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../../webview/ask/protocol';
+import { applyEvent, emptyState } from '../../../webview/ask/state';
+import type { ExecResult } from '../../core/db/types';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
+import type { Exchange } from '../../core/agent/conversation';
+import type { ChatModel } from '../../core/models/types';
+import { exchangeEvent, TextBatcher, wireResult } from './events';
+import type { DbChoice } from './pickDatabase';
+import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
+import * as actions from './actions';
+
+/** What a test can see of the panel (only when test hooks are on). */
+export interface AskTestLog {
+  posted: ToApp[];
+  rejected: string[];
+}
+
+/** What one ask() produced, for callers that wait (the command's return value, tests). */
+export interface AskOutcome {
+  id: string;
+  end: TrajectoryRecord['end'];
+  finalSql: string | null;
+  error: string | null;
+}
+
+export class AskPanel {
+  static current: AskPanel | undefined;
+  /** Set by register() when the extension runs under tests; every panel then records what it posts. */
+  static testLog: AskTestLog | undefined;
+
+  private readonly state: AskState;
+  /** Per exchange: the trajectory record once the episode ended, and the raw result of the final SQL's last run. */
+  private readonly records: (TrajectoryRecord | null)[] = [];
+  private readonly finals: (ExecResult | null)[] = [];
+  /** Per exchange: the memory text of the result the user was shown (MTSQL-R1's "SQL Results"). */
+  private readonly shown: (string | undefined)[] = [];
+  private running: AbortController | null = null;
+  private disposed = false;
+  private readonly batcher = new TextBatcher((exchange, event) => this.emit(exchange, event));
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly context: vscode.ExtensionContext,
+    private readonly services: Services,
+    private readonly lastEditor: () => vscode.TextEditor | undefined,
+  ) {
+    this.state = emptyState();
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'ask', 'Quarry: Ask');
+    panel.onDidDispose(() => this.dispose());
+    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+  }
+
+  /** The Ask panel, created or revealed. */
+  static show(context: vscode.ExtensionContext, services: Services, lastEditor: () => vscode.TextEditor | undefined): AskPanel {
+    if (AskPanel.current && !AskPanel.current.disposed) {
+      AskPanel.current.panel.reveal(undefined, false);
+      return AskPanel.current;
+    }
+    const panel = vscode.window.createWebviewPanel('quarry.ask', 'Quarry: Ask', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
+    AskPanel.current = new AskPanel(panel, context, services, lastEditor);
+    return AskPanel.current;
+  }
+
+  get db(): DbChoice | null { return this.state.db; }
+  get busy(): boolean { return this.running !== null; }
+
+  /** Points the panel at a database. A different database starts a new conversation (the old one is about other data). */
+  setDatabase(db: DbChoice): void {
+    if (this.state.db?.path === db.path) return;
+    const had = this.state.exchanges.length > 0;
+    this.reset();
+    this.state.db = { ...db };
+    this.postState();
+    if (had) this.notice('info', `New conversation about ${db.label}: follow-ups only remember questions about the same database.`);
+  }
+
+  /** Asks `question` about the current database: the first question with the chosen protocol, follow-ups with mtsqlr1. */
+  async ask(question: string): Promise<AskOutcome | undefined> {
+    const db = this.state.db;
+    if (!db) { this.notice('error', 'Choose a database first.'); return undefined; }
+    if (this.running) {
+      this.notice('error', 'A question is still running: stop it first (Stop or Escape).');
+      return undefined;
+    }
+    const { nextTask, protocolForNext } = await import('../../core/agent/conversation');
+    const { runEpisode, EpisodeSetupError } = await import('../../core/agent/loop');
+    const { withHistoryResults } = await import('../../core/agent/protocols/mtsqlr1/historyResults');
+    const settings = agentSettings(this.services.settings());
+    const exchanges = this.exchanges();
+    const protocolName = protocolForNext(exchanges, settings.protocol);
+    const controller = new AbortController();
+    this.running = controller;
+    const at = this.state.exchanges.length;
+    let model: ChatModel | undefined;
+    try {
+      const pool = await this.services.pool();
+      const task = await withHistoryResults(nextTask(question, db.path, exchanges), pool, { timeoutMs: settings.queryTimeoutMs, signal: controller.signal });
+      model = await this.services.createModel(controller.signal);
+      this.services.log.info(`ask: "${question}" about ${db.path} with ${protocolName} on ${model.spec}`);
+      const record = await runEpisode({
+        task, protocolName, pool, model, signal: controller.signal,
+        config: settings.config,
+        sampling: settings.sampling, modelTimeoutMs: settings.modelTimeoutMs,
+        meta: { source: 'editor-ask', conversation: this.state.exchanges.map((x) => x.id) },
+        onEvent: (e) => this.batcher.push(at, exchangeEvent(e, question)),
+      });
+      this.batcher.flush();
+      this.records[at] = record;
+      this.services.log.info(`ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)${record.error ? `: ${record.error}` : ''}`);
+      if (record.end === 'error' && record.error) this.services.log.error(`ask: ${record.error}`);
+      if (record.finalSql && !this.disposed) await this.runFinal(at);
+      return { id: record.id, end: record.end, finalSql: record.finalSql, error: record.error };
+    } catch (err) {
+      this.batcher.flush();
+      const message = err instanceof EpisodeSetupError ? `Cannot ask about ${db.label}: ${err.message}` : `Quarry could not ask: ${(err as Error).message}`;
+      this.notice('error', message);
+      this.services.log.showError(message);
+      return undefined;
+    } finally {
+      this.running = null;
+      await model?.close().catch((e: unknown) => this.services.log.warn(`closing ${model?.spec}: ${String(e)}`));
+    }
+  }
+
+  stop(): void {
+    this.running?.abort();
+  }
+
+  /** What the conversation so far means for the next question: answered questions and the results shown. */
+  private exchanges(): Exchange[] {
+    return this.state.exchanges.map((x, i) => ({ question: x.question, sql: x.finalSql, ...(this.shown[i] !== undefined ? { result: this.shown[i] } : {}) }));
+  }
+
+  /** Runs exchange `at`'s final SQL (capped at FINAL_RESULT_MAX_ROWS rows) and shows it. */
+  async runFinal(at: number): Promise<void> {
+    const sql = this.state.exchanges[at]?.finalSql;
+    const db = this.state.db;
+    if (!sql || !db) return;
+    const { exchangeResult } = await import('../../core/agent/conversation');
+    this.emit(at, { kind: 'resultRunning' });
+    const settings = agentSettings(this.services.settings());
+    let result: ExecResult;
+    try {
+      result = await (await this.services.pool()).exec({ db: db.path, sql, timeoutMs: settings.queryTimeoutMs, maxRows: FINAL_RESULT_MAX_ROWS });
+    } catch (err) {
+      result = { ok: false, errorClass: 'sql', error: (err as Error).message, columns: [], rows: [], rowCount: 0, truncated: false, ms: 0 };
+    }
+    this.finals[at] = result;
+    this.shown[at] = exchangeResult(result);
+    this.emit(at, { kind: 'result', result: wireResult(result) });
+  }
+
+  private reset(): void {
+    this.state.exchanges = [];
+    this.records.length = 0;
+    this.finals.length = 0;
+    this.shown.length = 0;
+  }
+
+  private emit(at: number, event: ExchangeEvent): void {
+    if (applyEvent(this.state, at, event)) this.post({ type: 'event', exchange: at, event });
+  }
+
+  private post(m: ToApp): void {
+    AskPanel.testLog?.posted.push(m);
+    if (!this.disposed) void this.panel.webview.postMessage(m);
+  }
+
+  private postState(): void {
+    this.state.model = this.services.modelLabel();
+    this.post({ type: 'state', state: this.state });
+  }
+
+  notice(level: 'info' | 'error', text: string): void {
+    this.post({ type: 'notice', level, text });
+  }
+
+  focusInput(text?: string): void {
+    this.post({ type: 'focusInput', text });
+  }
+
+  /** Checks and handles one message from the webview (or from a test, through the same path). */
+  async receive(raw: unknown): Promise<void> {
+    const checked = checkMessage<ToHost>(raw, ASK_RULES);
+    const problem = checked.ok ? askMessageProblem(checked.message, this.state.exchanges.length) : checked.error;
+    if (problem !== null || !checked.ok) {
+      AskPanel.testLog?.rejected.push(problem ?? 'invalid');
+      this.services.log.warn(`Ask panel: ignored a message from the webview: ${problem}`);
+      return;
+    }
+    const m = checked.message;
+    try {
+      await this.handle(m);
+    } catch (err) {
+      const text = `${m.type} failed: ${(err as Error).message}`;
+      this.services.log.error(`Ask panel: ${text}`);
+      this.notice('error', text);
+    }
+  }
+
+  private async handle(m: ToHost): Promise<void> {
+    switch (m.type) {
+      case 'ready': this.postState(); return;
+      case 'ask': await this.ask(m.question); return;
+      case 'stop': this.stop(); return;
+      case 'changeDb': await vscode.commands.executeCommand('quarry.ask', { pickDatabase: true }); return;
+      case 'newConversation':
+        if (this.running) return this.notice('error', 'Stop the running question first.');
+        this.reset();
+        this.postState();
+        return;
+      case 'copyText':
+        await vscode.env.clipboard.writeText(m.text);
+        this.notice('info', 'Copied.');
+        return;
+      default: break;
+    }
+    const x = this.state.exchanges[m.exchange];
+    const record = this.records[m.exchange];
+    switch (m.type) {
+      case 'run': await this.runFinal(m.exchange); return;
+      case 'openSql': if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor()); return;
+      case 'insertSql': if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor())); return;
+      case 'copySql':
+        if (x.finalSql) { await vscode.env.clipboard.writeText(x.finalSql); this.notice('info', 'SQL copied.'); }
+        return;
+      case 'saveTrajectory':
+      case 'saveTrajectoryAs':
+      case 'label': {
+        if (!record) return this.notice('error', 'This question is still running: its trajectory is not complete yet.');
+        const path = m.type === 'saveTrajectoryAs' ? await actions.saveTrajectoryAs(record) : await this.saveToStore(m.exchange, record);
+        if (!path) return;
+        if (m.type !== 'saveTrajectoryAs' && x.savedTo !== path) this.emit(m.exchange, { kind: 'saved', path });
+        if (m.type === 'label') await actions.label(path, record.id, this.services);
+        else this.notice('info', `Trajectory ${record.id} saved to ${path}.`);
+        return;
+      }
+      case 'export': {
+        const raw = this.finals[m.exchange];
+        if (!raw || !raw.ok) return this.notice('error', 'Run the final SQL first: there is no result to export.');
+        const path = await actions.exportResult(raw, m.format === 'json' ? 'json' : 'csv', `quarry-result-${m.exchange + 1}`);
+        if (path) this.notice('info', `Result exported to ${path}.`);
+        return;
+      }
+    }
+  }
+
+  /** Appends exchange `at`'s trajectory to the workspace store once; later saves just say where it is. */
+  private async saveToStore(at: number, record: TrajectoryRecord): Promise<string | undefined> {
+    const already = this.state.exchanges[at].savedTo;
+    if (already) return already;
+    const path = await actions.appendToStore(record, this.services);
+    this.services.log.info(`ask: trajectory ${record.id} appended to ${path}`);
+    return path;
+  }
+
+  /** Closes the panel (a running question is cancelled). */
+  close(): void {
+    this.panel.dispose();
+  }
+
+  private dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.running) {
+      this.services.log.info('ask: the Ask panel was closed while a question ran; the episode is cancelled');
+      this.running.abort();
+    }
+    this.batcher.flush();
+    if (AskPanel.current === this) AskPanel.current = undefined;
+  }
+}
