@@ -3,12 +3,18 @@
 import * as vscode from 'vscode';
 import { createServices, type Services, type ServicesHandle } from './services';
 import { registerShowSchema } from './showSchema';
+import { registerStatusBar } from './statusBar';
+import { registerModelCommands } from './modelCommands';
+import { register as registerAsk } from './ask/index';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
 /** Each feature's register(); a feature that throws is logged and the others still load. */
 const FEATURES: [name: string, register: Register][] = [
+  ['model commands', registerModelCommands],
+  ['status bar', registerStatusBar],
   ['show schema', registerShowSchema],
+  ['ask', registerAsk],
 ];
 
 let handle: ServicesHandle | null = null;

@@ -39,6 +39,8 @@ export interface Services {
   createModel(signal?: AbortSignal): Promise<ChatModel>;
   /** "openai · qwen", "vscode-lm · Copilot · GPT-4o" (after first use), "onnx · tiny-sql (bundled)". */
   modelLabel(): string;
+  /** Like modelLabel(), but for vscode-lm asks VS Code which chat model the settings select (sends no request). */
+  resolveModelLabel(): Promise<string>;
   /** Absolute path of the JSONL trajectory store (quarry.trajectories.store under the first folder; global storage without one). */
   trajectoryStorePath(): string;
   /** Fires when the model to use may have changed (settings, API key, VS Code's chat models). */
@@ -177,6 +179,18 @@ export function createServices(context: vscode.ExtensionContext): ServicesHandle
       const s = settings();
       if (s.model.backend === 'vscode-lm' && lmLabel) return `vscode-lm · ${lmLabel}`;
       return settingsModelLabel(s);
+    },
+    async resolveModelLabel() {
+      const s = settings();
+      if (s.model.backend === 'vscode-lm' && !lmLabel) {
+        try {
+          const { selectLmModel, describeLmModel } = await import('./models/vscodeLm');
+          lmLabel = describeLmModel(await selectLmModel(s.model.name));
+        } catch {
+          return `vscode-lm · ${s.model.name || 'none available'}`;
+        }
+      }
+      return services.modelLabel();
     },
     trajectoryStorePath() {
       const store = settings().trajectories.store;
