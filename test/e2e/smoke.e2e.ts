@@ -1,12 +1,17 @@
 // As a new user: the packaged extension installed into a fresh code-server, a workspace it has not seen. The
 // workbench loads, the Quarry activity-bar view lists the workspace's SQLite databases (and not a text file named
-// *.db), and "Quarry: Show Log" opens the extension's output channel.
+// *.db), "Quarry: Show Log" opens the extension's output channel, and with the harness's loopback OpenAI-compatible
+// server configured, "Quarry: Test Model Connection" reaches that server over its socket.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
 let ed: Editor;
-before(async () => { ed = await openEditor({ name: 'smoke' }); });
+before(async () => {
+  ed = await openEditor({ name: 'smoke', openai: { models: ['smoke-model'], defaultResponse: 'OK' } });
+});
 after(async () => { await ed?.close(); });
 screenshotAfterEach('smoke', () => ed);
 
@@ -40,4 +45,19 @@ test('"Quarry: Show Log" opens the Quarry output channel', async () => {
     return !!el && (el.value === 'Quarry' || el.title === 'Quarry' || (el.selectedOptions?.[0]?.text ?? '') === 'Quarry');
   }, undefined, { timeout: 15_000 });
   await ed.screenshot('smoke-show-log');
+});
+
+test('"Quarry: Test Model Connection" reaches the loopback OpenAI-compatible server', async () => {
+  const settings = JSON.parse(readFileSync(join(ed.workspace, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
+  assert.equal(settings['quarry.model.backend'], 'openai');
+  assert.equal(settings['quarry.model.baseUrl'], ed.openai!.url);
+  assert.equal(settings['quarry.model.name'], 'smoke-model');
+  const before = ed.openai!.requests.length;
+  await ed.runCommand('Quarry: Test Model Connection');
+  const deadline = Date.now() + 30_000;
+  while (ed.openai!.requests.length === before && Date.now() < deadline) await ed.page.waitForTimeout(250);
+  const reqs = ed.openai!.requests.slice(before);
+  assert.ok(reqs.length > 0, 'the test server got no request');
+  assert.ok(reqs.every((r) => r.path.startsWith('/v1/')), reqs.map((r) => r.path).join(', '));
+  await ed.screenshot('smoke-test-connection');
 });
