@@ -59,7 +59,8 @@ const outDir = process.env.QUARRY_OUT || 'out';
 
 async function transpileForTests() {
   rmSync(join(root, outDir), { recursive: true, force: true });
-  const files = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
+  // webview/ too: the apps' protocol and state modules are plain TypeScript that unit tests import.
+  const files = [...walk(join(root, 'src')), ...walk(join(root, 'test')), ...walk(join(root, 'webview'))]
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => relative(root, f));
   await build({
