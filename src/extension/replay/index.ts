@@ -1,0 +1,84 @@
+// Trajectory replay: "Quarry: Open Trajectory Replay…" opens a trajectory JSONL file (or the workspace store) in a
+// panel with a filtered, virtualised list, turn-by-turn detail, compare and GRPO group views.
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import type { Services } from '../services';
+import { ReplayPanel, pickFile } from './panel';
+import type { LabelLookup } from './source';
+
+/** What `quarry.openReplay` accepts from code: a path, a file Uri, or a file with a trajectory to open. */
+export type OpenReplayArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
+
+function fileOf(v: string | vscode.Uri): string {
+  return typeof v === 'string' ? v : v.fsPath;
+}
+
+function parseArg(arg: unknown): { file: string; id?: string } | null {
+  if (typeof arg === 'string' && arg !== '') return { file: arg };
+  if (arg instanceof vscode.Uri) return { file: arg.fsPath };
+  if (arg && typeof arg === 'object' && 'file' in arg) {
+    const a = arg as { file: unknown; id?: unknown };
+    if (typeof a.file === 'string' || a.file instanceof vscode.Uri) {
+      return { file: fileOf(a.file), id: typeof a.id === 'string' ? a.id : undefined };
+    }
+  }
+  return null;
+}
+
+/** The quick pick without an argument: the workspace store, other trajectory files in the workspace, a file dialog. */
+async function pickSource(services: Services): Promise<string | undefined> {
+  type Item = vscode.QuickPickItem & { file?: string; browse?: boolean };
+  const store = services.trajectoryStorePath();
+  const items: Item[] = [];
+  items.push(existsSync(store)
+    ? { label: '$(database) Workspace store', description: vscode.workspace.asRelativePath(store), file: store }
+    : { label: '$(database) Workspace store', description: `${vscode.workspace.asRelativePath(store)} (nothing saved yet)`, file: store });
+  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then((u) => u, () => [] as vscode.Uri[]);
+  for (const u of found) if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
+  items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Trajectories to replay', matchOnDescription: true });
+  if (!pick) return undefined;
+  if (pick.browse) return pickFile();
+  return pick.file;
+}
+
+export function register(context: vscode.ExtensionContext, services: Services, labels?: LabelLookup): void {
+  const open = async (file: string, id?: string) => {
+    const panel = ReplayPanel.show(context, services, labels);
+    await panel.open(file, id);
+  };
+  services.openReplay = (file?: string, id?: string) => open(file ?? services.trajectoryStorePath(), id);
+  context.subscriptions.push(vscode.commands.registerCommand('quarry.openReplay', async (arg?: unknown) => {
+    const given = parseArg(arg);
+    if (given) return open(given.file, given.id);
+    const file = await pickSource(services);
+    if (file) await open(file);
+  }));
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
+}
+
+/**
+ * Test-only: `quarry.replay.testHook` shows an integration test what the host posted to the replay panel and sends
+ * it messages through the same validation a webview's go through. Registered only under tests.
+ */
+function registerTestHook(context: vscode.ExtensionContext): void {
+  ReplayPanel.testLog = { posted: [], rejected: [] };
+  context.subscriptions.push(vscode.commands.registerCommand('quarry.replay.testHook', async (op: unknown, message?: unknown) => {
+    const log = ReplayPanel.testLog!;
+    switch (op) {
+      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
+      case 'rejected': return [...log.rejected];
+      case 'clear': log.posted.length = 0; log.rejected.length = 0; return true;
+      case 'receive':
+        if (!ReplayPanel.current) throw new Error('the replay panel is not open');
+        await ReplayPanel.current.receive(message);
+        return true;
+      case 'idle':
+        if (!ReplayPanel.current) throw new Error('the replay panel is not open');
+        await ReplayPanel.current.idle();
+        return true;
+      case 'close': ReplayPanel.current?.close(); return true;
+      default: throw new Error(`quarry.replay.testHook: unknown op ${JSON.stringify(op)}`);
+    }
+  }));
+}

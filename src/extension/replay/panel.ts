@@ -1,0 +1,363 @@
+// The replay panel's host side: owns the open file's records and summaries, filters them, scores them lazily with the
+// reward engine (verdict + panel total, cached per file), and sends the app summaries, filtered keys, and full
+// records only when one is opened, compared or shown in its group.
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import type { Services } from '../services';
+import { webviewHtml, webviewOptions } from '../webviews/html';
+import { checkMessage } from '../webviews/validate';
+import { REPLAY_RULES, sanitizeFilter, type Explanation, type GroupMember, type ScoreUpdate, type ToApp, type ToHost } from '../../../webview/replay/protocol';
+import { facets, filterSummaries, groupKeys, type TrajectoryFilter } from '../../core/trajectories/summary';
+import { AUTO_PANEL, createReplayScorer, groupStatistics, type ReplayScorer, type TrajectoryExplanation } from '../../core/trajectories/index-scoring';
+import { diffSql } from '../../core/trajectories/index-compare';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
+import { fileLabel, loadTrajectoryFile, type LabelLookup, type LoadedFile } from './source';
+
+/** Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter). */
+export const AUTO_SCORE_LIMIT = 2000;
+/** Scorings in flight at once: execution runs in the pool's two workers, the rest is parsing on this thread. */
+const SCORE_CONCURRENCY = 4;
+/** Score updates are batched so 10,000 verdicts do not become 10,000 messages. */
+const FLUSH_MS = 250;
+
+export interface ReplayTestLog { posted: ToApp[]; rejected: string[] }
+
+/** One scorer (and its cache) per file version, shared by panels reopening it; the few most recent are kept. */
+const scorers = new Map<string, ReplayScorer>();
+const MAX_SCORERS = 4;
+
+function toExplanation(e: TrajectoryExplanation): Explanation {
+  return {
+    panel: e.panel, total: e.result.total, terms: e.result.terms, correct: e.verdict.correct,
+    reason: e.verdict.reason, detail: e.verdict.detail ?? null,
+  };
+}
+
+export class ReplayPanel {
+  static current: ReplayPanel | undefined;
+  static testLog: ReplayTestLog | undefined;
+  static panelNames: string[] = ['auto', 'skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+
+  private loaded: LoadedFile | null = null;
+  private filter: TrajectoryFilter = {};
+  private filterSeq = 0;
+  private panelName = AUTO_PANEL;
+  private scoring: { stop: boolean } | null = null;
+  private scoringRun: Promise<void> = Promise.resolve();
+  private disposed = false;
+  /** The trajectory to open once the list is there (from `open(file, id)`). */
+  private pendingId: string | null = null;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly context: vscode.ExtensionContext,
+    private readonly services: Services,
+    private readonly labels: LabelLookup | undefined,
+  ) {
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'replay', 'Quarry: Replay');
+    panel.onDidDispose(() => this.dispose());
+    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+  }
+
+  static show(context: vscode.ExtensionContext, services: Services, labels?: LabelLookup): ReplayPanel {
+    if (ReplayPanel.current && !ReplayPanel.current.disposed) {
+      ReplayPanel.current.panel.reveal(undefined, false);
+      return ReplayPanel.current;
+    }
+    const panel = vscode.window.createWebviewPanel('quarry.replay', 'Quarry: Replay', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
+    ReplayPanel.current = new ReplayPanel(panel, context, services, labels);
+    return ReplayPanel.current;
+  }
+
+  get file(): string | null { return this.loaded?.file ?? null; }
+
+  close(): void { this.panel.dispose(); }
+
+  private dispose(): void {
+    this.disposed = true;
+    if (this.scoring) this.scoring.stop = true;
+    if (ReplayPanel.current === this) ReplayPanel.current = undefined;
+  }
+
+  private post(message: ToApp): void {
+    if (this.disposed) return;
+    ReplayPanel.testLog?.posted.push(message);
+    void this.panel.webview.postMessage(message);
+  }
+
+  /** Reads `file` (replacing the list) and optionally opens trajectory `id` in it. */
+  async open(file: string, id?: string): Promise<void> {
+    this.pendingId = id ?? null;
+    if (this.scoring) this.scoring.stop = true;
+    this.scoring = null;
+    this.panel.title = `Replay: ${fileLabel(file)}`;
+    this.post({ type: 'loading', file, label: fileLabel(file) });
+    let loaded: LoadedFile;
+    try {
+      loaded = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
+        () => loadTrajectoryFile(file, this.labels));
+    } catch (err) {
+      const message = (err as Error).message;
+      this.services.log.error(`replay: ${message}`);
+      this.post({ type: 'error', message });
+      void vscode.window.showErrorMessage(`Quarry: ${message}`, 'Show Log').then((a) => { if (a) this.services.log.show(); });
+      return;
+    }
+    if (this.disposed) return;
+    this.loaded = loaded;
+    this.services.log.info(`replay: ${file}: ${loaded.records.length} trajectories, ${loaded.invalid.length} invalid line(s)`);
+    for (const bad of loaded.invalid.slice(0, 20)) this.services.log.warn(`replay: ${bad.message}`);
+    this.sendList();
+    if (loaded.records.length <= AUTO_SCORE_LIMIT) void this.scoreAll();
+  }
+
+  /** The whole list again (on open, and when the app reloads after being hidden). */
+  private sendList(): void {
+    const l = this.loaded;
+    if (!l) return;
+    this.applyCached();
+    this.post({
+      type: 'list', file: l.file, label: fileLabel(l.file), summaries: l.summaries, invalid: l.invalid,
+      truncated: l.truncated, panels: ReplayPanel.panelNames, panel: this.panelName,
+    });
+    this.sendView();
+    if (l.records.length === 0) this.post({ type: 'empty', message: l.invalid.length ? `No valid trajectories: ${l.invalid.length} invalid line(s)` : 'This file holds no trajectories.' });
+    if (this.pendingId !== null) {
+      const key = l.byId.get(this.pendingId);
+      if (key === undefined) this.post({ type: 'error', message: `trajectory ${this.pendingId} is not in ${fileLabel(l.file)}` });
+      else this.sendDetail(key);
+      this.pendingId = null;
+    }
+    this.sendScoreState([]);
+  }
+
+  private sendView(): void {
+    const l = this.loaded;
+    if (!l) return;
+    const keys = filterSummaries(l.summaries, this.filter, l.haystacks);
+    this.post({ type: 'view', seq: this.filterSeq, keys, total: l.summaries.length, facets: facets(l.summaries) });
+  }
+
+  private scorer(l: LoadedFile): Promise<ReplayScorer> {
+    const hit = scorers.get(l.version);
+    if (hit) return Promise.resolve(hit);
+    return this.services.pool().then(async (pool) => {
+      const { createScoringResources } = await import('../../core/rewards/resources');
+      const resources = createScoringResources({ run: pool, timeoutMs: this.services.settings().query.timeoutMs, maxExecEntries: 2000 });
+      const scorer = createReplayScorer({ resources, dbExists: existsSync });
+      if (scorers.size >= MAX_SCORERS) scorers.delete(scorers.keys().next().value as string);
+      scorers.set(l.version, scorer);
+      return scorer;
+    });
+  }
+
+  /** Puts already-computed outcomes for the current panel into the summaries (after a reopen or a panel switch). */
+  private applyCached(): ScoreUpdate[] {
+    const l = this.loaded;
+    const scorer = l ? scorers.get(l.version) : undefined;
+    if (!l || !scorer) return [];
+    const updates: ScoreUpdate[] = [];
+    l.records.forEach((r, i) => {
+      const o = scorer.cached(r, this.panelName);
+      const s = l.summaries[i];
+      s.reward = o?.status === 'scored' ? o.reward : null;
+      if (o?.status === 'scored' && s.verdictSource !== 'stored') { s.verdict = o.correct ? 'correct' : 'incorrect'; s.verdictSource = 'computed'; }
+      updates.push({ key: i, verdict: s.verdict, reward: s.reward, note: o?.status === 'skipped' ? o.reason : null });
+    });
+    return updates;
+  }
+
+  private doneCount(): number {
+    const l = this.loaded;
+    const scorer = l ? scorers.get(l.version) : undefined;
+    if (!l || !scorer) return 0;
+    let n = 0;
+    for (const r of l.records) if (scorer.cached(r, this.panelName)) n++;
+    return n;
+  }
+
+  private sendScoreState(updates: ScoreUpdate[]): void {
+    const total = this.loaded?.records.length ?? 0;
+    this.post({ type: 'scores', updates, done: this.doneCount(), total, running: this.scoring !== null });
+  }
+
+  private filterUsesScores(): boolean {
+    const f = this.filter;
+    return (f.verdict !== undefined && f.verdict !== 'any') || typeof f.rewardMin === 'number' || typeof f.rewardMax === 'number';
+  }
+
+  /** Resolves when the scoring in progress (if any) has finished or stopped. */
+  idle(): Promise<void> { return this.scoringRun; }
+
+  /** Scores every record not scored yet for the current panel, in list order, posting batched updates. */
+  scoreAll(): Promise<void> {
+    if (!this.loaded || this.scoring || this.loaded.records.length === 0) return this.scoringRun;
+    this.scoringRun = this.runScoring(this.loaded);
+    return this.scoringRun;
+  }
+
+  private async runScoring(l: LoadedFile): Promise<void> {
+    const token = { stop: false };
+    this.scoring = token;
+    const panel = this.panelName;
+    let pending: ScoreUpdate[] = [];
+    const flush = () => {
+      if (token.stop || this.loaded !== l) return;
+      const batch = pending;
+      pending = [];
+      this.sendScoreState(batch);
+      if (batch.length && this.filterUsesScores()) this.sendView();
+    };
+    const timer = setInterval(flush, FLUSH_MS);
+    try {
+      const scorer = await this.scorer(l);
+      this.sendScoreState([]);
+      let next = 0;
+      const worker = async () => {
+        while (!token.stop && next < l.records.length) {
+          const i = next++;
+          const r = l.records[i];
+          if (scorer.cached(r, panel)) continue;
+          const o = await scorer.score(r, panel);
+          if (token.stop || this.panelName !== panel) return;
+          const s = l.summaries[i];
+          if (o.status === 'scored') {
+            s.reward = o.reward;
+            if (s.verdictSource !== 'stored') { s.verdict = o.correct ? 'correct' : 'incorrect'; s.verdictSource = 'computed'; }
+          }
+          pending.push({ key: i, verdict: s.verdict, reward: s.reward, note: o.status === 'skipped' ? o.reason : null });
+        }
+      };
+      await Promise.all(Array.from({ length: SCORE_CONCURRENCY }, worker));
+    } catch (err) {
+      this.services.log.error('replay: scoring failed', err);
+      this.post({ type: 'error', message: `scoring failed: ${(err as Error).message}` });
+    } finally {
+      clearInterval(timer);
+      if (this.scoring === token) this.scoring = null;
+      flush();
+      if (!token.stop) this.sendScoreState([]);
+    }
+  }
+
+  private stopScoring(): void {
+    if (this.scoring) this.scoring.stop = true;
+    this.scoring = null;
+    this.sendScoreState([]);
+  }
+
+  private record(key: number): TrajectoryRecord | null {
+    const r = this.loaded?.records[key];
+    if (!r) { this.post({ type: 'error', message: `no trajectory #${key} in this list` }); return null; }
+    return r;
+  }
+
+  private async explain(r: TrajectoryRecord): Promise<{ explanation: Explanation | null; error: string | null }> {
+    try {
+      const scorer = await this.scorer(this.loaded!);
+      return { explanation: toExplanation(await scorer.explain(r, this.panelName)), error: null };
+    } catch (err) {
+      return { explanation: null, error: (err as Error).message };
+    }
+  }
+
+  private sendDetail(key: number): void {
+    const r = this.record(key);
+    if (!r) return;
+    this.post({ type: 'detail', key, record: r, turn: null });
+    void this.explain(r).then(({ explanation, error }) => this.post({ type: 'explanation', key, explanation, error }));
+  }
+
+  private sendCompare(a: number, b: number): void {
+    const ra = this.record(a), rb = this.record(b);
+    if (!ra || !rb) return;
+    this.post({ type: 'compare', a: { key: a, record: ra }, b: { key: b, record: rb }, diff: diffSql(ra.finalSql ?? '', rb.finalSql ?? '') });
+  }
+
+  private async sendGroup(key: number): Promise<void> {
+    const l = this.loaded;
+    const r = this.record(key);
+    if (!l || !r) return;
+    const keys = groupKeys(l.summaries).get(r.groupId) ?? [key];
+    const members: GroupMember[] = await Promise.all(keys.map(async (k) => {
+      const { explanation, error } = await this.explain(l.records[k]);
+      return { key: k, record: l.records[k], explanation, unscored: error, advantage: null };
+    }));
+    const stats = groupStatistics(members.map((m) => m.explanation?.total ?? null), members.map((m) => m.explanation?.correct ?? null));
+    members.forEach((m, i) => { m.advantage = stats.advantages[i]; });
+    this.post({ type: 'group', groupId: r.groupId, panel: this.panelName, members, stats });
+  }
+
+  private setPanel(name: string): void {
+    if (!ReplayPanel.panelNames.includes(name) && !/\.json$/i.test(name)) {
+      this.post({ type: 'error', message: `unknown reward panel '${name}' (built-in: ${ReplayPanel.panelNames.join(', ')})` });
+      return;
+    }
+    if (name === this.panelName) return;
+    const wasRunning = this.scoring !== null;
+    if (this.scoring) this.scoring.stop = true;
+    this.scoring = null;
+    this.panelName = name;
+    const updates = this.applyCached();
+    this.sendScoreState(updates);
+    this.sendView();
+    if (wasRunning || (this.loaded && this.loaded.records.length <= AUTO_SCORE_LIMIT)) void this.scoreAll();
+  }
+
+  /** Validates and handles one message from the app (public so the integration test can drive it). */
+  async receive(raw: unknown): Promise<void> {
+    const checked = checkMessage<ToHost>(raw, REPLAY_RULES);
+    if (!checked.ok) {
+      ReplayPanel.testLog?.rejected.push(checked.error);
+      this.services.log.warn(`replay: ignored a message from the webview: ${checked.error}`);
+      this.post({ type: 'error', message: `ignored a malformed message (${checked.error})` });
+      return;
+    }
+    const m = checked.message;
+    switch (m.type) {
+      case 'ready':
+        if (this.loaded) this.sendList();
+        return;
+      case 'pickSource':
+        await vscode.commands.executeCommand('quarry.openReplay');
+        return;
+      case 'openFile': {
+        const picked = await pickFile();
+        if (picked) await this.open(picked);
+        return;
+      }
+      case 'filter': {
+        const { filter, dropped } = sanitizeFilter(m.filter);
+        if (dropped.length) this.services.log.warn(`replay: filter fields ignored: ${dropped.join(', ')}`);
+        this.filter = filter;
+        this.filterSeq = m.seq;
+        this.sendView();
+        // A verdict or reward filter needs scores: computing them is what "lazily" means here.
+        if (this.filterUsesScores() && !this.scoring) void this.scoreAll();
+        return;
+      }
+      case 'select': this.sendDetail(m.key); return;
+      case 'compare': this.sendCompare(m.a, m.b); return;
+      case 'group': await this.sendGroup(m.key); return;
+      case 'setPanel': this.setPanel(m.panel); return;
+      case 'score': void this.scoreAll(); return;
+      case 'stopScoring': this.stopScoring(); return;
+      case 'openSql': {
+        const doc = await vscode.workspace.openTextDocument({ language: 'sql', content: m.sql });
+        await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+        return;
+      }
+    }
+  }
+}
+
+export async function pickFile(): Promise<string | undefined> {
+  const uris = await vscode.window.showOpenDialog({
+    canSelectMany: false, openLabel: 'Replay', title: 'Open a trajectory file',
+    filters: { 'Trajectories (JSONL)': ['jsonl', 'json', 'ndjson'], 'All files': ['*'] },
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  return uris?.[0]?.fsPath;
+}
