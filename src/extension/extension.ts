@@ -6,6 +6,7 @@ import { registerShowSchema } from './showSchema';
 import { registerStatusBar } from './statusBar';
 import { registerModelCommands } from './modelCommands';
 import { register as registerAsk } from './ask/index';
+import { register as registerChat } from './chat/index';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -15,6 +16,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['status bar', registerStatusBar],
   ['show schema', registerShowSchema],
   ['ask', registerAsk],
+  ['chat', registerChat],
 ];
 
 let handle: ServicesHandle | null = null;
