@@ -7,6 +7,7 @@ import { registerStatusBar } from './statusBar';
 import { registerModelCommands } from './modelCommands';
 import { register as registerAsk } from './ask/index';
 import { register as registerChat } from './chat/index';
+import { register as registerDiagnostics } from './diagnostics/index';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -17,6 +18,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['show schema', registerShowSchema],
   ['ask', registerAsk],
   ['chat', registerChat],
+  ['diagnostics', registerDiagnostics],
 ];
 
 let handle: ServicesHandle | null = null;

@@ -1,0 +1,73 @@
+// Reward diagnostics: "Quarry: Open Reward Diagnostics…" scores a trajectory file with a reward panel and charts the
+// run (reward and turn histograms, EX by hardness, term contributions, integrity flags, group statistics), or one
+// trajectory (terms, ODT of prediction and gold, clause F1, verification verdicts).
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import type { Services } from '../services';
+import { DiagnosticsPanel, pickTrajectoryFile } from './panel';
+
+/** What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show. */
+export type OpenDiagnosticsArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
+
+function parseArg(arg: unknown): { file: string; id?: string } | null {
+  if (typeof arg === 'string' && arg !== '') return { file: arg };
+  if (arg instanceof vscode.Uri) return { file: arg.fsPath };
+  if (arg && typeof arg === 'object' && 'file' in arg) {
+    const a = arg as { file: unknown; id?: unknown };
+    const file = typeof a.file === 'string' ? a.file : a.file instanceof vscode.Uri ? a.file.fsPath : null;
+    if (file) return { file, id: typeof a.id === 'string' ? a.id : undefined };
+  }
+  return null;
+}
+
+/** Without an argument: the workspace store, other JSONL files of the workspace, or a file dialog. */
+async function pickSource(services: Services): Promise<string | undefined> {
+  type Item = vscode.QuickPickItem & { file?: string; browse?: boolean };
+  const store = services.trajectoryStorePath();
+  const items: Item[] = [{
+    label: '$(database) Workspace store',
+    description: `${vscode.workspace.asRelativePath(store)}${existsSync(store) ? '' : ' (nothing saved yet)'}`,
+    file: store,
+  }];
+  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then((u) => u, () => [] as vscode.Uri[]);
+  for (const u of found) if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
+  items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Trajectories to diagnose', matchOnDescription: true });
+  if (!pick) return undefined;
+  return pick.browse ? pickTrajectoryFile() : pick.file;
+}
+
+export function register(context: vscode.ExtensionContext, services: Services): void {
+  context.subscriptions.push(vscode.commands.registerCommand('quarry.openDiagnostics', async (arg?: unknown) => {
+    const given: { file: string; id?: string } | null = parseArg(arg) ?? await pickSource(services).then((file) => (file ? { file } : null));
+    if (!given) return;
+    if (!existsSync(given.file)) {
+      void vscode.window.showErrorMessage(`Quarry: no trajectory file at ${given.file}`);
+      return;
+    }
+    await DiagnosticsPanel.show(context, services).open(given.file, given.id);
+  }));
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
+}
+
+/**
+ * Test-only: `quarry.diagnostics.testHook` shows an integration test what the host posted to the panel and sends it
+ * messages through the same validation a webview's go through. Registered only under tests.
+ */
+function registerTestHook(context: vscode.ExtensionContext): void {
+  DiagnosticsPanel.testLog = { posted: [], rejected: [] };
+  context.subscriptions.push(vscode.commands.registerCommand('quarry.diagnostics.testHook', async (op: unknown, message?: unknown) => {
+    const log = DiagnosticsPanel.testLog!;
+    switch (op) {
+      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
+      case 'rejected': return [...log.rejected];
+      case 'clear': log.posted.length = 0; log.rejected.length = 0; return true;
+      case 'receive':
+        if (!DiagnosticsPanel.current) throw new Error('the diagnostics panel is not open');
+        await DiagnosticsPanel.current.receive(message);
+        return true;
+      case 'close': DiagnosticsPanel.current?.close(); return true;
+      default: throw new Error(`quarry.diagnostics.testHook: unknown op ${JSON.stringify(op)}`);
+    }
+  }));
+}

@@ -1,0 +1,254 @@
+// The reward diagnostics panel's host side: keeps what is shown (file, panel, run report, trajectory) so hiding the
+// panel, which throws the webview away, loses nothing; scores through core; checks every message from the webview.
+import * as vscode from 'vscode';
+import { basename } from 'node:path';
+import type { Services } from '../services';
+import { webviewHtml, webviewOptions } from '../webviews/html';
+import { checkMessage } from '../webviews/validate';
+import {
+  DIAGNOSTICS_RULES, diagnosticsMessageProblem, type PanelChoice, type SourceInfo, type ToApp, type ToHost,
+} from '../../../webview/diagnostics/protocol';
+import type { RunDiagnostics } from '../../core/rewards/report';
+import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
+import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
+import { Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, type LoadedTrajectories } from './scoring';
+
+/** The five papers' panels, in the order of the project's docs. */
+export const BUILTIN_PANELS: readonly string[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+
+/** What a test can see of the panel (only when test hooks are on). */
+export interface DiagnosticsTestLog {
+  posted: ToApp[];
+  rejected: string[];
+}
+
+export async function pickTrajectoryFile(): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: false, openLabel: 'Diagnose', title: 'Trajectory file to diagnose',
+    filters: { 'Trajectories (JSONL)': ['jsonl', 'json'], 'All files': ['*'] },
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  return picked?.[0]?.fsPath;
+}
+
+export class DiagnosticsPanel {
+  static current: DiagnosticsPanel | undefined;
+  static testLog: DiagnosticsTestLog | undefined;
+
+  private panelValue = 'sqltrail';
+  private panelFile: string | null = null;
+  private loaded: LoadedTrajectories | null = null;
+  private resources: ScoringResources | null = null;
+  private run: RunDiagnostics | null = null;
+  /** The panel the run was scored with; a different selection rescores on the way back. */
+  private runPanel: string | null = null;
+  private trajectory: TrajectoryDiagnostics | null = null;
+  private view: 'empty' | 'run' | 'trajectory' = 'empty';
+  private busy = false;
+  private disposed = false;
+
+  private constructor(private readonly panel: vscode.WebviewPanel, context: vscode.ExtensionContext, private readonly services: Services) {
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'diagnostics', 'Quarry: Reward Diagnostics');
+    panel.onDidDispose(() => {
+      this.disposed = true;
+      if (DiagnosticsPanel.current === this) DiagnosticsPanel.current = undefined;
+    });
+    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+  }
+
+  static show(context: vscode.ExtensionContext, services: Services): DiagnosticsPanel {
+    const cur = DiagnosticsPanel.current;
+    if (cur && !cur.disposed) {
+      cur.panel.reveal(undefined, false);
+      return cur;
+    }
+    const panel = vscode.window.createWebviewPanel('quarry.diagnostics', 'Quarry: Reward Diagnostics',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
+    DiagnosticsPanel.current = new DiagnosticsPanel(panel, context, services);
+    return DiagnosticsPanel.current;
+  }
+
+  close(): void {
+    this.panel.dispose();
+  }
+
+  private panelChoices(): PanelChoice[] {
+    const out: PanelChoice[] = BUILTIN_PANELS.map((p) => ({ value: p, label: p }));
+    if (this.panelFile) out.push({ value: this.panelFile, label: `${basename(this.panelFile)} (file)` });
+    return out;
+  }
+
+  private post(message: ToApp): void {
+    DiagnosticsPanel.testLog?.posted.push(message);
+    void this.panel.webview.postMessage(message);
+  }
+
+  private source(): SourceInfo | null {
+    const l = this.loaded;
+    return l ? { file: l.file, label: vscode.workspace.asRelativePath(l.file), records: l.records.length, invalid: l.invalid.slice(0, 20) } : null;
+  }
+
+  /** Everything the app needs to draw the current view (after `ready`: a new or restored webview). */
+  private sendAll(): void {
+    this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
+    const source = this.source();
+    if (this.view === 'trajectory' && this.trajectory && source) {
+      this.post({ type: 'trajectory', source, trajectory: this.trajectory, hasRun: this.run !== null });
+    } else if (this.view === 'run' && this.run && source) {
+      this.post({ type: 'run', source, run: this.run });
+    }
+  }
+
+  private fail(text: string, err?: unknown): void {
+    this.services.log.error(`diagnostics: ${text}`, err);
+    this.post({ type: 'error', text: err === undefined ? text : `${text}: ${err instanceof Error ? err.message : String(err)}` });
+  }
+
+  private async resolvedPanel(): Promise<ResolvedPanel> {
+    return loadPanelChoice(this.panelValue, this.services);
+  }
+
+  /** Opens a file: the whole run, or one trajectory of it. */
+  async open(file: string, id?: string): Promise<void> {
+    if (this.busy) {
+      void vscode.window.showInformationMessage('Quarry: the diagnostics panel is still scoring; cancel it or wait.');
+      return;
+    }
+    this.busy = true;
+    try {
+      this.post({ type: 'busy', text: `Reading ${basename(file)}…` });
+      let loaded: LoadedTrajectories;
+      try {
+        loaded = await loadTrajectories(file);
+      } catch (err) {
+        this.fail(`cannot open ${file}`, err);
+        return;
+      }
+      if (loaded.records.length === 0) {
+        this.fail(`${file} holds no valid trajectory records${loaded.invalid.length ? ` (${loaded.invalid.length} invalid line(s): ${loaded.invalid[0]})` : ''}`);
+        return;
+      }
+      this.loaded = loaded;
+      this.resources = await newResources(this.services);
+      this.run = null;
+      this.runPanel = null;
+      this.trajectory = null;
+      if (id !== undefined) await this.showTrajectory(id);
+      else await this.showRunView();
+    } catch (err) {
+      this.fail('diagnostics failed', err);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async showRunView(): Promise<void> {
+    const loaded = this.loaded;
+    if (!loaded || !this.resources) return;
+    if (!this.run || this.runPanel !== this.panelValue) {
+      const panel = await this.resolvedPanel();
+      try {
+        this.run = await scoreFile(loaded, panel, this.resources, (text) => this.post({ type: 'busy', text }));
+        this.runPanel = this.panelValue;
+      } catch (err) {
+        if (err instanceof Cancelled || (err as Error)?.name === 'Cancelled') {
+          this.post({ type: 'error', text: 'Scoring was cancelled. Pick a panel or open the file again to score it.' });
+          this.services.log.info(`diagnostics: scoring ${loaded.file} cancelled`);
+          return;
+        }
+        throw err;
+      }
+      this.services.log.info(`diagnostics: scored ${this.run.scored} trajectories of ${loaded.file} with ${panel.name}`);
+    }
+    this.view = 'run';
+    this.trajectory = null;
+    this.post({ type: 'run', source: this.source()!, run: this.run });
+  }
+
+  private async showTrajectory(id: string): Promise<void> {
+    const loaded = this.loaded;
+    if (!loaded || !this.resources) return;
+    if (!loaded.byId.has(id)) {
+      this.fail(`no trajectory with id ${JSON.stringify(id)} in ${basename(loaded.file)}`);
+      return;
+    }
+    this.post({ type: 'busy', text: `Scoring ${id}…` });
+    this.trajectory = await scoreOne(loaded, id, await this.resolvedPanel(), this.resources);
+    this.view = 'trajectory';
+    this.post({ type: 'trajectory', source: this.source()!, trajectory: this.trajectory, hasRun: this.run !== null });
+  }
+
+  /** Runs one user action, one at a time; errors go to the panel and the log. */
+  private async act(what: string, f: () => Promise<void>): Promise<void> {
+    if (this.busy) {
+      this.post({ type: 'busy', text: 'Still working on the previous request…' });
+      return;
+    }
+    this.busy = true;
+    try {
+      await f();
+    } catch (err) {
+      this.fail(what, err);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async receive(raw: unknown): Promise<void> {
+    const checked = checkMessage<ToHost>(raw, DIAGNOSTICS_RULES);
+    const problem = checked.ok ? diagnosticsMessageProblem(checked.message, this.panelChoices().map((p) => p.value)) : checked.error;
+    if (!checked.ok || problem) {
+      DiagnosticsPanel.testLog?.rejected.push(problem ?? 'invalid');
+      this.services.log.warn(`diagnostics: ignored a message from the webview: ${problem}`);
+      return;
+    }
+    const msg = checked.message;
+    switch (msg.type) {
+      case 'ready':
+        this.sendAll();
+        return;
+      case 'setPanel':
+        if (msg.panel === this.panelValue) return;
+        this.panelValue = msg.panel;
+        return this.act(`cannot score with ${msg.panel}`, async () => {
+          if (this.view === 'trajectory' && this.trajectory) await this.showTrajectory(this.trajectory.id);
+          else if (this.view === 'run') await this.showRunView();
+        });
+      case 'pickPanelFile': {
+        const picked = await vscode.window.showOpenDialog({
+          canSelectMany: false, openLabel: 'Use panel', title: 'Reward panel file (JSON)', filters: { 'Panel JSON': ['json'] },
+          defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+        });
+        const file = picked?.[0]?.fsPath;
+        if (!file) return;
+        try {
+          await loadPanelChoice(file, this.services);
+        } catch (err) {
+          this.fail('cannot use that panel file', err);
+          this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
+          return;
+        }
+        this.panelFile = file;
+        this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
+        return this.receive({ type: 'setPanel', panel: file });
+      }
+      case 'openFile': {
+        const file = await pickTrajectoryFile();
+        if (file) await this.open(file);
+        return;
+      }
+      case 'openTrajectory':
+        return this.act(`cannot open ${msg.id}`, () => this.showTrajectory(msg.id));
+      case 'openReplay': {
+        const file = this.loaded?.file;
+        if (!file) return;
+        if (this.services.openReplay) await this.services.openReplay(file, msg.id);
+        else await vscode.commands.executeCommand('quarry.openReplay', { file, id: msg.id });
+        return;
+      }
+      case 'showRun':
+        return this.act('cannot show the run', () => this.showRunView());
+    }
+  }
+}

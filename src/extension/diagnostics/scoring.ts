@@ -1,0 +1,120 @@
+// Reading a trajectory file and scoring it for the diagnostics panel. Scoring is the core reward engine with the
+// shared sandbox pool (SQL runs in worker processes, off the extension host's thread); a whole file is scored under a
+// cancellable progress notification.
+import * as vscode from 'vscode';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { Services } from '../services';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
+import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
+import type { RunDiagnostics } from '../../core/rewards/report';
+import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
+
+export interface LoadedTrajectories {
+  file: string;
+  records: TrajectoryRecord[];
+  byId: Map<string, TrajectoryRecord>;
+  /** Lines that are not valid records (and an unfinished last line), in words. */
+  invalid: string[];
+}
+
+/** Throws with a person-readable message when the file cannot be read at all. */
+export async function loadTrajectories(file: string): Promise<LoadedTrajectories> {
+  let isDir = false;
+  try {
+    isDir = statSync(file).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(code === 'ENOENT' ? `no such trajectory file: ${file}` : `cannot read ${file}: ${(err as Error).message}`);
+  }
+  if (isDir) throw new Error(`${file} is a directory, not a trajectory file`);
+  const { readTrajectories } = await import('../../core/trajectories/reader');
+  const read = await readTrajectories(file, { onInvalid: 'collect' });
+  const invalid = read.invalid.map((e) => e.message);
+  if (read.truncated) invalid.push(`line ${read.truncated.line} is unfinished (${read.truncated.chars} characters): a writer was stopped mid-record; ignored`);
+  const byId = new Map<string, TrajectoryRecord>();
+  for (const r of read.records) if (!byId.has(r.id)) byId.set(r.id, r);
+  return { file, records: read.records, byId, invalid };
+}
+
+/**
+ * Where a record's database is: its task.db.path, relative paths resolved against the trajectory file's folder
+ * (a file moved with its databases still scores).
+ */
+export function dbPathOf(file: string): (r: TrajectoryRecord) => string {
+  return (r) => (isAbsolute(r.task.db.path) ? r.task.db.path : resolve(dirname(file), r.task.db.path));
+}
+
+export async function loadPanelChoice(value: string, services: Services): Promise<ResolvedPanel> {
+  const { loadPanel } = await import('../../core/rewards/panelFile');
+  return loadPanel(value, services.workspaceDir() ?? process.cwd());
+}
+
+export async function newResources(services: Services): Promise<ScoringResources> {
+  const [{ createScoringResources }, pool] = await Promise.all([import('../../core/rewards/resources'), services.pool()]);
+  return createScoringResources({ run: pool, timeoutMs: services.settings().query.timeoutMs });
+}
+
+export class Cancelled extends Error {
+  constructor() { super('scoring was cancelled'); this.name = 'Cancelled'; }
+}
+
+/**
+ * Scores every record with a gold under a cancellable progress notification; records whose database is missing are
+ * skipped with that reason instead of failing as "gold-error".
+ */
+export async function scoreFile(
+  loaded: LoadedTrajectories, panel: ResolvedPanel, resources: ScoringResources, onBusy: (text: string) => void,
+): Promise<RunDiagnostics> {
+  const [{ scoreRun }, { runDiagnostics }] = await Promise.all([import('../../core/rewards/scoreRun'), import('../../core/rewards/report')]);
+  const where = dbPathOf(loaded.file);
+  const missing = new Set<string>();
+  const present = loaded.records.filter((r) => {
+    if (!r.task.gold) return true;
+    const p = where(r);
+    if (existsSync(p)) return true;
+    missing.add(r.id);
+    return false;
+  });
+  const name = vscode.workspace.asRelativePath(loaded.file);
+  return vscode.window.withProgress({
+    location: vscode.ProgressLocation.Notification,
+    title: `Quarry: scoring ${name} with ${panel.name}`,
+    cancellable: true,
+  }, async (progress, token) => {
+    const ac = new AbortController();
+    const sub = token.onCancellationRequested(() => ac.abort(new Cancelled()));
+    try {
+      const total = present.filter((r) => r.task.gold).length;
+      let last = 0;
+      onBusy(`Scoring ${total} trajectories with ${panel.name}…`);
+      const report = await scoreRun(present, panel, {
+        resources, dbPathOf: where, signal: ac.signal,
+        onProgress: (done, n) => {
+          // Report in whole percents: thousands of tiny increments only flood the notification.
+          const pct = Math.floor((100 * done) / Math.max(1, n));
+          if (pct > last || done === n) {
+            progress.report({ increment: pct - last, message: `${done} / ${n}` });
+            last = pct;
+            onBusy(`Scoring: ${done} / ${n} trajectories with ${panel.name}…`);
+          }
+        },
+      });
+      for (const id of missing) report.skipped.push({ id, reason: `database not found: ${where(loaded.byId.get(id)!)}` });
+      return runDiagnostics(report, present, resources, { dbPathOf: where });
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
+export async function scoreOne(
+  loaded: LoadedTrajectories, id: string, panel: ResolvedPanel, resources: ScoringResources,
+): Promise<TrajectoryDiagnostics> {
+  const record = loaded.byId.get(id);
+  if (!record) throw new Error(`no trajectory with id ${JSON.stringify(id)} in ${loaded.file}`);
+  const db = dbPathOf(loaded.file)(record);
+  if (record.task.gold && !existsSync(db)) throw new Error(`trajectory ${id}: database not found: ${db}`);
+  const { trajectoryDiagnostics } = await import('../../core/rewards/trajectoryReport');
+  return trajectoryDiagnostics(record, panel, resources, { dbPath: db });
+}

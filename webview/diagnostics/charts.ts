@@ -1,0 +1,134 @@
+// The diagnostics panel's charts, all drawn by chart.js (tree-shaken to the bar chart it needs). Colours are VS Code
+// theme variables read when a chart is drawn, so a theme change only needs a redraw.
+import {
+  BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartDataset,
+} from 'chart.js';
+import type { Histogram } from '../../src/core/rewards/report';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+
+export interface Theme {
+  foreground: string;
+  muted: string;
+  grid: string;
+  font: string;
+  positive: string;
+  negative: string;
+  /** Distinct series colours (VS Code's chart palette). */
+  palette: string[];
+}
+
+function cssVar(name: string, fallback: string): string {
+  const v = getComputedStyle(document.body).getPropertyValue(name).trim();
+  return v === '' ? fallback : v;
+}
+
+/** The current theme's chart colours (VS Code's --vscode-charts-* variables, with neutral fallbacks). */
+export function theme(): Theme {
+  const blue = cssVar('--vscode-charts-blue', '#3794ff');
+  const red = cssVar('--vscode-charts-red', '#f14c4c');
+  const green = cssVar('--vscode-charts-green', '#89d185');
+  const yellow = cssVar('--vscode-charts-yellow', '#cca700');
+  const orange = cssVar('--vscode-charts-orange', '#d18616');
+  const purple = cssVar('--vscode-charts-purple', '#b180d7');
+  return {
+    foreground: cssVar('--vscode-charts-foreground', cssVar('--vscode-foreground', '#cccccc')),
+    muted: cssVar('--vscode-descriptionForeground', '#999999'),
+    grid: cssVar('--vscode-charts-lines', '#80808059'),
+    font: cssVar('--vscode-font-family', 'sans-serif'),
+    positive: green,
+    negative: red,
+    palette: [blue, orange, purple, green, yellow, red],
+  };
+}
+
+export interface BarSpec {
+  labels: string[];
+  datasets: Array<{ label: string; data: number[]; color: string | string[] }>;
+  /** Series stack on one another (positive above zero, negative below). */
+  stacked?: boolean;
+  /** Bars run left to right. */
+  horizontal?: boolean;
+  xTitle?: string;
+  yTitle?: string;
+  legend?: boolean;
+  /** Fixed value-axis range (e.g. 0..1 for accuracies). */
+  min?: number;
+  max?: number;
+  /** Accessible description of the chart (the canvas's aria-label). */
+  describe: string;
+  /** Formats values in tooltips. */
+  format?: (v: number) => string;
+}
+
+const charts = new Set<Chart>();
+
+/** Destroys every chart (before the view is redrawn). */
+export function destroyCharts(): void {
+  for (const c of charts) c.destroy();
+  charts.clear();
+}
+
+/** A bar chart in a new canvas inside `holder` (which sets the size). */
+export function barChart(holder: HTMLElement, spec: BarSpec): Chart {
+  const t = theme();
+  const canvas = document.createElement('canvas');
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', spec.describe);
+  holder.append(canvas);
+  const valueAxis = spec.horizontal ? 'x' : 'y';
+  const datasets: ChartDataset<'bar', number[]>[] = spec.datasets.map((d) => ({
+    label: d.label, data: d.data, backgroundColor: d.color, borderColor: d.color, borderWidth: 1,
+    ...(spec.stacked ? { stack: 'all' } : {}),
+  }));
+  const axis = (title: string | undefined, isValue: boolean) => ({
+    stacked: spec.stacked ?? false,
+    ticks: { color: t.muted, font: { family: t.font } },
+    grid: { color: t.grid, display: isValue },
+    border: { color: t.grid },
+    title: { display: title !== undefined, text: title ?? '', color: t.muted, font: { family: t.font } },
+    ...(isValue && spec.min !== undefined ? { min: spec.min } : {}),
+    ...(isValue && spec.max !== undefined ? { max: spec.max } : {}),
+  });
+  const fmt = spec.format ?? ((v: number) => String(Math.round(v * 1000) / 1000));
+  const chart = new Chart(canvas, {
+    type: 'bar',
+    data: { labels: spec.labels, datasets },
+    options: {
+      // Drawn at once: the panel redraws on every message and screenshots must show the final state.
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      indexAxis: spec.horizontal ? 'y' : 'x',
+      scales: {
+        x: axis(spec.xTitle, valueAxis === 'x'),
+        y: axis(spec.yTitle, valueAxis === 'y'),
+      },
+      plugins: {
+        legend: { display: spec.legend ?? false, labels: { color: t.foreground, font: { family: t.font }, boxWidth: 12 } },
+        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ? `${ctx.dataset.label}: ` : ''}${fmt(ctx.parsed[valueAxis] as number)}` } },
+      },
+    },
+  });
+  charts.add(chart);
+  return chart;
+}
+
+function edge(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(Math.abs(x) < 10 ? 2 : 1);
+}
+
+/** Bin labels: "3" for integer bins, "0.25–0.50" for ranges. */
+export function binLabels(h: Histogram): string[] {
+  return h.bins.map((b) => (b.lo === b.hi ? edge(b.lo) : `${edge(b.lo)}–${edge(b.hi)}`));
+}
+
+export function histogramChart(holder: HTMLElement, h: Histogram, opts: { title: string; xTitle: string; color?: string }): Chart {
+  return barChart(holder, {
+    labels: binLabels(h),
+    datasets: [{ label: 'trajectories', data: h.bins.map((b) => b.count), color: opts.color ?? theme().palette[0] }],
+    xTitle: opts.xTitle, yTitle: 'count',
+    describe: `${opts.title}: ${h.bins.map((b, i) => `${binLabels(h)[i]}: ${b.count}`).join(', ')}`,
+    format: (v) => String(v),
+  });
+}
