@@ -89,13 +89,14 @@ export function register(context: vscode.ExtensionContext, services: Services): 
  * messages through the same validation path a webview's go through. Registered only under tests.
  */
 function registerTestHook(context: vscode.ExtensionContext): void {
-  AskPanel.testLog = { posted: [], rejected: [] };
+  AskPanel.testLog = { posted: [], rejected: [], fromWebview: [] };
   context.subscriptions.push(vscode.commands.registerCommand('quarry.ask.testHook', async (op: unknown, message?: unknown) => {
     const log = AskPanel.testLog!;
     switch (op) {
       case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
       case 'rejected': return [...log.rejected];
-      case 'clear': log.posted.length = 0; log.rejected.length = 0; return true;
+      case 'fromWebview': return [...log.fromWebview];
+      case 'clear': log.posted.length = 0; log.rejected.length = 0; log.fromWebview.length = 0; return true;
       case 'receive':
         if (!AskPanel.current) throw new Error('the Ask panel is not open');
         await AskPanel.current.receive(message);

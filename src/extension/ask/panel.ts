@@ -20,6 +20,8 @@ import * as actions from './actions';
 export interface AskTestLog {
   posted: ToApp[];
   rejected: string[];
+  /** Types of the messages that came from the real webview (not through the test hook). */
+  fromWebview: string[];
 }
 
 /** What one ask() produced, for callers that wait (the command's return value, tests). */
@@ -54,7 +56,10 @@ export class AskPanel {
     this.state = emptyState();
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'ask', 'Quarry: Ask');
     panel.onDidDispose(() => this.dispose());
-    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      AskPanel.testLog?.fromWebview.push(String((raw as { type?: unknown } | null)?.type));
+      void this.receive(raw);
+    });
   }
 
   /** The Ask panel, created or revealed. */

@@ -1,0 +1,174 @@
+// The Ask feature in a real extension host: quarry.ask run programmatically against the sample workspace's clinic
+// database, the model an OpenAI-compatible replay server on 127.0.0.1 (the openai backend speaks real HTTP to it).
+// What the host posted to the panel comes from the test-only hook `quarry.ask.testHook` (registered under tests).
+import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
+import * as vscode from 'vscode';
+import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
+import { readTrajectories } from '../../src/core/trajectories/reader';
+import type { ExchangeEvent, ToApp } from '../../webview/ask/protocol';
+
+const FIRST_Q = 'Which doctor has the most appointments?';
+const FIRST_EXPLORE = 'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
+const FIRST_SQL = 'SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1';
+const FOLLOW_Q = 'What is their specialty?';
+const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
+const SLOW_Q = 'A slow question about fees';
+
+interface Outcome { id: string; end: string; finalSql: string | null; error: string | null }
+
+const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.ask.testHook', op, message);
+const posted = () => hook<ToApp[]>('posted');
+const events = async (exchange: number): Promise<ExchangeEvent[]> =>
+  (await posted()).flatMap((m) => (m.type === 'event' && m.exchange === exchange ? [m.event] : []));
+
+/** Waits for a condition the extension reaches on its own (no timing is asserted; mocha's timeout bounds it). */
+async function until<T>(what: string, f: () => Promise<T | undefined | false>): Promise<T> {
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+    if (process.env.QUARRY_TEST_DEBUG) console.log(`waiting for ${what}`);
+  }
+}
+
+suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
+  let server: ReplayServer;
+  let folder: string;
+  let db: string;
+  const cfg = () => vscode.workspace.getConfiguration('quarry');
+
+  suiteSetup(async () => {
+    server = await startReplayServer({
+      script: [
+        // The follow-up first: its conversation may quote the first question too.
+        { match: FOLLOW_Q, turn: 0, response: `<think>The doctor found before; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>` },
+        { match: FOLLOW_Q, turn: 1, response: `<think>cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
+        { match: FIRST_Q, turn: 0, response: `<think>Count appointments per doctor.</think>\n<sql>${FIRST_EXPLORE}</sql>` },
+        { match: FIRST_Q, turn: 1, response: `<think>Ines Duarte has the most.</think>\n<solution>${FIRST_SQL}</solution>` },
+        { match: SLOW_Q, response: '<think>never reached</think>' },
+      ],
+    });
+    const ext = vscode.extensions.getExtension('quarry.quarry');
+    assert.ok(ext, 'the extension is installed');
+    await ext.activate();
+    folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    db = join(folder, 'data', 'clinic.sqlite');
+    await cfg().update('model.backend', 'openai', vscode.ConfigurationTarget.Workspace);
+    await cfg().update('model.baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
+    await cfg().update('model.name', 'replay', vscode.ConfigurationTarget.Workspace);
+    await cfg().update('agent.protocol', 'skyrl', vscode.ConfigurationTarget.Workspace);
+    await hook('clear');
+  });
+
+  suiteTeardown(async () => {
+    await hook('close').then(undefined, () => undefined);
+    for (const k of ['model.backend', 'model.baseUrl', 'model.name', 'agent.protocol']) {
+      await cfg().update(k, undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await server?.close();
+  });
+
+  test('a question streams its turns to the panel, runs the final SQL, and the trajectory is saved to the store', async () => {
+    const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+    assert.ok(outcome, 'quarry.ask returned what happened');
+    assert.deepEqual([outcome.end, outcome.finalSql, outcome.error], ['answer', FIRST_SQL, null]);
+
+    const ev = await until('the final result', async () => {
+      const e = await events(0);
+      return e.some((x) => x.kind === 'result') && e;
+    });
+    const kinds = ev.map((e) => e.kind).filter((k) => k !== 'text');
+    assert.deepEqual(kinds, ['start', 'turn', 'action', 'exec', 'observation', 'turn', 'action', 'end', 'resultRunning', 'result']);
+    const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+    assert.deepEqual([start.id, start.question, start.protocol, start.budget], [outcome.id, FIRST_Q, 'skyrl', 5]);
+    const exec = ev.find((e) => e.kind === 'exec') as Extract<ExchangeEvent, { kind: 'exec' }>;
+    assert.deepEqual(exec.result.columns, ['name', 'n']);
+    assert.deepEqual(exec.result.rows[0], ['Ines Duarte', 3], 'the observation table carries the real rows');
+    const action = ev.find((e) => e.kind === 'action') as Extract<ExchangeEvent, { kind: 'action' }>;
+    assert.deepEqual([action.action.kind, action.action.thought, action.action.sql], ['execute', 'Count appointments per doctor.', FIRST_EXPLORE]);
+    const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
+    assert.deepEqual([result.result.ok, result.result.columns, result.result.rows], [true, ['name'], [['Ines Duarte']]]);
+    assert.ok(ev.some((e) => e.kind === 'text'), 'the openai backend streamed text');
+
+    // The webview app is real: its bundle loads under the CSP, runs, and says 'ready' over the real channel.
+    await until('the webview app to say ready', async () => (await hook<string[]>('fromWebview')).includes('ready'));
+
+    await hook('receive', { type: 'saveTrajectory', exchange: 0 });
+    const store = join(folder, '.quarry', 'trajectories.jsonl');
+    assert.ok(existsSync(store), `${store} was written`);
+    const { records } = await readTrajectories(store);
+    const rec = records.find((r) => r.id === outcome.id);
+    assert.ok(rec, 'the episode is in the store');
+    assert.deepEqual([rec.end, rec.finalSql, rec.protocol.name, rec.task.question, rec.turns.length], ['answer', FIRST_SQL, 'skyrl', FIRST_Q, 2]);
+    assert.equal(rec.model.spec, `openai:${server.url}#replay`);
+    assert.ok(ev.length > 0 && (await events(0)).some((e) => e.kind === 'saved' && e.path === store), 'the panel is told where');
+  });
+
+  test('a follow-up in the same panel continues the conversation with mtsqlr1 and the result already shown', async () => {
+    const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
+    assert.deepEqual([outcome.end, outcome.finalSql], ['answer', FOLLOW_SQL]);
+    const ev = await until('the follow-up result', async () => {
+      const e = await events(1);
+      return e.some((x) => x.kind === 'result') && e;
+    });
+    const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+    assert.deepEqual([start.kind, start.protocol], ['start', 'mtsqlr1']);
+    const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
+    assert.deepEqual(result.result.rows, [['cardiology']]);
+    await hook('receive', { type: 'saveTrajectory', exchange: 1 });
+    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories.jsonl'));
+    const rec = records.find((r) => r.id === outcome.id);
+    assert.ok(rec);
+    assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
+  });
+
+  test('messages a webview could send wrongly are refused, not acted on', async () => {
+    await hook('clear');
+    await hook('receive', { type: 'run', exchange: 7 });
+    await hook('receive', { type: 'export', exchange: 0, format: 'exe' });
+    await hook('receive', { type: 'ask', question: '' });
+    await hook('receive', { type: 'eval', code: 'x' });
+    const rejected = await hook<string[]>('rejected');
+    assert.equal(rejected.length, 4, rejected.join('\n'));
+    assert.match(rejected[0], /exchange 7 does not exist \(there are 2\)/);
+    assert.match(rejected[1], /format must be one of csv, json/);
+    assert.match(rejected[2], /the question is empty/);
+    assert.match(rejected[3], /unknown message type "eval"/);
+    assert.deepEqual((await posted()).filter((m) => m.type === 'event'), [], 'nothing ran');
+  });
+
+  test('Stop cancels a running question; the cancelled trajectory can still be saved', async () => {
+    server.hangNext(1);
+    const running = vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: SLOW_Q });
+    await until('the slow question to start its first turn', async () => (await events(2)).some((e) => e.kind === 'turn'));
+    await hook('receive', { type: 'stop' });
+    const outcome = await running;
+    assert.deepEqual([outcome.end, outcome.finalSql], ['cancelled', null]);
+    const ev = await events(2);
+    const end = ev.find((e) => e.kind === 'end') as Extract<ExchangeEvent, { kind: 'end' }>;
+    assert.equal(end.end, 'cancelled');
+    await hook('receive', { type: 'saveTrajectory', exchange: 2 });
+    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories.jsonl'));
+    assert.equal(records.find((r) => r.id === outcome.id)?.end, 'cancelled');
+    const chat = server.requests.filter((r) => r.body !== null);
+    assert.equal(chat[chat.length - 1].clientClosed, true, 'the HTTP request was aborted, not left running');
+  });
+
+  test('closing the panel mid-run cancels the episode cleanly', async () => {
+    server.hangNext(1);
+    const running = vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: SLOW_Q });
+    await until('the question to start', async () => (await events(3)).some((e) => e.kind === 'turn'));
+    await hook('close');
+    const outcome = await running;
+    assert.equal(outcome.end, 'cancelled');
+    // A new panel starts a new conversation.
+    await hook('clear');
+    const again = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+    assert.equal(again.end, 'answer');
+    const start = (await events(0))[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+    assert.equal(start.protocol, 'skyrl', 'a fresh panel: the first question uses the chosen protocol again');
+  });
+});
