@@ -5,9 +5,10 @@ import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, textField, badge, tag, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { NO_LABEL } from '../../src/core/trajectories/summary';
+import { unpackRows } from './protocol';
 import { alignTurns } from '../../src/core/trajectories/index-compare';
 import type {
-  ToApp, ToHost, ReplayAppState, TrajectorySummary, TrajectoryFilter, Facets, Explanation, DiffPart, GroupMember,
+  ToApp, ToHost, ReplayAppState, ListRow, TrajectoryFilter, Facets, Explanation, DiffPart, GroupMember,
   GroupStatistics, InvalidLine,
 } from './protocol';
 import type { TrajectoryRecord, TrajectoryTurn } from '../../src/core/trajectories/types';
@@ -24,7 +25,7 @@ const OVERSCAN = 8;
 
 const saved = host.state();
 const app: ReplayAppState = saved ?? { file: null, filter: {}, selectedId: null, markedIds: [], view: 'detail', turn: 0, scrollTop: 0 };
-let summaries: TrajectorySummary[] = [];
+let summaries: ListRow[] = [];
 let keys: number[] = [];
 let total = 0;
 let facetsNow: Facets | null = null;
@@ -211,7 +212,7 @@ function renderFilters(): void {
 // ---------------------------------------------------------------------------------------------------------------
 // Virtualised list
 
-function verdictMark(s: TrajectorySummary): HTMLElement {
+function verdictMark(s: ListRow): HTMLElement {
   if (s.verdict === 'correct') return h('span', { class: 'q-ok', title: `correct (${s.verdictSource})` }, '✓');
   if (s.verdict === 'incorrect') return h('span', { class: 'q-error', title: `incorrect (${s.verdictSource})` }, '✗');
   return h('span', { class: 'q-muted', title: 'not scored' }, '·');
@@ -594,7 +595,7 @@ host.onMessage((m) => {
       return;
     case 'list': {
       const sameFile = app.file === m.file;
-      summaries = m.summaries;
+      summaries = unpackRows(m.rows);
       fileLabel = m.label;
       title.textContent = `Replay: ${fileLabel}`;
       title.setAttribute('title', m.file);

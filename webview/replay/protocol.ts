@@ -11,6 +11,87 @@ import type { Term } from '../../src/core/rewards/types';
 
 export type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, DiffPart, GroupStatistics, Term };
 
+/** What a list row shows of one trajectory (the app's side of a TrajectorySummary). */
+export type ListRow = Pick<TrajectorySummary, 'key' | 'id' | 'groupId' | 'sample' | 'line' | 'question' | 'protocol' | 'model' | 'db' | 'turns'
+  | 'errors' | 'end' | 'verdict' | 'verdictSource' | 'reward' | 'label'>;
+
+/**
+ * Every row of the list in one message, by column: repeated strings (group ids, protocols, models, databases, labels,
+ * ends) are indices into `strings`, so 10,000 rows are a few hundred KiB instead of megabytes of repeated keys.
+ */
+export interface PackedRows {
+  strings: string[];
+  id: string[];
+  question: string[];
+  groupId: number[];
+  sample: number[];
+  line: number[];
+  protocol: number[];
+  model: number[];
+  db: number[];
+  /** -1: no label. */
+  label: number[];
+  turns: number[];
+  errors: number[];
+  end: number[];
+  /** 0 not scored, 1 correct, 2 incorrect; +2 when the verdict was computed here rather than stored (3, 4). */
+  verdict: number[];
+  reward: (number | null)[];
+}
+
+/** A list row's question is cut shorter than the summary's: the row is one line wide. */
+export const ROW_QUESTION_CHARS = 160;
+
+export function packRows(list: readonly TrajectorySummary[]): PackedRows {
+  const index = new Map<string, number>();
+  const strings: string[] = [];
+  const ref = (v: string) => {
+    let i = index.get(v);
+    if (i === undefined) { i = strings.length; strings.push(v); index.set(v, i); }
+    return i;
+  };
+  const p: PackedRows = { strings, id: [], question: [], groupId: [], sample: [], line: [], protocol: [], model: [], db: [], label: [], turns: [], errors: [], end: [], verdict: [], reward: [] };
+  for (const s of list) {
+    p.id.push(s.id);
+    p.question.push(s.question.length > ROW_QUESTION_CHARS ? s.question.slice(0, ROW_QUESTION_CHARS - 1) + '…' : s.question);
+    p.groupId.push(ref(s.groupId));
+    p.sample.push(s.sample);
+    p.line.push(s.line);
+    p.protocol.push(ref(s.protocol));
+    p.model.push(ref(s.model));
+    p.db.push(ref(s.db));
+    p.label.push(s.label === null ? -1 : ref(s.label));
+    p.turns.push(s.turns);
+    p.errors.push(s.errors);
+    p.end.push(ref(s.end));
+    p.verdict.push(verdictCode(s.verdict, s.verdictSource));
+    p.reward.push(s.reward);
+  }
+  return p;
+}
+
+export function verdictCode(v: Verdict | null, source: TrajectorySummary['verdictSource']): number {
+  if (v === null) return 0;
+  return (v === 'correct' ? 1 : 2) + (source === 'computed' ? 2 : 0);
+}
+
+/** Rows in list order; row i has key i (the host's summaries are keyed by position). */
+export function unpackRows(p: PackedRows): ListRow[] {
+  const rows: ListRow[] = new Array(p.id.length);
+  for (let i = 0; i < p.id.length; i++) {
+    const v = p.verdict[i];
+    rows[i] = {
+      key: i, id: p.id[i], question: p.question[i], groupId: p.strings[p.groupId[i]], sample: p.sample[i], line: p.line[i],
+      protocol: p.strings[p.protocol[i]], model: p.strings[p.model[i]], db: p.strings[p.db[i]],
+      label: p.label[i] < 0 ? null : p.strings[p.label[i]], turns: p.turns[i], errors: p.errors[i],
+      end: p.strings[p.end[i]] as ListRow['end'],
+      verdict: v === 0 ? null : v % 2 === 1 ? 'correct' : 'incorrect', verdictSource: v === 0 ? null : v > 2 ? 'computed' : 'stored',
+      reward: p.reward[i],
+    };
+  }
+  return rows;
+}
+
 /** A bad line of the file, as the validating reader reported it. */
 export interface InvalidLine { line: number | null; message: string }
 
@@ -40,7 +121,7 @@ export interface GroupMember {
 export type ToApp =
   | { type: 'loading'; file: string; label: string }
   | {
-    type: 'list'; file: string; label: string; summaries: TrajectorySummary[]; invalid: InvalidLine[];
+    type: 'list'; file: string; label: string; rows: PackedRows; invalid: InvalidLine[];
     /** The unfinished last line a killed writer left, in words; null when the file ends cleanly. */
     truncated: string | null; panels: string[]; panel: string;
   }

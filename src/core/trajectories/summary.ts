@@ -175,27 +175,32 @@ export interface Facets {
   reward: { min: number; max: number } | null;
 }
 
-function counted(values: Iterable<string>): FacetValue[] {
-  const m = new Map<string, number>();
-  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
+function sortedCounts(m: Map<string, number>): FacetValue[] {
   return [...m].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
 }
 
-/** The values each filter can take, with counts, for the filter bar's dropdowns. */
+const bump = (m: Map<string, number>, v: string) => m.set(v, (m.get(v) ?? 0) + 1);
+
+/** The values each filter can take, with counts, for the filter bar's dropdowns. One pass over the list. */
 export function facets(summaries: readonly TrajectorySummary[]): Facets {
   let tMin = Infinity, tMax = -Infinity, rMin = Infinity, rMax = -Infinity;
   const verdicts = { correct: 0, incorrect: 0, unscored: 0 };
+  const protocols = new Map<string, number>(), models = new Map<string, number>(), dbs = new Map<string, number>(), labels = new Map<string, number>();
   for (const s of summaries) {
     if (s.turns < tMin) tMin = s.turns;
     if (s.turns > tMax) tMax = s.turns;
     if (s.reward !== null) { if (s.reward < rMin) rMin = s.reward; if (s.reward > rMax) rMax = s.reward; }
     if (s.verdict === null) verdicts.unscored++; else verdicts[s.verdict]++;
+    bump(protocols, s.protocol);
+    bump(models, s.model);
+    bump(dbs, s.db);
+    bump(labels, s.label ?? NO_LABEL);
   }
   return {
-    protocols: counted(summaries.map((s) => s.protocol)),
-    models: counted(summaries.map((s) => s.model)),
-    dbs: counted(summaries.map((s) => s.db)),
-    labels: counted(summaries.map((s) => s.label ?? NO_LABEL)),
+    protocols: sortedCounts(protocols),
+    models: sortedCounts(models),
+    dbs: sortedCounts(dbs),
+    labels: sortedCounts(labels),
     turns: summaries.length ? { min: tMin, max: tMax } : { min: 0, max: 0 },
     verdicts,
     reward: rMin <= rMax ? { min: rMin, max: rMax } : null,

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
 import { checkMessage } from '../webviews/validate';
-import { REPLAY_RULES, sanitizeFilter, type Explanation, type GroupMember, type ScoreUpdate, type ToApp, type ToHost } from '../../../webview/replay/protocol';
+import { REPLAY_RULES, packRows, sanitizeFilter, type Explanation, type GroupMember, type ScoreUpdate, type ToApp, type ToHost } from '../../../webview/replay/protocol';
 import { facets, filterSummaries, groupKeys, type TrajectoryFilter } from '../../core/trajectories/summary';
 import { AUTO_PANEL, createReplayScorer, groupStatistics, type ReplayScorer, type TrajectoryExplanation } from '../../core/trajectories/index-scoring';
 import { diffSql } from '../../core/trajectories/index-compare';
@@ -119,7 +119,7 @@ export class ReplayPanel {
     if (!l) return;
     this.applyCached();
     this.post({
-      type: 'list', file: l.file, label: fileLabel(l.file), summaries: l.summaries, invalid: l.invalid,
+      type: 'list', file: l.file, label: fileLabel(l.file), rows: packRows(l.summaries), invalid: l.invalid,
       truncated: l.truncated, panels: ReplayPanel.panelNames, panel: this.panelName,
     });
     this.sendView();
