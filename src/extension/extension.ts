@@ -5,9 +5,11 @@ import { createServices, type Services, type ServicesHandle } from './services';
 import { registerShowSchema } from './showSchema';
 import { registerStatusBar } from './statusBar';
 import { registerModelCommands } from './modelCommands';
+import { register as registerDatabases, type DatabasesFeature } from './databases/index';
 import { register as registerAsk } from './ask/index';
 import { register as registerChat } from './chat/index';
 import { register as registerDiagnostics } from './diagnostics/index';
+import { register as registerReplay } from './replay/index';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -16,14 +18,23 @@ const FEATURES: [name: string, register: Register][] = [
   ['model commands', registerModelCommands],
   ['status bar', registerStatusBar],
   ['show schema', registerShowSchema],
+  ['databases', (context, services) => { databases = registerDatabases(context, services); }],
   ['ask', registerAsk],
   ['chat', registerChat],
   ['diagnostics', registerDiagnostics],
+  ['replay', registerReplay],
 ];
 
 let handle: ServicesHandle | null = null;
+let databases: DatabasesFeature | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<Services> {
+/** What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions. */
+export interface QuarryApi {
+  services: Services;
+  databases: DatabasesFeature | undefined;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<QuarryApi> {
   const services = createServices(context);
   handle = services;
   context.subscriptions.push(vscode.commands.registerCommand('quarry.showLog', () => services.log.show()));
@@ -36,7 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Servic
   }
   await registerMissingCommands(context, services);
   services.log.info(`activated (${context.extension.packageJSON.version as string})`);
-  return services;
+  return { services, databases };
 }
 
 /**
