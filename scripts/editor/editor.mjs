@@ -6,11 +6,11 @@
 // By default the extension is this working tree, linked (rebuild with `npm run build` and reload the window to see a
 // change); --vsix packages it and installs the VSIX instead, as a user gets it. The workspace and the editor's state
 // live in .cache/editor/ and survive restarts (labels, trajectories, settings); --fresh starts them over.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  build, ensureCodeServer, folderUrl, installExtension, prepareWorkspace, root, since, startCodeServer, stateDirs,
+  build, ensureCodeServer, folderUrl, installExtension, packageVsix, prepareWorkspace, root, since, startCodeServer,
+  stateDirs,
 } from './lib.mjs';
 
 const usage = 'usage: node scripts/editor/editor.mjs [--port N] [--vsix] [--fresh] [--no-build] [--workspace DIR]';
@@ -43,8 +43,7 @@ rmSync(installed, { recursive: true, force: true });
 rmSync(join(dirs.extensions, 'extensions.json'), { force: true });
 if (opt.vsix) {
   const vsix = join(root, `quarry-${version}.vsix`);
-  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package',
-    '--allow-missing-repository', '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  packageVsix(vsix);
   installExtension(entry, dirs, vsix);
   say(`installed ${vsix}`);
 } else {

@@ -8,6 +8,7 @@ export const chromiumPath: string;
 export function since(t0: number): string;
 export function ensureCodeServer(opts?: { browser?: boolean }): string;
 export function build(opts?: { tests?: boolean }): void;
+export function packageVsix(out: string, opts?: { tries?: number }): string;
 export function freePort(): Promise<number>;
 export function makeTempDir(prefix: string): string;
 export function buildSqlite(sqlFile: string, dbFile: string): string;

@@ -6,11 +6,11 @@
 //   node scripts/editor/run-e2e.mjs [--no-build] [--no-package] [SPEC_NAME ...]   e.g. `smoke` for smoke.e2e.ts
 // QUARRY_OUT picks the transpiled tree (default out); QUARRY_E2E_KEEP=1 keeps each editor's temp dir;
 // QUARRY_E2E_HEADED=1 shows the browser (needs a display).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build, ensureCodeServer, root, since } from './lib.mjs';
+import { build, ensureCodeServer, packageVsix, root, since } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const opt = { build: true, package: true, only: [] };
@@ -36,9 +36,12 @@ if (opt.build) {
 }
 if (opt.package) {
   const tp = Date.now();
-  // vsce lists the production dependencies with npm and applies .vscodeignore; native modules ship inside.
-  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package',
-    '--allow-missing-repository', '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    packageVsix(vsix);
+  } catch (err) {
+    process.stderr.write(`run-e2e: ${err.message}\n`);
+    process.exit(1);
+  }
   say(`packaged ${vsix} in ${since(tp)} s`);
 }
 if (!existsSync(vsix)) {
