@@ -46,3 +46,12 @@ test('four tool calls use up the budget: the episode ends without an answer and 
   assert.deepEqual(record.turns[3].observations, []);
   assert.deepEqual(record.turns.map((t) => t.action.mdp[t.action.mdp.length - 2]), ['PROPOSE', 'SELF-CORRECT', 'SELF-CORRECT', 'SELF-CORRECT']);
 });
+
+test('the loop runs the history SQL itself when a task arrives without results (datasets), so the memory quotes them', async () => {
+  const task = d1Task();
+  assert.ok(task.history?.length && task.history.every((h) => h.result === undefined), 'the fixture task starts without results');
+  const turns = ['d1-ours-turn1.txt', 'd1-ours-turn2.txt', 'd1-ours-turn3.txt', 'd1-ours-turn4.txt'].map(turnText);
+  const record = await runEpisode({ task, protocolName: 'mtsqlr1', pool, schemaCache, model: scriptedModel(turns) });
+  assert.equal(record.task.history[0].result, "[('america', 4), ('asia', 7), ('europe', 11)]");
+  assert.ok(record.turns[2].observations[0].content.includes("SQL Results (truncated to 50 characters): [('america', 4), ('asia', 7), ('europe', 11)]"));
+});
