@@ -6,8 +6,8 @@
 // By default the extension is this working tree, linked (rebuild with `npm run build` and reload the window to see a
 // change); --vsix packages it and installs the VSIX instead, as a user gets it. The workspace and the editor's state
 // live in .cache/editor/ and survive restarts (labels, trajectories, settings); --fresh starts them over.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import {
   build, ensureCodeServer, folderUrl, installExtension, packageVsix, prepareWorkspace, root, since, startCodeServer,
   stateDirs,
@@ -51,11 +51,26 @@ if (opt.vsix) {
   say(`linked the working tree as ${installed}`);
 }
 
+// First run only, so the user's own changes stay: a calm window, and no offer to open the repository the cache
+// folder sits in.
+const userSettings = join(dirs.userData, 'User', 'settings.json');
+if (!existsSync(userSettings)) {
+  mkdirSync(dirname(userSettings), { recursive: true });
+  writeFileSync(userSettings, JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'git.openRepositoryInParentFolders': 'never',
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+  }, null, 2) + '\n');
+}
+
 let workspace = opt.workspace;
 if (!workspace) {
   workspace = join(base, 'workspace');
   if (!existsSync(join(workspace, 'data', 'clinic.sqlite'))) {
-    prepareWorkspace(workspace, { samples: true });
+    // The bundled tiny ONNX model answers offline with no setup (code-server has no vscode.lm chat models);
+    // "Quarry: Switch Model…" changes it.
+    prepareWorkspace(workspace, { samples: true, settings: { 'quarry.model.backend': 'onnx' } });
     say(`sample workspace built in ${workspace}`);
   }
 } else if (!existsSync(workspace)) {
