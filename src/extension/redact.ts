@@ -4,7 +4,7 @@ const MASK = '***';
 
 /** Authorization headers and bearer tokens, and strings shaped like common API keys (sk-…, hf_…, ghp_…). */
 const PATTERNS: RegExp[] = [
-  /(authorization\s*[:=]\s*)(?:bearer\s+)?[^\s,'"}]+/gi,
+  /(authorization["']?\s*[:=]\s*["']?)(?:bearer\s+)?[^\s,'"}]+/gi,
   /\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
   /\b()(?:sk|hf|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{12,}/g,
 ];
