@@ -29,6 +29,7 @@ const notice = h('div', { role: 'status', 'aria-live': 'polite' });
 const conversation = h('div', { id: 'conversation' });
 const question = textArea({ placeholder: 'Ask a question…', id: 'question', rows: 3 });
 question.value = draft;
+question.style.width = '100%';
 const askButton = button('Ask', ask, { id: 'ask', title: 'Ask (Ctrl+Enter)' });
 const stopButton = button('Stop', () => host.post({ type: 'stop' }), { id: 'stop', appearance: 'secondary', title: 'Stop the running question (Escape)', disabled: true });
 const composer = h('div', { class: 'q-card' }, question, h('div', { class: 'q-row' }, askButton, stopButton,
@@ -149,7 +150,7 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), h('span', { class: 'q-question' }, x.question)));
   const used = turnsUsed(x);
   const status = h('div', { class: 'q-row q-muted', id: `x${i}-status` },
-    `${x.protocol} · turns ${used} / ${x.budget}`, x.running ? progressRing() : null, x.running ? 'working…' : endText(x));
+    `${x.protocol} · turns ${used} / ${x.budget} ·`, x.running ? progressRing() : null, x.running ? 'working…' : endText(x));
   card.append(status);
   for (const t of x.turns) card.append(turnView(x, i, t));
   if (x.running) return card;
@@ -199,7 +200,11 @@ function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
   el.append(head);
   if (!t.parsed) {
     // Still generating: show the text as it streams, open, since there is nothing else yet.
-    el.append(h('pre', { class: 'q-muted q-stream' }, t.text || '…'));
+    if (x.running) el.append(h('pre', { class: 'q-muted q-stream' }, t.text || '…'));
+    else {
+      el.append(h('div', { class: 'q-warn' }, t.text ? 'The turn was cut off here:' : 'Stopped before the model answered.'));
+      if (t.text) el.append(h('pre', {}, t.text));
+    }
     return el;
   }
   const reasoning = t.thought ?? (t.kind === 'invalid' ? t.text : null);
@@ -209,9 +214,8 @@ function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
   } else {
     for (const p of t.problems) el.append(h('div', { class: 'q-warn' }, `note: ${p}`));
     if (t.kind === 'memory') el.append(h('div', { class: 'q-muted' }, 'Checks the SQL against the conversation so far (memory)'));
-    if (t.sql !== null) {
-      el.append(h('div', { class: 'q-muted' }, t.kind === 'answer' ? 'Answer:' : 'Runs:'), highlightSql(t.sql));
-    }
+    if (t.kind === 'answer' && t.sql !== null && t.sql === x.finalSql) el.append(h('div', { class: 'q-muted' }, 'Answers with the final SQL below.'));
+    else if (t.sql !== null) el.append(h('div', { class: 'q-muted' }, t.kind === 'answer' ? 'Answer:' : 'Runs:'), highlightSql(t.sql));
   }
   if (t.exec) el.append(execView(t.exec));
   if (t.observation) el.append(details(`${x.id}:${t.index}:o`, 'What the model was told', h('pre', {}, t.observation)));
@@ -221,7 +225,7 @@ function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
 function execView(r: WireResult): HTMLElement {
   if (!r.ok) return h('div', { class: 'q-error', role: 'note' }, `✗ ${r.errorClass ?? 'error'}: ${r.error ?? 'the query failed'}`);
   const caption = `${r.rowCount.toLocaleString()} row${r.rowCount === 1 ? '' : 's'} · ${r.ms.toFixed(1)} ms${r.truncated ? ` · showing ${r.rows.length}` : ''}`;
-  return h('div', { class: 'q-obs' }, table(r.columns, r.rows, { caption }));
+  return h('div', { class: 'q-obs' }, h('div', { class: 'q-muted' }, caption), table(r.columns, r.rows));
 }
 
 function finalResult(r: WireResult, i: number): HTMLElement {

@@ -11,7 +11,7 @@ export interface DbChoice {
 }
 
 export function dbChoice(path: string): DbChoice {
-  return { path, label: vscode.workspace.asRelativePath(vscode.Uri.file(path), true) };
+  return { path, label: vscode.workspace.asRelativePath(vscode.Uri.file(path)) };
 }
 
 export function lastDatabase(state: vscode.Memento): string | undefined {

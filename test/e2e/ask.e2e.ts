@@ -1,0 +1,131 @@
+// Ask, as a new user would, by keyboard: the packaged extension in a fresh code-server, the sample workspace, the model
+// an OpenAI-compatible server on 127.0.0.1 that streams slowly enough to watch. "Quarry: Ask a Question…" from the
+// palette, the database and the question typed into VS Code's pickers, the turns streaming into the Ask panel, the
+// final SQL and its result grid; a follow-up typed in the panel; Stop (Escape) on a slow run; the trajectory saved;
+// the conversation back after the panel was hidden. Screenshots in test-artifacts/screenshots/ask-*.png.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Frame } from 'playwright-core';
+import { openEditor, screenshotAfterEach, type Editor } from './harness';
+
+const FIRST_Q = 'Which doctor has the most appointments?';
+const FIRST_EXPLORE = 'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
+const FIRST_SQL = 'SELECT d.name, count(*) AS appointments FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY appointments DESC';
+const FOLLOW_Q = 'What is the specialty of the first one?';
+const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
+const SLOW_Q = 'Total fees per city of the patients';
+
+let ed: Editor;
+before(async () => {
+  ed = await openEditor({
+    name: 'ask',
+    settings: { 'quarry.agent.protocol': 'skyrl', 'quarry.agent.maxTurns': 4 },
+    openai: {
+      // Streamed a word at a time with a pause, so the turns are seen arriving.
+      chunkDelayMs: 40,
+      script: [
+        { match: FOLLOW_Q, turn: 0, response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>` },
+        { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
+        { match: FIRST_Q, turn: 0, response: `<think>I will count the appointments of every doctor first and then look at who is on top of the list.</think>\n<sql>${FIRST_EXPLORE}</sql>` },
+        { match: FIRST_Q, turn: 1, response: `<think>Ines Duarte has three appointments, more than anyone else.</think>\n<solution>${FIRST_SQL}</solution>` },
+        { match: SLOW_Q, response: '<think>This is never answered: the test server hangs on it.</think>' },
+      ],
+    },
+  });
+});
+after(async () => { await ed?.close(); });
+screenshotAfterEach('ask', () => ed);
+
+let panel: Frame;
+
+async function shows(frame: Frame, text: string | RegExp, timeout = 30_000): Promise<void> {
+  await frame.locator('body', { hasText: text }).waitFor({ timeout });
+}
+
+test('Ask a Question by keyboard: pick the database, type the question, watch the turns stream in, get the result', async () => {
+  await ed.runCommand('Quarry: Ask a Question…');
+  // The database picker lists the workspace's SQLite files; typing filters it and Enter takes the match.
+  await ed.answer('clinic');
+  await ed.answer(FIRST_Q);
+  panel = await ed.webview('Q1.');
+  // While the model streams, the turn's raw text is shown as it arrives.
+  await panel.locator('.q-stream').first().waitFor({ timeout: 30_000 });
+  await ed.screenshot('ask-streaming');
+  await shows(panel, 'Final SQL');
+  await panel.locator('#x0-result table').waitFor({ timeout: 30_000 });
+  const status = await panel.locator('#x0-status').innerText();
+  assert.match(status, /skyrl · turns 2 \/ 4/);
+  assert.match(status, /answered in/);
+  // Turn 1: reasoning collapsed, the SQL highlighted, its observation as a table with the real rows.
+  const turn1 = panel.locator('#x0-t0');
+  assert.equal(await turn1.locator('details').first().getAttribute('open'), null, 'reasoning is collapsed by default');
+  assert.ok((await turn1.locator('.q-sql .q-kw').count()) > 3, 'SQL keywords are highlighted');
+  const obs = await turn1.locator('.q-obs table').innerText();
+  assert.match(obs, /Ines Duarte\s+3/);
+  // The final result grid: three doctors, Ines Duarte first.
+  const grid = panel.locator('#x0-result');
+  assert.match(await grid.innerText(), /rows 1–3 of 3/);
+  const names = await grid.locator('tbody tr td:first-child').allInnerTexts();
+  assert.deepEqual([names[0], [...names].sort()], ['Ines Duarte', ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']]);
+  await ed.screenshot('ask-answered');
+});
+
+test('the result grid sorts by a column from the keyboard (Enter on the header; again reverses)', async () => {
+  const grid = panel.locator('#x0-result');
+  const header = grid.locator('th', { hasText: 'name' });
+  await header.focus();
+  await ed.page.keyboard.press('Enter');
+  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']);
+  await ed.page.keyboard.press('Enter');
+  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), ['Tomas Berg', 'Ines Duarte', 'Amara Okafor']);
+  assert.equal(await header.getAttribute('aria-sort'), 'descending');
+  await ed.screenshot('ask-sorted');
+});
+
+test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation with mtsqlr1', async () => {
+  await panel.locator('#question textarea').focus();
+  await ed.page.keyboard.type(FOLLOW_Q);
+  await ed.page.keyboard.press('Control+Enter');
+  await shows(panel, 'Q2.');
+  await panel.locator('#x1-result table').waitFor({ timeout: 30_000 });
+  assert.match(await panel.locator('#x1-status').innerText(), /mtsqlr1/);
+  assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
+  await ed.screenshot('ask-follow-up');
+});
+
+test('Save Trajectory writes the episode to the workspace store and says where', async () => {
+  await panel.locator('#x0-saveTrajectory').click();
+  await panel.locator('#x0-saved').waitFor({ timeout: 15_000 });
+  const store = join(ed.workspace, '.quarry', 'trajectories.jsonl');
+  assert.ok(existsSync(store));
+  const records = readFileSync(store, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
+  assert.deepEqual(records.map((r) => [r.task.question, r.end, r.finalSql]), [[FIRST_Q, 'answer', FIRST_SQL]]);
+});
+
+test('Stop (Escape) cancels a slow run; the turns so far stay and the stop is said', async () => {
+  ed.openai!.hangNext(1);
+  await panel.locator('#question textarea').focus();
+  await ed.page.keyboard.type(SLOW_Q);
+  await ed.page.keyboard.press('Control+Enter');
+  await shows(panel, 'Q3.');
+  await shows(panel, 'working…');
+  await ed.screenshot('ask-slow-running');
+  await ed.page.keyboard.press('Escape');
+  await panel.locator('#x2-status', { hasText: 'stopped' }).waitFor({ timeout: 15_000 });
+  await shows(panel, 'Stopped. The turns so far are kept');
+  const chat = ed.openai!.requests.filter((r) => r.body !== null);
+  assert.equal(chat[chat.length - 1].clientClosed, true, 'the model request was aborted');
+  await ed.screenshot('ask-stopped');
+});
+
+test('the conversation survives the panel being hidden and shown again', async () => {
+  // A new untitled editor in the panel's group hides the panel (its webview is thrown away: no retainContext).
+  await ed.runCommand('File: New Untitled Text File');
+  await ed.page.waitForTimeout(500);
+  await ed.runCommand('View: Open Previous Editor');
+  panel = await ed.webview('Q3.');
+  for (const text of [FIRST_Q, FOLLOW_Q, SLOW_Q, 'cardiology', 'Trajectory saved to']) await shows(panel, text, 15_000);
+  await ed.screenshot('ask-restored');
+});
