@@ -1,46 +1,18 @@
 // Reward diagnostics in a real extension host. The fixture trajectory file is made by real runs of the core agent
-// loop (skyrl protocol) against the sample workspace's clinic database, with a scripted in-process ChatModel (the
-// model is the only stand-in) and the extension's own sandbox pool; two questions × two samples make GRPO groups.
+// loop (skyrl and mtsqlr1) against the sample workspace's clinic database, with a scripted in-process ChatModel (the
+// model is the only stand-in) and the extension's own sandbox pool (test/support/diagnosticsFixture.ts).
 // What the host posted to the panel comes from the test-only hook `quarry.diagnostics.testHook`.
 import * as assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
-import { runEpisode } from '../../src/core/agent/loop';
-import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { RunDiagnostics, ToApp, TrajectoryDiagnostics } from '../../webview/diagnostics/protocol';
+import { diagnosticsRun } from '../support/diagnosticsFixture';
 
 const EXTENSION_ID = 'quarry.quarry';
-const Q_TOP = 'Which doctor has the most appointments?';
-const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
-const Q_KIDS = 'How many patients were born after 2010?';
-const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
-
-/** Replies in order, cut at the request's first stop string as an OpenAI-compatible server would. */
-function scripted(replies: string[]): ChatModel {
-  let next = 0;
-  return {
-    spec: 'scripted:diagnostics-test',
-    async close() {},
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const reply = replies[next++];
-      if (reply === undefined) throw new Error(`the script has no reply #${next}`);
-      let text = reply;
-      let stopString: string | null = null;
-      for (const s of req.sampling.stop ?? []) {
-        const i = text.indexOf(s);
-        if (i >= 0) { text = text.slice(0, i); stopString = s; break; }
-      }
-      req.onText?.(text);
-      return { text, finishReason: 'stop', stopString, usage: { promptTokens: 10, completionTokens: 10 }, timings: { totalMs: 1, firstTokenMs: 1 } };
-    },
-  };
-}
-
-const think = (t: string) => `<think>${t}</think>\n`;
 
 const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.diagnostics.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');
@@ -71,24 +43,7 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const pool = await services.pool();
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const db = join(folder, 'data', 'clinic.sqlite');
-    const run = (id: string, groupId: string, sample: number, question: string, gold: string, replies: string[]) => runEpisode({
-      id, groupId, sample, protocolName: 'skyrl', config: { maxTurns: 4 }, pool, model: scripted(replies),
-      task: { id: groupId, question, dbPath: db, gold },
-    });
-    records = [
-      // Right answer after one exploratory query.
-      await run('top-a', 'top', 0, Q_TOP, GOLD_TOP, [
-        `${think('count per doctor')}<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>`,
-        `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
-      ]),
-      // Wrong: forgets the join and the grouping.
-      await run('top-b', 'top', 1, Q_TOP, GOLD_TOP, [
-        `${think('guess')}<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>`,
-      ]),
-      // Both samples right: a zero-variance group.
-      await run('kids-a', 'kids', 0, Q_KIDS, GOLD_KIDS, [`${think('filter')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`]),
-      await run('kids-b', 'kids', 1, Q_KIDS, GOLD_KIDS, [`${think('filter')}<solution>SELECT COUNT(patient_id) FROM patient WHERE born >= 2011</solution>`]),
-    ];
+    records = await diagnosticsRun(pool, db);
     const dir = join(folder, '.quarry-test');
     mkdirSync(dir, { recursive: true });
     file = join(dir, 'diagnostics-run.jsonl');
@@ -101,9 +56,10 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
   });
 
   test('the fixture runs ended as scripted', () => {
-    assert.deepEqual(records.map((r) => r.end), ['answer', 'answer', 'answer', 'answer']);
+    assert.deepEqual(records.map((r) => [r.id, r.end]), [['top-a', 'answer'], ['top-b', 'answer'], ['kids-a', 'answer'], ['kids-b', 'answer'], ['fees-mt', 'answer']]);
     assert.equal(records[0].turns.length, 2);
     assert.equal(records[0].turns[0].exec?.ok, true);
+    assert.deepEqual(records[4].turns.map((t) => t.action.verify ?? null), [null, { exec: 'pass' }, { memory: 'pass' }]);
   });
 
   test('opening the file scores the run and sends the run diagnostics to the webview', async function () {
@@ -112,18 +68,18 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const msg = await until('run message', () => lastOf('run'));
     const run: RunDiagnostics = msg.run;
     assert.equal(msg.source.file, file);
-    assert.equal(msg.source.records, 4);
+    assert.equal(msg.source.records, 5);
     assert.equal(run.panel, 'sqltrail');
-    assert.equal(run.scored, 4);
+    assert.equal(run.scored, 5);
     const correct = Object.fromEntries(run.items.map((it) => [it.id, it.correct]));
-    assert.deepEqual(correct, { 'top-a': true, 'top-b': false, 'kids-a': true, 'kids-b': true });
-    assert.equal(run.ex, 0.75);
-    assert.equal(run.reward.n, 4);
-    assert.deepEqual(run.turns.bins.map((b) => [b.lo, b.count]), [[1, 3], [2, 1]]);
+    assert.deepEqual(correct, { 'top-a': true, 'top-b': false, 'kids-a': true, 'kids-b': true, 'fees-mt': true });
+    assert.equal(run.ex, 0.8);
+    assert.equal(run.reward.n, 5);
+    assert.deepEqual(run.turns.bins.map((b) => [b.lo, b.count]), [[1, 3], [2, 1], [3, 1]]);
     assert.deepEqual(run.terms.map((t) => t.name), ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format']);
-    // exec has weight 5: three of four right.
-    assert.equal(run.terms[0].meanContribution, 5 * 0.75);
-    assert.ok(run.byHardness.reduce((a, r) => a + r.count, 0) === 4);
+    // exec has weight 5: four of five right.
+    assert.equal(run.terms[0].meanContribution, 5 * 0.8);
+    assert.equal(run.byHardness.reduce((a, r) => a + r.count, 0), 5);
     assert.ok(run.groups, 'two groups of two samples');
     assert.equal(run.groups.count, 2);
     assert.equal(run.groups.advantages.n, 4);
@@ -169,6 +125,25 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(d.verification, null);
   });
 
+  test('an MTSQL-R1 trajectory shows its verification verdicts with the process reward each earned', async function () {
+    this.timeout(120_000);
+    await hook('clear');
+    await hook('receive', { type: 'setPanel', panel: 'mtsqlr1' });
+    await until('mtsqlr1 view', async () => { const m = await lastOf('trajectory'); return m?.trajectory.panel === 'mtsqlr1' ? m : undefined; });
+    await hook('clear');
+    await hook('receive', { type: 'openTrajectory', id: 'fees-mt' });
+    const d = (await until('fees-mt', () => lastOf('trajectory'))).trajectory;
+    assert.equal(d.id, 'fees-mt');
+    assert.deepEqual(d.terms.map((t) => t.name), ['ex', 'em', 'clause', 'verify']);
+    const v = d.verification!;
+    assert.deepEqual(v.map((r) => [r.turn, r.kind, r.said, r.verdict]), [[1, 'E-VERIFY', 'pass', 'pass'], [2, 'M-VERIFY', 'pass', 'pass']]);
+    // E-VERIFY: rows came back and the model said pass (1). M-VERIFY pass earns the candidate's clause F1, and the
+    // candidate is the final SQL, whose clause F1 the same view reports.
+    assert.equal(v[0].value, 1);
+    assert.equal(v[1].value, d.clauses!.value);
+    assert.equal(d.exec?.correct, true);
+  });
+
   test('every incoming message is validated: unknown types, bad fields and panels not offered are rejected', async () => {
     await hook('clear');
     await hook('receive', { type: 'runShell', cmd: 'rm -rf /' });
@@ -188,7 +163,9 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     await hook('clear');
     await hook('receive', { type: 'showRun' });
     const back = await until('run again', () => lastOf('run'));
-    assert.equal(back.run.panel, 'skyrl');
+    // The panel was switched to mtsqlr1 in the trajectory view: the run is rescored with it on the way back.
+    assert.equal(back.run.panel, 'mtsqlr1');
+    assert.deepEqual(back.run.terms.map((t) => t.name), ['ex', 'em', 'clause', 'verify']);
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openDiagnostics', { file, id: 'top-a' });
     const msg = await until('direct trajectory', () => lastOf('trajectory'));
