@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command, CliIO } from '../command';
 import { UsageError, EXIT } from '../command';
@@ -9,7 +8,7 @@ import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import type { ProtocolName } from '../../core/agent/types';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel } from '../../core/models/types';
-import { runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError } from '../../core/bench';
+import { runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError, ensureDir } from '../../core/bench';
 import { createProgress } from '../progress';
 
 /** Progress-SQL's protocol feeds gold-derived feedback to the model, which would leak the answer into a benchmark. */
@@ -93,7 +92,11 @@ export const benchCommand: Command = {
     }
     if (dataset.tasks.length === 0) return badInput(io, `${dataset.file} has no questions`);
     const outDir = resolve(io.cwd, values.out!);
-    if (existsSync(outDir) && !statSync(outDir).isDirectory()) return badInput(io, `--out ${outDir} exists and is not a directory`);
+    try {
+      ensureDir(outDir);
+    } catch (err) {
+      return badInput(io, `--out: ${(err as Error).message}`);
+    }
 
     let model: ChatModel;
     try {
@@ -122,7 +125,7 @@ export const benchCommand: Command = {
     } catch (err) {
       bar.finish();
       if (err instanceof ResumeMismatchError) return badInput(io, err.message);
-      if (err instanceof Error && /EACCES|ENOTDIR|EROFS/.test((err as NodeJS.ErrnoException).code ?? '')) return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
+      if (err instanceof Error && /EACCES|EPERM|ENOTDIR|EROFS|ENOSPC/.test((err as NodeJS.ErrnoException).code ?? '')) return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
       throw err;
     } finally {
       process.off('SIGINT', onSigint);

@@ -2,5 +2,6 @@
 export { runBenchmark, BENCH_FILES, type BenchOptions, type BenchProgress } from './runBenchmark';
 export { formatReport, levelTable, agentStats, AgentStatsAccumulator, type BenchReport, type LevelEx, type AgentStats } from './report';
 export { scoreQuestion, goldLine, type QuestionScore, type SampleScore } from './scoreQuestion';
+export { ensureDir } from './ensureDir';
 export { predictionLine, oneLine, NO_ANSWER_PLACEHOLDER } from './predictionLine';
 export { loadResumable, ResumeMismatchError, type RunIdentity } from './resume';

@@ -3,7 +3,7 @@
 // (predictions.sql, gold.sql) and report.json. Cancelling stops new episodes, cancels the running ones and keeps
 // every question whose samples all finished.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createSqlPool, type SqlPool } from '../db/pool';
@@ -18,6 +18,7 @@ import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
 import { AgentStatsAccumulator, interactionEx, levelTable, type BenchReport } from './report';
 import { loadResumable, unitKey } from './resume';
+import { ensureDir } from './ensureDir';
 
 export interface BenchOptions {
   dataset: Dataset;
@@ -93,7 +94,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const maxErrors = opts.maxConsecutiveErrors ?? 10;
   let errorRun = 0;
 
-  mkdirSync(opts.outDir, { recursive: true });
+  ensureDir(opts.outDir);
   const trajPath = join(opts.outDir, BENCH_FILES.trajectories);
   const resumed = opts.resume
     ? await loadResumable(trajPath, { datasetFile: opts.dataset.file, model: opts.model.spec, protocol: opts.protocol, maxTurns: opts.maxTurns ?? null, temperature })

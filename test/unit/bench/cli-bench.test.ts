@@ -316,6 +316,17 @@ test('bad input exits 2 with a clear message', async () => {
   const noDb = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', tempDir(), '--model', s.spec(), '--protocol', 'skyrl', '--out', join(tempDir(), 'y'));
   assert.equal(noDb.code, 2);
   assert.match(noDb.err, /no database for db_id pets, school/);
+  const fileDir = tempDir();
+  writeFileSync(join(fileDir, 'afile'), '');
+  const outIsFile = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--out', join(fileDir, 'afile', 'run'));
+  assert.equal(outIsFile.code, 2);
+  assert.match(outIsFile.err, /--out: .*afile exists and is not a directory/);
+  if (process.platform === 'linux') {
+    // mkdir answers ENOENT under /proc even for the existing parent: a recursive mkdir would spin here forever.
+    const proc = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--out', '/proc/quarry-nope/run');
+    assert.equal(proc.code, 2);
+    assert.match(proc.err, /--out: cannot create \/proc\/quarry-nope/);
+  }
   const missing = await quarry('bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--protocol', 'skyrl', '--out', 'z');
   assert.equal(missing.code, 2);
   assert.match(missing.err, /--model is required/);
