@@ -1,0 +1,195 @@
+// The exporters on trajectories from real agent episodes (the core loop, the sandbox pool, a fixture database; the
+// model is a scripted stand-in): loss flags, which trajectories qualify, the corrected-SQL substitution read back by
+// each protocol's own parser, RL prompts and the files written.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createSqlPool } from '../../../src/core/db/pool';
+import { runEpisode } from '../../../src/core/agent/loop';
+import { SchemaCache } from '../../../src/core/agent/env';
+import { getProtocol, PROTOCOL_NAMES } from '../../../src/core/agent/protocols';
+import { introspectSchema } from '../../../src/core/db/schema/introspect';
+import type { ProtocolName } from '../../../src/core/agent/types';
+import type { TrajectoryRecord } from '../../../src/core/trajectories/types';
+import { buildDb, tempDir } from '../../helpers/fixtures';
+import { scriptedModel } from '../agent/envSupport';
+import { toSftExample } from '../../../src/core/labels/sft';
+import { toRlPrompts } from '../../../src/core/labels/rl';
+import { answerBlock, rewriteAnswerTurn } from '../../../src/core/labels/answerFormat';
+import { exportRlPrompts, exportSft, readLabeledRecords } from '../../../src/core/labels/exportJsonl';
+import { recordSha } from '../../../src/core/labels/recordSha';
+import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
+import type { Label } from '../../../src/core/labels/types';
+import { TrajectoryWriter } from '../../../src/core/trajectories/writer';
+
+const db = buildDb('bookshop');
+const pool = createSqlPool({ size: 1, spares: 0 });
+after(() => pool.close());
+const schemaCache = new SchemaCache();
+const Q = 'How many authors are there?';
+const GOLD = 'SELECT count(*) FROM author';
+
+function labelFor(r: TrajectoryRecord, over: Partial<Label> = {}): Label {
+  return {
+    trajectoryId: r.id, file: '/w/t.jsonl', recordSha: recordSha(r), verdict: 'correct', correctedSql: null, tags: [], note: '',
+    labeler: 'ana', updatedAt: '2026-11-23T10:00:00.000Z', ...over,
+  };
+}
+
+async function answered(id = 'ans'): Promise<TrajectoryRecord> {
+  return runEpisode({
+    id, task: { id: 'bk:1', question: Q, dbPath: db, gold: GOLD, difficulty: 'easy' }, protocolName: 'skyrl', pool, schemaCache,
+    model: scriptedModel(['<think>look at authors</think>\n<sql>SELECT name FROM author</sql>', '<think>now count</think>\n<solution>SELECT count(name) FROM book</solution>']),
+  });
+}
+
+async function outOfTurns(id = 'spent'): Promise<TrajectoryRecord> {
+  return runEpisode({
+    id, task: { id: 'bk:2', question: 'Which genres are there?', dbPath: db }, protocolName: 'skyrl', config: { maxTurns: 2 }, pool, schemaCache,
+    model: scriptedModel(['<think>a</think>\n<sql>SELECT genre FROM book</sql>', '<think>b</think>\n<sql>SELECT DISTINCT genre FROM book</sql>']),
+  });
+}
+
+test('sft: labeled correct → the chat as generated; loss exactly on the assistant turns, never the prompt or observations', async () => {
+  const r = await answered();
+  assert.equal(r.end, 'answer');
+  const o = toSftExample(r, labelFor(r));
+  assert.ok(o.ok);
+  const m = o.example.messages;
+  const expected = [
+    ...r.prompt.map((p) => ({ role: p.role, content: p.content, loss: false })),
+    { role: 'assistant', content: r.turns[0].assistant, loss: true },
+    ...r.turns[0].observations.map((p) => ({ role: p.role, content: p.content, loss: false })),
+    { role: 'assistant', content: r.turns[1].assistant, loss: true },
+  ];
+  assert.deepEqual(m, expected);
+  assert.ok(r.turns[0].observations.length > 0, 'the exploring turn had an observation');
+  assert.equal(m.filter((x) => x.loss).length, 2);
+  assert.ok(m.every((x) => x.loss === (x.role === 'assistant')));
+  assert.equal(o.example.source, 'as-generated');
+  assert.deepEqual([o.example.id, o.example.question, o.example.protocol, o.example.db.path], [r.id, Q, 'skyrl', r.task.db.path]);
+});
+
+test('sft: which labels qualify, and why the others do not', async () => {
+  const r = await answered();
+  assert.deepEqual(toSftExample(r, undefined), { ok: false, reason: 'not labeled' });
+  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: 'incorrect' })), { ok: false, reason: 'labeled incorrect without a corrected SQL' });
+  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: 'unsure' })), { ok: false, reason: 'labeled unsure without a corrected SQL' });
+  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: null })), { ok: false, reason: 'no verdict and no corrected SQL' });
+  assert.match((toSftExample(r, labelFor(r, { recordSha: 'other' })) as { reason: string }).reason, /changed since it was labeled/);
+  const spent = await outOfTurns();
+  assert.equal(spent.end, 'budget');
+  assert.match((toSftExample(spent, labelFor(spent)) as { reason: string }).reason, /ended without an answer \(budget\)/);
+  assert.ok(toSftExample(r, labelFor(r, { verdict: 'unsure', correctedSql: GOLD })).ok, 'a corrected SQL qualifies whatever the verdict');
+});
+
+test('sft: a corrected SQL replaces the final answer block; reasoning dropped by default, kept when asked', async () => {
+  const r = await answered();
+  const label = labelFor(r, { verdict: 'incorrect', correctedSql: `  ${GOLD}\n` });
+  const o = toSftExample(r, label);
+  assert.ok(o.ok);
+  const last = o.example.messages[o.example.messages.length - 1];
+  assert.deepEqual(last, { role: 'assistant', content: `<solution>${GOLD}</solution>`, loss: true });
+  assert.equal(o.example.source, 'corrected');
+  assert.equal(o.example.messages.length, r.prompt.length + 1 + r.turns[0].observations.length + 1, 'same messages, last one rewritten');
+  const kept = toSftExample(r, label, { keepReasoning: true });
+  assert.ok(kept.ok);
+  assert.equal(kept.example.messages.at(-1)!.content, `<think>now count</think>\n<solution>${GOLD}</solution>`);
+});
+
+test('sft: an episode that ran out of turns keeps every turn and gets the corrected answer appended', async () => {
+  const r = await outOfTurns();
+  const o = toSftExample(r, labelFor(r, { verdict: 'incorrect', correctedSql: 'SELECT DISTINCT genre FROM book WHERE genre IS NOT NULL' }));
+  assert.ok(o.ok);
+  const m = o.example.messages;
+  const obs = r.turns.flatMap((t) => t.observations).length;
+  assert.equal(m.length, r.prompt.length + r.turns.length + obs + 1);
+  assert.deepEqual(m.at(-1), { role: 'assistant', content: '<solution>SELECT DISTINCT genre FROM book WHERE genre IS NOT NULL</solution>', loss: true });
+  assert.deepEqual(m.slice(0, -1), [
+    ...r.prompt.map((p) => ({ ...p, loss: false })),
+    ...r.turns.flatMap((t) => [{ role: 'assistant', content: t.assistant, loss: true }, ...t.observations.map((p) => ({ ...p, loss: false }))]),
+  ], 'every turn and observation as generated, then the appended answer');
+  assert.ok(obs > 0, 'the turns had observations');
+});
+
+test('answer blocks: every protocol’s own parser reads the corrected SQL back as the final answer', async () => {
+  const schema = await introspectSchema(db);
+  const sql = "SELECT title FROM book WHERE genre = 'poetry' ORDER BY year_published";
+  const originals: Record<ProtocolName, string> = {
+    skyrl: '<think>x</think>\n<solution>SELECT 1</solution>',
+    sqltrail: '<reasoning>x</reasoning><solution>SELECT 1</solution>',
+    mtir: '<think>x</think>\n<answer>\n```sql\nSELECT 1\n```\n</answer>',
+    mtsqlr1: '<think>x</think>\n<answer_sql>SELECT 1</answer_sql>',
+    progress: '<think>x</think>\n<sql>SELECT 1</sql>',
+  };
+  for (const name of PROTOCOL_NAMES) {
+    const session = getProtocol(name).create({ task: { question: Q, dbPath: db, gold: GOLD }, config: getProtocol(name).defaults, schema, feedback: () => null });
+    for (const keep of [false, true]) {
+      const text = rewriteAnswerTurn(name, originals[name], sql, keep);
+      const parsed = session.parse(text);
+      assert.equal(parsed.sql, sql, `${name} (keepReasoning ${keep}) reads the SQL back`);
+      assert.ok(parsed.kind === 'answer' || (name === 'progress' && parsed.kind === 'execute'), `${name}: ${parsed.kind}`);
+      if (keep) assert.ok(text.startsWith('<'), name) ; else assert.equal(text, answerBlock(name, sql));
+    }
+  }
+  assert.equal(answerBlock('mtir', ' SELECT 1 '), '<answer>\n```sql\nSELECT 1\n```\n</answer>');
+  assert.equal(rewriteAnswerTurn('skyrl', 'no block at all', 'SELECT 2', true), '<solution>SELECT 2</solution>');
+});
+
+test('rl prompts: one per task; a reviewer’s corrected SQL (latest) wins over the task gold; no gold at all is skipped', async () => {
+  const a1 = await answered('a1');
+  const a2 = await answered('a2');
+  const spent = await outOfTurns();
+  const labels = new Map<string, Label>([
+    ['a1', labelFor(a1, { verdict: 'incorrect', correctedSql: 'SELECT count(*) FROM author WHERE 1', updatedAt: '2026-11-23T10:00:00.000Z' })],
+    ['a2', labelFor(a2, { verdict: 'incorrect', correctedSql: 'SELECT count(author_id) FROM author', updatedAt: '2026-11-23T11:00:00.000Z' })],
+  ]);
+  const { prompts, skipped } = toRlPrompts([a1, a2, spent], labels);
+  assert.equal(prompts.length, 1);
+  assert.deepEqual(prompts[0], {
+    schema: 'quarry.rl-prompt/1', question: Q, evidence: null, history: [], db: { path: a1.task.db.path, id: null },
+    gold_sql: 'SELECT count(author_id) FROM author', gold_source: 'label', difficulty: 'easy', task_id: 'bk:1', trajectory_ids: ['a1', 'a2'],
+  });
+  assert.deepEqual(skipped, [{ id: 'spent', reason: 'no gold SQL: the task has none and no label gives a corrected SQL' }]);
+  const plain = toRlPrompts([a1], new Map());
+  assert.equal(plain.prompts[0].gold_sql, GOLD);
+  assert.equal(plain.prompts[0].gold_source, 'task');
+  const fixed = toRlPrompts([spent], new Map([['spent', labelFor(spent, { correctedSql: 'SELECT DISTINCT genre FROM book' })]]));
+  assert.equal(fixed.prompts[0].gold_sql, 'SELECT DISTINCT genre FROM book');
+});
+
+test('export files: labels from the store → the trajectories they point at → JSONL written whole', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'run.jsonl');
+  const good = await answered('good');
+  const fixed = await outOfTurns('fixed');
+  const wrong = await answered('wrong');
+  const w = await TrajectoryWriter.open(file);
+  for (const r of [good, fixed, wrong]) await w.write(r);
+  await w.close();
+  const store = LabelStore.open(labelStorePath(dir));
+  store.save({ trajectoryId: 'good', file, recordSha: recordSha(good), verdict: 'correct', correctedSql: null, tags: [], note: '' });
+  store.save({ trajectoryId: 'fixed', file, recordSha: recordSha(fixed), verdict: 'incorrect', correctedSql: 'SELECT DISTINCT genre FROM book', tags: ['loop'], note: '' });
+  store.save({ trajectoryId: 'wrong', file, recordSha: recordSha(wrong), verdict: 'incorrect', correctedSql: null, tags: ['wrong join'], note: '' });
+  store.save({ trajectoryId: 'gone', file: join(dir, 'missing.jsonl'), recordSha: 'x', verdict: 'correct', correctedSql: null, tags: [], note: '' });
+  const labels = store.all();
+  store.close();
+
+  const { records, missing } = await readLabeledRecords(labels);
+  assert.deepEqual(records.map((r) => r.id).sort(), ['fixed', 'good', 'wrong']);
+  assert.deepEqual(missing, [{ id: 'gone', reason: `trajectory file not found: ${join(dir, 'missing.jsonl')}` }]);
+  const byId = new Map(labels.map((l) => [l.trajectoryId, l]));
+
+  const sft = await exportSft(records, byId, join(dir, 'out', 'sft.jsonl'));
+  assert.equal(sft.written, 2);
+  assert.deepEqual(sft.skipped, [{ id: 'wrong', reason: 'labeled incorrect without a corrected SQL' }]);
+  const lines = readFileSync(sft.out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; source: string; messages: { loss: boolean; role: string }[] });
+  assert.deepEqual(lines.map((l) => [l.id, l.source]).sort(), [['fixed', 'corrected'], ['good', 'as-generated']]);
+  for (const l of lines) assert.ok(l.messages.every((m) => m.loss === (m.role === 'assistant')));
+
+  const rl = await exportRlPrompts([good, fixed, wrong], byId, join(dir, 'rl.jsonl'));
+  assert.equal(rl.written, 2);
+  const prompts = readFileSync(rl.out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
+  assert.deepEqual(prompts.map((p) => [p.gold_sql, p.gold_source]), [[GOLD, 'task'], ['SELECT DISTINCT genre FROM book', 'label']]);
+});
