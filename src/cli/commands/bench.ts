@@ -133,7 +133,7 @@ export const benchCommand: Command = {
     }
     if (report.resumedEpisodes > 0) io.stderr.write(`resumed: ${report.resumedEpisodes} episodes reused from ${resolve(outDir, BENCH_FILES.trajectories)}\n`);
     io.stdout.write(formatReport(report) + '\n');
-    for (const e of report.errors) io.stderr.write(`WARNING: ${e}\n`);
+    for (const e of [...report.errors, ...report.warnings]) io.stderr.write(`WARNING: ${e}\n`);
     io.stderr.write(`wrote ${Object.values(BENCH_FILES).map((f) => resolve(outDir, f)).join(', ')}\n`);
     if (report.stopped === 'errors') {
       io.stderr.write('quarry bench: stopped: too many episodes failed in a row (see the warnings above)\n');

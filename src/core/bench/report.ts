@@ -53,6 +53,8 @@ export interface BenchReport extends AgentStats {
   interactions?: LevelEx;
   /** Episodes that could not start or failed, in words (first 20). */
   errors: string[];
+  /** What makes the scores less meaningful, as `quarry eval` warns: gold queries that fail, time out or return nothing. */
+  warnings: string[];
   timings: { totalMs: number; startedAt: string };
   questions: QuestionScore[];
 }
@@ -125,6 +127,24 @@ export function interactionEx(scores: QuestionScore[], turnsOf: Map<number, numb
     majority: k > 1 ? all((s) => s.majority) : null,
     passAtK: k > 1 ? all((s) => s.passAtK) : null,
   };
+}
+
+function listIds(ids: string[]): string {
+  return ids.slice(0, 10).join(', ') + (ids.length > 10 ? `, … (${ids.length} in all)` : '');
+}
+
+/** The warnings `quarry eval` would give about the gold side of these questions. */
+export function goldWarnings(scores: QuestionScore[]): string[] {
+  const out: string[] = [];
+  const empty = scores.filter((s) => s.goldEmpty).map((s) => s.id);
+  if (empty.length) out.push(`${empty.length} questions have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIds(empty)}`);
+  for (const [reason, what] of [['gold-error', 'gold queries FAILED (scored wrong)'], ['gold-timeout', 'gold queries TIMED OUT (scored wrong)']] as const) {
+    const ids = scores.filter((s) => s.samples.some((x) => x.reason === reason)).map((s) => s.id);
+    if (ids.length) out.push(`${ids.length} ${what}: ${listIds(ids)}`);
+  }
+  const noLevel = scores.filter((s) => s.level === null).map((s) => s.id);
+  if (noLevel.length) out.push(`${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count only under "all": ${listIds(noLevel)}`);
+  return out;
 }
 
 export function agentStats(records: TrajectoryRecord[]): AgentStats {

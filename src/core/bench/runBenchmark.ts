@@ -16,7 +16,7 @@ import { evalMode } from '../eval/modes';
 import { evalModeOf } from '../datasets';
 import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
-import { AgentStatsAccumulator, interactionEx, levelTable, type BenchReport } from './report';
+import { AgentStatsAccumulator, goldWarnings, interactionEx, levelTable, type BenchReport } from './report';
 import { loadResumable, unitKey } from './resume';
 import { ensureDir } from './ensureDir';
 
@@ -214,6 +214,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     ...(conversational ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), k) } : {}),
     ...stats.result(),
     errors,
+    warnings: goldWarnings(scores),
     timings: { totalMs: performance.now() - t0, startedAt },
     questions: scores,
   };

@@ -34,6 +34,8 @@ export interface QuestionScore {
   voteWinner: number | null;
   /** Samples grouped by equal results, largest first (empty when K = 1). */
   voteGroups: number[][];
+  /** The gold result is empty on some database: any prediction returning no rows scores there ([] == []). */
+  goldEmpty: boolean;
 }
 
 export interface ScoreContext {
@@ -68,6 +70,7 @@ export async function scoreQuestion(task: DatasetTask, finals: (string | null)[]
     passAtK: k > 1 ? passAtK(samples.map((s) => s.exec)) : null,
     voteWinner: vote.winner,
     voteGroups: vote.groups,
+    goldEmpty: verdicts.some((v) => v.goldEmpty),
   };
 }
 

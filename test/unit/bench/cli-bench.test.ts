@@ -296,6 +296,29 @@ test('CoSQL with K=2: interaction-level EX needs every turn right under each sco
   assert.deepEqual(report.interactions, { count: 1, greedy: 0, majority: 0, passAtK: 1 });
 });
 
+test('gold problems are warned about as quarry eval does: empty gold result, failing gold, no hardness', async () => {
+  const s = await server([{ response: sol("SELECT name FROM owner WHERE city = 'Nowhere'") }]);
+  const work = tempDir('quarry-bench-goldwarn-');
+  writeFileSync(join(work, 'odd.json'), JSON.stringify([
+    { db_id: 'pets', question: 'Owners older than 100?', query: 'SELECT name FROM owner WHERE age > 100' },
+    { db_id: 'pets', question: 'A broken gold?', query: 'SELECT nosuch FROM owner' },
+    { db_id: 'pets', question: 'A CTE gold?', query: 'WITH o AS (SELECT name FROM owner) SELECT name FROM o' },
+  ]));
+  const out = join(work, 'run');
+  const r = await quarry('bench', '--dataset', `spider:${join(work, 'odd.json')}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--out', out);
+  assert.equal(r.code, 0, r.err);
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  assert.deepEqual(report.questions.map((q: { greedy: boolean; samples: { reason: string }[] }) => [q.greedy, q.samples[0].reason]), [[true, 'match'], [false, 'gold-error'], [false, 'row-count']]);
+  assert.deepEqual(report.warnings, [
+    '1 questions have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): spider:odd:0',
+    '1 gold queries FAILED (scored wrong): spider:odd:1',
+    '2 questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count only under "all": spider:odd:1, spider:odd:2',
+  ]);
+  assert.match(r.err, /WARNING: 1 gold queries FAILED \(scored wrong\): spider:odd:1/);
+  const ev = await evalOf(out, 'spider');
+  assert.deepEqual(ev.items.map((i) => i.reason), ['match', 'gold-error', 'row-count']);
+});
+
 test('bad input exits 2 with a clear message', async () => {
   const s = await server([{ response: sol('SELECT 1') }]);
   const base = ['--db-dir', dbDir, '--model', s.spec(), '--out', join(tempDir(), 'x')];
