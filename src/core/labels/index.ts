@@ -10,3 +10,5 @@ export { toRlPrompts, RL_SCHEMA } from './rl';
 export type { RlPrompt, RlSkip } from './rl';
 export { exportSft, exportRlPrompts, readLabeledRecords } from './exportJsonl';
 export type { ExportSummary, LabeledRecords } from './exportJsonl';
+export { checkCorrectedSql } from './checkSql';
+export type { CorrectedSqlCheck, CheckOptions } from './checkSql';

@@ -19,6 +19,7 @@ import { toRlPrompts } from '../../../src/core/labels/rl';
 import { answerBlock, rewriteAnswerTurn } from '../../../src/core/labels/answerFormat';
 import { exportRlPrompts, exportSft, readLabeledRecords } from '../../../src/core/labels/exportJsonl';
 import { recordSha } from '../../../src/core/labels/recordSha';
+import { checkCorrectedSql } from '../../../src/core/labels/checkSql';
 import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
 import type { Label } from '../../../src/core/labels/types';
 import { TrajectoryWriter } from '../../../src/core/trajectories/writer';
@@ -192,4 +193,27 @@ test('export files: labels from the store → the trajectories they point at →
   assert.equal(rl.written, 2);
   const prompts = readFileSync(rl.out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
   assert.deepEqual(prompts.map((p) => [p.gold_sql, p.gold_source]), [[GOLD, 'task'], ['SELECT DISTINCT genre FROM book', 'label']]);
+});
+
+test('corrected SQL check: against the gold with the evaluator’s comparator, else against the final SQL, else just run', async () => {
+  const run = pool.exec.bind(pool);
+  const base = { dbPath: db, run, timeoutMs: 5000 };
+  const ok = await checkCorrectedSql({ ...base, sql: 'SELECT count(author_id) FROM author', gold: GOLD, finalSql: 'SELECT 1' });
+  assert.equal(ok.against, 'gold');
+  assert.equal(ok.match, true);
+  assert.equal(ok.reason, 'match');
+  assert.equal(ok.result?.ok, true);
+  assert.deepEqual(ok.result?.columns, ['count(author_id)']);
+  const wrong = await checkCorrectedSql({ ...base, sql: 'SELECT count(*) FROM book', gold: GOLD, finalSql: null });
+  assert.deepEqual([wrong.against, wrong.match, wrong.reason], ['gold', false, 'values']);
+  const broken = await checkCorrectedSql({ ...base, sql: 'SELECT nope FROM author', gold: GOLD, finalSql: null });
+  assert.deepEqual([broken.match, broken.reason, broken.result?.ok], [false, 'pred-error', false]);
+  assert.match(broken.detail ?? '', /no such column: nope/);
+  const vsFinal = await checkCorrectedSql({ ...base, sql: 'SELECT name FROM author ORDER BY name', gold: null, finalSql: 'SELECT name FROM author' });
+  assert.deepEqual([vsFinal.against, vsFinal.match], ['final', true]);
+  const badRef = await checkCorrectedSql({ ...base, sql: 'SELECT 1', gold: 'SELECT x FROM nowhere', finalSql: null });
+  assert.equal(badRef.match, null);
+  assert.match(badRef.detail ?? '', /the gold SQL failed: no such table: nowhere/);
+  const alone = await checkCorrectedSql({ ...base, sql: 'SELECT 42 AS answer', gold: null, finalSql: '  ' });
+  assert.deepEqual([alone.against, alone.match, alone.result?.rows], ['none', null, [[42]]]);
 });
