@@ -16,7 +16,7 @@ type Register = (context: vscode.ExtensionContext, services: Services) => void;
 /** Each feature's register(); a feature that throws is logged and the others still load. */
 const FEATURES: [name: string, register: Register][] = [
   ['model commands', registerModelCommands],
-  ['status bar', registerStatusBar],
+  ['status bar', (context, services) => { statusBar = registerStatusBar(context, services); }],
   ['show schema', registerShowSchema],
   ['databases', (context, services) => { databases = registerDatabases(context, services); }],
   ['ask', registerAsk],
@@ -27,11 +27,14 @@ const FEATURES: [name: string, register: Register][] = [
 
 let handle: ServicesHandle | null = null;
 let databases: DatabasesFeature | undefined;
+let statusBar: vscode.StatusBarItem | undefined;
 
 /** What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions. */
 export interface QuarryApi {
   services: Services;
   databases: DatabasesFeature | undefined;
+  /** The model status bar item. */
+  statusBar: vscode.StatusBarItem | undefined;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<QuarryApi> {
@@ -47,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Quarry
   }
   await registerMissingCommands(context, services);
   services.log.info(`activated (${context.extension.packageJSON.version as string})`);
-  return { services, databases };
+  return { services, databases, statusBar };
 }
 
 /**
