@@ -59,6 +59,8 @@ export interface BarSpec {
   describe: string;
   /** Formats values in tooltips. */
   format?: (v: number) => string;
+  /** The values are counts: whole-number ticks only. */
+  counts?: boolean;
 }
 
 const charts = new Set<Chart>();
@@ -83,7 +85,7 @@ export function barChart(holder: HTMLElement, spec: BarSpec): Chart {
   }));
   const axis = (title: string | undefined, isValue: boolean) => ({
     stacked: spec.stacked ?? false,
-    ticks: { color: t.muted, font: { family: t.font } },
+    ticks: { color: t.muted, font: { family: t.font }, ...(isValue && spec.counts ? { precision: 0 } : {}) },
     grid: { color: t.grid, display: isValue },
     border: { color: t.grid },
     title: { display: title !== undefined, text: title ?? '', color: t.muted, font: { family: t.font } },
@@ -127,7 +129,7 @@ export function histogramChart(holder: HTMLElement, h: Histogram, opts: { title:
   return barChart(holder, {
     labels: binLabels(h),
     datasets: [{ label: 'trajectories', data: h.bins.map((b) => b.count), color: opts.color ?? theme().palette[0] }],
-    xTitle: opts.xTitle, yTitle: 'count',
+    xTitle: opts.xTitle, yTitle: 'count', counts: true,
     describe: `${opts.title}: ${h.bins.map((b, i) => `${binLabels(h)[i]}: ${b.count}`).join(', ')}`,
     format: (v) => String(v),
   });

@@ -25,6 +25,7 @@ const STYLE = `
 .d-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 8px; }
 .d-chart { position: relative; height: 220px; }
 .d-chart.d-short { height: 90px; }
+.d-chart.d-mid { height: 160px; }
 .d-cols { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 .d-num { text-align: right; font-variant-numeric: tabular-nums; }
 .d-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; vertical-align: middle; }
@@ -316,7 +317,8 @@ function renderOdt(odt: OdtView | null): HTMLElement {
     odt.tags.length
       ? h('ul', {}, ...odt.tags.map((x) => h('li', {}, h('span', { class: 'd-tag' }, x.tag), ` ${x.meaning} `, h('span', { class: 'q-muted' }, x.reasons.join('; ')))))
       : h('p', { class: 'q-ok' }, 'No diagnostic tags.'),
-    odt.feedback ? h('p', { class: 'q-muted' }, `Feedback: ${odt.feedback}`) : '',
+    // The text is App. F's next-turn message, which starts with its own "Feedback:".
+    odt.feedback ? h('details', {}, h('summary', {}, 'Next-turn feedback the Progress-SQL protocol would send'), h('p', { class: 'q-muted' }, odt.feedback)) : '',
     h('p', { class: 'q-muted' }, 'Highlighted items are in one tree only; a yellow node matched with differences, a red one has no counterpart.'),
     h('div', { class: 'd-cols' }, tree('Prediction', odt.pred, odt.predError, 'odt-pred'), tree('Gold', odt.gold, odt.goldError, 'odt-gold')));
   return box;
@@ -331,7 +333,7 @@ function renderClauses(d: TrajectoryDiagnostics): HTMLElement {
     return box;
   }
   if (c.goldParseError || c.parseError) box.append(h('p', { class: 'q-error' }, c.goldParseError ? `gold does not parse: ${c.goldParseError}` : `prediction does not parse: ${c.parseError}`));
-  const chart = chartBox();
+  const chart = chartBox('d-mid');
   const t = theme();
   box.append(h('p', {}, `Mean over the clauses present: ${num(c.value)}`), chart,
     table(['clause', 'F1', 'prediction', 'gold'], c.rows.map((r) => [r.clause.toUpperCase(), r.f1 === null ? 'absent from both' : num(r.f1), r.pred.join(' | ') || '∅', r.gold.join(' | ') || '∅'])));

@@ -1,0 +1,122 @@
+// Reward diagnostics as a new user would: the packaged extension in a fresh code-server, a trajectory file in the
+// workspace made by real runs of the core agent loop (test/support/diagnosticsFixture.ts: a scripted model, the real
+// sandbox pool, the workspace's clinic database). "Quarry: Open Reward Diagnostics…" from the palette, the file
+// picked from the quick pick; the run's charts; a flag item opened with the mouse; the trajectory's term bar, ODT
+// trees and clause F1; back by keyboard; the panel switched; the view back after being hidden. Screenshots in
+// test-artifacts/screenshots/diagnostics-*.png.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Frame } from 'playwright-core';
+import { createSqlPool } from '../../src/core/db/pool';
+import { diagnosticsRun } from '../support/diagnosticsFixture';
+import { openEditor, screenshotAfterEach, type Editor } from './harness';
+
+let ed: Editor;
+let app: Frame;
+
+before(async () => {
+  ed = await openEditor({ name: 'diagnostics', viewport: { width: 1500, height: 1000 } });
+  const pool = createSqlPool({ size: 1, spares: 0 });
+  try {
+    const records = await diagnosticsRun(pool, join(ed.workspace, 'data', 'clinic.sqlite'));
+    mkdirSync(join(ed.workspace, 'runs'), { recursive: true });
+    writeFileSync(join(ed.workspace, 'runs', 'clinic-run.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
+  } finally {
+    await pool.close();
+  }
+});
+after(async () => { await ed?.close(); });
+screenshotAfterEach('diagnostics', () => ed);
+
+/** Canvases chart.js drew into (a drawn chart has a non-empty bitmap). */
+async function drawnCharts(frame: Frame, within: string): Promise<number> {
+  return frame.locator(`${within} canvas`).evaluateAll((els) => els.filter((c) => {
+    const canvas = c as HTMLCanvasElement;
+    if (canvas.width === 0 || canvas.height === 0) return false;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return false;
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
+    return false;
+  }).length);
+}
+
+test('Open Reward Diagnostics from the palette, pick the run file: charts, flags and the trajectory list', async () => {
+  await ed.runCommand('Quarry: Open Reward Diagnostics…');
+  await ed.pick(/clinic-run\.jsonl/);
+  app = await ed.webview('Integrity flags', 60_000);
+  await app.locator('#run-charts canvas').first().waitFor({ timeout: 30_000 });
+  assert.equal(await drawnCharts(app, '#run-charts'), 4, 'reward, turns, EX by hardness and term charts are drawn');
+  const header = await app.locator('#header').innerText();
+  assert.match(header, /runs\/clinic-run\.jsonl · 5 records/);
+  const run = await app.locator('section', { hasText: 'EX 80.0%' }).first().innerText();
+  assert.match(run, /5 scored with\s+sqltrail/);
+  assert.equal(await app.locator('#trajectory-table tbody tr').count(), 5);
+  await ed.screenshot('diagnostics-run');
+  await app.locator('#groups').scrollIntoViewIfNeeded();
+  assert.ok(await drawnCharts(app, '#groups') === 2, 'advantage and spread histograms are drawn');
+  await ed.screenshot('diagnostics-run-groups');
+});
+
+test('switching to the skyrl panel rescores: a zero-variance group is flagged and its items link to them', async () => {
+  // The toolkit's dropdown: open it with the mouse, choose the option.
+  await app.locator('#panel-picker').click();
+  await app.locator('#panel-picker vscode-option[value="skyrl"]').click();
+  await app.locator('#flags', { hasText: 'zero-variance group kids' }).waitFor({ timeout: 60_000 });
+  const flags = await app.locator('#flags').innerText();
+  assert.match(flags, /kids-a/);
+  assert.match(flags, /kids-b/);
+  await app.locator('#flags').scrollIntoViewIfNeeded();
+  await ed.screenshot('diagnostics-flags');
+});
+
+test('a trajectory opened from the list with the mouse: stacked term bar, ODT trees with mismatches, clause F1', async () => {
+  await app.locator('#trajectory-table tr[data-id="top-b"] td').first().click();
+  await app.locator('#odt').waitFor({ timeout: 30_000 });
+  const head = await app.locator('#trajectory-head').innerText();
+  assert.match(head, /Trajectory top-b/);
+  assert.match(head, /Execution: wrong/);
+  assert.equal(await drawnCharts(app, '#terms'), 1, 'the stacked term bar is drawn');
+  const terms = await app.locator('#terms-table').innerText();
+  assert.match(terms, /format/);
+  assert.match(terms, /exec/);
+  const odt = await app.locator('#odt').innerText();
+  assert.match(odt, /JOIN_MISSING/);
+  assert.ok(await app.locator('#odt-pred .d-node.d-mismatch').count() >= 1, 'the predicted SELECT is marked as mismatching');
+  assert.ok(await app.locator('#odt-gold .d-diff').count() >= 1, 'gold items the prediction lacks are highlighted');
+  await ed.screenshot('diagnostics-trajectory');
+  await app.locator('#odt').scrollIntoViewIfNeeded();
+  await ed.screenshot('diagnostics-odt');
+  await app.locator('#clauses').scrollIntoViewIfNeeded();
+  assert.equal(await drawnCharts(app, '#clauses'), 1, 'the clause F1 chart is drawn');
+  await ed.screenshot('diagnostics-clauses');
+});
+
+test('by keyboard: r back to the run, f to the filter, Tab to a row, Enter opens it; verification verdicts shown', async () => {
+  await app.locator('body').press('r');
+  await app.locator('#trajectory-table').waitFor({ timeout: 30_000 });
+  await app.locator('body').press('f');
+  await app.page().keyboard.type('fees');
+  await app.locator('#trajectory-table tbody tr').first().waitFor();
+  assert.equal(await app.locator('#trajectory-table tbody tr').count(), 1);
+  await app.locator('#trajectory-table tbody tr').first().focus();
+  await app.page().keyboard.press('Enter');
+  await app.locator('#verification table').waitFor({ timeout: 30_000 });
+  const v = await app.locator('#verification').innerText();
+  assert.match(v, /E-VERIFY/);
+  assert.match(v, /M-VERIFY/);
+  await app.locator('#verification').scrollIntoViewIfNeeded();
+  await ed.screenshot('diagnostics-verification');
+});
+
+test('the view survives being hidden: another editor in front, then back', async () => {
+  await ed.runCommand('Preferences: Open Workspace Settings (JSON)');
+  await ed.page.locator('.monaco-editor').first().waitFor({ timeout: 15_000 });
+  await ed.runCommand('View: Open Previous Editor');
+  app = await ed.webview('Trajectory fees-mt', 30_000);
+  await app.locator('#verification table').waitFor({ timeout: 15_000 });
+  assert.equal(await drawnCharts(app, '#terms'), 1);
+  await ed.screenshot('diagnostics-restored');
+});
