@@ -30,6 +30,15 @@ test('the Quarry view lists the workspace databases', async () => {
   }
   const rows = await tree.locator('.monaco-list-row').allInnerTexts();
   assert.ok(!rows.some((t) => t.includes('not-a-database')), `a text file named .db is listed: ${rows.join(' | ')}`);
+  // By keyboard: select the clinic database and open it with the right arrow to see its tables.
+  await tree.locator('.monaco-list-row', { hasText: 'clinic.sqlite' }).first().click();
+  await ed.page.keyboard.press('ArrowRight');
+  // Each table shows its row count (data/clinic.sql: 3 doctors, 5 patients, 7 appointments).
+  for (const [table, rowsInTable] of [['doctor', 3], ['patient', 5], ['appointment', 7]] as const) {
+    const row = tree.locator('.monaco-list-row', { hasText: table }).first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match(await row.innerText(), new RegExp(`\\b${rowsInTable}\\b`), `${table} shows ${rowsInTable} rows`);
+  }
   await ed.screenshot('smoke-databases-view');
 });
 
