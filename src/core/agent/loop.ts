@@ -238,6 +238,8 @@ async function generate(opts: RunEpisodeOptions, call: ModelCall): Promise<Gener
   const outer = opts.signal;
   const onOuter = () => inner.abort(outer?.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
+  // Aborted already (e.g. by an onEvent listener reacting to this turn's 'turn' event): no event will come.
+  if (outer?.aborted) inner.abort(outer.reason);
   const limit = opts.modelTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<never>((_, reject) => {

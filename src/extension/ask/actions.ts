@@ -83,5 +83,6 @@ export async function label(path: string, id: string, services: Services): Promi
     void vscode.window.showWarningMessage(`Quarry: ${text}`);
     return;
   }
-  await vscode.commands.executeCommand('quarry.openLabeling', { path, id });
+  // The same argument shape quarry.openReplay and quarry.openDiagnostics take.
+  await vscode.commands.executeCommand('quarry.openLabeling', { file: path, id });
 }

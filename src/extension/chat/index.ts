@@ -26,7 +26,8 @@ function isQuarryMetadata(m: unknown): m is QuarryChatMetadata {
 function historyExchanges(history: vscode.ChatContext['history'], dbPath: string): Exchange[] {
   const out: Exchange[] = [];
   for (const turn of history) {
-    if (!(turn instanceof vscode.ChatResponseTurn) || turn.participant !== 'quarry.chat') continue;
+    // Response turns are told apart by shape: requests carry a prompt, responses a result.
+    if (!('result' in turn) || turn.participant !== 'quarry.chat') continue;
     const meta = turn.result.metadata;
     if (!isQuarryMetadata(meta) || meta.quarry.db !== dbPath) continue;
     out.push({ question: meta.quarry.question, sql: meta.quarry.sql, ...(meta.quarry.result !== undefined ? { result: meta.quarry.result } : {}) });
@@ -68,6 +69,57 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     answer(context, services, request, chatContext, stream, token));
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
   context.subscriptions.push(participant);
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context, services);
+}
+
+/** What a test hands the chat handler: the prompt, `#file` references, earlier answers' metadata. */
+interface ChatTestRequest {
+  prompt: string;
+  references?: string[];
+  history?: { question: string; metadata: QuarryChatMetadata }[];
+  /** Cancel the request as soon as a progress message containing this text is shown. */
+  cancelOnProgress?: string;
+  /** Instead of a request: cancel the one running now. */
+  cancel?: boolean;
+}
+
+/** One call the handler made on the response stream. */
+export type StreamPart = { kind: 'markdown' | 'progress'; text: string } | { kind: 'button'; command: string; title: string; arguments: unknown[] };
+
+/**
+ * Test-only: `quarry.chat.testHook` runs the participant's handler with a recording response stream and a real
+ * cancellation token (a chat view needs a language-model provider to send anything, which a test editor lacks).
+ */
+function registerTestHook(context: vscode.ExtensionContext, services: Services): void {
+  let current: vscode.CancellationTokenSource | undefined;
+  context.subscriptions.push(vscode.commands.registerCommand('quarry.chat.testHook', async (req: ChatTestRequest) => {
+    if (req.cancel) {
+      current?.cancel();
+      return { cancelled: current !== undefined };
+    }
+    const parts: StreamPart[] = [];
+    const cts = new vscode.CancellationTokenSource();
+    current = cts;
+    const text = (v: string | vscode.MarkdownString) => (typeof v === 'string' ? v : v.value);
+    const stream = {
+      markdown: (v: string | vscode.MarkdownString) => { parts.push({ kind: 'markdown', text: text(v) }); },
+      progress: (v: string) => {
+        parts.push({ kind: 'progress', text: v });
+        if (req.cancelOnProgress && v.includes(req.cancelOnProgress)) cts.cancel();
+      },
+      button: (c: vscode.Command) => { parts.push({ kind: 'button', command: c.command, title: c.title, arguments: c.arguments ?? [] }); },
+    } as unknown as vscode.ChatResponseStream;
+    const references = (req.references ?? []).map((p) => ({ id: 'vscode.file', value: vscode.Uri.file(p), range: undefined }));
+    const request = { prompt: req.prompt, references, command: undefined, toolReferences: [] } as unknown as vscode.ChatRequest;
+    const history = (req.history ?? []).map((h) => ({ participant: 'quarry.chat', response: [], result: { metadata: h.metadata }, command: undefined }));
+    try {
+      const result = await answer(context, services, request, { history } as unknown as vscode.ChatContext, stream, cts.token);
+      return { parts, result: JSON.parse(JSON.stringify(result)) as vscode.ChatResult };
+    } finally {
+      if (current === cts) current = undefined;
+      cts.dispose();
+    }
+  }));
 }
 
 async function answer(
@@ -145,7 +197,7 @@ async function answer(
       }
     }
     if (trajectoryPath) {
-      stream.button({ command: 'quarry.openReplay', title: 'Open in Replay', arguments: [trajectoryPath, record.id] });
+      stream.button({ command: 'quarry.openReplay', title: 'Open in Replay', arguments: [{ file: trajectoryPath, id: record.id }] });
     }
     stream.button({ command: 'quarry.ask', title: 'Ask in the Ask Panel', arguments: [{ db: resolved.path, question }] });
     const metadata: QuarryChatMetadata = {
