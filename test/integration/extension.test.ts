@@ -11,6 +11,8 @@ import { startReplayServer, type ReplayServer } from '../support/openaiReplaySer
 import type { QuarryApi } from '../../src/extension/extension';
 import type { ConnectionTestResult } from '../../src/extension/modelCommands';
 import { readSettings } from '../../src/extension/settings';
+import { createVscodeLmModel } from '../../src/extension/models/vscodeLm';
+import { ModelError } from '../../src/core/models/types';
 
 const EXTENSION_ID = 'quarry.quarry';
 const MODEL_KEYS = ['model.backend', 'model.baseUrl', 'model.name', 'model.onnxPath'];
@@ -199,5 +201,112 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     assert.equal(r.ok, true, r.detail);
     const sent = server.requests.filter((q) => q.path.endsWith('/chat/completions')).pop();
     assert.equal(sent?.body?.model, 'replay-7b');
+  });
+});
+
+/**
+ * A chat model as a VS Code language-model provider hands it out (code-server has no provider, and a real one such as
+ * Copilot is a hosted service): the adapter under test is real and uses VS Code's own message and cancellation types.
+ */
+interface FakeCall { messages: vscode.LanguageModelChatMessage[]; options: vscode.LanguageModelChatRequestOptions | undefined; token: vscode.CancellationToken }
+function fakeLmChat(chunks: string[], opts: { chunkDelayMs?: number } = {}): vscode.LanguageModelChat & { calls: FakeCall[]; delivered: number } {
+  const calls: FakeCall[] = [];
+  const chat = {
+    name: 'Fake Chat', id: 'fake-chat-1', vendor: 'test', family: 'fake', version: '1', maxInputTokens: 100_000,
+    calls, delivered: 0,
+    sendRequest(messages: vscode.LanguageModelChatMessage[], options?: vscode.LanguageModelChatRequestOptions, token?: vscode.CancellationToken) {
+      calls.push({ messages, options, token: token! });
+      const list = chunks;
+      async function* text(): AsyncGenerator<string> {
+        for (const c of list) {
+          if (token?.isCancellationRequested) return;
+          await new Promise((r) => setTimeout(r, opts.chunkDelayMs ?? 1));
+          chat.delivered++;
+          yield c;
+        }
+      }
+      return Promise.resolve({ text: text(), stream: text() } as unknown as vscode.LanguageModelChatResponse);
+    },
+    countTokens: () => Promise.resolve(0),
+  };
+  return chat as unknown as vscode.LanguageModelChat & { calls: FakeCall[]; delivered: number };
+}
+
+/** A message's text whether the host gives content as a string (older API) or as parts (newer). */
+function messageText(m: vscode.LanguageModelChatMessage): string {
+  const c = (m as unknown as { content: unknown }).content;
+  if (typeof c === 'string') return c;
+  return (c as { value?: unknown }[]).map((p) => (typeof p.value === 'string' ? p.value : '')).join('');
+}
+
+suite('models: the vscode.lm adapter', () => {
+  test('system prompt folded into the first user message; streamed text; stop string cut client-side and the request cancelled', async () => {
+    const chat = fakeLmChat(['<think>count</think>\n<sql>SELECT count(*)', ' FROM doctor</s', 'ql>', ' and more text', ' never wanted']);
+    const model = createVscodeLmModel(chat);
+    assert.equal(model.spec, 'vscode-lm:fake-chat-1');
+    assert.equal(model.label, 'test · Fake Chat');
+    const deltas: string[] = [];
+    const res = await model.generate({
+      messages: [{ role: 'system', content: 'You are a SQL expert.' }, { role: 'user', content: 'How many doctors?' }],
+      sampling: { temperature: 0, stop: ['</sql>', '</solution>'] },
+      onText: (d) => deltas.push(d),
+    });
+    assert.equal(res.text, '<think>count</think>\n<sql>SELECT count(*) FROM doctor');
+    assert.equal(deltas.join(''), res.text);
+    assert.equal(res.stopString, '</sql>');
+    assert.equal(res.stopStringSource, 'client');
+    assert.equal(res.finishReason, 'stop');
+    assert.equal(res.usageEstimated, true);
+    assert.ok(res.usage.promptTokens > 0 && res.usage.completionTokens > 0);
+    const call = chat.calls[0];
+    assert.equal(call.messages.length, 1);
+    assert.equal(call.messages[0].role, vscode.LanguageModelChatMessageRole.User);
+    assert.equal(messageText(call.messages[0]), 'You are a SQL expert.\n\nHow many doctors?');
+    assert.deepEqual(call.options?.modelOptions, { temperature: 0 });
+    assert.equal(call.token.isCancellationRequested, true, 'the rest of the answer was cancelled');
+    assert.equal(chat.delivered, 3, 'no chunk was read after the stop string');
+  });
+
+  test('assistant and observation turns keep their roles; maxTokens ends with finishReason length', async () => {
+    const chat = fakeLmChat(['a'.repeat(30), 'b'.repeat(30), 'c'.repeat(30)]);
+    const res = await createVscodeLmModel(chat).generate({
+      messages: [{ role: 'user', content: 'Q' }, { role: 'assistant', content: '<sql>SELECT 1</sql>' }, { role: 'tool', content: '<observation>1</observation>' }],
+      sampling: { maxTokens: 10 },
+    });
+    assert.deepEqual(chat.calls[0].messages.map((m) => m.role),
+      [vscode.LanguageModelChatMessageRole.User, vscode.LanguageModelChatMessageRole.Assistant, vscode.LanguageModelChatMessageRole.User]);
+    assert.equal(res.finishReason, 'length');
+    assert.equal(res.text, 'a'.repeat(30) + 'b'.repeat(30));
+  });
+
+  test('aborting cancels the VS Code request and rejects with AbortError; a timeout is a ModelError', async () => {
+    const slow = fakeLmChat(Array.from({ length: 200 }, () => 'x'), { chunkDelayMs: 20 });
+    const ac = new AbortController();
+    const seen: string[] = [];
+    const p = createVscodeLmModel(slow).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {}, signal: ac.signal, onText: (d) => { seen.push(d); if (seen.length === 3) ac.abort(); } });
+    await assert.rejects(p, (e: unknown) => (e as Error).name === 'AbortError');
+    assert.equal(slow.calls[0].token.isCancellationRequested, true);
+    assert.ok(slow.delivered < 200);
+
+    const slower = fakeLmChat(Array.from({ length: 200 }, () => 'x'), { chunkDelayMs: 20 });
+    await assert.rejects(createVscodeLmModel(slower).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {}, timeoutMs: 100 }),
+      (e: unknown) => e instanceof ModelError && e.kind === 'timeout');
+    const before = new AbortController();
+    before.abort();
+    await assert.rejects(createVscodeLmModel(fakeLmChat(['x'])).generate({ messages: [], sampling: {}, signal: before.signal }), (e: unknown) => (e as Error).name === 'AbortError');
+  });
+
+  test('VS Code\'s language-model errors become the core\'s error kinds', async () => {
+    const cases: [vscode.LanguageModelError, string][] = [
+      [vscode.LanguageModelError.NoPermissions('consent was not given'), 'auth'],
+      [vscode.LanguageModelError.Blocked('quota'), 'rate-limit'],
+      [vscode.LanguageModelError.NotFound('gone'), 'unknown-model'],
+    ];
+    for (const [err, kind] of cases) {
+      const chat = fakeLmChat([]);
+      (chat as unknown as { sendRequest: () => Promise<never> }).sendRequest = () => Promise.reject(err);
+      await assert.rejects(createVscodeLmModel(chat).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {} }),
+        (e: unknown) => e instanceof ModelError && e.kind === kind && e.message.includes('Fake Chat'), kind);
+    }
   });
 });
