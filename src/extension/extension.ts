@@ -10,6 +10,7 @@ import { register as registerAsk } from './ask/index';
 import { register as registerChat } from './chat/index';
 import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
+import { register as registerLabeling } from './labeling/index';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -23,6 +24,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['chat', registerChat],
   ['diagnostics', registerDiagnostics],
   ['replay', registerReplay],
+  ['labeling', registerLabeling],
 ];
 
 let handle: ServicesHandle | null = null;

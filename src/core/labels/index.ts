@@ -12,3 +12,5 @@ export { exportSft, exportRlPrompts, readLabeledRecords } from './exportJsonl';
 export type { ExportSummary, LabeledRecords } from './exportJsonl';
 export { checkCorrectedSql } from './checkSql';
 export type { CorrectedSqlCheck, CheckOptions } from './checkSql';
+export { orderQueue, isLabeled, QUEUE_FILTER_NAMES } from './queue';
+export type { QueueFilter } from './queue';

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { tempDir } from '../../helpers/fixtures';
 import { LabelStore, LabelStoreError, LABEL_SCHEMA_VERSION, labelStorePath } from '../../../src/core/labels/store';
 import { BUILTIN_TAGS, type LabelInput } from '../../../src/core/labels/types';
+import { orderQueue } from '../../../src/core/labels/queue';
 
 const input = (over: Partial<LabelInput> = {}): LabelInput => ({
   trajectoryId: 't1', file: '/w/.quarry/trajectories.jsonl', recordSha: 'abc', verdict: 'incorrect',
@@ -158,4 +159,16 @@ test('store: a file that is not a label store, or a newer schema, is refused wit
   n.pragma('user_version = 99');
   n.close();
   assert.throws(() => LabelStore.open(newer), (e: unknown) => e instanceof LabelStoreError && e.kind === 'version' && /newer Quarry/.test(e.message));
+});
+
+test('queue: unlabeled first in file order, then labeled; the filters keep what they say', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e'];
+  const l = (id: string, verdict: 'correct' | 'incorrect' | 'unsure' | null) => [id, { ...input({ trajectoryId: id, verdict }), labeler: 'x', updatedAt: '' }] as const;
+  const labels = new Map([l('b', 'correct'), l('d', 'incorrect'), l('e', null), l('c', 'unsure')]);
+  assert.deepEqual(orderQueue(ids, labels, 'unlabeled-first'), [0, 4, 1, 2, 3], 'a label without a verdict is still unlabeled');
+  assert.deepEqual(orderQueue(ids, labels, 'unlabeled'), [0, 4]);
+  assert.deepEqual(orderQueue(ids, labels, 'labeled'), [1, 2, 3]);
+  assert.deepEqual(orderQueue(ids, labels, 'incorrect'), [3]);
+  assert.deepEqual(orderQueue(ids, labels, 'unsure'), [2]);
+  assert.deepEqual(orderQueue(ids, labels, 'all'), [0, 1, 2, 3, 4]);
 });

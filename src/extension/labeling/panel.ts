@@ -1,0 +1,322 @@
+// The labeling panel's host side: holds the queue (one trajectory file in review order), reads and writes the label
+// store, runs corrected SQL in the sandbox pool, and answers the app's (validated) messages. One panel at a time.
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, join } from 'node:path';
+import type { Services } from '../services';
+import { webviewHtml, webviewOptions } from '../webviews/html';
+import { checkMessage } from '../webviews/validate';
+import {
+  LABEL_RULES, RESULT_ROWS_SHOWN, labelMessageProblem, type QueueFilter, type QueueInfo, type RunOutcome, type ToApp, type ToHost,
+} from '../../../webview/label/protocol';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
+import type { Label, LabelStore } from '../../core/labels/index';
+
+/** The label store a panel or an export uses; opened once per path and closed on deactivate. */
+export type StoreProvider = () => Promise<LabelStore>;
+
+export interface LabelTestLog { posted: ToApp[]; rejected: string[] }
+
+interface Loaded {
+  file: string;
+  records: TrajectoryRecord[];
+  ids: string[];
+  problems: string[];
+}
+
+export class LabelPanel {
+  static current: LabelPanel | undefined;
+  static testLog: LabelTestLog | undefined;
+
+  private loaded: Loaded | null = null;
+  private filter: QueueFilter = 'unlabeled-first';
+  private queue: number[] = [];
+  private position = 0;
+  private disposed = false;
+  private pendingId: string | null = null;
+  private work: Promise<unknown> = Promise.resolve();
+  private readonly runs = new Set<AbortController>();
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly context: vscode.ExtensionContext,
+    private readonly services: Services,
+    private readonly store: StoreProvider,
+  ) {
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'label', 'Quarry: Labeling');
+    panel.onDidDispose(() => this.dispose());
+    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+  }
+
+  static show(context: vscode.ExtensionContext, services: Services, store: StoreProvider): LabelPanel {
+    if (LabelPanel.current && !LabelPanel.current.disposed) {
+      LabelPanel.current.panel.reveal(undefined, false);
+      return LabelPanel.current;
+    }
+    const panel = vscode.window.createWebviewPanel('quarry.labeling', 'Quarry: Labeling', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
+    LabelPanel.current = new LabelPanel(panel, context, services, store);
+    return LabelPanel.current;
+  }
+
+  get file(): string | null { return this.loaded?.file ?? null; }
+
+  close(): void { this.panel.dispose(); }
+
+  /** Resolves when every message handled so far is done (tests wait on it). */
+  idle(): Promise<void> { return this.work.then(() => undefined, () => undefined); }
+
+  private dispose(): void {
+    this.disposed = true;
+    for (const c of this.runs) c.abort();
+    if (LabelPanel.current === this) LabelPanel.current = undefined;
+  }
+
+  private post(message: ToApp): void {
+    if (this.disposed) return;
+    LabelPanel.testLog?.posted.push(message);
+    void this.panel.webview.postMessage(message);
+  }
+
+  private fail(message: string, err?: unknown): void {
+    this.services.log.error(`labeling: ${message}`, err);
+    this.post({ type: 'error', message });
+  }
+
+  /** Reads `file` into the queue (unlabeled first) and shows trajectory `id` if given, else the first in the queue. */
+  open(file: string, id?: string): Promise<void> {
+    return this.enqueue(() => this.load(file, id ?? null));
+  }
+
+  private enqueue<T>(f: () => Promise<T>): Promise<T> {
+    const next = this.work.then(f, f);
+    this.work = next.catch(() => undefined);
+    return next;
+  }
+
+  private async load(file: string, id: string | null): Promise<void> {
+    this.panel.title = `Labeling: ${basename(file)}`;
+    this.post({ type: 'loading', file });
+    try {
+      if (!existsSync(file)) throw new Error(`no such trajectory file: ${file}`);
+      const { readTrajectories } = await import('../../core/trajectories/reader');
+      const read = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
+        () => readTrajectories(file, { onInvalid: 'collect' }));
+      const problems = read.invalid.slice(0, 10).map((e) => e.message);
+      if (read.invalid.length > 10) problems.push(`… and ${read.invalid.length - 10} more bad lines`);
+      if (read.truncated) problems.push(`line ${read.truncated.line} is unfinished (a writer was stopped mid-record); it is left out`);
+      this.loaded = { file, records: read.records, ids: read.records.map((r) => r.id), problems };
+      this.services.log.info(`labeling: ${file}: ${read.records.length} trajectories, ${read.invalid.length} bad line(s)`);
+    } catch (err) {
+      this.loaded = null;
+      this.fail((err as Error).message, err);
+      return;
+    }
+    this.pendingId = id;
+    await this.sendTags();
+    await this.rebuildQueue();
+  }
+
+  private async labelsOf(ids: readonly string[]): Promise<Map<string, Label>> {
+    return (await this.store()).getMany(ids);
+  }
+
+  /**
+   * Recomputes the order (on open and on a filter change) and shows the wanted item. A trajectory asked for by
+   * open() that the filter hides switches the filter to all; on a filter change the reviewer's choice stands.
+   */
+  private async rebuildQueue(filterChanged = false): Promise<void> {
+    const l = this.loaded;
+    if (!l) return;
+    const { orderQueue } = await import('../../core/labels/queue');
+    let labels: Map<string, Label>;
+    try {
+      labels = await this.labelsOf(l.ids);
+    } catch (err) {
+      this.fail(`cannot read the label store: ${(err as Error).message}`, err);
+      return;
+    }
+    this.queue = orderQueue(l.ids, labels, this.filter);
+    const wanted = this.pendingId;
+    this.pendingId = null;
+    let position = 0;
+    if (wanted !== null) {
+      let at = this.queue.findIndex((i) => l.ids[i] === wanted);
+      if (at < 0 && !filterChanged && l.ids.includes(wanted)) {
+        // Asked for a trajectory the filter hides: show the whole file rather than a different one.
+        this.filter = 'all';
+        this.queue = orderQueue(l.ids, labels, 'all');
+        at = this.queue.findIndex((i) => l.ids[i] === wanted);
+      }
+      if (at < 0 && !filterChanged) this.services.log.warn(`labeling: trajectory ${wanted} is not in ${l.file}`);
+      position = Math.max(0, at);
+    }
+    this.post({ type: 'queue', queue: this.queueInfo(labels) });
+    await this.show(position, labels);
+  }
+
+  private queueInfo(labels: Map<string, Label>): QueueInfo {
+    const l = this.loaded!;
+    let labeled = 0;
+    for (const lab of labels.values()) if (lab.verdict !== null) labeled++;
+    return { file: l.file, fileLabel: basename(l.file), filter: this.filter, size: this.queue.length, total: l.ids.length, labeled, problems: l.problems };
+  }
+
+  private async show(position: number, labels?: Map<string, Label>): Promise<void> {
+    const l = this.loaded;
+    if (!l) return;
+    if (this.queue.length === 0) {
+      this.post({ type: 'empty', reason: l.ids.length === 0 ? `${basename(l.file)} holds no trajectories` : 'no trajectory matches this filter' });
+      return;
+    }
+    this.position = Math.min(Math.max(0, position), this.queue.length - 1);
+    const record = l.records[this.queue[this.position]];
+    const label = labels ? labels.get(record.id) ?? null : (await this.labelsOf([record.id])).get(record.id) ?? null;
+    const { recordSha } = await import('../../core/labels/recordSha');
+    this.post({ type: 'item', position: this.position, record, label, changed: label !== null && label.recordSha !== recordSha(record) });
+  }
+
+  private async sendTags(): Promise<void> {
+    try {
+      this.post({ type: 'tags', tags: (await this.store()).tags() });
+    } catch (err) {
+      this.fail(`cannot open the label store: ${(err as Error).message}`, err);
+    }
+  }
+
+  /** Every message from the webview comes through here, checked first. */
+  async receive(raw: unknown): Promise<void> {
+    const checked = checkMessage<ToHost>(raw, LABEL_RULES);
+    const problem = checked.ok ? labelMessageProblem(checked.message) : checked.error;
+    if (!checked.ok || problem) {
+      const why = problem ?? 'invalid message';
+      LabelPanel.testLog?.rejected.push(why);
+      this.services.log.warn(`labeling: refused a message from the webview: ${why}`);
+      return;
+    }
+    const m = checked.message;
+    // `run` is not queued: a slow query must not hold up moving on or saving.
+    if (m.type === 'run') return this.run(m);
+    return this.enqueue(() => this.handle(m));
+  }
+
+  private async handle(m: Exclude<ToHost, { type: 'run' }>): Promise<void> {
+    switch (m.type) {
+      case 'ready': {
+        if (!this.loaded) return;
+        await this.sendTags();
+        const labels = await this.labelsOf(this.loaded.ids).catch(() => new Map<string, Label>());
+        this.post({ type: 'queue', queue: this.queueInfo(labels) });
+        // The app remembers where it was; the same trajectory wins over the same position (the queue is fixed).
+        const byId = m.id !== undefined ? this.queue.findIndex((i) => this.loaded!.ids[i] === m.id) : -1;
+        return this.show(byId >= 0 ? byId : m.position ?? this.position, labels);
+      }
+      case 'go': return this.show(m.position);
+      case 'setFilter':
+        this.filter = m.filter as QueueFilter;
+        this.pendingId = this.currentId();
+        return this.rebuildQueue(true);
+      case 'save': return this.save(m);
+      case 'addTag': {
+        try {
+          (await this.store()).addTag(m.name);
+        } catch (err) {
+          this.fail((err as Error).message, err);
+          return;
+        }
+        return this.sendTags();
+      }
+      case 'openReplay': {
+        const file = this.loaded?.file;
+        if (file) await vscode.commands.executeCommand('quarry.openReplay', { file, id: m.id });
+        return;
+      }
+      case 'exportSft': await vscode.commands.executeCommand('quarry.exportSft'); return;
+      case 'exportRl': await vscode.commands.executeCommand('quarry.exportRlPrompts', this.loaded?.file); return;
+    }
+  }
+
+  private currentId(): string | null {
+    const l = this.loaded;
+    if (!l || this.queue.length === 0) return null;
+    return l.ids[this.queue[this.position]] ?? null;
+  }
+
+  private recordById(id: string): TrajectoryRecord | undefined {
+    const l = this.loaded;
+    if (!l) return undefined;
+    const i = l.ids.indexOf(id);
+    return i >= 0 ? l.records[i] : undefined;
+  }
+
+  /** One transaction in the store; the app hears `saved` only after it committed. */
+  private async save(m: Extract<ToHost, { type: 'save' }>): Promise<void> {
+    const record = this.recordById(m.id);
+    if (!record || !this.loaded) {
+      this.post({ type: 'saveFailed', seq: m.seq, id: m.id, message: `trajectory ${m.id} is not in the open file` });
+      return;
+    }
+    try {
+      const store = await this.store();
+      const { recordSha } = await import('../../core/labels/recordSha');
+      const label = store.save({
+        trajectoryId: record.id, file: this.loaded.file, recordSha: recordSha(record),
+        verdict: m.verdict === '' ? null : m.verdict as Label['verdict'], correctedSql: m.correctedSql, tags: m.tags, note: m.note,
+      });
+      const counts = store.counts(this.loaded.ids);
+      this.post({ type: 'saved', seq: m.seq, id: m.id, label, labeled: counts.labeled, total: this.loaded.ids.length });
+      if (label.tags.length > 0) await this.sendTags();
+    } catch (err) {
+      const message = (err as Error).message;
+      this.services.log.error(`labeling: saving the label of ${m.id} failed`, err);
+      this.post({ type: 'saveFailed', seq: m.seq, id: m.id, message });
+    }
+  }
+
+  private dbPathOf(record: TrajectoryRecord): string {
+    const p = record.task.db.path;
+    if (isAbsolute(p)) return p;
+    const dir = this.services.workspaceDir();
+    return dir ? join(dir, p) : p;
+  }
+
+  /** Runs the corrected SQL in the sandbox and compares it (gold, else the final SQL) with the evaluator's comparator. */
+  private async run(m: Extract<ToHost, { type: 'run' }>): Promise<void> {
+    const record = this.recordById(m.id);
+    if (!record) {
+      this.post({ type: 'runFailed', seq: m.seq, id: m.id, message: `trajectory ${m.id} is not in the open file` });
+      return;
+    }
+    const dbPath = this.dbPathOf(record);
+    if (!existsSync(dbPath)) {
+      this.post({ type: 'runFailed', seq: m.seq, id: m.id, message: `database not found: ${dbPath} (the trajectory was recorded against it)` });
+      return;
+    }
+    const abort = new AbortController();
+    this.runs.add(abort);
+    try {
+      const [pool, { checkCorrectedSql }, { wireRows }] = await Promise.all([
+        this.services.pool(), import('../../core/labels/checkSql'), import('../../core/db/resultExport'),
+      ]);
+      const check = await checkCorrectedSql({
+        sql: m.sql, dbPath, gold: record.task.gold, finalSql: record.finalSql, timeoutMs: this.services.settings().query.timeoutMs,
+        run: (req) => pool.exec(req, abort.signal),
+      });
+      const r = check.result;
+      const outcome: RunOutcome = {
+        columns: r?.columns ?? [], rows: wireRows((r?.rows ?? []).slice(0, RESULT_ROWS_SHOWN)), rowCount: r?.rowCount ?? 0,
+        truncated: (r?.truncated ?? false) || (r?.rows.length ?? 0) > RESULT_ROWS_SHOWN, error: r && !r.ok ? r.error : null,
+        against: check.against, match: check.match, reason: check.reason, detail: check.detail, ms: r?.ms ?? 0,
+      };
+      this.post({ type: 'runResult', seq: m.seq, id: m.id, outcome });
+    } catch (err) {
+      if (abort.signal.aborted) return;
+      const message = (err as Error).message;
+      this.services.log.error(`labeling: running the corrected SQL of ${m.id} failed`, err);
+      this.post({ type: 'runFailed', seq: m.seq, id: m.id, message });
+    } finally {
+      this.runs.delete(abort);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+// The labeling panel's message protocol, shared by the extension host (src/extension/labeling) and the webview app
+// (webview/label/main.ts). The host owns the queue (a trajectory file in review order), the label store and the
+// sandbox; the app shows one trajectory at a time and sends what the reviewer did. Nothing here imports `vscode` or
+// the DOM.
+import type { MessageRules } from '../../src/extension/webviews/validate';
+import type { TrajectoryRecord } from '../../src/core/trajectories/types';
+import type { Label, Verdict } from '../../src/core/labels/types';
+import type { TagInfo } from '../../src/core/labels/store';
+import type { WireCell } from '../../src/core/db/resultExport';
+
+export type { Label, Verdict, TagInfo, TrajectoryRecord, WireCell };
+
+import type { QueueFilter } from '../../src/core/labels/queue';
+
+export type { QueueFilter };
+export const QUEUE_FILTERS: readonly { value: QueueFilter; label: string }[] = [
+  { value: 'unlabeled-first', label: 'Unlabeled first' },
+  { value: 'unlabeled', label: 'Unlabeled only' },
+  { value: 'labeled', label: 'Labeled only' },
+  { value: 'incorrect', label: 'Labeled incorrect' },
+  { value: 'unsure', label: 'Labeled unsure' },
+  { value: 'all', label: 'All, in file order' },
+];
+
+/** Longest corrected SQL / note / tag list the host accepts from the app. */
+export const LIMITS = { sqlChars: 100_000, noteChars: 20_000, tags: 50, tagChars: 40 } as const;
+/** Rows of a corrected SQL's result sent to the app (the match is decided on the whole result). */
+export const RESULT_ROWS_SHOWN = 500;
+
+export interface QueueInfo {
+  file: string;
+  fileLabel: string;
+  filter: QueueFilter;
+  /** Trajectories in the queue. */
+  size: number;
+  /** Trajectories in the file / with a verdict among them. */
+  total: number;
+  labeled: number;
+  /** Lines of the file that could not be read, in words (the first few). */
+  problems: string[];
+}
+
+export interface RunOutcome {
+  columns: string[];
+  rows: WireCell[][];
+  rowCount: number;
+  /** More rows than sent (or cut by the sandbox's caps). */
+  truncated: boolean;
+  error: string | null;
+  against: 'gold' | 'final' | 'none';
+  match: boolean | null;
+  reason: string | null;
+  detail: string | null;
+  ms: number;
+}
+
+export type ToApp =
+  | { type: 'loading'; file: string }
+  | { type: 'queue'; queue: QueueInfo }
+  | { type: 'item'; position: number; record: TrajectoryRecord; label: Label | null; changed: boolean }
+  | { type: 'empty'; reason: string }
+  | { type: 'tags'; tags: TagInfo[] }
+  | { type: 'saved'; seq: number; id: string; label: Label; labeled: number; total: number }
+  | { type: 'saveFailed'; seq: number; id: string; message: string }
+  | { type: 'runResult'; seq: number; id: string; outcome: RunOutcome }
+  | { type: 'runFailed'; seq: number; id: string; message: string }
+  | { type: 'error'; message: string };
+
+export type ToHost =
+  /** The app (re)loaded; `position`/`id` are where it was before being hidden. */
+  | { type: 'ready'; position?: number; id?: string }
+  | { type: 'go'; position: number }
+  | { type: 'setFilter'; filter: string }
+  /** verdict '' means none. */
+  | { type: 'save'; seq: number; id: string; verdict: string; correctedSql: string; tags: string[]; note: string }
+  | { type: 'run'; seq: number; id: string; sql: string }
+  | { type: 'addTag'; name: string }
+  | { type: 'openReplay'; id: string }
+  | { type: 'exportSft' }
+  | { type: 'exportRl' };
+
+export const LABEL_RULES: MessageRules<ToHost> = {
+  ready: { position: 'number?', id: 'string?' },
+  go: { position: 'number' },
+  setFilter: { filter: 'string' },
+  save: { seq: 'number', id: 'string', verdict: 'string', correctedSql: 'string', tags: 'array', note: 'string' },
+  run: { seq: 'number', id: 'string', sql: 'string' },
+  addTag: { name: 'string' },
+  openReplay: { id: 'string' },
+  exportSft: {},
+  exportRl: {},
+};
+
+/** What checkMessage's field types cannot say: values and sizes. Returns the problem in words, or null. */
+export function labelMessageProblem(m: ToHost): string | null {
+  switch (m.type) {
+    case 'go':
+      return Number.isInteger(m.position) && m.position >= 0 ? null : 'go: position must be a whole number ≥ 0';
+    case 'ready':
+      return m.position === undefined || (Number.isInteger(m.position) && m.position >= 0) ? null : 'ready: position must be a whole number ≥ 0';
+    case 'setFilter':
+      return QUEUE_FILTERS.some((f) => f.value === m.filter) ? null : `setFilter: unknown filter ${JSON.stringify(m.filter)}`;
+    case 'save':
+      if (m.verdict !== '' && m.verdict !== 'correct' && m.verdict !== 'incorrect' && m.verdict !== 'unsure') return `save: unknown verdict ${JSON.stringify(m.verdict)}`;
+      if (m.correctedSql.length > LIMITS.sqlChars) return `save: corrected SQL longer than ${LIMITS.sqlChars} characters`;
+      if (m.note.length > LIMITS.noteChars) return `save: note longer than ${LIMITS.noteChars} characters`;
+      if (m.tags.length > LIMITS.tags) return `save: more than ${LIMITS.tags} tags`;
+      if (!m.tags.every((t) => typeof t === 'string' && t.trim() !== '' && t.length <= LIMITS.tagChars)) return `save: every tag must be a non-empty string of at most ${LIMITS.tagChars} characters`;
+      return m.id === '' ? 'save: empty trajectory id' : null;
+    case 'run':
+      if (m.sql.length > LIMITS.sqlChars) return `run: SQL longer than ${LIMITS.sqlChars} characters`;
+      return m.sql.trim() === '' ? 'run: there is no SQL to run' : null;
+    case 'addTag':
+      return m.name.trim() !== '' && m.name.length <= LIMITS.tagChars ? null : `addTag: a tag must be 1–${LIMITS.tagChars} characters`;
+    default:
+      return null;
+  }
+}
+
+/** What the app keeps across hide/show (VS Code's webview state): where it was and the reviewer's unsaved edits. */
+export interface LabelAppState {
+  position: number;
+  id: string | null;
+  draft: { id: string; verdict: Verdict | ''; correctedSql: string; tags: string[]; note: string; dirty: boolean } | null;
+  showHelp: boolean;
+}
+
+/** The keyboard shortcuts, shown by `?` and in docs/editor.md. */
+export const SHORTCUTS: readonly [keys: string, what: string][] = [
+  ['j / n / ↓', 'next trajectory'],
+  ['k / p / ↑', 'previous trajectory'],
+  ['1 / 2 / 3', 'verdict correct / incorrect / unsure (saves)'],
+  ['e', 'edit the corrected SQL'],
+  ['Ctrl+Enter', 'run the corrected SQL (in the SQL editor)'],
+  ['t', 'focus the tags (Space toggles, a adds a tag)'],
+  ['s', 'save'],
+  ['Escape', 'leave a text field (back to the shortcuts)'],
+  ['?', 'show or hide the shortcuts'],
+];
