@@ -60,15 +60,29 @@ body { padding: 0 8px; overflow: hidden; }
 .r-head h1 { font-size: 1.1em; margin: 0 8px 0 0; font-weight: 600; }
 .r-filters { display: flex; gap: 6px; align-items: flex-end; flex-wrap: wrap; padding-bottom: 6px; border-bottom: 1px solid var(--vscode-panel-border, #8884); }
 .r-filters label.r-f { display: flex; flex-direction: column; font-size: 0.85em; color: var(--vscode-descriptionForeground); gap: 2px; }
-.r-filters .r-num { width: 64px; }
-.r-filters .r-search { width: 220px; }
+.r-filters .r-num { width: 72px; --input-min-width: 56px; }
+.r-filters .r-num::part(root) { min-width: 0; }
+.r-filters .r-search { width: 220px; --input-min-width: 120px; }
 .r-main { display: flex; flex: 1; min-height: 0; gap: 8px; padding-top: 6px; }
-.r-listbox { display: flex; flex-direction: column; flex: 0 0 46%; min-width: 320px; border: 1px solid var(--vscode-panel-border, #8884); }
+.r-listbox { display: flex; flex-direction: column; flex: 0 0 46%; min-width: 320px; border: 1px solid var(--vscode-panel-border, #8884);
+  overflow: hidden; container-type: inline-size; }
+/* A narrow panel stacks the list above the detail instead of squeezing both. */
+@media (max-width: 1000px) { .r-main { flex-direction: column; } .r-listbox { flex: 0 0 38%; min-width: 0; } }
 .r-listbox:focus-within { border-color: var(--vscode-focusBorder); }
 .r-viewport { flex: 1; overflow-y: auto; position: relative; outline: none; }
 .r-spacer { position: relative; }
-.r-row, .r-colhead { display: grid; grid-template-columns: 14px 18px 52px minmax(120px, 1fr) 64px 80px 76px 34px 56px 72px; gap: 4px;
-  align-items: center; height: ${ROW_H}px; padding: 0 4px; box-sizing: border-box; white-space: nowrap; }
+.r-row, .r-colhead { display: grid; gap: 4px; align-items: center; height: ${ROW_H}px; padding: 0 4px; box-sizing: border-box; white-space: nowrap;
+  grid-template-columns: 12px 14px 44px minmax(80px, 1fr) 40px 56px; }
+/* Columns by priority as the list gets wider: verdict, line, question, turns, reward always; then protocol and label; then model and db. */
+.r-row .c-wide, .r-colhead .c-wide, .r-row .c-wider, .r-colhead .c-wider { display: none; }
+@container (min-width: 480px) {
+  .r-row, .r-colhead { grid-template-columns: 12px 14px 44px minmax(80px, 1fr) 60px 40px 56px 90px; }
+  .r-row .c-wide, .r-colhead .c-wide { display: block; }
+}
+@container (min-width: 720px) {
+  .r-row, .r-colhead { grid-template-columns: 12px 14px 44px minmax(100px, 1fr) 60px 110px 100px 40px 56px 100px; }
+  .r-row .c-wider, .r-colhead .c-wider { display: block; }
+}
 .r-row { position: absolute; left: 0; right: 0; cursor: pointer; }
 .r-row > span, .r-colhead > span { overflow: hidden; text-overflow: ellipsis; }
 .r-row:hover { background: var(--vscode-list-hoverBackground); }
@@ -76,6 +90,7 @@ body { padding: 0 8px; overflow: hidden; }
 .r-row.r-marked .r-mark::before { content: '◆'; color: var(--vscode-focusBorder); }
 .r-colhead { font-weight: 600; color: var(--vscode-descriptionForeground); border-bottom: 1px solid var(--vscode-panel-border, #8884); }
 .r-num-cell { text-align: right; font-variant-numeric: tabular-nums; }
+.r-row .c-label, .r-colhead .c-label { padding-left: 8px; }
 .r-side { flex: 1; overflow: auto; min-width: 0; }
 .r-turn { border-left: 3px solid transparent; }
 .r-turn.r-current { border-left-color: var(--vscode-focusBorder); }
@@ -119,8 +134,9 @@ const viewport = h('div', { class: 'r-viewport', tabindex: 0, role: 'listbox', '
 const spacer = h('div', { class: 'r-spacer' });
 viewport.append(spacer);
 const colhead = h('div', { class: 'r-colhead', 'aria-hidden': 'true' },
-  h('span'), h('span', { title: 'verdict' }, '✓'), h('span', {}, 'line'), h('span', {}, 'question'), h('span', {}, 'protocol'),
-  h('span', {}, 'model'), h('span', {}, 'db'), h('span', { class: 'r-num-cell' }, 'turns'), h('span', { class: 'r-num-cell' }, 'reward'), h('span', {}, 'label'));
+  h('span'), h('span', { title: 'verdict' }, '✓'), h('span', {}, 'line'), h('span', {}, 'question'), h('span', { class: 'c-wide' }, 'protocol'),
+  h('span', { class: 'c-wider' }, 'model'), h('span', { class: 'c-wider' }, 'db'), h('span', { class: 'r-num-cell', title: 'turns' }, 'turns'),
+  h('span', { class: 'r-num-cell' }, 'reward'), h('span', { class: 'c-wide c-label' }, 'label'));
 const listbox = h('div', { class: 'r-listbox' }, colhead, viewport);
 const side = h('div', { class: 'r-side', id: 'r-side', tabindex: -1 });
 const help = h('div', { class: 'r-help', id: 'r-help', role: 'dialog', 'aria-label': 'Keyboard shortcuts', hidden: true });
@@ -218,6 +234,14 @@ function verdictMark(s: ListRow): HTMLElement {
   return h('span', { class: 'q-muted', title: 'not scored' }, '·');
 }
 
+/** `openai:http://host/v1#qwen2.5-coder-7b` → `qwen2.5-coder-7b`; the full spec is the cell's tooltip. */
+function shortModel(spec: string): string {
+  const hash = spec.lastIndexOf('#');
+  if (hash >= 0 && hash < spec.length - 1) return spec.slice(hash + 1);
+  const parts = spec.split(/[/:]/).filter(Boolean);
+  return parts[parts.length - 1] ?? spec;
+}
+
 function rowFor(i: number): HTMLElement {
   const s = summaries[keys[i]];
   const marked = app.markedIds.includes(s.id);
@@ -226,9 +250,9 @@ function rowFor(i: number): HTMLElement {
     'data-key': s.key, 'data-index': i, id: `r-row-${i}`, title: s.question,
   },
   h('span', { class: 'r-mark' }), verdictMark(s), h('span', { class: 'q-muted' }, String(s.line)), h('span', {}, s.question),
-  h('span', {}, s.protocol), h('span', { title: s.model }, s.model), h('span', { title: s.db }, s.db),
+  h('span', { class: 'c-wide' }, s.protocol), h('span', { class: 'c-wider', title: s.model }, shortModel(s.model)), h('span', { class: 'c-wider', title: s.db }, s.db),
   h('span', { class: 'r-num-cell' }, String(s.turns)), h('span', { class: 'r-num-cell' }, fmt(s.reward)),
-  h('span', { class: s.label ? '' : 'q-muted' }, s.label ?? ''));
+  h('span', { class: 'c-wide c-label', title: s.label ?? '' }, s.label ?? ''));
   row.style.top = `${i * ROW_H}px`;
   return row;
 }
@@ -266,7 +290,8 @@ function schedulePersist(): void {
 function renderCounts(): void {
   counts.textContent = total === 0 ? '' : `${keys.length.toLocaleString()} of ${total.toLocaleString()} trajectories`;
   const s = scoring;
-  scoreStatus.textContent = s.running ? `scoring ${s.done}/${s.total}…` : s.total ? `${s.done}/${s.total} scored` : '';
+  const of = `${s.done.toLocaleString()}/${s.total.toLocaleString()}`;
+  scoreStatus.textContent = s.running ? `scoring ${of}…` : s.total ? `${of} scored` : '';
   scoreButton.textContent = s.running ? 'Stop scoring' : 'Score all';
   setDisabled(scoreButton, total === 0 || (!s.running && s.done >= s.total));
 }
@@ -312,7 +337,13 @@ function keyOfId(id: string): number | undefined {
   return summaries.find((s) => s.id === id)?.key;
 }
 
+function cancelPendingSelect(): void {
+  if (selectTimer) clearTimeout(selectTimer);
+  selectTimer = undefined;
+}
+
 function openCompare(): void {
+  cancelPendingSelect();
   const ks = app.markedIds.map(keyOfId).filter((k): k is number => k !== undefined);
   if (ks.length !== 2) { say('Mark two trajectories with x (or Space) to compare them.'); return; }
   app.view = 'compare';
@@ -322,6 +353,7 @@ function openCompare(): void {
 }
 
 function openGroup(): void {
+  cancelPendingSelect();
   if (cursor < 0) { say('Select a trajectory first.'); return; }
   app.view = 'group';
   app.turn = 0;
@@ -336,6 +368,14 @@ function say(text: string, error = false): void {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Detail: one trajectory turn by turn
+
+const REASONS: Record<string, string> = {
+  match: 'result matches the gold', values: 'wrong values', 'row-count': 'wrong number of rows', columns: 'wrong columns',
+  order: 'wrong row order', 'pred-error': 'the SQL fails', 'pred-timeout': 'the SQL timed out', 'gold-error': 'the gold SQL fails',
+  'gold-timeout': 'the gold SQL timed out', 'missing-prediction': 'no final SQL', 'empty-prediction': 'empty final SQL',
+};
+/** The evaluator's reason code in words (the code stays in the tooltip). */
+const reasonText = (r: string) => REASONS[r] ?? r;
 
 function execLine(t: TrajectoryTurn): HTMLElement | null {
   const e = t.exec;
@@ -393,7 +433,7 @@ function rewardSection(): HTMLElement {
   if (!e) return h('div', { class: 'q-card q-muted', id: 'r-reward' }, 'Reward: computing…');
   return h('div', { class: 'q-card', id: 'r-reward' },
     h('div', { class: 'r-meta' }, h('strong', {}, `Reward (${e.panel})`), badge(fmt(e.total)),
-      h('span', { class: e.correct ? 'q-ok' : 'q-error' }, e.correct ? '✓ result matches the gold' : `✗ ${e.reason}${e.detail ? `: ${e.detail}` : ''}`)),
+      h('span', { class: e.correct ? 'q-ok' : 'q-error', title: e.reason }, e.correct ? '✓ result matches the gold' : `✗ ${reasonText(e.reason)}${e.detail ? `: ${e.detail}` : ''}`)),
     termsTable(e));
 }
 
@@ -402,6 +442,7 @@ function renderDetail(): void {
   const r = detail.record;
   const s = summaries[detail.key];
   app.turn = Math.max(0, Math.min(app.turn, Math.max(0, r.turns.length - 1)));
+  resetScroll(`detail:${detail.key}`);
   const budget = r.protocol.budget ?? (typeof r.protocol.config.maxTurns === 'number' ? r.protocol.config.maxTurns : null);
   side.replaceChildren(
     h('div', { class: 'q-card', id: 'r-detail' },
@@ -464,6 +505,7 @@ function headerCell(key: number, r: TrajectoryRecord): HTMLElement {
 function renderCompare(): void {
   if (!compare) { side.replaceChildren(h('div', { class: 'r-empty' }, 'Loading the comparison…')); return; }
   const { a, b, diff } = compare;
+  resetScroll(`compare:${a.key}:${b.key}`);
   const same = diff.every((p) => p.op === 'same');
   const cols = h('div', { class: 'r-cols', id: 'r-compare-view' });
   cols.style.gridTemplateColumns = '1fr 1fr';
@@ -483,12 +525,13 @@ function renderCompare(): void {
 function renderGroup(): void {
   if (!group) { side.replaceChildren(h('div', { class: 'r-empty' }, 'Loading the group…')); return; }
   const { members, stats } = group;
+  resetScroll(`group:${group.groupId}`);
   const cols = h('div', { class: 'r-cols', id: 'r-group-view' });
   cols.style.gridTemplateColumns = `repeat(${members.length}, minmax(240px, 1fr))`;
   for (const m of members) {
     const e = m.explanation;
     cols.append(h('div', { class: 'r-cell', 'data-key': m.key },
-      h('div', { class: 'r-meta' }, h('strong', {}, `sample ${m.record.sample}`), e ? h('span', { class: e.correct ? 'q-ok' : 'q-error' }, e.correct ? '✓ correct' : `✗ ${e.reason}`) : h('span', { class: 'q-muted' }, 'not scored')),
+      h('div', { class: 'r-meta' }, h('strong', {}, `sample ${m.record.sample}`), e ? h('span', { class: e.correct ? 'q-ok' : 'q-error', title: e.reason }, e.correct ? '✓ correct' : `✗ ${reasonText(e.reason)}`) : h('span', { class: 'q-muted' }, 'not scored')),
       h('div', { class: 'r-meta' }, h('span', {}, `reward ${e ? fmt(e.total) : '–'}`), h('span', {}, `advantage ${m.advantage === null ? '–' : fmt(m.advantage)}`), h('span', {}, `${m.record.turns.length} turns, end: ${m.record.end}`)),
       m.unscored ? h('div', { class: 'q-muted' }, m.unscored) : null));
   }
@@ -522,8 +565,17 @@ function renderGroup(): void {
 
 function backToDetail(): void {
   app.view = 'detail';
+  const key = cursor >= 0 ? keys[cursor] : undefined;
+  if (key !== undefined && detail?.key !== key) host.post({ type: 'select', key });
   renderSide();
   persist();
+}
+
+let shownView = '';
+/** A different view (or another trajectory) starts at the top of the pane, not where the last one was scrolled. */
+function resetScroll(what: string): void {
+  if (what !== shownView) side.scrollTop = 0;
+  shownView = what;
 }
 
 function renderSide(): void {
@@ -633,12 +685,11 @@ host.onMessage((m) => {
       if (restorePending) {
         restorePending = false;
         viewport.scrollTop = app.scrollTop;
-        if (at >= 0) {
-          const key = keys[at];
-          if (app.view === 'compare') openCompare();
-          else if (app.view === 'group') host.post({ type: 'group', key });
-          else { restoreTurn = app.turn; host.post({ type: 'select', key }); }
-        }
+        // The trajectory that was open comes back even when the filter hides its row.
+        const key = selectedId === null ? undefined : keyOfId(selectedId);
+        if (app.view === 'compare') openCompare();
+        else if (key !== undefined && app.view === 'group') host.post({ type: 'group', key });
+        else if (key !== undefined) { restoreTurn = app.turn; host.post({ type: 'select', key }); }
       }
       renderRows(true);
       renderCounts();
@@ -658,13 +709,13 @@ host.onMessage((m) => {
     }
     case 'detail': {
       detail = { key: m.key, record: m.record, explanation: null, explainError: null };
-      app.view = 'detail';
       app.turn = m.turn ?? restoreTurn ?? 0;
       restoreTurn = null;
       const at = keys.indexOf(m.key);
       if (at >= 0 && at !== cursor) { cursor = at; renderRows(true); }
       app.selectedId = m.record.id;
-      renderDetail();
+      // A detail the user has already left (c or g pressed while it loaded) waits for "d".
+      if (app.view === 'detail') renderDetail();
       persist();
       return;
     }

@@ -3,6 +3,7 @@
 // records only when one is opened, compared or shown in its group.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
 import { checkMessage } from '../webviews/validate';
@@ -146,7 +147,9 @@ export class ReplayPanel {
     return this.services.pool().then(async (pool) => {
       const { createScoringResources } = await import('../../core/rewards/resources');
       const resources = createScoringResources({ run: pool, timeoutMs: this.services.settings().query.timeoutMs, maxExecEntries: 2000 });
-      const scorer = createReplayScorer({ resources, dbExists: existsSync });
+      // A relative database path (a file moved between machines with its databases) is read beside the file.
+      const dbPathOf = (r: TrajectoryRecord) => (isAbsolute(r.task.db.path) ? r.task.db.path : resolve(dirname(l.file), r.task.db.path));
+      const scorer = createReplayScorer({ resources, dbExists: existsSync, dbPathOf });
       if (scorers.size >= MAX_SCORERS) scorers.delete(scorers.keys().next().value as string);
       scorers.set(l.version, scorer);
       return scorer;
