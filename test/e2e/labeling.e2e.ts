@@ -1,0 +1,121 @@
+// Labeling as a new user would, by keyboard: the packaged extension in a fresh code-server, a trajectory file in the
+// workspace made by real runs of the core agent loop (test/support/diagnosticsFixture.ts: a scripted model, the real
+// sandbox pool, the workspace's clinic database). "Quarry: Label Trajectories…" from the palette, the file picked
+// from the quick pick; verdicts with 1/2, next with j, a corrected SQL typed after e and run with Ctrl+Enter (matches
+// the gold), a tag toggled from the keyboard after t, saved with s; the shortcuts with ?; an unsaved note back after
+// the panel was hidden; the labels read from .quarry/labels.sqlite. Screenshots in test-artifacts/screenshots/labeling-*.png.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
+import type { Frame } from 'playwright-core';
+import { createSqlPool } from '../../src/core/db/pool';
+import { diagnosticsRun, GOLD_TOP, Q_TOP } from '../support/diagnosticsFixture';
+import { openEditor, screenshotAfterEach, type Editor } from './harness';
+
+let ed: Editor;
+let app: Frame;
+
+before(async () => {
+  ed = await openEditor({ name: 'labeling', viewport: { width: 1500, height: 1000 } });
+  const pool = createSqlPool({ size: 1, spares: 0 });
+  try {
+    const records = await diagnosticsRun(pool, join(ed.workspace, 'data', 'clinic.sqlite'));
+    mkdirSync(join(ed.workspace, 'runs'), { recursive: true });
+    writeFileSync(join(ed.workspace, 'runs', 'clinic-run.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
+  } finally {
+    await pool.close();
+  }
+});
+after(async () => { await ed?.close(); });
+screenshotAfterEach('labeling', () => ed);
+
+async function key(k: string): Promise<void> {
+  await ed.page.keyboard.press(k);
+}
+
+async function waitText(selector: string, text: string | RegExp, timeout = 30_000): Promise<void> {
+  await app.locator(selector, { hasText: text }).first().waitFor({ timeout });
+}
+
+function storeLabels(): { id: string; verdict: string | null; corrected: string | null; note: string; tags: string | null }[] {
+  const db = new Database(join(ed.workspace, '.quarry', 'labels.sqlite'), { readonly: true });
+  try {
+    return db.prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
+      (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
+      FROM labels l ORDER BY l.trajectory_id`).all() as never;
+  } finally { db.close(); }
+}
+
+test('Label Trajectories from the palette: the queue opens on the first unlabeled trajectory', async () => {
+  await ed.runCommand('Quarry: Label Trajectories…');
+  await ed.pick(/clinic-run\.jsonl/);
+  app = await ed.webview('labeled', 60_000);
+  await waitText('#l-question', Q_TOP);
+  await waitText('#l-progress', '0 / 5 labeled');
+  await waitText('#l-where', 'item 1 of 5');
+  assert.equal(await app.locator('.l-chip').count() >= 7, true, 'the built-in failure modes are offered');
+  await ed.screenshot('labeling-open');
+});
+
+test('by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run a corrected SQL that matches the gold', async () => {
+  // Focus the panel's document (not a field) so the shortcuts reach it.
+  await app.locator('#l-question').click();
+  await key('1');
+  await waitText('#l-status', /^Saved/);
+  await waitText('#l-progress', '1 / 5 labeled');
+  assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
+  await key('j');
+  await waitText('#l-where', 'item 2 of 5');
+  await key('2');
+  await waitText('#l-progress', '2 / 5 labeled');
+  await key('e');
+  await ed.page.keyboard.type(GOLD_TOP);
+  await key('Control+Enter');
+  await waitText('#l-match', /Matches the gold result/);
+  await app.locator('#l-grid table').waitFor();
+  await key('Escape');
+  await key('t');
+  // wrong join is the fourth built-in tag: three steps right from the first.
+  for (let i = 0; i < 3; i++) await key('ArrowRight');
+  await key('Space');
+  assert.equal(await app.locator('.l-chip[data-tag="wrong join"]').getAttribute('aria-pressed'), 'true');
+  await waitText('#l-status', /Unsaved changes/);
+  await ed.screenshot('labeling-corrected');
+  await key('s');
+  await waitText('#l-status', /^Saved/);
+  const labels = storeLabels();
+  assert.deepEqual(labels.map((l) => [l.id, l.verdict]), [['top-a', 'correct'], ['top-b', 'incorrect']]);
+  assert.equal(labels[1].corrected, GOLD_TOP);
+  assert.equal(labels[1].tags, 'wrong join');
+});
+
+test('? shows the shortcuts; k goes back to the labeled trajectory with its verdict', async () => {
+  await key('?');
+  await app.locator('#l-shortcuts').waitFor({ state: 'visible' });
+  assert.match(await app.locator('#l-shortcuts').innerText(), /Ctrl\+Enter/);
+  await ed.screenshot('labeling-shortcuts');
+  await key('?');
+  await app.locator('#l-shortcuts').waitFor({ state: 'hidden' });
+  await key('k');
+  await waitText('#l-where', 'item 1 of 5');
+  assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
+});
+
+test('an unsaved note survives the panel being hidden and shown again', async () => {
+  await app.locator('#l-note').click();
+  await ed.page.keyboard.type('checked by hand');
+  await waitText('#l-status', /Unsaved changes/);
+  await ed.runCommand('File: New Untitled Text File');
+  await ed.page.waitForTimeout(500);
+  await ed.runCommand('View: Open Previous Editor');
+  app = await ed.webview('labeled', 60_000);
+  await waitText('#l-where', 'item 1 of 5');
+  assert.equal(await app.locator('#l-note').inputValue(), 'checked by hand');
+  await app.locator('#l-question').click();
+  await key('s');
+  await waitText('#l-status', /^Saved/);
+  assert.equal(storeLabels().find((l) => l.id === 'top-a')?.note, 'checked by hand');
+  await ed.screenshot('labeling-restored');
+});
