@@ -119,7 +119,16 @@ async function selectModel(services: Services): Promise<void> {
   let lm: ModelPick[] = [];
   let server: ModelPick[] = [separator(`OpenAI-compatible server · ${s.model.baseUrl}`), { label: '$(loading~spin) Listing models…', alwaysShow: true }];
   const onnx = onnxPicks(services);
-  const render = (): void => { qp.items = [...lm, ...server, ...onnx]; };
+  const render = (): void => {
+    const before = qp.activeItems[0];
+    const wasDefault = !before || before === qp.items.find((i) => i.kind !== vscode.QuickPickItemKind.Separator);
+    qp.items = [...lm, ...server, ...onnx];
+    // Start on the model in use (marked with a check), so Enter keeps it; once the user has moved, stay where they are.
+    const current = qp.items.find((i) => i.label.startsWith('$(check)'));
+    const same = before && qp.items.find((i) => i.label === before.label && i.description === before.description);
+    if (wasDefault && current && qp.value === '') qp.activeItems = [current];
+    else if (same) qp.activeItems = [same];
+  };
   render();
   qp.show();
   const loads = [

@@ -1,0 +1,61 @@
+// As a new user, by mouse and keyboard: the Databases view's tree down to columns (type, PK/FK), Preview Table from
+// the context menu (a grid of the table's rows), and the model status bar item with its Switch Model picker listing
+// the loopback OpenAI-compatible server's models.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openEditor, screenshotAfterEach, type Editor } from './harness';
+
+let ed: Editor;
+before(async () => {
+  ed = await openEditor({ name: 'databases', samples: true, openai: { models: ['e2e-model', 'other-model'], defaultResponse: 'OK' } });
+});
+after(async () => { await ed?.close(); });
+screenshotAfterEach('databases', () => ed);
+
+test('tree: database → tables with row counts → columns with type and PK/FK, by keyboard', async () => {
+  const view = await ed.openActivityView('Quarry');
+  const tree = view.locator('.monaco-list');
+  const row = (text: string) => tree.locator('.monaco-list-row', { hasText: text }).first();
+  await row('clinic.sqlite').waitFor({ timeout: 30_000 });
+  await row('bookshop.sqlite').waitFor({ timeout: 30_000 });
+  await row('clinic.sqlite').click();
+  await ed.page.keyboard.press('ArrowRight');
+  await row('appointment').waitFor({ timeout: 30_000 });
+  assert.match(await row('appointment').innerText(), /7 rows/);
+  await row('appointment').click();
+  await ed.page.keyboard.press('ArrowRight');
+  await row('doctor_id').waitFor({ timeout: 30_000 });
+  assert.match(await row('appointment_id').innerText(), /INTEGER · PK/);
+  assert.match(await row('doctor_id').innerText(), /FK → doctor\.doctor_id/);
+  await ed.screenshot('databases-tree-columns');
+});
+
+test('Preview Table from the context menu shows the rows in a grid', async () => {
+  const view = await ed.openActivityView('Quarry');
+  const tree = view.locator('.monaco-list');
+  const doctor = tree.locator('.monaco-list-row', { hasText: /^doctor\s*3 rows/ }).first();
+  await doctor.waitFor({ timeout: 30_000 });
+  await doctor.click({ button: 'right' });
+  await ed.page.locator('.monaco-menu .action-item', { hasText: 'Preview Table' }).first().click();
+  const app = await ed.webview('Ines Duarte');
+  const rows = app.locator('#preview-grid tbody tr');
+  assert.equal(await rows.count(), 3);
+  assert.match(await app.locator('#title').innerText(), /doctor · clinic\.sqlite/);
+  // Sort by name with the keyboard: Enter on the header.
+  await app.locator('#preview-grid th', { hasText: 'name' }).focus();
+  await ed.page.keyboard.press('Enter');
+  assert.match(await rows.first().innerText(), /Amara Okafor/);
+  await ed.screenshot('databases-preview');
+});
+
+test('the status bar names the model; clicking it lists the server\'s models', async () => {
+  const item = ed.page.locator('.statusbar-item', { hasText: 'openai · e2e-model' }).first();
+  await item.waitFor({ timeout: 30_000 });
+  await item.click();
+  const input = ed.page.locator('.quick-input-widget');
+  await input.locator('.monaco-list-row', { hasText: 'other-model' }).first().waitFor({ timeout: 30_000 });
+  const labels = await input.locator('.monaco-list-row').allInnerTexts();
+  assert.ok(labels.some((l) => l.includes('tiny-sql')), labels.join(' | '));
+  await ed.screenshot('databases-switch-model');
+  await ed.page.keyboard.press('Escape');
+});
