@@ -12,6 +12,8 @@ import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
 import { unpackRows, type ToApp } from '../../webview/replay/protocol';
+import { LabelStore } from '../../src/core/labels/store';
+import { recordSha } from '../../src/core/labels/recordSha';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
@@ -258,6 +260,27 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.match((await lastOf('error'))?.message ?? '', /no trajectory #99/);
     await hook('receive', { type: 'setPanel', panel: 'rm -rf' });
     assert.match((await lastOf('error'))?.message ?? '', /unknown reward panel/);
+  });
+
+  test('labels from the workspace label store show in the list and the label filter (store over meta.label)', async function () {
+    this.timeout(60_000);
+    await vscode.commands.executeCommand('quarry.openReplay', file);
+    await until('list', () => lastOf('list'));
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const store = LabelStore.open(join(folder, '.quarry', 'labels.sqlite'));
+    try {
+      store.save({ trajectoryId: 'top-c', file, recordSha: recordSha(records[2]), verdict: 'incorrect', correctedSql: null, tags: ['loop'], note: '' });
+      store.save({ trajectoryId: 'top-b', file, recordSha: recordSha(records[1]), verdict: 'correct', correctedSql: null, tags: [], note: 'lucky' });
+    } finally {
+      store.close();
+    }
+    await hook('clear');
+    await hook('refreshLabels');
+    const list = await until('list with labels', () => lastOf('list'));
+    assert.deepEqual(unpackRows(list.rows).map((r) => r.label), ['good', 'correct', 'incorrect · loop', null, null, null]);
+    assert.deepEqual(await filterIds({ label: 'incorrect · loop' }, ids), ['top-c']);
+    assert.deepEqual(await filterIds({ label: 'wrong join' }, ids), [], 'the reviewer\'s label replaces the producer\'s tag');
+    await filterIds({}, ids);
   });
 
   test('{file, id} opens the list on that trajectory; a missing file is reported, not thrown', async function () {

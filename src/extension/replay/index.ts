@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { ReplayPanel, pickFile } from './panel';
 import type { LabelLookup } from './source';
+import { storeLabels } from './labels';
 
 /** What `quarry.openReplay` accepts from code: a path, a file Uri, or a file with a trajectory to open. */
 export type OpenReplayArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
@@ -42,7 +43,7 @@ async function pickSource(services: Services): Promise<string | undefined> {
   return pick.file;
 }
 
-export function register(context: vscode.ExtensionContext, services: Services, labels?: LabelLookup): void {
+export function register(context: vscode.ExtensionContext, services: Services, labels: LabelLookup = storeLabels(services)): void {
   const open = async (file: string, id?: string) => {
     const panel = ReplayPanel.show(context, services, labels);
     await panel.open(file, id);
@@ -76,6 +77,10 @@ function registerTestHook(context: vscode.ExtensionContext): void {
       case 'idle':
         if (!ReplayPanel.current) throw new Error('the replay panel is not open');
         await ReplayPanel.current.idle();
+        return true;
+      case 'refreshLabels':
+        if (!ReplayPanel.current) throw new Error('the replay panel is not open');
+        await ReplayPanel.current.refreshLabels();
         return true;
       case 'close': ReplayPanel.current?.close(); return true;
       default: throw new Error(`quarry.replay.testHook: unknown op ${JSON.stringify(op)}`);

@@ -57,6 +57,8 @@ export class ReplayPanel {
   ) {
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'replay', 'Quarry: Replay');
     panel.onDidDispose(() => this.dispose());
+    // Labels made in the labeling panel meanwhile show up when the replay comes back into view.
+    panel.onDidChangeViewState((e) => { if (e.webviewPanel.visible) void this.refreshLabels(); });
     panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
   }
 
@@ -112,6 +114,20 @@ export class ReplayPanel {
     for (const bad of loaded.invalid.slice(0, 20)) this.services.log.warn(`replay: ${bad.message}`);
     this.sendList();
     if (loaded.records.length <= AUTO_SCORE_LIMIT) void this.scoreAll();
+  }
+
+  /** Rereads the labels of the open file; when any changed, the app gets the list again. */
+  async refreshLabels(): Promise<void> {
+    const l = this.loaded;
+    if (!l || !this.labels) return;
+    const labels = await this.labels(l.records).catch(() => null);
+    if (!labels || this.loaded !== l) return;
+    let changed = false;
+    l.records.forEach((r, i) => {
+      const next = labels.get(r.id) ?? null;
+      if (l.summaries[i].label !== next) { l.summaries[i].label = next; changed = true; }
+    });
+    if (changed) this.sendList();
   }
 
   /** The whole list again (on open, and when the app reloads after being hidden). */
