@@ -9,8 +9,9 @@ import { rewardCommand } from './commands/reward';
 import { scoreCommand } from './commands/score';
 import { askCommand } from './commands/ask';
 import { benchCommand } from './commands/bench';
+import { exportCommand } from './commands/export';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand];
+const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -63,7 +63,7 @@ test('by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run 
   // Focus the panel's document (not a field) so the shortcuts reach it.
   await app.locator('#l-question').click();
   await key('1');
-  await waitText('#l-status', /^Saved/);
+  await waitText('#l-status', /^Saved (correct|incorrect)/);
   await waitText('#l-progress', '1 / 5 labeled');
   assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
   await key('j');
@@ -84,7 +84,7 @@ test('by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run 
   await waitText('#l-status', /Unsaved changes/);
   await ed.screenshot('labeling-corrected');
   await key('s');
-  await waitText('#l-status', /^Saved/);
+  await waitText('#l-status', /^Saved (correct|incorrect)/);
   const labels = storeLabels();
   assert.deepEqual(labels.map((l) => [l.id, l.verdict]), [['top-a', 'correct'], ['top-b', 'incorrect']]);
   assert.equal(labels[1].corrected, GOLD_TOP);
@@ -115,7 +115,7 @@ test('an unsaved note survives the panel being hidden and shown again', async ()
   assert.equal(await app.locator('#l-note').inputValue(), 'checked by hand');
   await app.locator('#l-question').click();
   await key('s');
-  await waitText('#l-status', /^Saved/);
+  await waitText('#l-status', /^Saved (correct|incorrect)/);
   assert.equal(storeLabels().find((l) => l.id === 'top-a')?.note, 'checked by hand');
   await ed.screenshot('labeling-restored');
 });

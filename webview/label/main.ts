@@ -38,7 +38,7 @@ document.head.append(h('style', {}, `
 .l-form { position: sticky; top: 48px; }
 .l-question { font-size: 1.15em; margin: 4px 0; }
 .l-meta { display: flex; gap: 12px; flex-wrap: wrap; color: var(--vscode-descriptionForeground); }
-.l-turn h3, .l-form h3 { font-size: 1em; margin: 2px 0 4px; }
+.q-card h3 { font-size: 1em; margin: 2px 0 4px; }
 .l-obs { max-height: 220px; overflow: auto; }
 .l-verdicts { display: flex; gap: 6px; flex-wrap: wrap; }
 .l-chip { font: inherit; border-radius: 10px; padding: 2px 10px; cursor: pointer; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884));
@@ -46,9 +46,11 @@ document.head.append(h('style', {}, `
 .l-chip[aria-pressed="true"] { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
 .l-verdict { font: inherit; padding: 4px 12px; cursor: pointer; border-radius: 2px; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884));
   background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
-.l-verdict[aria-pressed="true"][data-verdict="correct"] { background: var(--vscode-testing-iconPassed, #3a3); color: var(--vscode-editor-background); }
-.l-verdict[aria-pressed="true"][data-verdict="incorrect"] { background: var(--vscode-errorForeground); color: var(--vscode-editor-background); }
-.l-verdict[aria-pressed="true"][data-verdict="unsure"] { background: var(--vscode-editorWarning-foreground); color: var(--vscode-editor-background); }
+/* Pressed: the theme's primary button colours (readable in every theme) with the verdict's colour as a bar. */
+.l-verdict[aria-pressed="true"] { background: var(--vscode-button-background); color: var(--vscode-button-foreground); font-weight: 600; }
+.l-verdict[aria-pressed="true"][data-verdict="correct"] { box-shadow: inset 5px 0 0 var(--vscode-testing-iconPassed, #3a3); }
+.l-verdict[aria-pressed="true"][data-verdict="incorrect"] { box-shadow: inset 5px 0 0 var(--vscode-errorForeground); }
+.l-verdict[aria-pressed="true"][data-verdict="unsure"] { box-shadow: inset 5px 0 0 var(--vscode-editorWarning-foreground); }
 .l-tags { display: flex; gap: 6px; flex-wrap: wrap; margin: 4px 0; }
 textarea.l-text, input.l-text { width: 100%; box-sizing: border-box; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size);
   color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, var(--vscode-panel-border, #8884)); padding: 4px; }
@@ -196,7 +198,7 @@ function renderStatus(): void {
   const dirty = state.draft?.dirty ?? false;
   if (savePending) status.textContent = 'Saving…';
   else if (dirty) status.textContent = 'Unsaved changes (s saves; moving on saves too).';
-  else if (label) status.textContent = `Saved${lastSavedAt ? ` at ${lastSavedAt}` : ''} · ${label.verdict ?? 'no verdict'} · by ${label.labeler}, ${new Date(label.updatedAt).toLocaleString()}`;
+  else if (label) status.textContent = `${lastSavedAt ? 'Saved' : 'Labeled'} ${label.verdict ?? 'without a verdict'} by ${label.labeler}, ${new Date(label.updatedAt).toLocaleString()}.`;
   else status.textContent = 'Not labeled yet.';
   status.className = 'l-status q-muted';
 }
@@ -389,7 +391,7 @@ host.onMessage((m) => {
           if (savePending.version === editVersion && state.draft) state.draft.dirty = false;
           savePending = null;
         }
-        lastSavedAt = new Date().toLocaleTimeString();
+        lastSavedAt = m.label.updatedAt;
         persist();
         renderStatus();
       }

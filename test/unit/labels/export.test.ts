@@ -23,6 +23,8 @@ import { checkCorrectedSql } from '../../../src/core/labels/checkSql';
 import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
 import type { Label } from '../../../src/core/labels/types';
 import { TrajectoryWriter } from '../../../src/core/trajectories/writer';
+import { Writable } from 'node:stream';
+import { main } from '../../../src/cli/main';
 
 const db = buildDb('bookshop');
 const pool = createSqlPool({ size: 1, spares: 0 });
@@ -216,4 +218,44 @@ test('corrected SQL check: against the gold with the evaluator’s comparator, e
   assert.match(badRef.detail ?? '', /the gold SQL failed: no such table: nowhere/);
   const alone = await checkCorrectedSql({ ...base, sql: 'SELECT 42 AS answer', gold: null, finalSql: '  ' });
   assert.deepEqual([alone.against, alone.match, alone.result?.rows], ['none', null, [[42]]]);
+});
+
+function capture() {
+  let text = '';
+  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb(); } });
+  return { stream, text: () => text };
+}
+
+test('quarry export: sft from the workspace store, rl for a trajectory file; bad input is a usage error', async () => {
+  const dir = tempDir();
+  const good = await answered('cli-good');
+  const wrong = await answered('cli-wrong');
+  const file = join(dir, 'run.jsonl');
+  const w = await TrajectoryWriter.open(file);
+  for (const r of [good, wrong]) await w.write(r);
+  await w.close();
+  const store = LabelStore.open(labelStorePath(dir));
+  store.save({ trajectoryId: 'cli-good', file, recordSha: recordSha(good), verdict: 'correct', correctedSql: null, tags: [], note: '' });
+  store.save({ trajectoryId: 'cli-wrong', file, recordSha: recordSha(wrong), verdict: 'incorrect', correctedSql: null, tags: [], note: '' });
+  store.close();
+  const cli = async (...args: string[]) => {
+    const out = capture(); const err = capture();
+    const code = await main(['export', ...args], { stdout: out.stream, stderr: err.stream, cwd: dir });
+    return { code, out: out.text(), err: err.text() };
+  };
+  const sft = await cli('--format', 'sft', '--out', 'sft.jsonl');
+  assert.equal(sft.code, 0, sft.err);
+  assert.match(sft.out, /wrote 1 SFT examples to .*sft\.jsonl \(1 left out\)/);
+  assert.match(sft.err, /left out cli-wrong: labeled incorrect without a corrected SQL/);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'sft.jsonl'), 'utf8')).id, 'cli-good');
+  const rl = await cli('--format', 'rl', '--trajectories', 'run.jsonl', '--out', 'rl.jsonl');
+  assert.equal(rl.code, 0, rl.err);
+  assert.match(rl.out, /wrote 1 RL prompts/);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'rl.jsonl'), 'utf8')).gold_sql, GOLD);
+  const noTraj = await cli('--format', 'rl', '--out', 'x.jsonl');
+  assert.equal(noTraj.code, 2);
+  assert.match(noTraj.err, /--format rl needs --trajectories/);
+  const noStore = await cli('--format', 'sft', '--labels', 'nowhere.sqlite', '--out', 'x.jsonl');
+  assert.equal(noStore.code, 2);
+  assert.match(noStore.err, /no label store at .*nowhere\.sqlite/);
 });
