@@ -120,3 +120,34 @@ test('the view survives being hidden: another editor in front, then back', async
   assert.equal(await drawnCharts(app, '#terms'), 1);
   await ed.screenshot('diagnostics-restored');
 });
+
+/** Whether some pixel of the first canvas in `selector` has exactly the colour `hex` (#rrggbb): a bar's solid fill. */
+async function canvasHasColour(frame: Frame, selector: string, hex: string): Promise<boolean> {
+  return frame.locator(`${selector} canvas`).first().evaluate((c, want) => {
+    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(want);
+    if (!m) return false;
+    const [r, g, b] = [m[1], m[2], m[3]].map((x) => parseInt(x, 16));
+    const canvas = c as HTMLCanvasElement;
+    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 0; i < data.length; i += 4) if (data[i] === r && data[i + 1] === g && data[i + 2] === b && data[i + 3] === 255) return true;
+    return false;
+  }, hex);
+}
+
+test('charts follow the colour theme: switching to a dark theme redraws them in its chart colours', async () => {
+  await app.locator('body').press('r');
+  await app.locator('#run-charts canvas').first().waitFor({ timeout: 30_000 });
+  const chartBlue = () => app.evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-charts-blue').trim());
+  const before = await chartBlue();
+  assert.ok(await canvasHasColour(app, '#run-charts', before), `the reward bars are drawn in the theme's chart blue ${before}`);
+  await ed.runCommand('Preferences: Color Theme');
+  await ed.pick(/^Dark Modern$/);
+  await app.waitForFunction(() => document.body.classList.contains('vscode-dark'), undefined, { timeout: 15_000 });
+  const after = await chartBlue();
+  assert.notEqual(after, before, 'the dark theme has another chart blue');
+  await app.waitForFunction(() => document.querySelectorAll('#run-charts canvas').length === 4);
+  assert.equal(await drawnCharts(app, '#run-charts'), 4, 'the charts are drawn again after the theme change');
+  assert.ok(await canvasHasColour(app, '#run-charts', after), `the reward bars are redrawn in the dark theme's chart blue ${after}`);
+  assert.ok(!(await canvasHasColour(app, '#run-charts', before)), 'no bar keeps the light theme colour');
+  await ed.screenshot('diagnostics-dark-theme');
+});
