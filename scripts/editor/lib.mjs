@@ -171,8 +171,13 @@ function codeServerEnv(dirs, extraEnv) {
 
 /** `code-server --install-extension <vsix>` into dirs.extensions (it installs and exits). */
 export function installExtension(entry, dirs, vsix) {
-  execFileSync(node24, [entry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
-    '--install-extension', vsix], { env: codeServerEnv(dirs, {}), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  try {
+    execFileSync(node24, [entry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
+      '--install-extension', vsix], { env: codeServerEnv(dirs, {}), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  } catch (err) {
+    const said = `${err.stdout ?? ''}${err.stderr ?? ''}`.split('\n').filter((l) => /error|fail/i.test(l)).slice(0, 4).join('\n');
+    throw new Error(`code-server --install-extension ${vsix} failed:\n${said || err.message}`);
+  }
   const installed = readdirSync(dirs.extensions).filter((n) => n.startsWith('quarry.quarry-'));
   if (installed.length === 0) throw new Error(`code-server --install-extension ${vsix} left no quarry.quarry-* in ${dirs.extensions}`);
   return join(dirs.extensions, installed[0]);

@@ -8,8 +8,8 @@
 // QUARRY_E2E_HEADED=1 shows the browser (needs a display).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { build, ensureCodeServer, packageVsix, root, since } from './lib.mjs';
 
 const argv = process.argv.slice(2);
@@ -27,7 +27,10 @@ for (const a of argv) {
 const say = (msg) => process.stdout.write(`[e2e] ${msg}\n`);
 const outDir = resolve(root, process.env.QUARRY_OUT || 'out');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const vsix = process.env.QUARRY_VSIX || join(root, `quarry-${version}.vsix`);
+// One VSIX per transpiled tree (.cache/vsix/<out dir name>/, which a rebuild does not wipe): several runs in one
+// working tree never install a VSIX another run is rewriting (`npm run package` writes quarry-<version>.vsix at the
+// root).
+const vsix = process.env.QUARRY_VSIX || join(root, '.cache', 'vsix', basename(outDir), `quarry-${version}.vsix`);
 
 const t0 = Date.now();
 if (opt.build) {
@@ -37,6 +40,7 @@ if (opt.build) {
 if (opt.package) {
   const tp = Date.now();
   try {
+    mkdirSync(dirname(vsix), { recursive: true });
     packageVsix(vsix);
   } catch (err) {
     process.stderr.write(`run-e2e: ${err.message}\n`);
@@ -45,7 +49,7 @@ if (opt.package) {
   say(`packaged ${vsix} in ${since(tp)} s`);
 }
 if (!existsSync(vsix)) {
-  process.stderr.write(`run-e2e: ${vsix} is missing: run npm run package (or drop --no-package)\n`);
+  process.stderr.write(`run-e2e: ${vsix} is missing: drop --no-package (or set QUARRY_VSIX to a packaged extension)\n`);
   process.exit(1);
 }
 ensureCodeServer();
