@@ -16,6 +16,8 @@ const FIRST_SQL = 'SELECT d.name, count(*) AS appointments FROM appointment a JO
 const FOLLOW_Q = 'What is the specialty of the first one?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'Total fees per city of the patients';
+const PORTO_Q = 'What is the total fee paid by patients from Porto?';
+const PORTO_SQL = "SELECT sum(a.fee) AS total FROM appointment a JOIN patient p ON p.patient_id = a.patient_id WHERE p.city = 'Porto'";
 
 let ed: Editor;
 before(async () => {
@@ -26,6 +28,8 @@ before(async () => {
       // Streamed a word at a time with a pause, so the turns are seen arriving.
       chunkDelayMs: 40,
       script: [
+        // Later questions first: an mtsqlr1 conversation quotes the earlier questions, so their entries would match.
+        { match: 'patients from Porto', response: `<think>Sum the fees of Porto's patients.</think>\n<answer_sql>${PORTO_SQL}</answer_sql>` },
         { match: FOLLOW_Q, turn: 0, response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>` },
         { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
         { match: FIRST_Q, turn: 0, response: `<think>I will count the appointments of every doctor first and then look at who is on top of the list.</think>\n<sql>${FIRST_EXPLORE}</sql>` },
@@ -40,6 +44,11 @@ screenshotAfterEach('ask', () => ed);
 
 let panel: Frame;
 
+/** The question's input box (the same quick-input widget the database pick used: wait for its title to change). */
+async function questionBox(): Promise<void> {
+  await ed.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Quarry: Ask about data/clinic.sqlite' }).waitFor({ timeout: 15_000 });
+}
+
 async function shows(frame: Frame, text: string | RegExp, timeout = 30_000): Promise<void> {
   await frame.locator('body', { hasText: text }).waitFor({ timeout });
 }
@@ -48,6 +57,7 @@ test('Ask a Question by keyboard: pick the database, type the question, watch th
   await ed.runCommand('Quarry: Ask a Question…');
   // The database picker lists the workspace's SQLite files; typing filters it and Enter takes the match.
   await ed.answer('clinic');
+  await questionBox();
   await ed.answer(FIRST_Q);
   panel = await ed.webview('Q1.');
   // While the model streams, the turn's raw text is shown as it arrives.
@@ -82,6 +92,35 @@ test('the result grid sorts by a column from the keyboard (Enter on the header; 
   assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), ['Tomas Berg', 'Ines Duarte', 'Amara Okafor']);
   assert.equal(await header.getAttribute('aria-sort'), 'descending');
   await ed.screenshot('ask-sorted');
+});
+
+test('Export CSV… writes the whole result through the save dialog (keyboard: Enter on the button, Enter in the dialog)', async () => {
+  const exportButton = panel.locator('#x0-result vscode-button', { hasText: 'Export CSV…' });
+  await exportButton.focus();
+  await ed.page.keyboard.press('Enter');
+  // code-server's save dialog is VS Code's simple file dialog: a quick input holding the proposed path.
+  const input = ed.page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  // The dialog fills in the proposed path a moment after it opens.
+  await ed.page.waitForFunction(() => (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value.endsWith('quarry-result-1.csv'), undefined, { timeout: 15_000 });
+  await ed.screenshot('ask-export-dialog');
+  await ed.page.keyboard.press('Enter');
+  await shows(panel, 'Result exported to');
+  const csv = readFileSync(join(ed.workspace, 'quarry-result-1.csv'), 'utf8');
+  assert.equal(csv.split('\r\n')[0], 'name,appointments');
+  assert.equal(csv.split('\r\n')[1], 'Ines Duarte,3');
+  assert.equal(csv.trimEnd().split('\r\n').length, 4, 'header and three rows');
+});
+
+test('Open in Editor puts the final SQL in a new .sql editor beside the panel', async () => {
+  await panel.locator('#x0-openSql').focus();
+  await ed.page.keyboard.press('Enter');
+  const editor = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await ed.page.locator('.tabs-container .tab', { hasText: 'Untitled' }).first().waitFor({ timeout: 15_000 });
+  const text = (await editor.innerText()).replace(/\u00a0/g, ' ');
+  assert.ok(text.includes('ORDER BY appointments DESC'), text);
+  await ed.screenshot('ask-open-in-editor');
+  panel = await ed.webview('Q1.');
 });
 
 test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation with mtsqlr1', async () => {
@@ -128,4 +167,31 @@ test('the conversation survives the panel being hidden and shown again', async (
   panel = await ed.webview('Q3.');
   for (const text of [FIRST_Q, FOLLOW_Q, SLOW_Q, 'cardiology', 'Trajectory saved to']) await shows(panel, text, 15_000);
   await ed.screenshot('ask-restored');
+});
+
+test('Ask Quarry about the Selection: the selected line becomes the question (editable), asked in the same panel', async () => {
+  await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
+  await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
+  const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
+  await editor.click();
+  // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
+  // whole logical line is selected with Expand Line Selection rather than Home/End).
+  await ed.runCommand('Go to Line/Column...');
+  await ed.answer(':4');
+  await ed.runCommand('Expand Line Selection');
+  // The editor's context menu (right-click on the selection) offers it while text is selected.
+  await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
+  const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
+  await item.waitFor({ state: 'visible', timeout: 15_000 });
+  await ed.screenshot('ask-selection-menu');
+  await item.click();
+  await ed.answer('clinic');
+  await questionBox();
+  const box = ed.page.locator('.quick-input-widget .quick-input-box input');
+  assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
+  await ed.page.keyboard.press('Enter');
+  panel = await ed.webview('Q4.');
+  await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
+  assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
+  await ed.screenshot('ask-selection');
 });

@@ -7,10 +7,14 @@ import type { Services } from '../services';
 import type { ExecResult } from '../../core/db/types';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 
-/** A new untitled `.sql` editor with the SQL, beside the panel's column if there is a text editor. */
-export async function openSql(sql: string, last: vscode.TextEditor | undefined): Promise<void> {
+/**
+ * A new untitled `.sql` editor with the SQL: in the column of the last text editor, unless that is the panel's own
+ * column (or there is none) — then beside it, so the panel stays in view.
+ */
+export async function openSql(sql: string, last: vscode.TextEditor | undefined, panelColumn?: vscode.ViewColumn): Promise<void> {
   const doc = await vscode.workspace.openTextDocument({ language: 'sql', content: sql.endsWith('\n') ? sql : sql + '\n' });
-  await vscode.window.showTextDocument(doc, { viewColumn: last?.viewColumn ?? vscode.ViewColumn.One, preview: false });
+  const column = last?.viewColumn !== undefined && last.viewColumn !== panelColumn ? last.viewColumn : vscode.ViewColumn.Beside;
+  await vscode.window.showTextDocument(doc, { viewColumn: column, preview: false });
 }
 
 /** Inserts at the cursor (replacing a selection) of the last active text editor. */

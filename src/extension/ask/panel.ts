@@ -233,7 +233,7 @@ export class AskPanel {
     const record = this.records[m.exchange];
     switch (m.type) {
       case 'run': await this.runFinal(m.exchange); return;
-      case 'openSql': if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor()); return;
+      case 'openSql': if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn); return;
       case 'insertSql': if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor())); return;
       case 'copySql':
         if (x.finalSql) { await vscode.env.clipboard.writeText(x.finalSql); this.notice('info', 'SQL copied.'); }
