@@ -105,7 +105,10 @@ async function stop(r: Running): Promise<void> {
   if (!process.env.QUARRY_E2E_KEEP) removeDir(r.temp);
 }
 
-/** The packaged extension: QUARRY_VSIX, else quarry-<version>.vsix at the repository root (npm run package). */
+/**
+ * The packaged extension: QUARRY_VSIX (run-e2e.mjs sets it to the VSIX it just packaged), else
+ * quarry-<version>.vsix at the repository root (npm run package), for a spec run by hand with node --test.
+ */
 export function vsixPath(): string {
   const fromEnv = process.env.QUARRY_VSIX;
   if (fromEnv) return fromEnv;
