@@ -13,6 +13,7 @@ import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { ToApp } from '../../webview/label/protocol';
+import { unpackRows, type ToApp as ReplayToApp } from '../../webview/replay/protocol';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
@@ -264,5 +265,15 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.deepEqual(rl.skipped.map((s) => s.id), ['lab-free'], 'no gold and no corrected SQL: no RL prompt');
     const prompts = readFileSync(rlOut, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
     assert.deepEqual(prompts.map((p) => [p.question, p.gold_sql, p.gold_source]), [[Q_TOP, GOLD_TOP, 'label'], [Q_KIDS, GOLD_KIDS, 'task']]);
+  });
+
+  test('the replay list shows the store’s labels (verdict · tags) for the labeled trajectories', async () => {
+    const replayHook = <T>(op: string) => vscode.commands.executeCommand<T>('quarry.replay.testHook', op);
+    await replayHook('clear');
+    await vscode.commands.executeCommand('quarry.openReplay', file);
+    const list = await until('replay list', async () => (await replayHook<ReplayToApp[]>('posted')).filter((m): m is Extract<ReplayToApp, { type: 'list' }> => m.type === 'list' && m.file === file).pop());
+    const rows = unpackRows(list.rows);
+    assert.deepEqual(rows.map((r) => [r.id, r.label]), [['lab-top', 'incorrect · overconfidence · wrong join'], ['lab-kids', 'correct'], ['lab-free', null]]);
+    await replayHook('close');
   });
 });

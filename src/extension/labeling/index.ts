@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
-import type { Label, LabelStore } from '../../core/labels/index';
+import type { LabelStore } from '../../core/labels/index';
 import { LabelPanel, type StoreProvider } from './panel';
 
 /** What `quarry.openLabeling` accepts from code. */
@@ -18,10 +18,14 @@ export function labelStoreFile(services: Services): string {
   return dir ? join(dir, '.quarry', 'labels.sqlite') : join(services.context.globalStorageUri.fsPath, 'labels.sqlite');
 }
 
+/** One store connection per window, shared by the panel and the exports. */
+let provider: StoreProvider | null = null;
+
 function storeProvider(context: vscode.ExtensionContext, services: Services): StoreProvider {
+  if (provider) return provider;
   let opened: { path: string; store: LabelStore } | null = null;
-  context.subscriptions.push({ dispose: () => { opened?.store.close(); opened = null; } });
-  return async () => {
+  context.subscriptions.push({ dispose: () => { opened?.store.close(); opened = null; provider = null; } });
+  provider = async () => {
     const path = labelStoreFile(services);
     if (opened?.path === path) return opened.store;
     const { LabelStore } = await import('../../core/labels/store');
@@ -30,6 +34,7 @@ function storeProvider(context: vscode.ExtensionContext, services: Services): St
     services.log.info(`label store: ${path}`);
     return opened.store;
   };
+  return provider;
 }
 
 const fsPath = (v: string | vscode.Uri): string => (typeof v === 'string' ? v : v.fsPath);
@@ -111,11 +116,6 @@ function reportExport(services: Services, what: string, summary: { out: string; 
     if (a === 'Show Log') services.log.show();
     else if (a === 'Open File') void vscode.window.showTextDocument(vscode.Uri.file(summary.out));
   });
-}
-
-/** The label text the replay list shows and filters by: the verdict and the tags. */
-export function labelText(l: Label): string {
-  return [l.verdict ?? 'no verdict', ...l.tags].join(' · ');
 }
 
 export function register(context: vscode.ExtensionContext, services: Services): void {
