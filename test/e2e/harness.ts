@@ -128,7 +128,9 @@ const USER_SETTINGS = {
   'telemetry.telemetryLevel': 'off',
   'update.mode': 'none',
   'security.workspace.trust.enabled': false,
-  // Screenshots and palette checks want a calm window.
+  // Screenshots and palette checks want a calm window; the chat side bar stays closed until a spec opens it, so
+  // editors and webviews get the width.
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'window.commandCenter': false,
   'chat.commandCenter.enabled': false,
 };
