@@ -235,7 +235,7 @@ function finalResult(r: WireResult, i: number): HTMLElement {
     grid = resultGrid(r.columns, r.rows, {
       id: `x${i}-result`,
       onCopy: (text) => host.post({ type: 'copyText', text }),
-      onExport: (format) => host.post({ type: 'export', exchange: i, format }),
+      onExport: (format, order) => host.post({ type: 'export', exchange: i, format, ...(order ? { sortColumn: order.column, descending: order.descending } : {}) }),
       note: r.truncated ? `first ${r.rows.length.toLocaleString()} of ${r.rowCount.toLocaleString()} rows` : undefined,
     });
     grids.set(r, grid);

@@ -97,7 +97,8 @@ export type ToHost =
   | { type: 'saveTrajectory'; exchange: number }
   | { type: 'saveTrajectoryAs'; exchange: number }
   | { type: 'label'; exchange: number }
-  | { type: 'export'; exchange: number; format: string }
+  /** `sortColumn`/`descending`: the grid's order, so the file has the rows as shown. */
+  | { type: 'export'; exchange: number; format: string; sortColumn?: number; descending?: boolean }
   | { type: 'copyText'; text: string }
   | { type: 'changeDb' }
   | { type: 'newConversation' };
@@ -113,7 +114,7 @@ export const ASK_RULES: MessageRules<ToHost> = {
   saveTrajectory: { exchange: 'number' },
   saveTrajectoryAs: { exchange: 'number' },
   label: { exchange: 'number' },
-  export: { exchange: 'number', format: 'string' },
+  export: { exchange: 'number', format: 'string', sortColumn: 'number?', descending: 'boolean?' },
   copyText: { text: 'string' },
   changeDb: {},
   newConversation: {},
@@ -139,6 +140,9 @@ export function askMessageProblem(msg: ToHost, exchanges: number): string | null
   }
   if (msg.type === 'export' && !(EXPORT_FORMATS as readonly string[]).includes(msg.format)) {
     return `export: format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(msg.format)}`;
+  }
+  if (msg.type === 'export' && msg.sortColumn !== undefined && (!Number.isInteger(msg.sortColumn) || msg.sortColumn < 0)) {
+    return `export: sortColumn must be a column index, got ${msg.sortColumn}`;
   }
   if (msg.type === 'copyText' && msg.text.length > MAX_COPY_CHARS) return `copyText: more than ${MAX_COPY_CHARS} characters`;
   return null;

@@ -1,45 +1,20 @@
 // A result grid for query results in any Quarry webview: one page of a plain DOM table at a time (so 10,000 rows cost
 // what 100 do), sort by a column header (click, Enter or Space; again to reverse), paging, copy as TSV, export
 // CSV/JSON through the host. Keyboard: PageDown/PageUp next/previous page, Home/End first/last page (focus in grid).
-import type { WireCell } from '../../src/core/db/resultExport';
-import { toTsv } from '../../src/core/db/resultExport';
+import type { RowOrder, WireCell } from '../../src/core/db/resultExport';
+import { sortedRowIndices, toTsv } from '../../src/core/db/resultExport';
 import { button, formatCell, h, setDisabled } from './components';
 
 export interface GridOptions {
   pageSize?: number;
   /** Copies text to the clipboard (the host does it); the grid passes its rows as TSV in the current order. */
   onCopy?: (text: string) => void;
-  /** Asks the host to export the whole result. */
-  onExport?: (format: 'csv' | 'json') => void;
+  /** Asks the host to export the whole result, in the order shown (null: the query's order). */
+  onExport?: (format: 'csv' | 'json', order: RowOrder | null) => void;
   /** Said above the table, e.g. "first 10,000 of 12,345 rows". */
   note?: string;
   /** Id prefix for elements a test or a label needs to find. */
   id?: string;
-}
-
-type Dir = 1 | -1;
-
-const BIG_INT = /^-?\d{16,}$/;
-
-/** SQLite's order of storage classes: NULL, numbers, text. Big integers arrive as digit strings and sort as numbers. */
-function rank(v: WireCell): number {
-  if (v === null) return 0;
-  if (typeof v === 'number' || BIG_INT.test(v)) return 1;
-  return 2;
-}
-
-export function compareCells(a: WireCell, b: WireCell): number {
-  const ra = rank(a), rb = rank(b);
-  if (ra !== rb) return ra - rb;
-  if (ra === 0) return 0;
-  if (ra === 1) {
-    if (typeof a === 'number' && typeof b === 'number') return a - b;
-    const ba = typeof a === 'number' ? (Number.isInteger(a) ? BigInt(a) : null) : BigInt(a as string);
-    const bb = typeof b === 'number' ? (Number.isInteger(b) ? BigInt(b) : null) : BigInt(b as string);
-    if (ba !== null && bb !== null) return ba < bb ? -1 : ba > bb ? 1 : 0;
-    return Number(a) - Number(b);
-  }
-  return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
 }
 
 export interface ResultGrid {
@@ -52,7 +27,7 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
   const pageSize = Math.max(1, opts.pageSize ?? 100);
   let order: number[] = rows.map((_, i) => i);
   let sortCol = -1;
-  let dir: Dir = 1;
+  let descending = false;
   let page = 0;
   const pages = () => Math.max(1, Math.ceil(rows.length / pageSize));
 
@@ -69,7 +44,9 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
   }
   if (opts.onExport) {
     const exp = opts.onExport;
-    tools.append(button('Export CSV…', () => exp('csv'), { appearance: 'secondary' }), button('Export JSON…', () => exp('json'), { appearance: 'secondary' }));
+    const current = (): RowOrder | null => (sortCol < 0 ? null : { column: sortCol, descending });
+    tools.append(button('Export CSV…', () => exp('csv', current()), { appearance: 'secondary', title: 'Export all rows as CSV, in the order shown' }),
+      button('Export JSON…', () => exp('json', current()), { appearance: 'secondary', title: 'Export all rows as JSON, in the order shown' }));
   }
   if (opts.note) tools.append(h('span', { class: 'q-warn' }, opts.note));
 
@@ -98,12 +75,12 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
   }
 
   function sortBy(col: number): void {
-    if (sortCol === col) dir = dir === 1 ? -1 : 1;
-    else { sortCol = col; dir = 1; }
+    if (sortCol === col) descending = !descending;
+    else { sortCol = col; descending = false; }
     // Stable: equal cells keep the query's order, so sorting by a second column after a first works as expected.
-    order = rows.map((_, i) => i).sort((a, b) => compareCells(rows[a][col] ?? null, rows[b][col] ?? null) * dir || a - b);
-    headCells.forEach((th, i) => th.setAttribute('aria-sort', i !== sortCol ? 'none' : dir === 1 ? 'ascending' : 'descending'));
-    headCells.forEach((th, i) => { th.lastElementChild!.textContent = i !== sortCol ? '' : dir === 1 ? ' ▲' : ' ▼'; });
+    order = sortedRowIndices(rows, { column: col, descending });
+    headCells.forEach((th, i) => th.setAttribute('aria-sort', i !== sortCol ? 'none' : descending ? 'descending' : 'ascending'));
+    headCells.forEach((th, i) => { th.lastElementChild!.textContent = i !== sortCol ? '' : descending ? ' ▼' : ' ▲'; });
     page = 0;
     draw();
   }

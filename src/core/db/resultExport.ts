@@ -81,3 +81,41 @@ function uniqueKeys(columns: readonly string[]): string[] {
     return n === 1 ? c : `${c}_${n}`;
   });
 }
+
+const BIG_INT = /^-?\d{16,}$/;
+
+/** SQLite's order of storage classes: NULL, numbers, text. Big integers arrive as digit strings and sort as numbers. */
+function rank(v: WireCell): number {
+  if (v === null) return 0;
+  if (typeof v === 'number' || BIG_INT.test(v)) return 1;
+  return 2;
+}
+
+/** Orders two shown cells as a result grid sorts them: NULLs first, numbers numerically (exact beyond 2^53), then text. */
+export function compareCells(a: WireCell, b: WireCell): number {
+  const ra = rank(a), rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 0) return 0;
+  if (ra === 1) {
+    if (typeof a === 'number' && typeof b === 'number') return a - b;
+    const ba = typeof a === 'number' ? (Number.isInteger(a) ? BigInt(a) : null) : BigInt(a as string);
+    const bb = typeof b === 'number' ? (Number.isInteger(b) ? BigInt(b) : null) : BigInt(b as string);
+    if (ba !== null && bb !== null) return ba < bb ? -1 : ba > bb ? 1 : 0;
+    return Number(a) - Number(b);
+  }
+  return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+}
+
+export interface RowOrder {
+  column: number;
+  descending: boolean;
+}
+
+/** Row indices in the grid's order for `order` (stable: ties keep the query's order), or the query's order. */
+export function sortedRowIndices(rows: readonly (readonly (Cell | WireCell)[])[], order: RowOrder | null): number[] {
+  const idx = rows.map((_, i) => i);
+  if (!order) return idx;
+  const keys = rows.map((r) => wireCell(r[order.column] ?? null));
+  const dir = order.descending ? -1 : 1;
+  return idx.sort((a, b) => compareCells(keys[a], keys[b]) * dir || a - b);
+}

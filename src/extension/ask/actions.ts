@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Services } from '../services';
 import type { ExecResult } from '../../core/db/types';
+import type { RowOrder } from '../../core/db/resultExport';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 
 /**
@@ -62,9 +63,9 @@ export async function saveTrajectoryAs(record: TrajectoryRecord): Promise<string
   return uri.fsPath;
 }
 
-/** Exports the whole result (as run, up to its row cap) as CSV or JSON records to a file the user picks. */
-export async function exportResult(result: ExecResult, format: 'csv' | 'json', baseName: string): Promise<string | undefined> {
-  const { toCsv, toJsonRecords } = await import('../../core/db/resultExport');
+/** Exports the whole result (as run, up to its row cap; in the grid's order) as CSV or JSON records to a file the user picks. */
+export async function exportResult(result: ExecResult, format: 'csv' | 'json', baseName: string, order: RowOrder | null = null): Promise<string | undefined> {
+  const { toCsv, toJsonRecords, sortedRowIndices } = await import('../../core/db/resultExport');
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const uri = await vscode.window.showSaveDialog({
     title: `Export the result as ${format.toUpperCase()}`,
@@ -73,7 +74,9 @@ export async function exportResult(result: ExecResult, format: 'csv' | 'json', b
     saveLabel: 'Export',
   });
   if (!uri) return undefined;
-  const text = format === 'csv' ? toCsv(result.columns, result.rows) : toJsonRecords(result.columns, result.rows);
+  // The rows in the order the grid showed them (the host has the exact cells; the webview only their display form).
+  const rows = sortedRowIndices(result.rows, order).map((i) => result.rows[i]);
+  const text = format === 'csv' ? toCsv(result.columns, rows) : toJsonRecords(result.columns, rows);
   await writeFile(uri.fsPath, text, 'utf8');
   return uri.fsPath;
 }

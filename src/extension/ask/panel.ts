@@ -252,7 +252,9 @@ export class AskPanel {
       case 'export': {
         const raw = this.finals[m.exchange];
         if (!raw || !raw.ok) return this.notice('error', 'Run the final SQL first: there is no result to export.');
-        const path = await actions.exportResult(raw, m.format === 'json' ? 'json' : 'csv', `quarry-result-${m.exchange + 1}`);
+        if (m.sortColumn !== undefined && m.sortColumn >= raw.columns.length) return this.notice('error', `export: the result has no column ${m.sortColumn}`);
+        const order = m.sortColumn === undefined ? null : { column: m.sortColumn, descending: m.descending === true };
+        const path = await actions.exportResult(raw, m.format === 'json' ? 'json' : 'csv', `quarry-result-${m.exchange + 1}`, order);
         if (path) this.notice('info', `Result exported to ${path}.`);
         return;
       }

@@ -47,6 +47,9 @@ test('host-bound messages: exchange indices must exist, questions must be real, 
   assert.match(verdict({ type: 'ask', question: '   ' })!, /the question is empty/);
   assert.match(verdict({ type: 'ask', question: 'x'.repeat(MAX_QUESTION_CHARS + 1) })!, /longer than 4000/);
   assert.match(verdict({ type: 'export', exchange: 0, format: 'xlsx' })!, /format must be one of csv, json/);
+  assert.equal(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: true }), null);
+  assert.match(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: -1 })!, /sortColumn must be a column index/);
+  assert.match(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: 'yes' })!, /descending should be boolean/);
 });
 
 test('a real episode through exchangeEvent + TextBatcher + applyEvent: streamed text coalesced, turns, SQL, rows, end', async () => {
