@@ -283,6 +283,21 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await filterIds({}, ids);
   });
 
+  test('scores are kept across sessions: reopened without the in-memory cache, the list arrives scored and nothing runs', async function () {
+    this.timeout(60_000);
+    await hook('forgetScores');
+    await hook('close');
+    await hook('clear');
+    await vscode.commands.executeCommand('quarry.openReplay', file);
+    const list = await until('list', () => lastOf('list'));
+    await hook('idle');
+    assert.deepEqual(unpackRows(list.rows).map((r) => r.verdict), ['correct', 'incorrect', 'correct', 'correct', 'correct', null]);
+    assert.deepEqual(unpackRows(list.rows).map((r) => r.verdictSource), ['computed', 'computed', 'computed', 'computed', 'computed', null]);
+    const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
+    assert.ok(scores.length > 0);
+    assert.ok(scores.every((s) => s.updates.length === 0 && s.done === 6), 'no trajectory was scored again');
+  });
+
   test('{file, id} opens the list on that trajectory; a missing file is reported, not thrown', async function () {
     this.timeout(60_000);
     await hook('clear');

@@ -28,6 +28,8 @@ export interface ReplayScorerOptions {
   dbExists: (path: string) => boolean;
   /** Where a record's database is (default task.db.path). */
   dbPathOf?: (r: TrajectoryRecord) => string;
+  /** What identifies a database file's current content (e.g. `size:mtime`), or null when it is not there. */
+  dbStamp?: (path: string) => string | null;
   mode?: EvalModeName;
   /** Resolves a panel name (default loadPanel: built-ins or a panel .json file). */
   panel?: (name: string) => ResolvedPanel;
@@ -42,7 +44,17 @@ export interface ReplayScorer {
   explain(record: TrajectoryRecord, panel: string): Promise<TrajectoryExplanation>;
   /** Cached outcomes, for a caller that shows progress. */
   cached(record: TrajectoryRecord, panel: string): ScoreOutcome | undefined;
+  /** Every outcome computed so far with the database stamp it was computed against, to keep across sessions. */
+  snapshot(): SavedOutcome[];
+  /**
+   * Takes outcomes saved earlier. One whose database stamp no longer matches (the database changed or is gone) is
+   * dropped; returns how many were taken.
+   */
+  restore(saved: readonly SavedOutcome[], records: readonly TrajectoryRecord[]): number;
 }
+
+/** A saved outcome: for trajectory `id` with `panel`, computed when its database had `dbStamp` (size:mtime). */
+export interface SavedOutcome { id: string; dbStamp: string | null; outcome: ScoreOutcome }
 
 /** Why a record cannot be scored here, or null when it can. */
 export function unscorableReason(r: TrajectoryRecord, dbPath: string, dbExists: (p: string) => boolean): string | null {
@@ -88,10 +100,34 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
     }
   }
 
+  const stampOf = opts.dbStamp ?? (() => null);
+  /** Database stamp per outcome key, taken when the outcome was computed. */
+  const stamps = new Map<string, string | null>();
+
   return {
     panelNameFor,
     explain,
     cached: (record, panel) => done.get(panelNameFor(record, panel) + '\0' + record.id),
+    snapshot: () => [...done].map(([key, outcome]) => ({ id: key.slice(key.indexOf('\0') + 1), dbStamp: stamps.get(key) ?? null, outcome })),
+    restore(saved, records) {
+      let taken = 0;
+      const current = new Map<string, string | null>();
+      const dbOf = new Map<string, string>();
+      for (const r of records) dbOf.set(r.id, dbPathOf(r));
+      for (const s of saved) {
+        const key = s.outcome.panel + '\0' + s.id;
+        if (done.has(key)) continue;
+        const db = dbOf.get(s.id);
+        if (db === undefined) continue;
+        let now = current.get(db);
+        if (now === undefined) { now = stampOf(db); current.set(db, now); }
+        if (s.dbStamp === null || now !== s.dbStamp) continue;
+        done.set(key, s.outcome);
+        stamps.set(key, s.dbStamp);
+        taken++;
+      }
+      return taken;
+    },
     score(record, panel) {
       const name = panelNameFor(record, panel);
       const key = name + '\0' + record.id;
@@ -99,7 +135,9 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
       if (hit) return Promise.resolve(hit);
       let p = running.get(key);
       if (!p) {
-        p = compute(record, name).then((o) => { done.set(key, o); running.delete(key); return o; });
+        const db = dbPathOf(record);
+        const stamp = stampOf(db);
+        p = compute(record, name).then((o) => { done.set(key, o); stamps.set(key, stamp); running.delete(key); return o; });
         running.set(key, p);
       }
       return p;

@@ -3,9 +3,12 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
-import { ReplayPanel, pickFile } from './panel';
+import type { ReplayPanel as ReplayPanelType } from './panel';
 import type { LabelLookup } from './source';
 import { storeLabels } from './labels';
+
+/** The panel (and with it the reader, the reward engine and the SQL parser) loads on first use, not at activation. */
+const panelModule = () => import('./panel');
 
 /** What `quarry.openReplay` accepts from code: a path, a file Uri, or a file with a trajectory to open. */
 export type OpenReplayArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
@@ -39,12 +42,13 @@ async function pickSource(services: Services): Promise<string | undefined> {
   items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
   const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Trajectories to replay', matchOnDescription: true });
   if (!pick) return undefined;
-  if (pick.browse) return pickFile();
+  if (pick.browse) return (await panelModule()).pickFile();
   return pick.file;
 }
 
 export function register(context: vscode.ExtensionContext, services: Services, labels: LabelLookup = storeLabels(services)): void {
   const open = async (file: string, id?: string) => {
+    const { ReplayPanel } = await panelModule();
     const panel = ReplayPanel.show(context, services, labels);
     await panel.open(file, id);
   };
@@ -63,8 +67,9 @@ export function register(context: vscode.ExtensionContext, services: Services, l
  * it messages through the same validation a webview's go through. Registered only under tests.
  */
 function registerTestHook(context: vscode.ExtensionContext): void {
-  ReplayPanel.testLog = { posted: [], rejected: [] };
+  const ready = panelModule().then(({ ReplayPanel }) => { ReplayPanel.testLog = { posted: [], rejected: [] }; return ReplayPanel; });
   context.subscriptions.push(vscode.commands.registerCommand('quarry.replay.testHook', async (op: unknown, message?: unknown) => {
+    const ReplayPanel: typeof ReplayPanelType = await ready;
     const log = ReplayPanel.testLog!;
     switch (op) {
       case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
@@ -82,6 +87,7 @@ function registerTestHook(context: vscode.ExtensionContext): void {
         if (!ReplayPanel.current) throw new Error('the replay panel is not open');
         await ReplayPanel.current.refreshLabels();
         return true;
+      case 'forgetScores': (await panelModule()).forgetScorers(); return true;
       case 'close': ReplayPanel.current?.close(); return true;
       default: throw new Error(`quarry.replay.testHook: unknown op ${JSON.stringify(op)}`);
     }

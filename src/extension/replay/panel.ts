@@ -13,6 +13,8 @@ import { AUTO_PANEL, createReplayScorer, groupStatistics, type ReplayScorer, typ
 import { diffSql } from '../../core/trajectories/index-compare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { fileLabel, loadTrajectoryFile, type LabelLookup, type LoadedFile } from './source';
+import { createScoringResources } from '../../core/rewards/resources';
+import { ScoreCache, dbStamp } from './scoreCache';
 
 /** Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter). */
 export const AUTO_SCORE_LIMIT = 2000;
@@ -26,6 +28,11 @@ export interface ReplayTestLog { posted: ToApp[]; rejected: string[] }
 /** One scorer (and its cache) per file version, shared by panels reopening it; the few most recent are kept. */
 const scorers = new Map<string, ReplayScorer>();
 const MAX_SCORERS = 4;
+
+/** Drops the in-memory scorers, as a new session starts without them (tests of the saved cache use it). */
+export function forgetScorers(): void {
+  scorers.clear();
+}
 
 function toExplanation(e: TrajectoryExplanation): Explanation {
   return {
@@ -49,12 +56,15 @@ export class ReplayPanel {
   /** The trajectory to open once the list is there (from `open(file, id)`). */
   private pendingId: string | null = null;
 
+  private readonly cache: ScoreCache;
+
   private constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly labels: LabelLookup | undefined,
   ) {
+    this.cache = new ScoreCache(vscode.Uri.joinPath(context.globalStorageUri, 'replay-scores').fsPath);
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'replay', 'Quarry: Replay');
     panel.onDidDispose(() => this.dispose());
     // Labels made in the labeling panel meanwhile show up when the replay comes back into view.
@@ -110,6 +120,7 @@ export class ReplayPanel {
     }
     if (this.disposed) return;
     this.loaded = loaded;
+    this.scorer(loaded);
     this.services.log.info(`replay: ${file}: ${loaded.records.length} trajectories, ${loaded.invalid.length} invalid line(s)`);
     for (const bad of loaded.invalid.slice(0, 20)) this.services.log.warn(`replay: ${bad.message}`);
     this.sendList();
@@ -157,19 +168,36 @@ export class ReplayPanel {
     this.post({ type: 'view', seq: this.filterSeq, keys, total: l.summaries.length, facets: facets(l.summaries) });
   }
 
-  private scorer(l: LoadedFile): Promise<ReplayScorer> {
+  /**
+   * The file version's scorer, made on first use and seeded with the outcomes saved in an earlier session. It starts no
+   * SQL worker until something actually has to run.
+   */
+  private scorer(l: LoadedFile): ReplayScorer {
     const hit = scorers.get(l.version);
-    if (hit) return Promise.resolve(hit);
-    return this.services.pool().then(async (pool) => {
-      const { createScoringResources } = await import('../../core/rewards/resources');
-      const resources = createScoringResources({ run: pool, timeoutMs: this.services.settings().query.timeoutMs, maxExecEntries: 2000 });
-      // A relative database path (a file moved between machines with its databases) is read beside the file.
-      const dbPathOf = (r: TrajectoryRecord) => (isAbsolute(r.task.db.path) ? r.task.db.path : resolve(dirname(l.file), r.task.db.path));
-      const scorer = createReplayScorer({ resources, dbExists: existsSync, dbPathOf });
-      if (scorers.size >= MAX_SCORERS) scorers.delete(scorers.keys().next().value as string);
-      scorers.set(l.version, scorer);
-      return scorer;
+    if (hit) return hit;
+    const resources = createScoringResources({
+      run: (req) => this.services.pool().then((pool) => pool.exec(req)),
+      timeoutMs: this.services.settings().query.timeoutMs,
+      maxExecEntries: 2000,
     });
+    // A relative database path (a file moved between machines with its databases) is read beside the file.
+    const dbPathOf = (r: TrajectoryRecord) => (isAbsolute(r.task.db.path) ? r.task.db.path : resolve(dirname(l.file), r.task.db.path));
+    const scorer = createReplayScorer({ resources, dbExists: existsSync, dbPathOf, dbStamp });
+    const restored = scorer.restore(this.cache.load(l.version), l.records);
+    if (restored) this.services.log.info(`replay: ${restored} verdicts/rewards of ${l.file} reused from an earlier session`);
+    if (scorers.size >= MAX_SCORERS) scorers.delete(scorers.keys().next().value as string);
+    scorers.set(l.version, scorer);
+    return scorer;
+  }
+
+  private saveScores(l: LoadedFile): void {
+    const scorer = scorers.get(l.version);
+    if (!scorer) return;
+    try {
+      this.cache.save(l.version, scorer.snapshot());
+    } catch (err) {
+      this.services.log.warn(`replay: could not keep the scores of ${l.file}: ${(err as Error).message}`);
+    }
   }
 
   /** Puts already-computed outcomes for the current panel into the summaries (after a reopen or a panel switch). */
@@ -231,7 +259,7 @@ export class ReplayPanel {
     };
     const timer = setInterval(flush, FLUSH_MS);
     try {
-      const scorer = await this.scorer(l);
+      const scorer = this.scorer(l);
       this.sendScoreState([]);
       let next = 0;
       const worker = async () => {
@@ -256,6 +284,7 @@ export class ReplayPanel {
     } finally {
       clearInterval(timer);
       if (this.scoring === token) this.scoring = null;
+      this.saveScores(l);
       flush();
       if (!token.stop) this.sendScoreState([]);
     }
@@ -275,7 +304,7 @@ export class ReplayPanel {
 
   private async explain(r: TrajectoryRecord): Promise<{ explanation: Explanation | null; error: string | null }> {
     try {
-      const scorer = await this.scorer(this.loaded!);
+      const scorer = this.scorer(this.loaded!);
       return { explanation: toExplanation(await scorer.explain(r, this.panelName)), error: null };
     } catch (err) {
       return { explanation: null, error: (err as Error).message };

@@ -71,3 +71,29 @@ test('group statistics: mean, sample std, advantages over the scored members, ze
   assert.equal(groupStatistics([0.5]).zeroVariance, false, 'one sample is not a group');
   assert.equal(groupStatistics([null, null]).scored, 0);
 });
+
+test('saved outcomes come back in a new scorer only while their database is unchanged', async () => {
+  let stamp = 'v1';
+  const opts = () => ({ resources: newResources(pool), dbExists: existsSync, dbStamp: (p: string) => (p === schoolDb ? stamp : null) });
+  const first = createReplayScorer(opts());
+  const right = skyrlEpisode([], 'SELECT name FROM student WHERE age > 20', { id: 'right', gold: GOLD });
+  const noGold = trajectory({ id: 'ng', turns: [], finalSql: 'SELECT 1' });
+  const a = await first.score(right, AUTO_PANEL);
+  const b = await first.score(noGold, AUTO_PANEL);
+  const saved = JSON.parse(JSON.stringify(first.snapshot()));
+  assert.equal(saved.length, 2);
+  assert.deepEqual(saved.map((s: { dbStamp: string }) => s.dbStamp), ['v1', 'v1']);
+
+  const resources = newResources(pool);
+  const second = createReplayScorer({ ...opts(), resources });
+  assert.equal(second.restore(saved, [right, noGold]), 2);
+  assert.deepEqual(second.cached(right, AUTO_PANEL), a);
+  assert.deepEqual(await second.score(noGold, AUTO_PANEL), b);
+  assert.equal(resources.stats().execRuns, 0, 'nothing ran again');
+  assert.equal(createReplayScorer(opts()).restore(saved, [noGold]), 1, 'outcomes of trajectories not in the file are left out');
+
+  stamp = 'v2';
+  const third = createReplayScorer(opts());
+  assert.equal(third.restore(saved, [right, noGold]), 0, 'the database changed: every saved outcome is stale');
+  assert.equal(third.cached(right, AUTO_PANEL), undefined);
+});
