@@ -53,11 +53,13 @@ test('Open Reward Diagnostics from the palette, pick the run file: charts, flags
   assert.match(header, /runs\/clinic-run\.jsonl · 5 records/);
   const run = await app.locator('section', { hasText: 'EX 80.0%' }).first().innerText();
   assert.match(run, /5 scored with\s+sqltrail/);
-  assert.equal(await app.locator('#trajectory-table tbody tr').count(), 5);
+  assert.equal(await app.locator('#trajectory-list [role="option"]').count(), 5);
   await ed.screenshot('diagnostics-run');
   await app.locator('#groups').scrollIntoViewIfNeeded();
   assert.ok(await drawnCharts(app, '#groups') === 2, 'advantage and spread histograms are drawn');
   await ed.screenshot('diagnostics-run-groups');
+  await app.locator('#trajectories').scrollIntoViewIfNeeded();
+  await ed.screenshot('diagnostics-list');
 });
 
 test('switching to the skyrl panel rescores: a zero-variance group is flagged and its items link to them', async () => {
@@ -73,7 +75,7 @@ test('switching to the skyrl panel rescores: a zero-variance group is flagged an
 });
 
 test('a trajectory opened from the list with the mouse: stacked term bar, ODT trees with mismatches, clause F1', async () => {
-  await app.locator('#trajectory-table tr[data-id="top-b"] td').first().click();
+  await app.locator('#trajectory-list [data-id="top-b"]').click();
   await app.locator('#odt').waitFor({ timeout: 30_000 });
   const head = await app.locator('#trajectory-head').innerText();
   assert.match(head, /Trajectory top-b/);
@@ -94,14 +96,19 @@ test('a trajectory opened from the list with the mouse: stacked term bar, ODT tr
   await ed.screenshot('diagnostics-clauses');
 });
 
-test('by keyboard: r back to the run, f to the filter, Tab to a row, Enter opens it; verification verdicts shown', async () => {
+test('by keyboard: r back to the run, End in the list, f to the filter, Tab to the list, Enter opens the row; verification verdicts shown', async () => {
   await app.locator('body').press('r');
-  await app.locator('#trajectory-table').waitFor({ timeout: 30_000 });
+  await app.locator('#trajectory-list').waitFor({ timeout: 30_000 });
+  // The list is one tab stop: arrows move the active row, Enter opens it.
+  await app.locator('#trajectory-list').focus();
+  await app.page().keyboard.press('End');
+  const last = await app.locator('#trajectory-list').getAttribute('aria-activedescendant');
+  assert.equal(last, 'row-4');
   await app.locator('body').press('f');
   await app.page().keyboard.type('fees');
-  await app.locator('#trajectory-table tbody tr').first().waitFor();
-  assert.equal(await app.locator('#trajectory-table tbody tr').count(), 1);
-  await app.locator('#trajectory-table tbody tr').first().focus();
+  await app.locator('#trajectory-count', { hasText: '1 of 5' }).waitFor();
+  assert.equal(await app.locator('#trajectory-list [role="option"]').count(), 1);
+  await app.page().keyboard.press('Tab');
   await app.page().keyboard.press('Enter');
   await app.locator('#verification table').waitFor({ timeout: 30_000 });
   const v = await app.locator('#verification').innerText();

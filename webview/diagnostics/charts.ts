@@ -117,12 +117,16 @@ export function barChart(holder: HTMLElement, spec: BarSpec): Chart {
 }
 
 function edge(x: number): string {
-  return Number.isInteger(x) ? String(x) : x.toFixed(Math.abs(x) < 10 ? 2 : 1);
+  if (Number.isInteger(x)) return String(x);
+  const digits = Math.abs(x) < 10 ? 2 : 1;
+  const rounded = Number(x.toFixed(digits));
+  // -1e-17 would read "-0.00".
+  return (rounded === 0 ? 0 : rounded).toFixed(digits);
 }
 
 /** Bin labels: "3" for integer bins, "0.25–0.50" for ranges. */
 export function binLabels(h: Histogram): string[] {
-  return h.bins.map((b) => (b.lo === b.hi ? edge(b.lo) : `${edge(b.lo)}–${edge(b.hi)}`));
+  return h.bins.map((b) => (edge(b.lo) === edge(b.hi) ? edge(b.lo) : `${edge(b.lo)}–${edge(b.hi)}`));
 }
 
 export function histogramChart(holder: HTMLElement, h: Histogram, opts: { title: string; xTitle: string; color?: string }): Chart {

@@ -3,7 +3,7 @@
 // trajectory list) or one trajectory (stacked term bar with explanations, ODT trees side by side, clause F1,
 // verification verdicts). Charts are chart.js (charts.ts); the trees and tables are plain DOM.
 import { connectHost } from '../shared/host';
-import { button, dropdown, h, link, progressRing, registerComponents, table, textField } from '../shared/components';
+import { button, dropdown, h, progressRing, registerComponents, table, textField } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { barChart, destroyCharts, histogramChart, theme } from './charts';
 import {
@@ -19,7 +19,6 @@ const state: DiagnosticsState = host.state() ?? {
 };
 /** Transient: what the host is doing, or what went wrong (not saved: a restored panel asks the host again). */
 let status: { kind: 'busy' | 'error'; text: string } | null = null;
-let listLimit = 200;
 
 const STYLE = `
 .d-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 8px; }
@@ -45,8 +44,17 @@ const STYLE = `
   background: var(--vscode-inputValidation-warningBackground, #cc03); border: 1px solid var(--vscode-inputValidation-warningBorder, #cc0); }
 .d-field { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 .d-field code { margin-right: 6px; }
-.d-row:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+.d-list { position: relative; overflow-y: auto; border: 1px solid var(--vscode-panel-border, #8884); }
+.d-list:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+.d-window { position: absolute; top: 0; left: 0; right: 0; }
+.d-lrow { display: grid; grid-template-columns: 9em minmax(8em, 1fr) 5em 9em 4em 6em 6em 4em; gap: 6px; align-items: center;
+  height: 24px; padding: 0 6px; white-space: nowrap; font-size: var(--vscode-editor-font-size); }
+.d-lrow > span { overflow: hidden; text-overflow: ellipsis; }
+.d-lrow.d-row { position: absolute; left: 0; right: 0; box-sizing: border-box; }
+.d-lhead { font-weight: 600; background: var(--vscode-editorWidget-background); }
 .d-row:hover { background: var(--vscode-list-hoverBackground); cursor: pointer; }
+.d-row.q-selected:hover { background: var(--vscode-list-activeSelectionBackground); }
+.d-link { color: var(--vscode-textLink-foreground); }
 .d-items { display: flex; flex-wrap: wrap; gap: 2px 10px; margin: 2px 0 6px 12px; }
 .d-help { columns: 2; }
 h2 { font-size: 1.1em; margin: 8px 0 4px; }
@@ -134,12 +142,15 @@ function openHere(id: string): void {
   host.post({ type: 'openTrajectory', id });
 }
 
+/** Plain anchors (not toolkit elements): a run can raise many flags, each naming many items. */
 function itemLinks(ids: readonly string[], max = 24): HTMLElement {
   const box = h('div', { class: 'd-items' });
   for (const id of ids.slice(0, max)) {
-    const a = link(id, () => openHere(id));
-    a.setAttribute('title', `Open ${id} in diagnostics (Enter); Shift+click opens it in replay`);
-    a.addEventListener('click', (e) => { if ((e as MouseEvent).shiftKey) host.post({ type: 'openReplay', id }); });
+    const a = h('a', { href: '#', class: 'd-link', title: `Open ${id} here (Enter); Shift+click or Shift+Enter opens it in replay` }, id);
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      if (e.shiftKey) host.post({ type: 'openReplay', id }); else openHere(id);
+    });
     box.append(a);
   }
   if (ids.length > max) box.append(h('span', { class: 'q-muted' }, `+${ids.length - max} more (filter the list below)`));
@@ -212,41 +223,94 @@ function matches(it: RunItem, q: string): boolean {
   return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${it.correct ? 'correct' : 'incorrect'} ${it.reason}`.toLowerCase().includes(q);
 }
 
+const ROW_PX = 24;
+const LIST_COLUMNS = ['id', 'question', 'reward', 'EX', 'turns', 'hardness', 'advantage', ''];
+
+/**
+ * The trajectory list: a virtualised listbox (only the rows in view exist in the DOM, plain elements, so 10,000
+ * trajectories scroll as fast as ten). One tab stop; arrows, PageUp/PageDown, Home/End move the active row.
+ */
 function renderList(items: RunItem[]): HTMLElement {
   const box = card('Trajectories');
   box.id = 'trajectories';
   const filter = textField({ placeholder: 'Filter: id, question, hardness, correct/incorrect, reason', value: state.filter, id: 'filter' });
   filter.setAttribute('aria-label', 'Filter trajectories');
-  const body = h('div');
+  const count = h('p', { class: 'q-muted', id: 'trajectory-count' });
+  const head = h('div', { class: 'd-lrow d-lhead', 'aria-hidden': 'true' }, ...LIST_COLUMNS.map((c) => h('span', {}, c)));
+  const spacer = h('div', { class: 'd-spacer' });
+  const windowEl = h('div', { class: 'd-window' });
+  const list = h('div', {
+    class: 'd-list', id: 'trajectory-list', role: 'listbox', tabindex: 0,
+    'aria-label': 'Trajectories, lowest reward first. Enter: diagnose; Shift+Enter: replay',
+  }, spacer, windowEl);
+  let shown: RunItem[] = [];
+  let active = 0;
+  let frame = 0;
+
+  const rowEl = (it: RunItem, i: number): HTMLElement => {
+    const replay = h('a', { href: '#', class: 'd-link', tabindex: -1 }, 'replay');
+    replay.addEventListener('click', (e) => { e.preventDefault(); e.stopPropagation(); host.post({ type: 'openReplay', id: it.id }); });
+    const row = h('div', {
+      class: `d-lrow d-row${i === active ? ' q-selected' : ''}`, role: 'option', id: `row-${i}`, 'data-id': it.id,
+      'aria-selected': i === active ? 'true' : 'false', title: it.question,
+    },
+    h('span', {}, it.id), h('span', {}, it.question),
+    h('span', { class: 'd-num' }, num(it.total)),
+    h('span', { class: it.correct ? 'q-ok' : 'q-error' }, it.correct ? '✓' : `✗ ${it.reason}`),
+    h('span', { class: 'd-num' }, String(it.turns)), h('span', {}, it.hardness ?? '–'), h('span', { class: 'd-num' }, num(it.advantage)),
+    h('span', {}, replay));
+    row.style.top = `${i * ROW_PX}px`;
+    row.addEventListener('click', () => { active = i; openHere(it.id); });
+    return row;
+  };
+
+  const paint = () => {
+    frame = 0;
+    const first = Math.max(0, Math.floor(list.scrollTop / ROW_PX) - 5);
+    const last = Math.min(shown.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW_PX) + 5);
+    windowEl.replaceChildren(...shown.slice(first, last).map((it, k) => rowEl(it, first + k)));
+    if (shown.length) list.setAttribute('aria-activedescendant', `row-${active}`); else list.removeAttribute('aria-activedescendant');
+  };
+  const paintSoon = () => { if (!frame) frame = requestAnimationFrame(paint); };
+
   const draw = () => {
     const q = state.filter.trim().toLowerCase();
     // Lowest reward first: the items worth a look.
-    const shown = items.filter((it) => matches(it, q)).sort((a, b) => a.total - b.total || a.id.localeCompare(b.id));
-    const rows = shown.slice(0, listLimit);
-    const t = h('table', { class: 'q-table', id: 'trajectory-table' },
-      h('thead', {}, h('tr', {}, ...['id', 'question', 'reward', 'EX', 'turns', 'hardness', 'advantage', ''].map((c) => h('th', { scope: 'col' }, c)))));
-    const tb = h('tbody');
-    for (const it of rows) {
-      const tr = h('tr', { class: 'd-row', tabindex: 0, 'data-id': it.id, title: 'Enter: diagnose · Shift+Enter: replay' },
-        h('td', {}, it.id), h('td', {}, it.question.length > 90 ? `${it.question.slice(0, 89)}…` : it.question),
-        h('td', { class: 'd-num' }, num(it.total)),
-        h('td', { class: it.correct ? 'q-ok' : 'q-error' }, it.correct ? '✓' : `✗ ${it.reason}`),
-        h('td', { class: 'd-num' }, String(it.turns)), h('td', {}, it.hardness ?? '–'), h('td', { class: 'd-num' }, num(it.advantage)),
-        h('td', {}, link('replay', () => host.post({ type: 'openReplay', id: it.id }))));
-      tr.addEventListener('click', (e) => { if (!(e.target as HTMLElement).closest('vscode-link')) openHere(it.id); });
-      tr.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter') { e.preventDefault(); if (e.shiftKey) host.post({ type: 'openReplay', id: it.id }); else openHere(it.id); }
-      });
-      tb.append(tr);
-    }
-    t.append(tb);
-    const more = shown.length > rows.length
-      ? button(`Show ${Math.min(200, shown.length - rows.length)} more`, () => { listLimit += 200; draw(); }, { appearance: 'secondary' }) : null;
-    body.replaceChildren(h('p', { class: 'q-muted' }, `${shown.length} of ${items.length} trajectories${shown.length > rows.length ? `, first ${rows.length} shown` : ''}, lowest reward first`), t, more ?? '');
+    shown = items.filter((it) => matches(it, q)).sort((a, b) => a.total - b.total || a.id.localeCompare(b.id));
+    active = Math.min(active, Math.max(0, shown.length - 1));
+    spacer.style.height = `${shown.length * ROW_PX}px`;
+    list.style.height = `${Math.min(15, Math.max(1, shown.length)) * ROW_PX + 2}px`;
+    count.textContent = `${shown.length} of ${items.length} trajectories, lowest reward first`;
+    paint();
   };
-  filter.addEventListener('input', () => { state.filter = filter.value; listLimit = 200; persistSoon(); draw(); });
-  draw();
-  box.append(filter, body);
+
+  const move = (to: number) => {
+    if (!shown.length) return;
+    active = Math.max(0, Math.min(shown.length - 1, to));
+    const top = active * ROW_PX;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + ROW_PX > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_PX - list.clientHeight;
+    paint();
+  };
+  const page = () => Math.max(1, Math.floor(list.clientHeight / ROW_PX) - 1);
+  list.addEventListener('scroll', paintSoon);
+  list.addEventListener('keydown', (e) => {
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => move(active + 1), ArrowUp: () => move(active - 1), PageDown: () => move(active + page()),
+      PageUp: () => move(active - page()), Home: () => move(0), End: () => move(shown.length - 1),
+      Enter: () => {
+        const it = shown[active];
+        if (!it) return;
+        if (e.shiftKey) host.post({ type: 'openReplay', id: it.id }); else openHere(it.id);
+      },
+    };
+    const f = keys[e.key];
+    if (f) { e.preventDefault(); e.stopPropagation(); f(); }
+  });
+  filter.addEventListener('input', () => { state.filter = filter.value; active = 0; list.scrollTop = 0; persistSoon(); draw(); });
+  box.append(filter, count, head, list);
+  // Sizes are known once the box is in the page.
+  queueMicrotask(draw);
   return box;
 }
 

@@ -37,7 +37,7 @@ export interface HistogramOptions {
 }
 
 /**
- * Equal-width bins over [min, max]. All values equal → one bin [v, v]. Integer data gets one bin per value, so a
+ * Equal-width bins over [min, max]. All values equal (to a relative 1e-6) → one bin [min, max]. Integer data gets one bin per value, so a
  * histogram of turns reads 1, 2, 3… rather than 1.0–1.4. Non-finite values are left out.
  */
 export function histogram(values: readonly number[], opts: HistogramOptions = {}): Histogram {
@@ -46,7 +46,9 @@ export function histogram(values: readonly number[], opts: HistogramOptions = {}
   let min = Infinity, max = -Infinity;
   for (const x of xs) { if (x < min) min = x; if (x > max) max = x; }
   const stats = { n: xs.length, min, max, mean: mean(xs) };
-  if (min === max) return { bins: [{ lo: min, hi: max, count: xs.length }], ...stats };
+  // Values equal to about six digits are one value: advantage spreads of two-sample groups are all √2 but for GRPO's
+  // ε = 1e-6 in the denominator, and ten bins 1e-7 wide would only draw noise.
+  if (max - min <= 1e-6 * Math.max(1, Math.abs(min), Math.abs(max))) return { bins: [{ lo: min, hi: max, count: xs.length }], ...stats };
   const want = Math.max(1, Math.floor(opts.bins ?? 10));
   if (opts.integer && xs.every(Number.isInteger) && max - min + 1 <= want * 3) {
     const bins: HistogramBin[] = [];

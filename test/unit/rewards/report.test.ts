@@ -32,6 +32,13 @@ test('histogram: all values equal is one bin; no values is no bins', () => {
   assert.deepEqual(histogram([]), { bins: [], n: 0, min: null, max: null, mean: null });
 });
 
+test('histogram: values equal to six digits are one bin (advantage spreads differ only by GRPO ε)', () => {
+  const h = histogram([Math.SQRT2, Math.SQRT2 + 2e-16, Math.SQRT2 * (1 - 3e-7)]);
+  assert.equal(h.bins.length, 1);
+  assert.equal(h.bins[0].count, 3);
+  assert.equal(histogram([0, 1e-3]).bins.length, 10, 'a real difference still gets bins');
+});
+
 test('histogram: integer data spanning too many values falls back to equal-width bins', () => {
   const h = histogram([0, 100], { integer: true, bins: 5 });
   assert.equal(h.bins.length, 5);
