@@ -1,5 +1,5 @@
 // The replay list's label column: the reviewer's label from the workspace label store (.quarry/labels.sqlite, written
-// by the labeling panel) as "verdict · tag, tag", else the producer's own `meta.label`. The store is only read, and
+// by the labeling panel) as "verdict · tag · tag", else the producer's own `meta.label`. The store is only read, and
 // only when it exists: opening the replay never creates it.
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
@@ -10,7 +10,7 @@ import { metaLabels, type LabelLookup } from './source';
 
 /** One short text per label for the list and the label filter: verdict first, then the failure-mode tags. */
 export function labelText(l: Pick<Label, 'verdict' | 'tags' | 'note'>): string | null {
-  const parts = [l.verdict, l.tags.length ? l.tags.join(', ') : null].filter((p): p is string => !!p);
+  const parts = [l.verdict, ...l.tags].filter((p): p is string => !!p);
   if (parts.length) return parts.join(' · ');
   return l.note.trim() ? 'note' : null;
 }
