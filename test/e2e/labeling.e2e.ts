@@ -119,3 +119,24 @@ test('an unsaved note survives the panel being hidden and shown again', async ()
   assert.equal(storeLabels().find((l) => l.id === 'top-a')?.note, 'checked by hand');
   await ed.screenshot('labeling-restored');
 });
+
+test('by mouse: Next, Unsure, a new tag, a note and Save', async () => {
+  await app.locator('#l-next').click();
+  await waitText('#l-where', 'item 2 of 5');
+  await app.locator('#l-next').click();
+  await waitText('#l-where', 'item 3 of 5');
+  await app.locator('#l-verdict-unsure').click();
+  await waitText('#l-progress', '3 / 5 labeled');
+  await app.locator('#l-new-tag').click();
+  await ed.page.keyboard.type('Needs Evidence');
+  await app.locator('#l-add-tag').click();
+  await app.locator('.l-chip[data-tag="needs evidence"][aria-pressed="true"]').waitFor();
+  await app.locator('.l-chip[data-tag="value mismatch"]').click();
+  await app.locator('#l-note').click();
+  await ed.page.keyboard.type('born >= 2011 is the same set here');
+  await app.locator('#l-save').click();
+  await waitText('#l-status', /^Saved unsure/);
+  const row = storeLabels().find((l) => l.id === 'kids-a');
+  assert.deepEqual(row && [row.verdict, row.tags, row.note], ['unsure', 'needs evidence,value mismatch', 'born >= 2011 is the same set here']);
+  await ed.screenshot('labeling-mouse');
+});
