@@ -125,6 +125,28 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
   });
 
+  test('the final SQL\'s actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling opens on it)', async () => {
+    await hook('receive', { type: 'copySql', exchange: 0 });
+    assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL);
+
+    await hook('receive', { type: 'openSql', exchange: 0 });
+    const opened = vscode.window.activeTextEditor;
+    assert.ok(opened, 'a text editor is active');
+    assert.deepEqual([opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled], ['sql', FIRST_SQL, true]);
+
+    const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
+    const editor = await vscode.window.showTextDocument(target);
+    editor.selection = new vscode.Selection(1, 0, 1, 0);
+    await hook('receive', { type: 'insertSql', exchange: 0 });
+    assert.equal(target.getText(), `-- before\n${FIRST_SQL}\n-- after\n`);
+
+    await hook('receive', { type: 'label', exchange: 0 });
+    const id = (await events(0)).find((e) => e.kind === 'start') as Extract<ExchangeEvent, { kind: 'start' }>;
+    await until('the labeling panel to get the trajectory', async () =>
+      JSON.stringify(await vscode.commands.executeCommand('quarry.labeling.testHook', 'posted')).includes(id.id));
+    await vscode.commands.executeCommand('quarry.labeling.testHook', 'close');
+  });
+
   test('messages a webview could send wrongly are refused, not acted on', async () => {
     await hook('clear');
     await hook('receive', { type: 'run', exchange: 7 });
