@@ -37,8 +37,9 @@ export interface HistogramOptions {
 }
 
 /**
- * Equal-width bins over [min, max]. All values equal (to a relative 1e-6) → one bin [min, max]. Integer data gets one bin per value, so a
- * histogram of turns reads 1, 2, 3… rather than 1.0–1.4. Non-finite values are left out.
+ * Equal-width bins over [min, max]; values that agree to three significant digits make one bin [min, max]. Integer
+ * data gets one bin per value, so a histogram of turns reads 1, 2, 3… rather than 1.0–1.4. Non-finite values are
+ * left out.
  */
 export function histogram(values: readonly number[], opts: HistogramOptions = {}): Histogram {
   const xs = values.filter((v) => Number.isFinite(v));
@@ -46,16 +47,18 @@ export function histogram(values: readonly number[], opts: HistogramOptions = {}
   let min = Infinity, max = -Infinity;
   for (const x of xs) { if (x < min) min = x; if (x > max) max = x; }
   const stats = { n: xs.length, min, max, mean: mean(xs) };
-  // Values equal to about six digits are one value: advantage spreads of two-sample groups are all √2 but for GRPO's
-  // ε = 1e-6 in the denominator, and ten bins 1e-7 wide would only draw noise.
-  if (max - min <= 1e-6 * Math.max(1, Math.abs(min), Math.abs(max))) return { bins: [{ lo: min, hi: max, count: xs.length }], ...stats };
-  const want = Math.max(1, Math.floor(opts.bins ?? 10));
+  // Bins are never narrower than three significant digits of the data's scale: advantage spreads of two-sample
+  // groups are all √2 but for GRPO's ε in the denominator, and bins 1e-7 wide would only draw that noise.
+  const resolution = 1e-3 * Math.max(1, Math.abs(min), Math.abs(max));
+  if (max - min < resolution) return { bins: [{ lo: min, hi: max, count: xs.length }], ...stats };
+  let want = Math.max(1, Math.floor(opts.bins ?? 10));
   if (opts.integer && xs.every(Number.isInteger) && max - min + 1 <= want * 3) {
     const bins: HistogramBin[] = [];
     for (let v = min; v <= max; v++) bins.push({ lo: v, hi: v, count: 0 });
     for (const x of xs) bins[x - min].count++;
     return { bins, ...stats };
   }
+  want = Math.min(want, Math.ceil((max - min) / resolution));
   const width = (max - min) / want;
   const bins: HistogramBin[] = Array.from({ length: want }, (_, i) => ({ lo: min + i * width, hi: i === want - 1 ? max : min + (i + 1) * width, count: 0 }));
   for (const x of xs) bins[Math.min(want - 1, Math.floor((x - min) / width))].count++;

@@ -32,11 +32,12 @@ test('histogram: all values equal is one bin; no values is no bins', () => {
   assert.deepEqual(histogram([]), { bins: [], n: 0, min: null, max: null, mean: null });
 });
 
-test('histogram: values equal to six digits are one bin (advantage spreads differ only by GRPO ε)', () => {
-  const h = histogram([Math.SQRT2, Math.SQRT2 + 2e-16, Math.SQRT2 * (1 - 3e-7)]);
+test('histogram: bins are no narrower than three significant digits (advantage spreads differ only by GRPO ε)', () => {
+  const h = histogram([Math.SQRT2, Math.SQRT2 + 2e-16, Math.SQRT2 * (1 - 1.6e-6)]);
   assert.equal(h.bins.length, 1);
   assert.equal(h.bins[0].count, 3);
-  assert.equal(histogram([0, 1e-3]).bins.length, 10, 'a real difference still gets bins');
+  assert.equal(histogram([0, 0.5]).bins.length, 10, 'a real spread gets the bins asked for');
+  assert.deepEqual(histogram([0, 0.0015, 0.002]).bins.map((b) => b.count), [1, 2], 'two bins of 0.001');
 });
 
 test('histogram: integer data spanning too many values falls back to equal-width bins', () => {
