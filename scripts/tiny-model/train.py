@@ -179,6 +179,7 @@ def main():
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--eval-samples", type=int, default=24, help="training conversations to decode greedily as a check")
     ap.add_argument("--merges", type=int, default=256)
     args = ap.parse_args()
 
@@ -235,7 +236,7 @@ def main():
 
     stop_ids = {tok.token_id("<|im_end|>"), tok.token_id("<|endoftext|>")}
     # Check: does greedy decoding reproduce the first turn of a sample of the training conversations?
-    sample = rng.sample(range(len(episodes)), min(24, len(episodes)))
+    sample = rng.sample(range(len(episodes)), min(args.eval_samples, len(episodes)))
     exact = 0
     for i in sample:
         msgs = episodes[i]["messages"]
