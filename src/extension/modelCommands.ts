@@ -119,15 +119,15 @@ async function selectModel(services: Services): Promise<void> {
   let lm: ModelPick[] = [];
   let server: ModelPick[] = [separator(`OpenAI-compatible server · ${s.model.baseUrl}`), { label: '$(loading~spin) Listing models…', alwaysShow: true }];
   const onnx = onnxPicks(services);
+  // The group of the backend in use comes first, the model in use first within it (marked with a check): the picker
+  // opens on it, so Enter keeps it.
+  const checkedFirst = (group: ModelPick[]): ModelPick[] => {
+    const i = group.findIndex((p) => p.label.startsWith('$(check)'));
+    return i <= 1 ? group : [group[0], group[i], ...group.slice(1, i), ...group.slice(i + 1)];
+  };
   const render = (): void => {
-    const before = qp.activeItems[0];
-    const wasDefault = !before || before === qp.items.find((i) => i.kind !== vscode.QuickPickItemKind.Separator);
-    qp.items = [...lm, ...server, ...onnx];
-    // Start on the model in use (marked with a check), so Enter keeps it; once the user has moved, stay where they are.
-    const current = qp.items.find((i) => i.label.startsWith('$(check)'));
-    const same = before && qp.items.find((i) => i.label === before.label && i.description === before.description);
-    if (wasDefault && current && qp.value === '') qp.activeItems = [current];
-    else if (same) qp.activeItems = [same];
+    const groups = s.model.backend === 'openai' ? [server, lm, onnx] : s.model.backend === 'onnx' ? [onnx, lm, server] : [lm, server, onnx];
+    qp.items = groups.flatMap(checkedFirst);
   };
   render();
   qp.show();

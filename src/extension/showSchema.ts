@@ -16,19 +16,23 @@ export async function pickSchemaStyle(): Promise<SchemaStyle> {
   return stylePick?.style ?? 'list';
 }
 
-/** Renders the schema of `dbPath` in `style` and opens it; errors become a notification with "Open Log". */
-export async function showSchemaDocument(services: Services, dbPath: string, style: SchemaStyle): Promise<void> {
-  // Loaded on first use so activation does not pay for the SQLite addon.
-  const { introspectSchema, renderSchema } = await import('../core/db/schema/index');
+/** Renders the schema of `dbPath` in `style` and opens it (returns the text); errors become a notification with "Open Log". */
+export async function showSchemaDocument(services: Services, dbPath: string, style: SchemaStyle): Promise<string | undefined> {
   let text: string;
   try {
-    text = renderSchema(introspectSchema(dbPath, { sampleRows: 3 }), { style });
+    // Read through the sandbox pool (worker processes, time-limited), never on the extension host's thread.
+    const [{ introspectViaPool }, { renderSchema }, pool] = await Promise.all([
+      import('../core/db/schema/viaPool'), import('../core/db/schema/render'), services.pool()]);
+    const info = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading the schema' },
+      () => introspectViaPool(pool, dbPath, { sampleRows: 3 }));
+    text = renderSchema(info, { style });
   } catch (err) {
     services.log.showError(`cannot show the schema of ${vscode.workspace.asRelativePath(dbPath)}`, err);
-    return;
+    return undefined;
   }
   const doc = await vscode.workspace.openTextDocument({ content: text, language: style === 'ddl' ? 'sql' : 'plaintext' });
   await vscode.window.showTextDocument(doc, { preview: false });
+  return text;
 }
 
 export function registerShowSchema(context: vscode.ExtensionContext, services: Services): void {

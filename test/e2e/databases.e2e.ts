@@ -1,13 +1,31 @@
 // As a new user, by mouse and keyboard: the Databases view's tree down to columns (type, PK/FK), Preview Table from
-// the context menu (a grid of the table's rows), and the model status bar item with its Switch Model picker listing
-// the loopback OpenAI-compatible server's models.
+// the context menu (a grid of the table's rows), Test Model Connection failing on a server that wants an API key and
+// the notification's "Set API Key…" fixing it, and the model status bar item with its Switch Model picker listing the
+// loopback OpenAI-compatible server's models.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
+const KEY = 'k-e2e-9d2f61';
 let ed: Editor;
+
+/**
+ * Waits for a notification whose text matches and returns its element. A headless browser window never has focus,
+ * and VS Code holds toasts back until it does, so the notification center (bell) is opened and read instead.
+ */
+async function notification(re: RegExp) {
+  const center = ed.page.locator('.notifications-center');
+  for (let i = 0; i < 100; i++) {
+    if (!(await center.isVisible().catch(() => false))) await ed.runCommand('Notifications: Show Notifications');
+    const item = center.locator('.notification-list-item', { hasText: re }).first();
+    if (await item.isVisible().catch(() => false)) return item;
+    await ed.page.waitForTimeout(300);
+  }
+  throw new Error(`no notification matching ${re}; the center shows: ${(await center.allInnerTexts().catch(() => [])).join(' | ')}`);
+}
+
 before(async () => {
-  ed = await openEditor({ name: 'databases', samples: true, openai: { models: ['e2e-model', 'other-model'], defaultResponse: 'OK' } });
+  ed = await openEditor({ name: 'databases', samples: true, openai: { models: ['e2e-model', 'other-model'], defaultResponse: 'OK', apiKey: KEY } });
 });
 after(async () => { await ed?.close(); });
 screenshotAfterEach('databases', () => ed);
@@ -36,7 +54,11 @@ test('Preview Table from the context menu shows the rows in a grid', async () =>
   const doctor = tree.locator('.monaco-list-row', { hasText: /^doctor\s*3 rows/ }).first();
   await doctor.waitFor({ timeout: 30_000 });
   await doctor.click({ button: 'right' });
-  await ed.page.locator('.monaco-menu .action-item', { hasText: 'Preview Table' }).first().click();
+  // The menu ignores a click that lands while it is still opening; hover the entry (which focuses it) and press Enter.
+  const entry = ed.page.locator('.monaco-menu .action-item', { hasText: 'Preview Table' }).first();
+  await entry.waitFor({ timeout: 15_000 });
+  await entry.hover();
+  await ed.page.keyboard.press('Enter');
   const app = await ed.webview('Ines Duarte');
   const rows = app.locator('#preview-grid tbody tr');
   assert.equal(await rows.count(), 3);
@@ -48,12 +70,30 @@ test('Preview Table from the context menu shows the rows in a grid', async () =>
   await ed.screenshot('databases-preview');
 });
 
+test('Test Model Connection says the server wants a key; "Set API Key…" on the notification fixes it', async () => {
+  await ed.runCommand('Quarry: Test Model Connection');
+  const failed = await notification(/Authentication failed/);
+  assert.match(await failed.innerText(), /401/);
+  await ed.screenshot('databases-auth-failed');
+  await failed.locator('.monaco-button', { hasText: 'Set API Key…' }).click();
+  await ed.answer(KEY);
+  await notification(/API key saved for http:\/\/127\.0\.0\.1/);
+  await ed.runCommand('Quarry: Test Model Connection');
+  await notification(/e2e-model answered in \d+ ms: "OK"/);
+  const chat = ed.openai!.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  assert.equal(chat[chat.length - 1].authorization, `Bearer ${KEY}`);
+  await ed.screenshot('databases-connection-ok');
+  await ed.page.keyboard.press('Escape');
+});
+
 test('the status bar names the model; clicking it lists the server\'s models', async () => {
   const item = ed.page.locator('.statusbar-item', { hasText: 'openai · e2e-model' }).first();
   await item.waitFor({ timeout: 30_000 });
   await item.click();
   const input = ed.page.locator('.quick-input-widget');
   await input.locator('.monaco-list-row', { hasText: 'other-model' }).first().waitFor({ timeout: 30_000 });
+  // The picker starts on the model in use, so Enter keeps it.
+  await input.locator('.monaco-list-row.focused', { hasText: 'e2e-model' }).first().waitFor({ timeout: 10_000 });
   const labels = await input.locator('.monaco-list-row').allInnerTexts();
   assert.ok(labels.some((l) => l.includes('tiny-sql')), labels.join(' | '));
   await ed.screenshot('databases-switch-model');

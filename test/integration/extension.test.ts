@@ -194,6 +194,22 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     }
   });
 
+  test('the onnx backend runs the bundled tiny model; the loaded model is shared and a caller\'s close() keeps it for the others', async () => {
+    const a = await api();
+    await setModel({ 'model.backend': 'onnx', 'model.onnxPath': undefined, 'model.baseUrl': undefined, 'model.name': undefined });
+    const first = await testConnection();
+    assert.equal(first.ok, true, first.detail);
+    const m1 = await a.services.createModel();
+    const m2 = await a.services.createModel();
+    assert.match(m1.spec, /^onnx:.*tiny-sql$/);
+    assert.equal(m2.spec, m1.spec);
+    await m1.close();
+    const r = await m2.generate({ messages: [{ role: 'user', content: 'How many doctors are there?' }], sampling: { temperature: 0, maxTokens: 8 } });
+    assert.ok(r.usage.completionTokens > 0 && r.usage.completionTokens <= 8, JSON.stringify(r.usage));
+    assert.equal((await testConnection()).ok, true);
+    await m2.close();
+  });
+
   test('with no model name, the openai backend uses the first model the server lists', async () => {
     await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
     await setModel({ 'model.backend': 'openai', 'model.baseUrl': server.url, 'model.name': '' });

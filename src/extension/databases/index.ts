@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { Services } from '../services';
-import { pickSchemaStyle } from '../showSchema';
+import { pickSchemaStyle, showSchemaDocument } from '../showSchema';
 import { DatabasesTree, type DbTreeNode } from './tree';
 import { PreviewPanel, type PreviewOutcome } from './previewPanel';
 
@@ -100,20 +100,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       const t = need(arg, 'database');
       if (!t) return undefined;
       const chosen = style === 'list' || style === 'ddl' || style === 'names' ? style : await pickSchemaStyle();
-      try {
-        const [{ introspectViaPool }, { renderSchema }, pool] = await Promise.all([
-          import('../../core/db/schema/viaPool'), import('../../core/db/schema/render'), services.pool()]);
-        const info = await vscode.window.withProgress(
-          { location: { viewId: 'quarry.databases' }, title: 'Reading the schema' },
-          () => introspectViaPool(pool, t.db, { sampleRows: 3 }));
-        const text = renderSchema(info, { style: chosen });
-        const doc = await vscode.workspace.openTextDocument({ content: text, language: chosen === 'ddl' ? 'sql' : 'plaintext' });
-        await vscode.window.showTextDocument(doc, { preview: false });
-        return text;
-      } catch (err) {
-        services.log.showError(`cannot show the schema of ${basename(t.db)}`, err);
-        return undefined;
-      }
+      return showSchemaDocument(services, t.db, chosen);
     }),
 
     vscode.commands.registerCommand('quarry.previewTable', async (arg: Target): Promise<PreviewOutcome | undefined> => {
