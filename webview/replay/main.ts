@@ -4,7 +4,6 @@
 import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, textField, badge, tag, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
-import { NO_LABEL } from '../../src/core/trajectories/summary';
 import { unpackRows } from './protocol';
 import { alignTurns } from '../../src/core/trajectories/index-compare';
 import type {
@@ -161,7 +160,6 @@ function toggleHelp(show?: boolean): void {
 // ---------------------------------------------------------------------------------------------------------------
 // Filters
 
-let facetSignature = '';
 const fmt = (n: number | null) => (n === null ? '–' : Number.isInteger(n) ? String(n) : n.toFixed(3).replace(/0+$/, '').replace(/\.$/, ''));
 
 function sendFilter(): void {
@@ -194,34 +192,56 @@ function facetDropdown(id: string, anyLabel: string, values: { value: string; co
   return dropdown(opts, current ?? '', onChange, id);
 }
 
-const field = (label: string, el: HTMLElement) => h('label', { class: 'r-f' }, label, el);
+
+/** Filter controls by id, each rebuilt only when what it shows changed, and never while it has the focus (scores
+ *  arriving in batches change the counts while someone is typing a search or choosing from a dropdown). */
+const slots = new Map<string, { wrap: HTMLElement; sig: string }>();
+/** Bumped by Clear, so text and number fields are rebuilt empty. */
+let clearCount = 0;
+
+function slot(id: string, label: string, sig: string, make: () => HTMLElement): HTMLElement {
+  let s = slots.get(id);
+  if (!s) { s = { wrap: h('label', { class: 'r-f' }, label), sig: '\0' }; slots.set(id, s); }
+  if (s.sig !== sig) {
+    const old = s.wrap.querySelector<HTMLElement>(`#${id}`);
+    const active = document.activeElement;
+    const focused = !!old && !!active && (old === active || old.contains(active));
+    if (!focused) {
+      const el = make();
+      if (old) old.replaceWith(el); else s.wrap.append(el);
+      s.sig = sig;
+    }
+  }
+  return s.wrap;
+}
 
 function renderFilters(): void {
   const f = facetsNow;
   if (!f) return;
   const v = f.verdicts;
-  const sig = JSON.stringify([f.protocols, f.models, f.dbs, f.labels, v, panels, panelName]);
-  if (sig === facetSignature) return;
-  facetSignature = sig;
-  const search = textField({ id: 'f-search', placeholder: 'question, SQL or id  ( / )', value: app.filter.text ?? '' }, (t) => setFilter({ text: t }, true));
-  search.classList.add('r-search');
-  filters.replaceChildren(
-    field('Verdict', dropdown([
+  const sigOf = (...parts: unknown[]) => JSON.stringify([clearCount, ...parts]);
+  const parts = [
+    slot('f-verdict', 'Verdict', sigOf(v, app.filter.verdict), () => dropdown([
       { value: 'any', label: 'Any verdict' }, { value: 'correct', label: `Correct (${v.correct})` },
       { value: 'incorrect', label: `Incorrect (${v.incorrect})` }, { value: 'unscored', label: `Not scored (${v.unscored})` },
     ], app.filter.verdict ?? 'any', (x) => setFilter({ verdict: x as TrajectoryFilter['verdict'] }), 'f-verdict')),
-    field('Protocol', facetDropdown('f-protocol', 'Any protocol', f.protocols, app.filter.protocol, (x) => setFilter({ protocol: x }))),
-    field('Model', facetDropdown('f-model', 'Any model', f.models, app.filter.model, (x) => setFilter({ model: x }))),
-    field('Database', facetDropdown('f-db', 'Any database', f.dbs, app.filter.db, (x) => setFilter({ db: x }))),
-    field('Label', facetDropdown('f-label', 'Any label', f.labels.map((l) => ({ ...l, value: l.value === NO_LABEL ? NO_LABEL : l.value })), app.filter.label, (x) => setFilter({ label: x }))),
-    field('Turns ≥', numberField('f-turns-min', String(f.turns.min), app.filter.turnsMin, (n) => setFilter({ turnsMin: n }, true))),
-    field('Turns ≤', numberField('f-turns-max', String(f.turns.max), app.filter.turnsMax, (n) => setFilter({ turnsMax: n }, true))),
-    field('Reward ≥', numberField('f-reward-min', f.reward ? fmt(f.reward.min) : 'min', app.filter.rewardMin, (n) => setFilter({ rewardMin: n }, true))),
-    field('Reward ≤', numberField('f-reward-max', f.reward ? fmt(f.reward.max) : 'max', app.filter.rewardMax, (n) => setFilter({ rewardMax: n }, true))),
-    field('Search', search),
-    button('Clear', () => { app.filter = {}; facetSignature = ''; renderFilters(); sendFilter(); }, { appearance: 'secondary', id: 'f-clear', title: 'Clear every filter' }),
-  );
-  panelSlot.replaceChildren(field('Reward panel', dropdown(panels.map((p) => ({ value: p, label: p === 'auto' ? 'auto (by protocol)' : p })), panelName,
+    slot('f-protocol', 'Protocol', sigOf(f.protocols), () => facetDropdown('f-protocol', 'Any protocol', f.protocols, app.filter.protocol, (x) => setFilter({ protocol: x }))),
+    slot('f-model', 'Model', sigOf(f.models), () => facetDropdown('f-model', 'Any model', f.models, app.filter.model, (x) => setFilter({ model: x }))),
+    slot('f-db', 'Database', sigOf(f.dbs), () => facetDropdown('f-db', 'Any database', f.dbs, app.filter.db, (x) => setFilter({ db: x }))),
+    slot('f-label', 'Label', sigOf(f.labels), () => facetDropdown('f-label', 'Any label', f.labels, app.filter.label, (x) => setFilter({ label: x }))),
+    slot('f-turns-min', 'Turns ≥', sigOf(f.turns.min), () => numberField('f-turns-min', String(f.turns.min), app.filter.turnsMin, (n) => setFilter({ turnsMin: n }, true))),
+    slot('f-turns-max', 'Turns ≤', sigOf(f.turns.max), () => numberField('f-turns-max', String(f.turns.max), app.filter.turnsMax, (n) => setFilter({ turnsMax: n }, true))),
+    slot('f-reward-min', 'Reward ≥', sigOf(f.reward?.min), () => numberField('f-reward-min', f.reward ? fmt(f.reward.min) : 'min', app.filter.rewardMin, (n) => setFilter({ rewardMin: n }, true))),
+    slot('f-reward-max', 'Reward ≤', sigOf(f.reward?.max), () => numberField('f-reward-max', f.reward ? fmt(f.reward.max) : 'max', app.filter.rewardMax, (n) => setFilter({ rewardMax: n }, true))),
+    slot('f-search', 'Search', sigOf(), () => {
+      const search = textField({ id: 'f-search', placeholder: 'question, SQL or id  ( / )', value: app.filter.text ?? '' }, (t) => setFilter({ text: t }, true));
+      search.classList.add('r-search');
+      return search;
+    }),
+    slot('f-clear', '', sigOf(), () => button('Clear', () => { app.filter = {}; clearCount++; renderFilters(); sendFilter(); }, { appearance: 'secondary', id: 'f-clear', title: 'Clear every filter' })),
+  ];
+  if (filters.childElementCount !== parts.length) filters.replaceChildren(...parts);
+  panelSlot.replaceChildren(slot('f-panel', 'Reward panel', sigOf(panels, panelName), () => dropdown(panels.map((p) => ({ value: p, label: p === 'auto' ? 'auto (by protocol)' : p })), panelName,
     (p) => host.post({ type: 'setPanel', panel: p }), 'f-panel')));
 }
 
@@ -668,7 +688,6 @@ host.onMessage((m) => {
       } else if (app.selectedId) {
         restorePending = true;
       }
-      facetSignature = '';
       renderNotice();
       sendFilter();
       return;

@@ -55,6 +55,7 @@ export class ReplayPanel {
   private disposed = false;
   /** The trajectory to open once the list is there (from `open(file, id)`). */
   private pendingId: string | null = null;
+  private openSeq = 0;
 
   private readonly cache: ScoreCache;
 
@@ -102,6 +103,8 @@ export class ReplayPanel {
 
   /** Reads `file` (replacing the list) and optionally opens trajectory `id` in it. */
   async open(file: string, id?: string): Promise<void> {
+    // Two opens in a row (a double click, the palette twice): only the last one's file is shown.
+    const seq = ++this.openSeq;
     this.pendingId = id ?? null;
     if (this.scoring) this.scoring.stop = true;
     this.scoring = null;
@@ -112,13 +115,14 @@ export class ReplayPanel {
       loaded = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
         () => loadTrajectoryFile(file, this.labels));
     } catch (err) {
+      if (seq !== this.openSeq) return;
       const message = (err as Error).message;
       this.services.log.error(`replay: ${message}`);
       this.post({ type: 'error', message });
       void vscode.window.showErrorMessage(`Quarry: ${message}`, 'Show Log').then((a) => { if (a) this.services.log.show(); });
       return;
     }
-    if (this.disposed) return;
+    if (this.disposed || seq !== this.openSeq) return;
     this.loaded = loaded;
     this.scorer(loaded);
     this.services.log.info(`replay: ${file}: ${loaded.records.length} trajectories, ${loaded.invalid.length} invalid line(s)`);
