@@ -57,6 +57,7 @@ const STYLE = `
 .d-link { color: var(--vscode-textLink-foreground); }
 .d-items { display: flex; flex-wrap: wrap; gap: 2px 10px; margin: 2px 0 6px 12px; }
 .d-help { columns: 2; }
+#filter { width: min(520px, 100%); }
 h2 { font-size: 1.1em; margin: 8px 0 4px; }
 h3 { font-size: 1em; margin: 6px 0 2px; }
 `;
@@ -118,7 +119,7 @@ function renderHelp(): void {
   helpBox.hidden = !state.help;
   helpBox.replaceChildren(h('h3', {}, 'Keyboard'),
     h('ul', { class: 'd-help' }, ...SHORTCUTS.map((s) => h('li', {}, h('kbd', {}, s.key), ` ${s.does}`)),
-      h('li', {}, h('kbd', {}, 'Tab'), ' moves through pickers, buttons, flag items and trajectory rows')));
+      h('li', {}, h('kbd', {}, 'Tab'), ' moves through the picker, the buttons, the flag items and the trajectory list (one stop)')));
 }
 
 function toggleHelp(): void {

@@ -77,6 +77,7 @@ export const SHORTCUTS: ReadonlyArray<{ key: string; does: string }> = [
   { key: 'o', does: 'open another trajectory file' },
   { key: 'p', does: 'focus the panel picker' },
   { key: 'f', does: 'focus the trajectory filter (run view)' },
+  { key: '↑ ↓ PageUp PageDown Home End', does: 'in the trajectory list: move the active row' },
   { key: 'Enter', does: 'on a trajectory or flag item: open it here' },
   { key: 'Shift+Enter', does: 'on a trajectory: open it in the replay view' },
   { key: '?', does: 'show or hide this help' },
