@@ -147,7 +147,11 @@ function details(key: string, summary: string, body: Node): HTMLElement {
 
 function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   const card = h('section', { class: 'q-card q-exchange', id: `x${i}`, 'aria-label': `Question ${i + 1}` });
-  card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), h('span', { class: 'q-question' }, x.question)));
+  const text = h('span', { class: 'q-question' }, x.question);
+  // A long question wraps beside its number instead of dropping below it.
+  text.style.flex = '1 1 0';
+  text.style.minWidth = '0';
+  card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), text));
   const used = turnsUsed(x);
   const status = h('div', { class: 'q-row q-muted', id: `x${i}-status` },
     `${x.protocol} · turns ${used} / ${x.budget} ·`, x.running ? progressRing() : null, x.running ? 'working…' : endText(x));
