@@ -132,6 +132,7 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     const without = await testConnection();
     assert.equal(without.ok, false);
     assert.equal(without.message, 'Authentication failed');
+    assert.match(without.detail ?? '', /Quarry: Set API Key/, 'the editor points at its command, not at environment variables');
 
     await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
     assert.equal(await a.services.apiKeys.get(server.url), SECRET);

@@ -51,3 +51,11 @@ export function describeConnectionFailure(backend: ModelBackend, err: unknown): 
       return { title: 'Unexpected error', detail, actions: ['Open Log'] };
   }
 }
+
+/**
+ * The core names environment variables when a server wants a key; the editor never reads them (keys live in
+ * SecretStorage), so its messages point at the command instead.
+ */
+export function withEditorKeyHint(message: string): string {
+  return message.replace(/\(set QUARRY_API_KEY or OPENAI_API_KEY\)/g, '(run "Quarry: Set API Key…" to store one for this server)');
+}

@@ -5,6 +5,7 @@ import { ModelError } from '../../core/models/types';
 import type { QuarrySettings } from '../settings';
 import type { Log } from '../log';
 import { listServerModels } from './serverModels';
+import { withEditorKeyHint } from './connectionReport';
 
 export interface ModelContext {
   settings: QuarrySettings;
@@ -65,13 +66,20 @@ export async function createModelForSettings(ctx: ModelContext): Promise<ChatMod
     const spec = `openai:${settings.model.baseUrl}#${name}`;
     checkAbort(ctx.signal);
     log.info(`model: ${spec}`);
-    return core.createModel(spec, {
+    const model = await core.createModel(spec, {
       apiKey: ctx.apiKey,
       // The editor's key is the one in SecretStorage; environment keys of the editor process are not used silently.
       env: {},
       timeoutMs: settings.agent.modelTimeoutMs,
       onRetry: (r) => log.warn(`model: retry ${r.attempt} in ${r.delayMs} ms (${r.reason})`),
     });
+    return {
+      spec: model.spec,
+      generate: (req) => model.generate(req).catch((err: unknown) => {
+        throw err instanceof ModelError && err.kind === 'auth' ? new ModelError('auth', withEditorKeyHint(err.message)) : err;
+      }),
+      close: () => model.close(),
+    };
   }
   const dir = onnxModelDir(settings, ctx.extensionPath, ctx.workspaceDir);
   log.info(`model: onnx:${dir}`);

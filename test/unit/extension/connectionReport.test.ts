@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelError } from '../../../src/core/models/types';
-import { describeConnectionFailure } from '../../../src/extension/models/connectionReport';
+import { describeConnectionFailure, withEditorKeyHint } from '../../../src/extension/models/connectionReport';
 
 test('server down, unknown model and auth failures of the openai backend', () => {
   const down = describeConnectionFailure('openai', new ModelError('unreachable', 'cannot reach http://127.0.0.1:9/v1 (ECONNREFUSED)'));
@@ -31,4 +31,10 @@ test('cancellation and unexpected errors', () => {
   assert.equal(other.title, 'Unexpected error');
   assert.equal(other.detail, 'boom');
   assert.equal(describeConnectionFailure('openai', 'text').detail, 'text');
+});
+
+test('auth messages point at the Set API Key command, not at environment variables the editor does not read', () => {
+  const core = 'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (set QUARRY_API_KEY or OPENAI_API_KEY). Server said: no';
+  assert.equal(withEditorKeyHint(core), 'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (run "Quarry: Set API Key…" to store one for this server). Server said: no');
+  assert.equal(withEditorKeyHint('the API key from apiKey option was refused'), 'the API key from apiKey option was refused');
 });
