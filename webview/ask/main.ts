@@ -154,7 +154,7 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), text));
   const used = turnsUsed(x);
   const status = h('div', { class: 'q-row q-muted', id: `x${i}-status` },
-    `${x.protocol} · turns ${used} / ${x.budget} ·`, x.running ? progressRing() : null, x.running ? 'working…' : endText(x));
+    h('span', {}, `${x.protocol} · turns ${used} / ${x.budget} ·`), x.running ? progressRing() : null, h('span', {}, x.running ? 'working…' : endText(x)));
   card.append(status);
   for (const t of x.turns) card.append(turnView(x, i, t));
   if (x.running) return card;
