@@ -5,6 +5,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadavg } from 'node:os';
 import { createOnnxModel, type OnnxGenerateResult } from '../src/core/models/onnx';
 import type { ChatMessage } from '../src/core/models/types';
 import { repoRoot, writeResult } from './common';
@@ -67,13 +68,18 @@ async function measure(threads: number, set: ChatMessage[][]) {
 
 async function main() {
   const set = prompts();
+  // Other work on the machine slows every number here; the load average says how much there was.
+  const loadBefore = loadavg()[0];
   const runs = [];
   for (const threads of [1, 2]) {
     const r = await measure(threads, set);
     console.log(JSON.stringify(r));
     runs.push(r);
   }
-  writeResult('onnx', { model: modelDir, rounds, prompts: set.length, maxTokens, runs, rssMiB: round(process.memoryUsage().rss / 2 ** 20) });
+  writeResult('onnx', {
+    model: modelDir, rounds, prompts: set.length, maxTokens, runs, rssMiB: round(process.memoryUsage().rss / 2 ** 20),
+    loadAverage1m: { before: round(loadBefore, 2), after: round(loadavg()[0], 2) },
+  });
 }
 
 main().catch((err) => { console.error(`bench onnx: ${(err as Error).message}`); process.exit(1); });
