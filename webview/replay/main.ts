@@ -65,6 +65,8 @@ body { padding: 0 8px; overflow: hidden; }
 .r-main { display: flex; flex: 1; min-height: 0; gap: 8px; padding-top: 6px; }
 .r-listbox { display: flex; flex-direction: column; flex: 0 0 46%; min-width: 320px; border: 1px solid var(--vscode-panel-border, #8884);
   overflow: hidden; container-type: inline-size; }
+/* Compare and group views need the width: the list gives up part of its share (it keeps its priority columns). */
+.r-main.r-columns .r-listbox { flex-basis: 30%; min-width: 260px; }
 /* A narrow panel stacks the list above the detail instead of squeezing both. */
 @media (max-width: 1000px) { .r-main { flex-direction: column; } .r-listbox { flex: 0 0 38%; min-width: 0; } }
 .r-listbox:focus-within { border-color: var(--vscode-focusBorder); }
@@ -139,7 +141,8 @@ const colhead = h('div', { class: 'r-colhead', 'aria-hidden': 'true' },
 const listbox = h('div', { class: 'r-listbox' }, colhead, viewport);
 const side = h('div', { class: 'r-side', id: 'r-side', tabindex: -1 });
 const help = h('div', { class: 'r-help', id: 'r-help', role: 'dialog', 'aria-label': 'Keyboard shortcuts', hidden: true });
-root.append(head, filters, notice, h('div', { class: 'r-main' }, listbox, side), help);
+const main = h('div', { class: 'r-main' }, listbox, side);
+root.append(head, filters, notice, main, help);
 
 const SHORTCUTS: [string, string][] = [
   ['j / ↓', 'next trajectory in the list'], ['k / ↑', 'previous trajectory'], ['Enter', 'open the selected trajectory'],
@@ -462,6 +465,7 @@ function renderDetail(): void {
   const r = detail.record;
   const s = summaries[detail.key];
   app.turn = Math.max(0, Math.min(app.turn, Math.max(0, r.turns.length - 1)));
+  main.classList.remove('r-columns');
   resetScroll(`detail:${detail.key}`);
   const budget = r.protocol.budget ?? (typeof r.protocol.config.maxTurns === 'number' ? r.protocol.config.maxTurns : null);
   side.replaceChildren(
@@ -525,6 +529,7 @@ function headerCell(key: number, r: TrajectoryRecord): HTMLElement {
 function renderCompare(): void {
   if (!compare) { side.replaceChildren(h('div', { class: 'r-empty' }, 'Loading the comparison…')); return; }
   const { a, b, diff } = compare;
+  main.classList.add('r-columns');
   resetScroll(`compare:${a.key}:${b.key}`);
   const same = diff.every((p) => p.op === 'same');
   const cols = h('div', { class: 'r-cols', id: 'r-compare-view' });
@@ -545,6 +550,7 @@ function renderCompare(): void {
 function renderGroup(): void {
   if (!group) { side.replaceChildren(h('div', { class: 'r-empty' }, 'Loading the group…')); return; }
   const { members, stats } = group;
+  main.classList.add('r-columns');
   resetScroll(`group:${group.groupId}`);
   const cols = h('div', { class: 'r-cols', id: 'r-group-view' });
   cols.style.gridTemplateColumns = `repeat(${members.length}, minmax(240px, 1fr))`;
@@ -599,6 +605,7 @@ function resetScroll(what: string): void {
 }
 
 function renderSide(): void {
+  main.classList.toggle('r-columns', app.view !== 'detail');
   if (app.view === 'compare') renderCompare();
   else if (app.view === 'group') renderGroup();
   else renderDetail();
