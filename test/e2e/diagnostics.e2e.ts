@@ -11,16 +11,19 @@ import { after, before, test } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { createSqlPool } from '../../src/core/db/pool';
 import { diagnosticsRun } from '../support/diagnosticsFixture';
+import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
 let ed: Editor;
 let app: Frame;
+let fixture: TrajectoryRecord[] = [];
 
 before(async () => {
   ed = await openEditor({ name: 'diagnostics', viewport: { width: 1500, height: 1000 } });
   const pool = createSqlPool({ size: 1, spares: 0 });
   try {
     const records = await diagnosticsRun(pool, join(ed.workspace, 'data', 'clinic.sqlite'));
+    fixture = records;
     mkdirSync(join(ed.workspace, 'runs'), { recursive: true });
     writeFileSync(join(ed.workspace, 'runs', 'clinic-run.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
   } finally {
@@ -157,4 +160,31 @@ test('charts follow the colour theme: switching to a dark theme redraws them in 
   assert.ok(await canvasHasColour(app, '#run-charts', after), `the reward bars are redrawn in the dark theme's chart blue ${after}`);
   assert.ok(!(await canvasHasColour(app, '#run-charts', before)), 'no bar keeps the light theme colour');
   await ed.screenshot('diagnostics-dark-theme');
+});
+
+test('10,000 trajectories: scored under progress, the list keeps only the rows in view in the page', async () => {
+  // 2,000 copies of the five loop-run records, each copy its own group: 10,000 valid records.
+  const lines: string[] = [];
+  for (let k = 0; k < 2000; k++) for (const r of fixture) lines.push(JSON.stringify({ ...r, id: `${r.id}-${k}`, groupId: `${r.groupId}-${k}` }));
+  writeFileSync(join(ed.workspace, 'runs', 'large-run.jsonl'), lines.join('\n') + '\n');
+  await ed.runCommand('Quarry: Open Reward Diagnostics…');
+  await ed.pick(/large-run\.jsonl/);
+  app = await ed.webview('10000 records', 180_000);
+  await app.locator('#trajectory-count', { hasText: '10000 of 10000' }).waitFor({ timeout: 60_000 });
+  // 2,000 zero-variance groups: ten flags shown, the rest behind one disclosure.
+  assert.equal(await app.locator('#flags .d-flag').count(), 10);
+  await app.locator('#flags summary', { hasText: '1990 more zero-variance-group flag(s)' }).waitFor();
+  const rows = () => app.locator('#trajectory-list [role="option"]').count();
+  const inPage = await rows();
+  assert.ok(inPage > 0 && inPage <= 40, `${inPage} rows in the page for 10,000 trajectories`);
+  await app.locator('#trajectory-list').scrollIntoViewIfNeeded();
+  await app.locator('#trajectory-list').focus();
+  await app.page().keyboard.press('End');
+  assert.equal(await app.locator('#trajectory-list').getAttribute('aria-activedescendant'), 'row-9999');
+  await app.locator('#row-9999').waitFor({ timeout: 5_000 });
+  assert.ok(await rows() <= 40, 'still only the rows in view after jumping to the end');
+  await ed.screenshot('diagnostics-10k-list');
+  await app.locator('#row-9999').press('Enter');
+  await app.locator('#trajectory-head').waitFor({ timeout: 30_000 });
+  await ed.screenshot('diagnostics-10k-trajectory');
 });

@@ -11,6 +11,7 @@ import {
 } from './protocol';
 import type { OdtView, OdtViewNode } from '../../src/core/rewards/odtView';
 import type { RunItem } from '../../src/core/rewards/report';
+import type { IntegrityFlag } from '../../src/core/rewards/integrity';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, DiagnosticsState>();
@@ -178,7 +179,7 @@ function renderRun(run: RunDiagnostics): void {
 
   const flags = card(`Integrity flags (${run.flags.length})`,
     run.flags.length === 0 ? h('p', { class: 'q-ok' }, 'No flags: no empty-gold wins, failing golds, format failures, suspicious wins or zero-variance groups.') : null,
-    ...run.flags.map((f) => h('div', { class: 'd-flag' }, h('div', { class: 'q-warn' }, f.text), itemLinks(f.items))));
+    ...flagsByKind(run.flags));
   flags.id = 'flags';
 
   let groups: HTMLElement;
@@ -217,6 +218,32 @@ function renderRun(run: RunDiagnostics): void {
     histogramChart(advBox, run.groups.advantages, { title: 'Advantage histogram', xTitle: 'advantage', color: t.palette[1] });
     histogramChart(spreadBox, run.groups.spread, { title: 'Advantage spread histogram', xTitle: 'max − min advantage', color: t.palette[4] });
   }
+}
+
+const FLAGS_SHOWN = 10;
+
+function flagEl(f: IntegrityFlag): HTMLElement {
+  return h('div', { class: 'd-flag' }, h('div', { class: 'q-warn' }, f.text), itemLinks(f.items));
+}
+
+/**
+ * The first few flags of each kind; the rest of a kind behind a disclosure drawn when opened (a large run can raise
+ * a zero-variance flag for thousands of groups).
+ */
+function flagsByKind(flags: readonly IntegrityFlag[]): HTMLElement[] {
+  const kinds = [...new Set(flags.map((f) => f.kind))];
+  const out: HTMLElement[] = [];
+  for (const kind of kinds) {
+    const all = flags.filter((f) => f.kind === kind);
+    out.push(...all.slice(0, FLAGS_SHOWN).map(flagEl));
+    if (all.length > FLAGS_SHOWN) {
+      const rest = all.slice(FLAGS_SHOWN);
+      const more = h('details', {}, h('summary', {}, `${rest.length} more ${kind} flag(s)`));
+      more.addEventListener('toggle', () => { if (more.open && more.children.length === 1) more.append(...rest.map(flagEl)); }, { once: false });
+      out.push(more);
+    }
+  }
+  return out;
 }
 
 function matches(it: RunItem, q: string): boolean {
@@ -463,6 +490,8 @@ host.onMessage((m) => {
       return;
     case 'run':
       status = null;
+      // Another file: its own list, unfiltered.
+      if (state.source?.file !== m.source.file) state.filter = '';
       state.source = m.source;
       state.run = m.run;
       state.trajectory = null;
