@@ -171,6 +171,26 @@ describe('generation', () => {
       (err: unknown) => err instanceof ModelError && err.kind === 'timeout');
   });
 
+  test('closing a model in the middle of a generation ends the call and leaves the process running', async () => {
+    // Terminating the worker inside session.run used to abort the whole process from onnxruntime's teardown.
+    for (let round = 0; round < 3; round++) {
+      const m = await createOnnxModel(modelDir);
+      let pieces = 0;
+      let closing: Promise<void> | null = null;
+      const call = m.generate({
+        messages: [{ role: 'user', content: 'How many books are there?' }],
+        sampling: { temperature: 0, maxTokens: 400 },
+        onText: () => { if (++pieces === 1 + round) closing = m.close(); },
+      });
+      await assert.rejects(call, /closed/);
+      await closing;
+    }
+    const again = await createOnnxModel(modelDir);
+    const r = await again.generate({ messages: [{ role: 'user', content: 'hi' }], sampling: { temperature: 0, maxTokens: 3 } });
+    assert.ok(r.usage.completionTokens > 0);
+    await again.close();
+  });
+
   test('a closed model refuses new calls', async () => {
     const m = await createOnnxModel(modelDir);
     await m.close();

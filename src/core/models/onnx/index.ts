@@ -5,7 +5,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelError, type ChatModel, type GenerateRequest, type GenerateResult } from '../types';
 import { readModelFiles } from './files';
-import type { GenerateJob, OnnxTimings, WorkerInit, WorkerMessage } from './messages';
+import { ABORT_ALL, type CloseJob, type GenerateJob, type OnnxTimings, type WorkerInit, type WorkerMessage } from './messages';
+
+/** How long close() waits for the worker to stop its job and exit before terminating it. */
+const CLOSE_GRACE_MS = 10_000;
 
 export type { OnnxTimings } from './messages';
 export { readModelFiles } from './files';
@@ -174,6 +177,22 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
     p.reject(err);
   }
 
+  /**
+   * Asks the worker to finish: terminate() while a session.run is in flight takes the whole process down, so the
+   * worker stops its job, releases the session and exits by itself; terminate() is the fallback for a stuck thread.
+   */
+  async function stopWorker(w: Worker): Promise<void> {
+    Atomics.store(abortFlag, 0, ABORT_ALL);
+    const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+    const close: CloseJob = { type: 'close' };
+    try { w.postMessage(close); } catch { return; }
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), CLOSE_GRACE_MS); });
+    const stuck = await Promise.race([exited.then(() => false), gaveUp]);
+    clearTimeout(timer);
+    if (stuck) await w.terminate();
+  }
+
   const model: OnnxChatModel = {
     spec: `onnx:${dir}`,
     get inputNames() { return inputNames; },
@@ -203,7 +222,7 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
       if (current) failCurrent(err);
       const w = live ?? (starting ? await starting.catch(() => null) : null);
       live = null;
-      if (w) { w.stopping = true; await w.worker.terminate(); }
+      if (w) { w.stopping = true; await stopWorker(w.worker); }
     },
   };
   return model;

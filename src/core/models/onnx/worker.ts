@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ModelError } from '../types';
 import { Decoder } from './decoder';
 import { Aborted, Generator } from './generate';
-import type { GenerateJob, WorkerInit, WorkerMessage } from './messages';
+import { ABORT_ALL, type CloseJob, type GenerateJob, type WorkerInit, type WorkerMessage } from './messages';
 
 if (!parentPort) throw new Error('the ONNX generation worker must run as a worker thread');
 const port = parentPort;
@@ -24,7 +24,13 @@ async function main(): Promise<void> {
   }
   // Jobs arrive one at a time (the model queues them), but chain them anyway so two can never share the cache.
   let chain = Promise.resolve();
-  port.on('message', (job: GenerateJob) => {
+  port.on('message', (job: GenerateJob | CloseJob) => {
+    if (job.type === 'close') {
+      // Terminating a thread inside session.run aborts the whole process (onnxruntime throws from its teardown), so
+      // the worker ends itself: after the running job has stopped, release the session and let the thread exit.
+      chain = chain.then(async () => { await decoder.release().catch(() => undefined); port.close(); });
+      return;
+    }
     if (job.type !== 'generate') return;
     chain = chain.then(() => runJob(generator, job));
   });
@@ -34,7 +40,7 @@ async function main(): Promise<void> {
 async function runJob(generator: Generator, job: GenerateJob): Promise<void> {
   try {
     const result = await generator.run(job.messages, job.sampling, {
-      aborted: () => Atomics.load(abortFlag, 0) === job.id,
+      aborted: () => { const flag = Atomics.load(abortFlag, 0); return flag === job.id || flag === ABORT_ALL; },
       onText: (delta) => post({ type: 'text', id: job.id, delta }),
     });
     post({ type: 'done', id: job.id, result });
