@@ -50,25 +50,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Quarry
       services.log.showError(`the ${name} feature failed to start`, err);
     }
   }
-  await registerMissingCommands(context, services);
   services.log.info(`activated (${context.extension.packageJSON.version as string})`);
   return { services, databases, statusBar };
-}
-
-/**
- * A contributed command whose feature is not in this build still answers, with a message saying so, instead of
- * VS Code's "command not found".
- */
-async function registerMissingCommands(context: vscode.ExtensionContext, services: Services): Promise<void> {
-  const manifest = context.extension.packageJSON as { contributes?: { commands?: { command: string; title: string }[] } };
-  const registered = new Set(await vscode.commands.getCommands(true));
-  for (const c of manifest.contributes?.commands ?? []) {
-    if (registered.has(c.command)) continue;
-    services.log.warn(`command ${c.command} has no feature behind it in this build`);
-    context.subscriptions.push(vscode.commands.registerCommand(c.command, () => {
-      void vscode.window.showWarningMessage(`Quarry: "${c.title}" is not available in this build.`);
-    }));
-  }
 }
 
 export async function deactivate(): Promise<void> {
