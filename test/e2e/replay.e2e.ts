@@ -11,8 +11,9 @@ import type { Frame } from 'playwright-core';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 import { runEpisode } from '../../src/core/agent/loop';
 import { createSqlPool } from '../../src/core/db';
-import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/models/types';
+import type { ChatModel } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
+import { scriptedModel } from '../support/scriptedModel';
 
 const Q_TOP = 'Which doctor has the most appointments?';
 const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
@@ -21,24 +22,7 @@ const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 const Q_FEES = 'What is the total fee of all appointments in March 2024?';
 const GOLD_FEES = "SELECT sum(fee) FROM appointment WHERE day LIKE '2024-03-%'";
 
-function scripted(replies: string[]): ChatModel {
-  let next = 0;
-  return {
-    spec: 'openai:http://127.0.0.1:8000/v1#qwen2.5-coder-7b',
-    async close() {},
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const reply = replies[next++];
-      if (reply === undefined) throw new Error(`the script has no reply #${next}`);
-      let text = reply;
-      let stopString: string | null = null;
-      for (const s of req.sampling.stop ?? []) {
-        const i = text.indexOf(s);
-        if (i >= 0) { text = text.slice(0, i); stopString = s; break; }
-      }
-      return { text, finishReason: 'stop', stopString, usage: { promptTokens: 420 + 60 * next, completionTokens: 38 }, timings: { totalMs: 5, firstTokenMs: 1 } };
-    },
-  };
-}
+const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'openai:http://127.0.0.1:8000/v1#qwen2.5-coder-7b', { usage: (_req, _text, n) => ({ promptTokens: 420 + 60 * n, completionTokens: 38 }) });
 
 const think = (t: string) => `<think>${t}</think>\n`;
 

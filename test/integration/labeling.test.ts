@@ -9,11 +9,12 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import Database from 'better-sqlite3';
 import { runEpisode } from '../../src/core/agent/loop';
-import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/models/types';
+import type { ChatModel } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { ToApp } from '../../webview/label/protocol';
 import { unpackRows, type ToApp as ReplayToApp } from '../../webview/replay/protocol';
+import { scriptedModel } from '../support/scriptedModel';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
@@ -21,24 +22,7 @@ const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 
-function scripted(replies: string[]): ChatModel {
-  let next = 0;
-  return {
-    spec: 'scripted:labeling-test',
-    async close() {},
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const reply = replies[next++];
-      if (reply === undefined) throw new Error(`the script has no reply #${next}`);
-      let text = reply;
-      let stopString: string | null = null;
-      for (const s of req.sampling.stop ?? []) {
-        const i = text.indexOf(s);
-        if (i >= 0) { text = text.slice(0, i); stopString = s; break; }
-      }
-      return { text, finishReason: 'stop', stopString, usage: { promptTokens: 12, completionTokens: 7 }, timings: { totalMs: 1, firstTokenMs: 1 } };
-    },
-  };
-}
+const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'scripted:labeling-test', { usage: () => ({ promptTokens: 12, completionTokens: 7 }) });
 
 const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.labeling.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');

@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { runEpisode } from '../../src/core/agent/loop';
-import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/models/types';
+import type { ChatModel } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
 import { unpackRows, type ToApp } from '../../webview/replay/protocol';
 import { LabelStore } from '../../src/core/labels/store';
 import { recordSha } from '../../src/core/labels/recordSha';
+import { scriptedModel } from '../support/scriptedModel';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
@@ -21,26 +22,7 @@ const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 
-/** Replies in order, cut at the request's first stop string as an OpenAI-compatible server would. */
-function scripted(replies: string[]): ChatModel {
-  let next = 0;
-  return {
-    spec: 'scripted:replay-test',
-    async close() {},
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const reply = replies[next++];
-      if (reply === undefined) throw new Error(`the script has no reply #${next}`);
-      let text = reply;
-      let stopString: string | null = null;
-      for (const s of req.sampling.stop ?? []) {
-        const i = text.indexOf(s);
-        if (i >= 0) { text = text.slice(0, i); stopString = s; break; }
-      }
-      req.onText?.(text);
-      return { text, finishReason: 'stop', stopString, usage: { promptTokens: 12, completionTokens: 7 }, timings: { totalMs: 1, firstTokenMs: 1 } };
-    },
-  };
-}
+const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'scripted:replay-test', { usage: () => ({ promptTokens: 12, completionTokens: 7 }) });
 
 const think = (t: string) => `<think>${t}</think>\n`;
 const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.replay.testHook', op, message);

@@ -5,7 +5,8 @@
 // MTSQL-R1 episode carries E-VERIFY and M-VERIFY verdicts.
 import { runEpisode } from '../../src/core/agent/loop';
 import type { SqlPool } from '../../src/core/db/pool';
-import type { ChatModel, GenerateRequest, GenerateResult } from '../../src/core/models/types';
+import type { ChatModel } from '../../src/core/models/types';
+import { scriptedModel as scripted } from './scriptedModel';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 
 export const Q_TOP = 'Which doctor has the most appointments?';
@@ -16,27 +17,8 @@ export const Q_FEES = 'What is the total fee of the cardiology appointments?';
 export const GOLD_FEES = "SELECT sum(T1.fee) FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id WHERE T2.specialty = 'cardiology'";
 
 /** Replies in order, cut at the request's first stop string as an OpenAI-compatible server would. */
-export function scriptedModel(replies: string[]): ChatModel {
-  let next = 0;
-  return {
-    spec: 'scripted:diagnostics-fixture',
-    async close() {},
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const reply = replies[next++];
-      if (reply === undefined) throw new Error(`the script has no reply #${next}`);
-      let text = reply;
-      let stopString: string | null = null;
-      let at = -1;
-      for (const s of req.sampling.stop ?? []) {
-        const i = text.indexOf(s);
-        if (i >= 0 && (at < 0 || i < at)) { at = i; stopString = s; }
-      }
-      if (at >= 0) text = text.slice(0, at);
-      req.onText?.(text);
-      return { text, finishReason: 'stop', stopString, usage: { promptTokens: 10, completionTokens: 10 }, timings: { totalMs: 1, firstTokenMs: 1 } };
-    },
-  };
-}
+export const scriptedModel = (replies: string[]): ChatModel =>
+  scripted(replies, 'scripted:diagnostics-fixture', { usage: () => ({ promptTokens: 10, completionTokens: 10 }) });
 
 const think = (t: string) => `<think>${t}</think>\n`;
 const toolCall = (name: string, code: string) => `<tool_call>\n${JSON.stringify({ name, arguments: { code } })}\n</tool_call>`;
