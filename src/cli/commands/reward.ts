@@ -5,12 +5,13 @@ import { UsageError, EXIT } from '../command';
 import { createSqlPool } from '../../core/db';
 import { assertSqliteFile } from '../../core/db/open';
 import { positiveInt } from '../../core/db/execOptions';
-import { EVAL_MODES, evalMode, type EvalModeName } from '../../core/eval/modes';
+import { evalMode } from '../../core/eval/modes';
 import { readTrajectories, type TrajectoryRecord } from '../../core/trajectories';
 import {
-  loadPanel, scorePanelDetailed, createScoringResources, parseDifficulty, DEFAULT_REWARD_TIMEOUT_MS, type Difficulty,
+  scorePanelDetailed, createScoringResources, parseDifficulty, DEFAULT_REWARD_TIMEOUT_MS, type Difficulty,
 } from '../../core/rewards';
 import { panelJson, panelTable } from '../../core/rewards/render';
+import { scoringOptions, usage as asUsageError } from './scoringOptions';
 
 const usage = `Usage: quarry reward --panel P --gold-sql SQL --db FILE (--pred-sql SQL | --trajectory FILE.jsonl [--index N])
                      [--difficulty simple|medium|hard|extra] [--json] [--mode spider|bird|omnisql] [--turn-budget T]
@@ -57,21 +58,8 @@ export const rewardCommand: Command = {
       difficulty = parseDifficulty(values.difficulty);
       if (!difficulty) throw new UsageError(`--difficulty must be simple, medium, hard or extra (got '${values.difficulty}')`);
     }
-    const mode = values.mode ?? 'spider';
-    if (!EVAL_MODES.includes(mode as EvalModeName)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
-    let timeoutMs: number, turnBudget: number | undefined;
-    try {
-      timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_REWARD_TIMEOUT_MS);
-      turnBudget = values['turn-budget'] === undefined ? undefined : positiveInt('turn-budget', values['turn-budget'], 10);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    let panel;
-    try {
-      panel = loadPanel(values.panel, io.cwd);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { panel, mode, timeoutMs } = scoringOptions({ ...values, panel: values.panel }, io.cwd);
+    const turnBudget = values['turn-budget'] === undefined ? undefined : asUsageError(() => positiveInt('turn-budget', values['turn-budget'], 10));
 
     let trajectory: TrajectoryRecord | null = null;
     if (values.trajectory !== undefined) {
@@ -99,7 +87,7 @@ export const rewardCommand: Command = {
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
       const result = await scorePanelDetailed(panel, {
-        goldSql, dbPath, trajectory, predSql: values['pred-sql'] ?? null, difficulty, mode: mode as EvalModeName, turnBudget,
+        goldSql, dbPath, trajectory, predSql: values['pred-sql'] ?? null, difficulty, mode, turnBudget,
       }, resources);
       // Cached: the panel's execution terms already ran the gold, so this costs nothing when they did.
       const gold = await resources.exec(dbPath, evalMode(mode).prepare(goldSql, '', {}).gold);

@@ -4,12 +4,11 @@ import { writeFileSync, existsSync, statSync } from 'node:fs';
 import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
 import { createSqlPool } from '../../core/db';
-import { positiveInt } from '../../core/db/execOptions';
-import { EVAL_MODES, type EvalModeName } from '../../core/eval/modes';
 import { readTrajectories, type TrajectoryRecord } from '../../core/trajectories';
-import { loadPanel, createScoringResources, integrityFlags, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
+import { createScoringResources, integrityFlags, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
 import { scoreRun, type RunReport } from '../../core/rewards/scoreRun';
 import { fmt, panelJson } from '../../core/rewards/render';
+import { scoringOptions } from './scoringOptions';
 
 const usage = `Usage: quarry score --trajectories FILE.jsonl --panel P|panel.json [--db-dir DIR] [--out FILE.jsonl]
                     [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}] [--json]
@@ -89,20 +88,7 @@ export const scoreCommand: Command = {
     });
     if (!values.trajectories) throw new UsageError('--trajectories FILE.jsonl is required');
     if (!values.panel) throw new UsageError('--panel P|panel.json is required');
-    const mode = values.mode ?? 'spider';
-    if (!EVAL_MODES.includes(mode as EvalModeName)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
-    let timeoutMs: number;
-    try {
-      timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_REWARD_TIMEOUT_MS);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    let panel;
-    try {
-      panel = loadPanel(values.panel, io.cwd);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { panel, mode, timeoutMs } = scoringOptions({ ...values, panel: values.panel }, io.cwd);
     const dbDir = values['db-dir'] === undefined ? undefined : resolve(io.cwd, values['db-dir']);
     if (dbDir !== undefined && (!existsSync(dbDir) || !statSync(dbDir).isDirectory())) throw new UsageError(`--db-dir ${dbDir} is not a directory`);
 
@@ -123,7 +109,7 @@ export const scoreCommand: Command = {
     const pool = createSqlPool({ spares: 0 });
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
-      const report = await scoreRun(records, panel, { resources, mode: mode as EvalModeName, dbPathOf });
+      const report = await scoreRun(records, panel, { resources, mode, dbPathOf });
       if (values.out) {
         const lines = report.scored.map((s) => JSON.stringify({
           id: s.id, groupId: s.groupId, sample: s.sample, ...panelJson(s.result),

@@ -1,0 +1,32 @@
+// The options `quarry reward` and `quarry score` share: the panel, the evaluator's comparison mode and the SQL time
+// limit, each refused with a usage message when wrong.
+import { UsageError } from '../command';
+import { positiveInt } from '../../core/db/execOptions';
+import { EVAL_MODES, type EvalModeName } from '../../core/eval/modes';
+import { loadPanel, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
+import type { ResolvedPanel } from '../../core/rewards/types';
+
+export interface ScoringOptions {
+  panel: ResolvedPanel;
+  mode: EvalModeName;
+  timeoutMs: number;
+}
+
+export function scoringOptions(values: { panel: string; mode?: string; 'timeout-ms'?: string }, cwd: string): ScoringOptions {
+  const mode = values.mode ?? 'spider';
+  if (!EVAL_MODES.includes(mode as EvalModeName)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
+  return {
+    mode: mode as EvalModeName,
+    timeoutMs: usage(() => positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_REWARD_TIMEOUT_MS)),
+    panel: usage(() => loadPanel(values.panel, cwd)),
+  };
+}
+
+/** Runs a parser whose errors are the user's input being wrong, so they are reported with the usage. */
+export function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
