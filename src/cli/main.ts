@@ -10,8 +10,10 @@ import { scoreCommand } from './commands/score';
 import { askCommand } from './commands/ask';
 import { benchCommand } from './commands/bench';
 import { exportCommand } from './commands/export';
+import { doctorCommand } from './commands/doctor';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand];
+const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
+  doctorCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
