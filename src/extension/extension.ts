@@ -11,6 +11,7 @@ import { register as registerChat } from './chat/index';
 import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
+import { registerCheckEnvironment } from './training/checkEnvironment';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -25,6 +26,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['diagnostics', registerDiagnostics],
   ['replay', registerReplay],
   ['labeling', registerLabeling],
+  ['training environment', registerCheckEnvironment],
 ];
 
 let handle: ServicesHandle | null = null;

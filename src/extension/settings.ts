@@ -24,6 +24,8 @@ export interface QuarrySettings {
   databases: { glob: string };
   /** Relative to the first workspace folder unless absolute. */
   trajectories: { store: string };
+  /** The Python interpreter for training ('' = the Python extension's selection, else a workspace .venv/). */
+  python: string;
 }
 
 /** The manifest's defaults (package.json contributes.configuration); a unit test keeps the two in step. */
@@ -34,6 +36,7 @@ export const DEFAULT_SETTINGS: QuarrySettings = {
   query: { timeoutMs: 5000 },
   databases: { glob: '**/*.{sqlite,sqlite3,db}' },
   trajectories: { store: '.quarry/trajectories.jsonl' },
+  python: '',
 };
 
 /** Reads one setting by its key under `quarry.` (e.g. 'model.backend'); undefined when unset. */
@@ -77,6 +80,7 @@ export function readSettings(get: SettingGetter): QuarrySettings {
     query: { timeoutMs: num(get('query.timeoutMs'), d.query.timeoutMs, 100, 600_000, true) },
     databases: { glob: str(get('databases.glob'), d.databases.glob, false) },
     trajectories: { store: str(get('trajectories.store'), d.trajectories.store, false) },
+    python: str(get('python'), d.python),
   };
 }
 

@@ -18,7 +18,8 @@ test('every quarry.* setting in the manifest has the same default here, and noth
   const keys = Object.keys(props).map((k) => k.replace(/^quarry\./, ''));
   assert.ok(keys.length >= 13);
   for (const k of keys) assert.deepEqual(get(DEFAULT_SETTINGS, k), props[`quarry.${k}`].default, `quarry.${k}`);
-  const leaves = Object.entries(DEFAULT_SETTINGS).flatMap(([g, v]) => Object.keys(v).map((k) => `${g}.${k}`));
+  const leaves = Object.entries(DEFAULT_SETTINGS)
+    .flatMap(([g, v]) => (typeof v === 'object' ? Object.keys(v as object).map((k) => `${g}.${k}`) : [g]));
   assert.deepEqual(leaves.sort(), keys.sort());
   assert.deepEqual([...MODEL_BACKENDS], props['quarry.model.backend'].enum);
   assert.deepEqual([...EDITOR_PROTOCOLS], props['quarry.agent.protocol'].enum);

@@ -1,0 +1,43 @@
+"""Shared fixtures for quarry-trainer's tests: the repository root and the built `quarry` CLI (built on demand)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _node() -> str:
+    """The Node the project pins (node_modules/.bin/node, Node 24), which better-sqlite3 13 needs."""
+    pinned = REPO_ROOT / "node_modules" / ".bin" / "node"
+    if not pinned.exists():
+        pytest.fail("node_modules is missing: run `npm ci` at the repository root first")
+    return str(pinned)
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def quarry_cli() -> list[str]:
+    """The command that runs `quarry` from this checkout, building dist/ first when it is not there."""
+    node = _node()
+    cli = REPO_ROOT / "dist" / "cli.js"
+    if not cli.exists():
+        subprocess.run([node, "scripts/build.mjs"], cwd=REPO_ROOT, check=True)
+    return [node, str(cli)]
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches a model hub: transformers and datasets read local files only."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
