@@ -55,6 +55,21 @@ async function bundles() {
   })));
 }
 
+// The extension's bundle loads on activation: it stays small (node-sql-parser's SQLite-only build, not every dialect;
+// native modules external). A dependency that would drag in megabytes fails the build instead of shipping.
+const BUNDLE_LIMITS = { 'dist/extension.js': 1.5 * 1024 * 1024 };
+
+function checkBundleSizes() {
+  for (const [file, limit] of Object.entries(BUNDLE_LIMITS)) {
+    const size = statSync(join(root, file)).size;
+    if (size > limit) {
+      console.error(`build: ${file} is ${(size / 1048576).toFixed(2)} MB, over its ${(limit / 1048576).toFixed(1)} MB limit `
+        + '(esbuild --analyze shows what is in it)');
+      process.exit(1);
+    }
+  }
+}
+
 const outDir = process.env.QUARRY_OUT || 'out';
 
 async function transpileForTests() {
@@ -87,4 +102,5 @@ function sampleDatabases() {
 mkdirSync(join(root, 'dist'), { recursive: true });
 sampleDatabases();
 await bundles();
+checkBundleSizes();
 if (args.has('--tests')) await transpileForTests();

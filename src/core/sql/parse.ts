@@ -12,7 +12,8 @@
 //       `LIKE '%\_%' ESCAPE '\'` would otherwise not parse. The grammar keeps escapes raw, so string values in the
 //       AST (and in clause strings) then show each backslash doubled — consistently, so comparisons are unaffected.
 // Every rewrite applied is listed in `rewrites`, so callers can tell a clean parse from a patched one.
-import { Parser } from 'node-sql-parser';
+// The SQLite-only build (about 0.2 MB) instead of the package's main entry, which carries every dialect (4 MB).
+import { Parser } from 'node-sql-parser/build/sqlite';
 import { tokenize, type Token } from './tokens';
 
 export type SetOp = 'union' | 'union all' | 'intersect' | 'except';

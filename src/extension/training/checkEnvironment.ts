@@ -23,22 +23,20 @@ async function pythonExtensionInterpreter(resource: vscode.Uri | undefined): Pro
   }
 }
 
-/** Reports shown so far, by URI path, for the read-only documents. */
+/** Reports shown so far, by URI query (each check is its own document, so an open one never shows stale text). */
 const reports = new Map<string, string>();
+let checks = 0;
 
 export function registerCheckEnvironment(context: vscode.ExtensionContext, services: Services): void {
-  const changed = new vscode.EventEmitter<vscode.Uri>();
-  context.subscriptions.push(changed, vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-    onDidChange: changed.event,
-    provideTextDocumentContent: (uri) => reports.get(uri.path) ?? '',
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+    provideTextDocumentContent: (uri) => reports.get(uri.query) ?? '',
   }));
   context.subscriptions.push(vscode.commands.registerCommand('quarry.checkTrainingEnvironment',
-    () => checkTrainingEnvironment(services, changed)));
+    () => checkTrainingEnvironment(services)));
 }
 
 /** Runs the check with progress and cancellation; returns the report (tests read it). */
-export async function checkTrainingEnvironment(services: Services, changed?: vscode.EventEmitter<vscode.Uri>):
-  Promise<PythonEnvReport | undefined> {
+export async function checkTrainingEnvironment(services: Services): Promise<PythonEnvReport | undefined> {
   const { choosePython, probePythonEnv, renderPythonEnvReport } = await import('../../core/training/pythonEnv');
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const python = choosePython({
@@ -58,9 +56,8 @@ export async function checkTrainingEnvironment(services: Services, changed?: vsc
   if (report.problem === 'cancelled') return undefined;
   const text = renderPythonEnvReport(report);
   services.log.info(`training environment check: ${report.ready ? 'ready' : 'not ready'} (${python.path})`);
-  const uri = vscode.Uri.from({ scheme: SCHEME, path: '/Training Environment.txt' });
-  reports.set(uri.path, text);
-  changed?.fire(uri);
+  const uri = vscode.Uri.from({ scheme: SCHEME, path: '/Training Environment.txt', query: String(++checks) });
+  reports.set(uri.query, text);
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: true });
 
