@@ -6,7 +6,7 @@
 // By default the extension is this working tree, linked (rebuild with `npm run build` and reload the window to see a
 // change); --vsix packages it and installs the VSIX instead, as a user gets it. The workspace and the editor's state
 // live in .cache/editor/ and survive restarts (labels, trajectories, settings); --fresh starts them over.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
   build, ensureCodeServer, folderUrl, installExtension, packageVsix, prepareWorkspace, root, since, startCodeServer,
@@ -39,11 +39,13 @@ const entry = ensureCodeServer({ browser: false });
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const installed = join(dirs.extensions, `quarry.quarry-${version}`);
 // Whatever was there (a link or an older install) is replaced, so the editor runs what this command was asked for.
-rmSync(installed, { recursive: true, force: true });
+for (const n of existsSync(dirs.extensions) ? readdirSync(dirs.extensions) : []) {
+  if (n.startsWith('quarry.quarry-')) rmSync(join(dirs.extensions, n), { recursive: true, force: true });
+}
 rmSync(join(dirs.extensions, 'extensions.json'), { force: true });
 if (opt.vsix) {
-  const vsix = join(root, `quarry-${version}.vsix`);
-  packageVsix(vsix);
+  const vsix = join(root, `quarry-${process.platform}-${process.arch}-${version}.vsix`);
+  await packageVsix(vsix);
   installExtension(entry, dirs, vsix);
   say(`installed ${vsix}`);
 } else {

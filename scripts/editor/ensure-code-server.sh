@@ -27,8 +27,18 @@ if [ ! -f "$entry" ]; then
   apt_install libkrb5-dev
   echo "ensure-code-server: installing code-server $version into $prefix (a few minutes, compiles native modules)" >&2
   mkdir -p "$prefix"
-  PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
-    npm install -g --prefix "$prefix" "code-server@$version" --unsafe-perm --no-audit --no-fund >&2
+  # Run from `npm run editor`, this script inherits the outer npm's environment: its npm_config_user_agent names the
+  # machine's Node (code-server's postinstall reads the Node version from it and stops unless it is 24) and its other
+  # npm_* variables would steer the inner install. So the inner npm starts from none of them, with Node 24 first on
+  # PATH. Install scripts run only for the packages named in --allow-scripts: code-server's postinstall (installs
+  # VS Code's own dependencies, compiling their native modules against node24's headers) and argon2's prebuild loader.
+  (
+    for v in $(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+    export PATH="$node24/bin:$PATH"
+    export npm_config_nodedir="$node24"
+    npm install -g --prefix "$prefix" "code-server@$version" --allow-scripts=code-server,argon2 \
+      --no-audit --no-fund --loglevel=error >&2
+  )
 fi
 [ -f "$entry" ] || { echo "ensure-code-server: install finished but $entry is missing" >&2; exit 1; }
 echo "$entry"

@@ -40,19 +40,20 @@ export function build({ tests = false } = {}) {
 }
 
 /**
- * Packages the extension with vsce into `out` (it lists the production dependencies with npm and applies
- * .vscodeignore; the native modules ship inside). A file rewritten while it is zipped (another build in the same
- * tree) makes vsce fail: it is tried again before giving up.
+ * Packages this machine's per-platform VSIX into `out` (scripts/package.mjs: vsce with .vscodeignore narrowed to the
+ * target's native binaries). A file rewritten while it is zipped (another build in the same tree) makes vsce fail: it
+ * is tried again before giving up.
  */
-export function packageVsix(out, { tries = 3 } = {}) {
-  const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
+export async function packageVsix(out, { tries = 3 } = {}) {
+  const { packageTarget } = await import('../package.mjs');
+  const target = `${process.platform}-${process.arch}`;
   for (let attempt = 1; ; attempt++) {
     try {
-      execFileSync(process.execPath, [vsce, 'package', '--allow-missing-repository', '--out', out],
-        { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+      packageTarget(target, out);
       return out;
     } catch (err) {
-      const detail = `${err.stdout ?? ''}${err.stderr ?? ''}`.split('\n').filter((l) => l && !l.startsWith('npm warn')).slice(-8).join('\n');
+      const detail = `${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`.split('\n')
+        .filter((l) => l && !l.startsWith('npm warn')).slice(-8).join('\n');
       if (attempt >= tries) throw new Error(`vsce package failed ${attempt} times; last output:\n${detail}`);
       process.stderr.write(`vsce package failed (attempt ${attempt} of ${tries}), trying again:\n${detail}\n`);
     }

@@ -41,7 +41,7 @@ if (opt.package) {
   const tp = Date.now();
   try {
     mkdirSync(dirname(vsix), { recursive: true });
-    packageVsix(vsix);
+    await packageVsix(vsix);
   } catch (err) {
     process.stderr.write(`run-e2e: ${err.message}\n`);
     process.exit(1);
