@@ -1,5 +1,7 @@
-// Stop strings on the client side: OpenAI's API takes at most 4, so any beyond those are applied here, and servers
-// that strip the stop string do not always say which one matched.
+// Stop strings on the client side, for every backend: OpenAI's API takes at most 4, so any beyond those are applied
+// here, and servers that strip the stop string do not always say which one matched; the onnx backend and VS Code's
+// chat models have no server-side stops at all. Matching is on decoded text, not tokens: a stop string may span
+// several tokens or start inside one, so a stream holds back just enough text that a stop is never half-emitted.
 
 /** Splits stop strings into those the server is sent and those cut here (empty strings are dropped). */
 export function splitStops(stops: readonly string[] | undefined, serverMax: number): { server: string[]; client: string[] } {
@@ -7,15 +9,45 @@ export function splitStops(stops: readonly string[] | undefined, serverMax: numb
   return { server: all.slice(0, serverMax), client: all.slice(serverMax) };
 }
 
-/** The earliest occurrence of any stop string (the longer one when two start at the same place). */
-export function findStop(text: string, stops: readonly string[]): { index: number; stop: string } | null {
-  let best: { index: number; stop: string } | null = null;
+export interface StopMatch {
+  index: number;
+  stop: string;
+}
+
+/**
+ * The earliest occurrence of any stop string at or after `from` (a match may start before `from` if it ends after
+ * it), the longer one when two start at the same place. Empty stop strings never match.
+ */
+export function findStop(text: string, stops: readonly string[], from = 0): StopMatch | null {
+  let best: StopMatch | null = null;
   for (const stop of stops) {
-    const i = text.indexOf(stop);
+    if (!stop) continue;
+    const i = text.indexOf(stop, Math.max(0, from - stop.length + 1));
     if (i < 0) continue;
     if (!best || i < best.index || (i === best.index && stop.length > best.stop.length)) best = { index: i, stop };
   }
   return best;
+}
+
+/** Length of the longest suffix of `text` that is a proper prefix of some stop string (it could still grow into one). */
+export function partialStopSuffix(text: string, stops: readonly string[]): number {
+  let keep = 0;
+  for (const stop of stops) {
+    for (let j = Math.min(stop.length - 1, text.length); j > keep; j--) {
+      if (text.endsWith(stop.slice(0, j))) { keep = j; break; }
+    }
+  }
+  return keep;
+}
+
+/**
+ * How much of generated `text` is safe to show: everything but a tail that could still grow into a stop string, and
+ * but a trailing U+FFFD (a multi-byte character whose bytes have not all been generated yet).
+ */
+export function safeLength(text: string, stops: readonly string[]): number {
+  let safe = text.length - partialStopSuffix(text, stops);
+  while (safe > 0 && text.charCodeAt(safe - 1) === 0xfffd) safe--;
+  return safe;
 }
 
 /**
@@ -40,7 +72,7 @@ export class StopCutter {
       this.held = '';
       return { emit, stop: hit.stop };
     }
-    const keep = this.partialStopSuffix();
+    const keep = partialStopSuffix(this.held, this.stops);
     const emit = this.held.slice(0, this.held.length - keep);
     this.held = this.held.slice(this.held.length - keep);
     return { emit, stop: null };
@@ -53,16 +85,6 @@ export class StopCutter {
     return rest;
   }
 
-  /** Length of the longest suffix of the held text that is a proper prefix of some stop string. */
-  private partialStopSuffix(): number {
-    let keep = 0;
-    for (const stop of this.stops) {
-      for (let j = Math.min(stop.length - 1, this.held.length); j > keep; j--) {
-        if (this.held.endsWith(stop.slice(0, j))) { keep = j; break; }
-      }
-    }
-    return keep;
-  }
 }
 
 /**

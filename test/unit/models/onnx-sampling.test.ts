@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { argmax, sampleToken, seededRandom } from '../../../src/core/models/onnx/sampler';
-import { findStop, safeLength } from '../../../src/core/models/onnx/stops';
+import { findStop, safeLength } from '../../../src/core/models/stops';
 
 test('the seeded generator repeats per seed, differs between seeds, and stays in [0, 1)', () => {
   const a = seededRandom(42);
@@ -61,4 +61,10 @@ test('safeLength holds back a possible stop-string prefix and an unfinished char
   assert.equal(safeLength('SELECT 1;', ['</sql>']), 'SELECT 1;'.length);
   assert.equal(safeLength('abc<', ['</sql>', '<x']), 3);
   assert.equal(safeLength('caf\uFFFD', []), 3);
+});
+
+test('the onnx backend cuts stops with the same rule as the openai one: at a tie the longer stop wins', () => {
+  // One stop module for both backends (they used to disagree here: the onnx copy took the first listed).
+  assert.deepEqual(findStop('SELECT 1;</sql> more', ['</s', '</sql>']), { index: 9, stop: '</sql>' });
+  assert.deepEqual(findStop('SELECT 1;</sql> more', ['</s', '</sql>'], 10), { index: 9, stop: '</sql>' });
 });

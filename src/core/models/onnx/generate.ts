@@ -5,7 +5,7 @@ import type { Decoder } from './decoder';
 import type { ModelFiles } from './files';
 import type { JobResult } from './messages';
 import { sampleToken, seededRandom } from './sampler';
-import { findStop, safeLength } from './stops';
+import { findStop, safeLength } from '../stops';
 import { PromptEncoder } from './prompt';
 
 /** Used when neither the request nor generation_config.json says how many tokens to generate. */
