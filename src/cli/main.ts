@@ -11,9 +11,10 @@ import { askCommand } from './commands/ask';
 import { benchCommand } from './commands/bench';
 import { exportCommand } from './commands/export';
 import { doctorCommand } from './commands/doctor';
+import { checkpointsCommand } from './commands/checkpoints';
 
 const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  doctorCommand];
+  doctorCommand, checkpointsCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -4,6 +4,7 @@ The pre-tokenizer is a Split on an ASCII-only regex followed by a byte-level map
 JavaScript tokenizer (@huggingface/tokenizers) cut text into exactly the same pieces. Merges are applied by rank,
 leftmost first, which is what Hugging Face's BPE model does.
 """
+
 import json
 import re
 from collections import Counter
@@ -18,7 +19,9 @@ _split_re = re.compile(SPLIT_PATTERN)
 
 def bytes_to_unicode():
     """GPT-2's reversible map from the 256 byte values to printable characters."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    printable = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     mapping = {}
     extra = 0
     for b in range(256):
@@ -39,7 +42,7 @@ def pieces(text):
     pos = 0
     for m in _split_re.finditer(text):
         if m.start() > pos:  # the pattern covers every character, but keep any gap as its own piece, as Split does
-            out.append(text[pos:m.start()])
+            out.append(text[pos : m.start()])
         out.append(m.group(0))
         pos = m.end()
     if pos < len(text):
@@ -114,7 +117,7 @@ class Tokenizer:
                     best, best_rank = i, r
             if best is None:
                 break
-            parts[best:best + 2] = [parts[best] + parts[best + 1]]
+            parts[best : best + 2] = [parts[best] + parts[best + 1]]
         ids = [self.vocab[p] for p in parts]
         self.cache[word] = ids
         return ids
@@ -145,8 +148,18 @@ class Tokenizer:
 
     def to_hf_json(self):
         base = len(self.vocab) - len(SPECIAL_TOKENS)
-        added = [{"id": base + i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-                  "normalized": False, "special": True} for i, s in enumerate(SPECIAL_TOKENS)]
+        added = [
+            {
+                "id": base + i,
+                "content": s,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for i, s in enumerate(SPECIAL_TOKENS)
+        ]
         model_vocab = {t: i for t, i in self.vocab.items() if t not in SPECIAL_TOKENS}
         return {
             "version": "1.0",
@@ -154,15 +167,27 @@ class Tokenizer:
             "padding": None,
             "added_tokens": added,
             "normalizer": None,
-            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": SPLIT_PATTERN}, "behavior": "Isolated", "invert": False},
-                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-            ]},
+            "pre_tokenizer": {
+                "type": "Sequence",
+                "pretokenizers": [
+                    {"type": "Split", "pattern": {"Regex": SPLIT_PATTERN}, "behavior": "Isolated", "invert": False},
+                    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+                ],
+            },
             "post_processor": None,
             "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                      "vocab": model_vocab, "merges": [[a, b] for a, b in self.merges]},
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": None,
+                "continuing_subword_prefix": None,
+                "end_of_word_suffix": None,
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": False,
+                "vocab": model_vocab,
+                "merges": [[a, b] for a, b in self.merges],
+            },
         }
 
     def save(self, path):

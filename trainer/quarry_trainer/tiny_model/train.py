@@ -1,28 +1,30 @@
-#!/usr/bin/python3
-"""Trains Quarry's tiny text-to-SQL model on the bundled sample database and exports it for the `onnx` backend.
+"""Trains Quarry's tiny text-to-SQL model on the bundled sample database: transformers' Qwen2ForCausalLM, saved in
+the Hugging Face layout (config.json, model.safetensors, tokenizer files with the chat template,
+generation_config.json) beside model.onnx for the editor's `onnx` backend.
 
-    /usr/bin/python3 scripts/tiny-model/train.py --out media/models/tiny-sql
+    .venv/bin/python -m quarry_trainer.tiny_model.train --out media/models/tiny-sql
 
-Needs Debian's python3-torch and python3-onnx (see README.md) and the repository's Node (npm ci) for the episodes.
-Everything is seeded; one thread keeps the run reproducible and avoids OpenBLAS fighting torch for the cores.
+Needs the project's Python environment (npm run setup:python) and Node (npm ci) for the episodes, which the project's
+own `skyrl` protocol writes (scripts/tiny-model/episodes.ts). Everything is seeded.
 """
+
 import argparse
 import json
 import math
 import os
 import random
 import subprocess
-import sys
 import time
 
 import torch
 import torch.nn.functional as F
+import transformers
+from transformers import DynamicCache
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bpe  # noqa: E402
-from model import Config, Decoder, OnnxWrapper  # noqa: E402
+from . import bpe
+from .hf import export_onnx, greedy, make_config, new_model
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 CHAT_TEMPLATE = (
     "{%- for message in messages %}"
     "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
@@ -40,7 +42,9 @@ def render(messages, add_generation_prompt=False):
 def make_episodes(path):
     node = os.path.join(ROOT, "node_modules", ".bin", "node")
     subprocess.run([node, os.path.join(ROOT, "scripts", "build.mjs")], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    subprocess.run([node, os.path.join(ROOT, "scripts", "tiny-model", "episodes.mjs"), "--out", path], check=True, cwd=ROOT)
+    subprocess.run(
+        [node, os.path.join(ROOT, "scripts", "tiny-model", "episodes.mjs"), "--out", path], check=True, cwd=ROOT
+    )
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
@@ -64,20 +68,16 @@ def _pad(rows, fill):
     return torch.tensor([r + [fill] * (width - len(r)) for r in rows], dtype=torch.long)
 
 
-def _step(model, rows, past, att_prev, starts):
-    """Runs one padded block of tokens per sequence after `past`; returns logits, the block's own keys/values, the
-    attention mask so far and where each sequence's positions go on."""
+def _step(model, rows, cache, att_prev, starts):
+    """Runs one right-padded block of tokens per sequence after what `cache` holds (appending to it); returns the
+    logits, the attention mask so far and where each sequence's positions go on. Padding is masked out of every later
+    token's attention, and each sequence's positions continue from its own length."""
     inp = _pad(rows, 0)
     width = inp.shape[1]
     att = torch.cat([att_prev, _pad([[1] * len(r) for r in rows], 0)], dim=1)
     pos = torch.tensor([[s + j for j in range(width)] for s in starts])
-    logits, presents = model(inp, att, pos, past)
-    own = [(k[:, :, -width:], v[:, :, -width:]) for k, v in presents]
-    return logits, own, att, [s + len(r) for s, r in zip(starts, rows)]
-
-
-def _join(past, own):
-    return [(torch.cat([pk, k], dim=2), torch.cat([pv, v], dim=2)) for (pk, pv), (k, v) in zip(past, own)]
+    logits = model(input_ids=inp, attention_mask=att, position_ids=pos, past_key_values=cache, use_cache=True).logits
+    return logits, att, [s + len(r) for s, r in zip(starts, rows)]
 
 
 def batch_loss(model, seqs):
@@ -98,20 +98,25 @@ def batch_loss(model, seqs):
     while tail < shortest - shared - 1 and all(p[-1 - tail] == prompts[0][-1 - tail] for p in prompts):
         tail += 1
     b = len(seqs)
+    cache = DynamicCache(config=model.config)
     with torch.no_grad():
         prefix = torch.tensor([prompts[0][:shared]])
-        _, past = model(prefix, torch.ones_like(prefix), torch.arange(shared).unsqueeze(0), model.empty_cache(1))
-    past = [(k.expand(b, -1, -1, -1), v.expand(b, -1, -1, -1)) for k, v in past]
+        model(
+            input_ids=prefix,
+            attention_mask=torch.ones_like(prefix),
+            position_ids=torch.arange(shared).unsqueeze(0),
+            past_key_values=cache,
+            use_cache=True,
+        )
+    cache.batch_repeat_interleave(b)
     att = torch.ones(b, shared, dtype=torch.long)
     pos = [shared] * b
-    _, own, att, pos = _step(model, [p[shared:len(p) - tail] for p in prompts], past, att, pos)
-    past = _join(past, own)
+    _, att, pos = _step(model, [p[shared : len(p) - tail] for p in prompts], cache, att, pos)
     if tail:
         with torch.no_grad():
-            _, own, att, pos = _step(model, [p[len(p) - tail:] for p in prompts], past, att, pos)
-        past = _join(past, own)
+            _, att, pos = _step(model, [p[len(p) - tail :] for p in prompts], cache, att, pos)
     answers = [ids[a:] for (ids, _), a in zip(seqs, starts)]
-    logits, _, _, _ = _step(model, answers, past, att, pos)
+    logits, _, _ = _step(model, answers, cache, att, pos)
     tgt = torch.full(logits.shape[:2], -100, dtype=torch.long)
     for i, ((ids, mask), a) in enumerate(zip(seqs, starts)):
         for j in range(len(ids) - a - 1):
@@ -120,60 +125,16 @@ def batch_loss(model, seqs):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1), ignore_index=-100)
 
 
-@torch.no_grad()
-def greedy(model, prompt_ids, max_new, stop_ids):
-    """Greedy decoding with the key/value cache, exactly as the ONNX backend does it: prefill, then one token a step."""
-    model.eval()
-    past = model.empty_cache(1)
-    ids = torch.tensor([prompt_ids])
-    att = torch.ones_like(ids)
-    pos = torch.arange(len(prompt_ids)).unsqueeze(0)
-    out = []
-    for _ in range(max_new):
-        logits, past = model(ids, att, pos, past)
-        nxt = int(torch.argmax(logits[0, -1]))
-        out.append(nxt)
-        if nxt in stop_ids:
-            break
-        ids = torch.tensor([[nxt]])
-        att = torch.ones(1, att.shape[1] + 1, dtype=torch.long)
-        pos = torch.tensor([[pos[0, -1].item() + 1]])
-    return out
-
-
-def export_onnx(model, cfg, path):
-    model.eval()
-    wrapper = OnnxWrapper(model)
-    past_len, seq = 2, 3
-    past = []
-    for _ in range(cfg.num_hidden_layers):
-        past += [torch.zeros(1, cfg.num_key_value_heads, past_len, cfg.head_dim)] * 2
-    args = (torch.tensor([[5, 6, 7]]), torch.ones(1, past_len + seq, dtype=torch.long),
-            torch.tensor([[past_len, past_len + 1, past_len + 2]]), *past)
-    names_in = ["input_ids", "attention_mask", "position_ids"]
-    names_out = ["logits"]
-    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
-            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
-            "position_ids": {0: "batch_size", 1: "sequence_length"},
-            "logits": {0: "batch_size", 1: "sequence_length"}}
-    for i in range(cfg.num_hidden_layers):
-        for kind in ("key", "value"):
-            names_in.append(f"past_key_values.{i}.{kind}")
-            names_out.append(f"present.{i}.{kind}")
-            axes[names_in[-1]] = {0: "batch_size", 2: "past_sequence_length"}
-            axes[names_out[-1]] = {0: "batch_size", 2: "total_sequence_length"}
-    torch.onnx.export(wrapper, args, path, input_names=names_in, output_names=names_out, dynamic_axes=axes,
-                      opset_version=14, do_constant_folding=True)
-    import onnx
-    onnx.checker.check_model(onnx.load(path))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "media", "models", "tiny-sql"))
     ap.add_argument("--episodes", help="use this episodes.jsonl instead of generating one")
-    ap.add_argument("--short-steps", type=int, default=400,
-                    help="first steps on conversations whose prompt is only the question (cheap; teaches the format and copying)")
+    ap.add_argument(
+        "--short-steps",
+        type=int,
+        default=400,
+        help="first steps on conversations whose prompt is only the question (cheap; teaches the format and copying)",
+    )
     ap.add_argument("--short-batch", type=int, default=16)
     ap.add_argument("--steps", type=int, default=200, help="then steps on the full conversations")
     ap.add_argument("--batch", type=int, default=8)
@@ -181,9 +142,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--eval-samples", type=int, default=24, help="training conversations to decode greedily as a check")
     ap.add_argument("--merges", type=int, default=256)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 keeps runs reproducible run to run)")
     args = ap.parse_args()
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
@@ -196,18 +158,25 @@ def main():
     encoded = [encode_episode(tok, e["messages"]) for e in episodes]
     short = [encode_episode(tok, short_messages(e)) for e in episodes]
     lengths = [len(ids) for ids, _ in encoded]
-    print(f"tokenizer: {len(tok.vocab)} tokens; episodes: {len(encoded)}, tokens per episode {min(lengths)}-{max(lengths)}"
-          f" ({sum(len(t) for t in texts) / sum(lengths):.2f} chars/token)", flush=True)
+    print(
+        f"tokenizer: {len(tok.vocab)} tokens; episodes: {len(encoded)}, "
+        f"tokens per episode {min(lengths)}-{max(lengths)}"
+        f" ({sum(len(t) for t in texts) / sum(lengths):.2f} chars/token)",
+        flush=True,
+    )
 
-    cfg = Config(vocab_size=len(tok.vocab))
-    model = Decoder(cfg)
+    eos, pad = tok.token_id("<|im_end|>"), tok.token_id("<|endoftext|>")
+    cfg = make_config(len(tok.vocab), eos, pad)
+    model = new_model(cfg)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {n_params / 1e6:.2f}M parameters", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95), weight_decay=0.01)
     total_steps = args.short_steps + args.steps
     warmup = max(1, total_steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
-        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total_steps)))))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt,
+        lambda s: min(1.0, (s + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / total_steps)))),
+    )
 
     train_started = time.time()
     order = []
@@ -230,8 +199,11 @@ def main():
         sched.step()
         losses.append(loss.item())
         if step % 10 == 0 or step == total_steps - 1:
-            print(f"step {step:4d} loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} "
-                  f"{time.time() - train_started:6.1f}s", flush=True)
+            print(
+                f"step {step:4d} loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} "
+                f"{time.time() - train_started:6.1f}s",
+                flush=True,
+            )
     train_seconds = time.time() - train_started
 
     stop_ids = {tok.token_id("<|im_end|>"), tok.token_id("<|endoftext|>")}
@@ -245,16 +217,29 @@ def main():
         exact += tok.decode(out).replace("<|im_end|>", "") == msgs[first]["content"]
     print(f"greedy first turn exact on {len(sample)} training conversations: {exact}", flush=True)
 
-    export_onnx(model, cfg, os.path.join(args.out, "model.onnx"))
+    model.save_pretrained(args.out, safe_serialization=True)
+    export_onnx(model, os.path.join(args.out, "model.onnx"))
     tok.save(os.path.join(args.out, "tokenizer.json"))
     write_configs(args.out, cfg, tok)
     write_reference(args.out, model, tok, episodes, stop_ids)
-    meta = {"seed": args.seed, "short_steps": args.short_steps, "short_batch": args.short_batch,
-            "steps": args.steps, "batch": args.batch, "lr": args.lr, "parameters": n_params,
-            "train_seconds": round(train_seconds, 1), "total_seconds": round(time.time() - started, 1),
-            "final_loss": sum(losses[-10:]) / len(losses[-10:]), "episodes": len(episodes),
-            "prompt": prompt_source, "greedy_first_turn_exact": f"{exact}/{len(sample)}",
-            "torch": torch.__version__}
+    meta = {
+        "seed": args.seed,
+        "short_steps": args.short_steps,
+        "short_batch": args.short_batch,
+        "steps": args.steps,
+        "batch": args.batch,
+        "lr": args.lr,
+        "parameters": n_params,
+        "train_seconds": round(train_seconds, 1),
+        "total_seconds": round(time.time() - started, 1),
+        "final_loss": sum(losses[-10:]) / len(losses[-10:]),
+        "episodes": len(episodes),
+        "prompt": prompt_source,
+        "greedy_first_turn_exact": f"{exact}/{len(sample)}",
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "threads": args.threads,
+    }
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print(json.dumps(meta), flush=True)
@@ -273,25 +258,47 @@ def read_or_make(args):
         with open(args.episodes, encoding="utf-8") as f:
             return [json.loads(line) for line in f if line.strip()]
     import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         return make_episodes(os.path.join(tmp, "episodes.jsonl"))
 
 
 def write_configs(out, cfg, tok):
+    """generation_config.json and tokenizer_config.json (config.json is save_pretrained's own)."""
     eos = [tok.token_id("<|im_end|>"), tok.token_id("<|endoftext|>")]
     pad = tok.token_id("<|endoftext|>")
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(cfg.hf_config(None, eos[0], pad), f, indent=1)
     with open(os.path.join(out, "generation_config.json"), "w") as f:
-        json.dump({"bos_token_id": None, "eos_token_id": eos, "pad_token_id": pad, "do_sample": False,
-                   "max_new_tokens": 256}, f, indent=1)
-    added = {str(tok.token_id(s)): {"content": s, "lstrip": False, "normalized": False, "rstrip": False,
-                                    "single_word": False, "special": True} for s in bpe.SPECIAL_TOKENS}
+        json.dump(
+            {"bos_token_id": None, "eos_token_id": eos, "pad_token_id": pad, "do_sample": False, "max_new_tokens": 256},
+            f,
+            indent=1,
+        )
+    added = {
+        str(tok.token_id(s)): {
+            "content": s,
+            "lstrip": False,
+            "normalized": False,
+            "rstrip": False,
+            "single_word": False,
+            "special": True,
+        }
+        for s in bpe.SPECIAL_TOKENS
+    }
     with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
-        json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "added_tokens_decoder": added,
-                   "bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>",
-                   "model_max_length": cfg.max_position_embeddings, "clean_up_tokenization_spaces": False,
-                   "chat_template": CHAT_TEMPLATE}, f, indent=1)
+        json.dump(
+            {
+                "tokenizer_class": "PreTrainedTokenizerFast",
+                "added_tokens_decoder": added,
+                "bos_token": None,
+                "eos_token": "<|im_end|>",
+                "pad_token": "<|endoftext|>",
+                "model_max_length": cfg.max_position_embeddings,
+                "clean_up_tokenization_spaces": False,
+                "chat_template": CHAT_TEMPLATE,
+            },
+            f,
+            indent=1,
+        )
 
 
 def write_reference(out, model, tok, episodes, stop_ids):
@@ -314,8 +321,15 @@ def write_reference(out, model, tok, episodes, stop_ids):
         c["output_text"] = tok.decode(c["output_ids"])
     samples = ["SELECT name FROM author WHERE country = 'Poland';", "Wisława Szymborska  \n\n  x\t1958 ✓ <|im_end|>"]
     with open(os.path.join(out, "reference.json"), "w", encoding="utf-8") as f:
-        json.dump({"stop_ids": sorted(stop_ids), "cases": cases,
-                   "tokenizer": [{"text": s, "ids": tok.encode(s)} for s in samples]}, f, ensure_ascii=False)
+        json.dump(
+            {
+                "stop_ids": sorted(stop_ids),
+                "cases": cases,
+                "tokenizer": [{"text": s, "ids": tok.encode(s)} for s in samples],
+            },
+            f,
+            ensure_ascii=False,
+        )
 
 
 if __name__ == "__main__":
