@@ -56,7 +56,9 @@ function turnLabel(i: number, n: number): string {
 function checkSkyrl(t: TrajectoryRecord): FormatCheck {
   const bad = endProblem(t);
   if (bad) return bad;
-  const needThink = t.protocol.config.thinking !== false;
+  // §4.1 requires <think> in every turn. `thinking: true` is App. D.2's variant for native thinking models, whose
+  // prompt drops the thinking instructions (their reasoning may reach us outside the content): no tag required.
+  const needThink = t.protocol.config.thinking !== true;
   const n = t.turns.length;
   for (const turn of t.turns) {
     const where = turnLabel(turn.index, n);

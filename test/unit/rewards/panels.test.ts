@@ -118,8 +118,29 @@ test('skyrl format: every intermediate turn needs one <sql>; the rollout must en
     assert.equal(r.total, -1, kind);
     assert.equal(r.details[0].failure, kind);
   }
-  const noThinking = trajectory({ finalSql: gold, config: { thinking: false }, turns: [{ assistant: `<solution>${gold}</solution>`, kind: 'answer' }] });
-  assert.equal((await score('skyrl', { goldSql: gold, trajectory: noThinking })).total, 1, 'thinking: false drops the <think> requirement');
+});
+
+test('skyrl format, SkyRL-SQL §4.1: "requiring <think> blocks indicating reasoning ... in each turn" (default protocol)', async () => {
+  // The default skyrl protocol (thinking: false, App. A's prompt) asks for <think> in every turn: a right answer
+  // without one is a format failure, -1, not +1.
+  const gold = 'SELECT 1';
+  const answer = [{ assistant: `<solution>${gold}</solution>`, kind: 'answer' as const }];
+  for (const config of [{}, { thinking: false }]) {
+    const noThink = trajectory({ finalSql: gold, config, turns: answer });
+    const r = await scorePanelDetailed(loadPanel('skyrl'), { goldSql: gold, dbPath: schoolDb, trajectory: noThink }, res);
+    assert.equal(r.total, -1, `config ${JSON.stringify(config)}`);
+    assert.equal(r.details[0].failure, 'missing-think');
+  }
+  const withThink = trajectory({ finalSql: gold, turns: [{ assistant: `<think>one row</think><solution>${gold}</solution>`, kind: 'answer' }] });
+  assert.equal((await score('skyrl', { goldSql: gold, trajectory: withThink })).total, 1);
+});
+
+test('skyrl format, SkyRL-SQL App. D.2: thinking models drop "the thinking-specific instructions"', async () => {
+  // App. D.2 (thinking: true) runs Qwen3-style models whose reasoning is native: the prompt no longer asks for
+  // <think> (a serving reasoning parser may move it out of the content), so its absence is not a format failure.
+  const gold = 'SELECT 1';
+  const native = trajectory({ finalSql: gold, config: { thinking: true }, turns: [{ assistant: `<solution>${gold}</solution>`, kind: 'answer' }] });
+  assert.equal((await score('skyrl', { goldSql: gold, trajectory: native })).total, 1, 'thinking: true does not demand the tag');
 });
 
 test('skyrl on a bare SQL: no format to check, 0 or 1 by execution', async () => {
