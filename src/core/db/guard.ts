@@ -34,11 +34,36 @@ export function leadingKeyword(sql: string): string {
 }
 
 /**
+ * The statement an EXPLAIN wraps (`EXPLAIN x`, `EXPLAIN QUERY PLAN x`, comments anywhere between), or the statement
+ * itself. SQLite compiles the wrapped statement, so whatever it applies while compiling (a PRAGMA setting) it applies
+ * under EXPLAIN too.
+ */
+export function unwrapExplain(sql: string): string {
+  let body = stripLeadingNoise(sql);
+  while (leadingKeyword(body) === 'EXPLAIN') {
+    body = stripLeadingNoise(body.slice('EXPLAIN'.length));
+    if (leadingKeyword(body) === 'QUERY') {
+      body = stripLeadingNoise(body.slice('QUERY'.length));
+      if (leadingKeyword(body) === 'PLAN') body = stripLeadingNoise(body.slice('PLAN'.length));
+    }
+  }
+  return body;
+}
+
+/** Keywords EXPLAIN may wrap: queries, and the PRAGMAs the PRAGMA check lets through. */
+const EXPLAINABLE = new Set(['SELECT', 'WITH', 'VALUES', 'PRAGMA']);
+
+/**
  * Checked before prepare: SQLite applies many PRAGMAs while compiling them (`PRAGMA query_only = 0` turns the guard
- * off at prepare time), so a PRAGMA must be judged from its text before SQLite ever sees it.
+ * off at prepare time, `EXPLAIN PRAGMA case_sensitive_like = 1` changes LIKE for every later statement), so a PRAGMA
+ * must be judged from its text before SQLite ever sees it — bare or under EXPLAIN.
  */
 export function whyPragmaNotAllowed(sql: string): string | null {
-  const body = stripLeadingNoise(sql);
+  const outer = stripLeadingNoise(sql);
+  const body = unwrapExplain(outer);
+  if (body !== outer && !EXPLAINABLE.has(leadingKeyword(body))) {
+    return `statement rejected: EXPLAIN of ${leadingKeyword(body) || 'this statement'} is not allowed (only of queries)`;
+  }
   if (leadingKeyword(body) !== 'PRAGMA') return null;
   // The whole statement must have one of the two harmless shapes; anything else (a comment between the name and
   // `=`, odd quoting…) is refused rather than parsed, since SQLite would apply it while compiling.

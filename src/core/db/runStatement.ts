@@ -64,7 +64,50 @@ function prepareWithStringFallback(db: Database.Database, sql: string): Database
   }
 }
 
+/**
+ * Connection settings a statement could change. Any statement that can reach a PRAGMA has the word in its text (a
+ * view or trigger cannot hold one), so after such a statement — allowed, refused or failed — the handle gets back the
+ * settings it had before its first statement: one statement can never change another's result. case_sensitive_like
+ * has no getter; it is set back to SQLite's default (off).
+ */
+const SNAPSHOT_SETTINGS = [
+  'reverse_unordered_selects', 'full_column_names', 'short_column_names', 'locking_mode', 'foreign_keys',
+  'recursive_triggers', 'automatic_index', 'cell_size_check', 'ignore_check_constraints', 'trusted_schema',
+  'defer_foreign_keys', 'read_uncommitted', 'cache_size', 'temp_store', 'busy_timeout', 'analysis_limit',
+  'query_only',
+] as const;
+const snapshots = new WeakMap<Database.Database, [string, unknown][]>();
+
+function snapshotOf(db: Database.Database): [string, unknown][] {
+  let snap = snapshots.get(db);
+  if (!snap) {
+    snap = SNAPSHOT_SETTINGS.map((name) => [name, db.pragma(name, { simple: true })]);
+    snapshots.set(db, snap);
+  }
+  return snap;
+}
+
+/** Puts every tracked setting back to its snapshot (query_only last, so the others can be set). */
+export function resetConnectionSettings(db: Database.Database): void {
+  db.pragma('case_sensitive_like = OFF');
+  for (const [name, value] of snapshotOf(db)) {
+    if (name === 'query_only') continue;
+    db.pragma(`${name} = ${typeof value === 'number' ? value : `'${String(value).replace(/'/g, "''")}'`}`);
+  }
+  db.pragma('query_only = ON');
+}
+
 export function runStatement(db: Database.Database, req: ExecRequest): ExecResult {
+  const touchesSettings = /pragma/i.test(req.sql);
+  if (touchesSettings) snapshotOf(db);
+  try {
+    return runGuardedStatement(db, req);
+  } finally {
+    if (touchesSettings) resetConnectionSettings(db);
+  }
+}
+
+function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResult {
   const started = performance.now();
   const elapsed = () => performance.now() - started;
   const maxRows = req.maxRows ?? DEFAULT_MAX_ROWS;

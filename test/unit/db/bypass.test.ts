@@ -47,6 +47,11 @@ const attempts: string[] = [
   '\ufeffdElEtE FROM player', '  /* a */ -- b\n /* c */ pragma USER_VERSION = 3', ';;DELETE FROM player',
   'EXPLAIN DELETE FROM player; DELETE FROM player', 'PRAGMA query_only = 0; SELECT 1',
   "SELECT * FROM pragma_query_only(0)", "SELECT * FROM pragma_journal_mode('delete')", 'SELECT * FROM pragma_user_version(5)',
+  // EXPLAIN compiles what it wraps, and SQLite applies PRAGMA settings while compiling (issue 9, item 1).
+  'EXPLAIN PRAGMA case_sensitive_like=1', 'EXPLAIN PRAGMA query_only=0', 'EXPLAIN PRAGMA reverse_unordered_selects=1',
+  'EXPLAIN PRAGMA full_column_names=1', 'EXPLAIN PRAGMA short_column_names=0', 'EXPLAIN PRAGMA locking_mode=EXCLUSIVE',
+  'EXPLAIN QUERY PLAN PRAGMA case_sensitive_like=1', 'EXPLAIN /* x */ PRAGMA case_sensitive_like = 1',
+  'explain\n explain pragma case_sensitive_like = 1', 'EXPLAIN QUERY PLAN DELETE FROM player', 'EXPLAIN UPDATE team SET name = 1',
 ];
 /** SQLite cannot even parse these (it does not treat these spaces as whitespace); a syntax error is also a refusal. */
 const unparsable = (sql: string) => /[\u00a0\u2003\ufeff]/.test(sql);
@@ -98,6 +103,32 @@ test('a refused PRAGMA leaves the connection\'s settings as they were (SQLite ap
     }
     const [qo, fk] = await solo.execBatch([{ db: file, sql: 'PRAGMA query_only' }, { db: file, sql: 'PRAGMA foreign_keys' }]);
     assert.deepEqual([qo.rows, fk.rows], [[[1]], [[1]]]); // better-sqlite3 turns foreign_keys on
+  } finally {
+    await solo.close();
+  }
+});
+
+test('no statement of the suite changes what another returns: probes before and after each give the same answers', async () => {
+  // One worker and one cached handle serve everything, as in a long eval or score run.
+  const solo = createSqlPool({ size: 1, spares: 0 });
+  const probes = [
+    "SELECT 'a' LIKE 'A'", 'SELECT name FROM player', 'SELECT player.name, t.name FROM player JOIN team AS t ON t.id = player.team_id',
+    'PRAGMA query_only', 'PRAGMA foreign_keys',
+  ];
+  const probe = async () => (await solo.execBatch(probes.map((sql) => ({ db: file, sql }))))
+    .map((r) => ({ ok: r.ok, columns: r.columns, rows: r.rows }));
+  const accepted = [
+    'SELECT count(*) FROM player', 'PRAGMA table_info(player)', 'PRAGMA user_version', 'PRAGMA integrity_check',
+    "SELECT name FROM pragma_table_info('player')", 'EXPLAIN QUERY PLAN SELECT * FROM player WHERE team_id = 1',
+    'EXPLAIN SELECT 1', 'EXPLAIN PRAGMA table_info(player)',
+  ];
+  try {
+    const before = await probe();
+    assert.ok(before.every((p) => p.ok), JSON.stringify(before));
+    for (const sql of [...attempts, ...accepted]) {
+      await solo.exec({ db: file, sql });
+      assert.deepEqual(await probe(), before, `after ${JSON.stringify(sql)}`);
+    }
   } finally {
     await solo.close();
   }
