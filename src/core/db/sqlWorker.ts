@@ -5,6 +5,7 @@ import { runStatement, failure } from './runStatement';
 import { DatabaseOpenError } from './open';
 import { HANDLE_CACHE_SIZE, BUSY_TIMEOUT_MS } from './limits';
 import type { WorkerRequest, WorkerMessage } from './protocol';
+import { dieWithParent } from './parentWatch';
 
 const handles = new HandleCache(HANDLE_CACHE_SIZE, BUSY_TIMEOUT_MS);
 
@@ -26,6 +27,7 @@ process.on('message', (msg: WorkerRequest) => {
   send({ type: 'result', id: msg.id, result });
 });
 
-// The pool going away (even by crashing) must not leave this process behind.
+// The pool going away (even by crashing, even while a query runs here) must not leave this process behind.
 process.on('disconnect', () => process.exit(0));
+dieWithParent();
 send({ type: 'ready' });
