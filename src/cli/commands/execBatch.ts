@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { readFileSync, createWriteStream } from 'node:fs';
+import { readFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { resolve, dirname, isAbsolute } from 'node:path';
 import type { Command } from '../command';
 import { UsageError } from '../command';
@@ -9,13 +9,20 @@ import { failure } from '../../core/db/runStatement';
 import { positiveInt, observationFormat } from '../../core/db/execOptions';
 import { cpus } from 'node:os';
 
+/** Output past which the remaining statements are not run but answered with a `resource` line. */
+const MAX_BATCH_OUTPUT_BYTES = 2 ** 30;
+
 const usage = `Usage: quarry exec-batch --in FILE.jsonl --out FILE.jsonl [--jobs N] [--timeout-ms ${DEFAULT_TIMEOUT_MS}] [--max-rows ${DEFAULT_MAX_ROWS}] [--format df|table|json|text]
 
 Runs many read-only statements across a pool of sandboxed workers.
 Input lines: {"id": ..., "db": "path.sqlite", "sql": "SELECT ..."}; a relative db path is resolved against the
 directory of the input file. Output lines, in input order: {"id", "ok", "errorClass", "error", "columns", "rows",
 "rowCount", "truncated", "observation", "ms"}. A malformed line yields an output line with its error.
---jobs defaults to the number of CPUs. Exit code 0 unless the options or files are wrong (2).`;
+Lines are written as statements finish (each line whole, in input order), so a run that is killed keeps every line
+it finished; the output stops at ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB, the statements past it get a "resource" line.
+--jobs defaults to the number of CPUs. Exit code 0 unless the options or files are wrong (2); 128+N when stopped by
+signal N (after closing the file and the workers).`;
+
 
 /** bigint → number when exact, else a string; blobs → a placeholder naming their size. */
 function jsonCell(v: Cell): unknown {
@@ -77,36 +84,77 @@ export const execBatchCommand: Command = {
 
     const started = performance.now();
     const showProgress = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    const pool = createSqlPool({ size: jobs });
-    let results: ExecResult[];
+    let fd: number;
     try {
-      const reqs = parsed.flatMap((p) => ('req' in p ? [p.req] : []));
-      const ran = await pool.execBatch(reqs, {
-        onProgress: showProgress ? (done, total) => { if (done % 50 === 0 || done === total) io.stderr.write(`\r${done}/${total}`); } : undefined,
-      });
-      let k = 0;
-      results = parsed.map((p) => ('req' in p ? ran[k++] : failure('sql', p.error, 0)));
-      if (showProgress) io.stderr.write('\n');
-    } finally {
-      await pool.close();
-    }
-    const wall = (performance.now() - started) / 1000;
-
-    const out = createWriteStream(resolve(io.cwd, values.out));
-    const written = new Promise<void>((res, rej) => { out.on('finish', res); out.on('error', rej); });
-    results.forEach((r, i) => {
-      out.write(JSON.stringify({
-        id: parsed[i].id, ok: r.ok, errorClass: r.errorClass, error: r.error, columns: r.columns,
-        rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
-        observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
-      }) + '\n');
-    });
-    out.end();
-    try {
-      await written;
+      fd = openSync(resolve(io.cwd, values.out), 'w');
     } catch (err) {
       io.stderr.write(`quarry exec-batch: cannot write ${values.out}: ${(err as Error).message}\n`);
       return 2;
+    }
+    const pool = createSqlPool({ size: jobs });
+    // Results are written in input order as soon as they are contiguous; a window of requests in flight keeps the
+    // results held in memory (each capped by the sandbox) bounded however long the batch is.
+    const window = jobs * 4;
+    const held = new Map<number, ExecResult>();
+    const results: { ok: boolean; errorClass: string | null }[] = [];
+    let nextToWrite = 0;
+    let nextToStart = 0;
+    let bytes = 0;
+    let stoppedBy: NodeJS.Signals | null = null;
+    const flushContiguous = (): void => {
+      while (held.has(nextToWrite)) {
+        const r = held.get(nextToWrite)!;
+        held.delete(nextToWrite);
+        const line = JSON.stringify({
+          id: parsed[nextToWrite].id, ok: r.ok, errorClass: r.errorClass, error: r.error, columns: r.columns,
+          rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
+          observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
+        }) + '\n';
+        writeSync(fd, line);
+        bytes += Buffer.byteLength(line);
+        results.push({ ok: r.ok, errorClass: r.errorClass });
+        nextToWrite++;
+        if (showProgress && (nextToWrite % 50 === 0 || nextToWrite === parsed.length)) {
+          io.stderr.write(`\r${nextToWrite}/${parsed.length}`);
+        }
+      }
+    };
+    const onSignal = (sig: NodeJS.Signals): void => { stoppedBy = sig; void pool.close(); };
+    const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+    for (const sig of signals) process.on(sig, onSignal);
+    try {
+      await new Promise<void>((done) => {
+        let inFlight = 0;
+        const startMore = (): void => {
+          while (!stoppedBy && inFlight < window && nextToStart < parsed.length) {
+            const i = nextToStart++;
+            const p = parsed[i];
+            if (!('req' in p)) { held.set(i, failure('sql', p.error, 0)); continue; }
+            if (bytes >= MAX_BATCH_OUTPUT_BYTES) {
+              held.set(i, failure('resource', `not run: the output reached the batch cap of ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB`, 0));
+              continue;
+            }
+            inFlight++;
+            // A request the signal's pool.close() cut short is not a result: it is left out, and so is all after it.
+            pool.exec(p.req).then((r) => { held.set(i, r); }, (err: Error) => { if (!stoppedBy) held.set(i, failure('sql', err.message, 0)); })
+              .finally(() => { inFlight--; flushContiguous(); startMore(); });
+          }
+          flushContiguous();
+          if ((inFlight === 0 && nextToStart >= parsed.length) || (stoppedBy && inFlight === 0)) done();
+        };
+        startMore();
+      });
+      if (showProgress) io.stderr.write('\n');
+    } finally {
+      for (const sig of signals) process.off(sig, onSignal);
+      closeSync(fd);
+      await pool.close();
+    }
+    const wall = (performance.now() - started) / 1000;
+    if (stoppedBy) {
+      io.stderr.write(`quarry exec-batch: stopped by ${stoppedBy} after ${results.length} of ${parsed.length} statements; `
+        + `the ${results.length} finished lines are in ${values.out}\n`);
+      return 128 + (stoppedBy === 'SIGINT' ? 2 : stoppedBy === 'SIGHUP' ? 1 : 15);
     }
     const errors = results.filter((r) => !r.ok).length;
     const timeouts = results.filter((r) => r.errorClass === 'timeout').length;

@@ -1,5 +1,6 @@
 // Turns an ExecResult into the text a model sees, in the formats published text-to-SQL agents were trained on.
 import type { Cell, ExecResult, StorageSet } from './types';
+import { longest } from '../util/extent';
 
 /**
  * - `df`: pandas DataFrame.to_string() (SkyRL-SQL, SQL-Trail): index column, right-aligned columns, NaN/None.
@@ -99,11 +100,11 @@ function renderDf(r: ExecResult, rows: Cell[][]): string {
     // Numeric headers get that leading space too; object (text, mixed) headers do not.
     const spaced = cells.map((s) => (kind !== 'object' && s.startsWith('-') ? s : ' ' + s));
     const header = kind === 'object' ? name : ' ' + name;
-    const width = Math.max(header.length, ...spaced.map((s) => s.length));
+    const width = longest(spaced, header.length);
     return { name: header, cells: spaced, width };
   });
   const labels = rows.map((_, i) => String(i));
-  const indexWidth = Math.max(...labels.map((l) => l.length));
+  const indexWidth = longest(labels);
   const lines = [' '.repeat(indexWidth) + cols.map((c) => ' ' + c.name.padStart(c.width)).join('')];
   rows.forEach((_, i) => {
     lines.push(labels[i].padEnd(indexWidth) + cols.map((c) => ' ' + c.cells[i].padStart(c.width)).join(''));
@@ -119,7 +120,7 @@ function plainCell(v: Cell): string {
 
 function renderTable(r: ExecResult, rows: Cell[][]): string {
   const cells = rows.map((row) => row.map((v) => plainCell(v).replace(/\r?\n/g, ' ')));
-  const widths = r.columns.map((name, c) => Math.max(name.length, ...cells.map((row) => row[c].length)));
+  const widths = r.columns.map((name, c) => longest(cells.map((row) => row[c]), name.length));
   const rule = '+' + widths.map((w) => '-'.repeat(w + 2)).join('+') + '+';
   const line = (vals: string[]) => '| ' + vals.map((v, c) => v.padEnd(widths[c])).join(' | ') + ' |';
   return [rule, line(r.columns), rule, ...cells.map(line), rule].join('\n');

@@ -9,6 +9,7 @@ import { integrityFlagItems, type IntegrityFlag } from './integrity';
 import { mean } from './group';
 import type { RunReport, TermSummary } from './scoreRun';
 import type { ScoringResources } from './types';
+import { maxOf, minOf } from '../util/extent';
 
 export const HARDNESS_ORDER: readonly Hardness[] = ['easy', 'medium', 'hard', 'extra'];
 
@@ -186,7 +187,7 @@ function groupDiagnostics(report: RunReport, items: readonly RunItem[], bins?: n
     if (it.advantage === null) continue;
     members.set(it.groupId, [...(members.get(it.groupId) ?? []), it.advantage]);
   }
-  const spreads = [...members.values()].map((a) => Math.max(...a) - Math.min(...a));
+  const spreads = [...members.values()].map((a) => maxOf(a) - minOf(a));
   return {
     count: g.groups.length,
     zeroVariance: g.zeroVariance.length,

@@ -10,6 +10,7 @@ import {
   type RankedQuestion,
 } from './group';
 import type { DetailedPanelResult, ExecOutcome, ResolvedPanel, ScoringResources } from './types';
+import { maxOf, minOf } from '../util/extent';
 
 export interface ScoredTrajectory {
   id: string;
@@ -122,8 +123,8 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
       weight: t.weight,
       meanValue: mean(values),
       meanContribution: mean(scored.map((s) => s.result.terms[k].contribution)),
-      min: values.length ? Math.min(...values) : 0,
-      max: values.length ? Math.max(...values) : 0,
+      min: minOf(values, 0),
+      max: maxOf(values, 0),
       nonzero: values.length ? values.filter((v) => v !== 0).length / values.length : 0,
     };
   });
@@ -137,7 +138,7 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
     panel: panel.name,
     scored,
     skipped,
-    total: { mean: mean(totals), min: totals.length ? Math.min(...totals) : 0, max: totals.length ? Math.max(...totals) : 0 },
+    total: { mean: mean(totals), min: minOf(totals, 0), max: maxOf(totals, 0) },
     terms,
     integrity,
     groups: groupStatistics(byGroup),

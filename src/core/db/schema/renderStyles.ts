@@ -7,6 +7,7 @@
 import type { Cell } from '../types';
 import type { TableInfo, ColumnDescriptions } from './types';
 import { quoteIdentIfNeeded as qi } from './quote';
+import { longest } from '../../util/extent';
 
 export type SchemaStyle = 'list' | 'ddl' | 'names';
 export const SCHEMA_STYLES: readonly SchemaStyle[] = ['list', 'ddl', 'names'];
@@ -83,7 +84,7 @@ function ddlBlock(s: ShownTable, desc: Record<string, string> | undefined): stri
 function sampleTable(s: ShownTable): string[] {
   const n = s.columns.length;
   const grid = [s.columns.map((c) => c.name), ...s.rows.map((r) => r.slice(0, n).map((v, j) => cellText(v, s.columns[j].type)))];
-  const widths = s.columns.map((_, j) => Math.max(...grid.map((row) => (row[j] ?? '').length)));
+  const widths = s.columns.map((_, j) => longest(grid.map((row) => row[j] ?? '')));
   return grid.map((row) => row.map((cell, j) => (j === n - 1 ? cell : cell.padEnd(widths[j] + 4))).join('').trimEnd());
 }
 
