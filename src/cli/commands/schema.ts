@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
 import { DatabaseOpenError } from '../../core/db/open';
-import { introspectSchema, renderSchema, SCHEMA_STYLES, DEFAULT_SAMPLE_ROWS, type SchemaStyle } from '../../core/db/schema';
+import { renderSchema, SCHEMA_STYLES, DEFAULT_SAMPLE_ROWS, type SchemaStyle } from '../../core/db/schema';
+import { introspectViaPool } from '../../core/db/schema/viaPool';
+import { createSqlPool } from '../../core/db/pool';
+import { assertSqliteFile } from '../../core/db/open';
 
 const usage = `Usage: quarry schema --db FILE [--style list|ddl|names] [--sample-rows N] [--max-chars N] [--json]
 
@@ -38,14 +41,21 @@ export const schemaCommand: Command = {
     const sampleRows = count('sample-rows', values['sample-rows']);
     const maxChars = count('max-chars', values['max-chars']);
     let info;
+    // Every introspection query runs in the sandbox's killable workers with a time limit: a view that never ends
+    // cannot hang this command (its row count reads as unknown).
+    const pool = createSqlPool({ size: 1, spares: 0 });
     try {
-      info = introspectSchema(resolve(io.cwd, values.db), { sampleRows: sampleRows ?? Math.max(DEFAULT_SAMPLE_ROWS, 0) });
+      const dbPath = resolve(io.cwd, values.db);
+      assertSqliteFile(dbPath);
+      info = await introspectViaPool(pool, dbPath, { sampleRows: sampleRows ?? Math.max(DEFAULT_SAMPLE_ROWS, 0) });
     } catch (err) {
       if (err instanceof DatabaseOpenError) {
         io.stderr.write(`quarry schema: ${err.message}\n`);
         return EXIT.badInput;
       }
       throw err;
+    } finally {
+      await pool.close();
     }
     if (values.json) {
       io.stdout.write(JSON.stringify(info, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString()

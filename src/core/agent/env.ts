@@ -7,6 +7,7 @@ import type { ExecResult } from '../db/types';
 import type { SqlPool } from '../db/pool';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../db/limits';
 import { introspectSchema } from '../db/schema/introspect';
+import { introspectViaPool } from '../db/schema/viaPool';
 import { assertSqliteFile } from '../db/open';
 import type { SchemaInfo } from '../db/schema/types';
 import type { FeedbackSource, Protocol, ProtocolSession } from './protocol';
@@ -19,8 +20,25 @@ export class SchemaCache {
 
   constructor(private readonly capacity = 256) {}
 
-  /** The schema of `dbPath`; throws DatabaseOpenError when the file is not a usable database. */
+  /**
+   * The schema of `dbPath`, read through the sandbox pool: every introspection query runs in a killable worker with a
+   * time limit (a row count past its budget reads as unknown), so a database whose view never ends cannot hang the
+   * caller. Rejects with DatabaseOpenError when the file is not a usable database.
+   */
+  async load(dbPath: string, pool: SqlPool): Promise<SchemaInfo> {
+    const stamp = this.stampOf(dbPath);
+    const hit = this.fresh(dbPath, stamp);
+    if (hit) return hit;
+    return this.store(dbPath, stamp, await introspectViaPool(pool, dbPath));
+  }
+
+  /** The schema of `dbPath` read in this thread (no time limit: for callers without a pool; load() is preferred). */
   get(dbPath: string): SchemaInfo {
+    const stamp = this.stampOf(dbPath);
+    return this.fresh(dbPath, stamp) ?? this.store(dbPath, stamp, introspectSchema(dbPath));
+  }
+
+  private stampOf(dbPath: string): string {
     let st;
     try {
       st = statSync(dbPath);
@@ -28,15 +46,19 @@ export class SchemaCache {
       assertSqliteFile(dbPath); // throws the DatabaseOpenError that says what is wrong with the path
       throw err;
     }
-    const stamp = `${st.mtimeMs}:${st.size}`;
+    return `${st.mtimeMs}:${st.size}`;
+  }
+
+  private fresh(dbPath: string, stamp: string): SchemaInfo | undefined {
     const hit = this.entries.get(dbPath);
-    if (hit && hit.stamp === stamp) {
-      // Re-inserting keeps the Map in least-recently-used order for eviction.
-      this.entries.delete(dbPath);
-      this.entries.set(dbPath, hit);
-      return hit.schema;
-    }
-    const schema = introspectSchema(dbPath);
+    if (!hit || hit.stamp !== stamp) return undefined;
+    // Re-inserting keeps the Map in least-recently-used order for eviction.
+    this.entries.delete(dbPath);
+    this.entries.set(dbPath, hit);
+    return hit.schema;
+  }
+
+  private store(dbPath: string, stamp: string, schema: SchemaInfo): SchemaInfo {
     this.entries.delete(dbPath);
     this.entries.set(dbPath, { stamp, schema });
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
@@ -108,10 +130,15 @@ export class SqlAgentEnv {
     this.feedback = opts.feedback;
   }
 
-  /** The database's schema, introspected on first use. */
+  /** The database's schema: the one prepare() loaded through the pool, else introspected here on first use. */
   get schema(): SchemaInfo {
     this.schemaInfo ??= this.schemaCache.get(this.task.dbPath);
     return this.schemaInfo;
+  }
+
+  /** Loads the schema through the sandbox pool (time-limited, killable); the agent loop calls it before reset(). */
+  async prepare(): Promise<void> {
+    this.schemaInfo ??= await this.schemaCache.load(this.task.dbPath, this.pool);
   }
 
   /** The protocol session of the current episode (stop strings, restoreStop); reset() must have been called. */

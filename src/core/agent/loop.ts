@@ -205,7 +205,7 @@ async function setUp(opts: RunEpisodeOptions, task: Task): Promise<{ env: SqlAge
   }
   let sha256: string;
   try {
-    void env.schema; // introspect now, so an unusable database is a setup error rather than a failed episode
+    await env.prepare(); // introspect now (through the pool), so an unusable database is a setup error
     sha256 = await dbSha256(task.dbPath);
   } catch (err) {
     // DatabaseOpenError already names the file; anything else gets the path in front.

@@ -180,7 +180,16 @@ test('setup errors reject with EpisodeSetupError: unknown protocol, unusable dat
 test('a sandbox failure ends the episode with end=error and says so', async () => {
   const closed = createSqlPool({ size: 1, spares: 0 });
   await closed.close();
-  const r = await episode(['<sql>SELECT 1</sql>'], { pool: closed }).run;
+  // The schema is already known (set-up reads it through the pool, which is what fails here during the turn).
+  const schemaCache = new SchemaCache();
+  schemaCache.get(db);
+  const r = await episode(['<sql>SELECT 1</sql>'], { pool: closed, schemaCache }).run;
   assert.deepEqual([r.end, r.turns.length, r.turns[0].exec], ['error', 1, null]);
   assert.equal(r.error, 'the SQL sandbox failed: the SQL pool is closed');
+});
+
+test('a database the sandbox cannot read at set-up is a setup error, not a failed episode', async () => {
+  const closed = createSqlPool({ size: 1, spares: 0 });
+  await closed.close();
+  await assert.rejects(episode(['<sql>SELECT 1</sql>'], { pool: closed }).run, (err: Error) => err instanceof EpisodeSetupError);
 });
