@@ -2,6 +2,7 @@
 // A last line without its newline that is not valid JSON is what a killed writer leaves behind: it is reported in
 // the result, not thrown, so everything written before the crash stays usable.
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { TrajectoryRecord } from './types';
 import { validateTrajectory } from './validate';
 import { TrajectoryFormatError } from './errors';
@@ -64,20 +65,42 @@ function classify(text: string, line: number, file: string | null, last: boolean
   }
 }
 
+/** Thrown for a path that cannot be a trajectory file (a directory); `code` says which, like Node's own errors. */
+export class TrajectoryPathError extends Error {
+  constructor(readonly code: 'EISDIR', readonly path: string) {
+    super(`${path} is a directory, not a trajectory file (JSONL): name a file inside it`);
+    this.name = 'TrajectoryPathError';
+  }
+}
+
+/**
+ * The file's lines, classified. Linear in the file's size however long a line is: each chunk is searched once for
+ * newlines and a line's pieces are joined once. A byte-order mark at the start is dropped.
+ */
 async function* items(path: string): AsyncGenerator<Item> {
-  let rest = '';
+  if ((await stat(path)).isDirectory()) throw new TrajectoryPathError('EISDIR', path);
+  let pieces: string[] = [];
   let line = 0;
-  for await (const chunk of createReadStream(path, { encoding: 'utf8' })) {
-    rest += chunk as string;
+  let first = true;
+  for await (const raw of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    let chunk = raw as string;
+    if (first) {
+      first = false;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+    }
     let start = 0;
     let nl: number;
-    while ((nl = rest.indexOf('\n', start)) >= 0) {
-      const item = classify(rest.slice(start, nl), ++line, path, false);
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      pieces.push(chunk.slice(start, nl));
+      const text = pieces.length === 1 ? pieces[0] : pieces.join('');
+      pieces = [];
+      const item = classify(text, ++line, path, false);
       start = nl + 1;
       if (item) yield item;
     }
-    rest = rest.slice(start);
+    if (start < chunk.length) pieces.push(chunk.slice(start));
   }
+  const rest = pieces.join('');
   if (rest !== '') {
     const item = classify(rest, ++line, path, true);
     if (item) yield item;

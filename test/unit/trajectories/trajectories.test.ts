@@ -191,3 +191,21 @@ test('dbSha256 hashes the file and notices when it changes', async () => {
   assert.equal(changed, createHash('sha256').update(readFileSync(path)).digest('hex'));
   await assert.rejects(dbSha256(join(dir, 'missing.sqlite')), /ENOENT/);
 });
+
+test('issue 9, item 8: a byte-order mark is tolerated, a directory is named, and a line of several MB spans chunks', async () => {
+  const dir = tempDir();
+  const bom = join(dir, 'bom.jsonl');
+  writeFileSync(bom, '\ufeff' + JSON.stringify(answered) + '\n' + JSON.stringify(failed) + '\n');
+  const read = await readTrajectories(bom);
+  assert.deepEqual(read.records.map((r) => r.id), [answered.id, failed.id]);
+  await assert.rejects(readTrajectories(dir), (err: Error) => err.message === `${dir} is a directory, not a trajectory file (JSONL): name a file inside it`);
+  // A record whose line is about 5 MB (a long model turn), between two ordinary ones: read whole, in order.
+  const big = clone(answered);
+  (big.turns as { assistant: string }[])[0].assistant = 'x'.repeat(5 * 2 ** 20);
+  big.id = 'big';
+  const file = join(dir, 'big.jsonl');
+  writeFileSync(file, [answered, big, failed].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const all = await readTrajectories(file);
+  assert.deepEqual(all.records.map((r) => r.id), [answered.id, 'big', failed.id]);
+  assert.equal(all.records[1].turns[0].assistant.length, 5 * 2 ** 20);
+});
