@@ -1,7 +1,10 @@
 // Appends trajectory records to a JSONL file, one record per line. Each write() hands its whole line to the kernel
 // before it resolves, so a killed process loses at most the record in flight. Records are validated first: a
-// producer bug is caught where it happens, not by whoever reads the file later.
-import { open, type FileHandle } from 'node:fs/promises';
+// producer bug is caught where it happens, not by whoever reads the file later. Several processes may append to one
+// file at once (the CLI and the editor share .quarry/trajectories/): each record is written under a lock file beside
+// it (`<file>.lock`, holding the writer's pid; a dead writer's lock is taken over), so lines never interleave and a
+// crash repair never cuts another writer's line.
+import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import type { TrajectoryRecord } from './types';
 import { validateTrajectory } from './validate';
 import { TrajectoryFormatError } from './errors';
@@ -30,7 +33,7 @@ export class TrajectoryWriter {
   static async open(path: string, opts: WriterOptions = {}): Promise<TrajectoryWriter> {
     const fh = await open(path, opts.append === false ? 'w' : 'a+');
     try {
-      const repaired = opts.append === false ? 0 : await cutUnfinishedLine(fh, path);
+      const repaired = opts.append === false ? 0 : await withFileLock(path, () => cutUnfinishedLine(fh, path));
       return new TrajectoryWriter(path, fh, opts.fsync === true, repaired);
     } catch (err) {
       await fh.close();
@@ -52,11 +55,13 @@ export class TrajectoryWriter {
     } catch (err) {
       return Promise.reject(new Error(`the trajectory record ${record.id} cannot be written as JSON: ${(err as Error).message}`));
     }
-    const next = this.chain.then(async () => {
+    const next = this.chain.then(() => withFileLock(this.path, async () => {
+      // Under the lock nobody else is mid-line, so an unfinished last line is a dead writer's: cut it, then append.
+      await cutUnfinishedLine(this.fh, this.path);
       await writeAll(this.fh, Buffer.from(line, 'utf8'));
       if (this.fsync) await this.fh.sync();
       this.written++;
-    });
+    }));
     this.chain = next.catch(() => {}); // one failed write must not block the ones after it
     return next;
   }
@@ -119,4 +124,45 @@ async function afterLastNewline(fh: FileHandle, size: number): Promise<number> {
     end = start;
   }
   return 0;
+}
+
+/** How long a writer waits for another live writer's lock before giving up with a clear error. */
+const LOCK_WAIT_MS = 60_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Runs `f` holding `<path>.lock` (created exclusively; a lock whose pid is dead is taken over). */
+export async function withFileLock<T>(path: string, f: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const h = await open(lock, 'wx');
+      try { await h.writeFile(String(process.pid)); } finally { await h.close(); }
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+    if (holder > 0 && holder !== process.pid && !processAlive(holder)) {
+      await unlink(lock).catch(() => {});
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${path} stayed locked by another writer (${lock}, pid ${holder || 'unknown'}) for ${LOCK_WAIT_MS / 1000} s`);
+    }
+    await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
+  }
+  try {
+    return await f();
+  } finally {
+    await unlink(lock).catch(() => {});
+  }
 }

@@ -209,3 +209,37 @@ test('issue 9, item 8: a byte-order mark is tolerated, a directory is named, and
   assert.deepEqual(all.records.map((r) => r.id), [answered.id, 'big', failed.id]);
   assert.equal(all.records[1].turns[0].assistant.length, 5 * 2 ** 20);
 });
+
+test('issue 9, item 9: three processes appending 5 MB records to one file at once (a writer per record) all land, whole', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'shared.jsonl');
+  const template = join(dir, 'record.json');
+  writeFileSync(template, JSON.stringify(answered));
+  const writerModule = join(__dirname, '..', '..', '..', 'src', 'core', 'trajectories', 'writer.js');
+  const script = `
+    const { TrajectoryWriter } = require(${JSON.stringify(writerModule)});
+    const rec = JSON.parse(require('fs').readFileSync(${JSON.stringify(template)}, 'utf8'));
+    (async () => {
+      // As the CLI and the editor do: a writer opened per saved episode, records of several MB.
+      for (let i = 0; i < 12; i++) {
+        const w = await TrajectoryWriter.open(${JSON.stringify(file)});
+        rec.id = process.argv[1] + '-' + i;
+        rec.turns[0].assistant = process.argv[1].repeat(5 << 20);
+        await w.write(rec);
+        await w.close();
+      }
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const codes = await Promise.all(['a', 'b', 'c'].map((tag) => new Promise<number | null>((res) => {
+    spawn(process.execPath, ['-e', script, tag], { stdio: 'inherit' }).on('exit', res);
+  })));
+  assert.deepEqual(codes, [0, 0, 0]);
+  const read = await readTrajectories(file);
+  assert.equal(read.truncated, null);
+  assert.equal(read.records.length, 36);
+  for (const tag of ['a', 'b', 'c']) {
+    const mine = read.records.filter((r) => r.id.startsWith(`${tag}-`));
+    assert.deepEqual(mine.map((r) => r.id), Array.from({ length: 12 }, (_, i) => `${tag}-${i}`));
+    assert.ok(mine.every((r) => r.turns[0].assistant === tag.repeat(5 << 20)));
+  }
+  assert.equal(readFileSync(file).includes(0), false, 'no NUL bytes');
+});
