@@ -11,13 +11,14 @@ import { getProtocol } from '../../core/agent/protocols';
 import type { Protocol } from '../../core/agent/protocol';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel, type SamplingOptions } from '../../core/models/types';
+import { DEFAULT_MAX_RESPONSE_CHARS } from '../../core/models/openai';
 import { TrajectoryWriter, type TrajectoryRecord } from '../../core/trajectories';
 
 const ASK_PROTOCOLS = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1'];
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 const usage = `Usage: quarry ask --db FILE --model SPEC [--protocol skyrl|sqltrail|mtir|mtsqlr1] [--max-turns N]
-                  [--trajectory OUT.jsonl] [--temperature T] [--timeout-ms N] "question"
+                  [--trajectory OUT.jsonl] [--temperature T] [--timeout-ms N] [--max-response-chars N] "question"
 
 Answers a question about a SQLite database with a multi-turn agent: the model explores the database with read-only
 SQL in the sandbox and gives a final query, which is then run and shown as a table.
@@ -29,6 +30,8 @@ SQL in the sandbox and gives a final query, which is then run and shown as a tab
   --trajectory FILE    append the episode's trajectory record (JSONL) to FILE, also when cancelled or failed
   --temperature T      sampling temperature (0 = greedy; default: the server's)
   --timeout-ms N       limit of each model call, ms (default ${DEFAULT_MODEL_TIMEOUT_MS}); SQL statements keep the sandbox cap
+  --max-response-chars N  the most characters of one model response that are read (default ${DEFAULT_MAX_RESPONSE_CHARS});
+                       past it the turn keeps what came before and is marked over-long
 
 Exit codes: 0 answered (the final SQL ran), 1 no answer, episode error or final SQL failed, 2 bad input (usage, not a
 database, bad model spec or unloadable model, unknown protocol). Ctrl-C cancels the episode (exit 1); a second Ctrl-C quits at once.`;
@@ -43,6 +46,7 @@ export const askCommand: Command = {
       options: {
         db: { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' }, 'max-turns': { type: 'string' },
         trajectory: { type: 'string' }, temperature: { type: 'string' }, 'timeout-ms': { type: 'string' },
+        'max-response-chars': { type: 'string' },
       },
     });
     if (!values.db) throw new UsageError('--db FILE is required');
@@ -56,11 +60,12 @@ export const askCommand: Command = {
       throw new UsageError(`unknown protocol '${protocolName}'; quarry ask supports ${ASK_PROTOCOLS.join(', ')}`
         + (protocolName === 'progress' ? ' (progress needs gold-SQL feedback)' : ''));
     }
-    let maxTurns: number | undefined, modelTimeoutMs: number;
+    let maxTurns: number | undefined, modelTimeoutMs: number, maxResponseChars: number;
     const sampling: SamplingOptions = {};
     try {
       maxTurns = values['max-turns'] === undefined ? undefined : positiveInt('max-turns', values['max-turns'], 0);
       modelTimeoutMs = positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_MODEL_TIMEOUT_MS);
+      maxResponseChars = positiveInt('max-response-chars', values['max-response-chars'], DEFAULT_MAX_RESPONSE_CHARS);
       if (values.temperature !== undefined) sampling.temperature = temperature(values.temperature);
     } catch (err) {
       throw new UsageError((err as Error).message);
@@ -79,7 +84,7 @@ export const askCommand: Command = {
     }
     let model: ChatModel;
     try {
-      model = await createModel(values.model, { cwd: io.cwd });
+      model = await createModel(values.model, { cwd: io.cwd, maxResponseChars });
     } catch (err) {
       // A spec that names nothing usable (bad syntax, a missing model directory) is the caller's input.
       return badInput(io, err instanceof ModelError && err.kind !== 'bad-spec' ? `the model could not be loaded: ${err.message}` : (err as Error).message);

@@ -118,6 +118,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
         index, assistant, action: recordAction(action ?? safeParse(session, assistant)), observations,
         exec: exec && recordExec(exec), finishReason: result.finishReason, usage: { ...result.usage },
         ...(result.usageEstimated ? { usageEstimated: true } : {}),
+        ...(result.overLong ? { overLong: true } : {}),
         timings: { modelMs: callMs, envMs: performance.now() - e0 },
       });
       try {

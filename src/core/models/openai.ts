@@ -20,6 +20,12 @@ export interface OpenAIModelOptions {
   stream?: boolean | 'auto';
   /** How many stop strings the server is sent; the rest are cut here. OpenAI's API allows 4 (the default). */
   serverStopLimit?: number;
+  /**
+   * The most characters of one response that are read (default 1,000,000, about 250k tokens): past it the rest is
+   * not read, the turn keeps what came before and is marked over-long, and memory stays bounded whatever a server
+   * sends.
+   */
+  maxResponseChars?: number;
   /** Extra request headers (e.g. an organisation header). */
   headers?: Record<string, string>;
   /** Told about each retry before its wait, e.g. to log it. */
@@ -75,6 +81,30 @@ interface Attempt {
   serverToldStop: boolean;
   usage: TokenUsage | null;
   firstTokenAt: number | null;
+  overLong?: boolean;
+}
+
+/** Default of maxResponseChars. */
+export const DEFAULT_MAX_RESPONSE_CHARS = 1_000_000;
+
+/** A response body read up to `maxBytes` (then the connection is let go): a runaway server cannot fill memory. */
+async function readCappedText(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    total += value.length;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ModelError('bad-response', `the response body passed ${maxBytes} bytes without being a complete answer; `
+        + 'raise maxResponseChars (--max-response-chars) if a turn can really be that long');
+    }
+  }
+  return Buffer.concat(parts).toString('utf8');
 }
 
 export function createOpenAIModel(spec: OpenAISpec, opts: OpenAIModelOptions = {}): ChatModel {
@@ -88,6 +118,7 @@ class OpenAIChatModel implements ChatModel {
   private readonly key: { value: string; from: string } | null;
   private readonly inflight = new Set<AbortController>();
   private closed = false;
+  private readonly maxResponseChars: number;
   /** Cleared once a server rejects stream_options (older vLLM and llama.cpp builds), so later calls leave it out. */
   private sendStreamOptions = true;
 
@@ -95,6 +126,7 @@ class OpenAIChatModel implements ChatModel {
     this.spec = target.raw;
     this.url = `${target.baseURL}/chat/completions`;
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
+    this.maxResponseChars = opts.maxResponseChars ?? DEFAULT_MAX_RESPONSE_CHARS;
     const env = opts.env ?? process.env;
     if (opts.apiKey) this.key = { value: opts.apiKey, from: 'the apiKey option' };
     else if (env.QUARRY_API_KEY) this.key = { value: env.QUARRY_API_KEY, from: 'QUARRY_API_KEY' };
@@ -202,8 +234,9 @@ class OpenAIChatModel implements ChatModel {
   private async readWhole(res: Response, req: GenerateRequest, clientStops: string[], signal: AbortSignal): Promise<Attempt> {
     let raw: string;
     try {
-      raw = await res.text();
+      raw = await readCappedText(res, this.maxResponseChars * 4 + 65_536);
     } catch (e) {
+      if (e instanceof ModelError) throw e;
       throw this.connectionFailure(e, signal);
     }
     // An SSE body under another content type (some proxies relabel it): read it as the stream it is.
@@ -243,8 +276,14 @@ class OpenAIChatModel implements ChatModel {
     let stop: ServerStop = { told: false, value: null };
     let usage: TokenUsage | null = null;
     let sawDone = false;
+    let overLong = false;
+    const cap = this.maxResponseChars;
     const emit = (piece: string): void => {
       if (piece === '') return;
+      if (text.length + piece.length > cap) {
+        piece = piece.slice(0, Math.max(0, cap - text.length));
+        overLong = true;
+      }
       text += piece;
       emitted += piece.length;
       callOnText(req, piece);
@@ -263,6 +302,7 @@ class OpenAIChatModel implements ChatModel {
           firstTokenAt ??= performance.now();
           const { emit: safe, stop: clientStop } = cutter.push(delta);
           emit(safe);
+          if (overLong) break; // stop reading: the rest of the body is never buffered
           if (clientStop !== null) {
             finish = 'stop';
             sawFinish = true;
@@ -286,6 +326,10 @@ class OpenAIChatModel implements ChatModel {
       }
       throw failure;
     }
+    if (overLong) {
+      return { text, finishReason: 'length', stopString: null, serverToldStop: false, usage, firstTokenAt,
+        overLong: true };
+    }
     if (!sawDone && !sawFinish) {
       const error = new ModelError('server', `the stream from ${this.url} ended before it finished (no finish_reason, no [DONE])`);
       if (emitted > 0) throw new BrokenStream(new ModelError('server', `${error.message}, after ${emitted} characters had arrived`));
@@ -308,6 +352,7 @@ class OpenAIChatModel implements ChatModel {
       attempts,
     };
     if (!a.usage) result.usageEstimated = true;
+    if (a.overLong) result.overLong = true;
     if (a.stopString !== null && a.stopStringSource) result.stopStringSource = a.stopStringSource;
     else if (!a.serverToldStop && a.finishReason === 'stop') {
       const stops = splitStops(req.sampling?.stop, Number.POSITIVE_INFINITY).server;

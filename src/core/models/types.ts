@@ -47,6 +47,11 @@ export interface GenerateResult {
   /** True when the backend did not report token usage and `usage` is an estimate (about 4 characters a token). */
   usageEstimated?: boolean;
   /**
+   * True when the response passed the backend's size cap (maxResponseChars): reading stopped there, `text` holds the
+   * part before the cap and finishReason is 'length'.
+   */
+  overLong?: boolean;
+  /**
    * How `stopString` was found: 'server' (the server named it, as vLLM's `stop_reason` does), 'client' (cut on this
    * side, e.g. stop strings beyond a server's limit) or 'inferred' (the only plausible one). Absent when null.
    */

@@ -56,6 +56,8 @@ export interface TrajectoryTurn {
   usage: TokenUsage;
   /** Present (true) when the backend reported no token counts and `usage` is its estimate; added within v1. */
   usageEstimated?: boolean;
+  /** Present (true) when the response passed the model backend's size cap and was cut there; added within v1. */
+  overLong?: boolean;
   timings: { modelMs: number; envMs: number };
 }
 

@@ -154,6 +154,7 @@ function turn(v: unknown, path: string, index: number): void {
   oneOf(t.finishReason, FINISH, at(path, 'finishReason'));
   usage(t.usage, at(path, 'usage'));
   if (t.usageEstimated !== undefined) bool(t.usageEstimated, at(path, 'usageEstimated'));
+  if (t.overLong !== undefined) bool(t.overLong, at(path, 'overLong'));
   const tm = obj(t.timings, at(path, 'timings'));
   ms(tm.modelMs, at(at(path, 'timings'), 'modelMs'));
   ms(tm.envMs, at(at(path, 'timings'), 'envMs'));
