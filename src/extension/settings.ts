@@ -18,7 +18,7 @@ export interface QuarrySettings {
     /** '' means the bundled tiny demo model. */
     onnxPath: string;
   };
-  agent: { protocol: ProtocolName; maxTurns: number; temperature: number; modelTimeoutMs: number };
+  agent: { protocol: ProtocolName; maxTurns: number; temperature: number; modelTimeoutMs: number; maxResponseChars: number };
   observation: { maxRows: number; maxChars: number };
   query: { timeoutMs: number };
   databases: { glob: string };
@@ -31,7 +31,7 @@ export interface QuarrySettings {
 /** The manifest's defaults (package.json contributes.configuration); a unit test keeps the two in step. */
 export const DEFAULT_SETTINGS: QuarrySettings = {
   model: { backend: 'vscode-lm', baseUrl: 'http://127.0.0.1:8000/v1', name: '', onnxPath: '' },
-  agent: { protocol: 'skyrl', maxTurns: 5, temperature: 0, modelTimeoutMs: 120_000 },
+  agent: { protocol: 'skyrl', maxTurns: 5, temperature: 0, modelTimeoutMs: 120_000, maxResponseChars: 1_000_000 },
   observation: { maxRows: 50, maxChars: 9000 },
   query: { timeoutMs: 5000 },
   databases: { glob: '**/*.{sqlite,sqlite3,db}' },
@@ -72,6 +72,7 @@ export function readSettings(get: SettingGetter): QuarrySettings {
       maxTurns: num(get('agent.maxTurns'), d.agent.maxTurns, 1, 30, true),
       temperature: num(get('agent.temperature'), d.agent.temperature, 0, 2),
       modelTimeoutMs: num(get('agent.modelTimeoutMs'), d.agent.modelTimeoutMs, 1000, 3_600_000, true),
+      maxResponseChars: num(get('agent.maxResponseChars'), d.agent.maxResponseChars, 1000, 100_000_000, true),
     },
     observation: {
       maxRows: num(get('observation.maxRows'), d.observation.maxRows, 1, 10_000, true),

@@ -71,6 +71,7 @@ export async function createModelForSettings(ctx: ModelContext): Promise<ChatMod
       // The editor's key is the one in SecretStorage; environment keys of the editor process are not used silently.
       env: {},
       timeoutMs: settings.agent.modelTimeoutMs,
+      maxResponseChars: settings.agent.maxResponseChars,
       onRetry: (r) => log.warn(`model: retry ${r.attempt} in ${r.delayMs} ms (${r.reason})`),
     });
     return {
