@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
+import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
 import { resolve, dirname } from 'node:path';
 import { cpus } from 'node:os';
 import type { Command } from '../command';
@@ -71,6 +72,18 @@ export const evalCommand: Command = {
 
     const dbDir = resolve(io.cwd, values['db-dir']);
     const outPath = values.out ? resolve(io.cwd, values.out) : undefined;
+    if (outPath) {
+      try {
+        // The report never replaces the gold, the predictions, tables.json or a database.
+        checkOutputPath(outPath, {
+          inputs: [values.gold, values.pred, values.tables].map((f) => (f ? resolve(io.cwd, f) : null)),
+          kind: 'an evaluation report', sameKind: (line) => line.trim() === '{' || line.trim().startsWith('{"'),
+        });
+      } catch (err) {
+        if (err instanceof OutputRefused) return fail(io, err.message);
+        throw err;
+      }
+    }
     let gold, preds, tables;
     try {
       gold = parseGold(readText(resolve(io.cwd, values.gold), 'gold file'));

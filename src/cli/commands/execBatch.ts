@@ -8,6 +8,7 @@ import type { Cell, ExecRequest, ExecResult } from '../../core/db';
 import { failure } from '../../core/db/runStatement';
 import { positiveInt, observationFormat } from '../../core/db/execOptions';
 import { cpus } from 'node:os';
+import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
 
 /** Output past which the remaining statements are not run but answered with a `resource` line. */
 const MAX_BATCH_OUTPUT_BYTES = 2 ** 30;
@@ -86,9 +87,14 @@ export const execBatchCommand: Command = {
     const showProgress = (io.stderr as { isTTY?: boolean }).isTTY === true;
     let fd: number;
     try {
+      // The output never replaces the input, a database, or a file that is not an earlier exec-batch output.
+      checkOutputPath(resolve(io.cwd, values.out), {
+        inputs: [inPath], kind: 'exec-batch output',
+        sameKind: (line) => { try { const o = JSON.parse(line) as object; return 'errorClass' in o && 'observation' in o; } catch { return false; } },
+      });
       fd = openSync(resolve(io.cwd, values.out), 'w');
     } catch (err) {
-      io.stderr.write(`quarry exec-batch: cannot write ${values.out}: ${(err as Error).message}\n`);
+      io.stderr.write(`quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`);
       return 2;
     }
     const pool = createSqlPool({ size: jobs });

@@ -9,8 +9,11 @@ import { LabelStore, LabelStoreError } from '../../core/labels/store';
 import { exportRlPrompts, exportSft, readLabeledRecords, type ExportSummary } from '../../core/labels/exportJsonl';
 import { readTrajectories } from '../../core/trajectories/reader';
 import type { Label } from '../../core/labels/types';
+import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
+import { SFT_SCHEMA } from '../../core/labels/sft';
+import { RL_SCHEMA } from '../../core/labels/rl';
 
-const usage = `Usage: quarry export --format sft|rl --out FILE.jsonl [--labels .quarry/labels.sqlite] [--trajectories FILE.jsonl] [--keep-reasoning]
+const usage = `Usage: quarry export --format sft|rl --out FILE.jsonl [--labels .quarry/labels.sqlite] [--trajectories FILE.jsonl] [--keep-reasoning] [--force]
 
 Writes training data from the label store.
   sft  one chat example per trajectory labeled correct or given a corrected SQL; "loss" is true on the model's own
@@ -18,6 +21,9 @@ Writes training data from the label store.
        --keep-reasoning keeps the model's text before a replaced answer block.
   rl   one prompt per task of --trajectories (required): question, database, gold SQL (a corrected SQL when labeled,
        else the task's gold), difficulty. Tasks with neither gold are left out.
+The label store and the trajectories are only read (a file that is not a label store is refused unchanged). --out
+never replaces an input or a database, and replaces another existing file only when it is an earlier export of the
+same format, or with --force; it is written to a temporary file renamed into place.
 Left-out items are listed on stderr. Exit codes: 0 written, 2 bad input (usage, missing or unreadable files).`;
 
 export const exportCommand: Command = {
@@ -29,7 +35,7 @@ export const exportCommand: Command = {
       args: argv, strict: true, allowPositionals: false,
       options: {
         labels: { type: 'string' }, trajectories: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
-        'keep-reasoning': { type: 'boolean' },
+        'keep-reasoning': { type: 'boolean' }, force: { type: 'boolean' },
       },
     });
     if (values.format !== 'sft' && values.format !== 'rl') throw new UsageError('--format sft|rl is required');
@@ -42,11 +48,22 @@ export const exportCommand: Command = {
     if (trajectories && !existsSync(trajectories)) throw new UsageError(`no such trajectory file: ${trajectories}`);
     if (!existsSync(labelsPath) && values.format === 'sft') throw new UsageError(`no label store at ${labelsPath} (label trajectories in the editor first, or pass --labels)`);
 
+    try {
+      const schema = values.format === 'sft' ? SFT_SCHEMA : RL_SCHEMA;
+      checkOutputPath(out, {
+        inputs: [labelsPath, trajectories], kind: values.format === 'sft' ? 'SFT examples' : 'RL prompts', force: values.force,
+        sameKind: (line) => { try { return (JSON.parse(line) as { schema?: unknown }).schema === schema; } catch { return false; } },
+      });
+    } catch (err) {
+      if (err instanceof OutputRefused) { io.stderr.write(`quarry export: ${err.message}\n`); return EXIT.badInput; }
+      throw err;
+    }
+
     let labels: Label[] = [];
     if (existsSync(labelsPath)) {
       let store: LabelStore;
       try {
-        store = LabelStore.open(labelsPath);
+        store = LabelStore.openReadOnly(labelsPath);
       } catch (err) {
         if (err instanceof LabelStoreError) { io.stderr.write(`quarry export: ${err.message}\n`); return EXIT.badInput; }
         throw err;

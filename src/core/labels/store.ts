@@ -3,7 +3,7 @@
 // killed editor afterwards cannot lose it. Two processes (two windows, the CLI) may have it open at once; a writer
 // that finds it locked waits busy_timeout, then fails with a LabelStoreError of kind 'busy' that says so.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { BUILTIN_TAGS, isVerdict, type Label, type LabelInput, type Verdict } from './types';
@@ -132,6 +132,41 @@ export class LabelStore {
       const store = new LabelStore(path, db, opts);
       store.migrate();
       return store;
+    } catch (err) {
+      db.close();
+      throw explain(err, path, busy);
+    }
+  }
+
+  /**
+   * Opens an existing store for reading only: nothing is created, migrated or switched to WAL, so a file that is
+   * not a label store (a user's database, an empty file) is refused before anything about it changes.
+   */
+  static openReadOnly(path: string, opts: LabelStoreOptions = {}): LabelStore {
+    const busy = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch (err) {
+      throw new LabelStoreError('io', `${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+    if (size === 0) throw new LabelStoreError('not-a-store', `${path} is an empty file, not a Quarry label store`);
+    let db: Database.Database;
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout: busy });
+    } catch (err) {
+      throw explain(err, path, busy);
+    }
+    try {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      const hasLabels = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'labels'").get() !== undefined;
+      if (version === 0 || !hasLabels) {
+        throw new LabelStoreError('not-a-store', `${path} is a SQLite database but not a Quarry label store (no label schema)`);
+      }
+      if (version > LABEL_SCHEMA_VERSION) {
+        throw new LabelStoreError('version', `${path} was written by a newer Quarry (label schema ${version}; this one reads up to ${LABEL_SCHEMA_VERSION})`);
+      }
+      return new LabelStore(path, db, opts);
     } catch (err) {
       db.close();
       throw explain(err, path, busy);

@@ -3,7 +3,7 @@
 // each protocol's own parser, RL prompts and the files written.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSqlPool } from '../../../src/core/db/pool';
 import { runEpisode } from '../../../src/core/agent/loop';
@@ -23,6 +23,7 @@ import { checkCorrectedSql } from '../../../src/core/labels/checkSql';
 import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
 import type { Label } from '../../../src/core/labels/types';
 import { TrajectoryWriter } from '../../../src/core/trajectories/writer';
+import { readTrajectories } from '../../../src/core/trajectories/reader';
 import { Writable } from 'node:stream';
 import { main } from '../../../src/cli/main';
 
@@ -258,4 +259,57 @@ test('quarry export: sft from the workspace store, rl for a trajectory file; bad
   const noStore = await cli('--format', 'sft', '--labels', 'nowhere.sqlite', '--out', 'x.jsonl');
   assert.equal(noStore.code, 2);
   assert.match(noStore.err, /no label store at .*nowhere\.sqlite/);
+});
+
+test('issue 9, item 3: quarry export reads its inputs without changing them and never writes over an input or a database', async () => {
+  const dir = tempDir();
+  const good = await answered('safe-good');
+  const file = join(dir, 'run.jsonl');
+  const w = await TrajectoryWriter.open(file);
+  await w.write(good);
+  await w.close();
+  const storePath = labelStorePath(dir);
+  const store = LabelStore.open(storePath);
+  store.save({ trajectoryId: 'safe-good', file, recordSha: recordSha(good), verdict: 'correct', correctedSql: null, tags: [], note: '' });
+  store.close();
+  const cli = async (...args: string[]) => {
+    const out = capture(); const err = capture();
+    const code = await main(['export', ...args], { stdout: out.stream, stderr: err.stream, cwd: dir });
+    return { code, out: out.text(), err: err.text() };
+  };
+  const bytes = (p: string) => readFileSync(p);
+
+  // A user's database given as --labels: refused, and its bytes (its header's journal mode too) unchanged.
+  const userDb = buildDb('bookshop', { dir: tempDir() });
+  const before = bytes(userDb);
+  const notStore = await cli('--format', 'sft', '--labels', userDb, '--out', 'a.jsonl');
+  assert.equal(notStore.code, 2);
+  assert.match(notStore.err, /not a Quarry label store/);
+  assert.deepEqual(bytes(userDb), before);
+  // An empty file given as --labels stays empty.
+  const empty = join(dir, 'empty.sqlite');
+  writeFileSync(empty, '');
+  const emptyRun = await cli('--format', 'sft', '--labels', empty, '--out', 'b.jsonl');
+  assert.equal(emptyRun.code, 2);
+  assert.match(emptyRun.err, /empty file, not a Quarry label store/);
+  assert.equal(bytes(empty).length, 0);
+  // --out naming an input or a database is refused; the input is untouched.
+  const storeBefore = bytes(storePath);
+  for (const [out, why] of [[storePath, /is also an input|SQLite database/], [file, /is also an input/], [userDb, /SQLite database/]] as const) {
+    const r = await cli('--format', 'sft', '--trajectories', file, '--out', out);
+    assert.equal(r.code, 2, out);
+    assert.match(r.err, why);
+  }
+  assert.deepEqual(bytes(storePath), storeBefore);
+  assert.equal((await readTrajectories(file)).records.length, 1);
+  // Another existing file needs --force; an earlier export of the same kind is simply replaced.
+  const notes = join(dir, 'notes.txt');
+  writeFileSync(notes, 'my notes\n');
+  const refused = await cli('--format', 'sft', '--out', notes);
+  assert.equal(refused.code, 2);
+  assert.match(refused.err, /exists and is not SFT examples Quarry wrote; pass --force/);
+  assert.equal(readFileSync(notes, 'utf8'), 'my notes\n');
+  assert.equal((await cli('--format', 'sft', '--out', notes, '--force')).code, 0);
+  assert.equal((await cli('--format', 'sft', '--out', 'c.jsonl')).code, 0);
+  assert.equal((await cli('--format', 'sft', '--out', 'c.jsonl')).code, 0, 'an earlier SFT export is replaced');
 });
