@@ -1,18 +1,30 @@
 // Keeps recently used read-only handles open so a query costs a prepare and a step, not an open.
 import type Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { openReadOnly } from './open';
 
 interface Entry { db: Database.Database; stamp: string }
 
-/** Size and mtime: a file replaced or rewritten since it was opened is reopened rather than read through a stale handle. */
+/**
+ * Size, mtime and inode of the file (through links) and of its -wal: a file replaced or rewritten, or committed to
+ * by another process in WAL mode, since it was opened is reopened rather than read through a stale handle.
+ */
 function stampOf(path: string): string {
+  let real: string;
   try {
-    const st = statSync(path);
-    return `${st.size}:${st.mtimeMs}:${st.ino}`;
+    real = realpathSync(path);
   } catch {
     return 'gone';
   }
+  const part = (p: string): string => {
+    try {
+      const st = statSync(p);
+      return `${st.size}:${st.mtimeMs}:${st.ino}`;
+    } catch {
+      return '-';
+    }
+  };
+  return `${real}|${part(real)}|${part(real + '-wal')}`;
 }
 
 export class HandleCache {

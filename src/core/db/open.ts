@@ -3,7 +3,9 @@
 // pass `immutable=1`, the only way to read a WAL-mode file without SQLite creating -wal/-shm files beside it.
 if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
 import Database from 'better-sqlite3';
-import { openSync, readSync, closeSync, statSync, existsSync, readFileSync } from 'node:fs';
+import { openSync, readSync, closeSync, statSync, existsSync, readFileSync, realpathSync, mkdtempSync, copyFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 
 export type OpenErrorKind = 'missing' | 'directory' | 'empty' | 'not-sqlite' | 'corrupt' | 'locked' | 'unreadable';
@@ -75,6 +77,10 @@ export function classifyOpenError(path: string, err: unknown): DatabaseOpenError
  */
 function connect(path: string, head: Buffer, busyTimeoutMs: number): Database.Database {
   const wal = head[18] === WAL_FORMAT || head[19] === WAL_FORMAT;
+  if (wal && existsSync(path + '-wal') && !existsSync(path + '-shm')) {
+    // SQLite would create the -shm beside the user's file to read the -wal: read a snapshot copy of both instead.
+    return snapshotCopy(path, busyTimeoutMs);
+  }
   if (!wal || existsSync(path + '-wal')) {
     return new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   }
@@ -90,11 +96,37 @@ function connect(path: string, head: Buffer, busyTimeoutMs: number): Database.Da
   return new Database(bytes, { readonly: true });
 }
 
+const snapshotDirs: string[] = [];
+process.on('exit', () => { for (const d of snapshotDirs) rmSync(d, { recursive: true, force: true }); });
+
+/**
+ * A WAL database whose -wal has no -shm beside it (a writer crashed, or the files were copied): the database and its
+ * -wal are copied into a private temporary folder and that copy is opened, so the latest committed rows are read and
+ * nothing is created beside the user's file. The handle reads a snapshot taken now (the handle cache reopens it when
+ * either file changes).
+ */
+function snapshotCopy(path: string, busyTimeoutMs: number): Database.Database {
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-snapshot-'));
+  snapshotDirs.push(dir);
+  const copy = join(dir, 'snapshot.sqlite');
+  copyFileSync(path, copy);
+  copyFileSync(path + '-wal', copy + '-wal');
+  // Our own copy: opened read-write so SQLite can make the copy's -shm (query_only is set on it like on any handle).
+  return new Database(copy, { fileMustExist: true, timeout: busyTimeoutMs });
+}
+
 /**
  * Opens `path` read-only with writes refused by the engine (read-only handle plus `PRAGMA query_only`),
- * and reads the schema once so a corrupt or locked file fails here rather than on the first query.
+ * and reads the schema once so a corrupt or locked file fails here rather than on the first query. A symbolic link is
+ * resolved first, so the -wal beside the real file is the one read and nothing is created beside the link.
  */
-export function openReadOnly(path: string, opts: { busyTimeoutMs?: number } = {}): Database.Database {
+export function openReadOnly(linkOrPath: string, opts: { busyTimeoutMs?: number } = {}): Database.Database {
+  let path = linkOrPath;
+  try {
+    path = realpathSync(linkOrPath);
+  } catch {
+    // a missing file: readHeader says so with the path the caller gave
+  }
   const head = readHeader(path);
   let db: Database.Database | undefined;
   try {
