@@ -151,14 +151,20 @@ class OpenAIChatModel implements ChatModel {
     const timer = setTimeout(() => { timedOut = true; ctl.abort(new Error('timeout')); }, timeoutMs);
     const onAbort = (): void => ctl.abort(abortError());
     req.signal?.addEventListener('abort', onAbort, { once: true });
+    const failures: ModelError[] = [];
     try {
-      const { result, attempts } = await this.withRetries(req, ctl.signal);
+      const { result, attempts } = await this.withRetries(req, ctl.signal, failures);
       const totalMs = performance.now() - started;
       return this.finish(req, result, attempts, totalMs, started);
     } catch (e) {
       if (e instanceof CallbackError) throw e.original;
       if (req.signal?.aborted) throw abortError();
-      if (timedOut) throw new ModelError('timeout', `no complete answer from ${this.url} within ${timeoutMs} ms`);
+      if (timedOut) {
+        // The limit ran out while retrying a failure: that failure is what went wrong, so it is named first.
+        const last = failures.at(-1);
+        if (last) throw this.redact(new ModelError(last.kind, `${last.message} (the ${timeoutMs} ms limit ran out while retrying after ${failures.length} failed attempt${failures.length === 1 ? '' : 's'})`));
+        throw new ModelError('timeout', `no complete answer from ${this.url} within ${timeoutMs} ms`);
+      }
       if (e instanceof ModelError) throw this.redact(e);
       throw this.redact(new ModelError('bad-response', `unexpected failure talking to ${this.url}: ${describe(e)}`));
     } finally {
@@ -168,11 +174,13 @@ class OpenAIChatModel implements ChatModel {
     }
   }
 
-  private async withRetries(req: GenerateRequest, signal: AbortSignal): Promise<{ result: Attempt; attempts: number }> {
+  private async withRetries(req: GenerateRequest, signal: AbortSignal, failures: ModelError[] = []):
+    Promise<{ result: Attempt; attempts: number }> {
     for (let attempt = 1; ; attempt++) {
       try {
         return { result: await this.attempt(req, signal), attempts: attempt };
       } catch (e) {
+        if (e instanceof RetryableFailure) failures.push(e.error);
         if (signal.aborted) throw e;
         if (e instanceof BrokenStream) throw e.error;
         if (!(e instanceof RetryableFailure)) throw e;
