@@ -152,7 +152,7 @@ test('quarry ask exit 2: bad database, bad model spec, unknown protocol, bad opt
   assert.equal(s.requests.filter((q) => q.body !== null).length, 0, 'bad input never reaches the model');
 });
 
-test('Ctrl-C cancels the episode mid-generation, writes the trajectory and exits 1', async () => {
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) test(`${signal} cancels the episode mid-generation, writes the trajectory and exits 1`, async () => {
   // Slow streaming gives the second turn time to be interrupted while it is being generated.
   const s = await server([
     { turn: 0, response: '<sql>SELECT count(*) FROM author</sql>' },
@@ -166,7 +166,7 @@ test('Ctrl-C cancels the episode mid-generation, writes the trajectory and exits
   child.stderr.on('data', (c: Buffer) => { err += String(c); });
   child.stdout.on('data', (c: Buffer) => {
     out += String(c);
-    if (/── turn 2 of 5 ──\n<think>word word/.test(out) && !child.killed) child.kill('SIGINT');
+    if (/── turn 2 of 5 ──\n<think>word word/.test(out) && !child.killed) child.kill(signal);
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   assert.equal(code, 1, err);

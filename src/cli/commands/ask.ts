@@ -106,7 +106,8 @@ export const askCommand: Command = {
       io.stderr.write('\nquarry ask: cancelling (Ctrl-C again to quit at once)\n');
       cancel.abort();
     };
-    process.on('SIGINT', onSigint);
+    // TERM and HUP (a job runner, a closed terminal) stop the run the same way: what is finished is kept.
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSigint);
     try {
       const show = new LiveView(io);
       let record: TrajectoryRecord;
@@ -141,7 +142,7 @@ export const askCommand: Command = {
       if (!result.ok) return failed(io, `the final SQL failed (${result.errorClass}): ${result.error}`);
       return EXIT.ok;
     } finally {
-      process.off('SIGINT', onSigint);
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, onSigint);
       await writer?.close();
       await pool.close();
       await model.close();

@@ -112,7 +112,8 @@ export const benchCommand: Command = {
       io.stderr.write('\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C again to quit at once)\n');
       cancel.abort();
     };
-    process.on('SIGINT', onSigint);
+    // TERM and HUP (a job runner, a closed terminal) stop the run the same way: what is finished is kept.
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSigint);
     const bar = createProgress(io.stderr, planned * samples, { label: 'bench' });
     let report;
     try {
@@ -128,7 +129,7 @@ export const benchCommand: Command = {
       if (err instanceof Error && /EACCES|EPERM|ENOTDIR|EROFS|ENOSPC/.test((err as NodeJS.ErrnoException).code ?? '')) return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
       throw err;
     } finally {
-      process.off('SIGINT', onSigint);
+      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, onSigint);
       await model.close();
     }
     if (report.resumedEpisodes > 0) io.stderr.write(`resumed: ${report.resumedEpisodes} episodes reused from ${resolve(outDir, BENCH_FILES.trajectories)}\n`);
