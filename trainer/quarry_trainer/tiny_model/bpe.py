@@ -1,20 +1,26 @@
 """Byte-level BPE: training, encoding, and writing the result as a Hugging Face tokenizer.json.
 
-The pre-tokenizer is a Split on an ASCII-only regex followed by a byte-level mapping, so Python's `re` and the
-JavaScript tokenizer (@huggingface/tokenizers) cut text into exactly the same pieces. Merges are applied by rank,
-leftmost first, which is what Hugging Face's BPE model does.
+Normalization and pre-tokenization are Qwen2's own (NFC, then its Split regex, then the byte-level map), done here by
+the `tokenizers` library itself: transformers 5 loads any `qwen2` checkpoint's tokenizer as Qwen2Tokenizer, which
+rebuilds the pipeline with exactly these steps, so Python (transformers, raw tokenizers) and JavaScript
+(@huggingface/tokenizers) all cut text into the same pieces. Merges are applied by rank, leftmost first, which is what
+Hugging Face's BPE model does.
 """
 
 import json
 import re
 from collections import Counter
 
-# Words (letters and underscores, so SQL identifiers stay whole), single digits, runs of other symbols, whitespace.
-# The `(?![^ \t\r\n])` lookahead leaves the last space of a run to start the next word, as GPT-2's pattern does.
-SPLIT_PATTERN = r" ?[A-Za-z_]+| ?[0-9]| ?[^ \t\r\nA-Za-z0-9_]+|[ \t\r\n]+(?![^ \t\r\n])|[ \t\r\n]+"
-SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+from tokenizers import Regex, normalizers, pre_tokenizers
 
-_split_re = re.compile(SPLIT_PATTERN)
+# Qwen2's pre-tokenizer pattern: contractions, letter runs with one leading non-letter (so `_id` stays whole), single
+# digits, symbol runs, newlines, and whitespace whose last space starts the next piece.
+SPLIT_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+_split = pre_tokenizers.Split(Regex(SPLIT_PATTERN), behavior="isolated")
+_nfc = normalizers.NFC()
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
 
 def bytes_to_unicode():
@@ -38,16 +44,8 @@ BYTE_MAP = bytes_to_unicode()
 
 def pieces(text):
     """Pre-tokenized pieces of plain text (no special tokens), each as its byte-level string."""
-    out = []
-    pos = 0
-    for m in _split_re.finditer(text):
-        if m.start() > pos:  # the pattern covers every character, but keep any gap as its own piece, as Split does
-            out.append(text[pos : m.start()])
-        out.append(m.group(0))
-        pos = m.end()
-    if pos < len(text):
-        out.append(text[pos:])
-    return ["".join(BYTE_MAP[b] for b in p.encode("utf-8")) for p in out]
+    normalized = _nfc.normalize_str(text)
+    return ["".join(BYTE_MAP[b] for b in p.encode("utf-8")) for p, _ in _split.pre_tokenize_str(normalized)]
 
 
 def train(texts, merges_wanted):
@@ -166,7 +164,7 @@ class Tokenizer:
             "truncation": None,
             "padding": None,
             "added_tokens": added,
-            "normalizer": None,
+            "normalizer": {"type": "NFC"},
             "pre_tokenizer": {
                 "type": "Sequence",
                 "pretokenizers": [
