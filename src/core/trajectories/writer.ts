@@ -31,7 +31,7 @@ export class TrajectoryWriter {
 
   /** Opens (creating) `path`. An unfinished last line from a crash is cut off so the next record starts a new line. */
   static async open(path: string, opts: WriterOptions = {}): Promise<TrajectoryWriter> {
-    const fh = await open(path, opts.append === false ? 'w' : 'a+');
+    const fh = await open(path, opts.append === false ? 'w+' : 'a+');
     try {
       const repaired = opts.append === false ? 0 : await withFileLock(path, () => cutUnfinishedLine(fh, path));
       return new TrajectoryWriter(path, fh, opts.fsync === true, repaired);
