@@ -39,8 +39,14 @@ export function extractSchemaItems(sql: string, schema?: SchemaLike): SchemaItem
 }
 
 /** All of tables and columns as one set, the form r_schema's Jaccard takes. */
+/**
+ * The items as one set: `table:<name>` and `column:<name>`. Columns are bare names, as SQL-Trail eq. 10 counts them
+ * ("the set of schema items (tables and columns) appearing in the prediction"): `SELECT name FROM student` against
+ * `SELECT name FROM teacher` shares `name` (1/3), where table-qualified columns would share nothing (0/4).
+ */
 export function schemaItemSet(items: SchemaItems): Set<string> {
-  return new Set([...items.tables.map((t) => `table:${t}`), ...items.columns.map((c) => `column:${c}`)]);
+  const bare = (c: string): string => c.slice(c.lastIndexOf('.') + 1);
+  return new Set([...items.tables.map((t) => `table:${t}`), ...items.columns.map((c) => `column:${bare(c)}`)]);
 }
 
 const TABLE_INTRO = new Set(['FROM', 'JOIN']);

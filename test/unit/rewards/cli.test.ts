@@ -44,7 +44,10 @@ test('reward --json prints exactly {panel, total, terms: [{name, value, weight, 
   for (const t of json.terms) assert.deepEqual(Object.keys(t), ['name', 'value', 'weight', 'contribution', 'explanation']);
   const bigram = json.terms.find((t: { name: string }) => t.name === 'bigram');
   assert.equal(bigram.value, 0.5);
-  assert.equal(json.total, json.terms.reduce((a: number, t: { contribution: number }) => a + t.contribution, 0));
+  // The printed numbers are rounded to 12 decimals, so their sum agrees with the total to that precision.
+  const sum = json.terms.reduce((a: number, t: { contribution: number }) => a + t.contribution, 0);
+  assert.ok(Math.abs(json.total - sum) < 1e-9, `${json.total} vs ${sum}`);
+  assert.ok(Math.abs(json.terms.find((t: { name: string }) => t.name === 'schema').value - 1 / 3) < 1e-9, 'eq. 10: name is shared');
 });
 
 test('reward without --json prints a readable table with every explanation', async () => {
