@@ -65,14 +65,14 @@ for (let i = 0; i < N; i++) {
   if (r < 0.6) { const g = goldPool[Math.floor(rand() * goldPool.length)]; stmts.push({ id: i, db: dbPath(g.db_id), sql: g.query, kind: 'accepted' }); continue; }
   if (r < 0.85) { kind = 'rejected'; sql = REJECTED[Math.floor(rand() * REJECTED.length)].replace('{t}', `"${firstTable.get(id)}"`); }
   else if (r < 0.95) { kind = 'probe'; sql = PROBES[Math.floor(rand() * PROBES.length)]; }
-  else if (r < 0.98) { kind = 'runaway'; sql = RUNAWAY; }
+  else if (r < 0.97) { kind = 'runaway'; sql = RUNAWAY; }
   else { kind = 'oversized'; sql = OVERSIZED; }
   stmts.push({ id: i, db: dbPath(id), sql, kind });
 }
 
 const work = mkdtempSync(join(tmpdir(), 'quarry-soak-'));
 const before = fingerprint();
-const timeoutMs = 300;
+const timeoutMs = 1000;
 let peakKb = 0;
 
 /** Runs `quarry exec-batch` on `list` (optionally killing it after `killAfterMs`); returns its lines by id. */
@@ -110,6 +110,17 @@ async function batch(list: Stmt[], name: string, killAfterMs?: number, signal: N
 }
 
 const key = (r: { ok: boolean; errorClass: string | null; rows: unknown }) => JSON.stringify([r.ok, r.errorClass, r.ok ? r.rows : null]);
+type Line = { ok: boolean; errorClass: string | null; rows: unknown };
+/** A difference where one side ran out of time is the machine's load, not one statement changing another. */
+const timingOnly = (a: Line, b: Line) => a.errorClass === 'timeout' || b.errorClass === 'timeout';
+const diffs: { where: string; kind: string; sql: string; a: string; b: string }[] = [];
+function compare(where: string, s: Stmt, a: Line | undefined, b: Line | undefined): 'same' | 'timing' | 'different' {
+  if (!a || !b) return 'same';
+  if (key(a) === key(b)) return 'same';
+  if (timingOnly(a, b)) return 'timing';
+  diffs.push({ where, kind: s.kind, sql: s.sql.slice(0, 120), a: key(a).slice(0, 200), b: key(b).slice(0, 200) });
+  return 'different';
+}
 
 function leftoverWorkers(): number {
   const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
@@ -123,13 +134,18 @@ async function main(): Promise<void> {
   const shuffled = [...stmts].sort(() => rand() - 0.5);
   const again = await batch(shuffled, 'shuffled');
   let orderDiffs = 0;
-  for (const s of stmts) if (key(whole.get(s.id)!) !== key(again.get(s.id)!)) orderDiffs++;
+  let timingDiffs = 0;
+  for (const s of stmts) {
+    const c = compare('shuffled', s, whole.get(s.id), again.get(s.id));
+    if (c === 'different') orderDiffs++; else if (c === 'timing') timingDiffs++;
+  }
   // 2. A sample run alone, one process per statement (`quarry exec-batch` of one line).
   let aloneDiffs = 0;
   const sample = stmts.filter((s) => s.kind !== 'runaway').sort(() => rand() - 0.5).slice(0, ALONE);
   for (const s of sample) {
     const one = await batch([s], 'alone');
-    if (key(one.get(s.id)!) !== key(whole.get(s.id)!)) aloneDiffs++;
+    const c = compare('alone', s, one.get(s.id), whole.get(s.id));
+    if (c === 'different') aloneDiffs++; else if (c === 'timing') timingDiffs++;
   }
   // 3. Parents killed at random moments (KILL, TERM, HUP, INT): no worker may outlive its parent; the lines kept are whole
   //    and equal to the full run's.
@@ -140,7 +156,10 @@ async function main(): Promise<void> {
     const part = stmts.slice(Math.floor(rand() * (N - 1500)), undefined).slice(0, 1500);
     const got = await batch(part, `killed-${killedRuns}`, 300 + Math.floor(rand() * 3000), sig);
     killedRuns++;
-    for (const [id, r] of got) if (key(r) !== key(whole.get(id)!)) keptLineDiffs++;
+    for (const [id, r] of got) {
+      const c = compare(`killed-${killedRuns}`, stmts[id], r, whole.get(id));
+      if (c === 'different') keptLineDiffs++; else if (c === 'timing') timingDiffs++;
+    }
     await new Promise((r) => setTimeout(r, 1500)); // the watcher threads poll twice a second
     leftovers += leftoverWorkers();
   }
@@ -167,15 +186,18 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 
   const counts = Object.fromEntries(['accepted', 'rejected', 'probe', 'runaway', 'oversized'].map((k) => [k, stmts.filter((s) => s.kind === k).length]));
-  console.log(JSON.stringify({ counts, orderDiffs, aloneDiffs, keptLineDiffs, leftovers, evalDiffs, changedBeside, peakKb }));
+  console.log(JSON.stringify({ counts, orderDiffs, aloneDiffs, keptLineDiffs, timingDiffs, leftovers, evalDiffs, changedBeside, peakKb }));
+  for (const d of diffs.slice(0, 10)) console.log(JSON.stringify(d));
   writeResult('soak', {
     statements: N, kinds: counts, databases: dbIds.length, timeoutMs,
     differences: { shuffledOrder: orderDiffs, aloneSample: aloneDiffs, aloneSampleSize: sample.length, killedRunLines: keptLineDiffs,
       evalReversedOrder: evalDiffs, evalItems: accepted.length },
+    timingDependent: timingDiffs, firstDifferences: diffs.slice(0, 10),
     killedRuns, leftoverWorkerProcesses: leftovers, filesCreatedOrChangedBesideDatabases: changedBeside.length,
     peakMemoryMiB: Math.round(peakKb / 1024), seconds: Math.round((performance.now() - t0) / 1000), loadAverage1m: loadavg()[0],
     command: 'npm run build && npm run bench -- soak',
-    notes: 'Differences compare ok/errorClass/rows of each statement. The alone sample runs each statement as a one-line '
+    notes: 'Differences compare ok/errorClass/rows of each statement; one where either side ran past the time limit '
+    + '(a loaded machine) is counted apart as timingDependent. The alone sample runs each statement as a one-line '
       + 'exec-batch in its own process. Killed runs signal the CLI at a random moment; the lines kept must equal the full '
       + 'run\'s and no worker may outlive its parent. eval scores 3,000 gold-vs-gold items (every third prediction an '
       + 'EXPLAIN PRAGMA attack) forward and reversed.',
