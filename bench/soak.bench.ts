@@ -90,8 +90,10 @@ async function batch(list: Stmt[], name: string, killAfterMs?: number, signal: N
   if (killAfterMs !== undefined) {
     // /usr/bin/time's child is the CLI: signal it, not the wrapper.
     timer = setTimeout(() => {
-      const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' }).trim().split('\n');
-      for (const p of pids) if (p.trim()) try { process.kill(Number(p), signal); } catch { /* gone */ }
+      const pids = childPids(child.pid!);
+      // The CLI's own workers, noted before it is signalled: each must be gone once the CLI is.
+      for (const p of pids) killedWorkers.push(...childPids(p));
+      for (const p of pids) try { process.kill(p, signal); } catch { /* gone */ }
     }, killAfterMs);
   }
   await new Promise<void>((r) => child.on('exit', () => r()));
@@ -122,9 +124,17 @@ function compare(where: string, s: Stmt, a: Line | undefined, b: Line | undefine
   return 'different';
 }
 
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+  } catch { return []; }
+}
+
+/** Worker pids of CLIs the soak killed; any still alive afterwards is a leftover. */
+const killedWorkers: number[] = [];
 function leftoverWorkers(): number {
-  const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-  return ps.split('\n').filter((l) => l.includes('sqlWorker.js') && l.includes(repoRoot)).length;
+  return killedWorkers.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } }).length;
 }
 
 async function main(): Promise<void> {
@@ -151,7 +161,6 @@ async function main(): Promise<void> {
   //    and equal to the full run's.
   let killedRuns = 0;
   let keptLineDiffs = 0;
-  let leftovers = 0;
   for (const sig of ['SIGKILL', 'SIGTERM', 'SIGHUP', 'SIGINT', 'SIGKILL', 'SIGTERM'] as const) {
     const part = stmts.slice(Math.floor(rand() * (N - 1500)), undefined).slice(0, 1500);
     const got = await batch(part, `killed-${killedRuns}`, 300 + Math.floor(rand() * 3000), sig);
@@ -160,9 +169,9 @@ async function main(): Promise<void> {
       const c = compare(`killed-${killedRuns}`, stmts[id], r, whole.get(id));
       if (c === 'different') keptLineDiffs++; else if (c === 'timing') timingDiffs++;
     }
-    await new Promise((r) => setTimeout(r, 1500)); // the watcher threads poll twice a second
-    leftovers += leftoverWorkers();
   }
+  await new Promise((r) => setTimeout(r, 1500)); // the watcher threads poll twice a second
+  const leftovers = leftoverWorkers();
   // 4. quarry eval over the accepted statements as gold-vs-gold, in two orders: the same verdicts item by item.
   const accepted = stmts.filter((s) => s.kind === 'accepted').slice(0, 3000);
   const evalRun = (list: Stmt[], name: string) => {
@@ -193,7 +202,7 @@ async function main(): Promise<void> {
     differences: { shuffledOrder: orderDiffs, aloneSample: aloneDiffs, aloneSampleSize: sample.length, killedRunLines: keptLineDiffs,
       evalReversedOrder: evalDiffs, evalItems: accepted.length },
     timingDependent: timingDiffs, firstDifferences: diffs.slice(0, 10),
-    killedRuns, leftoverWorkerProcesses: leftovers, filesCreatedOrChangedBesideDatabases: changedBeside.length,
+    killedRuns, workersOfKilledRuns: killedWorkers.length, leftoverWorkerProcesses: leftovers, filesCreatedOrChangedBesideDatabases: changedBeside.length,
     peakMemoryMiB: Math.round(peakKb / 1024), seconds: Math.round((performance.now() - t0) / 1000), loadAverage1m: loadavg()[0],
     command: 'npm run build && npm run bench -- soak',
     notes: 'Differences compare ok/errorClass/rows of each statement; one where either side ran past the time limit '
