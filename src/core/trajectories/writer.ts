@@ -4,7 +4,8 @@
 // file at once (the CLI and the editor share .quarry/trajectories/): each record is written under a lock file beside
 // it (`<file>.lock`, holding the writer's pid; a dead writer's lock is taken over), so lines never interleave and a
 // crash repair never cuts another writer's line.
-import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { link, open, readdir, readFile, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import type { TrajectoryRecord } from './types';
 import { validateTrajectory } from './validate';
 import { TrajectoryFormatError } from './errors';
@@ -33,7 +34,10 @@ export class TrajectoryWriter {
   static async open(path: string, opts: WriterOptions = {}): Promise<TrajectoryWriter> {
     const fh = await open(path, opts.append === false ? 'w+' : 'a+');
     try {
-      const repaired = opts.append === false ? 0 : await withFileLock(path, () => cutUnfinishedLine(fh, path));
+      const repaired = opts.append === false ? 0 : await withFileLock(path, async () => {
+        await removeLeftovers(`${path}.lock`);
+        return cutUnfinishedLine(fh, path);
+      });
       return new TrajectoryWriter(path, fh, opts.fsync === true, repaired);
     } catch (err) {
       await fh.close();
@@ -128,6 +132,8 @@ async function afterLastNewline(fh: FileHandle, size: number): Promise<number> {
 
 /** How long a writer waits for another live writer's lock before giving up with a clear error. */
 const LOCK_WAIT_MS = 60_000;
+/** A lock file without a pid in it is stale after this long (a pid-carrying lock is judged by its pid instead). */
+const UNREADABLE_LOCK_MS = 5_000;
 
 function processAlive(pid: number): boolean {
   try {
@@ -138,27 +144,56 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Runs `f` holding `<path>.lock` (created exclusively; a lock whose pid is dead is taken over). */
+/** Removes the private pid files (`<lock>.<pid>.<random>`) that killed writers left beside `lock`; live writers' stay. */
+async function removeLeftovers(lock: string): Promise<void> {
+  const prefix = `${basename(lock)}.`;
+  const names = await readdir(dirname(lock)).catch(() => [] as string[]);
+  const dead = names.filter((n) => {
+    if (!n.startsWith(prefix)) return false;
+    const pid = Number(n.slice(prefix.length).split('.')[0]);
+    return pid > 0 && pid !== process.pid && !processAlive(pid);
+  });
+  await Promise.all(dead.map((n) => unlink(join(dirname(lock), n)).catch(() => {})));
+}
+
+/**
+ * Runs `f` holding `<path>.lock`. The lock appears whole or not at all: the pid is written to a private file first and
+ * then hard-linked to the lock name (link fails if the lock exists), so a writer killed at any instant never leaves an
+ * empty lock. A lock whose pid is dead is taken over; so is an unreadable one older than a few seconds (written by an
+ * older Quarry or another tool).
+ */
 export async function withFileLock<T>(path: string, f: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`;
+  const mine = `${lock}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const h = await open(lock, 'wx');
-      try { await h.writeFile(String(process.pid)); } finally { await h.close(); }
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  await writeFile(mine, String(process.pid));
+  try {
+    for (;;) {
+      try {
+        await link(mine, lock);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (holder > 0 && holder !== process.pid && !processAlive(holder)) {
+        await unlink(lock).catch(() => {});
+        continue;
+      }
+      if (!(holder > 0)) {
+        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+        if (age > UNREADABLE_LOCK_MS) {
+          await unlink(lock).catch(() => {});
+          continue;
+        }
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`${path} stayed locked by another writer (${lock}, pid ${holder || 'unknown'}) for ${LOCK_WAIT_MS / 1000} s`);
+      }
+      await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
     }
-    const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-    if (holder > 0 && holder !== process.pid && !processAlive(holder)) {
-      await unlink(lock).catch(() => {});
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${path} stayed locked by another writer (${lock}, pid ${holder || 'unknown'}) for ${LOCK_WAIT_MS / 1000} s`);
-    }
-    await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
+  } finally {
+    await unlink(mine).catch(() => {});
   }
   try {
     return await f();

@@ -1,7 +1,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createSqlPool } from '../../../src/core/db/pool';
@@ -152,7 +152,8 @@ test('a truncated last line is reported, not fatal, and the next writer cuts it 
 });
 
 test('a writer process killed with SIGKILL leaves only whole records, at most the one in flight lost', async () => {
-  const file = join(tempDir(), 'killed.jsonl');
+  const killedDir = tempDir();
+  const file = join(killedDir, 'killed.jsonl');
   const recordPath = join(tempDir(), 'record.json');
   writeFileSync(recordPath, JSON.stringify(answered));
   const writerModule = join(__dirname, '..', '..', '..', 'src', 'core', 'trajectories', 'index.js');
@@ -177,6 +178,20 @@ test('a writer process killed with SIGKILL leaves only whole records, at most th
   const w = await TrajectoryWriter.open(file);
   assert.equal(w.repairedBytes, r.truncated?.chars ?? 0);
   await w.close();
+  assert.deepEqual(readdirSync(killedDir), ['killed.jsonl'], 'the next writer takes over the lock and clears what the killed one left');
+});
+
+test('a lock file with no pid in it (killed mid-write by an older writer) is taken over once it is a few seconds old', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'stale.jsonl');
+  writeFileSync(`${file}.lock`, '');
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(`${file}.lock`, old, old);
+  const w = await TrajectoryWriter.open(file);
+  await w.write(answered);
+  await w.close();
+  assert.equal((await readTrajectories(file)).records.length, 1);
+  assert.deepEqual(readdirSync(dir), ['stale.jsonl']);
 });
 
 test('dbSha256 hashes the file and notices when it changes', async () => {
