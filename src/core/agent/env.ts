@@ -205,7 +205,7 @@ export class SqlAgentEnv {
     // Out of turns without an answer: one last generation when the protocol asks for it, else the episode ends.
     const last = session.finalCall();
     if (last) {
-      const observations = [...response.observations, last];
+      const observations = last === 'history' ? [...response.observations] : [...response.observations, last];
       this.history.push(...observations.map(toMessage));
       this.phase = 'final';
       return { action, observations, exec, done: false, end: null, finalSql: null, turnsLeft: 0 };

@@ -48,10 +48,11 @@ export interface ProtocolSession {
    */
   respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response;
   /**
-   * When the budget runs out without an answer: a message that asks for one last generation that must answer
-   * (SQL-Trail Algorithm 1, line 31), or null when the protocol simply ends.
+   * When the budget runs out without an answer: a message that asks for one last generation that must answer,
+   * 'history' for one last generation from the history as it is with no added message (SQL-Trail Algorithm 1,
+   * line 31), or null when the protocol simply ends.
    */
-  finalCall(): Observation | null;
+  finalCall(): Observation | 'history' | null;
 }
 
 export interface Protocol {

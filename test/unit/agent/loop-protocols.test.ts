@@ -40,11 +40,14 @@ test('skyrl: an answer after exploring; the budget ends the episode without a fi
   assert.deepEqual([spent.end, spent.turns.length, model.requests.length], ['budget', 2, 2]);
 });
 
-test('sqltrail adaptive: an easy question gets 2 turns, then the final call must answer', async () => {
+test('sqltrail adaptive (Algorithm 1): an easy question gets 2 turns; </reasoning> ends a turn; the final call is from the history', async () => {
+  // SQL-Trail Algorithm 1: a turn ends at </reasoning>, </sql>, </solution> or <eos> (line 10); a turn with neither
+  // <solution> nor <sql> appends no observation (lines 15-28) but still counts (line 29); after T turns the final
+  // <solution> is generated from (x, h) alone (line 31).
   const model = scriptedModel([
     '<reasoning>look</reasoning><sql>SELECT name FROM singer</sql>',
-    '<reasoning>again</reasoning><sql>SELECT count(*) FROM singer</sql>',
-    '<reasoning>final</reasoning><solution>SELECT count(*) FROM singer</solution>',
+    '<sql>SELECT count(*) FROM singer</sql>',
+    '<solution>SELECT count(*) FROM singer</solution>',
   ]);
   const r = await runEpisode({
     task: { question: 'How many singers are there?', dbPath: db, difficulty: 'easy' }, protocolName: 'sqltrail',
@@ -52,8 +55,15 @@ test('sqltrail adaptive: an easy question gets 2 turns, then the final call must
   });
   assert.deepEqual([r.end, r.finalSql, r.turns.length, r.protocol.budget], ['answer', 'SELECT count(*) FROM singer', 3, 2]);
   assert.equal(r.protocol.config.maxTurns, 10);
+  assert.deepEqual(model.requests[0].sampling.stop, ['</sql>', '</solution>', '</reasoning>']);
+  assert.equal(r.turns[0].assistant, '<reasoning>look</reasoning>', 'the first generation stopped at </reasoning>');
+  assert.deepEqual(r.turns[0].observations, [], 'a turn with no action gets no observation');
+  const second = model.requests[1].messages;
+  assert.equal(second.at(-1)!.role, 'assistant', 'the second turn continues from the history, no message added');
+  // Turn t = 1 (0-based) of T = 2: "You have (T - t) turns left".
+  assert.match(r.turns[1].observations[0].content, /You have 1 turns left/);
   const lastAsk = model.requests[2];
-  assert.match(lastAsk.messages.at(-1)!.content, /Directly provide the final sql in <solution>/);
+  assert.match(lastAsk.messages.at(-1)!.content, /^<observation>[\s\S]*You have 1 turns left/, 'line 31: no user message is added');
   assert.deepEqual(lastAsk.sampling.stop, ['</solution>'], 'the final call stops only at </solution>');
 });
 

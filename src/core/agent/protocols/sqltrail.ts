@@ -18,11 +18,6 @@ export const SQLTRAIL_STOPS = ['</sql>', '</solution>'];
 /** Algorithm 1, line 22. */
 export const SQLTRAIL_INVALID_MESSAGE = 'Your previous action is invalid. Think and try again.';
 
-/**
- * The last-generation request after the budget. Algorithm 1 (line 31) generates the final <solution> block from the
- * history without saying what the model is shown; this wording is ours, built from the prompt's Format rule 4.
- */
-export const SQLTRAIL_FINAL_MESSAGE = 'You have reached the maximum number of turns. Directly provide the final sql in <solution>…</solution>';
 
 export const SQLTRAIL_DEFAULTS: ProtocolConfig = {
   // §4 / App. A.5: "a 10-turn trajectory cap", "maximum turn budget of ten".
@@ -126,9 +121,14 @@ export function sqlTrailObservation(body: string, turnsLeft: number): Observatio
   return { role: 'user', content: `<observation>\n${body}\nYou have ${turnsLeft + 1} turns left to complete the task.\n</observation>` };
 }
 
+/** Where a turn ends in Algorithm 1 (line 10), besides the end of sequence. */
+const TURN_STOPS = [...SQLTRAIL_STOPS, '</reasoning>'];
+
 class SqlTrailSession implements ProtocolSession {
   private readonly mdp = new MdpTracker();
   private final = false;
+  /** Whether the last turn parsed had no <sql> or <solution> block at all (Algorithm 1 then appends no observation). */
+  private noAction = false;
 
   constructor(private readonly ctx: ProtocolContext) {}
 
@@ -138,19 +138,20 @@ class SqlTrailSession implements ProtocolSession {
   }
 
   stop(): string[] {
-    // Algorithm 1 also stops at </reasoning> and then keeps generating the same turn; not stopping there is the same
-    // text without spending a turn on it.
-    return this.final ? ['</solution>'] : [...SQLTRAIL_STOPS];
+    // Algorithm 1 (lines 8-11) ends a turn at </reasoning>, </sql>, </solution> or <eos>; each of them uses up a turn
+    // (line 29). The final generation (line 31) is after a <solution> block.
+    return this.final ? ['</solution>'] : [...TURN_STOPS];
   }
 
   restoreStop(text: string, stopString: string | null, finishReason: 'stop' | 'length' | 'abort' | 'error'): string {
-    return restoreTagStop(String(text ?? ''), stopString, finishReason, SQLTRAIL_STOPS);
+    return restoreTagStop(String(text ?? ''), stopString, finishReason, TURN_STOPS);
   }
 
   parse(text: string): ParsedAction {
     if (typeof text !== 'string') return invalid(['the response is not text']);
     // The format asks for <reasoning>; the appendix's own example and the format reward use <think>: both count.
     const turn = readTagTurn(text, ['sql', 'solution'], ['reasoning', 'think']);
+    this.noAction = !turn.block;
     if (!turn.block) return invalid([noActionProblem(text, ['sql', 'solution']), ...turn.problems], turn.thought);
     if (turn.body === '') return invalid([`empty <${turn.tag}> block`, ...turn.problems], turn.thought);
     if (turn.tag === 'solution' || this.final) {
@@ -163,6 +164,12 @@ class SqlTrailSession implements ProtocolSession {
   respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {
     if (action.kind === 'answer' && action.sql !== null) {
       return { observations: [], done: true, end: 'answer', finalSql: action.sql };
+    }
+    if (action.kind === 'invalid' && this.noAction) {
+      // Algorithm 1 lines 15-29: a turn with neither <solution> nor <sql> (it stopped at </reasoning>, or ended) gets
+      // no observation; it still uses up its turn, and the next generation continues from the history.
+      return turnsLeft <= 0 ? { observations: [], done: true, end: 'budget', finalSql: null }
+        : { observations: [], done: false, end: null, finalSql: null };
     }
     let body = SQLTRAIL_INVALID_MESSAGE;
     if (action.kind === 'execute' && action.sql !== null) {
@@ -177,9 +184,10 @@ class SqlTrailSession implements ProtocolSession {
     return { observations: [observation], done: false, end: null, finalSql: null };
   }
 
-  finalCall(): Observation | null {
+  finalCall(): Observation | 'history' | null {
+    // Algorithm 1 line 31: the final <solution> is generated from the history alone (x, h), with no added message.
     this.final = true;
-    return { role: 'user', content: SQLTRAIL_FINAL_MESSAGE };
+    return 'history';
   }
 }
 

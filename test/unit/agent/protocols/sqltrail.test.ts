@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  sqlTrailProtocol, sqlTrailBudget, SQLTRAIL_FINAL_MESSAGE, SQLTRAIL_INVALID_MESSAGE,
+  sqlTrailProtocol, sqlTrailBudget, SQLTRAIL_INVALID_MESSAGE,
 } from '../../../../src/core/agent/protocols/sqltrail';
 import { getProtocol } from '../../../../src/core/agent/protocols';
 import { errResult, fixture, okResult, session, splitTurns } from './helpers';
@@ -66,24 +66,29 @@ test('<reasoning> is the thought; an errored SQL gets the invalid message; error
   assert.deepEqual(next.mdp, ['SELF-CORRECT', 'EXECUTE']);
 });
 
-test('a turn without an action is invalid and gets the Algorithm 1 message', () => {
+test('Algorithm 1 (lines 10, 15-29): a turn stopped at </reasoning> with no action uses up a turn and gets no observation', () => {
   const s = session(sqlTrailProtocol);
+  assert.deepEqual(s.stop(), ['</sql>', '</solution>', '</reasoning>'], 'line 10: </reasoning> ends a turn');
   const a = s.parse('<reasoning>I should look at the singer table first.</reasoning>');
   assert.equal(a.kind, 'invalid');
   assert.deepEqual(a.problems, ['no <sql> or <solution> block ("<reasoning>I should look at the singer table first.</reason…")']);
   assert.equal(a.thought, 'I should look at the singer table first.');
-  assert.match(s.respond(a, null, 3).observations[0].content, /^<observation>\nYour previous action is invalid\. Think and try again\.\nYou have 4 turns left/);
+  assert.deepEqual(s.respond(a, null, 3), { observations: [], done: false, end: null, finalSql: null });
+  // An <sql> block whose query fails is line 21-22's invalid result: that one gets the message.
+  const bad = s.parse('<reasoning>x</reasoning><sql></sql>');
+  assert.match(s.respond(bad, null, 3).observations[0].content, /^<observation>\nYour previous action is invalid\. Think and try again\.\nYou have 4 turns left/);
 });
 
-test('budget exhausted: last observation says 1 turn left, then the final call must answer', () => {
+test('budget exhausted: last observation says 1 turn left, then the final call (Algorithm 1 line 31) must answer', () => {
   const s = session(sqlTrailProtocol);
   const a = s.parse('<reasoning>x</reasoning><sql>SELECT 1</sql>');
   const r = s.respond(a, okResult(['1'], [[1]]), 0);
   assert.equal(r.done, true);
   assert.equal(r.end, 'budget');
   assert.match(r.observations[0].content, /You have 1 turns left to complete the task\./);
-  assert.deepEqual(s.stop(), ['</sql>', '</solution>']);
-  assert.deepEqual(s.finalCall(), { role: 'user', content: SQLTRAIL_FINAL_MESSAGE });
+  assert.deepEqual(s.stop(), ['</sql>', '</solution>', '</reasoning>']);
+  // Line 31: the final <solution> is generated from the history alone — no message is added.
+  assert.equal(s.finalCall(), 'history');
   assert.deepEqual(s.stop(), ['</solution>']);
   const fin = s.parse('<reasoning>ok</reasoning><solution>SELECT 1</solution>');
   assert.equal(fin.kind, 'answer');

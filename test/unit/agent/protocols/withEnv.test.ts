@@ -4,7 +4,6 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { SqlAgentEnv } from '../../../../src/core/agent/env';
 import { getProtocol } from '../../../../src/core/agent/protocols';
-import { SQLTRAIL_FINAL_MESSAGE } from '../../../../src/core/agent/protocols/sqltrail';
 import { createSqlPool } from '../../../../src/core/db';
 import { concertDb, task } from './helpers';
 
@@ -31,9 +30,10 @@ test('sqltrail: budget of 2 runs out, the final call answers', async () => {
   assert.match(s1.observations[0].content, /You have 2 turns left to complete the task\./);
   const s2 = await env.step('<reasoning>b</reasoning><sql>SELECT count(*) FROM singer</sql>');
   assert.equal(s2.done, false);
-  assert.equal(s2.observations.length, 2);
+  // Algorithm 1 line 31: the final generation follows the last observation with no message of its own.
+  assert.equal(s2.observations.length, 1);
   assert.match(s2.observations[0].content, /You have 1 turns left to complete the task\./);
-  assert.equal(s2.observations[1].content, SQLTRAIL_FINAL_MESSAGE);
+  assert.equal(env.messages().at(-1)!.content, s2.observations[0].content);
   assert.deepEqual(env.session.stop(), ['</solution>']);
   const s3 = await env.step('<reasoning>c</reasoning><solution>SELECT count(*) FROM singer</solution>');
   assert.equal(s3.end, 'answer');
