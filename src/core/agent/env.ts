@@ -13,6 +13,7 @@ import type { SchemaInfo } from '../db/schema/types';
 import type { FeedbackSource, Protocol, ProtocolSession } from './protocol';
 import type { Observation, ParsedAction, ProtocolConfig, StepResult, Task } from './types';
 import { turnBudget } from './budget';
+import { appendObservation } from './history';
 
 /** Introspects each database once, and again only when its file changes (size or modification time). */
 export class SchemaCache {
@@ -199,14 +200,14 @@ export class SqlAgentEnv {
         finalSql: response.finalSql, turnsLeft });
     }
     if (turnsLeft > 0 && !response.done) {
-      this.history.push(...response.observations.map(toMessage));
+      for (const o of response.observations) appendObservation(this.history, o);
       return { action, observations: response.observations, exec, done: false, end: null, finalSql: null, turnsLeft };
     }
     // Out of turns without an answer: one last generation when the protocol asks for it, else the episode ends.
     const last = session.finalCall();
     if (last) {
       const observations = last === 'history' ? [...response.observations] : [...response.observations, last];
-      this.history.push(...observations.map(toMessage));
+      for (const o of observations) appendObservation(this.history, o);
       this.phase = 'final';
       return { action, observations, exec, done: false, end: null, finalSql: null, turnsLeft: 0 };
     }
@@ -216,7 +217,7 @@ export class SqlAgentEnv {
 
   private finish(result: StepResult): StepResult {
     this.phase = 'done';
-    this.history.push(...result.observations.map(toMessage));
+    for (const o of result.observations) appendObservation(this.history, o);
     return result;
   }
 
@@ -232,10 +233,6 @@ export class SqlAgentEnv {
   get execTimeoutMs(): number { return positiveNumber(this.config.timeoutMs) ?? DEFAULT_TIMEOUT_MS; }
 
   get execMaxRows(): number { return positiveNumber(this.config.maxRows) ?? DEFAULT_MAX_ROWS; }
-}
-
-function toMessage(o: Observation): ChatMessage {
-  return { role: o.role, content: o.content };
 }
 
 function positiveNumber(v: unknown): number | undefined {

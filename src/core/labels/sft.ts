@@ -71,7 +71,8 @@ export function toSftExample(record: TrajectoryRecord, label: Label | null | und
       return;
     }
     messages.push(msg('assistant', t.assistant));
-    for (const o of t.observations) messages.push(msg(o.role, o.content));
+    // Observations never carry loss, even text the environment wrote into the model's rollout (MTIR-SQL's rethink).
+    for (const o of t.observations) messages.push({ role: o.role, content: o.content, loss: false });
   });
   if (corrected !== null && !rewriteLast) messages.push(msg('assistant', answerBlock(record.protocol.name, corrected)));
   return {

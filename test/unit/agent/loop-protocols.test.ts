@@ -67,6 +67,19 @@ test('sqltrail adaptive (Algorithm 1): an easy question gets 2 turns; </reasonin
   assert.deepEqual(lastAsk.sampling.stop, ['</solution>'], 'the final call stops only at </solution>');
 });
 
+test('mtir (App. B line 20): after a turn with no action the next generation continues the model\'s own turn', async () => {
+  const model = scriptedModel([
+    '<think>The singer table looks right.</think>',
+    '<answer>```sql\nSELECT count(*) FROM singer\n```</answer>',
+  ]);
+  const r = await runEpisode({ task: { question: 'How many singers?', dbPath: db }, protocolName: 'mtir', pool, schemaCache, model });
+  assert.deepEqual([r.end, r.finalSql], ['answer', 'SELECT count(*) FROM singer']);
+  const second = model.requests[1].messages;
+  assert.deepEqual(second.at(-1), { role: 'assistant', content: '<think>The singer table looks right.</think>\nMy action is not correct. Let me rethink.' });
+  assert.equal(second.filter((m) => m.role === 'user').length, model.requests[0].messages.filter((m) => m.role === 'user').length,
+    'no user message was added');
+});
+
 test('a protocol that refuses the task at reset is a setup error (progress without an oracle)', async () => {
   const model = scriptedModel([]);
   await assert.rejects(runEpisode({ task: { question: 'q', dbPath: db, gold: 'SELECT 1' }, protocolName: 'progress', pool, schemaCache, model }),

@@ -1,7 +1,8 @@
 // MTIR-SQL (2025): Qwen-style function calling. The system prompt declares `sql-execute_sql_query` inside <tools>
 // (App. C.1); the model thinks in <think>, calls the tool with <tool_call>{"name", "arguments"}</tool_call>, sees
 // <tool_response> with column names and at most 10 records, and ends with <answer> holding a ```sql block (App. C.2).
-// A turn with neither a call nor an answer gets "My action is not correct. Let me rethink." (App. B, line 20);
+// A turn with neither a call nor an answer gets "My action is not correct. Let me rethink." appended to the model's own
+// rollout (App. B, line 20: y ← y + ⟨…⟩), so the next generation continues that turn;
 // at most B = 6 actions (§4.1, N = 6).
 import type { ExecResult } from '../../db/types';
 import { renderObservation } from '../../db/observation';
@@ -241,7 +242,8 @@ class MtirSession implements ProtocolSession {
       this.mdp.record(!exec || !exec.ok);
       observation = mtirObservation(exec ? this.render(exec) : 'Error: the SQL was not run.');
     } else {
-      observation = { role: 'user', content: MTIR_RETHINK_MESSAGE };
+      // App. B line 20 appends the rethink text to the rollout y itself (the model's own sequence), not as a user turn.
+      observation = { role: 'assistant', content: MTIR_RETHINK_MESSAGE };
     }
     // App. B: once the action budget is spent the rollout simply ends (the last tool response is still inserted).
     if (turnsLeft <= 0) return { observations: [observation], done: true, end: 'budget', finalSql: null };

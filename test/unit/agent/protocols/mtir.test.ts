@@ -83,12 +83,14 @@ test('tool-call variants', () => {
   assert.match(readToolCall('SELECT 1', db).problems[0], /^tool call is not JSON \(no JSON object found\)/);
 });
 
-test('neither call nor answer: rethink message; budget spent ends with the last response', () => {
+test('neither call nor answer: the rethink text goes into the rollout (App. B line 20); budget spent ends with the last response', () => {
+  // MTIR-SQL App. B, Algorithm 1 line 20: "Ask for rethink y ← y + ⟨My action is not correct. Let me rethink.⟩" — y is
+  // the model's own rollout, so the text is in the assistant role (joined to the model's turn), not a user message.
   const s = session(mtirProtocol);
   const a = s.parse('<think>Let me think about the schema.</think> The singer table looks right.');
   assert.equal(a.kind, 'invalid');
   assert.equal(a.thought, 'Let me think about the schema.');
-  assert.deepEqual(s.respond(a, null, 2).observations, [{ role: 'user', content: MTIR_RETHINK_MESSAGE }]);
+  assert.deepEqual(s.respond(a, null, 2).observations, [{ role: 'assistant', content: MTIR_RETHINK_MESSAGE }]);
   const call = s.parse('<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT nme FROM singer"}}</tool_call>');
   const r = s.respond(call, errResult('no such column: nme'), 0);
   assert.equal(r.done, true);
