@@ -88,6 +88,16 @@ test('exec: keep 0.5, recover 0.25, deteriorate −0.25, otherwise 0 (first vs f
   assert.match((await exec(['SELECT nme FROM student', 'SELECT name FROM student'])).explanation, /recover/);
 });
 
+test('exec (§4.2, eq. 3): E(y) is "executed by the database engine without syntax or runtime errors" — the SQL as written', async () => {
+  const gold = 'SELECT name FROM student';
+  // Spider's evaluation joins "! =" into "!="; the engine itself rejects "age ! = 3". In spider mode the rewrite makes it
+  // run, but eq. 3 asks whether y itself executes: an executable first SQL followed by this one deteriorates.
+  const broken = 'SELECT name FROM student WHERE age ! = 3';
+  const r = await scorePanel(loadPanel('progress'), { goldSql: gold, dbPath: schoolDb, mode: 'spider',
+    trajectory: episode(['SELECT age FROM student', broken]) }, res);
+  assert.equal(term(r, 'exec').value, -0.25);
+});
+
 test('align: ω⁺·Δ when the final SQL is closer to the gold, ω⁻ = −0.25 when it is not (incl. one-turn trajectories)', async () => {
   const gold = 'SELECT name FROM student WHERE age > 20 ORDER BY name';
   const align = async (sqls: Array<string | null>) => term(await score({ goldSql: gold, trajectory: episode(sqls) }), 'align');

@@ -10,11 +10,14 @@ export function sqlTrajectory(ctx: Pick<TermContext, 'trajectory' | 'predSql'>):
   return turns.map((t) => t.action?.sql ?? null);
 }
 
-/** E(y): the SQL runs on the database without error (a timeout is not executable). */
+/**
+ * E(y) (§4.2, eq. 3): "true if y can be executed by the database engine without syntax or runtime errors" — the SQL
+ * as written, not as a comparison mode rewrites it (spider mode joins "! =" and drops DISTINCT). A timeout is not
+ * executable.
+ */
 export async function executable(ctx: TermContext, sql: string | null): Promise<boolean> {
   if (sql === null || sql.trim() === '') return false;
-  const v = await ctx.verdict(sql);
-  return v.pred?.ok === true;
+  return (await ctx.resources.exec(ctx.input.dbPath, sql)).ok;
 }
 
 /** k*: the first turn (1-based) whose result matches the gold's, or null. */
