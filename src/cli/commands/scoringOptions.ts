@@ -13,12 +13,15 @@ export interface ScoringOptions {
 }
 
 export function scoringOptions(values: { panel: string; mode?: string; 'timeout-ms'?: string }, cwd: string): ScoringOptions {
-  const mode = values.mode ?? 'spider';
-  if (!EVAL_MODES.includes(mode as EvalModeName)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
+  if (values.mode !== undefined && !EVAL_MODES.includes(values.mode as EvalModeName)) {
+    throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
+  }
+  const panel = usage(() => loadPanel(values.panel, cwd));
   return {
-    mode: mode as EvalModeName,
+    // Without --mode, the panel's own comparator (each paper's evaluator; docs/rewards.md).
+    mode: (values.mode as EvalModeName | undefined) ?? panel.mode,
     timeoutMs: usage(() => positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_REWARD_TIMEOUT_MS)),
-    panel: usage(() => loadPanel(values.panel, cwd)),
+    panel,
   };
 }
 

@@ -16,6 +16,9 @@ export const SKYRL_PANEL: PanelSpec = {
   name: 'skyrl',
   description: '−1 if the format is invalid, 0 if valid but the result is wrong, 1 if valid and correct',
   source: 'SkyRL-SQL §4.1',
+  // skyrl-gym's reward (skyrl_gym/envs/sql/utils.py, calculate_reward_single) compares frozenset(fetchall()) of both
+  // queries with a 30 s limit: BIRD's rule.
+  mode: 'bird',
   terms: [
     { name: 'format', term: 'format.valid', weight: 1, params: { valid: 0, invalid: -1 } },
     { name: 'exec', term: 'exec.match', weight: 1, gate: ['format'] },
@@ -27,6 +30,8 @@ export const SQLTRAIL_PANEL: PanelSpec = {
   name: 'sqltrail',
   description: 'composite panel: execution, difficulty-aware turn budget, schema/bigram Jaccard, syntax, format',
   source: 'SQL-Trail §3.3.2, App. A.4',
+  // The paper says only "execution result matches"; Spider is its training data and main benchmark.
+  mode: 'spider',
   terms: [
     { name: 'exec', term: 'exec.match', weight: 5 },
     { name: 'turns', term: 'sqltrail.turns', weight: 2 },
@@ -42,6 +47,8 @@ export const MTIR_PANEL: PanelSpec = {
   name: 'mtir',
   description: 'format ±0.1, execution ±0.1, result ±1, each later reward withheld once format or execution fails',
   source: 'MTIR-SQL §3.3, eqs. 5–7',
+  // The paper names no comparator; Spider's rules (its SPIDER Dev figure is test-suite EX).
+  mode: 'spider',
   terms: [
     { name: 'format', term: 'format.valid', weight: 1, params: { valid: 0.1, invalid: -0.1 } },
     { name: 'exec', term: 'sql.executable', weight: 1, params: { ok: 0.1, fail: -0.1 }, gate: ['format'] },
@@ -57,6 +64,8 @@ export const MTSQLR1_PANEL: PanelSpec = {
   name: 'mtsqlr1',
   description: 'outcome EX and EM plus process rewards: clause F1 of proposals, E-VERIFY table, M-VERIFY F1',
   source: 'MTSQL-R1 §3.3.2',
+  // §4: EX on SParC/CoSQL "using the same definitions as in our reward design": Spider's test-suite rules.
+  mode: 'spider',
   terms: [
     { name: 'ex', term: 'exec.match', weight: 1 },
     { name: 'em', term: 'mtsqlr1.em', weight: 1 },

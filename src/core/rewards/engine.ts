@@ -71,7 +71,8 @@ function checkOutput(out: TermOutput, id: string): TermOutput {
 }
 
 export async function scorePanelDetailed(panel: ResolvedPanel, input: ScoringInput, resources: ScoringResources): Promise<DetailedPanelResult> {
-  const base = buildContext(input, resources);
+  // The caller's comparator if it named one, else the panel's own (each paper's evaluator).
+  const base = buildContext({ ...input, mode: input.mode ?? panel.mode }, resources);
   const earlier = new Map<string, TermOutput>();
   const terms: Term[] = [];
   const details: DetailedPanelResult['details'] = [];

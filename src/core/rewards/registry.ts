@@ -4,6 +4,7 @@
 // The progress panel (Progress-SQL) lives in ./progress: that module exports PROGRESS_TERMS (TermDefinition[]) and
 // PROGRESS_PANEL (PanelSpec, name `progress`); builtins.ts registers them like the other four.
 import type { PanelSpec, ResolvedPanel, TermDefinition } from './types';
+import { EVAL_MODES } from '../eval/modes';
 
 const terms = new Map<string, TermDefinition>();
 const panels = new Map<string, PanelSpec>();
@@ -79,10 +80,14 @@ export function resolvePanel(spec: PanelSpec, seen: string[] = []): ResolvedPane
   for (const t of list) {
     if (typeof t.weight !== 'number' || !Number.isFinite(t.weight)) throw new Error(`${where}: term '${t.name}' needs a finite numeric "weight"`);
   }
+  if (spec.mode !== undefined && !EVAL_MODES.includes(spec.mode)) {
+    throw new Error(`${where}: "mode" must be one of ${EVAL_MODES.join(', ')} (got ${JSON.stringify(spec.mode)})`);
+  }
   return {
     name: spec.name,
     description: spec.description ?? base?.description ?? '',
     source: spec.source ?? base?.source ?? '',
+    mode: spec.mode ?? base?.mode ?? 'spider',
     terms: list,
   };
 }

@@ -100,7 +100,7 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
   let done = 0;
   const scored = await mapLimit(todo, opts.concurrency ?? 16, async (record): Promise<ScoredTrajectory> => {
     opts.signal?.throwIfAborted();
-    const input = { goldSql: record.task.gold as string, dbPath: dbPathOf(record), trajectory: record, mode: opts.mode };
+    const input = { goldSql: record.task.gold as string, dbPath: dbPathOf(record), trajectory: record, mode: opts.mode ?? panel.mode };
     const result = await scorePanelDetailed(panel, input, opts.resources);
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
     opts.onProgress?.(++done, todo.length);

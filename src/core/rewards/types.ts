@@ -177,6 +177,11 @@ export interface PanelSpec {
   /** Paper and section, for built-ins. */
   source?: string;
   extends?: string;
+  /**
+   * The result comparator the panel's execution terms use (`spider`, `bird`, `omnisql`; src/core/eval/modes.ts).
+   * Inherited through `extends`; a scoring call's own mode (`--mode`) overrides it. Default `spider`.
+   */
+  mode?: EvalModeName;
   terms?: PanelTermSpec[];
   weights?: Record<string, number>;
   params?: Record<string, Record<string, unknown>>;
@@ -187,5 +192,7 @@ export interface ResolvedPanel {
   name: string;
   description: string;
   source: string;
+  /** The result comparator this panel scores with unless the caller names one. */
+  mode: EvalModeName;
   terms: Array<PanelTermSpec & { definition: TermDefinition }>;
 }

@@ -82,7 +82,7 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
     const dbPath = dbPathOf(record);
     const why = unscorableReason(record, dbPath, opts.dbExists);
     if (why) throw new Error(why);
-    const input = { goldSql: record.task.gold as string, dbPath, trajectory: record, mode: opts.mode };
+    const input = { goldSql: record.task.gold as string, dbPath, trajectory: record, mode: opts.mode ?? panelOf(name).mode };
     const result = await scorePanelDetailed(panelOf(name), input, opts.resources);
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
     return { panel: name, result, verdict };

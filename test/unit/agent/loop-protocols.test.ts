@@ -40,6 +40,16 @@ test('skyrl: an answer after exploring; the budget ends the episode without a fi
   assert.deepEqual([spent.end, spent.turns.length, model.requests.length], ['budget', 2, 2]);
 });
 
+test('skyrl single-turn evaluation (§5, Table 1 "Single-Turn"): --max-turns 1 is one generation, scored from its <solution>', async () => {
+  // skyrl-gym ends an episode once turns >= max_turns and scores the <solution> in the history; there is no final call.
+  const answered = scriptedModel(['<think>count</think>\n<solution>SELECT count(*) FROM singer</solution>']);
+  const a = await runEpisode({ task: { question: 'q', dbPath: db }, protocolName: 'skyrl', config: { maxTurns: 1 }, pool, schemaCache, model: answered });
+  assert.deepEqual([a.end, a.finalSql, a.turns.length, answered.requests.length], ['answer', 'SELECT count(*) FROM singer', 1, 1]);
+  const probed = scriptedModel(['<think>look first</think>\n<sql>SELECT * FROM singer</sql>', '<solution>never asked</solution>']);
+  const p = await runEpisode({ task: { question: 'q', dbPath: db }, protocolName: 'skyrl', config: { maxTurns: 1 }, pool, schemaCache, model: probed });
+  assert.deepEqual([p.end, p.finalSql, p.turns.length, probed.requests.length], ['budget', null, 1, 1]);
+});
+
 test('sqltrail adaptive (Algorithm 1): an easy question gets 2 turns; </reasoning> ends a turn; the final call is from the history', async () => {
   // SQL-Trail Algorithm 1: a turn ends at </reasoning>, </sql>, </solution> or <eos> (line 10); a turn with neither
   // <solution> nor <sql> appends no observation (lines 15-28) but still counts (line 29); after T turns the final
