@@ -2,6 +2,7 @@
 // settings.json is hand-edited, so every value is checked and a wrong type or an out-of-range number falls back to
 // the manifest's default (or is clamped) instead of reaching the agent.
 import type { ProtocolName } from '../core/agent/types';
+import { DEFAULT_TRAJECTORY_STORE } from '../app/trajectoryStore';
 
 export type ModelBackend = 'vscode-lm' | 'openai' | 'onnx';
 export const MODEL_BACKENDS: readonly ModelBackend[] = ['vscode-lm', 'openai', 'onnx'];
@@ -22,8 +23,8 @@ export interface QuarrySettings {
   observation: { maxRows: number; maxChars: number };
   query: { timeoutMs: number };
   databases: { glob: string };
-  /** Relative to the first workspace folder unless absolute. */
-  trajectories: { store: string };
+  /** `store` is relative to the first workspace folder unless absolute; `save` appends every asked question's episode. */
+  trajectories: { store: string; save: boolean };
   /** The Python interpreter for training ('' = the Python extension's selection, else a workspace .venv/). */
   python: string;
 }
@@ -35,7 +36,7 @@ export const DEFAULT_SETTINGS: QuarrySettings = {
   observation: { maxRows: 50, maxChars: 9000 },
   query: { timeoutMs: 5000 },
   databases: { glob: '**/*.{sqlite,sqlite3,db}' },
-  trajectories: { store: '.quarry/trajectories.jsonl' },
+  trajectories: { store: DEFAULT_TRAJECTORY_STORE, save: true },
   python: '',
 };
 
@@ -80,7 +81,10 @@ export function readSettings(get: SettingGetter): QuarrySettings {
     },
     query: { timeoutMs: num(get('query.timeoutMs'), d.query.timeoutMs, 100, 600_000, true) },
     databases: { glob: str(get('databases.glob'), d.databases.glob, false) },
-    trajectories: { store: str(get('trajectories.store'), d.trajectories.store, false) },
+    trajectories: {
+      store: str(get('trajectories.store'), d.trajectories.store, false),
+      save: typeof get('trajectories.save') === 'boolean' ? get('trajectories.save') as boolean : d.trajectories.save,
+    },
     python: str(get('python'), d.python),
   };
 }

@@ -135,13 +135,15 @@ test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation wit
   await ed.screenshot('ask-follow-up');
 });
 
-test('Save Trajectory writes the episode to the workspace store and says where', async () => {
-  await panel.locator('#x0-saveTrajectory').click();
-  await panel.locator('#x0-saved').waitFor({ timeout: 15_000 });
-  const store = join(ed.workspace, '.quarry', 'trajectories.jsonl');
+test('every question is already in the workspace store; Save Trajectory says where without writing it twice', async () => {
+  const store = join(ed.workspace, '.quarry', 'trajectories', 'asked.jsonl');
   assert.ok(existsSync(store));
-  const records = readFileSync(store, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
-  assert.deepEqual(records.map((r) => [r.task.question, r.end, r.finalSql]), [[FIRST_Q, 'answer', FIRST_SQL]]);
+  const read = () => readFileSync(store, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
+  assert.deepEqual(read().map((r) => [r.task.question, r.end]), [[FIRST_Q, 'answer'], [FOLLOW_Q, 'answer']]);
+  await panel.locator('#x0-saved').waitFor({ timeout: 15_000 });
+  await panel.locator('#x0-saveTrajectory').click();
+  assert.deepEqual(read().map((r) => [r.task.question, r.end, r.finalSql]).slice(0, 1), [[FIRST_Q, 'answer', FIRST_SQL]]);
+  assert.equal(read().length, 2, 'saved once');
 });
 
 test('Stop (Escape) cancels a slow run; the turns so far stay and the stop is said', async () => {

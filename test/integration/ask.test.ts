@@ -71,7 +71,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     await server?.close();
   });
 
-  test('a question streams its turns to the panel, runs the final SQL, and the trajectory is saved to the store', async () => {
+  test('a question streams its turns to the panel, runs the final SQL, and its trajectory is appended to the store when it ends', async () => {
     const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
     assert.ok(outcome, 'quarry.ask returned what happened');
     assert.deepEqual([outcome.end, outcome.finalSql, outcome.error], ['answer', FIRST_SQL, null]);
@@ -81,7 +81,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       return e.some((x) => x.kind === 'result') && e;
     });
     const kinds = ev.map((e) => e.kind).filter((k) => k !== 'text');
-    assert.deepEqual(kinds, ['start', 'turn', 'action', 'exec', 'observation', 'turn', 'action', 'end', 'resultRunning', 'result']);
+    assert.deepEqual(kinds, ['start', 'turn', 'action', 'exec', 'observation', 'turn', 'action', 'end', 'saved', 'resultRunning', 'result']);
     const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
     assert.deepEqual([start.id, start.question, start.protocol, start.budget], [outcome.id, FIRST_Q, 'skyrl', 5]);
     const exec = ev.find((e) => e.kind === 'exec') as Extract<ExchangeEvent, { kind: 'exec' }>;
@@ -96,10 +96,12 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     // The webview app is real: its bundle loads under the CSP, runs, and says 'ready' over the real channel.
     await until('the webview app to say ready', async () => (await hook<string[]>('fromWebview')).includes('ready'));
 
-    await hook('receive', { type: 'saveTrajectory', exchange: 0 });
-    const store = join(folder, '.quarry', 'trajectories.jsonl');
+    // One save policy (src/app/trajectoryStore.ts): saved without pressing anything; Save then only says where.
+    const store = join(folder, '.quarry', 'trajectories', 'asked.jsonl');
     assert.ok(existsSync(store), `${store} was written`);
+    await hook('receive', { type: 'saveTrajectory', exchange: 0 });
     const { records } = await readTrajectories(store);
+    assert.equal(records.filter((r) => r.id === outcome.id).length, 1, 'saved once');
     const rec = records.find((r) => r.id === outcome.id);
     assert.ok(rec, 'the episode is in the store');
     assert.deepEqual([rec.end, rec.finalSql, rec.protocol.name, rec.task.question, rec.turns.length], ['answer', FIRST_SQL, 'skyrl', FIRST_Q, 2]);
@@ -118,8 +120,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.deepEqual([start.kind, start.protocol], ['start', 'mtsqlr1']);
     const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
     assert.deepEqual(result.result.rows, [['cardiology']]);
-    await hook('receive', { type: 'saveTrajectory', exchange: 1 });
-    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories.jsonl'));
+    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
     const rec = records.find((r) => r.id === outcome.id);
     assert.ok(rec);
     assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
@@ -162,7 +163,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.deepEqual((await posted()).filter((m) => m.type === 'event'), [], 'nothing ran');
   });
 
-  test('Stop cancels a running question; the cancelled trajectory can still be saved', async () => {
+  test('Stop cancels a running question; the cancelled trajectory is saved too', async () => {
     server.hangNext(1);
     const running = vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: SLOW_Q });
     await until('the slow question to start its first turn', async () => (await events(2)).some((e) => e.kind === 'turn'));
@@ -172,8 +173,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     const ev = await events(2);
     const end = ev.find((e) => e.kind === 'end') as Extract<ExchangeEvent, { kind: 'end' }>;
     assert.equal(end.end, 'cancelled');
-    await hook('receive', { type: 'saveTrajectory', exchange: 2 });
-    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories.jsonl'));
+    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
     assert.equal(records.find((r) => r.id === outcome.id)?.end, 'cancelled');
     const chat = server.requests.filter((r) => r.body !== null);
     assert.equal(chat[chat.length - 1].clientClosed, true, 'the HTTP request was aborted, not left running');

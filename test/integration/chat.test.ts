@@ -28,7 +28,7 @@ suite('@quarry chat participant', () => {
   let server: ReplayServer;
   let folder: string;
   const cfg = () => vscode.workspace.getConfiguration('quarry');
-  const store = () => join(folder, '.quarry', 'trajectories.jsonl');
+  const store = () => join(folder, '.quarry', 'trajectories', 'asked.jsonl');
 
   suiteSetup(async () => {
     server = await startReplayServer({

@@ -93,7 +93,7 @@ suite('extension basics', () => {
     // The test workspace sets nothing about the model, so the services see the defaults.
     assert.deepEqual(a.services.settings().model, defaults.model);
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    assert.equal(a.services.trajectoryStorePath(), join(folder, '.quarry', 'trajectories.jsonl'));
+    assert.equal(a.services.trajectoryStorePath(), join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
   });
 
   test('the status bar item names the model and follows the settings', async () => {

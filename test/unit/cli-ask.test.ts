@@ -3,7 +3,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { main } from '../../src/cli/main';
@@ -23,9 +23,16 @@ function capture() {
   return { stream, text: () => text };
 }
 
+// The CLI's working directory is the workspace its trajectories are saved in by default: a fresh one per test file.
+const workspace = tempDir();
+
 async function ask(...argv: string[]) {
+  return askIn(workspace, ...argv);
+}
+
+async function askIn(cwd: string, ...argv: string[]) {
   const out = capture(); const err = capture();
-  const code = await main(['ask', ...argv], { stdout: out.stream, stderr: err.stream, cwd: process.cwd() });
+  const code = await main(['ask', ...argv], { stdout: out.stream, stderr: err.stream, cwd });
   return { code, out: out.text(), err: err.text() };
 }
 
@@ -105,6 +112,28 @@ test('quarry ask exit 1: no answer within the budget, a final SQL that fails, a 
   assert.match(rec.error ?? '', /^model error \(auth\)/);
 });
 
+test('quarry ask saves every episode to the workspace store by default, as the editor does; --no-save turns it off', async () => {
+  const s = await server([
+    { turn: 0, response: '<think>count</think>\n<solution>SELECT count(*) FROM author</solution>' },
+    { turn: 0, response: '<think>count</think>\n<solution>SELECT count(*) FROM author</solution>' },
+  ]);
+  const dir = tempDir();
+  const saved = await askIn(dir, '--db', db, '--model', s.spec(), 'How many authors?');
+  assert.equal(saved.code, 0, saved.err);
+  const store = join(dir, '.quarry', 'trajectories', 'asked.jsonl');
+  assert.match(saved.err, /trajectory appended to .*\.quarry\/trajectories\/asked\.jsonl\n/);
+  const { records } = await readTrajectories(store);
+  assert.deepEqual(records.map((r) => [r.end, r.finalSql, r.meta.source]), [['answer', 'SELECT count(*) FROM author', 'cli-ask']]);
+  const other = tempDir();
+  const unsaved = await askIn(other, '--db', db, '--model', s.spec(), '--no-save', 'How many authors?');
+  assert.equal(unsaved.code, 0, unsaved.err);
+  assert.doesNotMatch(unsaved.err, /trajectory appended/);
+  assert.deepEqual(readdirSync(other), [], '--no-save writes nothing');
+  const both = await askIn(other, '--db', db, '--model', s.spec(), '--no-save', '--trajectory', join(other, 't.jsonl'), 'q?');
+  assert.equal(both.code, 2);
+  assert.match(both.err, /--trajectory and --no-save contradict each other/);
+});
+
 test('quarry ask: a server that reports no usage gives estimated counts, marked as such in the trajectory', async () => {
   const s = await server([{ response: '<solution>SELECT count(*) FROM author</solution>' }], { streamUsage: false });
   const traj = join(tempDir(), 'est.jsonl');
@@ -160,7 +189,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) test(`${signal} c
   ], { chunkDelayMs: 25 });
   const traj = join(tempDir(), 'cancel.jsonl');
   const cli = join(__dirname, '..', '..', 'src', 'cli', 'run.js');
-  const child = spawn(process.execPath, [cli, 'ask', '--db', db, '--model', s.spec(), '--trajectory', traj, 'q?'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'ask', '--db', db, '--model', s.spec(), '--trajectory', traj, 'q?'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: workspace });
   let out = '';
   let err = '';
   child.stderr.on('data', (c: Buffer) => { err += String(c); });
@@ -182,7 +211,7 @@ test('Ctrl-C while the final SQL runs stops it and exits 1', async () => {
   const runaway = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
   const s = await server([{ response: `<solution>${runaway}</solution>` }]);
   const cli = join(__dirname, '..', '..', 'src', 'cli', 'run.js');
-  const child = spawn(process.execPath, [cli, 'ask', '--db', db, '--model', s.spec(), 'q?'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'ask', '--db', db, '--model', s.spec(), 'q?'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: workspace });
   let out = '';
   let err = '';
   child.stderr.on('data', (c: Buffer) => { err += String(c); });

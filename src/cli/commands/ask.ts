@@ -1,24 +1,28 @@
 // `quarry ask`: one question, one agent episode, shown live — the model's text as it streams, the SQL it runs and
 // what it observes — then the final SQL and its result. Ctrl-C cancels the episode; the trajectory is still written.
+// The question runs through the same use case as the editor's (src/app/ask.ts), with the same save policy.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command, CliIO } from '../command';
 import { UsageError, EXIT } from '../command';
-import { createSqlPool, renderObservation, assertSqliteFile, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
+import { createSqlPool, renderObservation, assertSqliteFile } from '../../core/db';
 import { positiveInt } from '../../core/db/execOptions';
-import { runEpisode, EpisodeSetupError, type EpisodeEvent } from '../../core/agent/loop';
+import { EpisodeSetupError, type EpisodeEvent } from '../../core/agent/loop';
 import { getProtocol } from '../../core/agent/protocols';
 import type { Protocol } from '../../core/agent/protocol';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel, type SamplingOptions } from '../../core/models/types';
 import { DEFAULT_MAX_RESPONSE_CHARS } from '../../core/models/openai';
 import { TrajectoryWriter, type TrajectoryRecord } from '../../core/trajectories';
+import type { ProtocolName } from '../../core/agent/types';
+import { ask, runFinalSql } from '../../app/ask';
+import { DEFAULT_TRAJECTORY_STORE, trajectoryStorePath } from '../../app/trajectoryStore';
 
 const ASK_PROTOCOLS = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1'];
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
 const usage = `Usage: quarry ask --db FILE --model SPEC [--protocol skyrl|sqltrail|mtir|mtsqlr1] [--max-turns N]
-                  [--trajectory OUT.jsonl] [--temperature T] [--timeout-ms N] [--max-response-chars N] "question"
+                  [--trajectory OUT.jsonl | --no-save] [--temperature T] [--timeout-ms N] [--max-response-chars N] "question"
 
 Answers a question about a SQLite database with a multi-turn agent: the model explores the database with read-only
 SQL in the sandbox and gives a final query, which is then run and shown as a table.
@@ -28,6 +32,8 @@ SQL in the sandbox and gives a final query, which is then run and shown as a tab
   --protocol NAME      agent protocol (default skyrl)
   --max-turns N        turn budget (default: the protocol's own)
   --trajectory FILE    append the episode's trajectory record (JSONL) to FILE, also when cancelled or failed
+                       (default: ${DEFAULT_TRAJECTORY_STORE} in the working directory, as the editor does)
+  --no-save            do not save the trajectory
   --temperature T      sampling temperature (0 = greedy; default: the server's)
   --timeout-ms N       limit of each model call, ms (default ${DEFAULT_MODEL_TIMEOUT_MS}); SQL statements keep the sandbox cap
   --max-response-chars N  the most characters of one model response that are read (default ${DEFAULT_MAX_RESPONSE_CHARS});
@@ -46,10 +52,11 @@ export const askCommand: Command = {
       options: {
         db: { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' }, 'max-turns': { type: 'string' },
         trajectory: { type: 'string' }, temperature: { type: 'string' }, 'timeout-ms': { type: 'string' },
-        'max-response-chars': { type: 'string' },
+        'max-response-chars': { type: 'string' }, 'no-save': { type: 'boolean' },
       },
     });
     if (!values.db) throw new UsageError('--db FILE is required');
+    if (values['no-save'] && values.trajectory) throw new UsageError('--trajectory and --no-save contradict each other: give one');
     if (!values.model) throw new UsageError('--model SPEC is required');
     if (positionals.length !== 1 || positionals[0].trim() === '') {
       throw new UsageError(positionals.length === 0 ? 'the question is required' : `give the question as one argument (quote it); got ${positionals.length}`);
@@ -89,10 +96,11 @@ export const askCommand: Command = {
       // A spec that names nothing usable (bad syntax, a missing model directory) is the caller's input.
       return badInput(io, err instanceof ModelError && err.kind !== 'bad-spec' ? `the model could not be loaded: ${err.message}` : (err as Error).message);
     }
-    let writer: TrajectoryWriter | null = null;
-    if (values.trajectory) {
+    const saveTo = values['no-save'] ? null : values.trajectory ? resolve(io.cwd, values.trajectory) : trajectoryStorePath(io.cwd);
+    if (values.trajectory && saveTo) {
+      // A file named on the command line that cannot be written is bad input, said before the model runs.
       try {
-        writer = await TrajectoryWriter.open(resolve(io.cwd, values.trajectory));
+        await (await TrajectoryWriter.open(saveTo)).close();
       } catch (err) {
         await model.close();
         return badInput(io, `cannot write the trajectory to ${values.trajectory}: ${(err as Error).message}`);
@@ -110,45 +118,43 @@ export const askCommand: Command = {
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSigint);
     try {
       const show = new LiveView(io);
-      let record: TrajectoryRecord;
+      let outcome;
       try {
-        record = await runEpisode({
-          task: { question, dbPath }, protocol, config: maxTurns === undefined ? {} : { maxTurns },
-          model, pool, sampling, signal: cancel.signal, modelTimeoutMs, onEvent: (e) => show.event(e),
+        outcome = await ask({
+          question, dbPath, protocol: protocol.name as ProtocolName, config: maxTurns === undefined ? {} : { maxTurns },
+          model, pool, sampling, signal: cancel.signal, modelTimeoutMs, saveTo, meta: { source: 'cli-ask' }, runFinal: false,
+          onEvent: (e) => show.event(e),
         });
       } catch (err) {
         if (err instanceof EpisodeSetupError) return badInput(io, err.message);
         throw err;
       }
-      if (writer) {
-        await writer.write(record);
-        io.stderr.write(`trajectory appended to ${values.trajectory}\n`);
-      }
+      const { record } = outcome;
+      if (outcome.savedTo) io.stderr.write(`trajectory appended to ${values.trajectory ?? outcome.savedTo}\n`);
+      if (outcome.saveError) io.stderr.write(`quarry ask: ${outcome.saveError}\n`);
       io.stderr.write(summary(record) + '\n');
       if (record.end === 'cancelled') return failed(io, 'cancelled');
       if (record.end === 'error') return failed(io, record.error ?? 'the episode failed');
       if (record.finalSql === null) return failed(io, record.end === 'budget' ? `no answer within ${record.protocol.budget ?? record.protocol.config.maxTurns} turns` : `no answer (${record.end})`);
 
       io.stdout.write(`\n── final SQL ──\n${record.finalSql}\n\n── result ──\n`);
-      const timeoutMs = typeof record.protocol.config.timeoutMs === 'number' ? record.protocol.config.timeoutMs : DEFAULT_TIMEOUT_MS;
-      let result;
-      try {
-        result = await pool.exec({ db: dbPath, sql: record.finalSql, timeoutMs, maxRows: DEFAULT_MAX_ROWS }, cancel.signal);
-      } catch (err) {
-        if ((err as Error).name === 'AbortError') return failed(io, 'cancelled while running the final SQL');
-        throw err;
-      }
-      io.stdout.write(renderObservation(result, { format: 'table' }) + '\n');
-      if (!result.ok) return failed(io, `the final SQL failed (${result.errorClass}): ${result.error}`);
+      const final = await runFinalSql(pool, dbPath, record.finalSql, { timeoutMs: finalTimeout(record), signal: cancel.signal });
+      if (final === null) return failed(io, 'cancelled while running the final SQL');
+      io.stdout.write(renderObservation(final, { format: 'table' }) + '\n');
+      if (!final.ok) return failed(io, `the final SQL failed (${final.errorClass}): ${final.error}`);
       return EXIT.ok;
     } finally {
       for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, onSigint);
-      await writer?.close();
       await pool.close();
       await model.close();
     }
   },
 };
+
+function finalTimeout(record: TrajectoryRecord): number | undefined {
+  const t = record.protocol.config.timeoutMs;
+  return typeof t === 'number' && t > 0 ? t : undefined;
+}
 
 function temperature(v: string): number {
   const t = Number(v);

@@ -1,7 +1,6 @@
 // The agent loop: drives a ChatModel through a SqlAgentEnv until the episode ends, streams what happens as events
 // (for the CLI and the editor) and returns the whole episode as a TrajectoryRecord. Everything that can go wrong
 // after setup — model errors, timeouts, sandbox failures, cancellation — ends up in the record, never as a rejection.
-import { withHistoryResults } from './protocols/mtsqlr1/historyResults';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ChatMessage, ChatModel, GenerateResult, SamplingOptions, TokenUsage } from '../models/types';
@@ -67,8 +66,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
   const started = performance.now();
   const createdAt = new Date().toISOString();
   const id = opts.id ?? randomUUID();
-  const task = await withMemoryResults(opts, { ...opts.task, dbPath: resolve(opts.task.dbPath) });
-  const { env, sha256, prompt } = await setUp(opts, task);
+  const protocol = resolveProtocol(opts);
+  const given = { ...opts.task, dbPath: resolve(opts.task.dbPath) };
+  const task = protocol.prepareTask ? await protocol.prepareTask(given, { pool: opts.pool, signal: opts.signal }) : given;
+  const { env, sha256, prompt } = await setUp(opts, protocol, task);
   const emit = listener(opts.onEvent);
   emit({ type: 'start', id, protocol: env.protocol.name, budget: env.budget, prompt });
 
@@ -177,27 +178,15 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
   return record;
 }
 
-/**
- * MTSQL-R1's memory quotes each earlier turn's SQL results. The editor fills them from what it already showed;
- * datasets (SParC/CoSQL gold history) arrive without them, so they are run here, in the sandbox, once per episode.
- */
-async function withMemoryResults(opts: RunEpisodeOptions, task: Task): Promise<Task> {
-  const name = opts.protocol?.name ?? opts.protocolName;
-  if (name !== 'mtsqlr1' || !task.history?.length) return task;
+function resolveProtocol(opts: RunEpisodeOptions): Protocol {
   try {
-    return await withHistoryResults(task, opts.pool, { signal: opts.signal });
-  } catch {
-    return task; // the memory then says the result is not available, which is what the model would see anyway
-  }
-}
-
-async function setUp(opts: RunEpisodeOptions, task: Task): Promise<{ env: SqlAgentEnv; sha256: string; prompt: ChatMessage[] }> {
-  let protocol: Protocol;
-  try {
-    protocol = opts.protocol ?? getProtocol(opts.protocolName ?? 'skyrl');
+    return opts.protocol ?? getProtocol(opts.protocolName ?? 'skyrl');
   } catch (err) {
     throw new EpisodeSetupError((err as Error).message);
   }
+}
+
+async function setUp(opts: RunEpisodeOptions, protocol: Protocol, task: Task): Promise<{ env: SqlAgentEnv; sha256: string; prompt: ChatMessage[] }> {
   let env: SqlAgentEnv;
   try {
     env = new SqlAgentEnv({ task, protocol, config: opts.config, pool: opts.pool, schemaCache: opts.schemaCache, feedback: opts.feedback });

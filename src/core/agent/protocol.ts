@@ -4,6 +4,7 @@
 import type { ChatMessage } from '../models/types';
 import type { ExecResult } from '../db/types';
 import type { SchemaInfo } from '../db/schema/types';
+import type { SqlPool } from '../db/pool';
 import type { EpisodeEnd, Observation, ParsedAction, ProtocolConfig, ProtocolName, Task } from './types';
 
 /**
@@ -55,9 +56,21 @@ export interface ProtocolSession {
   finalCall(): Observation | 'history' | null;
 }
 
+/** What a protocol may use to complete a task before its episode starts. */
+export interface PrepareContext {
+  pool: SqlPool;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
 export interface Protocol {
   readonly name: ProtocolName;
   /** Defaults for this protocol's config (maxTurns and its own switches). */
   readonly defaults: ProtocolConfig;
+  /**
+   * Completes the task before the episode (MTSQL-R1 runs the earlier turns' SQL its memory quotes). Must not throw
+   * for a task it cannot complete: it returns the task as it is, and the prompt then says what is missing.
+   */
+  prepareTask?(task: Task, ctx: PrepareContext): Promise<Task>;
   create(ctx: ProtocolContext): ProtocolSession;
 }

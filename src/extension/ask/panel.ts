@@ -96,10 +96,11 @@ export class AskPanel {
       this.notice('error', 'A question is still running: stop it first (Stop or Escape).');
       return undefined;
     }
-    const { nextTask, protocolForNext } = await import('../../core/agent/conversation');
-    const { runEpisode, EpisodeSetupError } = await import('../../core/agent/loop');
-    const { withHistoryResults } = await import('../../core/agent/protocols/mtsqlr1/historyResults');
-    const settings = agentSettings(this.services.settings());
+    const { ask } = await import('../../app/ask');
+    const { EpisodeSetupError } = await import('../../core/agent/loop');
+    const { protocolForNext } = await import('../../core/agent/conversation');
+    const all = this.services.settings();
+    const settings = agentSettings(all);
     const exchanges = this.exchanges();
     const protocolName = protocolForNext(exchanges, settings.protocol);
     const controller = new AbortController();
@@ -108,20 +109,26 @@ export class AskPanel {
     let model: ChatModel | undefined;
     try {
       const pool = await this.services.pool();
-      const task = await withHistoryResults(nextTask(question, db.path, exchanges), pool, { timeoutMs: settings.queryTimeoutMs, signal: controller.signal });
       model = await this.services.createModel(controller.signal);
       this.services.log.info(`ask: "${question}" about ${db.path} with ${protocolName} on ${model.spec}`);
-      const record = await runEpisode({
-        task, protocolName, pool, model, signal: controller.signal,
-        config: settings.config,
-        sampling: settings.sampling, modelTimeoutMs: settings.modelTimeoutMs,
+      const outcome = await ask({
+        question, dbPath: db.path, exchanges, protocol: settings.protocol, pool, model, signal: controller.signal,
+        config: settings.config, sampling: settings.sampling, modelTimeoutMs: settings.modelTimeoutMs,
+        queryTimeoutMs: settings.queryTimeoutMs, runFinal: false,
+        saveTo: all.trajectories.save ? this.services.trajectoryStorePath() : null,
         meta: { source: 'editor-ask', conversation: this.state.exchanges.map((x) => x.id) },
         onEvent: (e) => this.batcher.push(at, exchangeEvent(e, question)),
       });
+      const record = outcome.record;
       this.batcher.flush();
       this.records[at] = record;
       this.services.log.info(`ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)${record.error ? `: ${record.error}` : ''}`);
       if (record.end === 'error' && record.error) this.services.log.error(`ask: ${record.error}`);
+      if (outcome.savedTo) {
+        this.services.log.info(`ask: trajectory ${record.id} appended to ${outcome.savedTo}`);
+        this.emit(at, { kind: 'saved', path: outcome.savedTo });
+      }
+      if (outcome.saveError) this.notice('error', `Quarry ${outcome.saveError}.`);
       if (record.finalSql && !this.disposed) await this.runFinal(at);
       return { id: record.id, end: record.end, finalSql: record.finalSql, error: record.error };
     } catch (err) {
@@ -153,12 +160,9 @@ export class AskPanel {
     const { exchangeResult } = await import('../../core/agent/conversation');
     this.emit(at, { kind: 'resultRunning' });
     const settings = agentSettings(this.services.settings());
-    let result: ExecResult;
-    try {
-      result = await (await this.services.pool()).exec({ db: db.path, sql, timeoutMs: settings.queryTimeoutMs, maxRows: FINAL_RESULT_MAX_ROWS });
-    } catch (err) {
-      result = { ok: false, errorClass: 'sql', error: (err as Error).message, columns: [], rows: [], rowCount: 0, truncated: false, ms: 0 };
-    }
+    const { runFinalSql } = await import('../../app/ask');
+    const ran = await runFinalSql(await this.services.pool(), db.path, sql, { timeoutMs: settings.queryTimeoutMs, maxRows: FINAL_RESULT_MAX_ROWS });
+    const result: ExecResult = ran ?? { ok: false, errorClass: 'sql', error: 'the run was cancelled', columns: [], rows: [], rowCount: 0, truncated: false, ms: 0 };
     this.finals[at] = result;
     this.shown[at] = exchangeResult(result);
     this.emit(at, { kind: 'result', result: wireResult(result) });

@@ -8,7 +8,6 @@ import type { ExecResult } from '../../core/db/types';
 import type { Exchange } from '../../core/agent/conversation';
 import { agentSettings } from '../ask/settings';
 import { lastDatabase, rememberDatabase, workspaceDatabases } from '../ask/pickDatabase';
-import { appendToStore } from '../ask/actions';
 import { codeBlock, CHAT_RESULT_ROWS, endMarkdown, escapeMarkdown, inlineCode, resultTable, turnsMarkdown } from './markdown';
 import { resolveDatabase } from './resolveDatabase';
 
@@ -147,16 +146,14 @@ async function answer(
     }
     await rememberDatabase(context.workspaceState, resolved.path);
     const label = vscode.workspace.asRelativePath(resolved.path);
-    const { nextTask, protocolForNext, exchangeResult } = await import('../../core/agent/conversation');
-    const { runEpisode } = await import('../../core/agent/loop');
-    const { withHistoryResults } = await import('../../core/agent/protocols/mtsqlr1/historyResults');
+    const { protocolForNext, exchangeResult } = await import('../../core/agent/conversation');
+    const { ask } = await import('../../app/ask');
     const agent = agentSettings(settings);
     const earlier = historyExchanges(chatContext.history, resolved.path);
     const protocolName = protocolForNext(earlier, agent.protocol);
 
     stream.progress(`Reading ${label}…`);
     const pool = await services.pool();
-    const task = await withHistoryResults(nextTask(question, resolved.path, earlier), pool, { timeoutMs: agent.queryTimeoutMs, signal: controller.signal });
     // Newer VS Code passes the model the chat view chose for this request (not in this @types/vscode yet).
     const chosen = (request as { model?: vscode.LanguageModelChat }).model;
     if (settings.model.backend === 'vscode-lm' && chosen) {
@@ -168,30 +165,27 @@ async function answer(
     }
     services.log.info(`chat: "${question}" about ${resolved.path} (${resolved.source}) with ${protocolName} on ${model.spec}`);
     let budget = agent.config.maxTurns;
-    const record = await runEpisode({
-      task, protocolName, pool, model, signal: controller.signal, config: agent.config, sampling: agent.sampling,
-      modelTimeoutMs: agent.modelTimeoutMs, meta: { source: 'editor-chat' },
+    const outcome = await ask({
+      question, dbPath: resolved.path, exchanges: earlier, protocol: agent.protocol, pool, model, signal: controller.signal,
+      config: agent.config, sampling: agent.sampling, modelTimeoutMs: agent.modelTimeoutMs,
+      queryTimeoutMs: agent.queryTimeoutMs, resultRows: CHAT_RESULT_ROWS,
+      saveTo: settings.trajectories.save ? services.trajectoryStorePath() : null,
+      meta: { source: 'editor-chat' },
       onEvent: (e) => {
         if (e.type === 'start') budget = e.budget;
         else if (e.type === 'turn') stream.progress(e.finalCall ? 'Turns used up: asking for the final answer…' : `Turn ${e.index + 1} of ${budget}: thinking…`);
         else if (e.type === 'action' && e.action.kind === 'execute' && e.action.sql) stream.progress(`Turn ${e.index + 1}: running ${e.action.sql.replace(/\s+/g, ' ').slice(0, 80)}`);
       },
     });
-
-    let trajectoryPath: string | null = null;
-    try {
-      trajectoryPath = await appendToStore(record, services);
-    } catch (err) {
-      services.log.error('chat: the trajectory could not be saved', err);
-    }
+    const { record, final } = outcome;
+    const trajectoryPath = outcome.savedTo;
+    if (outcome.saveError) services.log.error(`chat: ${outcome.saveError}`);
     stream.markdown(`**${escapeMarkdown(label)}** · ${record.protocol.name}${earlier.length ? ` (follow-up ${earlier.length + 1})` : ''} · ${escapeMarkdown(model.spec)}\n\n`);
     stream.markdown(turnsMarkdown(record) + '\n' + endMarkdown(record) + '\n\n');
 
-    let final: ExecResult | null = null;
     if (record.finalSql) {
       stream.markdown(codeBlock(record.finalSql, 'sql'));
-      if (!token.isCancellationRequested) {
-        final = await pool.exec({ db: resolved.path, sql: record.finalSql, timeoutMs: agent.queryTimeoutMs, maxRows: CHAT_RESULT_ROWS });
+      if (final) {
         stream.markdown(final.ok ? resultTable(final.columns, final.rows, final.rowCount)
           : `✗ The final SQL failed (${final.errorClass}): ${escapeMarkdown(final.error ?? '')}\n`);
       }

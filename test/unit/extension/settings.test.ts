@@ -62,5 +62,6 @@ test('wrong types and unknown choices fall back to the defaults; numbers are cla
   assert.equal(s.observation.maxChars, props['quarry.observation.maxChars'].minimum);
   assert.equal(s.query.timeoutMs, 5000);
   assert.equal(s.databases.glob, DEFAULT_SETTINGS.databases.glob);
-  assert.equal(s.trajectories.store, '.quarry/trajectories.jsonl');
+  assert.equal(s.trajectories.store, '.quarry/trajectories/asked.jsonl');
+  assert.equal(s.trajectories.save, true);
 });

@@ -3,6 +3,7 @@
 import type { Protocol } from '../../protocol';
 import type { ProtocolConfig } from '../../types';
 import { Mtsqlr1Session } from './session';
+import { withHistoryResults } from './historyResults';
 
 /**
  * maxTurns 4: App. B sets `multi_turn.max_turns: 4`, which verl's SGLang rollout counts as assistant generations
@@ -21,6 +22,16 @@ export const MTSQLR1_DEFAULTS: ProtocolConfig = {
 export const mtsqlr1Protocol: Protocol = {
   name: 'mtsqlr1',
   defaults: MTSQLR1_DEFAULTS,
+  // The memory quotes each earlier turn's SQL results. The editor passes the ones it showed; datasets (SParC/CoSQL
+  // gold history) arrive without them, so they are run in the sandbox, once per episode.
+  async prepareTask(task, ctx) {
+    if (!task.history?.length) return task;
+    try {
+      return await withHistoryResults(task, ctx.pool, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    } catch {
+      return task; // the memory then says the result is not available, which is what the model would see anyway
+    }
+  },
   create: (ctx) => new Mtsqlr1Session(ctx),
 };
 
