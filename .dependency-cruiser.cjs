@@ -39,10 +39,18 @@ module.exports = {
     },
     {
       name: 'webviews-see-only-protocol',
-      comment: 'A webview app imports its own folder, webview/shared and src/protocol: never the host, app or core.',
+      comment: 'A webview app imports its own folder, webview/shared, src/protocol and pure core helpers it shares with '
+        + 'the host (a core module that needs Node fails the browser bundle): never the host, app or CLI.',
       severity: 'error',
       from: { path: '^webview/' },
-      to: { path: '^(src/(core|app|cli|extension)/|test/)|^vscode$' },
+      to: { path: '^(src/(app|cli|extension)/|test/)|^vscode$' },
+    },
+    {
+      name: 'webview-apps-are-separate',
+      comment: 'Each webview app is its own page: shared code lives in webview/shared or src/protocol.',
+      severity: 'error',
+      from: { path: '^webview/([^/]+)/' },
+      to: { path: '^webview/', pathNot: ['^webview/$1/', '^webview/shared/'] },
     },
     {
       name: 'no-cycles-in-core',

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeResult, percentile } from './common';
 import { loadTrajectoryFile } from '../src/extension/replay/source';
-import { packRows, unpackRows } from '../webview/replay/protocol';
+import { packRows, unpackRows } from '../src/protocol/replay';
 import { filterSummaries, facets, groupKeys, type TrajectoryFilter } from '../src/core/trajectories/summary';
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn } from '../src/core/trajectories/types';
 import type { ProtocolName } from '../src/core/agent/types';

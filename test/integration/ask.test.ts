@@ -8,7 +8,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
 import { readTrajectories } from '../../src/core/trajectories/reader';
-import type { ExchangeEvent, ToApp } from '../../webview/ask/protocol';
+import type { ExchangeEvent, ToApp } from '../../src/protocol/ask';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
 const FIRST_EXPLORE = 'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';

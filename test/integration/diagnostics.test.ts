@@ -9,7 +9,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
-import type { RunDiagnostics, ToApp, TrajectoryDiagnostics } from '../../webview/diagnostics/protocol';
+import type { RunDiagnostics, ToApp, TrajectoryDiagnostics } from '../../src/protocol/diagnostics';
 import { diagnosticsRun } from '../support/diagnosticsFixture';
 
 const EXTENSION_ID = 'quarry.quarry';

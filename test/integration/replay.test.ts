@@ -11,7 +11,7 @@ import { runEpisode } from '../../src/core/agent/loop';
 import type { ChatModel } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
-import { unpackRows, type ToApp } from '../../webview/replay/protocol';
+import { unpackRows, type ToApp } from '../../src/protocol/replay';
 import { LabelStore } from '../../src/core/labels/store';
 import { recordSha } from '../../src/core/labels/recordSha';
 import { scriptedModel } from '../support/scriptedModel';

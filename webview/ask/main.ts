@@ -4,8 +4,8 @@ import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents, setDisabled, table, tag, textArea } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid, type ResultGrid } from '../shared/resultGrid';
-import type { AskState, ExchangeView, ToApp, ToHost, TurnView, WireResult } from './protocol';
-import { applyEvent, emptyState, isRunning, turnsUsed } from './state';
+import type { AskState, ExchangeView, ToApp, ToHost, TurnView, WireResult } from '../../src/protocol/ask';
+import { applyEvent, emptyState, isRunning, turnsUsed } from '../../src/protocol/askState';
 
 interface Saved {
   state: AskState;

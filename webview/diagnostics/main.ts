@@ -8,7 +8,7 @@ import { highlightSql } from '../shared/sqlHighlight';
 import { barChart, destroyCharts, histogramChart, theme } from './charts';
 import {
   SHORTCUTS, type DiagnosticsState, type RunDiagnostics, type ToApp, type ToHost, type TrajectoryDiagnostics,
-} from './protocol';
+} from '../../src/protocol/diagnostics';
 import type { OdtView, OdtViewNode } from '../../src/core/rewards/odtView';
 import type { RunItem } from '../../src/core/rewards/report';
 import type { IntegrityFlag } from '../../src/core/rewards/integrity';

@@ -3,7 +3,7 @@
 import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents } from '../shared/components';
 import { resultGrid } from '../shared/resultGrid';
-import type { PreviewData, ToApp, ToHost } from './protocol';
+import type { PreviewData, ToApp, ToHost } from '../../src/protocol/preview';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, null>();

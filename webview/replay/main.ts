@@ -4,12 +4,12 @@
 import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, textField, badge, tag, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
-import { unpackRows } from './protocol';
+import { unpackRows } from '../../src/protocol/replay';
 import { alignTurns } from '../../src/core/trajectories/index-compare';
 import type {
   ToApp, ToHost, ReplayAppState, ListRow, TrajectoryFilter, Facets, Explanation, DiffPart, GroupMember,
   GroupStatistics, InvalidLine,
-} from './protocol';
+} from '../../src/protocol/replay';
 import type { TrajectoryRecord, TrajectoryTurn } from '../../src/core/trajectories/types';
 
 registerComponents();

@@ -3,7 +3,7 @@
 import type { EpisodeEvent } from '../../core/agent/loop';
 import type { ExecResult } from '../../core/db/types';
 import { wireRows } from '../../core/db/resultExport';
-import type { ExchangeEvent, WireResult } from '../../../webview/ask/protocol';
+import type { ExchangeEvent, WireResult } from '../../protocol/ask';
 
 export function wireResult(r: ExecResult): WireResult {
   return {

@@ -4,9 +4,9 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
-import { checkMessage } from '../webviews/validate';
-import { ASK_RULES, askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../../webview/ask/protocol';
-import { applyEvent, emptyState } from '../../../webview/ask/state';
+import { checkMessage } from '../../protocol/validate';
+import { ASK_RULES, askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../protocol/ask';
+import { applyEvent, emptyState } from '../../protocol/askState';
 import type { ExecResult } from '../../core/db/types';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Exchange } from '../../core/agent/conversation';

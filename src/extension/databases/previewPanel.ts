@@ -5,8 +5,8 @@ import { basename } from 'node:path';
 import type { ExecResult } from '../../core/db/types';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
-import { checkMessage } from '../webviews/validate';
-import { PREVIEW_RULES, previewMessageProblem, type PreviewData, type ToApp, type ToHost } from '../../../webview/preview/protocol';
+import { checkMessage } from '../../protocol/validate';
+import { PREVIEW_RULES, previewMessageProblem, type PreviewData, type ToApp, type ToHost } from '../../protocol/preview';
 
 export const PREVIEW_ROWS = 200;
 

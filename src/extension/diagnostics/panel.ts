@@ -4,10 +4,10 @@ import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
-import { checkMessage } from '../webviews/validate';
+import { checkMessage } from '../../protocol/validate';
 import {
   DIAGNOSTICS_RULES, diagnosticsMessageProblem, type PanelChoice, type SourceInfo, type ToApp, type ToHost,
-} from '../../../webview/diagnostics/protocol';
+} from '../../protocol/diagnostics';
 import type { RunDiagnostics } from '../../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';

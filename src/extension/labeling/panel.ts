@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
-import { checkMessage } from '../webviews/validate';
+import { checkMessage } from '../../protocol/validate';
 import {
   LABEL_RULES, RESULT_ROWS_SHOWN, labelMessageProblem, type QueueFilter, type QueueInfo, type RunOutcome, type ToApp, type ToHost,
-} from '../../../webview/label/protocol';
+} from '../../protocol/label';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Label, LabelStore } from '../../core/labels/index';
 

@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { readTrajectories } from '../../core/trajectories/reader';
 import { summarizeTrajectory, searchText, type TrajectorySummary } from '../../core/trajectories/summary';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
-import type { InvalidLine } from '../../../webview/replay/protocol';
+import type { InvalidLine } from '../../protocol/replay';
 
 export interface LoadedFile {
   file: string;

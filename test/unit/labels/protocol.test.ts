@@ -1,8 +1,8 @@
 // The labeling panel's message rules: field types by checkMessage, values and sizes by labelMessageProblem.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkMessage } from '../../../src/extension/webviews/validate';
-import { LABEL_RULES, LIMITS, labelMessageProblem, type ToHost } from '../../../webview/label/protocol';
+import { checkMessage } from '../../../src/protocol/validate';
+import { LABEL_RULES, LIMITS, labelMessageProblem, type ToHost } from '../../../src/protocol/label';
 
 function problem(raw: unknown): string | null {
   const c = checkMessage<ToHost>(raw, LABEL_RULES);

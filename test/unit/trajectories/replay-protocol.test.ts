@@ -2,8 +2,8 @@
 // from the webview is cleaned field by field before the host uses it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packRows, unpackRows, sanitizeFilter, REPLAY_RULES, ROW_QUESTION_CHARS, type ToHost } from '../../../webview/replay/protocol';
-import { checkMessage } from '../../../src/extension/webviews/validate';
+import { packRows, unpackRows, sanitizeFilter, REPLAY_RULES, ROW_QUESTION_CHARS, type ToHost } from '../../../src/protocol/replay';
+import { checkMessage } from '../../../src/protocol/validate';
 import { summarizeTrajectory } from '../../../src/core/trajectories/summary';
 import { skyrlEpisode } from '../rewards/fixtures';
 

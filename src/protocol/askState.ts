@@ -1,7 +1,7 @@
 // One reducer for the Ask conversation, run by the host on its copy (so a reopened panel gets the whole state back)
 // and by the app on its own (so it only redraws what changed). Pure; mutates the state it is given, for speed with
 // token-by-token streaming.
-import type { AskState, ExchangeEvent, ExchangeView, TurnView } from './protocol';
+import type { AskState, ExchangeEvent, ExchangeView, TurnView } from './ask';
 
 export function emptyState(model = ''): AskState {
   return { db: null, exchanges: [], model };

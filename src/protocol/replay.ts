@@ -2,12 +2,12 @@
 // (webview/replay/main.ts). The host reads the file, keeps every record and filters; the app gets one summary per
 // trajectory, the keys the current filter keeps, and a full record only when one is opened. Nothing here imports
 // `vscode` or the DOM.
-import type { MessageRules } from '../../src/extension/webviews/validate';
-import type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, VerdictFilter } from '../../src/core/trajectories/summary';
-import type { TrajectoryRecord } from '../../src/core/trajectories/types';
-import type { DiffPart } from '../../src/core/trajectories/index-compare';
-import type { GroupStatistics } from '../../src/core/trajectories/index-scoring';
-import type { Term } from '../../src/core/rewards/types';
+import type { MessageRules } from './validate';
+import type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, VerdictFilter } from '../core/trajectories/summary';
+import type { TrajectoryRecord } from '../core/trajectories/types';
+import type { DiffPart } from '../core/trajectories/index-compare';
+import type { GroupStatistics } from '../core/trajectories/index-scoring';
+import type { Term } from '../core/rewards/types';
 
 export type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, DiffPart, GroupStatistics, Term };
 

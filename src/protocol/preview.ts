@@ -1,8 +1,8 @@
 // The table preview's message protocol, shared by the host (src/extension/databases/previewPanel.ts) and the app
 // (webview/preview/main.ts). The host runs the query in the sandbox and sends the rows; the app shows them in the
 // shared result grid. Nothing here imports `vscode` or the DOM.
-import type { MessageRules } from '../../src/extension/webviews/validate';
-import type { WireCell } from '../../src/core/db/resultExport';
+import type { MessageRules } from './validate';
+import type { WireCell } from '../core/db/resultExport';
 
 export interface PreviewData {
   /** "bookshop.sqlite" */

@@ -2,15 +2,15 @@
 // (webview/label/main.ts). The host owns the queue (a trajectory file in review order), the label store and the
 // sandbox; the app shows one trajectory at a time and sends what the reviewer did. Nothing here imports `vscode` or
 // the DOM.
-import type { MessageRules } from '../../src/extension/webviews/validate';
-import type { TrajectoryRecord } from '../../src/core/trajectories/types';
-import type { Label, Verdict } from '../../src/core/labels/types';
-import type { TagInfo } from '../../src/core/labels/store';
-import type { WireCell } from '../../src/core/db/resultExport';
+import type { MessageRules } from './validate';
+import type { TrajectoryRecord } from '../core/trajectories/types';
+import type { Label, Verdict } from '../core/labels/types';
+import type { TagInfo } from '../core/labels/store';
+import type { WireCell } from '../core/db/resultExport';
 
 export type { Label, Verdict, TagInfo, TrajectoryRecord, WireCell };
 
-import type { QueueFilter } from '../../src/core/labels/queue';
+import type { QueueFilter } from '../core/labels/queue';
 
 export type { QueueFilter };
 export const QUEUE_FILTERS: readonly { value: QueueFilter; label: string }[] = [

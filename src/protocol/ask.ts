@@ -1,9 +1,9 @@
 // The Ask panel's message protocol, shared by the extension host (src/extension/ask) and the webview app
 // (webview/ask/main.ts). The host owns the conversation and streams it as events; the app mirrors it with the same
 // reducer (state.ts) and asks the host to act. Nothing here imports `vscode` or the DOM.
-import type { MessageRules } from '../../src/extension/webviews/validate';
-import type { WireCell } from '../../src/core/db/resultExport';
-import type { ActionKind, EpisodeEnd, MdpAction } from '../../src/core/agent/types';
+import type { MessageRules } from './validate';
+import type { WireCell } from '../core/db/resultExport';
+import type { ActionKind, EpisodeEnd, MdpAction } from '../core/agent/types';
 
 /** A query result as the panel shows it (cells JSON-safe; rows capped by whoever ran it). */
 export interface WireResult {

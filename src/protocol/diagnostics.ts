@@ -1,9 +1,9 @@
 // The reward diagnostics panel's message protocol, shared by the extension host (src/extension/diagnostics) and the
 // webview app (webview/diagnostics/main.ts). The host scores (core reward engine, sandbox pool) and sends plain data;
 // the app only draws it and asks the host to act. Nothing here imports `vscode` or the DOM.
-import type { MessageRules } from '../../src/extension/webviews/validate';
-import type { RunDiagnostics } from '../../src/core/rewards/report';
-import type { TrajectoryDiagnostics } from '../../src/core/rewards/trajectoryReport';
+import type { MessageRules } from './validate';
+import type { RunDiagnostics } from '../core/rewards/report';
+import type { TrajectoryDiagnostics } from '../core/rewards/trajectoryReport';
 
 export type { RunDiagnostics, TrajectoryDiagnostics };
 
