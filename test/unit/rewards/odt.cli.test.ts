@@ -29,10 +29,10 @@ test('quarry odt --json: trees, scores, tags and feedback as one stable object',
   assert.equal(o.pred.type, 'ROOT');
   assert.equal(o.gold.children[0].type, 'SELECT');
   assert.deepEqual(o.gold.children[0].profile.tables, ['contact_lenses', 'feedback', 'suppliers']);
-  assert.deepEqual(o.tags, ['JOIN_MISSING', 'JOIN_KEY_MISMATCH', 'FROM_OR_JOIN_TABLE_MISMATCH']);
+  assert.deepEqual(o.tags, ['JOIN_KEY_MISMATCH', 'FROM_OR_JOIN_TABLE_MISMATCH']);
   assert.ok(o.struct > 0 && o.struct < 1);
   assert.ok(Math.abs(o.F - (o.struct + o.lexical) / 2) < 1e-12);
-  assert.match(o.feedback, /^Feedback: your previous SQL has structural issues: JOIN_MISSING, JOIN_KEY_MISMATCH/);
+  assert.match(o.feedback, /^Feedback: your previous SQL has structural issues: JOIN_KEY_MISMATCH, FROM_OR_JOIN_TABLE_MISMATCH, /);
 });
 
 test('quarry odt: readable trees, matching, scores, tags with reasons, feedback', async () => {
