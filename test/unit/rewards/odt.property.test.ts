@@ -91,7 +91,7 @@ test('ranges: F_struct, F_lex, F, every feature similarity and s_local lie in [0
     const c = compareOdt(a, b);
     inUnit(c.struct, 'struct'); inUnit(c.lexical, 'lexical'); inUnit(c.F, 'F');
     const visit = (m: NonNullable<typeof c.match>) => {
-      inUnit(m.score, 's_node'); inUnit(m.child, 's_child');
+      inUnit(m.score, 's_node'); if (m.child !== null) inUnit(m.child, 's_child');
       if (m.features) { for (const f of FEATURES) inUnit(m.features[f], f); inUnit(m.local!, 's_local'); }
       m.children.forEach(visit);
     };

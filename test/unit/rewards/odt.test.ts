@@ -56,7 +56,11 @@ test('App. G round 1 as printed: projection and grouping flagged; no JOIN_MISSIN
   close(sel.features!.counts, (numSim(3, 2) + numSim(2, 2)) / 2);
   // s_local = .22·2/3 + .20·1 + .16·1/3 + .12·3/4 + .10·0 + .10·.75 + .06·1 + .04·1
   close(sel.local!, 0.22 * 2 / 3 + 0.2 + 0.16 / 3 + 0.12 * 0.75 + 0 + 0.075 + 0.06 + 0.04);
-  close(c.struct, ALPHA * sel.local! + (1 - ALPHA) * 1);
+  // §4.2 computes s_child "for nested structures": neither query nests, so F_struct = s_local (0.665), not
+  // α·s_local + (1 − α)·1 (0.766). App. G prints tags and feedback, no F_struct value to hold this against.
+  assert.equal(sel.child, null);
+  close(c.struct, sel.local!);
+  close(c.struct, 0.665);
   close(c.lexical, bigramSimilarity(G_ROUNDS[0], G_GOLD));
   close(c.F, (c.struct + c.lexical) / 2);
 });
@@ -182,11 +186,11 @@ test('child matching: normalised by the larger child count; missing and extra ne
   const pred = 'SELECT a FROM t WHERE x IN (SELECT x FROM u) AND y = 1';
   const c = compareOdt(pred, gold);
   const sel = c.match!.children[0];
-  close(sel.child, 1 / 2, 's_child = (1 + nothing) / max(1, 2)');
+  close(sel.child!, 1 / 2, 's_child = (1 + nothing) / max(1, 2)');
   assert.ok(c.tags.includes('SUBQUERY_MISSING'));
   assert.ok(!c.tags.includes('EXTRA_SUBQUERY_OR_CTE'));
   const back = compareOdt(gold, pred);
-  close(back.match!.children[0].child, 1 / 2);
+  close(back.match!.children[0].child!, 1 / 2);
   assert.ok(back.tags.includes('EXTRA_SUBQUERY_OR_CTE'));
   assert.ok(!back.tags.includes('SUBQUERY_MISSING'));
   // CTE names must match (case-insensitively)
@@ -249,4 +253,18 @@ test('a cached gold tree gives the same comparison', () => {
     assert.equal(a.struct, b.struct);
     assert.deepEqual(a.tags, b.tags);
   }
+});
+
+test('s_child only for nested structures (§4.2): an unrelated flat query is not lifted by (1 − α)', () => {
+  // Before: s_child = 1 for every flat pair, so SELECT nonsense FROM nowhere scored 0.3 + 0.7·s_local against any gold.
+  const c = compareOdt('SELECT nonsense FROM nowhere', 'SELECT name, age FROM singer WHERE age > 30 ORDER BY age');
+  const sel = c.match!.children[0];
+  assert.equal(sel.child, null);
+  close(c.struct, sel.local!);
+  close(c.struct, 0.435, 'the empty-vs-empty features only (GROUP BY, ORDER BY, …), not 0.3 + 0.7 · 0.435 = 0.6045');
+  // A flat query identical to the gold still scores 1; one side nesting gives s_child = 0.
+  assert.equal(compareOdt('SELECT a FROM t WHERE b = 1', 'SELECT a FROM t WHERE b = 1').struct, 1);
+  const nested = compareOdt('SELECT a FROM t WHERE b IN (SELECT b FROM u)', 'SELECT a FROM t WHERE b = 1').match!.children[0];
+  assert.equal(nested.child, 0);
+  close(nested.score, ALPHA * nested.local!);
 });

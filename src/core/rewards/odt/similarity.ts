@@ -8,8 +8,10 @@
 //   - "Structural counts" is the mean NumSim of the two counts App. D names (JOIN count, SELECT-item count).
 //   - The Boolean DISTINCT is the only Boolean with a weight; HAVING predicates and the other Booleans are profiled
 //     (and AGGREGATE_ERROR reads aggregation usage) but Table 5 gives them no weight, so they do not score.
-//   - Two nodes that both have no children have s_child = 1 (the same convention as two empty feature sets), so a
-//     flat query identical to the gold scores 1.
+//   - s_child applies "for nested structures" (§4.2): a SELECT node where neither side has children scores s_local
+//     alone (the weights renormalised over the term that applies), so a flat query identical to the gold scores 1
+//     and a flat query unlike it is not lifted by 0.3. When only one side nests, s_child = 0 (no matched pair over
+//     max(|C_pred|, |C_gold|) > 0). A non-SELECT node with no children on either side scores 1.
 //   - Compatible types are equal types; the SET_OP operator is a label, not a constraint (App. D names only the CTE
 //     name as an extra condition), so UNION vs INTERSECT over the same arms is a structural match and shows up in
 //     the lexical score. Ties between predicted children go to the first in query order.
@@ -84,7 +86,9 @@ export function scoreNodes(pred: OdtNode, gold: OdtNode): NodeMatch {
   if (pred.type === 'SELECT' && pred.profile && gold.profile) {
     const features = featureSimilarities(pred.profile, gold.profile);
     const local = localSimilarity(features);
-    return { pred, gold, score: ALPHA * local + (1 - ALPHA) * child, local, features, child, children, missing, extra };
+    const nested = pred.children.length > 0 || gold.children.length > 0;
+    const score = nested ? ALPHA * local + (1 - ALPHA) * child : local;
+    return { pred, gold, score, local, features, child: nested ? child : null, children, missing, extra };
   }
   return { pred, gold, score: child, local: null, features: null, child, children, missing, extra };
 }

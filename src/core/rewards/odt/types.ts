@@ -59,8 +59,8 @@ export interface NodeMatch {
   /** s_local (SELECT nodes only). */
   local: number | null;
   features: FeatureSims | null;
-  /** s_child. */
-  child: number;
+  /** s_child; null for a SELECT pair where neither side nests (the term does not apply: s_node = s_local). */
+  child: number | null;
   /** Matched child pairs, in gold order. */
   children: NodeMatch[];
   /** Gold children with no compatible predicted child (missing nested structures). */
