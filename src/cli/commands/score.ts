@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
-import { resolve, join, basename } from 'node:path';
+import { resolve } from 'node:path';
 import { writeFileSync, existsSync, statSync } from 'node:fs';
 import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
 import { createSqlPool } from '../../core/db';
-import { readTrajectories, type TrajectoryRecord } from '../../core/trajectories';
+import type { TrajectoryRecord } from '../../core/trajectories';
+import { databaseResolver, openTrajectoryFile } from '../../app/trajectoryFiles';
 import { createScoringResources, integrityFlags, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
 import { scoreRun, type RunReport } from '../../core/rewards/scoreRun';
 import { fmt, panelJson } from '../../core/rewards/render';
@@ -17,17 +18,10 @@ Scores every trajectory of a file with a reward panel (gold = each record's task
 Prints a summary per term, the integrity flags (empty-gold wins, failing gold, format failures by kind, suspicious
 wins, zero-variance groups), and GRPO group statistics when samples share a question (groupId).
   --db-dir  databases as DIR/<db_id>/<db_id>.sqlite (Spider layout) instead of each record's task.db.path
+            (a relative task.db.path is read from the trajectory file's folder)
   --out     one JSON line per trajectory: {"id", "groupId", "sample", "panel", "total", "terms", "exec", "advantage"}
   --json    print the summary as one JSON object instead of text
 Exit 0 when scored, 2 on bad input (unreadable file, invalid record, unknown panel, missing database).`;
-
-function dbResolver(dbDir: string | undefined): (r: TrajectoryRecord) => string {
-  if (!dbDir) return (r) => r.task.db.path;
-  return (r) => {
-    const id = r.task.db.id;
-    return id ? join(dbDir, id, `${id}.sqlite`) : join(dbDir, basename(r.task.db.path));
-  };
-}
 
 function pct(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -95,14 +89,13 @@ export const scoreCommand: Command = {
     const path = resolve(io.cwd, values.trajectories);
     let records: TrajectoryRecord[];
     try {
-      const read = await readTrajectories(path);
-      records = read.records;
-      if (read.truncated) io.stderr.write(`quarry score: warning: ${path} ends in an unfinished line ${read.truncated.line} (a writer was killed?); it is ignored\n`);
+      const opened = await openTrajectoryFile(path, { onInvalid: 'throw' });
+      records = opened.records;
+      if (opened.truncated) io.stderr.write(`quarry score: warning: ${path}: ${opened.truncated} (a writer was killed?); it is ignored\n`);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new UsageError(code === 'ENOENT' ? `cannot read ${path}: no such file` : (err as Error).message);
+      throw new UsageError((err as Error).message);
     }
-    const dbPathOf = dbResolver(dbDir);
+    const dbPathOf = databaseResolver(path, { dbDir });
     const missing = [...new Set(records.filter((r) => r.task.gold).map(dbPathOf))].filter((p) => !existsSync(p));
     if (missing.length) throw new UsageError(`database file(s) not found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`);
 

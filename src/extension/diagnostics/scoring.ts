@@ -2,9 +2,9 @@
 // shared sandbox pool (SQL runs in worker processes, off the extension host's thread); a whole file is scored under a
 // cancellable progress notification.
 import * as vscode from 'vscode';
-import { existsSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Services } from '../services';
+import { databaseResolver } from '../../app/trajectoryFiles';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import type { RunDiagnostics } from '../../core/rewards/report';
@@ -20,29 +20,16 @@ export interface LoadedTrajectories {
 
 /** Throws with a person-readable message when the file cannot be read at all. */
 export async function loadTrajectories(file: string): Promise<LoadedTrajectories> {
-  let isDir = false;
-  try {
-    isDir = statSync(file).isDirectory();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(code === 'ENOENT' ? `no such trajectory file: ${file}` : `cannot read ${file}: ${(err as Error).message}`);
-  }
-  if (isDir) throw new Error(`${file} is a directory, not a trajectory file`);
-  const { readTrajectories } = await import('../../core/trajectories/reader');
-  const read = await readTrajectories(file, { onInvalid: 'collect' });
-  const invalid = read.invalid.map((e) => e.message);
-  if (read.truncated) invalid.push(`line ${read.truncated.line} is unfinished (${read.truncated.chars} characters): a writer was stopped mid-record; ignored`);
-  const byId = new Map<string, TrajectoryRecord>();
-  for (const r of read.records) if (!byId.has(r.id)) byId.set(r.id, r);
-  return { file, records: read.records, byId, invalid };
+  const { openTrajectoryFile } = await import('../../app/trajectoryFiles');
+  const opened = await openTrajectoryFile(file);
+  const invalid = opened.invalid.map((e) => e.message);
+  if (opened.truncated) invalid.push(`${opened.truncated}; ignored`);
+  return { file, records: opened.records, byId: opened.byId, invalid };
 }
 
-/**
- * Where a record's database is: its task.db.path, relative paths resolved against the trajectory file's folder
- * (a file moved with its databases still scores).
- */
+/** Where a record's database is (src/app/trajectoryFiles.ts: relative paths against the trajectory file's folder). */
 export function dbPathOf(file: string): (r: TrajectoryRecord) => string {
-  return (r) => (isAbsolute(r.task.db.path) ? r.task.db.path : resolve(dirname(file), r.task.db.path));
+  return databaseResolver(file);
 }
 
 export async function loadPanelChoice(value: string, services: Services): Promise<ResolvedPanel> {

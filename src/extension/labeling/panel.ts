@@ -2,8 +2,9 @@
 // store, runs corrected SQL in the sandbox pool, and answers the app's (validated) messages. One panel at a time.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Services } from '../services';
+import { databaseResolver } from '../../app/trajectoryFiles';
 import { webviewHtml, webviewOptions } from '../webviews/html';
 import { checkMessage } from '../../protocol/validate';
 import {
@@ -99,13 +100,12 @@ export class LabelPanel {
     this.panel.title = `Labeling: ${basename(file)}`;
     this.post({ type: 'loading', file });
     try {
-      if (!existsSync(file)) throw new Error(`no such trajectory file: ${file}`);
-      const { readTrajectories } = await import('../../core/trajectories/reader');
+      const { openTrajectoryFile } = await import('../../app/trajectoryFiles');
       const read = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
-        () => readTrajectories(file, { onInvalid: 'collect' }));
+        () => openTrajectoryFile(file));
       const problems = read.invalid.slice(0, 10).map((e) => e.message);
       if (read.invalid.length > 10) problems.push(`… and ${read.invalid.length - 10} more bad lines`);
-      if (read.truncated) problems.push(`line ${read.truncated.line} is unfinished (a writer was stopped mid-record); it is left out`);
+      if (read.truncated) problems.push(`${read.truncated}; it is left out`);
       this.loaded = { file, records: read.records, ids: read.records.map((r) => r.id), problems };
       this.services.log.info(`labeling: ${file}: ${read.records.length} trajectories, ${read.invalid.length} bad line(s)`);
     } catch (err) {
@@ -274,11 +274,9 @@ export class LabelPanel {
     }
   }
 
+  /** The record's database, by the one rule of src/app/trajectoryFiles.ts (relative to the trajectory file's folder). */
   private dbPathOf(record: TrajectoryRecord): string {
-    const p = record.task.db.path;
-    if (isAbsolute(p)) return p;
-    const dir = this.services.workspaceDir();
-    return dir ? join(dir, p) : p;
+    return databaseResolver(this.loaded?.file ?? '.')(record);
   }
 
   /** Runs the corrected SQL in the sandbox and compares it (gold, else the final SQL) with the evaluator's comparator. */

@@ -3,8 +3,8 @@
 // records only when one is opened, compared or shown in its group.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Services } from '../services';
+import { databaseResolver } from '../../app/trajectoryFiles';
 import { webviewHtml, webviewOptions } from '../webviews/html';
 import { checkMessage } from '../../protocol/validate';
 import { REPLAY_RULES, packRows, sanitizeFilter, type Explanation, type GroupMember, type ScoreUpdate, type ToApp, type ToHost } from '../../protocol/replay';
@@ -185,7 +185,7 @@ export class ReplayPanel {
       maxExecEntries: 2000,
     });
     // A relative database path (a file moved between machines with its databases) is read beside the file.
-    const dbPathOf = (r: TrajectoryRecord) => (isAbsolute(r.task.db.path) ? r.task.db.path : resolve(dirname(l.file), r.task.db.path));
+    const dbPathOf = databaseResolver(l.file);
     const scorer = createReplayScorer({ resources, dbExists: existsSync, dbPathOf, dbStamp });
     const restored = scorer.restore(this.cache.load(l.version), l.records);
     if (restored) this.services.log.info(`replay: ${restored} verdicts/rewards of ${l.file} reused from an earlier session`);

@@ -1,8 +1,7 @@
 // Reading a trajectory file for the replay list: the validating reader (bad lines are reported, not fatal), one
 // summary and one search text per record, and labels where there are any.
-import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { readTrajectories } from '../../core/trajectories/reader';
+import { openTrajectoryFile } from '../../app/trajectoryFiles';
 import { summarizeTrajectory, searchText, type TrajectorySummary } from '../../core/trajectories/summary';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { InvalidLine } from '../../protocol/replay';
@@ -28,36 +27,22 @@ export const metaLabels: LabelLookup = async (records) => {
   return out;
 };
 
-export function fileVersion(file: string): string {
-  const st = statSync(file);
-  return `${file}\0${st.size}\0${st.mtimeMs}`;
-}
 
 /** Throws with a person-readable message when the file cannot be read at all (missing, a directory, unreadable). */
 export async function loadTrajectoryFile(file: string, labels: LabelLookup = metaLabels): Promise<LoadedFile> {
-  let version: string;
-  try {
-    const st = statSync(file);
-    if (st.isDirectory()) throw new Error(`${file} is a directory, not a trajectory file`);
-    version = fileVersion(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new Error(`no such trajectory file: ${file}`);
-    throw err;
-  }
-  const read = await readTrajectories(file, { onInvalid: 'collect' });
+  const read = await openTrajectoryFile(file);
   const labelOf = await labels(read.records).catch(() => new Map<string, string>());
   const summaries = read.records.map((r, i) => summarizeTrajectory(r, i, read.lines[i], labelOf.get(r.id) ?? null));
   const byId = new Map<string, number>();
   read.records.forEach((r, i) => { if (!byId.has(r.id)) byId.set(r.id, i); });
   return {
     file,
-    version,
+    version: read.version,
     records: read.records,
     summaries,
     haystacks: read.records.map(searchText),
-    invalid: read.invalid.map((e) => ({ line: e.line, message: e.message })),
-    truncated: read.truncated ? `line ${read.truncated.line} is unfinished (${read.truncated.chars} characters): a writer was stopped mid-record` : null,
+    invalid: read.invalid,
+    truncated: read.truncated,
     byId,
   };
 }

@@ -134,5 +134,5 @@ test('score: a panel file, --db-dir, and bad inputs', async () => {
   assert.match(missing.err, /database file\(s\) not found: .*school\/school\.sqlite/);
   const nofile = await quarry(['score', '--trajectories', join(dir, 'nope.jsonl'), '--panel', 'skyrl']);
   assert.equal(nofile.code, 2);
-  assert.match(nofile.err, /no such file/);
+  assert.match(nofile.err, /no such trajectory file: .*nope\.jsonl/);
 });
