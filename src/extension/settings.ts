@@ -2,12 +2,13 @@
 // settings.json is hand-edited, so every value is checked and a wrong type or an out-of-range number falls back to
 // the manifest's default (or is clamped) instead of reaching the agent.
 import type { ProtocolName } from '../core/agent/types';
+import { ASK_PROTOCOL_NAMES } from '../core/agent/protocols';
 import { DEFAULT_TRAJECTORY_STORE } from '../app/trajectoryStore';
 
 export type ModelBackend = 'vscode-lm' | 'openai' | 'onnx';
 export const MODEL_BACKENDS: readonly ModelBackend[] = ['vscode-lm', 'openai', 'onnx'];
 /** The protocols the setting offers (package.json's enum); `progress` is a training-time protocol, not an editor one. */
-export const EDITOR_PROTOCOLS: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1'];
+export const EDITOR_PROTOCOLS: readonly ProtocolName[] = ASK_PROTOCOL_NAMES;
 
 export interface QuarrySettings {
   model: {

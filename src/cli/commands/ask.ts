@@ -8,7 +8,7 @@ import { UsageError, EXIT } from '../command';
 import { createSqlPool, renderObservation, assertSqliteFile } from '../../core/db';
 import { positiveInt } from '../../core/db/execOptions';
 import { EpisodeSetupError, type EpisodeEvent } from '../../core/agent/loop';
-import { getProtocol } from '../../core/agent/protocols';
+import { ASK_PROTOCOL_NAMES, getProtocol } from '../../core/agent/protocols';
 import type { Protocol } from '../../core/agent/protocol';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel, type SamplingOptions } from '../../core/models/types';
@@ -18,10 +18,10 @@ import type { ProtocolName } from '../../core/agent/types';
 import { ask, runFinalSql } from '../../app/ask';
 import { DEFAULT_TRAJECTORY_STORE, trajectoryStorePath } from '../../app/trajectoryStore';
 
-const ASK_PROTOCOLS = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1'];
+const ASK_PROTOCOLS: readonly string[] = ASK_PROTOCOL_NAMES;
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
-const usage = `Usage: quarry ask --db FILE --model SPEC [--protocol skyrl|sqltrail|mtir|mtsqlr1] [--max-turns N]
+const usage = `Usage: quarry ask --db FILE --model SPEC [--protocol ${ASK_PROTOCOL_NAMES.join('|')}] [--max-turns N]
                   [--trajectory OUT.jsonl | --no-save] [--temperature T] [--timeout-ms N] [--max-response-chars N] "question"
 
 Answers a question about a SQLite database with a multi-turn agent: the model explores the database with read-only

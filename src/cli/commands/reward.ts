@@ -12,13 +12,14 @@ import {
 } from '../../core/rewards';
 import { panelJson, panelTable } from '../../core/rewards/render';
 import { scoringOptions, usage as asUsageError } from './scoringOptions';
+import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 
 const usage = `Usage: quarry reward --panel P --gold-sql SQL --db FILE (--pred-sql SQL | --trajectory FILE.jsonl [--index N])
                      [--difficulty simple|medium|hard|extra] [--json] [--mode spider|bird|omnisql] [--turn-budget T]
                      [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}]
 
 Scores one prediction with a reward panel and explains every term.
-  --panel        built-in panel (skyrl, sqltrail, mtir, mtsqlr1, progress) or a panel .json file (docs/rewards.md)
+  --panel        built-in panel (${BUILTIN_PANEL_NAMES.join(', ')}) or a panel .json file (docs/rewards.md)
   --pred-sql     a bare predicted SQL; or --trajectory: a trajectory JSONL file, record --index N (0-based, default 0).
                  With a trajectory, --gold-sql and --db default to the record's task.gold and task.db.path.
   --difficulty   SQL-Trail's r_turns level (easy is accepted as simple); default the trajectory's, else the Spider

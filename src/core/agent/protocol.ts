@@ -67,6 +67,8 @@ export interface Protocol {
   readonly name: ProtocolName;
   /** Defaults for this protocol's config (maxTurns and its own switches). */
   readonly defaults: ProtocolConfig;
+  /** True when an episode needs gold-SQL feedback (Progress-SQL's oracle): training and evaluation only, never Ask. */
+  readonly needsOracle?: boolean;
   /**
    * Completes the task before the episode (MTSQL-R1 runs the earlier turns' SQL its memory quotes). Must not throw
    * for a task it cannot complete: it returns the task as it is, and the prompt then says what is missing.

@@ -4,7 +4,9 @@ import type { ChatMessage, ChatRole } from '../models/types';
 import type { ExecResult } from '../db/types';
 import type { Hardness } from '../sql/hardness';
 
-export type ProtocolName = 'skyrl' | 'sqltrail' | 'mtir' | 'mtsqlr1' | 'progress';
+/** The protocols, in the order lists show them: the one list every other list of names is derived from. */
+export const PROTOCOL_NAMES = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'] as const;
+export type ProtocolName = (typeof PROTOCOL_NAMES)[number];
 
 /** One question to answer against one database. */
 export interface Task {

@@ -75,6 +75,8 @@ export const MTSQLR1_PANEL: PanelSpec = {
 };
 
 export const BUILTIN_PANELS: PanelSpec[] = [SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL];
+/** Their names, in that order: the list the CLI and the editor offer. */
+export const BUILTIN_PANEL_NAMES: readonly string[] = BUILTIN_PANELS.map((p) => p.name);
 
 let registered = false;
 

@@ -1,7 +1,7 @@
 // Reward panels of the five papers, computed and explained term by term; GRPO group statistics; integrity checks.
 export * from './types';
 export { registerTerm, registerPanel, termDefinition, listTerms, panelSpec, listPanels, resolvePanel } from './registry';
-export { registerBuiltins, BUILTIN_PANELS, BUILTIN_TERMS } from './builtins';
+export { registerBuiltins, BUILTIN_PANELS, BUILTIN_PANEL_NAMES, BUILTIN_TERMS } from './builtins';
 export { loadPanel } from './panelFile';
 export { scorePanel, scorePanelDetailed, buildContext, DEFAULT_TURN_BUDGET } from './engine';
 export { createScoringResources, DEFAULT_REWARD_TIMEOUT_MS } from './resources';

@@ -2,6 +2,7 @@
 // wrong (`turns[2].exec.rowCount`). Hand-written so the reader needs no schema library. Unknown extra fields are
 // allowed: additive fields keep the schema version.
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord } from './types';
+import { PROTOCOL_NAMES } from '../agent/types';
 
 export interface TrajectoryProblem {
   /** Path of the offending field, e.g. `turns[2].exec.rowCount` (`` for the record itself). */
@@ -9,7 +10,7 @@ export interface TrajectoryProblem {
   message: string;
 }
 
-const PROTOCOLS = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+const PROTOCOLS: string[] = [...PROTOCOL_NAMES];
 const ROLES = ['system', 'user', 'assistant', 'tool'];
 const KINDS = ['execute', 'memory', 'answer', 'invalid'];
 const MDP = ['PROPOSE', 'EXECUTE', 'E-VERIFY', 'M-VERIFY', 'SELF-CORRECT', 'FINALIZE'];

@@ -11,10 +11,11 @@ import {
 import type { RunDiagnostics } from '../../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
+import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, type LoadedTrajectories } from './scoring';
 
 /** The five papers' panels, in the order of the project's docs. */
-export const BUILTIN_PANELS: readonly string[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+export const BUILTIN_PANELS: readonly string[] = BUILTIN_PANEL_NAMES;
 
 /** What a test can see of the panel (only when test hooks are on). */
 export interface DiagnosticsTestLog {

@@ -14,6 +14,7 @@ import { diffSql } from '../../core/trajectories/index-compare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { fileLabel, loadTrajectoryFile, type LabelLookup, type LoadedFile } from './source';
 import { createScoringResources } from '../../core/rewards/resources';
+import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { ScoreCache, dbStamp } from './scoreCache';
 
 /** Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter). */
@@ -44,7 +45,7 @@ function toExplanation(e: TrajectoryExplanation): Explanation {
 export class ReplayPanel {
   static current: ReplayPanel | undefined;
   static testLog: ReplayTestLog | undefined;
-  static panelNames: string[] = ['auto', 'skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+  static panelNames: string[] = ['auto', ...BUILTIN_PANEL_NAMES];
 
   private loaded: LoadedFile | null = null;
   private filter: TrajectoryFilter = {};

@@ -1,13 +1,13 @@
 // The protocol registry: one place that maps a ProtocolName to its module.
 import type { Protocol } from '../protocol';
-import type { ProtocolName } from '../types';
+import { PROTOCOL_NAMES, type ProtocolName } from '../types';
 import { skyrlProtocol } from './skyrl';
 import { sqlTrailProtocol } from './sqltrail';
 import { mtirProtocol } from './mtir';
 import { progressProtocol } from './progress';
 import { mtsqlr1Protocol } from './mtsqlr1';
 
-export const PROTOCOL_NAMES: readonly ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'];
+export { PROTOCOL_NAMES };
 
 const registry: Record<ProtocolName, () => Protocol> = {
   skyrl: () => skyrlProtocol,
@@ -16,6 +16,9 @@ const registry: Record<ProtocolName, () => Protocol> = {
   mtsqlr1: () => mtsqlr1Protocol,
   progress: () => progressProtocol,
 };
+
+/** Protocols that can answer a user's question (not progress, which needs gold-SQL feedback during training). */
+export const ASK_PROTOCOL_NAMES: readonly ProtocolName[] = PROTOCOL_NAMES.filter((n) => !registry[n]().needsOracle);
 
 export function isProtocolName(name: string): name is ProtocolName {
   return (PROTOCOL_NAMES as readonly string[]).includes(name);

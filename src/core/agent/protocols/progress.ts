@@ -155,6 +155,7 @@ class ProgressSession implements ProtocolSession {
 export const progressProtocol: Protocol = {
   name: 'progress',
   defaults: PROGRESS_DEFAULTS,
+  needsOracle: true,
   create(ctx: ProtocolContext): ProtocolSession {
     return new ProgressSession(ctx);
   },
