@@ -12,7 +12,7 @@ import { runEpisode } from '../../src/core/agent/loop';
 import type { ChatModel } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
-import type { ToApp } from '../../src/protocol/label';
+import type { ToApp } from '../../src/protocol/labeling';
 import { unpackRows, type ToApp as ReplayToApp } from '../../src/protocol/replay';
 import { scriptedModel } from '../support/scriptedModel';
 

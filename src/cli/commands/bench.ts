@@ -9,7 +9,7 @@ import type { ProtocolName } from '../../core/agent/types';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel } from '../../core/models/types';
 import { runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError, ensureDir } from '../../core/bench';
-import { createProgress } from '../progress';
+import { createProgress } from '../progressBar';
 
 /** Progress-SQL's protocol feeds gold-derived feedback to the model, which would leak the answer into a benchmark. */
 const BENCH_PROTOCOLS = PROTOCOL_NAMES.filter((p) => p !== 'progress');

@@ -9,7 +9,7 @@ import { webviewHtml, webviewOptions } from '../webviews/html';
 import { checkMessage } from '../../protocol/validate';
 import {
   LABEL_RULES, RESULT_ROWS_SHOWN, labelMessageProblem, type QueueFilter, type QueueInfo, type RunOutcome, type ToApp, type ToHost,
-} from '../../protocol/label';
+} from '../../protocol/labeling';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Label, LabelStore } from '../../core/labels/index';
 
@@ -44,7 +44,7 @@ export class LabelPanel {
     private readonly services: Services,
     private readonly store: StoreProvider,
   ) {
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'label', 'Quarry: Labeling');
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'labeling', 'Quarry: Labeling');
     panel.onDidDispose(() => this.dispose());
     panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
   }

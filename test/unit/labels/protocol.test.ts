@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkMessage } from '../../../src/protocol/validate';
-import { LABEL_RULES, LIMITS, labelMessageProblem, type ToHost } from '../../../src/protocol/label';
+import { LABEL_RULES, LIMITS, labelMessageProblem, type ToHost } from '../../../src/protocol/labeling';
 
 function problem(raw: unknown): string | null {
   const c = checkMessage<ToHost>(raw, LABEL_RULES);

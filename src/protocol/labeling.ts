@@ -1,5 +1,5 @@
 // The labeling panel's message protocol, shared by the extension host (src/extension/labeling) and the webview app
-// (webview/label/main.ts). The host owns the queue (a trajectory file in review order), the label store and the
+// (webview/labeling/main.ts). The host owns the queue (a trajectory file in review order), the label store and the
 // sandbox; the app shows one trajectory at a time and sends what the reviewer did. Nothing here imports `vscode` or
 // the DOM.
 import type { MessageRules } from './validate';

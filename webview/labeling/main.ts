@@ -7,8 +7,8 @@ import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, badge, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid } from '../shared/resultGrid';
-import { QUEUE_FILTERS, SHORTCUTS } from '../../src/protocol/label';
-import type { LabelAppState, Label, QueueInfo, RunOutcome, TagInfo, ToApp, ToHost, TrajectoryRecord, Verdict } from '../../src/protocol/label';
+import { QUEUE_FILTERS, SHORTCUTS } from '../../src/protocol/labeling';
+import type { LabelAppState, Label, QueueInfo, RunOutcome, TagInfo, ToApp, ToHost, TrajectoryRecord, Verdict } from '../../src/protocol/labeling';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, LabelAppState>();

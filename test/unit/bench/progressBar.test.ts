@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { createProgress, formatDuration } from '../../../src/cli/progress';
+import { createProgress, formatDuration } from '../../../src/cli/progressBar';
 
 function sink() {
   let text = '';
