@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
 import { compareOdt, renderTree, renderMatch, TAG_MEANINGS, type OdtBuild } from '../../core/rewards/odt';
+import { odtJson } from '../../core/rewards/odt/json';
 import { introspectSchema } from '../../core/db/schema';
 import type { SchemaLike } from '../../core/sql';
 
@@ -40,12 +41,7 @@ export const odtCommand: Command = {
     }
     const c = compareOdt(values.pred, values.gold, { schema });
     if (values.json) {
-      const tree = (b: OdtBuild) => (b.ok ? b.root : null);
-      const error = (b: OdtBuild) => (b.ok ? null : b.error);
-      io.stdout.write(JSON.stringify({
-        pred: tree(c.pred), gold: tree(c.gold), predError: error(c.pred), goldError: error(c.gold),
-        struct: c.struct, lexical: c.lexical, F: c.F, tags: c.tags, reasons: c.reasons, feedback: c.feedback,
-      }) + '\n');
+      io.stdout.write(JSON.stringify(odtJson(c)) + '\n');
       return EXIT.ok;
     }
     const out: string[] = [];

@@ -278,12 +278,12 @@ function safeParse(session: ProtocolSession, text: string): ParsedAction {
   }
 }
 
-function recordAction(a: ParsedAction): TrajectoryTurn['action'] {
+export function recordAction(a: ParsedAction): TrajectoryTurn['action'] {
   const out: TrajectoryTurn['action'] = { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] };
   if (a.verify) out.verify = { ...a.verify };
   return out;
 }
 
-function recordExec(r: ExecResult): TurnExec {
+export function recordExec(r: ExecResult): TurnExec {
   return { ok: r.ok, errorClass: r.errorClass, error: r.error, columns: [...r.columns], rowCount: r.rowCount, truncated: r.truncated, ms: r.ms };
 }

@@ -1,0 +1,82 @@
+// `quarry serve-env`: serves Quarry's environment and reward panels over HTTP for trainers (verl, SkyRL, TRL through
+// quarry_trainer). Prints `quarry env server listening on http://HOST:PORT` as its first stdout line (scripts wait
+// for it), logs requests that fail to stderr, and stops cleanly on Ctrl-C / TERM / HUP.
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from '../command';
+import { UsageError, EXIT } from '../command';
+import { positiveInt } from '../../core/db/execOptions';
+import { startEnvServer } from '../../app/envService/server';
+
+const usage = `Usage: quarry serve-env [--host 127.0.0.1] [--port N|0] --db-dir DIR... [--token-file F] [--jobs N]
+                        [--max-episodes N] [--idle-s S]
+
+Serves the agent environment (episodes step by step), the reward panels, sandboxed SQL and ODT comparisons as JSON
+over HTTP/1.1 for training engines; routes in GET /v1/openapi.json, usage in docs/training.md.
+
+  --host         address to bind (default 127.0.0.1; any other needs --token-file)
+  --port         port (default 0: a free one, printed on the first line)
+  --db-dir DIR   a folder whose databases may be used (repeatable); nothing outside them is opened
+  --token-file F a file holding the bearer token every request must send (Authorization: Bearer …)
+  --jobs N       SQL worker threads (default 2)
+  --max-episodes N  open episodes at once before 429 (default 1024)
+  --idle-s S     an untouched episode expires after S seconds (default 600)
+
+Exit 0 when stopped by a signal, 2 on bad input (no --db-dir, a non-directory, a token file that cannot be read,
+a non-loopback host without a token).`;
+
+export const serveEnvCommand: Command = {
+  name: 'serve-env',
+  summary: 'Serve the environment and reward panels over HTTP for trainers (verl, SkyRL, TRL)',
+  usage,
+  async run(argv, io) {
+    const { values } = parseArgs({
+      args: argv, strict: true, allowPositionals: false,
+      options: {
+        host: { type: 'string' }, port: { type: 'string' }, 'db-dir': { type: 'string', multiple: true },
+        'token-file': { type: 'string' }, jobs: { type: 'string' }, 'max-episodes': { type: 'string' }, 'idle-s': { type: 'string' },
+      },
+    });
+    const dbDirs = (values['db-dir'] ?? []).map((d) => resolve(io.cwd, d));
+    if (dbDirs.length === 0) throw new UsageError('--db-dir DIR is required (repeat it for several folders)');
+    let port: number, jobs: number, maxEpisodes: number, idleS: number;
+    try {
+      port = values.port === undefined || values.port === '0' ? 0 : positiveInt('port', values.port, 0);
+      if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
+      jobs = positiveInt('jobs', values.jobs, 2);
+      maxEpisodes = positiveInt('max-episodes', values['max-episodes'], 1024);
+      idleS = positiveInt('idle-s', values['idle-s'], 600);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    let token: string | null = null;
+    if (values['token-file'] !== undefined) {
+      try {
+        token = readFileSync(resolve(io.cwd, values['token-file']), 'utf8').trim();
+      } catch (err) {
+        throw new UsageError(`cannot read --token-file: ${(err as Error).message}`);
+      }
+      if (token === '') throw new UsageError(`--token-file ${values['token-file']} is empty`);
+    }
+    let server;
+    try {
+      server = await startEnvServer({
+        host: values.host ?? '127.0.0.1', port, dbDirs, token, jobs, maxEpisodes, idleMs: idleS * 1000, cwd: io.cwd,
+        version: process.env.QUARRY_VERSION ?? 'dev',
+      });
+    } catch (err) {
+      io.stderr.write(`quarry serve-env: ${(err as Error).message}\n`);
+      return EXIT.badInput;
+    }
+    io.stdout.write(`quarry env server listening on ${server.url}\n`);
+    io.stderr.write(`databases from ${dbDirs.join(', ')}${token ? '; bearer token required' : ''}; Ctrl-C stops\n`);
+    await new Promise<void>((done) => {
+      const stop = () => { for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, stop); done(); };
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, stop);
+    });
+    await server.close();
+    io.stderr.write('quarry serve-env: stopped\n');
+    return EXIT.ok;
+  },
+};
