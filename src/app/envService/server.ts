@@ -21,7 +21,8 @@ import { odtJson } from '../../core/rewards/odt/json';
 import { introspectSchema } from '../../core/db/schema/introspect';
 import { validateTrajectory } from '../../core/trajectories/validate';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
-import type { ScoringResources } from '../../core/rewards/types';
+import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
+import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { DatabaseRoots } from './databases';
 import { EpisodeStore } from './episodes';
 import { ServiceError } from './errors';
@@ -227,14 +228,24 @@ async function createEpisode(b: Record<string, unknown>, ctx: Ctx): Promise<unkn
   });
 }
 
-async function reward(b: Record<string, unknown>, ctx: Ctx): Promise<unknown> {
-  let panel;
+/** Built-in panels are resolved once; a panel file is read each time (it may be edited between requests). */
+const builtinPanels = new Map<string, ResolvedPanel>();
+
+function panelFor(name: string, cwd: string): ResolvedPanel {
+  const cached = builtinPanels.get(name);
+  if (cached) return cached;
+  let panel: ResolvedPanel;
   try {
-    panel = loadPanel(str(b, 'panel', true), ctx.cwd);
+    panel = loadPanel(name, cwd);
   } catch (err) {
-    if (err instanceof ServiceError) throw err;
     throw new ServiceError('bad-request', (err as Error).message);
   }
+  if (BUILTIN_PANEL_NAMES.includes(name)) builtinPanels.set(name, panel);
+  return panel;
+}
+
+async function reward(b: Record<string, unknown>, ctx: Ctx): Promise<unknown> {
+  const panel = panelFor(str(b, 'panel', true), ctx.cwd);
   const mode = str(b, 'mode');
   if (mode !== undefined && !EVAL_MODES.includes(mode as EvalModeName)) throw new ServiceError('bad-request', `"mode" must be one of ${EVAL_MODES.join(', ')}`);
   let trajectory: TrajectoryRecord | null = null;
