@@ -13,9 +13,10 @@ import { exportCommand } from './commands/export';
 import { doctorCommand } from './commands/doctor';
 import { checkpointsCommand } from './commands/checkpoints';
 import { serveEnvCommand } from './commands/serveEnv';
+import { jobsCommand } from './commands/jobs';
 
 const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  doctorCommand, checkpointsCommand, serveEnvCommand];
+  doctorCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

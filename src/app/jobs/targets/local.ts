@@ -1,0 +1,111 @@
+// The `local` target: a job is a detached process group on this machine (it outlives the CLI and the editor). A small
+// POSIX shell wrapper runs the command with its output in the job folder, forwards SIGTERM/SIGINT/HUP to it (so a
+// trainer can save before it stops: quarry_trainer's StopOnSignal), waits for it to really end, and records its exit
+// code in `exit_code`. The group leader's pid and its kernel start time are recorded, so a pid the system later
+// reuses for something else is never taken for the job.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JobRecord } from '../../../core/training/jobs/job';
+import type { StatusReport, Target } from './target';
+
+const WRAPPER = [
+  '"$@" >stdout.log 2>stderr.log </dev/null &',
+  'child=$!',
+  'trap \'kill -TERM "$child" 2>/dev/null\' TERM INT HUP',
+  'while :; do wait "$child"; code=$?; kill -0 "$child" 2>/dev/null || break; done',
+  'echo "$code" > exit_code.tmp && mv exit_code.tmp exit_code',
+].join('\n');
+
+/** The kernel start time of `pid` (field 22 of /proc/<pid>/stat), or null when there is no such process. */
+export function procStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function exitCodeOf(dir: string): number | null {
+  const file = join(dir, 'exit_code');
+  if (!existsSync(file)) return null;
+  const n = Number(readFileSync(file, 'utf8').trim());
+  return Number.isInteger(n) ? n : null;
+}
+
+export class LocalTarget implements Target {
+  readonly kind = 'local' as const;
+
+  constructor(readonly name = 'local') {}
+
+  async check(job: JobRecord): Promise<string[]> {
+    const problems: string[] = [];
+    if (process.platform === 'win32') problems.push('the local target needs a POSIX shell (Linux or macOS)');
+    if (job.command.length === 0) problems.push('the job has no command');
+    return problems;
+  }
+
+  async submit(job: JobRecord, dir: string): Promise<void> {
+    const child = spawn('/bin/sh', ['-c', WRAPPER, 'quarry-job', ...job.command], {
+      cwd: dir, detached: true, stdio: 'ignore', env: { ...process.env, ...job.env, QUARRY_JOB_ID: job.id, QUARRY_JOB_DIR: dir },
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', (err) => reject(new Error(`cannot start the job: ${err.message}`)));
+    });
+    child.unref();
+    const pid = child.pid!;
+    job.remote = { pid, procStart: procStart(pid) ?? undefined };
+  }
+
+  async status(job: JobRecord, dir: string): Promise<StatusReport> {
+    const code = exitCodeOf(dir);
+    const cancelled = job.status === 'cancelled';
+    if (code !== null) {
+      return { status: cancelled ? 'cancelled' : code === 0 ? 'succeeded' : 'failed', exitCode: code,
+        reason: cancelled ? 'cancelled' : code === 0 ? null : `exited with code ${code}${tail(dir)}` };
+    }
+    const pid = job.remote.pid;
+    if (pid !== undefined && groupAlive(pid)) {
+      const start = procStart(pid);
+      // The leader may have ended while the group lives on (its command still saving); a different start time means
+      // the pid now belongs to another program, and its group is not this job's.
+      if (start === null || job.remote.procStart === undefined || start === job.remote.procStart) {
+        return { status: cancelled ? 'cancelled' : 'running', exitCode: null, reason: null };
+      }
+    }
+    if (cancelled) return { status: 'cancelled', exitCode: null, reason: 'cancelled' };
+    return { status: 'lost', exitCode: null, reason: 'the job\'s processes ended without recording an exit code (killed with SIGKILL, or the machine restarted)' };
+  }
+
+  async cancel(job: JobRecord, dir: string, graceMs = 10_000): Promise<void> {
+    const pid = job.remote.pid;
+    if (pid === undefined || !groupAlive(pid)) return;
+    try { process.kill(-pid, 'SIGTERM'); } catch { /* ended meanwhile */ }
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && groupAlive(pid) && exitCodeOf(dir) === null) await new Promise((r) => setTimeout(r, 50));
+    if (groupAlive(pid)) {
+      try { process.kill(-pid, 'SIGKILL'); } catch { /* ended meanwhile */ }
+    }
+  }
+}
+
+/** The last lines of the job's stderr, for a failure message. */
+function tail(dir: string): string {
+  try {
+    const lines = readFileSync(join(dir, 'stderr.log'), 'utf8').trimEnd().split('\n').slice(-3).join(' / ');
+    return lines ? `: ${lines.slice(-300)}` : '';
+  } catch {
+    return '';
+  }
+}

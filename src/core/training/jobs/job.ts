@@ -1,0 +1,77 @@
+// A training job as Quarry records it: `.quarry/jobs/<id>/job.json` in the workspace, the one record the CLI and the
+// editor both read and write (so a job started in one is followed in the other, and after a reload). Secrets never go
+// in here: environment variables marked secret are named, not valued.
+export const JOB_SCHEMA = 'quarry.job/1';
+
+export type JobStatus = 'staged' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'lost';
+export const FINAL_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled', 'lost'];
+
+export interface JobSpec {
+  /** A short name shown in lists. */
+  name?: string;
+  /** The target to run on (a name from .quarry/targets.json, or `local`). */
+  target: string;
+  engine?: string;
+  recipe?: string | null;
+  model?: string | null;
+  data?: string | null;
+  /** The program and its arguments, run in the job's folder (or `cwd`). */
+  command: string[];
+  cwd?: string;
+  /** Plain environment variables for the job (never secrets: those come from the target's secret store). */
+  env?: Record<string, string>;
+}
+
+export interface JobRecord extends Required<Pick<JobSpec, 'target' | 'command'>> {
+  schema: typeof JOB_SCHEMA;
+  id: string;
+  name: string;
+  engine: string | null;
+  recipe: string | null;
+  model: string | null;
+  data: string | null;
+  cwd: string | null;
+  env: Record<string, string>;
+  createdAt: string;
+  status: JobStatus;
+  /** Where the job runs: for `local`, the process group leader's pid and its start time (so a reused pid is not it). */
+  remote: { pid?: number; procStart?: string; slurmJobId?: string; rayJobId?: string; dir?: string; host?: string };
+  startedAt: string | null;
+  endedAt: string | null;
+  exitCode: number | null;
+  /** Why the job failed or was lost, in words. */
+  reason: string | null;
+}
+
+/** What is wrong with a spec, or null. */
+export function jobSpecProblem(spec: unknown): string | null {
+  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return 'a job spec is a JSON object';
+  const s = spec as Record<string, unknown>;
+  if (typeof s.target !== 'string' || s.target.trim() === '') return '"target" must name a target (e.g. "local")';
+  if (!Array.isArray(s.command) || s.command.length === 0 || s.command.some((c) => typeof c !== 'string')) {
+    return '"command" must be a non-empty list of strings (the program and its arguments)';
+  }
+  for (const k of ['name', 'engine', 'recipe', 'model', 'data', 'cwd'] as const) {
+    if (s[k] !== undefined && s[k] !== null && typeof s[k] !== 'string') return `"${k}" must be a string`;
+  }
+  if (s.env !== undefined) {
+    if (!s.env || typeof s.env !== 'object' || Array.isArray(s.env)) return '"env" must be an object of strings';
+    for (const [k, v] of Object.entries(s.env)) if (typeof v !== 'string') return `"env.${k}" must be a string`;
+  }
+  return null;
+}
+
+/** A sortable id: the UTC time and a random tail. */
+export function newJobId(now = new Date(), random = Math.random): string {
+  const t = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${t}-${Math.floor(random() * 0x10000).toString(16).padStart(4, '0')}`;
+}
+
+export function newJobRecord(spec: JobSpec, id: string, now = new Date()): JobRecord {
+  return {
+    schema: JOB_SCHEMA, id, name: spec.name ?? spec.command.map((c) => c.split('/').pop()).join(' ').slice(0, 60),
+    target: spec.target, engine: spec.engine ?? null, recipe: spec.recipe ?? null, model: spec.model ?? null,
+    data: spec.data ?? null, command: [...spec.command], cwd: spec.cwd ?? null, env: { ...(spec.env ?? {}) },
+    createdAt: now.toISOString(), status: 'staged', remote: {}, startedAt: null, endedAt: null, exitCode: null, reason: null,
+  };
+}
