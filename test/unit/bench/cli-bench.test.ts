@@ -150,6 +150,8 @@ test('quarry bench K=3: majority vote by execution consensus and pass@3; predict
 
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
   assert.equal(report.samples, 3);
+  // skyrl's paper reports no vote: the default pool stays greedy + samples.
+  assert.deepEqual(report.vote, { pool: 'greedy+samples', k: 3, voters: [0, 1, 2], episodes: 3, default: true });
   assert.deepEqual(report.ex, { greedy: 0.5, majority: 0.75, passAtK: 1 });
   type Qs = { greedy: boolean; majority: boolean; passAtK: boolean; voteWinner: number | null; voteGroups: number[][]; samples: { exec: boolean }[] };
   const qs: Qs[] = report.questions;
@@ -326,8 +328,8 @@ test('bad input exits 2 with a clear message', async () => {
     [['--dataset', 'spider', '--protocol', 'skyrl'], /expected NAME:FILE\.json/],
     [['--dataset', 'spider:nope.json', '--protocol', 'skyrl'], /cannot read Spider file .*nope\.json: no such file/],
     [['--dataset', `bird:${spiderFile}`, '--protocol', 'skyrl'], /item 0 has no "SQL" field/],
-    [['--dataset', `spider:${spiderFile}`, '--protocol', 'nope'], /--protocol must be one of skyrl, sqltrail, mtir, mtsqlr1/],
-    [['--dataset', `spider:${spiderFile}`, '--protocol', 'progress'], /feedback computed from the gold SQL/],
+    [['--dataset', `spider:${spiderFile}`, '--protocol', 'nope'], /--protocol must be one of skyrl, sqltrail, mtir, mtsqlr1, progress/],
+    [['--dataset', `spider:${spiderFile}`, '--protocol', 'progress', '--max-turns', '2'], /single-turn .*max turns must be 1, got 2/],
     [['--dataset', `spider:${spiderFile}`, '--protocol', 'skyrl', '--samples', '0'], /--samples must be a positive integer/],
     [['--dataset', `spider:${spiderFile}`, '--protocol', 'skyrl', '--temperature=-1'], /--temperature must be a number >= 0/],
   ];
