@@ -1,13 +1,14 @@
 // The reward diagnostics panel. The host scores (core reward engine) and sends plain data; this app draws it: a run
-// (histograms, EX by hardness, term contributions, integrity flags linking to their items, group statistics, the
-// trajectory list) or one trajectory (stacked term bar with explanations, ODT trees side by side, clause F1,
+// (histograms, EX by hardness, term contributions, integrity flags linking to their items, group statistics,
+// Progress-SQL's Table 8 ODT mismatch rates, the trajectory list) or one trajectory (stacked term bar with explanations, ODT trees side by side, clause F1,
 // verification verdicts). Charts are chart.js (charts.ts); the trees and tables are plain DOM.
 import { connectHost } from '../shared/host';
 import { button, dropdown, h, progressRing, registerComponents, table, textField } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { barChart, destroyCharts, histogramChart, theme } from './charts';
 import {
-  SHORTCUTS, type DiagnosticsState, type RunDiagnostics, type ToApp, type ToHost, type TrajectoryDiagnostics,
+  MISMATCH_SQL_CHOICES, SHORTCUTS, type DiagnosticsState, type MismatchReport, type MismatchScope, type RunDiagnostics,
+  type ToApp, type ToHost, type TrajectoryDiagnostics,
 } from '../../src/protocol/diagnostics';
 import type { OdtView, OdtViewNode } from '../../src/core/rewards/odtView';
 import type { RunItem } from '../../src/core/rewards/report';
@@ -58,6 +59,8 @@ const STYLE = `
 .d-link { color: var(--vscode-textLink-foreground); }
 .d-items { display: flex; flex-wrap: wrap; gap: 2px 10px; margin: 2px 0 6px 12px; }
 .d-help { columns: 2; }
+.d-bar { display: inline-block; height: 10px; min-width: 1px; vertical-align: middle; border-radius: 2px;
+  background: var(--vscode-charts-orange, #d83); }
 #filter { width: min(520px, 100%); }
 h2 { font-size: 1.1em; margin: 8px 0 4px; }
 h3 { font-size: 1em; margin: 6px 0 2px; }
@@ -196,7 +199,9 @@ function renderRun(run: RunDiagnostics): void {
   }
   groups.id = 'groups';
 
-  content.replaceChildren(summary, charts, flags, groups, renderList(run.items));
+  // A state saved by an older version has no mismatch report: the host sends one with the next run.
+  const mismatch = run.mismatch ? [renderMismatch(run.mismatch)] : [];
+  content.replaceChildren(summary, charts, flags, groups, ...mismatch, renderList(run.items));
 
   histogramChart(rewardBox, run.reward, { title: 'Reward histogram', xTitle: `${run.panel} reward`, color: t.palette[0] });
   histogramChart(turnsBox, run.turns, { title: 'Turns histogram', xTitle: 'turns', color: t.palette[2] });
@@ -246,9 +251,60 @@ function flagsByKind(flags: readonly IntegrityFlag[]): HTMLElement[] {
   return out;
 }
 
+/** Shows the trajectories a tag fired for: the list's filter set to the tag. */
+function filterByTag(tag: string): void {
+  state.filter = tag;
+  persist();
+  render();
+  document.getElementById('trajectories')?.scrollIntoView();
+}
+
+function bar(rate: number | null): HTMLElement {
+  const el = h('span', { class: 'd-bar', 'aria-hidden': 'true' });
+  el.style.width = `${Math.round(120 * (rate ?? 0))}px`;
+  return el;
+}
+
+function tagLink(tag: string, count: number): HTMLElement {
+  const a = h('a', { href: '#', class: 'd-link', title: `Show the ${count} trajectories tagged ${tag} in the list below` }, tag);
+  a.addEventListener('click', (e) => { e.preventDefault(); filterByTag(tag); });
+  return a;
+}
+
+function mismatchScope(s: MismatchScope): HTMLElement {
+  const row = (cells: (Node | string)[]) => h('tr', {}, ...cells.map((c, i) => h('td', { class: i >= 2 && i <= 3 ? 'd-num' : '' }, c)));
+  const head = h('thead', {}, h('tr', {}, ...['category', 'tags', 'count', 'rate', ''].map((c) => h('th', { scope: 'col' }, c))));
+  const cats = s.categories.map((c) => row([c.name, h('span', {}, ...c.tags.flatMap((t, i) => [i ? ', ' : '', tagLink(t, c.count)])),
+    String(c.count), pct(c.rate), bar(c.rate)]));
+  const avg = row([h('strong', {}, 'Avg. Err.'), h('span', { class: 'q-muted' }, 'mean of the four rates'), '', pct(s.average), bar(s.average)]);
+  const fired = s.tags.filter((t) => t.count > 0);
+  const ex = s.excluded;
+  const apart = [ex.noSql && `${ex.noSql} without SQL`, ex.predUnparsed && `${ex.predUnparsed} prediction(s) that do not parse`,
+    ex.goldUnparsed && `${ex.goldUnparsed} gold(s) that do not parse`].filter(Boolean).join(', ');
+  return h('div', { class: 'd-mismatch-scope', 'data-scope': s.name },
+    h('h3', {}, `${s.name === 'greedy' ? 'Greedy (temperature 0) trajectories' : 'All trajectories'}: ${s.compared} of ${s.trajectories} compared`),
+    h('table', { class: 'q-table' }, head, h('tbody', {}, ...cats, avg)),
+    h('p', {}, h('span', { class: 'q-muted' }, 'Tags: '), ...(fired.length ? fired.flatMap((t, i) => [i ? ' · ' : '', tagLink(t.tag, t.count), ` ${t.count} (${pct(t.rate)})`]) : ['none fired'])),
+    apart ? h('p', { class: 'q-muted' }, `Not compared (no tags, left out of the rates): ${apart}.`) : null);
+}
+
+function renderMismatch(m: MismatchReport): HTMLElement {
+  const picker = dropdown(MISMATCH_SQL_CHOICES.map((c) => ({ value: c.value, label: c.label })), m.sql,
+    (v) => host.post({ type: 'setMismatchSql', sql: v }), 'mismatch-sql');
+  picker.setAttribute('aria-label', 'SQL compared');
+  const box = card('Structural mismatches (Progress-SQL Table 8)',
+    h('p', { class: 'q-muted' }, 'Share of compared predictions with an ODT tag of each category (a tag → category map of ours, see docs/rewards.md). '
+      + 'Table 8 reports these for single-turn greedy predictions.'),
+    h('div', { class: 'q-row' }, h('label', { for: 'mismatch-sql' }, 'Compare the'), picker),
+    ...m.scopes.map(mismatchScope));
+  box.id = 'mismatch';
+  return box;
+}
+
 function matches(it: RunItem, q: string): boolean {
   if (q === '') return true;
-  return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${it.correct ? 'correct' : 'incorrect'} ${it.reason}`.toLowerCase().includes(q);
+  return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${it.correct ? 'correct' : 'incorrect'} ${it.reason} ${(it.odtTags ?? []).join(' ')}`
+    .toLowerCase().includes(q);
 }
 
 const ROW_PX = 24;
@@ -261,7 +317,7 @@ const LIST_COLUMNS = ['id', 'question', 'reward', 'EX', 'turns', 'hardness', 'ad
 function renderList(items: RunItem[]): HTMLElement {
   const box = card('Trajectories');
   box.id = 'trajectories';
-  const filter = textField({ placeholder: 'Filter: id, question, hardness, correct/incorrect, reason', value: state.filter, id: 'filter' });
+  const filter = textField({ placeholder: 'Filter: id, question, hardness, correct/incorrect, reason, ODT tag', value: state.filter, id: 'filter' });
   filter.setAttribute('aria-label', 'Filter trajectories');
   const count = h('p', { class: 'q-muted', id: 'trajectory-count' });
   const head = h('div', { class: 'd-lrow d-lhead', 'aria-hidden': 'true' }, ...LIST_COLUMNS.map((c) => h('span', {}, c)));
