@@ -79,7 +79,8 @@ export function diagnosticsMessageProblem(msg: ToHost, offeredPanels: readonly s
     if (msg.id.length > MAX_ID_CHARS) return `${msg.type}: id longer than ${MAX_ID_CHARS} characters`;
   }
   if (msg.type === 'setMismatchSql' && !MISMATCH_SQL_CHOICES.some((c) => c.value === msg.sql)) {
-    return `setMismatchSql: ${JSON.stringify(msg.sql.slice(0, 80))} is not one of ${MISMATCH_SQL_CHOICES.map((c) => c.value).join(', ')}`;
+    const choices = MISMATCH_SQL_CHOICES.map((c) => c.value).join(', ');
+    return `setMismatchSql: ${JSON.stringify(msg.sql.slice(0, 80))} is not one of ${choices}`;
   }
   return null;
 }

@@ -60,7 +60,8 @@ export const benchCommand: Command = {
       args: argv, strict: true, allowPositionals: false,
       options: {
         dataset: { type: 'string' }, 'db-dir': { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' },
-        samples: { type: 'string' }, 'vote-pool': { type: 'string' }, temperature: { type: 'string' }, 'max-turns': { type: 'string' }, limit: { type: 'string' },
+        samples: { type: 'string' }, 'vote-pool': { type: 'string' }, temperature: { type: 'string' },
+        'max-turns': { type: 'string' }, limit: { type: 'string' },
         jobs: { type: 'string' }, out: { type: 'string' }, resume: { type: 'boolean' },
       },
     });
@@ -68,7 +69,9 @@ export const benchCommand: Command = {
       if (!values[flag]) throw new UsageError(`--${flag} is required`);
     }
     const protocol = values.protocol!;
-    if (!isProtocolName(protocol)) throw new UsageError(`--protocol must be one of ${PROTOCOL_NAMES.join(', ')}, got '${protocol}'`);
+    if (!isProtocolName(protocol)) {
+      throw new UsageError(`--protocol must be one of ${PROTOCOL_NAMES.join(', ')}, got '${protocol}'`);
+    }
     const votePoolFlag = values['vote-pool'];
     if (votePoolFlag !== undefined && !isVotePool(votePoolFlag)) {
       throw new UsageError(`--vote-pool must be one of ${VOTE_POOLS.join(', ')}, got '${votePoolFlag}'`);
@@ -90,7 +93,8 @@ export const benchCommand: Command = {
     }
     const temperature = nonNegativeNumber('temperature', values.temperature, 1);
     if (values.temperature !== undefined && samples === 1) {
-      io.stderr.write('quarry bench: note: --temperature applies to the sampled runs; with --samples 1 the only run is greedy\n');
+      io.stderr.write('quarry bench: note: --temperature applies to the sampled runs; '
+        + 'with --samples 1 the only run is greedy\n');
     }
     if (votePool !== undefined && samples === 1) {
       io.stderr.write('quarry bench: note: --vote-pool has no effect with --samples 1 (no vote)\n');
@@ -128,7 +132,8 @@ export const benchCommand: Command = {
     };
     // TERM and HUP (a job runner, a closed terminal) stop the run the same way: what is finished is kept.
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSigint);
-    const bar = createProgress(io.stderr, planned * episodesPerQuestion(samples, votePool ?? defaultVotePool(protocol)), { label: 'bench' });
+    const episodes = planned * episodesPerQuestion(samples, votePool ?? defaultVotePool(protocol));
+    const bar = createProgress(io.stderr, episodes, { label: 'bench' });
     let report;
     try {
       report = await runBenchmark({

@@ -13,7 +13,8 @@ import { formatMismatch, isMismatchSql, MISMATCH_SQLS } from '../../core/rewards
 import { scoringOptions } from './scoringOptions';
 
 const usage = `Usage: quarry score --trajectories FILE.jsonl --panel P|panel.json [--db-dir DIR] [--out FILE.jsonl]
-                    [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}] [--mismatch-sql final|first] [--json]
+                    [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}]
+                    [--mismatch-sql final|first] [--json]
 
 Scores every trajectory of a file with a reward panel (gold = each record's task.gold).
 Prints a summary per term, the integrity flags (empty-gold wins, failing gold, format failures by kind, suspicious
@@ -83,14 +84,17 @@ export const scoreCommand: Command = {
       args: argv, strict: true, allowPositionals: false,
       options: {
         trajectories: { type: 'string' }, panel: { type: 'string' }, 'db-dir': { type: 'string' }, out: { type: 'string' },
-        mode: { type: 'string' }, 'timeout-ms': { type: 'string' }, 'mismatch-sql': { type: 'string' }, json: { type: 'boolean' },
+        mode: { type: 'string' }, 'timeout-ms': { type: 'string' }, 'mismatch-sql': { type: 'string' },
+        json: { type: 'boolean' },
       },
     });
     if (!values.trajectories) throw new UsageError('--trajectories FILE.jsonl is required');
     if (!values.panel) throw new UsageError('--panel P|panel.json is required');
     const { panel, mode, timeoutMs } = scoringOptions({ ...values, panel: values.panel }, io.cwd);
     const mismatchSql = values['mismatch-sql'] ?? 'final';
-    if (!isMismatchSql(mismatchSql)) throw new UsageError(`--mismatch-sql must be one of ${MISMATCH_SQLS.join(', ')}, got '${mismatchSql}'`);
+    if (!isMismatchSql(mismatchSql)) {
+      throw new UsageError(`--mismatch-sql must be one of ${MISMATCH_SQLS.join(', ')}, got '${mismatchSql}'`);
+    }
     const dbDir = values['db-dir'] === undefined ? undefined : resolve(io.cwd, values['db-dir']);
     if (dbDir !== undefined && (!existsSync(dbDir) || !statSync(dbDir).isDirectory())) throw new UsageError(`--db-dir ${dbDir} is not a directory`);
 

@@ -69,7 +69,9 @@ function rate(n: number, d: number): number {
 }
 
 /** `voting`: the run voted (K > 1), so majority and pass@K are rates rather than null. */
-export function levelTable(scores: QuestionScore[], levels: readonly string[], voting: boolean): Record<string, LevelEx> {
+export function levelTable(
+  scores: QuestionScore[], levels: readonly string[], voting: boolean,
+): Record<string, LevelEx> {
   const out: Record<string, LevelEx> = {};
   for (const level of [...levels, 'all']) {
     const mine = level === 'all' ? scores : scores.filter((s) => s.level === level);
@@ -172,7 +174,9 @@ export function formatReport(r: BenchReport): string {
     cells(name, levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))));
   const lines = [
     `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.stopped === 'errors' ? ' (STOPPED after repeated failures: partial results)' : r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
-      `${r.vote.episodes} episode${r.vote.episodes === 1 ? '' : 's'} each, protocol ${r.protocol.name}${r.protocol.feedback === 'none' ? ' (single-turn, no ODT feedback: Progress-SQL\'s evaluation protocol)' : ''}, ` +
+      `${r.vote.episodes} episode${r.vote.episodes === 1 ? '' : 's'} each, protocol ${r.protocol.name}` +
+      (r.protocol.feedback === 'none' ? ' (single-turn, no ODT feedback: Progress-SQL\'s evaluation protocol)' : '') +
+      ', ' +
       `model ${r.model}, ${r.mode} evaluation`,
     `vote: ${describeVote(r.vote)}`,
     '',

@@ -35,7 +35,8 @@ function mismatch(r: TrajectoryRecord, want: RunIdentity): string | null {
   if (r.protocol.name !== want.protocol) return `protocol ${r.protocol.name}, not ${want.protocol}`;
   if (want.maxTurns !== null && r.protocol.config.maxTurns !== want.maxTurns) return `max turns ${String(r.protocol.config.maxTurns)}, not ${want.maxTurns}`;
   for (const [key, value] of Object.entries(want.config ?? {})) {
-    if (r.protocol.config[key] !== value) return `protocol config ${key} ${JSON.stringify(r.protocol.config[key])}, not ${JSON.stringify(value)}`;
+    const got = r.protocol.config[key];
+    if (got !== value) return `protocol config ${key} ${JSON.stringify(got)}, not ${JSON.stringify(value)}`;
   }
   const t = r.model.sampling.temperature ?? 0;
   const expected = r.sample === 0 ? 0 : want.temperature;

@@ -83,10 +83,13 @@ interface QuestionState {
  * The protocol config a benchmark runs with: Progress-SQL's evaluation protocol for `progress` (one turn, no oracle;
  * a --max-turns other than 1 is refused), else the caller's turn budget over the protocol's defaults.
  */
-export function benchProtocolConfig(protocol: ProtocolName, maxTurns: number | undefined): Partial<ProtocolConfig> | undefined {
+export function benchProtocolConfig(
+  protocol: ProtocolName, maxTurns: number | undefined,
+): Partial<ProtocolConfig> | undefined {
   if (protocol === 'progress') {
     if (maxTurns !== undefined && maxTurns !== 1) {
-      throw new RangeError(`the progress protocol is benchmarked as Progress-SQL evaluates, single-turn (§5: "standard single-turn inference without ODT feedback"); max turns must be 1, got ${maxTurns}`);
+      throw new RangeError('the progress protocol is benchmarked as Progress-SQL evaluates, single-turn '
+        + `(§5: "standard single-turn inference without ODT feedback"); max turns must be 1, got ${maxTurns}`);
     }
     return { ...PROGRESS_EVAL_CONFIG };
   }
@@ -132,7 +135,8 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const resumed = opts.resume
     ? await loadResumable(trajPath, {
       datasetFile: opts.dataset.file, model: opts.model.spec, protocol: opts.protocol,
-      maxTurns: config?.maxTurns ?? null, temperature, config: config?.feedback === undefined ? undefined : { feedback: config.feedback },
+      maxTurns: config?.maxTurns ?? null, temperature,
+      config: config?.feedback === undefined ? undefined : { feedback: config.feedback },
     })
     : new Map<string, TrajectoryRecord>();
   // Samples of one question share a groupId across resumptions; the run id is the first run's.
@@ -143,13 +147,18 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   }
   const writer = await TrajectoryWriter.open(trajPath, { append: opts.resume === true });
   const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(jobs, cpus().length)) });
-  const states: QuestionState[] = tasks.map((task) => ({ task, finals: new Array(perQuestion).fill(null), pending: perQuestion, cancelled: false }));
+  const states: QuestionState[] = tasks.map((task) => ({
+    task, finals: new Array(perQuestion).fill(null), pending: perQuestion, cancelled: false,
+  }));
   const stats = new AgentStatsAccumulator();
   let resumedEpisodes = 0;
   const errors: string[] = [];
   const scoring: Promise<void>[] = [];
   const scores: QuestionScore[] = [];
-  const progress: BenchProgress = { episodesDone: 0, episodes: tasks.length * perQuestion, questionsScored: 0, questions: tasks.length, greedyCorrect: 0 };
+  const progress: BenchProgress = {
+    episodesDone: 0, episodes: tasks.length * perQuestion, questionsScored: 0, questions: tasks.length,
+    greedyCorrect: 0,
+  };
   const report = () => { try { opts.onProgress?.({ ...progress }); } catch { /* a display failure must not stop the run */ } };
   const noteError = (msg: string) => { if (errors.length < 20) errors.push(msg); };
   const ctx = { mode, dbDir: opts.dataset.dbDir, timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs, pool };
@@ -244,11 +253,16 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
     mode: mode.name,
     model: opts.model.spec,
-    protocol: { name: opts.protocol, maxTurns: config?.maxTurns ?? null, ...(config?.feedback !== undefined ? { feedback: String(config.feedback) } : {}) },
+    protocol: {
+      name: opts.protocol, maxTurns: config?.maxTurns ?? null,
+      ...(config?.feedback !== undefined ? { feedback: String(config.feedback) } : {}),
+    },
     sampling: { greedy: { temperature: 0 }, others: perQuestion > 1 ? { temperature } : null },
     ex: { greedy: levels.all.greedy, majority: levels.all.majority, passAtK: levels.all.passAtK },
     byHardness: levels,
-    ...(conversational ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), voters.length > 0) } : {}),
+    ...(conversational
+      ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), voters.length > 0) }
+      : {}),
     ...stats.result(),
     errors,
     warnings: goldWarnings(scores),

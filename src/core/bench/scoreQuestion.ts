@@ -57,7 +57,8 @@ export function goldLine(task: DatasetTask): string {
  * them when there are several (Quarry's greedy + samples pool).
  */
 export async function scoreQuestion(
-  task: DatasetTask, finals: (string | null)[], ctx: ScoreContext, voters: number[] = finals.length > 1 ? finals.map((_, i) => i) : [],
+  task: DatasetTask, finals: (string | null)[], ctx: ScoreContext,
+  voters: number[] = finals.length > 1 ? finals.map((_, i) => i) : [],
 ): Promise<QuestionScore> {
   const predictions = finals.map(predictionLine);
   const verdicts = await evaluateExecution(
@@ -69,7 +70,9 @@ export async function scoreQuestion(
   }));
   const voting = voters.length > 0;
   let vote = { winner: null as number | null, groups: [] as number[][] };
-  if (voting) vote = majorityVote(await ballots(task, finals, predictions, new Set(voters), ctx), sameResultIn(ctx.mode));
+  if (voting) {
+    vote = majorityVote(await ballots(task, finals, predictions, new Set(voters), ctx), sameResultIn(ctx.mode));
+  }
   return {
     index: task.index, id: task.id, dbId: task.dbId, level: task.level, samples,
     ...(task.interaction !== undefined ? { interaction: task.interaction } : {}),

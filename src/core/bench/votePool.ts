@@ -57,8 +57,9 @@ export function voteInfo(k: number, pool: VotePool, isDefault: boolean): VoteInf
 /** One line for the printed report: what the majority and pass@K rows were computed over. */
 export function describeVote(v: VoteInfo): string {
   if (v.k <= 1) return 'no vote (K = 1: the greedy run only)';
-  const how = v.pool === 'samples'
-    ? `Vote@${v.k} over ${v.k} sampled candidates (samples 1..${v.k}), apart from the greedy run`
-    : `majority over the greedy answer and ${v.k - 1} sample${v.k === 2 ? '' : 's'} (samples 0..${v.k - 1})`;
+  const how =
+    v.pool === 'samples'
+      ? `Vote@${v.k} over ${v.k} sampled candidates (samples 1..${v.k}), apart from the greedy run`
+      : `majority over the greedy answer and ${v.k - 1} sample${v.k === 2 ? '' : 's'} (samples 0..${v.k - 1})`;
   return `${how}; --vote-pool ${v.pool}${v.default ? ' (the default for this protocol)' : ''}`;
 }

@@ -74,7 +74,9 @@ export const MTSQLR1_PANEL: PanelSpec = {
   ],
 };
 
-export const BUILTIN_PANELS: PanelSpec[] = [SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL, PROGRESS_ONESHOT_PANEL];
+export const BUILTIN_PANELS: PanelSpec[] = [
+  SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL, PROGRESS_ONESHOT_PANEL,
+];
 /** Their names, in that order: the list the CLI and the editor offer. */
 export const BUILTIN_PANEL_NAMES: readonly string[] = BUILTIN_PANELS.map((p) => p.name);
 

@@ -114,7 +114,10 @@ function bump(c: MismatchCount, id: string): void {
   if (c.items.length < ITEMS_KEPT) c.items.push(id);
 }
 
-function scopeOf(name: MismatchScope['name'], items: ReadonlyArray<{ id: string; outcome: OdtOutcome }>): MismatchScope {
+function scopeOf(
+  name: MismatchScope['name'],
+  items: ReadonlyArray<{ id: string; outcome: OdtOutcome }>,
+): MismatchScope {
   const excluded = { noSql: 0, predUnparsed: 0, goldUnparsed: 0 };
   const categories = MISMATCH_CATEGORIES.map((c) => ({ name: c.name, tags: [...c.tags], ...counter() }));
   const tags = TAG_ORDER.map((tag) => ({ tag, ...counter() }));
@@ -122,7 +125,9 @@ function scopeOf(name: MismatchScope['name'], items: ReadonlyArray<{ id: string;
   let compared = 0;
   for (const { id, outcome } of items) {
     if (outcome.status !== 'compared') {
-      excluded[outcome.status === 'no-sql' ? 'noSql' : outcome.status === 'pred-unparsed' ? 'predUnparsed' : 'goldUnparsed']++;
+      excluded[
+        outcome.status === 'no-sql' ? 'noSql' : outcome.status === 'pred-unparsed' ? 'predUnparsed' : 'goldUnparsed'
+      ]++;
       continue;
     }
     compared++;
@@ -131,7 +136,9 @@ function scopeOf(name: MismatchScope['name'], items: ReadonlyArray<{ id: string;
     for (const t of tags) if (fired.has(t.tag)) bump(t, id);
     for (const c of categories) if (c.tags.some((t) => fired.has(t))) bump(c, id);
   }
-  const rateOf = (c: MismatchCount) => { c.rate = compared === 0 ? null : c.count / compared; };
+  const rateOf = (c: MismatchCount) => {
+    c.rate = compared === 0 ? null : c.count / compared;
+  };
   for (const c of [...categories, ...tags, anyTag]) rateOf(c);
   const average = compared === 0 ? null : categories.reduce((a, c) => a + (c.rate ?? 0), 0) / categories.length;
   return { name, trajectories: items.length, compared, excluded, categories, average, anyTag, tags };
@@ -139,7 +146,8 @@ function scopeOf(name: MismatchScope['name'], items: ReadonlyArray<{ id: string;
 
 /** The report over a run's predictions (each with its ODT outcome). */
 export function mismatchReport(
-  items: ReadonlyArray<{ id: string; greedy: boolean | null; outcome: OdtOutcome }>, sql: MismatchSql = 'final',
+  items: ReadonlyArray<{ id: string; greedy: boolean | null; outcome: OdtOutcome }>,
+  sql: MismatchSql = 'final',
 ): MismatchReport {
   const scopes = [scopeOf('all', items)];
   const greedy = items.filter((i) => i.greedy === true);
@@ -152,7 +160,8 @@ export function mismatchReport(
  * such record's outcome.
  */
 export function recordsMismatch(
-  records: readonly TrajectoryRecord[], res: ScoringResources,
+  records: readonly TrajectoryRecord[],
+  res: ScoringResources,
   opts: { dbPathOf?: (r: TrajectoryRecord) => string; sql?: MismatchSql } = {},
 ): { report: MismatchReport; outcomes: Map<TrajectoryRecord, OdtOutcome> } {
   const sql = opts.sql ?? 'final';
@@ -179,12 +188,18 @@ export function formatMismatch(r: MismatchReport): string[] {
   const out = [`ODT structural mismatch rates (${r.source}; the ${r.sql} SQL of each trajectory):`];
   for (const s of r.scopes) {
     const cats = s.categories.map((c) => `${c.name} ${mismatchPct(c.rate)}`).join('  ');
-    out.push(`  ${s.name}: ${s.compared} of ${s.trajectories} compared   ${cats}   Avg. Err. ${mismatchPct(s.average)}   any tag ${mismatchPct(s.anyTag.rate)}`);
+    out.push(
+      `  ${s.name}: ${s.compared} of ${s.trajectories} compared   ${cats}   ` +
+        `Avg. Err. ${mismatchPct(s.average)}   any tag ${mismatchPct(s.anyTag.rate)}`,
+    );
     const fired = s.tags.filter((t) => t.count > 0).map((t) => `${t.tag} ${t.count} (${mismatchPct(t.rate)})`);
     out.push(`    tags: ${fired.length ? fired.join(', ') : 'none fired'}`);
     const ex = s.excluded;
-    const parts = [ex.noSql && `${ex.noSql} without SQL`, ex.predUnparsed && `${ex.predUnparsed} prediction(s) not parsed`,
-      ex.goldUnparsed && `${ex.goldUnparsed} gold(s) not parsed`].filter(Boolean);
+    const parts = [
+      ex.noSql && `${ex.noSql} without SQL`,
+      ex.predUnparsed && `${ex.predUnparsed} prediction(s) not parsed`,
+      ex.goldUnparsed && `${ex.goldUnparsed} gold(s) not parsed`,
+    ].filter(Boolean);
     if (parts.length) out.push(`    not compared: ${parts.join(', ')}`);
   }
   return out;

@@ -115,8 +115,8 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
     opts.onProgress?.(++done, todo.length);
     return {
-      id: record.id, groupId: record.groupId, sample: record.sample, result, verdict, format: checkFormat(record), advantage: null,
-      odt: { status: 'no-sql' }, greedy: isGreedy(record),
+      id: record.id, groupId: record.groupId, sample: record.sample, result, verdict, format: checkFormat(record),
+      advantage: null, odt: { status: 'no-sql' }, greedy: isGreedy(record),
     };
   });
 

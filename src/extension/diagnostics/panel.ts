@@ -14,7 +14,8 @@ import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import type { MismatchSql } from '../../core/rewards/mismatch';
 import {
-  Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, withMismatchSql, type LoadedTrajectories,
+  Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, withMismatchSql,
+  type LoadedTrajectories,
 } from './scoring';
 
 /** The five papers' panels, in the order of the project's docs, then Progress-SQL's App. E.1 baseline. */
@@ -155,7 +156,8 @@ export class DiagnosticsPanel {
     if (!this.run || this.runPanel !== this.panelValue) {
       const panel = await this.resolvedPanel();
       try {
-        this.run = await scoreFile(loaded, panel, this.resources, (text) => this.post({ type: 'busy', text }), this.mismatchSql);
+        const busy = (text: string) => this.post({ type: 'busy', text });
+        this.run = await scoreFile(loaded, panel, this.resources, busy, this.mismatchSql);
         this.runPanel = this.panelValue;
       } catch (err) {
         if (err instanceof Cancelled || (err as Error)?.name === 'Cancelled') {

@@ -47,7 +47,7 @@ export class Cancelled extends Error {
   constructor() { super('scoring was cancelled'); this.name = 'Cancelled'; }
 }
 
-/** The records that can be scored: no gold (skipped by scoring), or a gold whose database exists; and the others' ids. */
+/** The records that can be scored (no gold: scoring skips them; or a gold whose database exists); the others' ids. */
 function presentRecords(loaded: LoadedTrajectories): { present: TrajectoryRecord[]; missing: Set<string> } {
   const where = dbPathOf(loaded.file);
   const missing = new Set<string>();
@@ -114,7 +114,9 @@ export async function withMismatchSql(
   const { present } = presentRecords(loaded);
   const { report, outcomes } = recordsMismatch(present, resources, { dbPathOf: dbPathOf(loaded.file), sql });
   const tagsById = new Map<string, RunDiagnostics['items'][number]['odtTags']>();
-  for (const [record, o] of outcomes) if (!tagsById.has(record.id)) tagsById.set(record.id, o.status === 'compared' ? o.tags : null);
+  for (const [record, o] of outcomes) {
+    if (!tagsById.has(record.id)) tagsById.set(record.id, o.status === 'compared' ? o.tags : null);
+  }
   return { ...run, mismatch: report, items: run.items.map((it) => ({ ...it, odtTags: tagsById.get(it.id) ?? null })) };
 }
 

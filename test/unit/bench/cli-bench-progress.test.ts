@@ -1,46 +1,28 @@
 // `quarry bench` reproducing the papers' evaluation: Progress-SQL's protocol (single-turn, App. F's prompt, no ODT
 // feedback) and the papers' Vote@K over K sampled candidates apart from the greedy run (with Quarry's older
 // greedy + samples pool as an option). Fixture datasets on real SQLite files, a real replay server on 127.0.0.1.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../../src/cli/main';
 import { readTrajectories } from '../../../src/core/trajectories';
 import { defaultVotePool, episodesPerQuestion, voterSamples } from '../../../src/core/bench';
 import { PROGRESS_SYSTEM_PROMPT } from '../../../src/core/agent/protocols/progress';
-import { startReplayServer, type ReplayEntry } from '../../support/openaiReplayServer';
+import type { ReplayEntry } from '../../support/openaiReplayServer';
+import { replayServers, runQuarry } from '../../support/cli';
 import { tempDir } from '../../helpers/fixtures';
-import { buildDatasetDbs, datasetFixtures } from '../datasets/dbs';
+import { buildDatasetDbs, datasetFixtures, SPIDER_DEV_MATH_SQL, SPIDER_DEV_QUESTIONS } from '../datasets/dbs';
 
 const dbDir = buildDatasetDbs();
 const spiderFile = join(datasetFixtures, 'spider-dev.json');
 const birdFile = join(datasetFixtures, 'bird-dev.json');
 const golds: string[] = JSON.parse(readFileSync(spiderFile, 'utf8')).map((q: { query: string }) => q.query);
 
-async function quarry(...argv: string[]) {
-  let out = '', err = '';
-  const sink = (add: (s: string) => void) => new Writable({ write(chunk, _e, cb) { add(String(chunk)); cb(); } });
-  const code = await main(argv, { stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), cwd: process.cwd() });
-  return { code, out, err };
-}
+const quarry = (...argv: string[]) => runQuarry(argv);
+const server = replayServers();
 
-const servers: { close(): Promise<void> }[] = [];
-after(() => Promise.all(servers.map((s) => s.close())));
-async function server(entries: ReplayEntry[]) {
-  const s = await startReplayServer({ script: entries });
-  servers.push(s);
-  return s;
-}
-
-const Q = {
-  owners: 'How many owners are there?',
-  dogs: 'List the names of dogs.',
-  math: 'Which students take Math, ordered by name?',
-  older: 'Names of owners older than the average age.',
-};
-const RIGHT_MATH = "SELECT T1.name FROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id JOIN course AS T3 ON T2.course_id = T3.course_id WHERE T3.title = 'Math' ORDER BY T1.name";
+const Q = SPIDER_DEV_QUESTIONS;
+const RIGHT_MATH = SPIDER_DEV_MATH_SQL;
 /** App. F's output format. */
 const ans = (sql: string) => `<think>Step by step.</think> <sql>${sql}</sql>`;
 

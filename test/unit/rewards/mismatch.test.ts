@@ -2,10 +2,9 @@
 // JOIN, WHERE and GROUP categories, their rates and Avg. Err., in core, `quarry score` and the diagnostics data.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../../src/cli/main';
+import { runQuarry } from '../../support/cli';
 import { loadPanel } from '../../../src/core/rewards';
 import { recordsMismatch, type MismatchScope } from '../../../src/core/rewards/mismatch';
 import { scoreRun } from '../../../src/core/rewards/scoreRun';
@@ -96,12 +95,7 @@ test('scoreRun and the diagnostics data carry the report; each listed trajectory
 test('quarry score prints the mismatch rates and --json carries them; --mismatch-sql picks the SQL compared', async () => {
   const file = join(tempDir('quarry-mismatch-'), 'run.jsonl');
   writeFileSync(file, run.map((r) => JSON.stringify(r) + '\n').join(''));
-  const quarry = async (...argv: string[]) => {
-    let out = '', err = '';
-    const sink = (add: (s: string) => void) => new Writable({ write(c, _e, cb) { add(String(c)); cb(); } });
-    const code = await main(argv, { stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), cwd: process.cwd() });
-    return { code, out, err };
-  };
+  const quarry = (...argv: string[]) => runQuarry(argv);
   const text = await quarry('score', '--trajectories', file, '--panel', 'progress');
   assert.equal(text.code, 0, text.err);
   assert.match(text.out, /ODT structural mismatch rates \(Progress-SQL App\. E\.4, Table 8; the final SQL of each trajectory\):/);

@@ -2,9 +2,10 @@
 // <sql>; the environment runs it and, unless it matches the gold result, replies with the oracle's structural
 // diagnostics in App. F's "Feedback: your previous SQL has structural issues: …" message (Algorithm 1, App. C).
 // The rollout stops at the first matching SQL or after T = 4 turns; the final SQL is the last one written.
-// `feedback: 'none'` is the paper's evaluation protocol instead (§5 Implementation Details, App. B "Evaluation Setup"):
-// "standard single-turn inference without ODT feedback" — one answer to App. F's Round 1 prompt is final, and the
-// session reads neither the gold SQL nor a feedback source, so nothing computed from the gold can reach the model.
+// `feedback: 'none'` is the paper's evaluation protocol instead (§5 Implementation Details, App. B "Evaluation
+// Setup"): "standard single-turn inference without ODT feedback" — one answer to App. F's Round 1 prompt is final,
+// and the session reads neither the gold SQL nor a feedback source, so nothing computed from the gold can reach the
+// model.
 import type { ExecResult } from '../../db/types';
 import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../protocol';
 import type { ChatMessage } from '../../models/types';
@@ -142,9 +143,11 @@ class ProgressSession implements ProtocolSession {
 
   respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {
     void exec;
-    // Single-turn inference: the one answer is final, right or wrong; a turn without SQL ends with no answer.
-    if (action.kind !== 'execute' || action.sql === null) return { observations: [], done: true, end: 'invalid', finalSql: null };
     void turnsLeft;
+    // Single-turn inference: the one answer is final, right or wrong; a turn without SQL ends with no answer.
+    if (action.kind !== 'execute' || action.sql === null) {
+      return { observations: [], done: true, end: 'invalid', finalSql: null };
+    }
     return { observations: [], done: true, end: 'answer', finalSql: action.sql };
   }
 
@@ -160,9 +163,10 @@ class ProgressOracleSession extends ProgressSession {
 
   constructor(ctx: ProtocolContext) {
     super(ctx);
-    if (!ctx.feedback || typeof ctx.task.gold !== 'string' || ctx.task.gold.trim() === '') throw new Error(PROGRESS_REQUIRES);
+    const gold = ctx.task.gold;
+    if (!ctx.feedback || typeof gold !== 'string' || gold.trim() === '') throw new Error(PROGRESS_REQUIRES);
     this.feedback = ctx.feedback;
-    this.gold = ctx.task.gold;
+    this.gold = gold;
   }
 
   override respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {
@@ -187,7 +191,9 @@ export const progressProtocol: Protocol = {
   needsOracle: true,
   create(ctx: ProtocolContext): ProtocolSession {
     const mode = ctx.config.feedback ?? 'oracle';
-    if (mode !== 'oracle' && mode !== 'none') throw new Error(`progress protocol: feedback must be 'oracle' or 'none', got ${JSON.stringify(mode)}`);
+    if (mode !== 'oracle' && mode !== 'none') {
+      throw new Error(`progress protocol: feedback must be 'oracle' or 'none', got ${JSON.stringify(mode)}`);
+    }
     return mode === 'none' ? new ProgressSession(ctx) : new ProgressOracleSession(ctx);
   },
 };

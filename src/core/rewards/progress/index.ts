@@ -31,7 +31,8 @@ export const PROGRESS_PANEL: PanelSpec = {
  */
 export const PROGRESS_ONESHOT_PANEL: PanelSpec = {
   name: 'progress-oneshot',
-  description: 'single-turn one-shot baseline: 2.0 if the result matches the gold, 0.5 if the SQL executes, 0.5 if the output follows the format',
+  description: 'single-turn one-shot baseline: 2.0 if the result matches the gold, 0.5 if the SQL executes, '
+    + '0.5 if the output follows the format',
   source: 'Progress-SQL App. E.1',
   terms: [
     { name: 'exec', term: 'exec.match', weight: 2.0 },
