@@ -27,6 +27,7 @@ test('App. E.1: 2.0 if the result matches the gold, 0.5 if the SQL is executable
   assert.ok(listPanels().includes('progress-oneshot'));
   const panel = loadPanel('progress-oneshot');
   assert.equal(panel.source, 'Progress-SQL App. E.1');
+  assert.equal(panel.mode, loadPanel('progress').mode, 'the comparator of the progressive reward it is ablated against');
   assert.deepEqual(panel.terms.map((t) => [t.name, t.definition.id, t.weight]), [
     ['exec', 'exec.match', 2], ['executable', 'sql.executable', 0.5], ['fmt', 'progress.format', 0.5],
   ]);

@@ -34,6 +34,8 @@ export const PROGRESS_ONESHOT_PANEL: PanelSpec = {
   description: 'single-turn one-shot baseline: 2.0 if the result matches the gold, 0.5 if the SQL executes, '
     + '0.5 if the output follows the format',
   source: 'Progress-SQL App. E.1',
+  // The same comparator as the progress panel (App. B: OmniSQL's scripts), so the ablation changes only the reward.
+  mode: 'omnisql',
   terms: [
     { name: 'exec', term: 'exec.match', weight: 2.0 },
     { name: 'executable', term: 'sql.executable', weight: 0.5 },
