@@ -4,8 +4,9 @@
 import type { MessageRules } from './validate';
 import type { RunDiagnostics } from '../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../core/rewards/trajectoryReport';
+import type { MismatchReport, MismatchScope, MismatchSql } from '../core/rewards/mismatch';
 
-export type { RunDiagnostics, TrajectoryDiagnostics };
+export type { MismatchReport, MismatchScope, RunDiagnostics, TrajectoryDiagnostics };
 
 /** What is being diagnosed: a trajectory file, and the panel it was scored with. */
 export interface SourceInfo {
@@ -42,7 +43,9 @@ export type ToHost =
   | { type: 'openFile' }
   | { type: 'openTrajectory'; id: string }
   | { type: 'openReplay'; id: string }
-  | { type: 'showRun' };
+  | { type: 'showRun' }
+  /** Which SQL of each trajectory the ODT mismatch rates (Progress-SQL Table 8) compare. */
+  | { type: 'setMismatchSql'; sql: string };
 
 export const DIAGNOSTICS_RULES: MessageRules<ToHost> = {
   ready: {},
@@ -52,7 +55,14 @@ export const DIAGNOSTICS_RULES: MessageRules<ToHost> = {
   openTrajectory: { id: 'string' },
   openReplay: { id: 'string' },
   showRun: {},
+  setMismatchSql: { sql: 'string' },
 };
+
+/** The choices of setMismatchSql: the final SQL, or the first (a multi-turn rollout's Round 1 answer). */
+export const MISMATCH_SQL_CHOICES: ReadonlyArray<{ value: MismatchSql; label: string }> = [
+  { value: 'final', label: 'final SQL' },
+  { value: 'first', label: 'first SQL (before any feedback)' },
+];
 
 export const MAX_ID_CHARS = 1000;
 
@@ -67,6 +77,10 @@ export function diagnosticsMessageProblem(msg: ToHost, offeredPanels: readonly s
   if (msg.type === 'openTrajectory' || msg.type === 'openReplay') {
     if (msg.id === '') return `${msg.type}: empty id`;
     if (msg.id.length > MAX_ID_CHARS) return `${msg.type}: id longer than ${MAX_ID_CHARS} characters`;
+  }
+  if (msg.type === 'setMismatchSql' && !MISMATCH_SQL_CHOICES.some((c) => c.value === msg.sql)) {
+    const choices = MISMATCH_SQL_CHOICES.map((c) => c.value).join(', ');
+    return `setMismatchSql: ${JSON.stringify(msg.sql.slice(0, 80))} is not one of ${choices}`;
   }
   return null;
 }

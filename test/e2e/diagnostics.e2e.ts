@@ -65,6 +65,28 @@ test('Open Reward Diagnostics from the palette, pick the run file: charts, flags
   await ed.screenshot('diagnostics-list');
 });
 
+test('the Table 8 mismatch card: four categories and Avg. Err.; a tag link filters the list to its trajectories', async () => {
+  await app.locator('#mismatch').scrollIntoViewIfNeeded();
+  const card = await app.locator('#mismatch').innerText();
+  assert.match(card, /Structural mismatches \(Progress-SQL Table 8\)/);
+  assert.match(card, /All trajectories: 5 of 5 compared/);
+  for (const c of ['SELECT', 'JOIN', 'WHERE', 'GROUP', 'Avg. Err.']) assert.ok(card.includes(c), c);
+  await ed.screenshot('diagnostics-mismatch');
+  // top-b's final SQL misses the gold's GROUP BY (its ODT tags are checked in the trajectory test below).
+  await app.locator('#mismatch a', { hasText: 'GROUP_BY_MISSING' }).first().click();
+  await app.locator('#trajectory-list [data-id="top-b"]').waitFor({ timeout: 15_000 });
+  const shown = await app.locator('#trajectory-count').innerText();
+  const n = Number(/^(\d+) of 5/.exec(shown)?.[1]);
+  assert.ok(n >= 1 && n < 5, shown);
+  await app.locator('#trajectories').scrollIntoViewIfNeeded();
+  await ed.screenshot('diagnostics-mismatch-filter');
+  // Empty the filter again for the tests that follow.
+  await app.locator('body').press('f');
+  await app.page().keyboard.press('ControlOrMeta+a');
+  await app.page().keyboard.press('Backspace');
+  await app.locator('#trajectory-count', { hasText: '5 of 5' }).waitFor({ timeout: 15_000 });
+});
+
 test('switching to the skyrl panel rescores: a zero-variance group is flagged and its items link to them', async () => {
   // The toolkit's dropdown: open it with the mouse, choose the option.
   await app.locator('#panel-picker').click();

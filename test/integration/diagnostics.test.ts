@@ -86,7 +86,13 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(run.groups.solvedByAll, 1);
     // Sent when the webview itself says it is ready: the app loaded in the real webview.
     const panels = await until('the webview to ask for the panels', () => lastOf('panels'));
-    assert.deepEqual(panels?.panels.map((p) => p.value), ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress']);
+    assert.deepEqual(panels?.panels.map((p) => p.value), ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress', 'progress-oneshot']);
+    // Progress-SQL Table 8 over the run's final SQL: every trajectory has a gold and a parsable SQL here.
+    assert.equal(run.mismatch.sql, 'final');
+    assert.equal(run.mismatch.scopes[0].compared, 5);
+    assert.deepEqual(run.mismatch.scopes[0].categories.map((c) => c.name), ['SELECT', 'JOIN', 'WHERE', 'GROUP']);
+    const wrong = run.items.find((it) => it.id === 'top-b')!;
+    for (const t of ['JOIN_MISSING', 'GROUP_BY_MISSING']) assert.ok(wrong.odtTags?.includes(t as never), String(wrong.odtTags));
     assert.equal(panels?.selected, 'sqltrail');
   });
 
@@ -150,11 +156,15 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     await hook('receive', { type: 'openTrajectory', id: 42 });
     await hook('receive', { type: 'setPanel', panel: '/etc/passwd.json' });
     await hook('receive', 'not an object');
+    await hook('receive', { type: 'setMismatchSql', sql: 'last' });
+    await hook('receive', { type: 'setMismatchSql' });
     const rejected = await hook<string[]>('rejected');
-    assert.equal(rejected.length, 4);
+    assert.equal(rejected.length, 6);
     assert.match(rejected[0], /unknown message type "runShell"/);
     assert.match(rejected[1], /id should be string/);
     assert.match(rejected[2], /not one of the offered panels/);
+    assert.match(rejected[4], /setMismatchSql: "last" is not one of final, first/);
+    assert.match(rejected[5], /setMismatchSql: missing sql/);
     assert.deepEqual((await posted()).filter((m) => m.type !== 'busy'), []);
   });
 
@@ -173,6 +183,20 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(msg.hasRun, false);
     assert.equal(msg.trajectory.exec?.correct, true);
     assert.equal(msg.trajectory.turns, 2);
+  });
+
+  test('the mismatch rates can compare each trajectory\'s first SQL instead of its final one, without rescoring', async function () {
+    this.timeout(120_000);
+    await hook('clear');
+    await hook('receive', { type: 'showRun' });
+    const before = (await until('run', () => lastOf('run'))).run;
+    await hook('clear');
+    await hook('receive', { type: 'setMismatchSql', sql: 'first' });
+    const after = (await until('first-SQL run', async () => { const m = await lastOf('run'); return m?.run.mismatch.sql === 'first' ? m : undefined; })).run;
+    assert.deepEqual(after.terms, before.terms, 'the rewards are kept');
+    assert.equal(after.mismatch.scopes[0].trajectories, 5);
+    await hook('receive', { type: 'setMismatchSql', sql: 'final' });
+    await until('final again', async () => { const m = await lastOf('run'); return m?.run.mismatch.sql === 'final' ? m : undefined; });
   });
 
   test('a file that is not trajectories is reported in the panel, not thrown', async function () {

@@ -1,13 +1,15 @@
 // The reward diagnostics panel. The host scores (core reward engine) and sends plain data; this app draws it: a run
-// (histograms, EX by hardness, term contributions, integrity flags linking to their items, group statistics, the
-// trajectory list) or one trajectory (stacked term bar with explanations, ODT trees side by side, clause F1,
-// verification verdicts). Charts are chart.js (charts.ts); the trees and tables are plain DOM.
+// (histograms, EX by hardness, term contributions, integrity flags linking to their items, group statistics,
+// Progress-SQL's Table 8 ODT mismatch rates, the trajectory list) or one trajectory (stacked term bar with
+// explanations, ODT trees side by side, clause F1, verification verdicts). Charts are chart.js (charts.ts); the trees
+// and tables are plain DOM.
 import { connectHost } from '../shared/host';
 import { button, dropdown, h, progressRing, registerComponents, table, textField } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { barChart, destroyCharts, histogramChart, theme } from './charts';
 import {
-  SHORTCUTS, type DiagnosticsState, type RunDiagnostics, type ToApp, type ToHost, type TrajectoryDiagnostics,
+  MISMATCH_SQL_CHOICES, SHORTCUTS, type DiagnosticsState, type MismatchReport, type MismatchScope, type RunDiagnostics,
+  type ToApp, type ToHost, type TrajectoryDiagnostics,
 } from '../../src/protocol/diagnostics';
 import type { OdtView, OdtViewNode } from '../../src/core/rewards/odtView';
 import type { RunItem } from '../../src/core/rewards/report';
@@ -58,6 +60,8 @@ const STYLE = `
 .d-link { color: var(--vscode-textLink-foreground); }
 .d-items { display: flex; flex-wrap: wrap; gap: 2px 10px; margin: 2px 0 6px 12px; }
 .d-help { columns: 2; }
+.d-bar { display: inline-block; height: 10px; min-width: 1px; vertical-align: middle; border-radius: 2px;
+  background: var(--vscode-charts-orange, #d83); }
 #filter { width: min(520px, 100%); }
 h2 { font-size: 1.1em; margin: 8px 0 4px; }
 h3 { font-size: 1em; margin: 6px 0 2px; }
@@ -196,7 +200,9 @@ function renderRun(run: RunDiagnostics): void {
   }
   groups.id = 'groups';
 
-  content.replaceChildren(summary, charts, flags, groups, renderList(run.items));
+  // A state saved by an older version has no mismatch report: the host sends one with the next run.
+  const mismatch = run.mismatch ? [renderMismatch(run.mismatch)] : [];
+  content.replaceChildren(summary, charts, flags, groups, ...mismatch, renderList(run.items));
 
   histogramChart(rewardBox, run.reward, { title: 'Reward histogram', xTitle: `${run.panel} reward`, color: t.palette[0] });
   histogramChart(turnsBox, run.turns, { title: 'Turns histogram', xTitle: 'turns', color: t.palette[2] });
@@ -246,9 +252,82 @@ function flagsByKind(flags: readonly IntegrityFlag[]): HTMLElement[] {
   return out;
 }
 
+/** Shows the trajectories a tag fired for: the list's filter set to the tag. */
+function filterByTag(tag: string): void {
+  state.filter = tag;
+  persist();
+  render();
+  document.getElementById('trajectories')?.scrollIntoView();
+}
+
+function bar(rate: number | null): HTMLElement {
+  const el = h('span', { class: 'd-bar', 'aria-hidden': 'true' });
+  el.style.width = `${Math.round(120 * (rate ?? 0))}px`;
+  return el;
+}
+
+function tagLink(tag: string, count: number): HTMLElement {
+  const title = `Show the ${count} trajectories tagged ${tag} in the list below`;
+  const a = h('a', { href: '#', class: 'd-link', title }, tag);
+  a.addEventListener('click', (e) => { e.preventDefault(); filterByTag(tag); });
+  return a;
+}
+
+/** Sentence listing what the ODT could not compare (these have no tags and are left out of the rates). */
+function notCompared(s: MismatchScope): string {
+  const ex = s.excluded;
+  return [
+    ex.noSql && `${ex.noSql} without SQL`,
+    ex.predUnparsed && `${ex.predUnparsed} prediction(s) that do not parse`,
+    ex.goldUnparsed && `${ex.goldUnparsed} gold(s) that do not parse`,
+  ].filter(Boolean).join(', ');
+}
+
+/** One scope of the report: the four categories with their tags, count, rate and a bar, then Avg. Err.; then tags. */
+function mismatchScope(s: MismatchScope): HTMLElement {
+  const countOf = new Map(s.tags.map((t) => [t.tag, t.count]));
+  const numeric = (i: number) => (i === 2 || i === 3 ? 'd-num' : '');
+  const row = (cells: (Node | string)[]) => h('tr', {}, ...cells.map((c, i) => h('td', { class: numeric(i) }, c)));
+  const columns = ['category', 'tags', 'count', 'rate', ''];
+  const head = h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c))));
+  const cats = s.categories.map((c) => {
+    const tags = h('span', {}, ...c.tags.flatMap((t, i) => [i ? ', ' : '', tagLink(t, countOf.get(t) ?? 0)]));
+    return row([c.name, tags, String(c.count), pct(c.rate), bar(c.rate)]);
+  });
+  const avg = row([h('strong', {}, 'Avg. Err.'), h('span', { class: 'q-muted' }, 'mean of the four rates'), '',
+    pct(s.average), bar(s.average)]);
+  const fired = s.tags.filter((t) => t.count > 0);
+  const tagList = fired.length
+    ? fired.flatMap((t, i) => [i ? ' · ' : '', tagLink(t.tag, t.count), ` ${t.count} (${pct(t.rate)})`])
+    : ['none fired'];
+  const apart = notCompared(s);
+  const who = s.name === 'greedy' ? 'Greedy (temperature 0) trajectories' : 'All trajectories';
+  return h('div', { class: 'd-mismatch-scope', 'data-scope': s.name },
+    h('h3', {}, `${who}: ${s.compared} of ${s.trajectories} compared`),
+    h('table', { class: 'q-table' }, head, h('tbody', {}, ...cats, avg)),
+    h('p', {}, h('span', { class: 'q-muted' }, 'Tags: '), ...tagList),
+    apart ? h('p', { class: 'q-muted' }, `Not compared (no tags, left out of the rates): ${apart}.`) : null);
+}
+
+/** Progress-SQL Table 8 for the run, with the choice of SQL compared (the host recomputes on a change). */
+function renderMismatch(m: MismatchReport): HTMLElement {
+  const picker = dropdown(MISMATCH_SQL_CHOICES.map((c) => ({ value: c.value, label: c.label })), m.sql,
+    (v) => host.post({ type: 'setMismatchSql', sql: v }), 'mismatch-sql');
+  picker.setAttribute('aria-label', 'SQL compared');
+  const box = card('Structural mismatches (Progress-SQL Table 8)',
+    h('p', { class: 'q-muted' }, 'Share of compared predictions with an ODT tag of each category (the tag → category '
+      + 'map is ours, see docs/rewards.md). Table 8 reports these for single-turn greedy predictions.'),
+    h('div', { class: 'q-row' }, h('label', { for: 'mismatch-sql' }, 'Compare the'), picker),
+    ...m.scopes.map(mismatchScope));
+  box.id = 'mismatch';
+  return box;
+}
+
 function matches(it: RunItem, q: string): boolean {
   if (q === '') return true;
-  return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${it.correct ? 'correct' : 'incorrect'} ${it.reason}`.toLowerCase().includes(q);
+  const tags = (it.odtTags ?? []).join(' ');
+  const verdict = it.correct ? 'correct' : 'incorrect';
+  return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${verdict} ${it.reason} ${tags}`.toLowerCase().includes(q);
 }
 
 const ROW_PX = 24;
@@ -261,7 +340,8 @@ const LIST_COLUMNS = ['id', 'question', 'reward', 'EX', 'turns', 'hardness', 'ad
 function renderList(items: RunItem[]): HTMLElement {
   const box = card('Trajectories');
   box.id = 'trajectories';
-  const filter = textField({ placeholder: 'Filter: id, question, hardness, correct/incorrect, reason', value: state.filter, id: 'filter' });
+  const placeholder = 'Filter: id, question, hardness, correct/incorrect, reason, ODT tag';
+  const filter = textField({ placeholder, value: state.filter, id: 'filter' });
   filter.setAttribute('aria-label', 'Filter trajectories');
   const count = h('p', { class: 'q-muted', id: 'trajectory-count' });
   const head = h('div', { class: 'd-lrow d-lhead', 'aria-hidden': 'true' }, ...LIST_COLUMNS.map((c) => h('span', {}, c)));

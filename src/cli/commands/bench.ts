@@ -5,26 +5,30 @@ import { UsageError, EXIT } from '../command';
 import { positiveInt } from '../../core/db/execOptions';
 import { loadDataset, parseDatasetSpec, DatasetError, type Dataset } from '../../core/datasets';
 import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
-import type { ProtocolName } from '../../core/agent/types';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel } from '../../core/models/types';
-import { runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError, ensureDir } from '../../core/bench';
+import {
+  runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError, ensureDir, benchProtocolConfig, defaultVotePool,
+  episodesPerQuestion, isVotePool, VOTE_POOLS, type VotePool,
+} from '../../core/bench';
 import { createProgress } from '../progressBar';
 
-/** Progress-SQL's protocol feeds gold-derived feedback to the model, which would leak the answer into a benchmark. */
-const BENCH_PROTOCOLS = PROTOCOL_NAMES.filter((p) => p !== 'progress');
-
 const usage = `Usage: quarry bench --dataset spider|bird|sparc|cosql:FILE.json --db-dir DIR --model SPEC --protocol P
-                    [--samples K] [--temperature T] [--max-turns N] [--limit N] [--jobs N] --out DIR [--resume]
+                    [--samples K] [--vote-pool samples|greedy+samples] [--temperature T] [--max-turns N]
+                    [--limit N] [--jobs N] --out DIR [--resume]
 
 Runs every question of a dataset through the agent K times and scores it by execution (see docs/bench.md).
   --dataset      NAME:FILE — spider (also Spider-DK/Syn/Realistic), bird, sparc or cosql, e.g. spider:dev.json
   --db-dir       databases as DIR/<db_id>/<db_id>.sqlite
   --model        openai:<baseURL>#<model> or onnx:<dir>
-  --protocol     ${BENCH_PROTOCOLS.join(', ')}
-  --samples      K samples per question (default 1); sample 0 is greedy (temperature 0)
-  --temperature  temperature of samples 1..K-1 (default 1.0)
-  --max-turns    turn budget (default: the protocol's own)
+  --protocol     ${PROTOCOL_NAMES.join(', ')}; progress runs as Progress-SQL evaluates: App. F's prompt, one turn,
+                 no ODT feedback (no gold-derived text reaches the model)
+  --samples      K, the candidates of the majority vote (default 1: the greedy run only); sample 0 is greedy
+  --vote-pool    samples: the papers' Vote@K over K sampled runs apart from the greedy one (K + 1 episodes per
+                 question; the default for sqltrail and progress, whose papers report it); greedy+samples: the greedy
+                 answer and K-1 samples vote together (K episodes; the default for skyrl, mtir, mtsqlr1)
+  --temperature  temperature of the sampled runs (default 1.0)
+  --max-turns    turn budget (default: the protocol's own; progress: 1 only)
   --limit        only the first N questions (SParC/CoSQL: turns)
   --jobs         episodes at once (default 1)
   --out          writes DIR/trajectories.jsonl, predictions.sql, gold.sql, report.json
@@ -56,7 +60,8 @@ export const benchCommand: Command = {
       args: argv, strict: true, allowPositionals: false,
       options: {
         dataset: { type: 'string' }, 'db-dir': { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' },
-        samples: { type: 'string' }, temperature: { type: 'string' }, 'max-turns': { type: 'string' }, limit: { type: 'string' },
+        samples: { type: 'string' }, 'vote-pool': { type: 'string' }, temperature: { type: 'string' },
+        'max-turns': { type: 'string' }, limit: { type: 'string' },
         jobs: { type: 'string' }, out: { type: 'string' }, resume: { type: 'boolean' },
       },
     });
@@ -64,10 +69,14 @@ export const benchCommand: Command = {
       if (!values[flag]) throw new UsageError(`--${flag} is required`);
     }
     const protocol = values.protocol!;
-    if (!isProtocolName(protocol) || protocol === 'progress') {
-      throw new UsageError(`--protocol must be one of ${BENCH_PROTOCOLS.join(', ')}, got '${protocol}'`
-        + (protocol === 'progress' ? ' (progress gives the model feedback computed from the gold SQL; Progress-SQL itself evaluates without it)' : ''));
+    if (!isProtocolName(protocol)) {
+      throw new UsageError(`--protocol must be one of ${PROTOCOL_NAMES.join(', ')}, got '${protocol}'`);
     }
+    const votePoolFlag = values['vote-pool'];
+    if (votePoolFlag !== undefined && !isVotePool(votePoolFlag)) {
+      throw new UsageError(`--vote-pool must be one of ${VOTE_POOLS.join(', ')}, got '${votePoolFlag}'`);
+    }
+    const votePool: VotePool | undefined = votePoolFlag;
     let samples: number, jobs: number, maxTurns: number | undefined, limit: number | undefined;
     try {
       samples = positiveInt('samples', values.samples, 1);
@@ -77,9 +86,18 @@ export const benchCommand: Command = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+    try {
+      benchProtocolConfig(protocol, maxTurns);
+    } catch (err) {
+      throw new UsageError(`--max-turns: ${(err as Error).message}`);
+    }
     const temperature = nonNegativeNumber('temperature', values.temperature, 1);
     if (values.temperature !== undefined && samples === 1) {
-      io.stderr.write('quarry bench: note: --temperature applies to samples 1..K-1; with --samples 1 the only sample is greedy\n');
+      io.stderr.write('quarry bench: note: --temperature applies to the sampled runs; '
+        + 'with --samples 1 the only run is greedy\n');
+    }
+    if (votePool !== undefined && samples === 1) {
+      io.stderr.write('quarry bench: note: --vote-pool has no effect with --samples 1 (no vote)\n');
     }
 
     let dataset: Dataset;
@@ -114,11 +132,12 @@ export const benchCommand: Command = {
     };
     // TERM and HUP (a job runner, a closed terminal) stop the run the same way: what is finished is kept.
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSigint);
-    const bar = createProgress(io.stderr, planned * samples, { label: 'bench' });
+    const episodes = planned * episodesPerQuestion(samples, votePool ?? defaultVotePool(protocol));
+    const bar = createProgress(io.stderr, episodes, { label: 'bench' });
     let report;
     try {
       report = await runBenchmark({
-        dataset, model, protocol: protocol as ProtocolName, samples, temperature, maxTurns, limit, jobs, outDir,
+        dataset, model, protocol, samples, votePool, temperature, maxTurns, limit, jobs, outDir,
         signal: cancel.signal, resume: values.resume === true,
         onProgress: (p) => bar.update(p.episodesDone, p.questionsScored > 0 ? `greedy EX ${(100 * p.greedyCorrect / p.questionsScored).toFixed(1)}% of ${p.questionsScored}` : undefined),
       });

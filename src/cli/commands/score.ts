@@ -9,17 +9,22 @@ import { databaseResolver, openTrajectoryFile } from '../../app/trajectoryFiles'
 import { createScoringResources, integrityFlags, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
 import { scoreRun, type RunReport } from '../../core/rewards/scoreRun';
 import { fmt, panelJson } from '../../core/rewards/render';
+import { formatMismatch, isMismatchSql, MISMATCH_SQLS } from '../../core/rewards/mismatch';
 import { scoringOptions } from './scoringOptions';
 
 const usage = `Usage: quarry score --trajectories FILE.jsonl --panel P|panel.json [--db-dir DIR] [--out FILE.jsonl]
-                    [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}] [--json]
+                    [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}]
+                    [--mismatch-sql final|first] [--json]
 
 Scores every trajectory of a file with a reward panel (gold = each record's task.gold).
 Prints a summary per term, the integrity flags (empty-gold wins, failing gold, format failures by kind, suspicious
-wins, zero-variance groups), and GRPO group statistics when samples share a question (groupId).
+wins, zero-variance groups), GRPO group statistics when samples share a question (groupId), and Progress-SQL's
+Table 8 ODT mismatch rates (SELECT/JOIN/WHERE/GROUP and per tag; greedy trajectories also apart).
   --db-dir  databases as DIR/<db_id>/<db_id>.sqlite (Spider layout) instead of each record's task.db.path
             (a relative task.db.path is read from the trajectory file's folder)
   --out     one JSON line per trajectory: {"id", "groupId", "sample", "panel", "total", "terms", "exec", "advantage"}
+  --mismatch-sql  which SQL of each trajectory the mismatch rates compare: final (default) or first (a multi-turn
+            rollout's Round 1 answer, written before any feedback)
   --json    print the summary as one JSON object instead of text
 Exit 0 when scored, 2 on bad input (unreadable file, invalid record, unknown panel, missing database).`;
 
@@ -53,6 +58,7 @@ export function renderReport(r: RunReport, source: string): string {
     out.push(`  hard but solvable (SQL-Trail S(q) ascending): ${solvable.length === 0 ? 'none' : solvable.slice(0, 8).map((q) => `${q.id} ${q.correct}/${q.total}`).join(', ')}${solvable.length > 8 ? ` … (+${solvable.length - 8})` : ''}`);
     out.push(`  MTIR-SQL filter (F = format reward ±0.1, τ = 0): keeps ${g.mtirFilter.kept} of ${g.mtirFilter.kept + g.mtirFilter.dropped.length}${g.mtirFilter.dropped.length ? `; drops ${listIds(g.mtirFilter.dropped)}` : ''}`);
   }
+  out.push(...formatMismatch(r.mismatch));
   return out.join('\n');
 }
 
@@ -65,6 +71,7 @@ function reportJson(r: RunReport) {
     terms: r.terms,
     integrity: { ...r.integrity, flags: integrityFlags(r.integrity) },
     groups: r.groups,
+    mismatch: r.mismatch,
   };
 }
 
@@ -77,12 +84,17 @@ export const scoreCommand: Command = {
       args: argv, strict: true, allowPositionals: false,
       options: {
         trajectories: { type: 'string' }, panel: { type: 'string' }, 'db-dir': { type: 'string' }, out: { type: 'string' },
-        mode: { type: 'string' }, 'timeout-ms': { type: 'string' }, json: { type: 'boolean' },
+        mode: { type: 'string' }, 'timeout-ms': { type: 'string' }, 'mismatch-sql': { type: 'string' },
+        json: { type: 'boolean' },
       },
     });
     if (!values.trajectories) throw new UsageError('--trajectories FILE.jsonl is required');
     if (!values.panel) throw new UsageError('--panel P|panel.json is required');
     const { panel, mode, timeoutMs } = scoringOptions({ ...values, panel: values.panel }, io.cwd);
+    const mismatchSql = values['mismatch-sql'] ?? 'final';
+    if (!isMismatchSql(mismatchSql)) {
+      throw new UsageError(`--mismatch-sql must be one of ${MISMATCH_SQLS.join(', ')}, got '${mismatchSql}'`);
+    }
     const dbDir = values['db-dir'] === undefined ? undefined : resolve(io.cwd, values['db-dir']);
     if (dbDir !== undefined && (!existsSync(dbDir) || !statSync(dbDir).isDirectory())) throw new UsageError(`--db-dir ${dbDir} is not a directory`);
 
@@ -102,7 +114,7 @@ export const scoreCommand: Command = {
     const pool = createSqlPool({ spares: 0 });
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
-      const report = await scoreRun(records, panel, { resources, mode, dbPathOf });
+      const report = await scoreRun(records, panel, { resources, mode, dbPathOf, mismatchSql });
       if (values.out) {
         const lines = report.scored.map((s) => JSON.stringify({
           id: s.id, groupId: s.groupId, sample: s.sample, ...panelJson(s.result),

@@ -2,11 +2,12 @@
 // level, with the agent's behaviour (turns, invalid actions, tokens) from the trajectories.
 import type { TrajectoryRecord } from '../trajectories/types';
 import type { QuestionScore } from './scoreQuestion';
+import { describeVote, type VoteInfo } from './votePool';
 
 export interface LevelEx {
   count: number;
   greedy: number;
-  /** null when K = 1. */
+  /** null when there is no vote (K = 1). */
   majority: number | null;
   passAtK: number | null;
 }
@@ -37,11 +38,15 @@ export interface BenchReport extends AgentStats {
   stopped: 'cancelled' | 'errors' | null;
   /** Episodes reused from an earlier run's trajectories.jsonl (--resume), not run again. */
   resumedEpisodes: number;
+  /** K, the candidates of each vote (--samples). */
   samples: number;
+  /** Which samples voted (and count for pass@K): the papers' K sampled candidates, or greedy + K−1 samples. */
+  vote: VoteInfo;
   dataset: { name: string; file: string; dbDir: string };
   mode: string;
   model: string;
-  protocol: { name: string; maxTurns: number | null };
+  /** `feedback` is set for progress: 'none', Progress-SQL's single-turn evaluation protocol. */
+  protocol: { name: string; maxTurns: number | null; feedback?: string };
   sampling: { greedy: { temperature: 0 }; others: { temperature: number } | null };
   ex: { greedy: number; majority: number | null; passAtK: number | null };
   /** Keyed by the dataset's levels (Spider hardness, or BIRD difficulty) and `all`; unknown levels count only in all. */
@@ -63,7 +68,10 @@ function rate(n: number, d: number): number {
   return d === 0 ? 0 : n / d;
 }
 
-export function levelTable(scores: QuestionScore[], levels: readonly string[], k: number): Record<string, LevelEx> {
+/** `voting`: the run voted (K > 1), so majority and pass@K are rates rather than null. */
+export function levelTable(
+  scores: QuestionScore[], levels: readonly string[], voting: boolean,
+): Record<string, LevelEx> {
   const out: Record<string, LevelEx> = {};
   for (const level of [...levels, 'all']) {
     const mine = level === 'all' ? scores : scores.filter((s) => s.level === level);
@@ -71,8 +79,8 @@ export function levelTable(scores: QuestionScore[], levels: readonly string[], k
     out[level] = {
       count,
       greedy: rate(mine.filter((s) => s.greedy).length, count),
-      majority: k > 1 ? rate(mine.filter((s) => s.majority).length, count) : null,
-      passAtK: k > 1 ? rate(mine.filter((s) => s.passAtK).length, count) : null,
+      majority: voting ? rate(mine.filter((s) => s.majority).length, count) : null,
+      passAtK: voting ? rate(mine.filter((s) => s.passAtK).length, count) : null,
     };
   }
   return out;
@@ -111,7 +119,7 @@ export class AgentStatsAccumulator {
 }
 
 /** Interaction-level scores, from the turns' scores; `turnsOf` says how many turns each interaction has in the run. */
-export function interactionEx(scores: QuestionScore[], turnsOf: Map<number, number>, k: number): LevelEx {
+export function interactionEx(scores: QuestionScore[], turnsOf: Map<number, number>, voting: boolean): LevelEx {
   const byInteraction = new Map<number, QuestionScore[]>();
   for (const s of scores) {
     if (s.interaction === undefined) continue;
@@ -124,8 +132,8 @@ export function interactionEx(scores: QuestionScore[], turnsOf: Map<number, numb
   return {
     count: whole.length,
     greedy: all((s) => s.greedy),
-    majority: k > 1 ? all((s) => s.majority) : null,
-    passAtK: k > 1 ? all((s) => s.passAtK) : null,
+    majority: voting ? all((s) => s.majority) : null,
+    passAtK: voting ? all((s) => s.passAtK) : null,
   };
 }
 
@@ -166,7 +174,11 @@ export function formatReport(r: BenchReport): string {
     cells(name, levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))));
   const lines = [
     `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.stopped === 'errors' ? ' (STOPPED after repeated failures: partial results)' : r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
-      `${k} sample${k === 1 ? '' : 's'} each, protocol ${r.protocol.name}, model ${r.model}, ${r.mode} evaluation`,
+      `${r.vote.episodes} episode${r.vote.episodes === 1 ? '' : 's'} each, protocol ${r.protocol.name}` +
+      (r.protocol.feedback === 'none' ? ' (single-turn, no ODT feedback: Progress-SQL\'s evaluation protocol)' : '') +
+      ', ' +
+      `model ${r.model}, ${r.mode} evaluation`,
+    `vote: ${describeVote(r.vote)}`,
     '',
     `EX greedy     ${pct(r.ex.greedy)}%`,
     `EX majority@${k} ${k > 1 ? `${pct(r.ex.majority)}%` : '- (needs --samples > 1)'}`,

@@ -12,8 +12,10 @@ export interface RunIdentity {
   protocol: string;
   /** null: the protocol's own budget. */
   maxTurns: number | null;
-  /** Temperature of samples 1..K-1. */
+  /** Temperature of the sampled runs (samples 1 and up). */
   temperature: number;
+  /** Protocol config entries the episodes must have been run with (progress: `feedback: 'none'`). */
+  config?: Record<string, unknown>;
 }
 
 /** The file was written by a run with other settings: mixing them would make the scores meaningless. */
@@ -32,6 +34,10 @@ function mismatch(r: TrajectoryRecord, want: RunIdentity): string | null {
   if (r.model.spec !== want.model) return `model ${r.model.spec}, not ${want.model}`;
   if (r.protocol.name !== want.protocol) return `protocol ${r.protocol.name}, not ${want.protocol}`;
   if (want.maxTurns !== null && r.protocol.config.maxTurns !== want.maxTurns) return `max turns ${String(r.protocol.config.maxTurns)}, not ${want.maxTurns}`;
+  for (const [key, value] of Object.entries(want.config ?? {})) {
+    const got = r.protocol.config[key];
+    if (got !== value) return `protocol config ${key} ${JSON.stringify(got)}, not ${JSON.stringify(value)}`;
+  }
   const t = r.model.sampling.temperature ?? 0;
   const expected = r.sample === 0 ? 0 : want.temperature;
   if (t !== expected) return `sample ${r.sample} at temperature ${t}, not ${expected}`;

@@ -1,32 +1,37 @@
-// Runs a dataset through the agent: every question K times (sample 0 greedy, the others sampled), `jobs` episodes at
-// once over one shared sandbox pool, trajectories appended as they finish, then the files `quarry eval` can re-score
-// (predictions.sql, gold.sql) and report.json. Cancelling stops new episodes, cancels the running ones and keeps
-// every question whose samples all finished.
+// Runs a dataset through the agent: every question several times (sample 0 greedy, the others sampled; votePool.ts
+// says how many and which vote), `jobs` episodes at once over one shared sandbox pool, trajectories appended as they
+// finish, then the files `quarry eval` can re-score (predictions.sql, gold.sql) and report.json. Cancelling stops new
+// episodes, cancels the running ones and keeps every question whose samples all finished.
+// The `progress` protocol runs as Progress-SQL evaluates (§5, App. B): App. F's prompt, one turn, no ODT feedback.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createSqlPool, type SqlPool } from '../db/pool';
 import { runEpisode, EpisodeSetupError } from '../agent/loop';
-import type { ProtocolName } from '../agent/types';
+import type { ProtocolConfig, ProtocolName } from '../agent/types';
+import { PROGRESS_EVAL_CONFIG } from '../agent/protocols/progress';
 import type { ChatModel, SamplingOptions } from '../models/types';
 import { TrajectoryWriter } from '../trajectories/writer';
 import type { TrajectoryRecord } from '../trajectories/types';
-import { evalMode } from '../eval/modes';
+import { evalMode, type EvalModeName } from '../eval/modes';
 import { evalModeOf } from '../datasets';
 import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
 import { AgentStatsAccumulator, goldWarnings, interactionEx, levelTable, type BenchReport } from './report';
 import { loadResumable, unitKey } from './resume';
 import { ensureDir } from './ensureDir';
+import { defaultVotePool, episodesPerQuestion, voteInfo, voterSamples, type VotePool } from './votePool';
 
 export interface BenchOptions {
   dataset: Dataset;
   model: ChatModel;
   protocol: ProtocolName;
-  /** K samples per question (default 1). Sample 0 always decodes greedily (temperature 0). */
+  /** K, the candidates of the vote (default 1: greedy only). Sample 0 always decodes greedily (temperature 0). */
   samples?: number;
-  /** Temperature of samples 1..K-1 (default 1.0, the Vote@8 setting of Progress-SQL). */
+  /** Which samples vote: default the protocol's (defaultVotePool). */
+  votePool?: VotePool;
+  /** Temperature of the sampled runs (default 1.0, the rollout temperature of SQL-Trail and Progress-SQL). */
   temperature?: number;
   /** Overrides the protocol's turn budget. */
   maxTurns?: number;
@@ -74,14 +79,45 @@ interface QuestionState {
   cancelled: boolean;
 }
 
+/**
+ * The protocol config a benchmark runs with: Progress-SQL's evaluation protocol for `progress` (one turn, no oracle;
+ * a --max-turns other than 1 is refused), else the caller's turn budget over the protocol's defaults.
+ */
+export function benchProtocolConfig(
+  protocol: ProtocolName, maxTurns: number | undefined,
+): Partial<ProtocolConfig> | undefined {
+  if (protocol === 'progress') {
+    if (maxTurns !== undefined && maxTurns !== 1) {
+      throw new RangeError('the progress protocol is benchmarked as Progress-SQL evaluates, single-turn '
+        + `(§5: "standard single-turn inference without ODT feedback"); max turns must be 1, got ${maxTurns}`);
+    }
+    return { ...PROGRESS_EVAL_CONFIG };
+  }
+  return maxTurns === undefined ? undefined : { maxTurns };
+}
+
+/**
+ * The evaluation mode of a run: the dataset's (spider test-suite rules, or BIRD's), except that Progress-SQL scores
+ * BIRD with OmniSQL's scripts (App. B, "Evaluation Setup"): BIRD's rules with OmniSQL's 10 s limit.
+ */
+export function benchEvalMode(dataset: Dataset['name'], protocol: ProtocolName): EvalModeName {
+  const mode = evalModeOf(dataset);
+  return protocol === 'progress' && mode === 'bird' ? 'omnisql' : mode;
+}
+
 export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const k = opts.samples ?? 1;
   const jobs = opts.jobs ?? 1;
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`samples must be a positive integer, got ${k}`);
   if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`jobs must be a positive integer, got ${jobs}`);
+  const config = benchProtocolConfig(opts.protocol, opts.maxTurns);
+  const votePool = opts.votePool ?? defaultVotePool(opts.protocol);
+  const vote = voteInfo(k, votePool, opts.votePool === undefined);
+  const voters = voterSamples(k, votePool);
+  const perQuestion = episodesPerQuestion(k, votePool);
   const temperature = opts.temperature ?? 1;
   const tasks = opts.limit === undefined ? opts.dataset.tasks : opts.dataset.tasks.slice(0, opts.limit);
-  const mode = evalMode(evalModeOf(opts.dataset.name));
+  const mode = evalMode(benchEvalMode(opts.dataset.name, opts.protocol));
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
   let runId: string = randomUUID();
@@ -97,7 +133,11 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   ensureDir(opts.outDir);
   const trajPath = join(opts.outDir, BENCH_FILES.trajectories);
   const resumed = opts.resume
-    ? await loadResumable(trajPath, { datasetFile: opts.dataset.file, model: opts.model.spec, protocol: opts.protocol, maxTurns: opts.maxTurns ?? null, temperature })
+    ? await loadResumable(trajPath, {
+      datasetFile: opts.dataset.file, model: opts.model.spec, protocol: opts.protocol,
+      maxTurns: config?.maxTurns ?? null, temperature,
+      config: config?.feedback === undefined ? undefined : { feedback: config.feedback },
+    })
     : new Map<string, TrajectoryRecord>();
   // Samples of one question share a groupId across resumptions; the run id is the first run's.
   const groupOf = new Map<string, string>();
@@ -107,13 +147,18 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   }
   const writer = await TrajectoryWriter.open(trajPath, { append: opts.resume === true });
   const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(jobs, cpus().length)) });
-  const states: QuestionState[] = tasks.map((task) => ({ task, finals: new Array(k).fill(null), pending: k, cancelled: false }));
+  const states: QuestionState[] = tasks.map((task) => ({
+    task, finals: new Array(perQuestion).fill(null), pending: perQuestion, cancelled: false,
+  }));
   const stats = new AgentStatsAccumulator();
   let resumedEpisodes = 0;
   const errors: string[] = [];
   const scoring: Promise<void>[] = [];
   const scores: QuestionScore[] = [];
-  const progress: BenchProgress = { episodesDone: 0, episodes: tasks.length * k, questionsScored: 0, questions: tasks.length, greedyCorrect: 0 };
+  const progress: BenchProgress = {
+    episodesDone: 0, episodes: tasks.length * perQuestion, questionsScored: 0, questions: tasks.length,
+    greedyCorrect: 0,
+  };
   const report = () => { try { opts.onProgress?.({ ...progress }); } catch { /* a display failure must not stop the run */ } };
   const noteError = (msg: string) => { if (errors.length < 20) errors.push(msg); };
   const ctx = { mode, dbDir: opts.dataset.dbDir, timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs, pool };
@@ -121,7 +166,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const finishSample = (st: QuestionState) => {
     progress.episodesDone++;
     if (--st.pending === 0 && !st.cancelled) {
-      scoring.push(scoreQuestion(st.task, st.finals, ctx).then((s) => {
+      scoring.push(scoreQuestion(st.task, st.finals, ctx, voters).then((s) => {
         scores.push(s);
         progress.questionsScored++;
         if (s.greedy) progress.greedyCorrect++;
@@ -138,7 +183,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     try {
       const record = await runEpisode({
         task: st.task, protocolName: opts.protocol, model: opts.model, pool, sampling, signal: stop.signal,
-        config: opts.maxTurns === undefined ? undefined : { maxTurns: opts.maxTurns },
+        config,
         modelTimeoutMs: opts.modelTimeoutMs, groupId, sample, id: `${groupId}:${sample}`,
         meta: { bench: runId, dataset: opts.dataset.name, datasetFile: opts.dataset.file, index: st.task.index, level: st.task.level },
       });
@@ -164,7 +209,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   try {
     const units: [QuestionState, number][] = [];
     for (const st of states) {
-      for (let sample = 0; sample < k; sample++) {
+      for (let sample = 0; sample < perQuestion; sample++) {
         const done = resumed.get(unitKey(st.task.id, sample));
         if (!done) { units.push([st, sample]); continue; }
         st.finals[sample] = done.finalSql;
@@ -194,7 +239,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const scoredTasks = new Map(tasks.map((t) => [t.index, t]));
   writeFileSync(join(opts.outDir, BENCH_FILES.predictions), scores.map((s) => s.samples[0].prediction + '\n').join(''));
   writeFileSync(join(opts.outDir, BENCH_FILES.gold), scores.map((s) => `${goldLine(scoredTasks.get(s.index)!)}\t${s.dbId}\n`).join(''));
-  const levels = levelTable(scores, opts.dataset.levels, k);
+  const levels = levelTable(scores, opts.dataset.levels, voters.length > 0);
   const conversational = opts.dataset.name === 'sparc' || opts.dataset.name === 'cosql';
   const result: BenchReport = {
     schema: 'quarry.bench/1',
@@ -204,14 +249,20 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     stopped,
     resumedEpisodes,
     samples: k,
+    vote,
     dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
     mode: mode.name,
     model: opts.model.spec,
-    protocol: { name: opts.protocol, maxTurns: opts.maxTurns ?? null },
-    sampling: { greedy: { temperature: 0 }, others: k > 1 ? { temperature } : null },
+    protocol: {
+      name: opts.protocol, maxTurns: config?.maxTurns ?? null,
+      ...(config?.feedback !== undefined ? { feedback: String(config.feedback) } : {}),
+    },
+    sampling: { greedy: { temperature: 0 }, others: perQuestion > 1 ? { temperature } : null },
     ex: { greedy: levels.all.greedy, majority: levels.all.majority, passAtK: levels.all.passAtK },
     byHardness: levels,
-    ...(conversational ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), k) } : {}),
+    ...(conversational
+      ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), voters.length > 0) }
+      : {}),
     ...stats.result(),
     errors,
     warnings: goldWarnings(scores),

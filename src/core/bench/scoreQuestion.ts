@@ -1,5 +1,6 @@
-// Scores the K samples of one question: each sample's execution verdict against the gold (the evaluator's own,
-// exactly as `quarry eval` would give it on predictions.sql), the majority vote and pass@K.
+// Scores the samples of one question: each sample's execution verdict against the gold (the evaluator's own,
+// exactly as `quarry eval` would give it on predictions.sql), the majority vote and pass@K over the voting samples
+// (votePool.ts says which those are).
 import type { SqlPool } from '../db/pool';
 import type { ExecRequest } from '../db/types';
 import { evaluateExecution, type ExecReason } from '../eval/execution';
@@ -27,12 +28,13 @@ export interface QuestionScore {
   interaction?: number;
   samples: SampleScore[];
   greedy: boolean;
-  /** null when K = 1. */
+  /** null when there is no vote (K = 1). */
   majority: boolean | null;
+  /** Some voting sample is right; null when there is no vote. */
   passAtK: boolean | null;
-  /** The sample whose answer the vote picked (null: K = 1, or no sample executed). */
+  /** The sample whose answer the vote picked (null: no vote, or no voting sample executed). */
   voteWinner: number | null;
-  /** Samples grouped by equal results, largest first (empty when K = 1). */
+  /** Voting samples grouped by equal results, largest first, as sample numbers (empty when there is no vote). */
   voteGroups: number[][];
   /** The gold result is empty on some database: any prediction returning no rows scores there ([] == []). */
   goldEmpty: boolean;
@@ -50,7 +52,14 @@ export function goldLine(task: DatasetTask): string {
   return oneLine(task.gold);
 }
 
-export async function scoreQuestion(task: DatasetTask, finals: (string | null)[], ctx: ScoreContext): Promise<QuestionScore> {
+/**
+ * `finals[i]` is sample i's final SQL (sample 0 greedy); `voters` are the sample numbers that vote, default all of
+ * them when there are several (Quarry's greedy + samples pool).
+ */
+export async function scoreQuestion(
+  task: DatasetTask, finals: (string | null)[], ctx: ScoreContext,
+  voters: number[] = finals.length > 1 ? finals.map((_, i) => i) : [],
+): Promise<QuestionScore> {
   const predictions = finals.map(predictionLine);
   const verdicts = await evaluateExecution(
     predictions.map((pred, sample) => ({ index: sample, dbId: task.dbId, gold: goldLine(task), pred })),
@@ -59,29 +68,37 @@ export async function scoreQuestion(task: DatasetTask, finals: (string | null)[]
   const samples: SampleScore[] = verdicts.map((v, sample) => ({
     sample, prediction: predictions[sample], exec: v.exec, reason: v.reason, ...(v.detail ? { detail: v.detail } : {}),
   }));
-  const k = finals.length;
+  const voting = voters.length > 0;
   let vote = { winner: null as number | null, groups: [] as number[][] };
-  if (k > 1) vote = majorityVote(await ballots(task, finals, predictions, ctx), sameResultIn(ctx.mode));
+  if (voting) {
+    vote = majorityVote(await ballots(task, finals, predictions, new Set(voters), ctx), sameResultIn(ctx.mode));
+  }
   return {
     index: task.index, id: task.id, dbId: task.dbId, level: task.level, samples,
     ...(task.interaction !== undefined ? { interaction: task.interaction } : {}),
     greedy: samples[0].exec,
-    majority: k > 1 ? vote.winner !== null && samples[vote.winner].exec : null,
-    passAtK: k > 1 ? passAtK(samples.map((s) => s.exec)) : null,
+    majority: voting ? vote.winner !== null && samples[vote.winner].exec : null,
+    passAtK: voting ? passAtK(voters.map((i) => samples[i].exec)) : null,
     voteWinner: vote.winner,
     voteGroups: vote.groups,
     goldEmpty: verdicts.some((v) => v.goldEmpty),
   };
 }
 
-/** Each sample's executed answer on the question's database; the same text runs once. No answer casts no vote. */
-async function ballots(task: DatasetTask, finals: (string | null)[], predictions: string[], ctx: ScoreContext): Promise<VoteBallot[]> {
-  const distinct = [...new Set(predictions.filter((_, i) => finals[i] !== null && finals[i]!.trim() !== ''))];
+/**
+ * Each voting sample's executed answer on the question's database, by sample number (non-voters and samples with no
+ * answer cast no vote: null); the same text runs once.
+ */
+async function ballots(
+  task: DatasetTask, finals: (string | null)[], predictions: string[], voters: ReadonlySet<number>, ctx: ScoreContext,
+): Promise<VoteBallot[]> {
+  const votes = (i: number) => voters.has(i) && finals[i] !== null && finals[i]!.trim() !== '';
+  const distinct = [...new Set(predictions.filter((_, i) => votes(i)))];
   const reqs: ExecRequest[] = distinct.map((sql) => ({ db: task.dbPath, sql, timeoutMs: ctx.timeoutMs, maxRows: Infinity, maxCellChars: Infinity }));
   const results = await ctx.pool.execBatch(reqs);
   const bySql = new Map(distinct.map((sql, i) => [sql, results[i]]));
-  return predictions.map((sql) => {
-    const r = bySql.get(sql);
+  return predictions.map((sql, i) => {
+    const r = votes(i) ? bySql.get(sql) : undefined;
     return r && r.ok ? toResultTable(r) : null;
   });
 }

@@ -4,7 +4,7 @@ import { execMatch, formatValid, sqlBigram, sqlExecutable, sqlSchema } from './t
 import { sqltrailTurns } from './terms/sqltrail';
 import { mtsqlr1Clause, mtsqlr1Em, mtsqlr1Verify } from './terms/mtsqlr1';
 import type { PanelSpec, TermDefinition } from './types';
-import { PROGRESS_PANEL, PROGRESS_TERMS } from './progress';
+import { PROGRESS_ONESHOT_PANEL, PROGRESS_PANEL, PROGRESS_TERMS } from './progress';
 
 export const BUILTIN_TERMS: TermDefinition[] = [
   execMatch, sqlExecutable, formatValid, sqlBigram, sqlSchema, sqltrailTurns, mtsqlr1Em, mtsqlr1Clause, mtsqlr1Verify,
@@ -74,7 +74,9 @@ export const MTSQLR1_PANEL: PanelSpec = {
   ],
 };
 
-export const BUILTIN_PANELS: PanelSpec[] = [SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL];
+export const BUILTIN_PANELS: PanelSpec[] = [
+  SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL, PROGRESS_ONESHOT_PANEL,
+];
 /** Their names, in that order: the list the CLI and the editor offer. */
 export const BUILTIN_PANEL_NAMES: readonly string[] = BUILTIN_PANELS.map((p) => p.name);
 

@@ -14,3 +14,10 @@ export { clauseF1, clauseSetsF1, multisetF1, F1_CLAUSES } from './clauseF1';
 export * from './group';
 export { checkIntegrity, integrityFlags, integrityFlagItems, selectsStar, supersetReasons } from './integrity';
 export type { IntegrityItem, IntegrityReport, IntegrityFlag } from './integrity';
+export {
+  mismatchReport, recordsMismatch, odtOutcome, formatMismatch, mismatchPct, mismatchSqlOf, isMismatchSql,
+  MISMATCH_CATEGORIES, MISMATCH_SOURCE, MISMATCH_SQLS,
+} from './mismatch';
+export type {
+  MismatchReport, MismatchScope, MismatchCount, MismatchCategory, MismatchSql, OdtOutcome,
+} from './mismatch';

@@ -1,7 +1,7 @@
 // Run-level reward diagnostics: what the editor's diagnostics view charts for a scored trajectory file. Everything is
 // plain JSON-safe data derived from a RunReport (scoreRun) and the records it scored: histograms of reward and turns,
-// execution accuracy by hardness, mean contribution per term, integrity flags with the items behind them, and GRPO
-// group statistics (zero-variance groups, the spread of advantages).
+// execution accuracy by hardness, mean contribution per term, integrity flags with the items behind them, GRPO
+// group statistics (zero-variance groups, the spread of advantages), and Progress-SQL's Table 8 ODT mismatch rates.
 import type { TrajectoryRecord } from '../trajectories/types';
 import { spiderHardness, type Hardness } from '../sql/hardness';
 import { loadSpiderSchema } from '../sql/spider/schema';
@@ -9,6 +9,8 @@ import { integrityFlagItems, type IntegrityFlag } from './integrity';
 import { mean } from './group';
 import type { RunReport, TermSummary } from './scoreRun';
 import type { ScoringResources } from './types';
+import type { MismatchReport } from './mismatch';
+import type { OdtTag } from './odt';
 import { maxOf, minOf } from '../util/extent';
 
 export const HARDNESS_ORDER: readonly Hardness[] = ['easy', 'medium', 'hard', 'extra'];
@@ -103,6 +105,8 @@ export interface RunItem {
   turns: number;
   hardness: Hardness | null;
   advantage: number | null;
+  /** ODT tags of the final SQL against the gold; null when the ODT could not compare them. */
+  odtTags: OdtTag[] | null;
 }
 
 export interface GroupDiagnostics {
@@ -135,6 +139,8 @@ export interface RunDiagnostics {
   terms: TermSummary[];
   flags: IntegrityFlag[];
   groups: GroupDiagnostics | null;
+  /** Progress-SQL Table 8: ODT tag and category rates over the run. */
+  mismatch: MismatchReport;
   items: RunItem[];
 }
 
@@ -153,6 +159,7 @@ export function runDiagnostics(report: RunReport, records: readonly TrajectoryRe
       id: s.id, groupId: s.groupId, sample: s.sample, question: rec?.task.question ?? '',
       total: s.result.total, correct: s.verdict.correct, reason: s.verdict.reason, turns: rec?.turns.length ?? 0,
       hardness: rec ? recordHardness(rec, dbPathOf(rec), resources) : null, advantage: s.advantage,
+      odtTags: s.odt.status === 'compared' ? s.odt.tags : null,
     };
   });
 
@@ -175,6 +182,7 @@ export function runDiagnostics(report: RunReport, records: readonly TrajectoryRe
     terms: report.terms,
     flags: integrityFlagItems(report.integrity),
     groups: groupDiagnostics(report, items, opts.bins),
+    mismatch: report.mismatch,
     items,
   };
 }

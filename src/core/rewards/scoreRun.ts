@@ -1,5 +1,6 @@
 // Scores a whole set of trajectories with one panel: per-trajectory breakdowns, a summary per term, the integrity
-// report, and GRPO group statistics for samples that share a question (groupId).
+// report, GRPO group statistics for samples that share a question (groupId), and Progress-SQL's Table 8 ODT mismatch
+// rates (mismatch.ts).
 import type { TrajectoryRecord } from '../trajectories/types';
 import type { EvalModeName } from '../eval/modes';
 import { scorePanelDetailed, buildContext } from './engine';
@@ -11,6 +12,7 @@ import {
 } from './group';
 import type { DetailedPanelResult, ExecOutcome, ResolvedPanel, ScoringResources } from './types';
 import { maxOf, minOf } from '../util/extent';
+import { isGreedy, recordsMismatch, type MismatchReport, type MismatchSql, type OdtOutcome } from './mismatch';
 
 export interface ScoredTrajectory {
   id: string;
@@ -21,6 +23,10 @@ export interface ScoredTrajectory {
   format: FormatCheck;
   /** Group-normalised advantage of `result.total`; null when the trajectory is alone in its group. */
   advantage: number | null;
+  /** The ODT tags of the compared SQL (RunOptions.mismatchSql) against the gold, or why there are none. */
+  odt: OdtOutcome;
+  /** Decoded at temperature 0 (null: the record does not say). */
+  greedy: boolean | null;
 }
 
 export interface RunOptions {
@@ -34,6 +40,8 @@ export interface RunOptions {
   onProgress?: (done: number, total: number) => void;
   /** Stops scoring: no new trajectory starts once aborted, and scoreRun rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Which SQL of each trajectory the ODT mismatch report compares (default `final`). */
+  mismatchSql?: MismatchSql;
 }
 
 export interface TermSummary {
@@ -75,6 +83,8 @@ export interface RunReport {
   terms: TermSummary[];
   integrity: IntegrityReport;
   groups: GroupStats | null;
+  /** Progress-SQL Table 8: how often each ODT tag and tag category fires over the run. */
+  mismatch: MismatchReport;
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -104,8 +114,14 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
     const result = await scorePanelDetailed(panel, input, opts.resources);
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
     opts.onProgress?.(++done, todo.length);
-    return { id: record.id, groupId: record.groupId, sample: record.sample, result, verdict, format: checkFormat(record), advantage: null };
+    return {
+      id: record.id, groupId: record.groupId, sample: record.sample, result, verdict, format: checkFormat(record),
+      advantage: null, odt: { status: 'no-sql' }, greedy: isGreedy(record),
+    };
   });
+
+  const mismatch = recordsMismatch(todo, opts.resources, { dbPathOf, sql: opts.mismatchSql });
+  scored.forEach((s, i) => { s.odt = mismatch.outcomes.get(todo[i]) ?? s.odt; });
 
   const byGroup = new Map<string, ScoredTrajectory[]>();
   for (const s of scored) byGroup.set(s.groupId, [...(byGroup.get(s.groupId) ?? []), s]);
@@ -142,6 +158,7 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
     terms,
     integrity,
     groups: groupStatistics(byGroup),
+    mismatch: mismatch.report,
   };
 }
 

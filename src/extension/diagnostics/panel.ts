@@ -12,9 +12,13 @@ import type { RunDiagnostics } from '../../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
-import { Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, type LoadedTrajectories } from './scoring';
+import type { MismatchSql } from '../../core/rewards/mismatch';
+import {
+  Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, withMismatchSql,
+  type LoadedTrajectories,
+} from './scoring';
 
-/** The five papers' panels, in the order of the project's docs. */
+/** The five papers' panels, in the order of the project's docs, then Progress-SQL's App. E.1 baseline. */
 export const BUILTIN_PANELS: readonly string[] = BUILTIN_PANEL_NAMES;
 
 /** What a test can see of the panel (only when test hooks are on). */
@@ -44,6 +48,8 @@ export class DiagnosticsPanel {
   /** The panel the run was scored with; a different selection rescores on the way back. */
   private runPanel: string | null = null;
   private trajectory: TrajectoryDiagnostics | null = null;
+  /** Which SQL of each trajectory the mismatch rates compare. */
+  private mismatchSql: MismatchSql = 'final';
   private view: 'empty' | 'run' | 'trajectory' = 'empty';
   private busy = false;
   private disposed = false;
@@ -150,7 +156,8 @@ export class DiagnosticsPanel {
     if (!this.run || this.runPanel !== this.panelValue) {
       const panel = await this.resolvedPanel();
       try {
-        this.run = await scoreFile(loaded, panel, this.resources, (text) => this.post({ type: 'busy', text }));
+        const busy = (text: string) => this.post({ type: 'busy', text });
+        this.run = await scoreFile(loaded, panel, this.resources, busy, this.mismatchSql);
         this.runPanel = this.panelValue;
       } catch (err) {
         if (err instanceof Cancelled || (err as Error)?.name === 'Cancelled') {
@@ -250,6 +257,16 @@ export class DiagnosticsPanel {
       }
       case 'showRun':
         return this.act('cannot show the run', () => this.showRunView());
+      case 'setMismatchSql': {
+        const sql = msg.sql as MismatchSql; // checked by diagnosticsMessageProblem
+        if (sql === this.mismatchSql) return;
+        this.mismatchSql = sql;
+        return this.act('cannot compute the mismatch rates', async () => {
+          if (!this.run || !this.loaded || !this.resources) return;
+          this.run = await withMismatchSql(this.loaded, this.run, this.resources, sql);
+          if (this.view === 'run') this.post({ type: 'run', source: this.source()!, run: this.run });
+        });
+      }
     }
   }
 }

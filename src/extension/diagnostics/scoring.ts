@@ -9,6 +9,7 @@ import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import type { RunDiagnostics } from '../../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
+import type { MismatchSql } from '../../core/rewards/mismatch';
 
 export interface LoadedTrajectories {
   file: string;
@@ -46,23 +47,30 @@ export class Cancelled extends Error {
   constructor() { super('scoring was cancelled'); this.name = 'Cancelled'; }
 }
 
+/** The records that can be scored (no gold: scoring skips them; or a gold whose database exists); the others' ids. */
+function presentRecords(loaded: LoadedTrajectories): { present: TrajectoryRecord[]; missing: Set<string> } {
+  const where = dbPathOf(loaded.file);
+  const missing = new Set<string>();
+  const present = loaded.records.filter((r) => {
+    if (!r.task.gold) return true;
+    if (existsSync(where(r))) return true;
+    missing.add(r.id);
+    return false;
+  });
+  return { present, missing };
+}
+
 /**
  * Scores every record with a gold under a cancellable progress notification; records whose database is missing are
  * skipped with that reason instead of failing as "gold-error".
  */
 export async function scoreFile(
   loaded: LoadedTrajectories, panel: ResolvedPanel, resources: ScoringResources, onBusy: (text: string) => void,
+  mismatchSql: MismatchSql = 'final',
 ): Promise<RunDiagnostics> {
   const [{ scoreRun }, { runDiagnostics }] = await Promise.all([import('../../core/rewards/scoreRun'), import('../../core/rewards/report')]);
   const where = dbPathOf(loaded.file);
-  const missing = new Set<string>();
-  const present = loaded.records.filter((r) => {
-    if (!r.task.gold) return true;
-    const p = where(r);
-    if (existsSync(p)) return true;
-    missing.add(r.id);
-    return false;
-  });
+  const { present, missing } = presentRecords(loaded);
   const name = vscode.workspace.asRelativePath(loaded.file);
   return vscode.window.withProgress({
     location: vscode.ProgressLocation.Notification,
@@ -76,7 +84,7 @@ export async function scoreFile(
       let last = 0;
       onBusy(`Scoring ${total} trajectories with ${panel.name}…`);
       const report = await scoreRun(present, panel, {
-        resources, dbPathOf: where, signal: ac.signal,
+        resources, dbPathOf: where, signal: ac.signal, mismatchSql,
         onProgress: (done, n) => {
           // Report in whole percents: thousands of tiny increments only flood the notification.
           const pct = Math.floor((100 * done) / Math.max(1, n));
@@ -93,6 +101,23 @@ export async function scoreFile(
       sub.dispose();
     }
   });
+}
+
+/**
+ * The run's ODT mismatch report (and each item's tags) recomputed over another SQL of each trajectory: no SQL runs,
+ * only the ODT comparisons, so the scored rewards are kept.
+ */
+export async function withMismatchSql(
+  loaded: LoadedTrajectories, run: RunDiagnostics, resources: ScoringResources, sql: MismatchSql,
+): Promise<RunDiagnostics> {
+  const { recordsMismatch } = await import('../../core/rewards/mismatch');
+  const { present } = presentRecords(loaded);
+  const { report, outcomes } = recordsMismatch(present, resources, { dbPathOf: dbPathOf(loaded.file), sql });
+  const tagsById = new Map<string, RunDiagnostics['items'][number]['odtTags']>();
+  for (const [record, o] of outcomes) {
+    if (!tagsById.has(record.id)) tagsById.set(record.id, o.status === 'compared' ? o.tags : null);
+  }
+  return { ...run, mismatch: report, items: run.items.map((it) => ({ ...it, odtTags: tagsById.get(it.id) ?? null })) };
 }
 
 export async function scoreOne(

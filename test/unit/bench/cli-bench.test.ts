@@ -1,6 +1,6 @@
 // `quarry bench` end to end: fixture datasets on real SQLite files, the agent talking to a real OpenAI-compatible
 // replay server on 127.0.0.1, and the written files re-scored by `quarry eval`.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
@@ -11,7 +11,8 @@ import { readTrajectories } from '../../../src/core/trajectories';
 import type { TrajectoryRecord } from '../../../src/core/trajectories/types';
 import { startReplayServer, type ReplayEntry } from '../../support/openaiReplayServer';
 import { tempDir } from '../../helpers/fixtures';
-import { buildDatasetDbs, datasetFixtures } from '../datasets/dbs';
+import { replayServers } from '../../support/cli';
+import { buildDatasetDbs, datasetFixtures, SPIDER_DEV_MATH_SQL, SPIDER_DEV_QUESTIONS } from '../datasets/dbs';
 
 const dbDir = buildDatasetDbs();
 const spiderFile = join(datasetFixtures, 'spider-dev.json');
@@ -29,22 +30,11 @@ async function quarry(...argv: string[]) {
   return { code, out: out.text(), err: err.text() };
 }
 
-const servers: { close(): Promise<void> }[] = [];
-after(() => Promise.all(servers.map((s) => s.close())));
-async function server(entries: ReplayEntry[], opts: { delayMs?: number } = {}) {
-  const s = await startReplayServer({ script: entries, ...opts });
-  servers.push(s);
-  return s;
-}
+const server = replayServers();
 
-const Q = {
-  owners: 'How many owners are there?',
-  dogs: 'List the names of dogs.',
-  math: 'Which students take Math, ordered by name?',
-  older: 'Names of owners older than the average age.',
-};
+const Q = SPIDER_DEV_QUESTIONS;
 const RIGHT_MATH = "SELECT T1.name\nFROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id\n\tJOIN course AS T3 ON T2.course_id = T3.course_id\nWHERE T3.title = 'Math' ORDER BY T1.name";
-const RIGHT_MATH_LINE = "SELECT T1.name FROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id JOIN course AS T3 ON T2.course_id = T3.course_id WHERE T3.title = 'Math' ORDER BY T1.name";
+const RIGHT_MATH_LINE = SPIDER_DEV_MATH_SQL;
 const sol = (sql: string) => `<think>Done.</think>\n<solution>${sql}</solution>`;
 
 function lines(file: string): string[] {
@@ -150,6 +140,8 @@ test('quarry bench K=3: majority vote by execution consensus and pass@3; predict
 
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
   assert.equal(report.samples, 3);
+  // skyrl's paper reports no vote: the default pool stays greedy + samples.
+  assert.deepEqual(report.vote, { pool: 'greedy+samples', k: 3, voters: [0, 1, 2], episodes: 3, default: true });
   assert.deepEqual(report.ex, { greedy: 0.5, majority: 0.75, passAtK: 1 });
   type Qs = { greedy: boolean; majority: boolean; passAtK: boolean; voteWinner: number | null; voteGroups: number[][]; samples: { exec: boolean }[] };
   const qs: Qs[] = report.questions;
@@ -261,8 +253,7 @@ test('--resume runs only the missing episodes, keeps groupIds, and ends with the
 });
 
 test('--resume runs failed episodes again', async () => {
-  const s = await startReplayServer({ script: [{ response: sol('SELECT count(*) FROM owner') }] });
-  servers.push(s);
+  const s = await server([{ response: sol('SELECT count(*) FROM owner') }]);
   s.failNext(2, 400, { message: 'scripted failure' });
   const out = join(tempDir('quarry-bench-retry-'), 'run');
   const args = ['bench', '--dataset', `spider:${spiderFile}`, '--db-dir', dbDir, '--model', s.spec(), '--protocol', 'skyrl', '--out', out];
@@ -326,8 +317,8 @@ test('bad input exits 2 with a clear message', async () => {
     [['--dataset', 'spider', '--protocol', 'skyrl'], /expected NAME:FILE\.json/],
     [['--dataset', 'spider:nope.json', '--protocol', 'skyrl'], /cannot read Spider file .*nope\.json: no such file/],
     [['--dataset', `bird:${spiderFile}`, '--protocol', 'skyrl'], /item 0 has no "SQL" field/],
-    [['--dataset', `spider:${spiderFile}`, '--protocol', 'nope'], /--protocol must be one of skyrl, sqltrail, mtir, mtsqlr1/],
-    [['--dataset', `spider:${spiderFile}`, '--protocol', 'progress'], /feedback computed from the gold SQL/],
+    [['--dataset', `spider:${spiderFile}`, '--protocol', 'nope'], /--protocol must be one of skyrl, sqltrail, mtir, mtsqlr1, progress/],
+    [['--dataset', `spider:${spiderFile}`, '--protocol', 'progress', '--max-turns', '2'], /single-turn .*max turns must be 1, got 2/],
     [['--dataset', `spider:${spiderFile}`, '--protocol', 'skyrl', '--samples', '0'], /--samples must be a positive integer/],
     [['--dataset', `spider:${spiderFile}`, '--protocol', 'skyrl', '--temperature=-1'], /--temperature must be a number >= 0/],
   ];

@@ -12,3 +12,15 @@ export function buildDatasetDbs(dir = tempDir('quarry-datasets-')): string {
   }
   return dir;
 }
+
+/** The questions of spider-dev.json, by what they ask. */
+export const SPIDER_DEV_QUESTIONS = {
+  owners: 'How many owners are there?',
+  dogs: 'List the names of dogs.',
+  math: 'Which students take Math, ordered by name?',
+  older: 'Names of owners older than the average age.',
+};
+
+/** spider-dev.json's gold for the Math question, as one line. */
+export const SPIDER_DEV_MATH_SQL = 'SELECT T1.name FROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id '
+  + "JOIN course AS T3 ON T2.course_id = T3.course_id WHERE T3.title = 'Math' ORDER BY T1.name";

@@ -2,6 +2,10 @@
 // <sql>; the environment runs it and, unless it matches the gold result, replies with the oracle's structural
 // diagnostics in App. F's "Feedback: your previous SQL has structural issues: …" message (Algorithm 1, App. C).
 // The rollout stops at the first matching SQL or after T = 4 turns; the final SQL is the last one written.
+// `feedback: 'none'` is the paper's evaluation protocol instead (§5 Implementation Details, App. B "Evaluation
+// Setup"): "standard single-turn inference without ODT feedback" — one answer to App. F's Round 1 prompt is final,
+// and the session reads neither the gold SQL nor a feedback source, so nothing computed from the gold can reach the
+// model.
 import type { ExecResult } from '../../db/types';
 import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../protocol';
 import type { ChatMessage } from '../../models/types';
@@ -14,10 +18,21 @@ export const PROGRESS_DEFAULTS: ProtocolConfig = {
   maxTurns: 4,
   // App. F: "{db_details} contains the DDL schema of the target database".
   schemaStyle: 'ddl',
+  // 'oracle': Algorithm 1's multi-turn rollout with ODT feedback (training); 'none': single-turn evaluation.
+  feedback: 'oracle',
 };
 
+/** The config of Progress-SQL's evaluation protocol: App. F's prompt, one turn, no ODT feedback. */
+export const PROGRESS_EVAL_CONFIG: Readonly<ProtocolConfig> = Object.freeze({ maxTurns: 1, feedback: 'none' });
+
+/** True when the config asks for the single-turn evaluation protocol (no oracle feedback). */
+export function isProgressEvaluation(config: Partial<ProtocolConfig> | undefined): boolean {
+  return config?.feedback === 'none';
+}
+
 export const PROGRESS_REQUIRES =
-  'progress protocol needs gold SQL and an oracle feedback source; it is for training and evaluation';
+  'progress protocol needs gold SQL and an oracle feedback source; it is for training and evaluation '
+  + "(the paper's evaluation protocol, without either, is config feedback: 'none')";
 
 /** App. F, system prompt ({db_engine} is SQLite). */
 export const PROGRESS_SYSTEM_PROMPT = [
@@ -76,15 +91,9 @@ export function progressUserPrompt(ctx: ProtocolContext): string {
 }
 
 class ProgressSession implements ProtocolSession {
-  private readonly mdp = new MdpTracker();
-  private readonly gold: string;
-  private readonly feedback: NonNullable<ProtocolContext['feedback']>;
+  protected readonly mdp = new MdpTracker();
 
-  constructor(private readonly ctx: ProtocolContext) {
-    if (!ctx.feedback || typeof ctx.task.gold !== 'string' || ctx.task.gold.trim() === '') throw new Error(PROGRESS_REQUIRES);
-    this.feedback = ctx.feedback;
-    this.gold = ctx.task.gold;
-  }
+  constructor(protected readonly ctx: ProtocolContext) {}
 
   start(): ChatMessage[] {
     return [{ role: 'system', content: PROGRESS_SYSTEM_PROMPT }, { role: 'user', content: progressUserPrompt(this.ctx) }];
@@ -134,6 +143,34 @@ class ProgressSession implements ProtocolSession {
 
   respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {
     void exec;
+    void turnsLeft;
+    // Single-turn inference: the one answer is final, right or wrong; a turn without SQL ends with no answer.
+    if (action.kind !== 'execute' || action.sql === null) {
+      return { observations: [], done: true, end: 'invalid', finalSql: null };
+    }
+    return { observations: [], done: true, end: 'answer', finalSql: action.sql };
+  }
+
+  finalCall(): Observation | null {
+    return null;
+  }
+}
+
+/** Algorithm 1's rollout: the oracle's feedback after every SQL that does not match the gold, up to T turns. */
+class ProgressOracleSession extends ProgressSession {
+  private readonly gold: string;
+  private readonly feedback: NonNullable<ProtocolContext['feedback']>;
+
+  constructor(ctx: ProtocolContext) {
+    super(ctx);
+    const gold = ctx.task.gold;
+    if (!ctx.feedback || typeof gold !== 'string' || gold.trim() === '') throw new Error(PROGRESS_REQUIRES);
+    this.feedback = ctx.feedback;
+    this.gold = gold;
+  }
+
+  override respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {
+    void exec;
     if (action.kind !== 'execute' || action.sql === null) {
       if (turnsLeft <= 0) return { observations: [], done: true, end: 'budget', finalSql: null };
       return { observations: [{ role: 'user', content: PROGRESS_INVALID_MESSAGE }], done: false, end: null, finalSql: null };
@@ -146,10 +183,6 @@ class ProgressSession implements ProtocolSession {
     if (turnsLeft <= 0) return { observations: [], done: true, end: 'budget', finalSql: action.sql };
     return { observations: [{ role: 'user', content: progressFeedbackMessage(fb) }], done: false, end: null, finalSql: null };
   }
-
-  finalCall(): Observation | null {
-    return null;
-  }
 }
 
 export const progressProtocol: Protocol = {
@@ -157,6 +190,10 @@ export const progressProtocol: Protocol = {
   defaults: PROGRESS_DEFAULTS,
   needsOracle: true,
   create(ctx: ProtocolContext): ProtocolSession {
-    return new ProgressSession(ctx);
+    const mode = ctx.config.feedback ?? 'oracle';
+    if (mode !== 'oracle' && mode !== 'none') {
+      throw new Error(`progress protocol: feedback must be 'oracle' or 'none', got ${JSON.stringify(mode)}`);
+    }
+    return mode === 'none' ? new ProgressSession(ctx) : new ProgressOracleSession(ctx);
   },
 };

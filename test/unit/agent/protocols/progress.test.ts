@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  progressProtocol, formatProgressFeedback, progressFeedbackMessage, PROGRESS_INVALID_MESSAGE, PROGRESS_REQUIRES,
+  progressProtocol, formatProgressFeedback, progressFeedbackMessage, PROGRESS_EVAL_CONFIG, PROGRESS_INVALID_MESSAGE, PROGRESS_REQUIRES,
 } from '../../../../src/core/agent/protocols/progress';
 import { getProtocol } from '../../../../src/core/agent/protocols';
 import type { FeedbackSource } from '../../../../src/core/agent/protocol';
@@ -66,6 +66,25 @@ test('budget spent: the last SQL is final even though it is wrong', () => {
   const a = s.parse('<think>x</think><sql>SELECT name FROM singer</sql>');
   assert.deepEqual(s.respond(a, null, 0), { observations: [], done: true, end: 'budget', finalSql: 'SELECT name FROM singer' });
   assert.equal(s.finalCall(), null);
+});
+
+test("feedback: 'none' is the paper's evaluation protocol: App. F's prompt, one answer is final, no gold or oracle read", () => {
+  // §5: "ODT is used only during training for feedback construction and progressive reward computation; evaluation
+  // follows standard single-turn inference without ODT feedback".
+  assert.deepEqual({ ...PROGRESS_EVAL_CONFIG }, { maxTurns: 1, feedback: 'none' });
+  const asked: string[] = [];
+  const spy: FeedbackSource = (pred) => { asked.push(pred); return 'SELECT_ERROR, x'; };
+  const withGold = session(progressProtocol, { ...PROGRESS_EVAL_CONFIG }, { gold: GOLD }, spy);
+  const withoutGold = session(progressProtocol, { ...PROGRESS_EVAL_CONFIG }, {});
+  assert.deepEqual(withGold.start(), withoutGold.start(), 'the prompt does not depend on the gold');
+  assert.equal(withoutGold.start()[1].content.includes(GOLD), false);
+  const wrong = withGold.parse('<think>names</think> <sql>SELECT name FROM singer</sql>');
+  // Turns left or not, a wrong answer is final: no feedback, no second turn.
+  assert.deepEqual(withGold.respond(wrong, okResult(['name'], [['Ann']]), 3), { observations: [], done: true, end: 'answer', finalSql: 'SELECT name FROM singer' });
+  assert.deepEqual(asked, [], 'the oracle is never asked');
+  const none = withoutGold.parse('I would count the singers.');
+  assert.deepEqual(withoutGold.respond(none, null, 3), { observations: [], done: true, end: 'invalid', finalSql: null });
+  assert.throws(() => session(progressProtocol, { feedback: 'sometimes' }, { gold: GOLD }, oracle), /feedback must be 'oracle' or 'none', got "sometimes"/);
 });
 
 test('malformed turns: no sql, several sql, text outside tags', () => {
