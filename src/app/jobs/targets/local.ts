@@ -96,6 +96,9 @@ export class LocalTarget implements Target {
     while (Date.now() < deadline && groupAlive(pid) && exitCodeOf(dir) === null) await new Promise((r) => setTimeout(r, 50));
     if (groupAlive(pid)) {
       try { process.kill(-pid, 'SIGKILL'); } catch { /* ended meanwhile */ }
+      // The kernel takes a moment to tear the group down (and its leader's parent to reap it).
+      const gone = Date.now() + 5000;
+      while (Date.now() < gone && groupAlive(pid)) await new Promise((r) => setTimeout(r, 20));
     }
   }
 }
