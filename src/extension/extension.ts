@@ -15,6 +15,7 @@ import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
+import { registerJobsView, type JobsTree } from './training/jobsView';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -30,11 +31,13 @@ const FEATURES: [name: string, register: Register][] = [
   ['replay', registerReplay],
   ['labeling', registerLabeling],
   ['training environment', registerCheckEnvironment],
+  ['jobs', (context, services) => { jobs = registerJobsView(context, services); }],
 ];
 
 let handle: ServicesHandle | null = null;
 let databases: DatabasesFeature | undefined;
 let statusBar: vscode.StatusBarItem | undefined;
+let jobs: JobsTree | undefined;
 
 /** What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions. */
 export interface QuarryApi {
@@ -42,6 +45,8 @@ export interface QuarryApi {
   databases: DatabasesFeature | undefined;
   /** The model status bar item. */
   statusBar: vscode.StatusBarItem | undefined;
+  /** The Training Jobs view's data (tests read its items). */
+  jobs: JobsTree | undefined;
   /** How long activation took, ms: from this bundle starting to load to the end of activate() (bench/editorStartup). */
   activationMs: number;
 }
@@ -59,7 +64,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Quarry
   }
   const activationMs = performance.now() - loadedAt;
   services.log.info(`activated (${context.extension.packageJSON.version as string}) in ${activationMs.toFixed(0)} ms`);
-  return { services, databases, statusBar, activationMs };
+  return { services, databases, statusBar, jobs, activationMs };
 }
 
 export async function deactivate(): Promise<void> {
