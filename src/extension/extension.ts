@@ -15,6 +15,7 @@ import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
+import { registerRestoreTestHook } from './webviews/restore';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -30,6 +31,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['replay', registerReplay],
   ['labeling', registerLabeling],
   ['training environment', registerCheckEnvironment],
+  ['panel restore test hook', registerRestoreTestHook],
 ];
 
 let handle: ServicesHandle | null = null;

@@ -4,6 +4,8 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
+import { askRestore, type AskRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import { ASK_RULES, askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../protocol/ask';
 import { applyEvent, emptyState } from '../../protocol/askState';
@@ -12,7 +14,8 @@ import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Exchange } from '../../core/agent/conversation';
 import type { ChatModel } from '../../core/models/types';
 import { exchangeEvent, TextBatcher, wireResult } from './events';
-import type { DbChoice } from './pickDatabase';
+import { dbChoice, type DbChoice } from './pickDatabase';
+import { rebuildConversation } from './restore';
 import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
 import * as actions from './actions';
 
@@ -73,6 +76,57 @@ export class AskPanel {
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     AskPanel.current = new AskPanel(panel, context, services, lastEditor);
     return AskPanel.current;
+  }
+
+  /**
+   * The panel VS Code brings back after a window reload, with the state its app saved: the same database, and the
+   * conversation rebuilt from the trajectory store by the saved trajectory ids; results that were shown run again.
+   * Resolves to why the state was not used (the panel is then empty), or null.
+   */
+  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    lastEditor: () => vscode.TextEditor | undefined, state: unknown): Promise<string | null> {
+    preparePanel(panel, context.extensionUri);
+    const revived = new AskPanel(panel, context, services, lastEditor);
+    AskPanel.current = revived;
+    const saved = askRestore(state);
+    if (!saved.ok) { revived.postState(); return saved.error; }
+    return revived.restore(saved.value);
+  }
+
+  private async restore(saved: AskRestore): Promise<string | null> {
+    if (!saved.db) { this.postState(); return null; }
+    const path = saved.db.path;
+    const { assertSqliteFile } = await import('../../core/db/open');
+    try {
+      assertSqliteFile(path);
+    } catch (err) {
+      this.postState();
+      this.notice('error', `The earlier conversation was about ${path}, which cannot be opened now: ${(err as Error).message}`);
+      return `the database ${path} cannot be opened: ${(err as Error).message}`;
+    }
+    this.state.db = dbChoice(path);
+    const store = this.services.trajectoryStorePath();
+    const records = new Map<string, TrajectoryRecord>();
+    if (saved.exchanges.length) {
+      const { existsSync } = await import('node:fs');
+      const { readTrajectories } = await import('../../core/trajectories/reader');
+      const wanted = new Set(saved.exchanges.map((x) => x.id));
+      const read = existsSync(store) ? await readTrajectories(store, { onInvalid: 'collect' }) : { records: [] };
+      for (const r of read.records) if (wanted.has(r.id)) records.set(r.id, r);
+    }
+    const rebuilt = rebuildConversation(this.state, saved.exchanges, records, path, store);
+    rebuilt.exchanges.forEach((x, i) => { this.records[i] = x.record; this.finals[i] = null; });
+    this.postState();
+    if (rebuilt.missing.length) {
+      const n = rebuilt.missing.length;
+      this.services.log.warn(`ask: ${n} question(s) of the earlier conversation are not in ${store}: ${rebuilt.missing.join(', ')}`);
+      this.notice('info', `${n} earlier question${n === 1 ? '' : 's'} could not come back: not in the trajectory store (${store}).`);
+    }
+    for (const [i, x] of rebuilt.exchanges.entries()) {
+      if (this.disposed) break;
+      if (x.rerun) await this.runFinal(i);
+    }
+    return null;
   }
 
   get db(): DbChoice | null { return this.state.db; }
