@@ -52,13 +52,21 @@ export function replayRestore(raw: unknown): Parsed<ReplayRestore> {
 }
 
 /** The diagnostics panel: the file, the reward panel chosen, and the trajectory shown (with or without its run). */
-export interface DiagnosticsRestore { file: string | null; panel: string | null; trajectoryId: string | null; withRun: boolean }
+export interface DiagnosticsRestore {
+  file: string | null;
+  panel: string | null;
+  trajectoryId: string | null;
+  withRun: boolean;
+}
 
 export function diagnosticsRestore(raw: unknown): Parsed<DiagnosticsRestore> {
-  if (raw === undefined || raw === null) return { ok: true, value: { file: null, panel: null, trajectoryId: null, withRun: false } };
+  if (raw === undefined || raw === null) {
+    return { ok: true, value: { file: null, panel: null, trajectoryId: null, withRun: false } };
+  }
   const o = asObject(raw);
   if (!o) return fail('the diagnostics state is not an object');
-  const problem = fieldProblem(o, { selected: 'string?', source: 'object?', view: 'string?', trajectory: 'object?', hasRun: 'boolean?' },
+  const problem = fieldProblem(o,
+    { selected: 'string?', source: 'object?', view: 'string?', trajectory: 'object?', hasRun: 'boolean?' },
     'diagnostics state', true);
   if (problem) return fail(problem);
   const source = asObject(o.source);
@@ -66,9 +74,11 @@ export function diagnosticsRestore(raw: unknown): Parsed<DiagnosticsRestore> {
   if (sourceProblem) return fail(sourceProblem);
   const file = (source?.file as string | undefined) ?? null;
   const view = (o.view as string | undefined) ?? 'empty';
-  if (!['empty', 'run', 'trajectory'].includes(view)) return fail(`diagnostics state: unknown view ${JSON.stringify(view.slice(0, 40))}`);
+  if (!['empty', 'run', 'trajectory'].includes(view)) {
+    return fail(`diagnostics state: unknown view ${JSON.stringify(view.slice(0, 40))}`);
+  }
   const trajectory = view === 'trajectory' ? asObject(o.trajectory) : null;
-  const trajectoryProblem = trajectory ? fieldProblem(trajectory, { id: 'string' }, 'diagnostics state: trajectory') : null;
+  const trajectoryProblem = trajectory && fieldProblem(trajectory, { id: 'string' }, 'diagnostics state: trajectory');
   if (trajectoryProblem) return fail(trajectoryProblem);
   const trajectoryId = (trajectory?.id as string | undefined) ?? null;
   const panel = (o.selected as string | undefined) ?? null;
@@ -93,7 +103,9 @@ export function labelRestore(raw: unknown): Parsed<LabelRestore> {
   const filter = (o.filter as string | undefined) ?? null;
   const bad = (file !== null ? pathProblem(file, 'labeling state: file') : null)
     ?? (id !== null ? idProblem(id, 'labeling state: id') : null)
-    ?? (filter !== null && !QUEUE_FILTERS.some((f) => f.value === filter) ? `labeling state: unknown filter ${JSON.stringify(filter.slice(0, 40))}` : null);
+    ?? (filter !== null && !QUEUE_FILTERS.some((f) => f.value === filter)
+      ? `labeling state: unknown filter ${JSON.stringify(filter.slice(0, 40))}`
+      : null);
   return bad ? fail(bad) : { ok: true, value: { file, id, filter: filter as QueueFilter | null } };
 }
 
@@ -119,7 +131,8 @@ export interface AskRestore {
   exchanges: { id: string; hadResult: boolean; rows: ShownRows[] }[];
 }
 
-const isCell = (c: unknown): boolean => c === null || typeof c === 'string' || (typeof c === 'number' && Number.isFinite(c));
+const isCell = (c: unknown): boolean =>
+  c === null || typeof c === 'string' || (typeof c === 'number' && Number.isFinite(c));
 
 /** The rows each executed turn of a saved exchange showed, where they are well-formed; the rest are left out. */
 function shownRows(turns: unknown, budget: { cells: number }): ShownRows[] {

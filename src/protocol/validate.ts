@@ -40,7 +40,9 @@ export function fieldProblem(obj: Record<string, unknown>, fields: Record<string
       return `${what}: missing ${name}`;
     }
     const got = kindOf(v);
-    if (got !== want || (want === 'number' && !Number.isFinite(v))) return `${what}: ${name} should be ${want}, is ${got}`;
+    if (got !== want || (want === 'number' && !Number.isFinite(v))) {
+      return `${what}: ${name} should be ${want}, is ${got}`;
+    }
   }
   return null;
 }

@@ -1,7 +1,6 @@
 // The compare view: two marked trajectories side by side, their final SQL with the differences highlighted, and their
 // turns aligned by index.
 import { button, h } from '../shared/components';
-import { highlightSql } from '../shared/sqlHighlight';
 import { alignTurns } from '../../src/core/trajectories/index-compare';
 import type { DiffPart } from '../../src/protocol/replay';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';

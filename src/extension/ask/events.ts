@@ -40,17 +40,26 @@ export function exchangeEvent(e: EpisodeEvent, question: string): ExchangeEvent 
 export function recordEvents(r: TrajectoryRecord): ExchangeEvent[] {
   const maxTurns = r.protocol.config.maxTurns;
   const budget = r.protocol.budget ?? (typeof maxTurns === 'number' ? maxTurns : r.turns.length);
-  const events: ExchangeEvent[] = [{ kind: 'start', id: r.id, question: r.task.question, protocol: r.protocol.name, budget }];
+  const events: ExchangeEvent[] = [
+    { kind: 'start', id: r.id, question: r.task.question, protocol: r.protocol.name, budget },
+  ];
   for (const t of r.turns) {
     const a = t.action;
     // The one generation after the budget is the turn past it (env.ts: the final phase follows the budget-th turn).
     events.push({ kind: 'turn', index: t.index, finalCall: t.index >= budget });
-    events.push({ kind: 'action', index: t.index, text: t.assistant, action: { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] } });
+    const action = { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] };
+    events.push({ kind: 'action', index: t.index, text: t.assistant, action });
     const x = t.exec;
     if (x && a.sql !== null) {
-      events.push({ kind: 'exec', index: t.index, result: { ok: x.ok, errorClass: x.errorClass, error: x.error, columns: [...x.columns], rows: [], rowCount: x.rowCount, truncated: x.truncated, ms: x.ms } });
+      const result = {
+        ok: x.ok, errorClass: x.errorClass, error: x.error, columns: [...x.columns], rows: [], rowCount: x.rowCount,
+        truncated: x.truncated, ms: x.ms,
+      };
+      events.push({ kind: 'exec', index: t.index, result });
     }
-    if (t.observations.length) events.push({ kind: 'observation', index: t.index, text: t.observations.map((o) => o.content).join('\n\n') });
+    if (t.observations.length) {
+      events.push({ kind: 'observation', index: t.index, text: t.observations.map((o) => o.content).join('\n\n') });
+    }
   }
   events.push({ kind: 'end', end: r.end, finalSql: r.finalSql, error: r.error, totalMs: r.timings.totalMs });
   return events;

@@ -83,7 +83,8 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   services.ask = async (dbPath?: string) => { await ask(dbPath ? { db: dbPath } : {}); };
 
   // After a window reload the panel comes back on its database with the conversation (from the trajectory store).
-  registerPanelSerializer(context, services, 'quarry.ask', (panel, state) => AskPanel.revive(panel, context, services, () => lastEditor, state));
+  registerPanelSerializer(context, services, 'quarry.ask',
+    (panel, state) => AskPanel.revive(panel, context, services, () => lastEditor, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
 }
 

@@ -101,8 +101,9 @@ export class AskPanel {
       assertSqliteFile(path);
     } catch (err) {
       this.postState();
-      this.notice('error', `The earlier conversation was about ${path}, which cannot be opened now: ${(err as Error).message}`);
-      return `the database ${path} cannot be opened: ${(err as Error).message}`;
+      const why = `the database ${path} cannot be opened: ${(err as Error).message}`;
+      this.notice('error', `The earlier conversation cannot come back: ${why}`);
+      return why;
     }
     this.state.db = dbChoice(path);
     const store = this.services.trajectoryStorePath();
@@ -119,8 +120,10 @@ export class AskPanel {
     this.postState();
     if (rebuilt.missing.length) {
       const n = rebuilt.missing.length;
-      this.services.log.warn(`ask: ${n} question(s) of the earlier conversation are not in ${store}: ${rebuilt.missing.join(', ')}`);
-      this.notice('info', `${n} earlier question${n === 1 ? '' : 's'} could not come back: not in the trajectory store (${store}).`);
+      const missing = rebuilt.missing.join(', ');
+      this.services.log.warn(`ask: ${n} question(s) of the earlier conversation are not in ${store}: ${missing}`);
+      const what = `${n} earlier question${n === 1 ? '' : 's'}`;
+      this.notice('info', `${what} could not come back: not in the trajectory store (${store}).`);
     }
     for (const [i, x] of rebuilt.exchanges.entries()) {
       if (this.disposed) break;

@@ -19,15 +19,15 @@ export interface Rebuilt {
 function restoreRows(x: ExchangeView, shown: readonly ShownRows[]): void {
   for (const s of shown) {
     const e = x.turns.find((t) => t.index === s.index)?.exec;
-    if (!e || !e.ok || e.rowCount !== s.rowCount || e.columns.length !== s.columns.length) continue;
+    if (!e?.ok || e.rowCount !== s.rowCount || e.columns.length !== s.columns.length) continue;
     if (e.columns.some((c, i) => c !== s.columns[i])) continue;
     e.rows = s.rows;
   }
 }
 
 /** Appends the saved exchanges found in `records` (by id) to `state`, through the same reducer the live events use. */
-export function rebuildConversation(state: AskState, saved: AskRestore['exchanges'], records: ReadonlyMap<string, TrajectoryRecord>,
-  dbPath: string, storePath: string): Rebuilt {
+export function rebuildConversation(state: AskState, saved: AskRestore['exchanges'],
+  records: ReadonlyMap<string, TrajectoryRecord>, dbPath: string, storePath: string): Rebuilt {
   const out: Rebuilt = { exchanges: [], missing: [] };
   for (const x of saved) {
     const record = records.get(x.id);

@@ -139,12 +139,15 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload a preview comes back on its table and runs its query again.
-  registerPanelSerializer(context, services, 'quarry.preview', async (panel, state) => PreviewPanel.revive(panel, context, services, state));
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerPreviewTestHook(context);
+  registerPanelSerializer(context, services, 'quarry.preview',
+    async (panel, state) => PreviewPanel.revive(panel, context, services, state));
+  const testing = context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1';
+  if (testing) registerPreviewTestHook(context);
   return { tree, view };
 }
 
-/** Test-only: `quarry.preview.testHook` shows what the host posted to table previews (`posted`, `clear`, `closeAll`). */
+/** Test-only: `quarry.preview.testHook` shows what the host posted to table previews (`posted`, `clear`,
+ *  `closeAll`). */
 function registerPreviewTestHook(context: vscode.ExtensionContext): void {
   PreviewPanel.testLog = { posted: [] };
   context.subscriptions.push(vscode.commands.registerCommand('quarry.preview.testHook', (op: unknown) => {

@@ -66,7 +66,8 @@ export class PreviewPanel {
    * query runs again. A table already previewed elsewhere is revealed there instead. Returns why the state was not
    * used (the panel is then closed: there is nothing to show), or null.
    */
-  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services, state: unknown): string | null {
+  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    state: unknown): string | null {
     const saved = previewRestore(state);
     if (!saved.ok) { panel.dispose(); return saved.error; }
     const { path, table } = saved.value;
@@ -129,7 +130,10 @@ export class PreviewPanel {
     void import('../../core/db/resultExport').then(({ wireRows }) => {
       if (!this.last || !('result' in this.last)) return;
       const r = this.last.result;
-      const data: PreviewData = { db: dbName, path: this.db, table: this.table, columns: r.columns, rows: wireRows(r.rows), rowCount: r.rowCount, truncated: r.truncated, ms: r.ms };
+      const data: PreviewData = {
+        db: dbName, path: this.db, table: this.table, columns: r.columns, rows: wireRows(r.rows), rowCount: r.rowCount,
+        truncated: r.truncated, ms: r.ms,
+      };
       this.post({ type: 'show', data });
     });
   }

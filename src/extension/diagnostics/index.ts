@@ -49,7 +49,8 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     await DiagnosticsPanel.show(context, services).open(given.file, given.id);
   }));
   // After a window reload the panel comes back on the file, reward panel and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.diagnostics', (panel, state) => DiagnosticsPanel.revive(panel, context, services, state));
+  registerPanelSerializer(context, services, 'quarry.diagnostics',
+    (panel, state) => DiagnosticsPanel.revive(panel, context, services, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
 }
 

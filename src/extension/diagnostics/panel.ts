@@ -77,7 +77,8 @@ export class DiagnosticsPanel {
    * scored again, and the trajectory that was shown (after its run, when the run came first). Returns why the state
    * (or the panel file it names) was not used, or null.
    */
-  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services, state: unknown): Promise<string | null> {
+  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    state: unknown): Promise<string | null> {
     preparePanel(panel, context.extensionUri);
     const revived = new DiagnosticsPanel(panel, context, services);
     DiagnosticsPanel.current = revived;
@@ -92,7 +93,9 @@ export class DiagnosticsPanel {
   /** Selects a built-in panel or a panel file that still loads; says why not otherwise. */
   private async usePanel(choice: string): Promise<string | null> {
     if (BUILTIN_PANELS.includes(choice)) { this.panelValue = choice; return null; }
-    if (!/\.json$/i.test(choice) || !existsSync(choice)) return `the reward panel ${JSON.stringify(choice.slice(0, 200))} is neither built in nor a panel file`;
+    if (!/\.json$/i.test(choice) || !existsSync(choice)) {
+      return `the reward panel ${JSON.stringify(choice.slice(0, 200))} is neither built in nor a panel file`;
+    }
     try {
       await loadPanelChoice(choice, this.services);
     } catch (err) {
@@ -106,7 +109,9 @@ export class DiagnosticsPanel {
   private async reopen(file: string, trajectoryId: string | null, withRun: boolean): Promise<void> {
     if (!existsSync(file)) { this.fail(`the trajectory file ${file} is gone`); return; }
     await this.open(file, withRun ? undefined : trajectoryId ?? undefined);
-    if (withRun && trajectoryId !== null) await this.act(`cannot open ${trajectoryId}`, () => this.showTrajectory(trajectoryId));
+    if (withRun && trajectoryId !== null) {
+      await this.act(`cannot open ${trajectoryId}`, () => this.showTrajectory(trajectoryId));
+    }
   }
 
   close(): void {

@@ -184,7 +184,8 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload the panel comes back on the file, filter and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.labeling', async (panel, state) => LabelPanel.revive(panel, context, services, store, state));
+  registerPanelSerializer(context, services, 'quarry.labeling',
+    async (panel, state) => LabelPanel.revive(panel, context, services, store, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context, services, store);
 }
 

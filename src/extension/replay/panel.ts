@@ -93,8 +93,8 @@ export class ReplayPanel {
    * trajectory that was open comes back on the same turn (the app restores its filter, marks and view itself).
    * Returns why the state was not used (the panel then opens empty), or null.
    */
-  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services, labels: LabelLookup | undefined,
-    state: unknown): string | null {
+  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    labels: LabelLookup | undefined, state: unknown): string | null {
     preparePanel(panel, context.extensionUri);
     const revived = new ReplayPanel(panel, context, services, labels);
     ReplayPanel.current = revived;
@@ -340,7 +340,8 @@ export class ReplayPanel {
   private sendDetail(key: number, turn: number | null = null): void {
     const r = this.record(key);
     if (!r) return;
-    this.post({ type: 'detail', key, record: r, turn: turn === null ? null : Math.min(turn, Math.max(0, r.turns.length - 1)) });
+    const shown = turn === null ? null : Math.min(turn, Math.max(0, r.turns.length - 1));
+    this.post({ type: 'detail', key, record: r, turn: shown });
     void this.explain(r).then(({ explanation, error }) => this.post({ type: 'explanation', key, explanation, error }));
   }
 
