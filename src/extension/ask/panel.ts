@@ -125,11 +125,20 @@ export class AskPanel {
       const what = `${n} earlier question${n === 1 ? '' : 's'}`;
       this.notice('info', `${what} could not come back: not in the trajectory store (${store}).`);
     }
-    for (const [i, x] of rebuilt.exchanges.entries()) {
-      if (this.disposed) break;
-      if (x.rerun) await this.runFinal(i);
-    }
+    // The results run in the background: the panel is back (and usable) before they are.
+    void this.rerunResults(rebuilt.exchanges.flatMap((x, i) => (x.rerun ? [i] : [])));
     return null;
+  }
+
+  private async rerunResults(exchanges: number[]): Promise<void> {
+    for (const at of exchanges) {
+      if (this.disposed) return;
+      try {
+        await this.runFinal(at);
+      } catch (err) {
+        this.services.log.warn(`ask: running the final SQL of question ${at + 1} again failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   get db(): DbChoice | null { return this.state.db; }
