@@ -204,7 +204,9 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     await hook('close');
     await hook('clear');
     assert.match(await revive({ ...saved, filter: 'newest' }) ?? '', /unknown filter "newest"/);
-    assert.deepEqual(await posted(), [], 'nothing was read');
+    const said = await posted();
+    assert.deepEqual(said.map((m) => m.type), ['error'], 'nothing was read');
+    assert.match(said[0].type === 'error' ? said[0].message : '', /could not come back .*unknown filter/);
     await hook('close');
   });
 

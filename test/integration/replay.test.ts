@@ -336,6 +336,8 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const relative = { ...saved, file: 'runs/replay-run.jsonl' };
     assert.match(await revive('quarry.replay', relative) ?? '', /file is not an absolute path/);
     assert.deepEqual((await posted()).filter((m) => m.type === 'list'), [], 'nothing was read');
+    assert.match((await lastOf('error'))?.message ?? '', /could not come back .*not an absolute path/,
+      'the panel says why');
     await hook('close');
   });
 });

@@ -89,7 +89,11 @@ export class AskPanel {
     const revived = new AskPanel(panel, context, services, lastEditor);
     AskPanel.current = revived;
     const saved = askRestore(state);
-    if (!saved.ok) { revived.postState(); return saved.error; }
+    if (!saved.ok) {
+      revived.postState();
+      revived.notice('error', `The conversation could not come back after the reload: ${saved.error}`);
+      return saved.error;
+    }
     return revived.restore(saved.value);
   }
 
@@ -136,7 +140,8 @@ export class AskPanel {
       try {
         await this.runFinal(at);
       } catch (err) {
-        this.services.log.warn(`ask: running the final SQL of question ${at + 1} again failed: ${(err as Error).message}`);
+        const why = (err as Error).message;
+        this.services.log.warn(`ask: running the final SQL of question ${at + 1} again failed: ${why}`);
       }
     }
   }

@@ -83,7 +83,10 @@ export class DiagnosticsPanel {
     const revived = new DiagnosticsPanel(panel, context, services);
     DiagnosticsPanel.current = revived;
     const saved = diagnosticsRestore(state);
-    if (!saved.ok) return saved.error;
+    if (!saved.ok) {
+      revived.post({ type: 'error', text: `The panel could not come back as it was after the reload: ${saved.error}` });
+      return saved.error;
+    }
     const { file, panel: choice, trajectoryId, withRun } = saved.value;
     const problem = choice === null ? null : await revived.usePanel(choice);
     if (file !== null) void revived.reopen(file, trajectoryId, withRun);

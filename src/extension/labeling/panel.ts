@@ -72,7 +72,10 @@ export class LabelPanel {
     const revived = new LabelPanel(panel, context, services, store);
     LabelPanel.current = revived;
     const saved = labelRestore(state);
-    if (!saved.ok) return saved.error;
+    if (!saved.ok) {
+      revived.post({ type: 'error', message: `The queue could not come back after the reload: ${saved.error}` });
+      return saved.error;
+    }
     const { file, id, filter } = saved.value;
     if (filter !== null) revived.filter = filter;
     if (file !== null) void revived.open(file, id ?? undefined);

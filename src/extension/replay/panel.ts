@@ -99,7 +99,10 @@ export class ReplayPanel {
     const revived = new ReplayPanel(panel, context, services, labels);
     ReplayPanel.current = revived;
     const saved = replayRestore(state);
-    if (!saved.ok) return saved.error;
+    if (!saved.ok) {
+      revived.post({ type: 'error', message: `the panel could not come back after the reload: ${saved.error}` });
+      return saved.error;
+    }
     const { file, selectedId, turn } = saved.value;
     if (file !== null) void revived.open(file, selectedId ?? undefined, turn);
     return null;
