@@ -16,6 +16,7 @@ import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
 import { registerJobsView, type JobsTree } from './training/jobsView';
+import { registerRestoreTestHook } from './webviews/restore';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -32,6 +33,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['labeling', registerLabeling],
   ['training environment', registerCheckEnvironment],
   ['jobs', (context, services) => { jobs = registerJobsView(context, services); }],
+  ['panel restore test hook', registerRestoreTestHook],
 ];
 
 let handle: ServicesHandle | null = null;

@@ -76,6 +76,17 @@ export type ExchangeEvent =
   | { kind: 'result'; result: WireResult }
   | { kind: 'saved'; path: string };
 
+/**
+ * What the app keeps across hide/show and a window reload (VS Code's webview state). After a reload the host rebuilds
+ * the conversation from it (src/protocol/restore.ts says which fields it reads).
+ */
+export interface AskAppState {
+  state: AskState;
+  draft: string;
+  /** Which <details> the user opened, so hide/show keeps them open. */
+  open: string[];
+}
+
 /** Host → app. */
 export type ToApp =
   | { type: 'state'; state: AskState }

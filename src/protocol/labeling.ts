@@ -117,8 +117,13 @@ export function labelMessageProblem(m: ToHost): string | null {
   }
 }
 
-/** What the app keeps across hide/show (VS Code's webview state): where it was and the reviewer's unsaved edits. */
+/**
+ * What the app keeps across hide/show (VS Code's webview state): where it was and the reviewer's unsaved edits; the
+ * file and filter let the host bring the queue back after a window reload (src/protocol/restore.ts).
+ */
 export interface LabelAppState {
+  file?: string | null;
+  filter?: QueueFilter;
   position: number;
   id: string | null;
   draft: { id: string; verdict: Verdict | ''; correctedSql: string; tags: string[]; note: string; dirty: boolean } | null;

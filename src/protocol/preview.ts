@@ -7,6 +7,8 @@ import type { WireCell } from '../core/db/resultExport';
 export interface PreviewData {
   /** "bookshop.sqlite" */
   db: string;
+  /** The database file's full path (the app keeps it, so the panel can come back after a window reload). */
+  path: string;
   table: string;
   columns: string[];
   rows: WireCell[][];
@@ -18,9 +20,15 @@ export interface PreviewData {
 
 /** Host → app. */
 export type ToApp =
-  | { type: 'loading'; db: string; table: string }
+  | { type: 'loading'; db: string; path: string; table: string }
   | { type: 'show'; data: PreviewData }
-  | { type: 'error'; db: string; table: string; message: string };
+  | { type: 'error'; db: string; path: string; table: string; message: string };
+
+/** What the app keeps (VS Code's webview state): which table of which database it shows, for a window reload. */
+export interface PreviewAppState {
+  path: string;
+  table: string;
+}
 
 /** App → host. */
 export type ToHost =

@@ -21,16 +21,33 @@ export function checkMessage<T extends { type: string }>(raw: unknown, rules: Me
   if (typeof msg.type !== 'string') return { ok: false, error: 'message has no string type' };
   const fields = (rules as Record<string, Record<string, FieldRule>>)[msg.type];
   if (!fields || !Object.prototype.hasOwnProperty.call(rules, msg.type)) return { ok: false, error: `unknown message type ${JSON.stringify(msg.type)}` };
+  const problem = fieldProblem(msg, fields, msg.type);
+  return problem === null ? { ok: true, message: raw as T } : { ok: false, error: problem };
+}
+
+/**
+ * The first field of `obj` that breaks its rule, in words prefixed with `what`, or null. With `nullIsAbsent` an
+ * optional field may also be null (a saved webview state writes "nothing" as null; a message leaves it out).
+ */
+export function fieldProblem(obj: Record<string, unknown>, fields: Record<string, FieldRule>, what: string,
+  nullIsAbsent = false): string | null {
   for (const [name, rule] of Object.entries(fields)) {
     const optional = rule.endsWith('?');
     const want = optional ? rule.slice(0, -1) : rule;
-    const v = msg[name];
-    if (v === undefined) {
+    const v = obj[name];
+    if (v === undefined || (v === null && nullIsAbsent && optional)) {
       if (optional) continue;
-      return { ok: false, error: `${msg.type}: missing ${name}` };
+      return `${what}: missing ${name}`;
     }
     const got = kindOf(v);
-    if (got !== want || (want === 'number' && !Number.isFinite(v))) return { ok: false, error: `${msg.type}: ${name} should be ${want}, is ${got}` };
+    if (got !== want || (want === 'number' && !Number.isFinite(v))) {
+      return `${what}: ${name} should be ${want}, is ${got}`;
+    }
   }
-  return { ok: true, message: raw as T };
+  return null;
+}
+
+/** A plain object (not null, not an array), or null. */
+export function asObject(v: unknown): Record<string, unknown> | null {
+  return v && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : null;
 }

@@ -8,7 +8,8 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
 import { readTrajectories } from '../../src/core/trajectories/reader';
-import type { ExchangeEvent, ToApp } from '../../src/protocol/ask';
+import type { AskAppState, AskState, ExchangeEvent, ToApp } from '../../src/protocol/ask';
+import { applyEvent } from '../../src/protocol/askState';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
 const FIRST_EXPLORE = 'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
@@ -23,6 +24,24 @@ const hook = <T>(op: string, message?: unknown) => vscode.commands.executeComman
 const posted = () => hook<ToApp[]>('posted');
 const events = async (exchange: number): Promise<ExchangeEvent[]> =>
   (await posted()).flatMap((m) => (m.type === 'event' && m.exchange === exchange ? [m.event] : []));
+
+/** The conversation as the webview holds it: the last full state the host posted, with every event after it applied. */
+async function shownState(): Promise<AskState | undefined> {
+  const all = await posted();
+  const at = all.map((m) => m.type).lastIndexOf('state');
+  if (at < 0) return undefined;
+  const state = JSON.parse(JSON.stringify((all[at] as Extract<ToApp, { type: 'state' }>).state)) as AskState;
+  for (const m of all.slice(at + 1)) if (m.type === 'event') applyEvent(state, m.exchange, m.event);
+  return state;
+}
+
+/** Result timings differ between runs of the same SQL; everything else must match. */
+const withoutTimings = (s: AskState) =>
+  ({ ...s, exchanges: s.exchanges.map((x) => ({ ...x, result: x.result && { ...x.result, ms: 0 } })) });
+
+/** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
+const revive = (state: unknown) =>
+  vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.ask', state);
 
 /** Waits for a condition the extension reaches on its own (no timing is asserted; mocha's timeout bounds it). */
 async function until<T>(what: string, f: () => Promise<T | undefined | false>): Promise<T> {
@@ -192,5 +211,30 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.equal(again.end, 'answer');
     const start = (await events(0))[0] as Extract<ExchangeEvent, { kind: 'start' }>;
     assert.equal(start.protocol, 'skyrl', 'a fresh panel: the first question uses the chosen protocol again');
+  });
+
+  test('after a window reload the conversation comes back from the trajectory store, results run again', async () => {
+    const follow = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
+    assert.equal(follow.end, 'answer');
+    await until('the follow-up result', async () => (await events(1)).some((e) => e.kind === 'result'));
+    const before = await shownState();
+    assert.ok(before && before.exchanges.length === 2 && before.exchanges.every((x) => x.result?.ok));
+    // What the app saved (AskAppState) when the window went away.
+    const saved: AskAppState = { state: before, draft: 'and the fees?', open: [] };
+    await hook('close');
+    await hook('clear');
+    assert.equal(await revive(JSON.parse(JSON.stringify(saved))), null);
+    const after = await until('both results shown again', async () => {
+      const s = await shownState();
+      return s && s.exchanges.length === 2 && s.exchanges.every((x) => x.result !== null && !x.resultRunning) && s;
+    });
+    assert.deepEqual(withoutTimings(after), withoutTimings(before));
+    // The revived panel carries on: its exchanges answer the actions, and the next question is a follow-up.
+    await hook('receive', { type: 'copySql', exchange: 1 });
+    assert.equal(await vscode.env.clipboard.readText(), FOLLOW_SQL);
+    await hook('close');
+    const relative = { state: { db: { path: 'clinic.sqlite', label: 'x' } } };
+    assert.match(await revive(relative) ?? '', /db path is not an absolute path/);
+    await hook('close');
   });
 });

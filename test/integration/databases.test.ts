@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { DatabasesTree, DbTreeNode, DatabaseNode, TableNode } from '../../src/extension/databases/tree';
 import type { PreviewOutcome } from '../../src/extension/databases/previewPanel';
+import type { ToApp as PreviewToApp } from '../../src/protocol/preview';
 
 const EXTENSION_ID = 'quarry.quarry';
 
@@ -139,6 +140,30 @@ suite('Databases view', () => {
     await until('the preview tab is open', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === 'doctor · clinic.sqlite'));
     // Not a table: the command says so instead of failing.
     assert.equal(await vscode.commands.executeCommand('quarry.previewTable', await dbNode('data/clinic.sqlite')), undefined);
+  });
+
+  test('after a window reload the serializer brings a preview back on its table and runs it again', async () => {
+    const preview = (op: string) => vscode.commands.executeCommand<PreviewToApp[]>('quarry.preview.testHook', op);
+    const revive = (state: unknown) =>
+      vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.preview', state);
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    const path = join(folder, 'data', 'clinic.sqlite');
+    await vscode.commands.executeCommand('quarry.previewTable', { db: path, table: 'doctor' });
+    const shown = (await preview('posted')).filter((m) => m.type === 'show').pop();
+    assert.ok(shown && shown.type === 'show');
+    assert.equal(shown.data.path, path, 'the app is told the full path, which it saves');
+    await preview('closeAll');
+    await until('the preview tab to close', () => !tabs().includes('doctor · clinic.sqlite'));
+    await preview('clear');
+    assert.equal(await revive({ path, table: 'doctor' }), null);
+    const again = await until('the preview to run again',
+      async () => (await preview('posted')).filter((m) => m.type === 'show').pop());
+    assert.ok(again.type === 'show');
+    assert.deepEqual({ ...again.data, ms: 0 }, { ...shown.data, ms: 0 });
+    await until('the revived tab is titled as before', () => tabs().includes('doctor · clinic.sqlite'));
+    assert.match(await revive({ path: 'data/clinic.sqlite', table: 'doctor' }) ?? '', /not an absolute path/);
+    assert.match(await revive({ table: 'doctor' }) ?? '', /missing path/);
+    await preview('closeAll');
   });
 
   test('Show Schema opens the schema in the prompt style the agent sees', async () => {

@@ -9,13 +9,16 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
-import type { RunDiagnostics, ToApp, TrajectoryDiagnostics } from '../../src/protocol/diagnostics';
+import type { DiagnosticsState, RunDiagnostics, ToApp, TrajectoryDiagnostics } from '../../src/protocol/diagnostics';
 import { diagnosticsRun } from '../support/diagnosticsFixture';
 
 const EXTENSION_ID = 'quarry.quarry';
 
 const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.diagnostics.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');
+/** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
+const revive = (state: unknown) =>
+  vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.diagnostics', state);
 
 async function until<T>(what: string, f: () => Promise<T | undefined | false>): Promise<T> {
   for (;;) {
@@ -207,5 +210,44 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     await vscode.commands.executeCommand('quarry.openDiagnostics', bad);
     const err = await until('error', () => lastOf('error'));
     assert.match(err.text, /holds no valid trajectory records/);
+  });
+
+  test('after a window reload the serializer brings back the same panel choice, run and trajectory', async function () {
+    this.timeout(180_000);
+    await hook('clear');
+    await vscode.commands.executeCommand('quarry.openDiagnostics', file);
+    await until('run', () => lastOf('run'));
+    await hook('receive', { type: 'setPanel', panel: 'skyrl' });
+    const run = await until('skyrl run', async () => {
+      const m = await lastOf('run');
+      return m?.run.panel === 'skyrl' ? m : undefined;
+    });
+    await hook('receive', { type: 'openTrajectory', id: 'top-b' });
+    const shown = await until('top-b', () => lastOf('trajectory'));
+    // What the app saved (its DiagnosticsState) on that view when the window went away.
+    const saved: DiagnosticsState = {
+      panels: [], selected: 'skyrl', source: shown.source, run: run.run, trajectory: shown.trajectory,
+      view: 'trajectory', hasRun: true, filter: '', help: false,
+    };
+    await hook('close');
+    await hook('clear');
+    assert.equal(await revive(JSON.parse(JSON.stringify(saved))), null);
+    const again = await until('the trajectory again', () => lastOf('trajectory'));
+    assert.deepEqual([again.source.file, again.hasRun, again.trajectory.id, again.trajectory.panel],
+      [file, true, 'top-b', 'skyrl']);
+    assert.deepEqual(again.trajectory, shown.trajectory);
+    assert.deepEqual((await lastOf('run'))?.run, run.run, 'the run it came from is scored again with the same panel');
+    const panels = await until('the revived webview to ask for the panels', () => lastOf('panels'));
+    assert.equal(panels.selected, 'skyrl');
+
+    await hook('close');
+    await hook('clear');
+    const relative = { ...saved, source: { ...saved.source, file: 'diagnostics-run.jsonl' } };
+    assert.match(await revive(relative) ?? '', /not an absolute path/);
+    await hook('close');
+    const noPanel = { ...saved, view: 'run', selected: '/nowhere/panel.json' };
+    assert.match(await revive(noPanel) ?? '', /neither built in nor a panel file/);
+    const fallback = await until('the run with the default panel', () => lastOf('run'));
+    assert.equal(fallback.run.panel, 'sqltrail', 'an unusable panel falls back to the default; the file still opens');
   });
 });

@@ -26,6 +26,9 @@ const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'scrip
 
 const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.labeling.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');
+/** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
+const revive = (state: unknown) =>
+  vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.labeling', state);
 
 async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -182,6 +185,29 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
   test('the app coming back after being hidden gets its trajectory again', async () => {
     const answer = await send({ type: 'ready', position: 2, id: 'lab-kids' });
     assert.equal(itemOf(answer)?.record.id, 'lab-kids', 'the id wins over the position');
+  });
+
+  test('after a window reload the serializer brings the queue back on its file, filter and trajectory', async () => {
+    const queueBefore = (await lastOf('queue'))!.queue;
+    await hook('close');
+    await hook('clear');
+    // What the app saved (LabelAppState) with an unsaved edit; the edit stays in the app, the host restores the queue.
+    const draft = { id: 'lab-kids', verdict: '', correctedSql: 'x', tags: [], note: '', dirty: true };
+    const saved = { file, filter: 'all', position: 1, id: 'lab-kids', draft, showHelp: false };
+    assert.equal(await revive(saved), null);
+    const item = await until('the trajectory again', () => lastOf('item'));
+    assert.equal(item.record.id, 'lab-kids');
+    assert.equal(item.label?.verdict, 'correct', 'its label comes from the store');
+    const queue = (await lastOf('queue'))!.queue;
+    assert.deepEqual([queue.file, queue.filter, queue.total, queue.labeled],
+      [file, 'all', queueBefore.total, queueBefore.labeled]);
+    await hook('close');
+    await hook('clear');
+    assert.match(await revive({ ...saved, filter: 'newest' }) ?? '', /unknown filter "newest"/);
+    const said = await posted();
+    assert.deepEqual(said.map((m) => m.type), ['error'], 'nothing was read');
+    assert.match(said[0].type === 'error' ? said[0].message : '', /could not come back .*unknown filter/);
+    await hook('close');
   });
 
   test('the Ask panel’s hand-offs: {path, id} opens that trajectory; a bare {trajectory} is saved to the store first', async () => {

@@ -11,7 +11,7 @@ import { runEpisode } from '../../src/core/agent/loop';
 import type { ChatModel } from '../../src/core/models/types';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
-import { unpackRows, type ToApp } from '../../src/protocol/replay';
+import { unpackRows, type ReplayAppState, type ToApp } from '../../src/protocol/replay';
 import { LabelStore } from '../../src/core/labels/store';
 import { recordSha } from '../../src/core/labels/recordSha';
 import { scriptedModel } from '../support/scriptedModel';
@@ -26,6 +26,10 @@ const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'scrip
 
 const think = (t: string) => `<think>${t}</think>\n`;
 const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.replay.testHook', op, message);
+/** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
+const revive = (viewType: string, state: unknown) =>
+  vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', viewType, state);
+const tabLabels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
 const posted = () => hook<ToApp[]>('posted');
 
 async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
@@ -290,5 +294,50 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await vscode.commands.executeCommand('quarry.openReplay', join(file, '..', 'nope.jsonl'));
     const err = await until('error', () => lastOf('error'));
     assert.match(err.message, /no such trajectory file: .*nope\.jsonl/);
+  });
+
+  test('after a window reload the serializer brings the panel back on its file, trajectory, turn', async function () {
+    this.timeout(120_000);
+    const types = await vscode.commands.executeCommand<string[]>('quarry.webviews.testHook', 'viewTypes');
+    assert.deepEqual([...types].sort(),
+      ['quarry.ask', 'quarry.diagnostics', 'quarry.labeling', 'quarry.preview', 'quarry.replay']);
+    await hook('clear');
+    await vscode.commands.executeCommand('quarry.openReplay', { file, id: 'top-c' });
+    const before = {
+      list: await until('list', () => lastOf('list')),
+      detail: await until('detail', () => lastOf('detail')),
+    };
+    await hook('idle');
+    // What the app saved (host.saveState) on the last trajectory it showed, when the window went away.
+    const saved: ReplayAppState = {
+      file, filter: { verdict: 'correct' }, selectedId: 'top-c', markedIds: ['top-a', 'top-c'], view: 'detail', turn: 2,
+      scrollTop: 0,
+    };
+    await hook('close');
+    await until('the replay tab to close', async () => !tabLabels().includes('Replay: replay-run.jsonl'));
+    await hook('clear');
+    assert.equal(await revive('quarry.replay', JSON.parse(JSON.stringify(saved))), null, 'the saved state is used');
+    const list = await until('the list again', () => lastOf('list'));
+    assert.equal(list.file, file);
+    assert.deepEqual(unpackRows(list.rows), unpackRows(before.list.rows), 'the same rows, labels and scores');
+    assert.deepEqual([list.invalid, list.truncated], [before.list.invalid, before.list.truncated]);
+    const detail = await until('the trajectory again', () => lastOf('detail'));
+    assert.deepEqual([detail.record.id, detail.turn], ['top-c', 2], 'on the turn it was left on');
+    assert.deepEqual(detail.record, before.detail.record);
+    await until('the revived tab is titled as before', async () => tabLabels().includes('Replay: replay-run.jsonl'));
+    // The revived panel is the one the host and its commands talk to.
+    await hook('clear');
+    await hook('receive', { type: 'select', key: 0 });
+    assert.equal((await until('a selection in the revived panel', () => lastOf('detail'))).record.id, 'top-a');
+
+    // A state the host cannot use (here a relative path) is refused with the reason; the panel comes back empty.
+    await hook('close');
+    await hook('clear');
+    const relative = { ...saved, file: 'runs/replay-run.jsonl' };
+    assert.match(await revive('quarry.replay', relative) ?? '', /file is not an absolute path/);
+    assert.deepEqual((await posted()).filter((m) => m.type === 'list'), [], 'nothing was read');
+    assert.match((await lastOf('error'))?.message ?? '', /could not come back .*not an absolute path/,
+      'the panel says why');
+    await hook('close');
   });
 });

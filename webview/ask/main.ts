@@ -4,18 +4,11 @@ import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents, setDisabled, table, tag, textArea } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid, type ResultGrid } from '../shared/resultGrid';
-import type { AskState, ExchangeView, ToApp, ToHost, TurnView, WireResult } from '../../src/protocol/ask';
+import type { AskAppState, AskState, ExchangeView, ToApp, ToHost, TurnView, WireResult } from '../../src/protocol/ask';
 import { applyEvent, emptyState, isRunning, turnsUsed } from '../../src/protocol/askState';
 
-interface Saved {
-  state: AskState;
-  draft: string;
-  /** Which <details> the user opened, so hide/show keeps them open. */
-  open: string[];
-}
-
 registerComponents();
-const host = connectHost<ToHost, ToApp, Saved>();
+const host = connectHost<ToHost, ToApp, AskAppState>();
 const saved = host.state();
 let state: AskState = saved?.state ?? emptyState();
 let draft = saved?.draft ?? '';

@@ -368,6 +368,9 @@ host.onMessage((m) => {
       return;
     case 'queue':
       queue = m.queue;
+      state.file = m.queue.file;
+      state.filter = m.queue.filter;
+      persist();
       say(m.queue.problems.length ? `Some lines could not be read: ${m.queue.problems.join(' · ')}` : '', 'warn');
       renderHead();
       return;

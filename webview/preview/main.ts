@@ -1,12 +1,13 @@
 // The table preview: the first rows of one table in the shared result grid (paging, sort, copy, export). The host
-// owns the data and sends it again whenever the panel is shown, so nothing needs saving here.
+// owns the data and sends it again whenever the panel is shown; the app keeps only which table it shows, so the host
+// can run the preview again after a window reload.
 import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents } from '../shared/components';
 import { resultGrid } from '../shared/resultGrid';
-import type { PreviewData, ToApp, ToHost } from '../../src/protocol/preview';
+import type { PreviewAppState, PreviewData, ToApp, ToHost } from '../../src/protocol/preview';
 
 registerComponents();
-const host = connectHost<ToHost, ToApp, null>();
+const host = connectHost<ToHost, ToApp, PreviewAppState>();
 const app = document.getElementById('app')!;
 const title = h('h2', { id: 'title' }, 'Preview');
 const refresh = button('Refresh', () => host.post({ type: 'refresh' }), { appearance: 'secondary', id: 'refresh', title: 'Run the preview query again (F5)' });
@@ -29,6 +30,8 @@ function show(d: PreviewData): void {
 }
 
 host.onMessage((m) => {
+  const target = m.type === 'show' ? m.data : m;
+  host.saveState({ path: target.path, table: target.table });
   if (m.type === 'loading') {
     title.textContent = `${m.table} · ${m.db}`;
     body.replaceChildren(h('div', { class: 'q-row' }, progressRing(), h('span', {}, 'Running the preview query…')));

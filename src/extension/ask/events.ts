@@ -2,6 +2,7 @@
 // made printable), only what the panel shows. No `vscode` here, so the chat participant shares it.
 import type { EpisodeEvent } from '../../core/agent/loop';
 import type { ExecResult } from '../../core/db/types';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { wireRows } from '../../core/db/resultExport';
 import type { ExchangeEvent, WireResult } from '../../protocol/ask';
 
@@ -28,6 +29,40 @@ export function exchangeEvent(e: EpisodeEvent, question: string): ExchangeEvent 
       return { kind: 'end', end: r.end, finalSql: r.finalSql, error: r.error, totalMs: r.timings.totalMs };
     }
   }
+}
+
+/**
+ * The events a finished episode's record stands for, in the loop's order, so a conversation can be rebuilt from the
+ * trajectory store (the Ask panel after a window reload). A record keeps each query result's shape but not its rows:
+ * `exec` results come without rows. Streamed text is not kept either; the action's text stands for it, as it does
+ * once a turn is parsed.
+ */
+export function recordEvents(r: TrajectoryRecord): ExchangeEvent[] {
+  const maxTurns = r.protocol.config.maxTurns;
+  const budget = r.protocol.budget ?? (typeof maxTurns === 'number' ? maxTurns : r.turns.length);
+  const events: ExchangeEvent[] = [
+    { kind: 'start', id: r.id, question: r.task.question, protocol: r.protocol.name, budget },
+  ];
+  for (const t of r.turns) {
+    const a = t.action;
+    // The one generation after the budget is the turn past it (env.ts: the final phase follows the budget-th turn).
+    events.push({ kind: 'turn', index: t.index, finalCall: t.index >= budget });
+    const action = { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] };
+    events.push({ kind: 'action', index: t.index, text: t.assistant, action });
+    const x = t.exec;
+    if (x && a.sql !== null) {
+      const result = {
+        ok: x.ok, errorClass: x.errorClass, error: x.error, columns: [...x.columns], rows: [], rowCount: x.rowCount,
+        truncated: x.truncated, ms: x.ms,
+      };
+      events.push({ kind: 'exec', index: t.index, result });
+    }
+    if (t.observations.length) {
+      events.push({ kind: 'observation', index: t.index, text: t.observations.map((o) => o.content).join('\n\n') });
+    }
+  }
+  events.push({ kind: 'end', end: r.end, finalSql: r.finalSql, error: r.error, totalMs: r.timings.totalMs });
+  return events;
 }
 
 /**

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { AskPanel, type AskOutcome } from './panel';
 import { askQuestion, dbChoice, pickDatabase, rememberDatabase, type DbChoice } from './pickDatabase';
+import { registerPanelSerializer } from '../webviews/restore';
 
 /**
  * Arguments `quarry.ask` accepts when called from code (tests, the chat participant's "Ask in panel" button, the
@@ -81,6 +82,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   // The Databases view's "Ask about this database" comes through here.
   services.ask = async (dbPath?: string) => { await ask(dbPath ? { db: dbPath } : {}); };
 
+  // After a window reload the panel comes back on its database with the conversation (from the trajectory store).
+  registerPanelSerializer(context, services, 'quarry.ask',
+    (panel, state) => AskPanel.revive(panel, context, services, () => lastEditor, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
 }
 

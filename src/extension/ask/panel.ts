@@ -4,6 +4,8 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
+import { askRestore, type AskRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import { ASK_RULES, askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../protocol/ask';
 import { applyEvent, emptyState } from '../../protocol/askState';
@@ -12,7 +14,8 @@ import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Exchange } from '../../core/agent/conversation';
 import type { ChatModel } from '../../core/models/types';
 import { exchangeEvent, TextBatcher, wireResult } from './events';
-import type { DbChoice } from './pickDatabase';
+import { dbChoice, type DbChoice } from './pickDatabase';
+import { rebuildConversation } from './restore';
 import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
 import * as actions from './actions';
 
@@ -73,6 +76,74 @@ export class AskPanel {
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     AskPanel.current = new AskPanel(panel, context, services, lastEditor);
     return AskPanel.current;
+  }
+
+  /**
+   * The panel VS Code brings back after a window reload, with the state its app saved: the same database, and the
+   * conversation rebuilt from the trajectory store by the saved trajectory ids; results that were shown run again.
+   * Resolves to why the state was not used (the panel is then empty), or null.
+   */
+  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    lastEditor: () => vscode.TextEditor | undefined, state: unknown): Promise<string | null> {
+    preparePanel(panel, context.extensionUri);
+    const revived = new AskPanel(panel, context, services, lastEditor);
+    AskPanel.current = revived;
+    const saved = askRestore(state);
+    if (!saved.ok) {
+      revived.postState();
+      revived.notice('error', `The conversation could not come back after the reload: ${saved.error}`);
+      return saved.error;
+    }
+    return revived.restore(saved.value);
+  }
+
+  private async restore(saved: AskRestore): Promise<string | null> {
+    if (!saved.db) { this.postState(); return null; }
+    const path = saved.db.path;
+    const { assertSqliteFile } = await import('../../core/db/open');
+    try {
+      assertSqliteFile(path);
+    } catch (err) {
+      this.postState();
+      const why = `the database ${path} cannot be opened: ${(err as Error).message}`;
+      this.notice('error', `The earlier conversation cannot come back: ${why}`);
+      return why;
+    }
+    this.state.db = dbChoice(path);
+    const store = this.services.trajectoryStorePath();
+    const records = new Map<string, TrajectoryRecord>();
+    if (saved.exchanges.length) {
+      const { existsSync } = await import('node:fs');
+      const { readTrajectories } = await import('../../core/trajectories/reader');
+      const wanted = new Set(saved.exchanges.map((x) => x.id));
+      const read = existsSync(store) ? await readTrajectories(store, { onInvalid: 'collect' }) : { records: [] };
+      for (const r of read.records) if (wanted.has(r.id)) records.set(r.id, r);
+    }
+    const rebuilt = rebuildConversation(this.state, saved.exchanges, records, path, store);
+    rebuilt.exchanges.forEach((x, i) => { this.records[i] = x.record; this.finals[i] = null; });
+    this.postState();
+    if (rebuilt.missing.length) {
+      const n = rebuilt.missing.length;
+      const missing = rebuilt.missing.join(', ');
+      this.services.log.warn(`ask: ${n} question(s) of the earlier conversation are not in ${store}: ${missing}`);
+      const what = `${n} earlier question${n === 1 ? '' : 's'}`;
+      this.notice('info', `${what} could not come back: not in the trajectory store (${store}).`);
+    }
+    // The results run in the background: the panel is back (and usable) before they are.
+    void this.rerunResults(rebuilt.exchanges.flatMap((x, i) => (x.rerun ? [i] : [])));
+    return null;
+  }
+
+  private async rerunResults(exchanges: number[]): Promise<void> {
+    for (const at of exchanges) {
+      if (this.disposed) return;
+      try {
+        await this.runFinal(at);
+      } catch (err) {
+        const why = (err as Error).message;
+        this.services.log.warn(`ask: running the final SQL of question ${at + 1} again failed: ${why}`);
+      }
+    }
   }
 
   get db(): DbChoice | null { return this.state.db; }

@@ -5,6 +5,8 @@ import { basename } from 'node:path';
 import type { ExecResult } from '../../core/db/types';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
+import { previewRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import { PREVIEW_RULES, previewMessageProblem, type PreviewData, type ToApp, type ToHost } from '../../protocol/preview';
 
@@ -19,6 +21,8 @@ export interface PreviewOutcome {
 
 export class PreviewPanel {
   private static readonly open = new Map<string, PreviewPanel>();
+  /** Set under tests: every message posted to a preview. */
+  static testLog: { posted: ToApp[] } | undefined;
   private last: { result: ExecResult } | { error: string } | null = null;
   private running: Promise<PreviewOutcome> | null = null;
   private disposed = false;
@@ -57,8 +61,37 @@ export class PreviewPanel {
     return p.load();
   }
 
+  /**
+   * The preview VS Code brings back after a window reload, with the state its app saved (database path and table): the
+   * query runs again. A table already previewed elsewhere is revealed there instead. Returns why the state was not
+   * used (the panel is then closed: there is nothing to show), or null.
+   */
+  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    state: unknown): string | null {
+    const saved = previewRestore(state);
+    if (!saved.ok) { panel.dispose(); return saved.error; }
+    const { path, table } = saved.value;
+    const key = PreviewPanel.key(path, table);
+    const existing = PreviewPanel.open.get(key);
+    if (existing) { panel.dispose(); existing.panel.reveal(undefined, false); return null; }
+    preparePanel(panel, context.extensionUri);
+    panel.title = `${table} · ${basename(path)}`;
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'preview', `Preview: ${table}`);
+    const p = new PreviewPanel(panel, services, path, table);
+    PreviewPanel.open.set(key, p);
+    p.load().catch((err: unknown) => services.log.error(`preview of ${table}`, err));
+    return null;
+  }
+
+  /** Closes every preview (tests). */
+  static closeAll(): void {
+    for (const p of [...PreviewPanel.open.values()]) p.panel.dispose();
+  }
+
   private post(m: ToApp): void {
-    if (!this.disposed) void this.panel.webview.postMessage(m);
+    if (this.disposed) return;
+    PreviewPanel.testLog?.posted.push(m);
+    void this.panel.webview.postMessage(m);
   }
 
   private load(): Promise<PreviewOutcome> {
@@ -68,7 +101,7 @@ export class PreviewPanel {
 
   private async run(): Promise<PreviewOutcome> {
     const dbName = basename(this.db);
-    this.post({ type: 'loading', db: dbName, table: this.table });
+    this.post({ type: 'loading', db: dbName, path: this.db, table: this.table });
     const { quoteIdent } = await import('../../core/db/schema/quote');
     const pool = await this.services.pool();
     const result = await pool.exec({
@@ -91,13 +124,16 @@ export class PreviewPanel {
     const dbName = basename(this.db);
     if (!this.last) return;
     if ('error' in this.last) {
-      this.post({ type: 'error', db: dbName, table: this.table, message: this.last.error });
+      this.post({ type: 'error', db: dbName, path: this.db, table: this.table, message: this.last.error });
       return;
     }
     void import('../../core/db/resultExport').then(({ wireRows }) => {
       if (!this.last || !('result' in this.last)) return;
       const r = this.last.result;
-      const data: PreviewData = { db: dbName, table: this.table, columns: r.columns, rows: wireRows(r.rows), rowCount: r.rowCount, truncated: r.truncated, ms: r.ms };
+      const data: PreviewData = {
+        db: dbName, path: this.db, table: this.table, columns: r.columns, rows: wireRows(r.rows), rowCount: r.rowCount,
+        truncated: r.truncated, ms: r.ms,
+      };
       this.post({ type: 'show', data });
     });
   }
@@ -113,7 +149,7 @@ export class PreviewPanel {
     try {
       if (m.type === 'ready') {
         if (this.last) this.send();
-        else if (this.running) this.post({ type: 'loading', db: basename(this.db), table: this.table });
+        else if (this.running) this.post({ type: 'loading', db: basename(this.db), path: this.db, table: this.table });
       } else if (m.type === 'refresh') {
         await this.load();
       } else if (m.type === 'copyText') {

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { DiagnosticsPanel, pickTrajectoryFile } from './panel';
+import { registerPanelSerializer } from '../webviews/restore';
 
 /** What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show. */
 export type OpenDiagnosticsArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
@@ -47,6 +48,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }
     await DiagnosticsPanel.show(context, services).open(given.file, given.id);
   }));
+  // After a window reload the panel comes back on the file, reward panel and trajectory it showed.
+  registerPanelSerializer(context, services, 'quarry.diagnostics',
+    (panel, state) => DiagnosticsPanel.revive(panel, context, services, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
 }
 

@@ -1,9 +1,12 @@
 // The reward diagnostics panel's host side: keeps what is shown (file, panel, run report, trajectory) so hiding the
 // panel, which throws the webview away, loses nothing; scores through core; checks every message from the webview.
 import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
+import { diagnosticsRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import {
   DIAGNOSTICS_RULES, diagnosticsMessageProblem, type PanelChoice, type SourceInfo, type ToApp, type ToHost,
@@ -74,6 +77,51 @@ export class DiagnosticsPanel {
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     DiagnosticsPanel.current = new DiagnosticsPanel(panel, context, services);
     return DiagnosticsPanel.current;
+  }
+
+  /**
+   * The panel VS Code brings back after a window reload, with the state its app saved: the same reward panel, the file
+   * scored again, and the trajectory that was shown (after its run, when the run came first). Returns why the state
+   * (or the panel file it names) was not used, or null.
+   */
+  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    state: unknown): Promise<string | null> {
+    preparePanel(panel, context.extensionUri);
+    const revived = new DiagnosticsPanel(panel, context, services);
+    DiagnosticsPanel.current = revived;
+    const saved = diagnosticsRestore(state);
+    if (!saved.ok) {
+      revived.post({ type: 'error', text: `The panel could not come back as it was after the reload: ${saved.error}` });
+      return saved.error;
+    }
+    const { file, panel: choice, trajectoryId, withRun } = saved.value;
+    const problem = choice === null ? null : await revived.usePanel(choice);
+    if (file !== null) void revived.reopen(file, trajectoryId, withRun);
+    return problem;
+  }
+
+  /** Selects a built-in panel or a panel file that still loads; says why not otherwise. */
+  private async usePanel(choice: string): Promise<string | null> {
+    if (BUILTIN_PANELS.includes(choice)) { this.panelValue = choice; return null; }
+    if (!/\.json$/i.test(choice) || !existsSync(choice)) {
+      return `the reward panel ${JSON.stringify(choice.slice(0, 200))} is neither built in nor a panel file`;
+    }
+    try {
+      await loadPanelChoice(choice, this.services);
+    } catch (err) {
+      return `the panel file ${choice} no longer loads: ${(err as Error).message}`;
+    }
+    this.panelFile = choice;
+    this.panelValue = choice;
+    return null;
+  }
+
+  private async reopen(file: string, trajectoryId: string | null, withRun: boolean): Promise<void> {
+    if (!existsSync(file)) { this.fail(`the trajectory file ${file} is gone`); return; }
+    await this.open(file, withRun ? undefined : trajectoryId ?? undefined);
+    if (withRun && trajectoryId !== null) {
+      await this.act(`cannot open ${trajectoryId}`, () => this.showTrajectory(trajectoryId));
+    }
   }
 
   close(): void {

@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { LabelStore } from '../../core/labels/index';
 import { LabelPanel, type StoreProvider } from './panel';
+import { registerPanelSerializer } from '../webviews/restore';
 
 /** What `quarry.openLabeling` accepts from code. */
 export type OpenLabelingArg = string | vscode.Uri | { file?: string | vscode.Uri; path?: string; id?: string; trajectory?: TrajectoryRecord };
@@ -182,6 +183,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       }
     }),
   );
+  // After a window reload the panel comes back on the file, filter and trajectory it showed.
+  registerPanelSerializer(context, services, 'quarry.labeling',
+    async (panel, state) => LabelPanel.revive(panel, context, services, store, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context, services, store);
 }
 

@@ -6,6 +6,8 @@ import { basename } from 'node:path';
 import type { Services } from '../services';
 import { databaseResolver } from '../../app/trajectoryFiles';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
+import { labelRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import {
   LABEL_RULES, RESULT_ROWS_SHOWN, labelMessageProblem, type QueueFilter, type QueueInfo, type RunOutcome, type ToApp, type ToHost,
@@ -59,6 +61,26 @@ export class LabelPanel {
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     LabelPanel.current = new LabelPanel(panel, context, services, store);
     return LabelPanel.current;
+  }
+
+  /**
+   * The panel VS Code brings back after a window reload, with the state its app saved: the same file and queue filter,
+   * on the trajectory under review (the app keeps unsaved edits itself). Returns why the state was not used, or null.
+   */
+  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services, store: StoreProvider,
+    state: unknown): string | null {
+    preparePanel(panel, context.extensionUri);
+    const revived = new LabelPanel(panel, context, services, store);
+    LabelPanel.current = revived;
+    const saved = labelRestore(state);
+    if (!saved.ok) {
+      revived.post({ type: 'error', message: `The queue could not come back after the reload: ${saved.error}` });
+      return saved.error;
+    }
+    const { file, id, filter } = saved.value;
+    if (filter !== null) revived.filter = filter;
+    if (file !== null) void revived.open(file, id ?? undefined);
+    return null;
   }
 
   get file(): string | null { return this.loaded?.file ?? null; }

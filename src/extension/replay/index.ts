@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import type { ReplayPanel as ReplayPanelType } from './panel';
 import type { LabelLookup } from './source';
 import { storeLabels } from './labels';
+import { registerPanelSerializer } from '../webviews/restore';
 
 /** The panel (and with it the reader, the reward engine and the SQL parser) loads on first use, not at activation. */
 const panelModule = () => import('./panel');
@@ -59,6 +60,9 @@ export function register(context: vscode.ExtensionContext, services: Services, l
     const file = await pickSource(services);
     if (file) await open(file);
   }));
+  // After a window reload the panel comes back on the file and trajectory it showed.
+  registerPanelSerializer(context, services, 'quarry.replay',
+    async (panel, state) => (await panelModule()).ReplayPanel.revive(panel, context, services, labels, state));
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
 }
 

@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { databaseResolver } from '../../app/trajectoryFiles';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
+import { replayRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import { REPLAY_RULES, packRows, sanitizeFilter, type Explanation, type GroupMember, type ScoreUpdate, type ToApp, type ToHost } from '../../protocol/replay';
 import { facets, filterSummaries, groupKeys, type TrajectoryFilter } from '../../core/trajectories/summary';
@@ -54,8 +56,9 @@ export class ReplayPanel {
   private scoring: { stop: boolean } | null = null;
   private scoringRun: Promise<void> = Promise.resolve();
   private disposed = false;
-  /** The trajectory to open once the list is there (from `open(file, id)`). */
+  /** The trajectory to open once the list is there (from `open(file, id)`), and on which turn. */
   private pendingId: string | null = null;
+  private pendingTurn: number | null = null;
   private openSeq = 0;
 
   private readonly cache: ScoreCache;
@@ -86,6 +89,26 @@ export class ReplayPanel {
     return ReplayPanel.current;
   }
 
+  /**
+   * The panel VS Code brings back after a window reload, with the state its app saved: the file is read again and the
+   * trajectory that was open comes back on the same turn (the app restores its filter, marks and view itself).
+   * Returns why the state was not used (the panel then opens empty), or null.
+   */
+  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
+    labels: LabelLookup | undefined, state: unknown): string | null {
+    preparePanel(panel, context.extensionUri);
+    const revived = new ReplayPanel(panel, context, services, labels);
+    ReplayPanel.current = revived;
+    const saved = replayRestore(state);
+    if (!saved.ok) {
+      revived.post({ type: 'error', message: `the panel could not come back after the reload: ${saved.error}` });
+      return saved.error;
+    }
+    const { file, selectedId, turn } = saved.value;
+    if (file !== null) void revived.open(file, selectedId ?? undefined, turn);
+    return null;
+  }
+
   get file(): string | null { return this.loaded?.file ?? null; }
 
   close(): void { this.panel.dispose(); }
@@ -102,11 +125,12 @@ export class ReplayPanel {
     void this.panel.webview.postMessage(message);
   }
 
-  /** Reads `file` (replacing the list) and optionally opens trajectory `id` in it. */
-  async open(file: string, id?: string): Promise<void> {
+  /** Reads `file` (replacing the list) and optionally opens trajectory `id` in it (on `turn`, else the first). */
+  async open(file: string, id?: string, turn?: number): Promise<void> {
     // Two opens in a row (a double click, the palette twice): only the last one's file is shown.
     const seq = ++this.openSeq;
     this.pendingId = id ?? null;
+    this.pendingTurn = turn ?? null;
     if (this.scoring) this.scoring.stop = true;
     this.scoring = null;
     this.panel.title = `Replay: ${fileLabel(file)}`;
@@ -160,8 +184,9 @@ export class ReplayPanel {
     if (this.pendingId !== null) {
       const key = l.byId.get(this.pendingId);
       if (key === undefined) this.post({ type: 'error', message: `trajectory ${this.pendingId} is not in ${fileLabel(l.file)}` });
-      else this.sendDetail(key);
+      else this.sendDetail(key, this.pendingTurn);
       this.pendingId = null;
+      this.pendingTurn = null;
     }
     this.sendScoreState([]);
   }
@@ -316,10 +341,11 @@ export class ReplayPanel {
     }
   }
 
-  private sendDetail(key: number): void {
+  private sendDetail(key: number, turn: number | null = null): void {
     const r = this.record(key);
     if (!r) return;
-    this.post({ type: 'detail', key, record: r, turn: null });
+    const shown = turn === null ? null : Math.min(turn, Math.max(0, r.turns.length - 1));
+    this.post({ type: 'detail', key, record: r, turn: shown });
     void this.explain(r).then(({ explanation, error }) => this.post({ type: 'explanation', key, explanation, error }));
   }
 
