@@ -3,7 +3,7 @@
 // so it is checked like a message: the host reads only the fields below, each of the right type and size, and
 // restores an empty panel (saying why) when they are not. Nothing here imports `vscode`, Node or the DOM.
 import { asObject, fieldProblem } from './validate';
-import { QUEUE_FILTERS, type QueueFilter } from './label';
+import { QUEUE_FILTERS, type QueueFilter } from './labeling';
 import type { WireCell } from '../core/db/resultExport';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
