@@ -12,9 +12,10 @@ import { benchCommand } from './commands/bench';
 import { exportCommand } from './commands/export';
 import { doctorCommand } from './commands/doctor';
 import { checkpointsCommand } from './commands/checkpoints';
+import { dataCommand } from './commands/data';
 
 const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  doctorCommand, checkpointsCommand];
+  dataCommand, doctorCommand, checkpointsCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
