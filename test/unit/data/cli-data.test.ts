@@ -196,7 +196,7 @@ test('quarry data: usage errors name the flag and exit 2', async () => {
   }
 });
 
-test('data rl: a verl record per question, prompts from the real environment, failing gold dropped, data.json', async () => {
+test('data rl: a verl record per question, prompts from the real env, failing gold dropped, data.json', async () => {
   const out = join(work, 'rl-default');
   const r = await quarry(...rlArgs(out, '--max-turns', '4'));
   assert.equal(r.code, 0, r.err);
@@ -343,7 +343,7 @@ test("data rl --difficulty: SQL-Trail's hard-but-solvable and exploration sets f
   assert.match(other.err, /warning: the difficulty run allowed 4 turns, these prompts allow 5/);
 });
 
-test('data rl --curriculum-bins: MTSQL-R1 levels by successes, solved-by-all dropped, level in extra_info', async () => {
+test('data rl --curriculum-bins: MTSQL-R1 levels by successes, solved-by-all dropped, extra_info level', async () => {
   const run = await benchRun;
   const out = join(work, 'rl-curriculum');
   const r = await quarry(
