@@ -63,6 +63,14 @@ function intOption(name: string, value: string | undefined): number | undefined 
   }
 }
 
+/** `gold-fails 3, empty-gold 254`: what data.json counts as left out, by reason. */
+function droppedText(doc: Record<string, unknown>): string {
+  const dropped = (doc.counts as { dropped: Record<string, number> }).dropped;
+  return Object.entries(dropped)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+}
+
 /** One progress bar per phase, on stderr. */
 function phases(io: CliIO) {
   let current: { phase: string; bar: Progress } | null = null;
@@ -146,10 +154,7 @@ async function runRl(argv: string[], io: CliIO): Promise<number> {
       onProgress: (phase, done, total) => progress.update(phase === 'gold' ? 'gold SQL' : 'prompts', done, total),
     });
     progress.finish();
-    const counts = (r.doc.counts as { dropped: Record<string, number> }).dropped;
-    const why = Object.entries(counts)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ');
+    const why = droppedText(r.doc);
     io.stdout.write(
       `wrote ${r.records} of ${r.questions} questions to ${resolve(outDir, RL_FILES.parquet)} and ${RL_FILES.jsonl}` +
         `${why ? ` (dropped: ${why})` : ''}; ${r.dataJson} describes the run\n`,
@@ -195,10 +200,7 @@ async function runSft(argv: string[], io: CliIO): Promise<number> {
       onProgress: (done, total) => progress.update('trajectories', done, total),
     });
     progress.finish();
-    const counts = (r.doc.counts as { dropped: Record<string, number> }).dropped;
-    const why = Object.entries(counts)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ');
+    const why = droppedText(r.doc);
     io.stdout.write(
       `wrote ${r.examples} conversations from ${r.trajectories} trajectories to ` +
         `${resolve(io.cwd, values.out, SFT_FILES.jsonl)} and ${SFT_FILES.parquet}` +
