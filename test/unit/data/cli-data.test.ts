@@ -21,7 +21,7 @@ import { readTrajectories } from '../../../src/core/trajectories';
 import type { TrajectoryRecord } from '../../../src/core/trajectories/types';
 import { startReplayServer } from '../../support/openaiReplayServer';
 import { buildDb, tempDir } from '../../helpers/fixtures';
-import { buildDatasetDbs } from '../datasets/dbs';
+import { buildDatasetDbs, datasetFixtures } from '../datasets/dbs';
 
 const dbDir = buildDatasetDbs();
 const work = tempDir('quarry-data-');
@@ -608,4 +608,39 @@ test('data sft --labels: a label wins over execution, a corrected SQL rewrites t
   bad = await quarry('data', 'sft', '--trajectories', join(inout, 'sft.jsonl'), '--out', inout);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /the output .*sft\.jsonl is also an input/);
+});
+
+test('data rl over BIRD: quarry/bird, the evidence in extra_info (null when the item gives none)', async () => {
+  const out = join(work, 'rl-bird');
+  const r = await quarry(
+    'data',
+    'rl',
+    '--dataset',
+    `bird:${join(datasetFixtures, 'bird-dev.json')}`,
+    '--db-dir',
+    dbDir,
+    '--protocol',
+    'mtir',
+    '--out',
+    out,
+  );
+  assert.equal(r.code, 0, r.err);
+  const records = jsonl<RlRecord>(join(out, 'train.jsonl'));
+  assert.deepEqual(
+    records.map((x) => [x.data_source, x.extra_info.evidence]),
+    [
+      ['quarry/bird', 'heavy refers to weight > 10'],
+      ['quarry/bird', null],
+      ['quarry/bird', 'in total refers to SUM(weight)'],
+    ],
+  );
+  assert.match(records[0].prompt.map((m) => m.content).join('\n'), /heavy refers to weight > 10/);
+  assert.deepEqual(
+    records.map((x) => x.prompt.map((m) => m.role)),
+    [
+      ['system', 'user'],
+      ['system', 'user'],
+      ['system', 'user'],
+    ],
+  );
 });
