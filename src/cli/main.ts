@@ -14,9 +14,10 @@ import { doctorCommand } from './commands/doctor';
 import { checkpointsCommand } from './commands/checkpoints';
 import { serveEnvCommand } from './commands/serveEnv';
 import { jobsCommand } from './commands/jobs';
+import { dataCommand } from './commands/data';
 
 const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  doctorCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
+  dataCommand, doctorCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

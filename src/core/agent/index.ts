@@ -2,7 +2,7 @@
 export { SqlAgentEnv, SchemaCache, defaultSchemaCache, EnvError } from './env';
 export type { SqlAgentEnvOptions, StepMeta } from './env';
 export { turnBudget } from './budget';
-export { runEpisode, EpisodeSetupError } from './loop';
-export type { RunEpisodeOptions, EpisodeEvent } from './loop';
+export { runEpisode, startEnv, EpisodeSetupError } from './loop';
+export type { RunEpisodeOptions, EpisodeEvent, StartEnvOptions } from './loop';
 export type * from './types';
 export type * from './protocol';

@@ -67,9 +67,8 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
   const createdAt = new Date().toISOString();
   const id = opts.id ?? randomUUID();
   const protocol = resolveProtocol(opts);
-  const given = { ...opts.task, dbPath: resolve(opts.task.dbPath) };
-  const task = protocol.prepareTask ? await protocol.prepareTask(given, { pool: opts.pool, signal: opts.signal }) : given;
-  const { env, sha256, prompt } = await setUp(opts, protocol, task);
+  const { env, task, prompt } = await startEnv({ ...opts, protocol });
+  const sha256 = await databaseSha256(task.dbPath);
   const emit = listener(opts.onEvent);
   emit({ type: 'start', id, protocol: env.protocol.name, budget: env.budget, prompt });
 
@@ -186,22 +185,54 @@ function resolveProtocol(opts: RunEpisodeOptions): Protocol {
   }
 }
 
-async function setUp(opts: RunEpisodeOptions, protocol: Protocol, task: Task): Promise<{ env: SqlAgentEnv; sha256: string; prompt: ChatMessage[] }> {
+export interface StartEnvOptions {
+  task: Task;
+  protocol: Protocol;
+  config?: Partial<ProtocolConfig>;
+  pool: SqlPool;
+  signal?: AbortSignal;
+  schemaCache?: SchemaCache;
+  feedback?: FeedbackSource;
+}
+
+/**
+ * An environment reset for a new episode of `task`, as runEpisode starts one: the protocol completes the task
+ * (MTSQL-R1 runs the history's SQL), the schema is loaded through the pool, and reset() gives the opening messages.
+ * Rejects with EpisodeSetupError for bad input (unusable database, bad config, a task the protocol refuses).
+ */
+export async function startEnv(
+  opts: StartEnvOptions,
+): Promise<{ env: SqlAgentEnv; task: Task; prompt: ChatMessage[] }> {
+  const { protocol } = opts;
+  const given = { ...opts.task, dbPath: resolve(opts.task.dbPath) };
+  const task = protocol.prepareTask
+    ? await protocol.prepareTask(given, { pool: opts.pool, signal: opts.signal })
+    : given;
   let env: SqlAgentEnv;
   try {
     env = new SqlAgentEnv({ task, protocol, config: opts.config, pool: opts.pool, schemaCache: opts.schemaCache, feedback: opts.feedback });
   } catch (err) {
     throw new EpisodeSetupError((err as Error).message);
   }
-  let sha256: string;
   try {
     await env.prepare(); // introspect now (through the pool), so an unusable database is a setup error
-    sha256 = await dbSha256(task.dbPath);
   } catch (err) {
-    // DatabaseOpenError already names the file; anything else gets the path in front.
-    throw new EpisodeSetupError(err instanceof DatabaseOpenError ? err.message : `${task.dbPath}: ${(err as Error).message}`);
+    throw setupErrorFor(task.dbPath, err);
   }
-  return { env, sha256, prompt: startEpisode(env) };
+  return { env, task, prompt: startEpisode(env) };
+}
+
+async function databaseSha256(dbPath: string): Promise<string> {
+  try {
+    return await dbSha256(dbPath);
+  } catch (err) {
+    throw setupErrorFor(dbPath, err);
+  }
+}
+
+/** DatabaseOpenError already names the file; anything else gets the path in front. */
+function setupErrorFor(dbPath: string, err: unknown): EpisodeSetupError {
+  return new EpisodeSetupError(err instanceof DatabaseOpenError ? err.message : `${dbPath}: ${(err as Error).message}`);
 }
 
 /** reset() can refuse a task (progress without gold SQL or an oracle): that is bad input, said as such. */

@@ -1,8 +1,7 @@
 // Writing the exports: SFT examples and RL prompts as JSONL files, each written to a temporary file beside the
 // target and renamed into place, so a failed or killed export never leaves half a training file behind.
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { writeJsonl } from '../util/atomicWrite';
 import { readTrajectories } from '../trajectories/reader';
 import type { TrajectoryRecord } from '../trajectories/types';
 import { toRlPrompts, type RlSkip } from './rl';
@@ -14,18 +13,6 @@ export interface ExportSummary {
   written: number;
   /** Trajectories (or tasks) left out, with why. */
   skipped: { id: string; reason: string }[];
-}
-
-async function writeJsonl(out: string, rows: unknown[]): Promise<void> {
-  await mkdir(dirname(out), { recursive: true });
-  const tmp = join(dirname(out), `.${basename(out)}.${process.pid}.${Date.now()}.tmp`);
-  try {
-    await writeFile(tmp, rows.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8');
-    await rename(tmp, out);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
 }
 
 /** SFT examples for `records` that have a usable label, written to `out`. */

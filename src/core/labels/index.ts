@@ -4,7 +4,7 @@ export { LabelStore, LabelStoreError, labelStorePath, normalizeTag, LABEL_SCHEMA
 export type { LabelStoreOptions, LabelStoreErrorKind, TagInfo, LabelCounts } from './store';
 export { recordSha } from './recordSha';
 export { answerBlock, answerBlockStart, rewriteAnswerTurn } from './answerFormat';
-export { toSftExample, SFT_SCHEMA } from './sft';
+export { toSftExample, asGeneratedExample, SFT_SCHEMA } from './sft';
 export type { SftExample, SftMessage, SftOptions, SftOutcome } from './sft';
 export { toRlPrompts, RL_SCHEMA } from './rl';
 export type { RlPrompt, RlSkip } from './rl';

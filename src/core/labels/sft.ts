@@ -61,32 +61,63 @@ export function toSftExample(record: TrajectoryRecord, label: Label | null | und
   if (corrected === null && (record.end !== 'answer' || record.turns.length === 0)) {
     return { ok: false, reason: `labeled correct, but the episode ended without an answer (${record.end}) and no corrected SQL was given` };
   }
-  const messages: SftMessage[] = record.prompt.map((m) => msg(m.role, m.content));
   const turns = record.turns;
   const last = turns[turns.length - 1];
   const rewriteLast = corrected !== null && last !== undefined && last.action.kind === 'answer';
+  const keep = opts.keepReasoning === true;
+  const rewrite = (text: string) => rewriteAnswerTurn(record.protocol.name, text, corrected ?? '', keep);
+  const messages = chat(record, rewriteLast ? rewrite : null);
+  if (corrected !== null && !rewriteLast) messages.push(msg('assistant', answerBlock(record.protocol.name, corrected)));
+  const source = corrected !== null ? 'corrected' : 'as-generated';
+  return { ok: true, example: example(record, source, label.verdict, label.tags, messages) };
+}
+
+/**
+ * An unlabeled trajectory as an SFT example, exactly as generated (verdict null, no tags): for callers that judged
+ * it some other way (`quarry data sft` checks the final SQL against the gold). It needs an answered episode.
+ */
+export function asGeneratedExample(record: TrajectoryRecord): SftOutcome {
+  if (record.end !== 'answer' || record.turns.length === 0) {
+    return { ok: false, reason: `the episode ended without an answer (${record.end})` };
+  }
+  return { ok: true, example: example(record, 'as-generated', null, [], chat(record, null)) };
+}
+
+/**
+ * The chat as the model saw and wrote it, each message with its loss flag; `rewriteLast` replaces the last turn's
+ * text (whose observations are then dropped).
+ */
+function chat(record: TrajectoryRecord, rewriteLast: ((text: string) => string) | null): SftMessage[] {
+  const messages: SftMessage[] = record.prompt.map((m) => msg(m.role, m.content));
+  const turns = record.turns;
   turns.forEach((t, i) => {
     if (rewriteLast && i === turns.length - 1) {
-      messages.push(msg('assistant', rewriteAnswerTurn(record.protocol.name, t.assistant, corrected, opts.keepReasoning === true)));
+      messages.push(msg('assistant', rewriteLast(t.assistant)));
       return;
     }
     messages.push(msg('assistant', t.assistant));
     // Observations never carry loss, even text the environment wrote into the model's rollout (MTIR-SQL's rethink).
     for (const o of t.observations) messages.push({ role: o.role, content: o.content, loss: false });
   });
-  if (corrected !== null && !rewriteLast) messages.push(msg('assistant', answerBlock(record.protocol.name, corrected)));
+  return messages;
+}
+
+function example(
+  record: TrajectoryRecord,
+  source: SftExample['source'],
+  verdict: SftExample['verdict'],
+  tags: string[],
+  messages: SftMessage[],
+): SftExample {
   return {
-    ok: true,
-    example: {
-      schema: SFT_SCHEMA,
-      id: record.id,
-      protocol: record.protocol.name,
-      question: record.task.question,
-      db: { path: record.task.db.path, id: record.task.db.id },
-      source: corrected !== null ? 'corrected' : 'as-generated',
-      verdict: label.verdict,
-      tags: label.tags,
-      messages,
-    },
+    schema: SFT_SCHEMA,
+    id: record.id,
+    protocol: record.protocol.name,
+    question: record.task.question,
+    db: { path: record.task.db.path, id: record.task.db.id },
+    source,
+    verdict,
+    tags,
+    messages,
   };
 }

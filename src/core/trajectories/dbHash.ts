@@ -22,6 +22,9 @@ export async function dbSha256(path: string): Promise<string> {
   return digest;
 }
 
+/** Hex sha256 of any file (a dataset file, a report): the same cached digest. */
+export const fileSha256: (path: string) => Promise<string> = dbSha256;
+
 function hashFile(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');

@@ -1,0 +1,129 @@
+// The files `quarry data` writes into its --out directory: the records as Parquet and as JSONL (the same rows), and
+// data.json describing the run. An output never replaces one of the run's inputs, and files already in the directory
+// are replaced only when its data.json shows an earlier run of the same kind wrote them.
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import type { Column } from '../../core/training/columns';
+import { fileSha256 } from '../../core/trajectories/dbHash';
+import { jsonlText, writeFileAtomic } from '../../core/util/atomicWrite';
+import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
+import { DataInputError } from './errors';
+import { parquetBytes } from './parquet';
+
+export const DATA_SCHEMA = 'quarry.data/1';
+export const DATA_JSON = 'data.json';
+export type DataKind = 'rl' | 'sft';
+
+export interface SourceFile {
+  /** What the file is to the run (`dataset`, `tables`, `difficulty-report`, `trajectories`, `labels`). */
+  role: string;
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** Trajectory files: the records read and the lines that were not valid records. */
+  records?: number;
+  invalidLines?: number;
+  /** A label store: the labels in it. */
+  labels?: number;
+}
+
+export async function sourceFile(role: string, path: string): Promise<SourceFile> {
+  return { role, path, bytes: statSync(path).size, sha256: await fileSha256(path) };
+}
+
+export interface OutputFile {
+  file: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+function writtenByUs(outDir: string, kind: DataKind): boolean {
+  try {
+    const doc = JSON.parse(readFileSync(join(outDir, DATA_JSON), 'utf8')) as { schema?: unknown; kind?: unknown };
+    return doc.schema === DATA_SCHEMA && doc.kind === kind;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes `outDir` (when missing) and checks that `files` (names inside it) may be written: refuses a path that is a
+ * file, an output that is also one of `inputs`, a SQLite database, or existing files an earlier `quarry data <kind>`
+ * did not write.
+ */
+export function prepareOutDir(
+  outDir: string,
+  kind: DataKind,
+  files: readonly string[],
+  inputs: readonly string[],
+): void {
+  let st;
+  try {
+    st = statSync(outDir);
+  } catch {
+    st = null;
+  }
+  if (st && !st.isDirectory())
+    throw new DataInputError(`--out ${outDir} is a file: name a directory (it is created when missing)`);
+  const ours = st ? writtenByUs(outDir, kind) : false;
+  for (const name of [...files, DATA_JSON]) {
+    try {
+      checkOutputPath(join(outDir, name), {
+        inputs: [...inputs],
+        kind: `data from \`quarry data ${kind}\``,
+        sameKind: () => ours,
+      });
+    } catch (err) {
+      if (err instanceof OutputRefused)
+        throw new DataInputError(
+          `${err.message.replace(/; pass --force to replace it$/, '')}; choose another --out directory`,
+        );
+      throw err;
+    }
+  }
+  try {
+    mkdirSync(outDir, { recursive: true });
+  } catch (err) {
+    throw new DataInputError(`cannot create --out ${outDir}: ${(err as Error).message}`);
+  }
+}
+
+function described(file: string, rows: number, bytes: Uint8Array): OutputFile {
+  return { file, rows, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** `<base>.parquet` and `<base>.jsonl` holding the same rows. */
+export async function writeRecords(
+  outDir: string,
+  base: string,
+  columns: readonly Column[],
+  rows: readonly Record<string, unknown>[],
+  meta: Record<string, string>,
+): Promise<OutputFile[]> {
+  const parquet = parquetBytes(columns, rows, meta);
+  const jsonl = Buffer.from(jsonlText(rows), 'utf8');
+  await writeFileAtomic(join(outDir, `${base}.parquet`), parquet);
+  await writeFileAtomic(join(outDir, `${base}.jsonl`), jsonl);
+  return [described(`${base}.parquet`, rows.length, parquet), described(`${base}.jsonl`, rows.length, jsonl)];
+}
+
+export async function writeDataJson(
+  outDir: string,
+  doc: { schema: typeof DATA_SCHEMA; kind: DataKind } & Record<string, unknown>,
+): Promise<string> {
+  const path = join(outDir, DATA_JSON);
+  await writeFileAtomic(path, JSON.stringify(doc, null, 1) + '\n');
+  return path;
+}
+
+/** How many items give each value of `key`, in first-seen order. */
+export function countBy<T>(items: readonly T[], key: (t: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const it of items) {
+    const k = key(it);
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
