@@ -41,3 +41,40 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+
+@pytest.fixture(scope="session")
+def sql_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Spider-layout folder with one small database: ROOT/concert/concert.sqlite."""
+    import sqlite3
+
+    root = tmp_path_factory.mktemp("dbs")
+    (root / "concert").mkdir()
+    con = sqlite3.connect(root / "concert" / "concert.sqlite")
+    con.executescript(
+        """
+        CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER);
+        INSERT INTO singer VALUES (1, 'Joe Sharp', 'Netherlands', 52), (2, 'Timbaland', 'United States', 32),
+          (3, 'Justin Brown', 'France', 29), (4, 'Rose White', 'France', 41);
+        """
+    )
+    con.commit()
+    con.close()
+    return root
+
+
+@pytest.fixture(scope="session")
+def env_url(quarry_cli: list[str], sql_root: Path):
+    """A real `quarry serve-env` over sql_root for the session; QUARRY_ENV_URL points at it."""
+    from quarry_trainer.env import serve_env
+
+    with serve_env([sql_root], command=quarry_cli) as url:
+        previous = os.environ.get("QUARRY_ENV_URL")
+        os.environ["QUARRY_ENV_URL"] = url
+        try:
+            yield url
+        finally:
+            if previous is None:
+                os.environ.pop("QUARRY_ENV_URL", None)
+            else:
+                os.environ["QUARRY_ENV_URL"] = previous
