@@ -37,6 +37,8 @@ export interface StepReply {
   /** The text the environment answers with (joined when a protocol sends several), or null when it says nothing. */
   observation: string | null;
   done: boolean;
+  /** Where the next generation should stop (the protocol's stop strings; SQL-Trail's final call narrows them). */
+  stop: string[];
   /** The panel total, when done and the gold is known; else null. */
   reward: number | null;
   /** The panel's terms ({name: contribution}), when reward is set. */
@@ -88,7 +90,7 @@ export class EpisodeStore {
 
   get size(): number { return this.live.size; }
 
-  async create(req: CreateEpisode): Promise<{ id: string; messages: Array<{ role: string; content: string }> }> {
+  async create(req: CreateEpisode): Promise<{ id: string; messages: Array<{ role: string; content: string }>; stop: string[] }> {
     if (!isProtocolName(req.protocol)) {
       throw new ServiceError('bad-request', `unknown protocol '${req.protocol}'; valid protocols: ${PROTOCOL_NAMES.join(', ')}`);
     }
@@ -138,7 +140,7 @@ export class EpisodeStore {
       meta: { source: 'serve-env' },
     };
     this.live.set(id, { env, record, panel, lastUsed: Date.now(), busy: false });
-    return { id, messages: messages.map((m) => ({ role: m.role, content: m.content })) };
+    return { id, messages: messages.map((m) => ({ role: m.role, content: m.content })), stop: env.session.stop() };
   }
 
   async step(id: string, action: string): Promise<StepReply> {
@@ -162,7 +164,7 @@ export class EpisodeStore {
       e.record.timings.envMs += envMs;
       const reply: StepReply = {
         observation: step.observations.length ? step.observations.map((o) => o.content).join('\n') : null,
-        done: step.done, reward: null, terms: null,
+        done: step.done, stop: step.done ? [] : session.stop(), reward: null, terms: null,
         info: { turn: turn.index, turnsLeft: step.turnsLeft, action: turn.action, exec: turn.exec, end: step.end, finalSql: step.finalSql },
       };
       if (step.done) {

@@ -71,11 +71,11 @@ export function openApi(version: string): Record<string, unknown> {
             goldSql: { type: 'string' }, panel: { type: 'string', description: 'built-in panel or panel file; default the protocol\'s' },
           },
         },
-        Episode: { type: 'object', properties: { id: { type: 'string' }, messages: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } } } } } },
+        Episode: { type: 'object', properties: { id: { type: 'string' }, stop: { type: 'array', items: { type: 'string' } }, messages: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } } } } } },
         Step: {
           type: 'object',
           properties: {
-            observation: { type: ['string', 'null'] }, done: { type: 'boolean' }, reward: { type: ['number', 'null'] },
+            observation: { type: ['string', 'null'] }, done: { type: 'boolean' }, stop: { type: 'array', items: { type: 'string' } }, reward: { type: ['number', 'null'] },
             terms: { type: ['object', 'null'], additionalProperties: { type: 'number' } }, info: { type: 'object' },
           },
         },

@@ -80,6 +80,7 @@ test('a scripted SkyRL episode through /v1/episodes ends with the reward the sam
   const start = await call('/v1/episodes', { protocol: 'skyrl', db: 'concert', question: 'How many singers?', goldSql: gold });
   assert.equal(start.status, 200, JSON.stringify(start.body));
   assert.match(start.body.messages[0].content, /How many singers\?/);
+  assert.deepEqual(start.body.stop, ['</sql>', '</solution>'], 'where the next generation stops');
   const id = start.body.id as string;
   // vLLM strips the stop string: the environment restores </sql> as the agent loop does.
   const s1 = await call(`/v1/episodes/${id}/step`, { action: '<think>look</think>\n<sql>SELECT count(*) FROM singer' });
