@@ -49,6 +49,11 @@ export interface BenchReport extends AgentStats {
   protocol: { name: string; maxTurns: number | null; feedback?: string };
   sampling: { greedy: { temperature: 0 }; others: { temperature: number } | null };
   ex: { greedy: number; majority: number | null; passAtK: number | null };
+  /**
+   * The greedy predictions' exact matches: Spider's exact-set match (null where it does not apply: BIRD) and
+   * MTSQL-R1's string EM (§4), over the scored questions.
+   */
+  em?: { exactSet: number | null; string: number };
   /** Keyed by the dataset's levels (Spider hardness, or BIRD difficulty) and `all`; unknown levels count only in all. */
   byHardness: Record<string, LevelEx>;
   /**
@@ -62,6 +67,15 @@ export interface BenchReport extends AgentStats {
   warnings: string[];
   timings: { totalMs: number; startedAt: string };
   questions: QuestionScore[];
+}
+
+export function exactMatchRates(scores: readonly QuestionScore[]): { exactSet: number | null; string: number } {
+  const withEm = scores.filter((s) => s.em !== undefined);
+  const sets = withEm.filter((s) => s.em!.exactSet !== null);
+  return {
+    exactSet: sets.length === 0 ? null : rate(sets.filter((s) => s.em!.exactSet).length, sets.length),
+    string: rate(withEm.filter((s) => s.em!.string).length, withEm.length),
+  };
 }
 
 function rate(n: number, d: number): number {
@@ -181,6 +195,7 @@ export function formatReport(r: BenchReport): string {
     `vote: ${describeVote(r.vote)}`,
     '',
     `EX greedy     ${pct(r.ex.greedy)}%`,
+    ...(r.em ? [`EM greedy     exact-set ${r.em.exactSet === null ? 'n/a' : `${pct(r.em.exactSet)}%`}   string ${pct(r.em.string)}% (MTSQL-R1)`] : []),
     `EX majority@${k} ${k > 1 ? `${pct(r.ex.majority)}%` : '- (needs --samples > 1)'}`,
     `EX pass@${k}     ${k > 1 ? `${pct(r.ex.passAtK)}%` : '- (needs --samples > 1)'}`,
     '',

@@ -3,6 +3,8 @@
 // finish, then the files `quarry eval` can re-score (predictions.sql, gold.sql) and report.json. Cancelling stops new
 // episodes, cancels the running ones and keeps every question whose samples all finished.
 // The `progress` protocol runs as Progress-SQL evaluates (§5, App. B): App. F's prompt, one turn, no ODT feedback.
+import { exactMatcher } from './exactMatches';
+import { exactMatchRates } from './report';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -161,7 +163,10 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   };
   const report = () => { try { opts.onProgress?.({ ...progress }); } catch { /* a display failure must not stop the run */ } };
   const noteError = (msg: string) => { if (errors.length < 20) errors.push(msg); };
-  const ctx = { mode, dbDir: opts.dataset.dbDir, timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs, pool };
+  const ctx = {
+    mode, dbDir: opts.dataset.dbDir, timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs, pool,
+    exact: exactMatcher(opts.dataset.name, opts.dataset.file),
+  };
 
   const finishSample = (st: QuestionState) => {
     progress.episodesDone++;
@@ -259,6 +264,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     },
     sampling: { greedy: { temperature: 0 }, others: perQuestion > 1 ? { temperature } : null },
     ex: { greedy: levels.all.greedy, majority: levels.all.majority, passAtK: levels.all.passAtK },
+    em: exactMatchRates(scores),
     byHardness: levels,
     ...(conversational
       ? { interactions: interactionEx(scores, turnsPerInteraction(opts.dataset.tasks), voters.length > 0) }

@@ -1,6 +1,7 @@
 // Scores the samples of one question: each sample's execution verdict against the gold (the evaluator's own,
 // exactly as `quarry eval` would give it on predictions.sql), the majority vote and pass@K over the voting samples
 // (votePool.ts says which those are).
+import type { ExactMatcher, ExactMatches } from './exactMatches';
 import type { SqlPool } from '../db/pool';
 import type { ExecRequest } from '../db/types';
 import { evaluateExecution, type ExecReason } from '../eval/execution';
@@ -38,6 +39,8 @@ export interface QuestionScore {
   voteGroups: number[][];
   /** The gold result is empty on some database: any prediction returning no rows scores there ([] == []). */
   goldEmpty: boolean;
+  /** The greedy prediction's exact matches (exactMatches.ts), when the run computed them. */
+  em?: ExactMatches;
 }
 
 export interface ScoreContext {
@@ -45,6 +48,8 @@ export interface ScoreContext {
   dbDir: string;
   timeoutMs: number;
   pool: SqlPool;
+  /** Scores the greedy prediction's exact-set and string matches. */
+  exact?: ExactMatcher;
 }
 
 /** The gold exactly as gold.sql holds it, so `quarry eval` on the written files runs the same statements. */
@@ -82,6 +87,7 @@ export async function scoreQuestion(
     voteWinner: vote.winner,
     voteGroups: vote.groups,
     goldEmpty: verdicts.some((v) => v.goldEmpty),
+    ...(ctx.exact ? { em: ctx.exact.match(task.gold, finals[0], task.dbId, task.dbPath) } : {}),
   };
 }
 

@@ -113,6 +113,25 @@ test('quarry bench K=1: predictions.sql line by line, report.json, and the same 
     assert.deepEqual([ev.totals.byHardness[level].count, ev.totals.byHardness[level].exec], [report.byHardness[level].count, report.byHardness[level].greedy], level);
   }
 
+  // Exact matches of the greedy predictions (issue 10, item 7): Spider's exact-set match agrees with `quarry eval
+  // --etype all` (no tables.json beside the fixture: no foreign keys on either side), and MTSQL-R1's string EM
+  // (§4: EM "using the same definitions as in our reward design", R_EM = I(ŷ == y)) is the trimmed string equality.
+  writeFileSync(join(out, 'tables.json'), '[]');
+  const em = await quarry('eval', '--gold', join(out, 'gold.sql'), '--pred', join(out, 'predictions.sql'), '--db-dir', dbDir,
+    '--tables', join(out, 'tables.json'), '--etype', 'all', '--jobs', '1', '--out', join(out, 'em.json'));
+  assert.equal(em.code, 0, em.err);
+  const emItems = (JSON.parse(readFileSync(join(out, 'em.json'), 'utf8')) as { items: { match: boolean }[] }).items;
+  const golds = (JSON.parse(readFileSync(spiderFile, 'utf8')) as { query: string }[]).map((q) => q.query);
+  const finals = records.sort((a, b) => (a.meta.index as number) - (b.meta.index as number)).map((t) => t.finalSql);
+  assert.deepEqual(report.questions.map((q: { em: { exactSet: boolean } }) => q.em.exactSet), emItems.map((i) => i.match));
+  assert.deepEqual(report.questions.map((q: { em: { string: boolean } }) => q.em.string),
+    finals.map((f, i) => f !== null && f.trim() === golds[i].trim()));
+  assert.deepEqual(report.em, {
+    exactSet: emItems.filter((i) => i.match).length / 4,
+    string: report.questions.filter((q: { em: { string: boolean } }) => q.em.string).length / 4,
+  });
+  assert.match(r.out, /EM greedy {5}exact-set [\d.]+% {3}string [\d.]+% \(MTSQL-R1\)/);
+
   assert.match(r.out, /EX greedy {5}50\.0%/);
   assert.match(r.out, /EX majority@1 - \(needs --samples > 1\)/);
   assert.match(r.out, /\ngreedy {8} +50\.0 +- +0\.0 +100\.0 +50\.0\n/, r.out);

@@ -17,6 +17,18 @@ function aggWord(ctx: TermContext): string {
   return ctx.params.aggregate === 'sum' ? 'sum' : 'mean';
 }
 
+export type EmNormalize = 'trim' | 'none' | 'whitespace';
+
+/** The text MTSQL-R1's R_EM compares: as written ('none'), without surrounding whitespace ('trim'), or whitespace-collapsed. */
+export function emText(sql: string, normalize: EmNormalize = 'trim'): string {
+  return normalize === 'none' ? sql : normalize === 'whitespace' ? sql.replace(/\s+/g, ' ').trim() : sql.trim();
+}
+
+/** MTSQL-R1 §3.3.2 / §4: EM = I(ŷ == y), "strict string-level … including order, formatting". */
+export function stringExactMatch(pred: string, gold: string, normalize: EmNormalize = 'trim'): boolean {
+  return emText(pred, normalize) === emText(gold, normalize);
+}
+
 /** R_EM = I(ŷ_n == y): string equality. `normalize`: 'trim' (default; surrounding whitespace only), 'none', 'whitespace'. */
 export const mtsqlr1Em: TermDefinition = {
   id: 'mtsqlr1.em',
@@ -25,9 +37,7 @@ export const mtsqlr1Em: TermDefinition = {
   defaultParams: { normalize: 'trim' },
   fn(ctx) {
     if (ctx.predSql === null) return { value: 0, explanation: 'no final SQL', passed: false };
-    const norm = ctx.params.normalize === 'none' ? (s: string) => s
-      : ctx.params.normalize === 'whitespace' ? (s: string) => s.replace(/\s+/g, ' ').trim()
-        : (s: string) => s.trim();
+    const norm = (s: string) => emText(s, ctx.params.normalize as EmNormalize);
     const ok = norm(ctx.predSql) === norm(ctx.input.goldSql);
     if (ok) return { value: 1, explanation: 'final SQL is the gold SQL, character for character', passed: true };
     const p = norm(ctx.predSql), g = norm(ctx.input.goldSql);
