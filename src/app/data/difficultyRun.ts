@@ -3,7 +3,7 @@
 // (`spider:train_spider:17`) and checked against it (same dataset kind, same database per question).
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_FILES, type BenchReport } from '../../core/bench';
+import { BENCH_FILES, type BenchReport } from '../../core/datasetRuns';
 import type { Dataset } from '../../core/datasets/types';
 import type { QuestionOutcome } from '../../core/training/difficulty';
 import { fileSha256 } from '../../core/trajectories/dbHash';

@@ -10,7 +10,7 @@ import { ModelError, type ChatModel } from '../../core/models/types';
 import {
   runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError, ensureDir, benchProtocolConfig, defaultVotePool,
   episodesPerQuestion, isVotePool, VOTE_POOLS, type VotePool,
-} from '../../core/bench';
+} from '../../core/datasetRuns';
 import { createProgress } from '../progressBar';
 
 const usage = `Usage: quarry bench --dataset spider|bird|sparc|cosql:FILE.json --db-dir DIR --model SPEC --protocol P

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTrajectories } from '../../../src/core/trajectories';
-import { defaultVotePool, episodesPerQuestion, voterSamples } from '../../../src/core/bench';
+import { defaultVotePool, episodesPerQuestion, voterSamples } from '../../../src/core/datasetRuns';
 import { PROGRESS_SYSTEM_PROMPT } from '../../../src/core/agent/protocols/progress';
 import type { ReplayEntry } from '../../support/openaiReplayServer';
 import { replayServers, runQuarry } from '../../support/cli';

@@ -3,7 +3,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runBenchmark, formatReport } from '../../../src/core/bench';
+import { runBenchmark, formatReport } from '../../../src/core/datasetRuns';
 import { loadDataset } from '../../../src/core/datasets';
 import { createModel } from '../../../src/core/models';
 import { createSqlPool } from '../../../src/core/db';
