@@ -13,14 +13,22 @@ import { DataInputError } from '../../app/data/errors';
 import { makeRlData, RL_FILES } from '../../app/data/rl';
 import { makeSftData, SFT_FILES } from '../../app/data/sft';
 import { createProgress, type Progress } from '../progressBar';
+import { runDistill, runSelfTaught } from './dataRounds';
 
 const rlUsage = `quarry data rl --dataset spider|bird|sparc|cosql:FILE --db-dir D --protocol P [--max-turns N] --out DIR
               [--drop-empty-gold] [--difficulty RUN_DIR --keep ${KEEP_CHOICES.join('|')}] [--curriculum-bins N]`;
 const sftUsage =
   'quarry data sft --trajectories F... [--labels FILE] [--correct-only] [--prefer-hard] [--limit N] --out DIR';
 
+const distillUsage = 'quarry data distill --dataset D:FILE --db-dir D --model TEACHER --protocol P --out DIR [--samples K] '
+  + '[--temperature T] [--max-turns N] [--limit N] [--jobs N] [--resume]';
+const selfTaughtUsage = 'quarry data self-taught --dataset D:FILE --db-dir D --model M --protocol P --out DIR [--samples 20] '
+  + '[--temperature 0.7] [--exclude PREV/self-taught.json] [--seed S] [--max-turns N] [--limit N] [--jobs N] [--resume]';
+
 const usage = `Usage: ${rlUsage}
        ${sftUsage}
+       ${distillUsage}
+       ${selfTaughtUsage}
 
 Writes training data (docs/training.md, "Data").
 rl   one record per question in verl's RL schema (SkyRL reads it too): data_source "quarry/<dataset>", prompt (the
@@ -46,6 +54,12 @@ sft  one multi-turn conversation per usable trajectory, each message with "loss"
   --correct-only     unlabeled trajectories must also return the gold's result with their final SQL
   --prefer-hard      hardest questions first (Spider hardness: extra, hard, medium, easy)
   --limit            keep the first N examples (after --prefer-hard's order)
+distill      a teacher's \`quarry bench\` run into DIR/run (resumable), then its correct trajectories as SFT data,
+             hardest first (SQL-Trail App. A.6)
+self-taught  one round of MTSQL-R1's self-taught warm start (§3.2.2, Algorithm 1): N rollouts at T (default 20 at
+             0.7) into DIR/run, S1 keep EX ∧ EM, S2 difficulty-aware reject sampling (easy or all-correct: up to 2
+             short; else 3 long ones far apart), DIR/sft.jsonl, and DIR/self-taught.json listing the solved questions
+             for the next round's --exclude (S4); train between rounds with quarry_trainer.train.sft (S3)
 Files in DIR are replaced only when DIR/data.json shows an earlier run of the same kind wrote them.
 Exit 0 when written, 2 on bad input.`;
 
@@ -223,8 +237,11 @@ export const dataCommand: Command = {
     const [sub, ...rest] = argv;
     if (sub === 'rl') return runRl(rest, io);
     if (sub === 'sft') return runSft(rest, io);
+    if (sub === 'distill') return runDistill(rest, io);
+    if (sub === 'self-taught') return runSelfTaught(rest, io);
     throw new UsageError(
-      sub === undefined ? 'a subcommand is required: rl or sft' : `unknown subcommand '${sub}': expected rl or sft`,
+      sub === undefined ? 'a subcommand is required: rl, sft, distill or self-taught'
+        : `unknown subcommand '${sub}': expected rl, sft, distill or self-taught`,
     );
   },
 };

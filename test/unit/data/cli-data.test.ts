@@ -165,8 +165,8 @@ after(() => pool.close());
 
 test('quarry data: usage errors name the flag and exit 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['data'], /a subcommand is required: rl or sft/],
-    [['data', 'distill'], /unknown subcommand 'distill': expected rl or sft/],
+    [['data'], /a subcommand is required: rl, sft, distill or self-taught/],
+    [['data', 'distil'], /unknown subcommand 'distil': expected rl, sft, distill or self-taught/],
     [['data', 'rl', '--db-dir', dbDir, '--protocol', 'skyrl', '--out', 'o'], /--dataset is required/],
     [
       rlArgs('o').map((a) => (a === 'skyrl' ? 'nope' : a)),
