@@ -44,8 +44,7 @@ for (let i = 0; i < argv.length; i++) {
     case '--no-stop-reason': opts.stopReason = false; break;
     case '--delay-ms': opts.delayMs = int(); break;
     case '--chunk-delay-ms': opts.chunkDelayMs = int(); break;
-    case '-h': case '--help': process.stdout.write(USAGE); process.exit(0);
-    // falls through (exit does not return)
+    case '-h': case '--help': process.stdout.write(USAGE); process.exit(0); break;
     default: usage(`unknown argument ${JSON.stringify(a)}`);
   }
 }

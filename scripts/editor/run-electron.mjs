@@ -69,7 +69,7 @@ try {
   });
   say(`exit ${code} after ${since(t0)} s`);
 } catch (err) {
-  if (!(err && err.reported)) process.stderr.write(`run-electron: ${err instanceof Error ? err.stack : err}\n`);
+  if (!(err?.reported)) process.stderr.write(`run-electron: ${err instanceof Error ? err.stack : err}\n`);
   code = 1;
 } finally {
   removeDir(temp);

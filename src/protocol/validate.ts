@@ -20,7 +20,7 @@ export function checkMessage<T extends { type: string }>(raw: unknown, rules: Me
   const msg = raw as Record<string, unknown>;
   if (typeof msg.type !== 'string') return { ok: false, error: 'message has no string type' };
   const fields = (rules as Record<string, Record<string, FieldRule>>)[msg.type];
-  if (!fields || !Object.prototype.hasOwnProperty.call(rules, msg.type)) return { ok: false, error: `unknown message type ${JSON.stringify(msg.type)}` };
+  if (!fields || !Object.hasOwn(rules, msg.type)) return { ok: false, error: `unknown message type ${JSON.stringify(msg.type)}` };
   const problem = fieldProblem(msg, fields, msg.type);
   return problem === null ? { ok: true, message: raw as T } : { ok: false, error: problem };
 }

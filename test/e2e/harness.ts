@@ -264,7 +264,7 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
         // A webview is an outer iframe (VS Code's host page) holding the app's iframe: the app is two frames deep.
         for (const frame of page.frames()) {
           const parent = frame.parentFrame();
-          if (!parent || !parent.parentFrame() || frame.isDetached()) continue;
+          if (!parent?.parentFrame() || frame.isDetached()) continue;
           if (contains === undefined) return frame;
           const text = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
           if (typeof contains === 'string' ? text.includes(contains) : contains.test(text)) return frame;

@@ -72,7 +72,7 @@ test('quarry ask: streams the turns, runs the final SQL as a table, writes the t
   const chats = s.requests.filter((q) => q.body !== null);
   assert.equal(chats.length, 2);
   assert.deepEqual([chats[0].body?.stop, chats[0].body?.temperature], [['</sql>', '</solution>'], 0]);
-  assert.equal((chats[1].body?.messages as unknown[]).length, 3);
+  assert.equal((chats[1].body!.messages as unknown[]).length, 3);
 });
 
 test('quarry ask --protocol sqltrail --max-turns 1: the final call answers after the budget', async () => {

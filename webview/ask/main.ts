@@ -205,7 +205,7 @@ function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
     return el;
   }
   const reasoning = t.thought ?? (t.kind === 'invalid' ? t.text : null);
-  if (reasoning && reasoning.trim()) el.append(details(`${x.id}:${t.index}:r`, 'Reasoning', h('pre', {}, reasoning.trim())));
+  if (reasoning?.trim()) el.append(details(`${x.id}:${t.index}:r`, 'Reasoning', h('pre', {}, reasoning.trim())));
   if (t.kind === 'invalid') {
     el.append(h('div', { class: 'q-error' }, `✗ Invalid turn: ${t.problems.join('; ') || 'no action found'}`));
   } else {

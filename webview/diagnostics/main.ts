@@ -174,7 +174,7 @@ function renderRun(run: RunDiagnostics): void {
       run.skipped.length ? h('span', { class: 'q-warn' }, `${run.skipped.length} skipped`) : null),
     run.skipped.length ? h('details', {}, h('summary', {}, 'Skipped trajectories'),
       h('ul', {}, ...run.skipped.slice(0, 50).map((s) => h('li', {}, `${s.id}: ${s.reason}`)))) : null,
-    src && src.invalid.length ? h('details', {}, h('summary', { class: 'q-warn' }, `${src.invalid.length} line(s) of the file are not valid records`),
+    src?.invalid.length ? h('details', {}, h('summary', { class: 'q-warn' }, `${src.invalid.length} line(s) of the file are not valid records`),
       h('ul', {}, ...src.invalid.map((s) => h('li', {}, s)))) : null);
 
   const rewardBox = chartBox(), turnsBox = chartBox(), hardBox = chartBox(), termsBox = chartBox();

@@ -4,7 +4,7 @@
 // the corrected SQL, Ctrl+Enter runs it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits and the
 // position survive the panel being hidden (host.saveState).
 import { connectHost } from '../shared/host';
-import { registerComponents, h, button, dropdown, badge, setDisabled } from '../shared/components';
+import { registerComponents, h, button, dropdown, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid } from '../shared/resultGrid';
 import { QUEUE_FILTERS, SHORTCUTS } from '../../src/protocol/labeling';

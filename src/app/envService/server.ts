@@ -159,7 +159,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx, maxBo
 
   const episode = /^\/v1\/episodes\/([^/]+)(\/step)?$/.exec(path);
   if (path === '/v1/episodes' && method === 'POST') return send(res, 200, await batch(await readBody(req, maxBody), ctx, createEpisode));
-  if (episode && episode[2] && method === 'POST') {
+  if (episode?.[2] && method === 'POST') {
     const body = obj(await readBody(req, maxBody));
     if (typeof body.action !== 'string') throw new ServiceError('bad-request', '"action" must be the model\'s turn as a string');
     return send(res, 200, await ctx.episodes.step(decodeURIComponent(episode[1]), body.action));

@@ -3,7 +3,7 @@
 import { existsSync, openSync, readSync, closeSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FINAL_STATUSES, jobSpecProblem, newJobId, newJobRecord, type JobRecord, type JobSpec } from '../../core/training/jobs/job';
-import { JobStore } from './store';
+import type { JobStore } from './store';
 import { LocalTarget } from './targets/local';
 import type { Target } from './targets/target';
 

@@ -11,7 +11,7 @@ import { introspectViaPool } from '../db/schema/viaPool';
 import { assertSqliteFile } from '../db/open';
 import type { SchemaInfo } from '../db/schema/types';
 import type { FeedbackSource, Protocol, ProtocolSession } from './protocol';
-import type { Observation, ParsedAction, ProtocolConfig, StepResult, Task } from './types';
+import type { ParsedAction, ProtocolConfig, StepResult, Task } from './types';
 import { turnBudget } from './budget';
 import { appendObservation } from './history';
 

@@ -105,6 +105,6 @@ async function ballots(
   const bySql = new Map(distinct.map((sql, i) => [sql, results[i]]));
   return predictions.map((sql, i) => {
     const r = votes(i) ? bySql.get(sql) : undefined;
-    return r && r.ok ? toResultTable(r) : null;
+    return r?.ok ? toResultTable(r) : null;
   });
 }

@@ -127,7 +127,7 @@ export interface PythonEnvReport {
 
 // Runs in the user's interpreter. Prints one JSON line. Each engine: version from the package metadata, then an
 // import (an installed engine can still fail to import, e.g. a missing optional dependency). Python >= 3.8 syntax.
-const PROBE = String.raw`
+const PROBE = `
 import json, sys, importlib, importlib.metadata as md
 specs = json.loads(sys.argv[1])
 out = {"version": sys.version.split()[0], "executable": sys.executable, "engines": [], "torch": None}

@@ -51,8 +51,7 @@ export class AskPanel {
   private readonly batcher = new TextBatcher((exchange, event) => this.emit(exchange, event));
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    private readonly context: vscode.ExtensionContext,
+    private readonly panel: vscode.WebviewPanel,readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly lastEditor: () => vscode.TextEditor | undefined,
   ) {
@@ -326,7 +325,7 @@ export class AskPanel {
       }
       case 'export': {
         const raw = this.finals[m.exchange];
-        if (!raw || !raw.ok) return this.notice('error', 'Run the final SQL first: there is no result to export.');
+        if (!raw?.ok) return this.notice('error', 'Run the final SQL first: there is no result to export.');
         if (m.sortColumn !== undefined && m.sortColumn >= raw.columns.length) return this.notice('error', `export: the result has no column ${m.sortColumn}`);
         const order = m.sortColumn === undefined ? null : { column: m.sortColumn, descending: m.descending === true };
         const path = await actions.exportResult(raw, m.format === 'json' ? 'json' : 'csv', `quarry-result-${m.exchange + 1}`, order);

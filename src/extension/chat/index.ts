@@ -4,7 +4,6 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ChatModel } from '../../core/models/types';
-import type { ExecResult } from '../../core/db/types';
 import type { Exchange } from '../../core/agent/conversation';
 import { agentSettings } from '../ask/settings';
 import { lastDatabase, rememberDatabase, workspaceDatabases } from '../ask/pickDatabase';
@@ -48,7 +47,7 @@ async function referencedDatabases(request: vscode.ChatRequest): Promise<string[
   const out: string[] = [];
   for (const ref of request.references) {
     const uri = ref.value instanceof vscode.Uri ? ref.value : ref.value instanceof vscode.Location ? ref.value.uri : undefined;
-    if (!uri || uri.scheme !== 'file') continue;
+    if (uri?.scheme !== 'file') continue;
     try {
       assertSqliteFile(uri.fsPath);
       out.push(uri.fsPath);

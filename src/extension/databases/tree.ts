@@ -26,6 +26,7 @@ function sizeText(bytes: number): string {
 }
 
 export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscode.Disposable {
+  // biome-ignore lint/suspicious/noConfusingVoidType: fire() with no argument refreshes the whole tree (the VS Code API type)
   private readonly changed = new vscode.EventEmitter<DbTreeNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
   private files: Promise<DatabaseNode[]> | null = null;

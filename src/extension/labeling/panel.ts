@@ -41,8 +41,7 @@ export class LabelPanel {
   private readonly runs = new Set<AbortController>();
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    private readonly context: vscode.ExtensionContext,
+    private readonly panel: vscode.WebviewPanel,readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly store: StoreProvider,
   ) {

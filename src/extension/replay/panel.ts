@@ -64,8 +64,7 @@ export class ReplayPanel {
   private readonly cache: ScoreCache;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    private readonly context: vscode.ExtensionContext,
+    private readonly panel: vscode.WebviewPanel,readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly labels: LabelLookup | undefined,
   ) {

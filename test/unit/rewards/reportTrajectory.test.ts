@@ -89,7 +89,7 @@ test('trajectoryDiagnostics: sqltrail terms with explanations, verdict, clause r
   assert.ok(join.gold.length > 0);
   assert.equal(join.f1, 0);
   assert.equal(d.clauses!.rows.find((r) => r.clause === 'group')!.f1, null);
-  assert.ok(d.odt && d.odt.tags.some((t) => t.tag === 'JOIN_MISSING'));
+  assert.ok(d.odt?.tags.some((t) => t.tag === 'JOIN_MISSING'));
   assert.equal(d.verification, null);
   assert.deepEqual(d.notes, []);
 });

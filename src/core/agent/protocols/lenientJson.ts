@@ -71,7 +71,7 @@ class Reader {
       this.ws();
       if (this.s[this.pos] === ':') this.pos++;
       else if (this.s[this.pos] === '=') { this.tolerated.add('= instead of :'); this.pos++; } else this.fail('expected ":"');
-      if (Object.prototype.hasOwnProperty.call(out, key)) this.tolerated.add(`duplicate key "${key}" (last kept)`);
+      if (Object.hasOwn(out, key)) this.tolerated.add(`duplicate key "${key}" (last kept)`);
       out[key] = this.value(depth + 1);
       this.ws();
       const c = this.s[this.pos];

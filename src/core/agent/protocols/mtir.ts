@@ -239,7 +239,7 @@ class MtirSession implements ProtocolSession {
     }
     let observation: Observation;
     if (action.kind === 'execute' && action.sql !== null) {
-      this.mdp.record(!exec || !exec.ok);
+      this.mdp.record(!exec?.ok);
       observation = mtirObservation(exec ? this.render(exec) : 'Error: the SQL was not run.');
     } else {
       // App. B line 20 appends the rethink text to the rollout y itself (the model's own sequence), not as a user turn.

@@ -165,7 +165,7 @@ class SkyrlSession implements ProtocolSession {
     }
     let body: string;
     if (action.kind === 'execute' && action.sql !== null) {
-      this.mdp.record(!exec || !exec.ok);
+      this.mdp.record(!exec?.ok);
       body = exec ? this.render(exec) : 'Error: the SQL was not run.';
     } else {
       body = SKYRL_INVALID_MESSAGE;

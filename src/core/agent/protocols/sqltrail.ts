@@ -173,9 +173,9 @@ class SqlTrailSession implements ProtocolSession {
     }
     let body = SQLTRAIL_INVALID_MESSAGE;
     if (action.kind === 'execute' && action.sql !== null) {
-      const failed = !exec || !exec.ok;
+      const failed = !exec?.ok;
       this.mdp.record(failed);
-      if (exec && exec.ok) body = renderObservation(exec, { format: 'df', maxChars: configNumber(this.ctx.config, 'observationChars', 9000) });
+      if (exec?.ok) body = renderObservation(exec, { format: 'df', maxChars: configNumber(this.ctx.config, 'observationChars', 9000) });
       else if (exec && configBool(this.ctx.config, 'errorDetail', false)) body = `${SQLTRAIL_INVALID_MESSAGE}\n${exec.error ?? ''}`.trimEnd();
     }
     const observation = sqlTrailObservation(body, Math.max(0, turnsLeft));

@@ -55,6 +55,7 @@ class Parser {
       return [idx, [aggId, colId, isDistinct]];
     }
     if (pyIndex(toks, idx) === 'distinct') { idx++; isDistinct = true; }
+    // biome-ignore lint/style/useConst: assigned together with idx in one destructuring (the port follows the Python)
     let colId: string;
     [idx, colId] = this.col(toks, idx, defaultTables);
     if (isBlock) { pyAssert(pyIndex(toks, idx) === ')'); idx++; }
@@ -66,6 +67,7 @@ class Parser {
     let isBlock = false;
     if (this.t(idx) === '(') { isBlock = true; idx++; }
     let unitOp = 0;
+    // biome-ignore lint/style/useConst: assigned together with idx in one destructuring (the port follows the Python)
     let c1: ColUnit;
     let c2: ColUnit | null = null;
     [idx, c1] = this.colUnit(this.toks, idx, defaultTables);
@@ -256,6 +258,7 @@ class Parser {
     const [fromEnd, tableUnits, fromConds, defaultTables] = this.from(start);
     const [, select] = this.select(idx, defaultTables);
     idx = fromEnd;
+    // biome-ignore lint/style/useConst: assigned together with idx in one destructuring (the port follows the Python)
     let where: Condition, groupBy: ColUnit[], having: Condition, orderBy: SpiderSql['orderBy'], limit: number | null;
     [idx, where] = this.where(idx, defaultTables);
     [idx, groupBy] = this.groupBy(idx, defaultTables);

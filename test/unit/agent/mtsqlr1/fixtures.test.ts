@@ -17,7 +17,7 @@ test('App. D turns parse to the expected action, SQL, MDP labels and problems', 
     assert.equal(a.verify, undefined, `${c.file}: App. D's model writes no verdict tag`);
     assert.equal(a.problems.length, c.problems.length, `${c.file}: ${JSON.stringify(a.problems)}`);
     c.problems.forEach((p, i) => assert.ok(a.problems[i].includes(p), `${c.file}: "${a.problems[i]}" should contain "${p}"`));
-    assert.ok(a.thought && a.thought.startsWith('Okay,'), `${c.file}: the <think> text is the thought`);
+    assert.ok(a.thought?.startsWith('Okay,'), `${c.file}: the <think> text is the thought`);
   }
 });
 

@@ -67,7 +67,7 @@ export interface ExpectedCase {
 /** expected.json with the `$name` SQL references resolved. */
 export function expectedCases(): ExpectedCase[] {
   const raw = JSON.parse(turnText('expected.json')) as { sql: Record<string, string>; cases: ExpectedCase[] };
-  const resolve = (v: string | null) => (v !== null && v.startsWith('$') ? raw.sql[v.slice(1)] : v);
+  const resolve = (v: string | null) => (v?.startsWith('$') ? raw.sql[v.slice(1)] : v);
   return raw.cases.map((c) => ({ ...c, sql: resolve(c.sql), state: { ...c.state, candidate: resolve(c.state.candidate) } }));
 }
 

@@ -178,7 +178,7 @@ test('end to end against the real sandbox: an error then a result', async () => 
   const a2 = s.parse('<think>fix</think><sql>SELECT count(*) FROM singer</sql>');
   assert.deepEqual(a2.mdp, ['SELF-CORRECT', 'EXECUTE']);
   const r2 = s.respond(a2, await pool.exec({ db, sql: a2.sql! }), 3);
-  assert.match(r2.observations[0].content, /^<observation>   count\(\*\)\n0 +\d+\n<reminder>You have 3 turns left/);
+  assert.match(r2.observations[0].content, /^<observation> {3}count\(\*\)\n0 +\d+\n<reminder>You have 3 turns left/);
 });
 
 test('thinking models: a turn that starts inside <think> (template-opened) keeps its thought', () => {

@@ -34,7 +34,7 @@ test('prompt quotes App. A.8 with the schema-selection instructions', () => {
   assert.match(p, /3\. In your first response, you must identify all tables and columns from the database schema that are relevant to answering the question\./);
   assert.match(p, /1\. Conduct thinking inside <reasoning>…<\/reasoning> blocks/);
   assert.match(p, /directly provide the final sql in <solution>…<\/solution>\n-+ START OF EXAMPLE/);
-  assert.match(p, /<observation>\n   AVG\(price\)\n0       24\.75\n<\/observation>/);
+  assert.match(p, /<observation>\n {3}AVG\(price\)\n0 {7}24\.75\n<\/observation>/);
 });
 
 test('the appendix example parses to execute then answer', () => {
