@@ -1,8 +1,7 @@
 // What the final SQL's buttons do in the editor: open it, insert it, save the trajectory, hand it to labeling, export
 // the result. Each returns what happened in words or the path it wrote, so the panel can say so.
 import * as vscode from 'vscode';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import type { Services } from '../services';
 import type { ExecResult } from '../../core/db/types';
 import type { RowOrder } from '../../core/db/resultExport';
@@ -32,14 +31,8 @@ export async function insertSql(sql: string, last: vscode.TextEditor | undefined
 }
 
 async function append(record: TrajectoryRecord, path: string): Promise<void> {
-  const { TrajectoryWriter } = await import('../../core/trajectories/writer');
-  await mkdir(dirname(path), { recursive: true });
-  const writer = await TrajectoryWriter.open(path);
-  try {
-    await writer.write(record);
-  } finally {
-    await writer.close();
-  }
+  const { appendTrajectory } = await import('../../app/trajectoryStore');
+  await appendTrajectory(record, path);
 }
 
 /** Appends to the workspace trajectory store (quarry.trajectories.store) and returns its path. */
