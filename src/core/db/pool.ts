@@ -1,5 +1,7 @@
 // A pool of killable SQL worker processes. better-sqlite3 is synchronous and cannot be interrupted, so a statement
 // past its budget is stopped by SIGKILLing the process it runs in; a warm spare takes its place at once.
+// With `pipeline` > 1 a worker is handed several statements at once and runs them one after another, so it never
+// waits a round trip to the parent between two statements (batch callers: exec-batch, eval).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -18,6 +20,13 @@ export interface SqlPoolOptions {
   workerPath?: string;
   /** Data-segment limit of each worker, bytes (Linux with prlimit(1) only); 0 turns it off. */
   memoryLimitBytes?: number;
+  /**
+   * Statements handed to one worker at a time (default 1). The worker runs them in order; each one's budget starts
+   * when the previous one's result reaches the pool (or at dispatch for the first), so a budget is never shorter than
+   * the statement's own run time, and a timeout always blames the statement that was running. Statements a killed
+   * worker had not started are run on another worker.
+   */
+  pipeline?: number;
 }
 
 export interface BatchOptions {
@@ -48,7 +57,8 @@ interface Job {
 interface Worker {
   child: ChildProcess;
   ready: boolean;
-  job: Job | null;
+  /** Statements sent to this worker and not yet answered, in the order it runs them; the first is running. */
+  jobs: Job[];
   /** Set when the pool itself killed this worker, so its exit is expected. */
   retired: boolean;
   exited: Promise<void>;
@@ -73,6 +83,7 @@ function abortError(): Error {
 export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   const size = Math.max(1, opts.size ?? cpus().length);
   const spareCount = Math.max(0, opts.spares ?? 1);
+  const depth = Math.max(1, Math.floor(opts.pipeline ?? 1));
   const workerPath = opts.workerPath ?? defaultWorkerPath();
   const memoryLimit = opts.memoryLimitBytes ?? WORKER_DATA_LIMIT_BYTES;
   const nodeFlags = [`--max-old-space-size=${WORKER_OLD_SPACE_MB}`];
@@ -97,15 +108,16 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     let markExited!: () => void;
-    const w: Worker = { child, ready: false, job: null, retired: false, exited: new Promise((r) => { markExited = r; }) };
+    const w: Worker = { child, ready: false, jobs: [], retired: false, exited: new Promise((r) => { markExited = r; }) };
     everyWorker.add(w);
     idle(w);
     child.on('message', (msg: WorkerMessage) => {
       if (msg.type === 'ready') { w.ready = true; dispatch(); return; }
-      const job = w.job;
+      const job = w.jobs[0];
       if (!job || job.id !== msg.id) return;
-      w.job = null;
+      w.jobs.shift();
       settle(job, msg.result);
+      startHead(w);
       dispatch();
     });
     child.on('error', () => { /* reported through 'exit' */ });
@@ -113,8 +125,9 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       everyWorker.delete(w);
       markExited();
       if (w.retired) return;
-      const job = w.job;
-      w.job = null;
+      const [job, ...notStarted] = w.jobs;
+      w.jobs = [];
+      requeue(notStarted);
       // A worker that cannot even start would be respawned forever; give up and say why instead.
       if (!w.ready && ++failedStarts >= 3 && !broken) {
         broken = `the SQL worker process could not start (${workerPath}, ${signal ?? `exit code ${code}`})`;
@@ -137,13 +150,46 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   function idle(w: Worker): void { w.child.unref(); (w.child.channel as Channel)?.unref?.(); }
   function busy(w: Worker): void { w.child.ref(); (w.child.channel as Channel)?.ref?.(); }
   function updateRefs(): void {
-    const working = queue.length > 0 || active.some((w) => w.job);
+    const working = queue.length > 0 || active.some((w) => w.jobs.length > 0);
     for (const w of everyWorker) (working ? busy : idle)(w);
   }
 
   function kill(w: Worker): void {
     w.retired = true;
     w.child.kill('SIGKILL');
+  }
+
+  /** Statements a worker was handed but never started go back to the front of the queue, in their order. */
+  function requeue(jobs: Job[]): void {
+    for (const j of jobs) {
+      if (j.timer) clearTimeout(j.timer);
+      j.timer = undefined;
+    }
+    queue.unshift(...jobs);
+  }
+
+  /** Takes `w` out of service with its running statement; the statements queued behind it run elsewhere. */
+  function retire(w: Worker): void {
+    const notStarted = w.jobs.slice(1);
+    w.jobs = [];
+    kill(w);
+    replace(w);
+    requeue(notStarted);
+  }
+
+  /** Starts the budget of the statement now running on `w` (its first unanswered one). */
+  function startHead(w: Worker): void {
+    const job = w.jobs[0];
+    if (!job || job.timer) return;
+    job.started = performance.now();
+    const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // setTimeout treats anything past 2^31-1 ms (Infinity included) as 1 ms: such budgets mean "no timeout".
+    if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
+      if (w.jobs[0] !== job) return;
+      retire(w);
+      settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, performance.now() - job.started));
+      dispatch();
+    }, budget);
   }
 
   /** Takes `w` out of service and puts a warm spare (or a fresh worker) in its place. */
@@ -167,24 +213,18 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     updateRefs();
   }
 
+  /** Hands queued statements to ready workers, the least loaded first, up to `depth` each. */
   function assign(): void {
-    for (const w of active) {
-      if (queue.length === 0) return;
-      if (!w.ready || w.job) continue;
+    while (queue.length > 0) {
+      let target: Worker | undefined;
+      for (const w of active) {
+        if (w.ready && w.jobs.length < depth && (!target || w.jobs.length < target.jobs.length)) target = w;
+      }
+      if (!target) return;
       const job = queue.shift()!;
-      w.job = job;
-      job.started = performance.now();
-      const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      // setTimeout treats anything past 2^31-1 ms (Infinity included) as 1 ms: such budgets mean "no timeout".
-      if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
-        if (w.job !== job) return;
-        w.job = null;
-        kill(w);
-        replace(w);
-        settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, performance.now() - job.started));
-        dispatch();
-      }, budget);
-      w.child.send({ id: job.id, req: job.req } satisfies WorkerRequest);
+      target.jobs.push(job);
+      if (target.jobs.length === 1) startHead(target);
+      target.child.send({ id: job.id, req: job.req } satisfies WorkerRequest);
     }
   }
 
@@ -198,8 +238,13 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
         job.onAbort = () => {
           const q = queue.indexOf(job);
           if (q >= 0) queue.splice(q, 1);
-          const w = active.find((x) => x.job === job);
-          if (w) { w.job = null; kill(w); replace(w); }
+          const w = active.find((x) => x.jobs.includes(job));
+          if (w) {
+            // The statement may be running or about to: its worker is stopped; the others it held run elsewhere.
+            w.jobs.splice(w.jobs.indexOf(job), 1);
+            w.jobs.unshift(job);
+            retire(w);
+          }
           if (job.timer) clearTimeout(job.timer);
           reject(abortError());
           dispatch();
@@ -225,7 +270,10 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     for (const job of queue.splice(0)) job.reject(new Error('the SQL pool was closed before this request ran'));
     const all = [...everyWorker];
     for (const w of all) {
-      if (w.job) { const job = w.job; w.job = null; if (job.timer) clearTimeout(job.timer); job.reject(new Error('the SQL pool was closed while this request ran')); }
+      for (const job of w.jobs.splice(0)) {
+        if (job.timer) clearTimeout(job.timer);
+        job.reject(new Error('the SQL pool was closed while this request ran'));
+      }
       busy(w); // keeps the caller alive until the exit is seen, so close() really resolves
       kill(w);
     }
