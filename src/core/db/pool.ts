@@ -69,10 +69,18 @@ function defaultWorkerPath(): string {
   return existsSync(beside) ? beside : join(__dirname, '..', 'sqlWorker.js');
 }
 
-/** prlimit(1), which starts the worker under a memory limit; null where it is not installed. */
-const prlimitPath: string | null = process.platform === 'linux'
-  ? ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? null
-  : null;
+/** A util-linux tool by its usual paths (Linux only), or null where it is not installed. */
+function linuxTool(name: string): string | null {
+  return process.platform === 'linux' ? [`/usr/bin/${name}`, `/bin/${name}`].find((p) => existsSync(p)) ?? null : null;
+}
+/** prlimit(1), which starts the worker under a memory limit. */
+const prlimitPath = linuxTool('prlimit');
+/**
+ * setpriv(1), which gives the worker a parent-death signal (PR_SET_PDEATHSIG) before node starts: the kernel SIGKILLs
+ * it the moment the pool's process dies, however it dies. Without it the worker watches its parent from a thread
+ * (parentWatch.ts). QUARRY_NO_PDEATHSIG=1 forces that fallback (the orphan tests run both).
+ */
+const setprivPath = process.env.QUARRY_NO_PDEATHSIG === '1' ? null : linuxTool('setpriv');
 
 function abortError(): Error {
   const err = new Error('the SQL request was cancelled');
@@ -87,10 +95,18 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   const workerPath = opts.workerPath ?? defaultWorkerPath();
   const memoryLimit = opts.memoryLimitBytes ?? WORKER_DATA_LIMIT_BYTES;
   const nodeFlags = [`--max-old-space-size=${WORKER_OLD_SPACE_MB}`];
-  // prlimit execs node in place (same pid, same IPC descriptor), so the pool sees an ordinary forked worker.
-  const launch = prlimitPath && memoryLimit > 0
-    ? { execPath: prlimitPath, execArgv: [`--data=${Math.floor(memoryLimit)}`, process.execPath, ...nodeFlags] }
-    : { execPath: process.execPath, execArgv: nodeFlags };
+  // prlimit and setpriv exec the next command in place (same pid, same IPC descriptor, same parent), so the pool sees
+  // an ordinary forked worker.
+  const chain = [
+    ...(prlimitPath && memoryLimit > 0 ? [prlimitPath, `--data=${Math.floor(memoryLimit)}`] : []),
+    ...(setprivPath ? [setprivPath, '--pdeathsig', 'KILL', '--'] : []),
+    process.execPath, ...nodeFlags,
+  ];
+  const launch = { execPath: chain[0], execArgv: chain.slice(1) };
+  const workerEnv: NodeJS.ProcessEnv = { ...process.env, SQLITE_USE_URI: '1' };
+  // Tells the worker the kernel watches its parent for it, and which pid that parent is (see parentWatch.ts).
+  if (setprivPath) workerEnv.QUARRY_POOL_PID = String(process.pid);
+  else delete workerEnv.QUARRY_POOL_PID;
   const active: Worker[] = [];
   const spares: Worker[] = [];
   const everyWorker = new Set<Worker>();
@@ -104,7 +120,7 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     const child = fork(workerPath, [], {
       serialization: 'advanced',
       ...launch,
-      env: { ...process.env, SQLITE_USE_URI: '1' },
+      env: workerEnv,
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     let markExited!: () => void;
