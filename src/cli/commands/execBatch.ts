@@ -34,7 +34,7 @@ function jsonCell(v: Cell): unknown {
 
 type Line = { id: unknown; req: ExecRequest } | { id: unknown; error: string };
 
-function parseLine(text: string, lineNo: number, baseDir: string, common: Omit<ExecRequest, 'db' | 'sql'>): Line {
+function parseLine(text: string, lineNo: number, dbPath: (db: string) => string, common: Omit<ExecRequest, 'db' | 'sql'>): Line {
   let obj: unknown;
   try {
     obj = JSON.parse(text);
@@ -46,7 +46,7 @@ function parseLine(text: string, lineNo: number, baseDir: string, common: Omit<E
   const id = o.id ?? null;
   if (typeof o.db !== 'string' || o.db === '') return { id, error: `line ${lineNo}: "db" must be a non-empty string` };
   if (typeof o.sql !== 'string') return { id, error: `line ${lineNo}: "sql" must be a string` };
-  return { id, req: { ...common, db: isAbsolute(o.db) ? o.db : resolve(baseDir, o.db), sql: o.sql } };
+  return { id, req: { ...common, db: dbPath(o.db), sql: o.sql } };
 }
 
 export const execBatchCommand: Command = {
@@ -81,7 +81,14 @@ export const execBatchCommand: Command = {
       return 2;
     }
     const lines = text.split('\n').map((l, i) => ({ l: l.trim(), n: i + 1 })).filter((x) => x.l !== '');
-    const parsed = lines.map((x) => parseLine(x.l, x.n, dirname(inPath), { timeoutMs, maxRows }));
+    // A batch names few databases many times: each path is resolved once.
+    const resolved = new Map<string, string>();
+    const dbPath = (db: string): string => {
+      let p = resolved.get(db);
+      if (p === undefined) resolved.set(db, p = isAbsolute(db) ? db : resolve(dirname(inPath), db));
+      return p;
+    };
+    const parsed = lines.map((x) => parseLine(x.l, x.n, dbPath, { timeoutMs, maxRows }));
 
     const started = performance.now();
     const showProgress = (io.stderr as { isTTY?: boolean }).isTTY === true;
@@ -109,6 +116,8 @@ export const execBatchCommand: Command = {
     let bytes = 0;
     let stoppedBy: NodeJS.Signals | null = null;
     const flushContiguous = (): void => {
+      // The lines ready now go out in one write (each whole); a batch rarely has just one ready at a time.
+      let out = '';
       while (held.has(nextToWrite)) {
         const r = held.get(nextToWrite)!;
         held.delete(nextToWrite);
@@ -117,7 +126,7 @@ export const execBatchCommand: Command = {
           rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
           observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
         }) + '\n';
-        writeSync(fd, line);
+        out += line;
         bytes += Buffer.byteLength(line);
         results.push({ ok: r.ok, errorClass: r.errorClass });
         nextToWrite++;
@@ -125,6 +134,7 @@ export const execBatchCommand: Command = {
           io.stderr.write(`\r${nextToWrite}/${parsed.length}`);
         }
       }
+      if (out !== '') writeSync(fd, out);
     };
     const onSignal = (sig: NodeJS.Signals): void => { stoppedBy = sig; void pool.close(); };
     const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
