@@ -112,7 +112,8 @@ export const evalCommand: Command = {
     }
 
     const tty = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    const pool = createSqlPool({ size: jobs });
+    // Each worker holds up to 4 statements, so it runs the next one without waiting for this process in between.
+    const pool = createSqlPool({ size: jobs, pipeline: 4 });
     let report;
     try {
       report = await runEval(gold, preds, {
