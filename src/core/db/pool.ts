@@ -134,7 +134,7 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       w.jobs.shift();
       settle(job, msg.result);
       startHead(w);
-      dispatch();
+      scheduleDispatch();
     });
     child.on('error', () => { /* reported through 'exit' */ });
     child.on('exit', (code, signal) => {
@@ -225,23 +225,40 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   }
 
   function dispatch(): void {
+    if (closed) return; // close() keeps the exiting workers referenced until their exits are seen
     assign();
     updateRefs();
   }
 
-  /** Hands queued statements to ready workers, the least loaded first, up to `depth` each. */
+  /**
+   * Hands queued statements to ready workers, the least loaded first, up to `depth` each; the statements a worker
+   * gets in one go travel in one message.
+   */
   function assign(): void {
+    const handed = new Map<Worker, Job[]>();
     while (queue.length > 0) {
       let target: Worker | undefined;
       for (const w of active) {
         if (w.ready && w.jobs.length < depth && (!target || w.jobs.length < target.jobs.length)) target = w;
       }
-      if (!target) return;
+      if (!target) break;
       const job = queue.shift()!;
       target.jobs.push(job);
       if (target.jobs.length === 1) startHead(target);
-      target.child.send({ id: job.id, req: job.req } satisfies WorkerRequest);
+      handed.get(target)?.push(job) ?? handed.set(target, [job]);
     }
+    for (const [w, jobs] of handed) w.child.send({ jobs: jobs.map((j) => ({ id: j.id, req: j.req })) } satisfies WorkerRequest);
+  }
+
+  /**
+   * Dispatches once the current turn of the event loop is over, so statements queued together (a batch, or the
+   * follow-ups of several results read at once) go out together.
+   */
+  let dispatchScheduled = false;
+  function scheduleDispatch(): void {
+    if (dispatchScheduled) return;
+    dispatchScheduled = true;
+    setImmediate(() => { dispatchScheduled = false; dispatch(); });
   }
 
   function exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
@@ -268,7 +285,7 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
         signal.addEventListener('abort', job.onAbort, { once: true });
       }
       queue.push(job);
-      dispatch();
+      scheduleDispatch();
     });
   }
 
