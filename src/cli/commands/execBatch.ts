@@ -104,11 +104,12 @@ export const execBatchCommand: Command = {
       io.stderr.write(`quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`);
       return 2;
     }
-    // Each worker holds up to 4 statements, so it runs the next one without waiting for the parent in between.
-    const pool = createSqlPool({ size: jobs, pipeline: 4 });
+    // Each worker holds up to 8 statements, so it runs the next one without waiting for this process in between (and
+    // keeps working while this process renders and writes).
+    const pool = createSqlPool({ size: jobs, pipeline: 8 });
     // Results are written in input order as soon as they are contiguous; a window of requests in flight keeps the
     // results held in memory (each capped by the sandbox) bounded however long the batch is.
-    const window = jobs * 4;
+    const window = jobs * 16;
     const held = new Map<number, ExecResult>();
     const results: { ok: boolean; errorClass: string | null }[] = [];
     let nextToWrite = 0;
