@@ -9,6 +9,9 @@ import type { ExecRequest } from './types';
 import { dieWithParent } from './parentWatch';
 
 const handles = new HandleCache(HANDLE_CACHE_SIZE, BUSY_TIMEOUT_MS);
+// Errors here are reported by their message alone (SQLite's words); a stack trace for each failed prepare (a wrong
+// column, a double-quoted string retried as a literal) would be captured only to be thrown away.
+Error.stackTraceLimit = 0;
 
 function send(msg: WorkerMessage): void {
   process.send?.(msg);
