@@ -34,7 +34,9 @@ function jsonCell(v: Cell): unknown {
 
 type Line = { id: unknown; req: ExecRequest } | { id: unknown; error: string };
 
-function parseLine(text: string, lineNo: number, dbPath: (db: string) => string, common: Omit<ExecRequest, 'db' | 'sql'>): Line {
+function parseLine(
+  text: string, lineNo: number, dbPath: (db: string) => string, common: Omit<ExecRequest, 'db' | 'sql'>,
+): Line {
   let obj: unknown;
   try {
     obj = JSON.parse(text);

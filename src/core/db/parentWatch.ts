@@ -2,8 +2,8 @@
 // 'disconnect' cannot be relied on: while a runaway query holds this process's main thread inside SQLite, no event
 // runs. Where the pool could start the worker under `setpriv --pdeathsig KILL` (Linux), the kernel kills it when the
 // parent dies; only the moment before that was set needs a look (QUARRY_POOL_PID names the parent it must have).
-// Elsewhere a small thread of its own — whose event loop no query blocks — checks the parent's pid twice a second and
-// kills this process once the parent is gone (the process was re-parented).
+// Elsewhere a small thread of its own — whose event loop no query blocks — checks the parent's pid twice a second
+// and kills this process once the parent is gone (the process was re-parented).
 import { Worker } from 'node:worker_threads';
 
 const WATCHER = `

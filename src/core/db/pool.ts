@@ -124,7 +124,8 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     let markExited!: () => void;
-    const w: Worker = { child, ready: false, jobs: [], retired: false, exited: new Promise((r) => { markExited = r; }) };
+    const exited = new Promise<void>((r) => { markExited = r; });
+    const w: Worker = { child, ready: false, jobs: [], retired: false, exited };
     everyWorker.add(w);
     idle(w);
     child.on('message', (msg: WorkerMessage) => {
@@ -203,7 +204,8 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
       if (w.jobs[0] !== job) return;
       retire(w);
-      settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, performance.now() - job.started));
+      const ms = performance.now() - job.started;
+      settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, ms));
       dispatch();
     }, budget);
   }
@@ -247,7 +249,9 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       if (target.jobs.length === 1) startHead(target);
       handed.get(target)?.push(job) ?? handed.set(target, [job]);
     }
-    for (const [w, jobs] of handed) w.child.send({ jobs: jobs.map((j) => ({ id: j.id, req: j.req })) } satisfies WorkerRequest);
+    for (const [w, jobs] of handed) {
+      w.child.send({ jobs: jobs.map((j) => ({ id: j.id, req: j.req })) } satisfies WorkerRequest);
+    }
   }
 
   /**

@@ -213,7 +213,8 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
           } else {
             s.blob = true;
             const b = v as Uint8Array;
-            row[i] = b.length > maxCell ? (truncated = true, b.slice(0, maxCell)) : b; // a copy, so the big buffer can go
+            // a copy, so the big buffer can go
+            row[i] = b.length > maxCell ? (truncated = true, b.slice(0, maxCell)) : b;
             keptBytes += Math.min(b.length, maxCell);
           }
         }

@@ -10,7 +10,8 @@ import { buildDb } from '../../helpers/fixtures';
 const db = buildDb('db-sandbox');
 const forever = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 /** Finishes, after a few hundred milliseconds or more (ten million recursive steps). */
-const slow = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000) SELECT count(*) FROM c';
+const slow = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000) '
+  + 'SELECT count(*) FROM c';
 
 test('a timeout stops the statement that ran past its budget; the ones queued behind it run elsewhere', async () => {
   const pool = createSqlPool({ size: 1, spares: 1, pipeline: 4 });
@@ -31,7 +32,9 @@ test('a timeout stops the statement that ran past its budget; the ones queued be
 test('a statement queued behind a slow one gets its whole budget once it starts', async () => {
   const pool = createSqlPool({ size: 1, spares: 0, pipeline: 2 });
   try {
-    const [first, second] = await pool.execBatch([{ db, sql: slow, timeoutMs: 60_000 }, { db, sql: 'SELECT 42', timeoutMs: 200 }]);
+    const [first, second] = await pool.execBatch([
+      { db, sql: slow, timeoutMs: 60_000 }, { db, sql: 'SELECT 42', timeoutMs: 200 },
+    ]);
     assert.deepEqual(first.rows, [[10_000_000]], first.error ?? '');
     assert.ok(first.ms > 200, `the slow statement took ${first.ms} ms: too fast to show anything`);
     assert.equal(second.errorClass, null, second.error ?? '');
@@ -57,12 +60,14 @@ test('cancelling a statement queued on a busy worker rejects it; the others stil
   }
 });
 
-test('a worker killed from outside: its running statement fails, the ones queued behind it run on the spare', async () => {
+test('a worker killed from outside: its running statement fails, those queued behind it run on the spare', async () => {
   const pool = createSqlPool({ size: 1, spares: 1, pipeline: 3 });
   try {
     assert.equal((await pool.exec({ db, sql: 'SELECT 1' })).ok, true);
     const [runner] = pool.pids();
-    const batch = pool.execBatch([{ db, sql: forever, timeoutMs: 60_000 }, { db, sql: 'SELECT 2' }, { db, sql: 'SELECT 3' }]);
+    const batch = pool.execBatch([
+      { db, sql: forever, timeoutMs: 60_000 }, { db, sql: 'SELECT 2' }, { db, sql: 'SELECT 3' },
+    ]);
     await new Promise((res) => setTimeout(res, 150));
     process.kill(runner, 'SIGKILL');
     const [killed, two, three] = await batch;
