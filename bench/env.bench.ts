@@ -84,6 +84,36 @@ function asRun(db: Database.Database, sql: string): string {
   return sql;
 }
 
+/**
+ * Where exec-batch's time went, recorded by hand on 2026-11-25 on the rollout workload (2 jobs) before and after the
+ * changes of issue 11 §3: CPU seconds per process (process.cpuUsage at exit, workers let exit normally) and the
+ * largest self-time entries of `node --cpu-prof` for the parent and each worker. Kept here so the result file
+ * carries the profile beside the numbers it explains; the `breakdown` of each workload is measured on every run.
+ */
+const PROFILE = {
+  how: 'NODE_OPTIONS="--cpu-prof" on a copy of dist/ whose pool disconnects workers instead of SIGKILLing them',
+  before: {
+    cpuSeconds: { parent: 0.98, worker1: 2.28, worker2: 2.0, spare: 0.08, total: 5.34, rawFloor: 1.6 },
+    parent: 'idle 84%: bundle load 0.13 s, one IPC message per statement each way (send 0.22 s), render + JSON 0.18 s',
+    worker:
+      'SQLite run 27-47% | handle check (realpath walk + 2 stat, ENOENT thrown per statement) 12-24% | ' +
+      'IPC send 10-18% | idle waiting for the next statement 16-30% (one in flight per worker: a round trip each) | ' +
+      'count re-run of >50-row results 5% | settings reset (18 PRAGMA prepares per PRAGMA statement) 4-5%',
+    fixed: 'node 0.03 s, CLI bundle 0.04-0.07 s, one-statement batch 0.2-0.3 s (3 workers, each with a watcher thread)',
+  },
+  after: {
+    cpuSeconds: { parent: 0.76, worker1: 1.5, worker2: 1.55, spare: 0.045, total: 3.85, rawFloor: 1.6 },
+    changes:
+      'pipeline of 8 statements per worker, one message per worker per dispatch turn, handle check = 2 stat, ' +
+      'settings read in one cached statement, rows past the cap counted by stepping on, setpriv --pdeathsig ' +
+      'instead of a watcher thread, exec-batch lines written together, db paths resolved once',
+    remaining:
+      'per statement ~100 us CPU of IPC and process switching beyond the one-thread sandbox (2.1 s CPU for ' +
+      'the rollout workload vs 1.5 s raw): one result message per statement, kept so a timeout always names the ' +
+      'statement that ran past its budget',
+  },
+};
+
 interface Workload {
   name: string;
   what: string;
@@ -348,6 +378,7 @@ function main(): void {
     execBatchOverRawFloor: Object.fromEntries(measured.map((m) => [m.workload, m.execBatchOverRawFloor.median])),
     workloads: measured,
     python: baseline ? { workload: 'spider', ...baseline, endToEndQps: baselineQps } : null,
+    profile: PROFILE,
     quarryOverPython: vsPython,
     quarryOverPythonTarget: '>= 3x',
     notes:
