@@ -112,7 +112,9 @@ export const evalCommand: Command = {
     }
 
     const tty = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    const pool = createSqlPool({ size: jobs });
+    // Each worker holds up to 32 statements, so it runs the next one without waiting for this process in between and
+    // keeps working while this process compares results and parses gold queries.
+    const pool = createSqlPool({ size: jobs, pipeline: 32 });
     let report;
     try {
       report = await runEval(gold, preds, {

@@ -34,7 +34,9 @@ function jsonCell(v: Cell): unknown {
 
 type Line = { id: unknown; req: ExecRequest } | { id: unknown; error: string };
 
-function parseLine(text: string, lineNo: number, baseDir: string, common: Omit<ExecRequest, 'db' | 'sql'>): Line {
+function parseLine(
+  text: string, lineNo: number, dbPath: (db: string) => string, common: Omit<ExecRequest, 'db' | 'sql'>,
+): Line {
   let obj: unknown;
   try {
     obj = JSON.parse(text);
@@ -46,7 +48,7 @@ function parseLine(text: string, lineNo: number, baseDir: string, common: Omit<E
   const id = o.id ?? null;
   if (typeof o.db !== 'string' || o.db === '') return { id, error: `line ${lineNo}: "db" must be a non-empty string` };
   if (typeof o.sql !== 'string') return { id, error: `line ${lineNo}: "sql" must be a string` };
-  return { id, req: { ...common, db: isAbsolute(o.db) ? o.db : resolve(baseDir, o.db), sql: o.sql } };
+  return { id, req: { ...common, db: dbPath(o.db), sql: o.sql } };
 }
 
 export const execBatchCommand: Command = {
@@ -81,7 +83,14 @@ export const execBatchCommand: Command = {
       return 2;
     }
     const lines = text.split('\n').map((l, i) => ({ l: l.trim(), n: i + 1 })).filter((x) => x.l !== '');
-    const parsed = lines.map((x) => parseLine(x.l, x.n, dirname(inPath), { timeoutMs, maxRows }));
+    // A batch names few databases many times: each path is resolved once.
+    const resolved = new Map<string, string>();
+    const dbPath = (db: string): string => {
+      let p = resolved.get(db);
+      if (p === undefined) resolved.set(db, p = isAbsolute(db) ? db : resolve(dirname(inPath), db));
+      return p;
+    };
+    const parsed = lines.map((x) => parseLine(x.l, x.n, dbPath, { timeoutMs, maxRows }));
 
     const started = performance.now();
     const showProgress = (io.stderr as { isTTY?: boolean }).isTTY === true;
@@ -97,10 +106,12 @@ export const execBatchCommand: Command = {
       io.stderr.write(`quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`);
       return 2;
     }
-    const pool = createSqlPool({ size: jobs });
+    // Each worker holds up to 8 statements, so it runs the next one without waiting for this process in between (and
+    // keeps working while this process renders and writes).
+    const pool = createSqlPool({ size: jobs, pipeline: 8 });
     // Results are written in input order as soon as they are contiguous; a window of requests in flight keeps the
     // results held in memory (each capped by the sandbox) bounded however long the batch is.
-    const window = jobs * 4;
+    const window = jobs * 16;
     const held = new Map<number, ExecResult>();
     const results: { ok: boolean; errorClass: string | null }[] = [];
     let nextToWrite = 0;
@@ -108,6 +119,8 @@ export const execBatchCommand: Command = {
     let bytes = 0;
     let stoppedBy: NodeJS.Signals | null = null;
     const flushContiguous = (): void => {
+      // The lines ready now go out in one write (each whole); a batch rarely has just one ready at a time.
+      let out = '';
       while (held.has(nextToWrite)) {
         const r = held.get(nextToWrite)!;
         held.delete(nextToWrite);
@@ -116,7 +129,7 @@ export const execBatchCommand: Command = {
           rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
           observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
         }) + '\n';
-        writeSync(fd, line);
+        out += line;
         bytes += Buffer.byteLength(line);
         results.push({ ok: r.ok, errorClass: r.errorClass });
         nextToWrite++;
@@ -124,6 +137,7 @@ export const execBatchCommand: Command = {
           io.stderr.write(`\r${nextToWrite}/${parsed.length}`);
         }
       }
+      if (out !== '') writeSync(fd, out);
     };
     const onSignal = (sig: NodeJS.Signals): void => { stoppedBy = sig; void pool.close(); };
     const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];

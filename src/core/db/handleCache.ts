@@ -3,28 +3,34 @@ import type Database from 'better-sqlite3';
 import { realpathSync, statSync } from 'node:fs';
 import { openReadOnly } from './open';
 
-interface Entry { db: Database.Database; stamp: string }
+interface Entry { db: Database.Database; stamp: string; real: string }
+
+/** Size, mtime and identity of a file, or '-' when it does not exist (no exception: most files have no -wal). */
+function part(p: string): string {
+  try {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}` : '-';
+  } catch {
+    return '-';
+  }
+}
 
 /**
- * Size, mtime and inode of the file (through links) and of its -wal: a file replaced or rewritten, or committed to
- * by another process in WAL mode, since it was opened is reopened rather than read through a stale handle.
+ * Identity, size and mtime of the file (stat follows links, so a link pointed at another file changes the stamp) and
+ * of the -wal beside the real file: a file replaced or rewritten, or committed to by another process in WAL mode,
+ * since it was opened is reopened rather than read through a stale handle. Two stat calls per statement; the real
+ * path is resolved only when the handle is (re)opened.
  */
-function stampOf(path: string): string {
-  let real: string;
+function stampOf(path: string, real: string): string {
+  return `${part(path)}|${part(real + '-wal')}`;
+}
+
+function realPathOf(path: string): string {
   try {
-    real = realpathSync(path);
+    return realpathSync(path);
   } catch {
-    return 'gone';
+    return path; // missing: openReadOnly says so with the path the caller gave
   }
-  const part = (p: string): string => {
-    try {
-      const st = statSync(p);
-      return `${st.size}:${st.mtimeMs}:${st.ino}`;
-    } catch {
-      return '-';
-    }
-  };
-  return `${real}|${part(real)}|${part(real + '-wal')}`;
 }
 
 export class HandleCache {
@@ -33,15 +39,16 @@ export class HandleCache {
   constructor(private readonly capacity: number, private readonly busyTimeoutMs: number) {}
 
   get(path: string): Database.Database {
-    const stamp = stampOf(path);
     const hit = this.entries.get(path);
     if (hit) {
       this.entries.delete(path);
-      if (hit.stamp === stamp) { this.entries.set(path, hit); return hit.db; }
+      if (hit.stamp === stampOf(path, hit.real)) { this.entries.set(path, hit); return hit.db; }
       hit.db.close();
     }
+    const real = realPathOf(path);
+    const stamp = stampOf(path, real);
     const db = openReadOnly(path, { busyTimeoutMs: this.busyTimeoutMs });
-    this.entries.set(path, { db, stamp });
+    this.entries.set(path, { db, stamp, real });
     while (this.entries.size > this.capacity) {
       const [oldest, entry] = this.entries.entries().next().value as [string, Entry];
       this.entries.delete(oldest);

@@ -1,5 +1,7 @@
 // A pool of killable SQL worker processes. better-sqlite3 is synchronous and cannot be interrupted, so a statement
 // past its budget is stopped by SIGKILLing the process it runs in; a warm spare takes its place at once.
+// With `pipeline` > 1 a worker is handed several statements at once and runs them one after another, so it never
+// waits a round trip to the parent between two statements (batch callers: exec-batch, eval).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -18,6 +20,13 @@ export interface SqlPoolOptions {
   workerPath?: string;
   /** Data-segment limit of each worker, bytes (Linux with prlimit(1) only); 0 turns it off. */
   memoryLimitBytes?: number;
+  /**
+   * Statements handed to one worker at a time (default 1). The worker runs them in order; each one's budget starts
+   * when the previous one's result reaches the pool (or at dispatch for the first), so a budget is never shorter than
+   * the statement's own run time, and a timeout always blames the statement that was running. Statements a killed
+   * worker had not started are run on another worker.
+   */
+  pipeline?: number;
 }
 
 export interface BatchOptions {
@@ -48,7 +57,8 @@ interface Job {
 interface Worker {
   child: ChildProcess;
   ready: boolean;
-  job: Job | null;
+  /** Statements sent to this worker and not yet answered, in the order it runs them; the first is running. */
+  jobs: Job[];
   /** Set when the pool itself killed this worker, so its exit is expected. */
   retired: boolean;
   exited: Promise<void>;
@@ -59,10 +69,18 @@ function defaultWorkerPath(): string {
   return existsSync(beside) ? beside : join(__dirname, '..', 'sqlWorker.js');
 }
 
-/** prlimit(1), which starts the worker under a memory limit; null where it is not installed. */
-const prlimitPath: string | null = process.platform === 'linux'
-  ? ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? null
-  : null;
+/** A util-linux tool by its usual paths (Linux only), or null where it is not installed. */
+function linuxTool(name: string): string | null {
+  return process.platform === 'linux' ? [`/usr/bin/${name}`, `/bin/${name}`].find((p) => existsSync(p)) ?? null : null;
+}
+/** prlimit(1), which starts the worker under a memory limit. */
+const prlimitPath = linuxTool('prlimit');
+/**
+ * setpriv(1), which gives the worker a parent-death signal (PR_SET_PDEATHSIG) before node starts: the kernel SIGKILLs
+ * it the moment the pool's process dies, however it dies. Without it the worker watches its parent from a thread
+ * (parentWatch.ts). QUARRY_NO_PDEATHSIG=1 forces that fallback (the orphan tests run both).
+ */
+const setprivPath = process.env.QUARRY_NO_PDEATHSIG === '1' ? null : linuxTool('setpriv');
 
 function abortError(): Error {
   const err = new Error('the SQL request was cancelled');
@@ -73,13 +91,22 @@ function abortError(): Error {
 export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   const size = Math.max(1, opts.size ?? cpus().length);
   const spareCount = Math.max(0, opts.spares ?? 1);
+  const depth = Math.max(1, Math.floor(opts.pipeline ?? 1));
   const workerPath = opts.workerPath ?? defaultWorkerPath();
   const memoryLimit = opts.memoryLimitBytes ?? WORKER_DATA_LIMIT_BYTES;
   const nodeFlags = [`--max-old-space-size=${WORKER_OLD_SPACE_MB}`];
-  // prlimit execs node in place (same pid, same IPC descriptor), so the pool sees an ordinary forked worker.
-  const launch = prlimitPath && memoryLimit > 0
-    ? { execPath: prlimitPath, execArgv: [`--data=${Math.floor(memoryLimit)}`, process.execPath, ...nodeFlags] }
-    : { execPath: process.execPath, execArgv: nodeFlags };
+  // prlimit and setpriv exec the next command in place (same pid, same IPC descriptor, same parent), so the pool sees
+  // an ordinary forked worker.
+  const chain = [
+    ...(prlimitPath && memoryLimit > 0 ? [prlimitPath, `--data=${Math.floor(memoryLimit)}`] : []),
+    ...(setprivPath ? [setprivPath, '--pdeathsig', 'KILL', '--'] : []),
+    process.execPath, ...nodeFlags,
+  ];
+  const launch = { execPath: chain[0], execArgv: chain.slice(1) };
+  const workerEnv: NodeJS.ProcessEnv = { ...process.env, SQLITE_USE_URI: '1' };
+  // Tells the worker the kernel watches its parent for it, and which pid that parent is (see parentWatch.ts).
+  if (setprivPath) workerEnv.QUARRY_POOL_PID = String(process.pid);
+  else delete workerEnv.QUARRY_POOL_PID;
   const active: Worker[] = [];
   const spares: Worker[] = [];
   const everyWorker = new Set<Worker>();
@@ -93,28 +120,31 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     const child = fork(workerPath, [], {
       serialization: 'advanced',
       ...launch,
-      env: { ...process.env, SQLITE_USE_URI: '1' },
+      env: workerEnv,
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     let markExited!: () => void;
-    const w: Worker = { child, ready: false, job: null, retired: false, exited: new Promise((r) => { markExited = r; }) };
+    const exited = new Promise<void>((r) => { markExited = r; });
+    const w: Worker = { child, ready: false, jobs: [], retired: false, exited };
     everyWorker.add(w);
     idle(w);
     child.on('message', (msg: WorkerMessage) => {
       if (msg.type === 'ready') { w.ready = true; dispatch(); return; }
-      const job = w.job;
+      const job = w.jobs[0];
       if (!job || job.id !== msg.id) return;
-      w.job = null;
+      w.jobs.shift();
       settle(job, msg.result);
-      dispatch();
+      startHead(w);
+      scheduleDispatch();
     });
     child.on('error', () => { /* reported through 'exit' */ });
     child.on('exit', (code, signal) => {
       everyWorker.delete(w);
       markExited();
       if (w.retired) return;
-      const job = w.job;
-      w.job = null;
+      const [job, ...notStarted] = w.jobs;
+      w.jobs = [];
+      requeue(notStarted);
       // A worker that cannot even start would be respawned forever; give up and say why instead.
       if (!w.ready && ++failedStarts >= 3 && !broken) {
         broken = `the SQL worker process could not start (${workerPath}, ${signal ?? `exit code ${code}`})`;
@@ -137,13 +167,47 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   function idle(w: Worker): void { w.child.unref(); (w.child.channel as Channel)?.unref?.(); }
   function busy(w: Worker): void { w.child.ref(); (w.child.channel as Channel)?.ref?.(); }
   function updateRefs(): void {
-    const working = queue.length > 0 || active.some((w) => w.job);
+    const working = queue.length > 0 || active.some((w) => w.jobs.length > 0);
     for (const w of everyWorker) (working ? busy : idle)(w);
   }
 
   function kill(w: Worker): void {
     w.retired = true;
     w.child.kill('SIGKILL');
+  }
+
+  /** Statements a worker was handed but never started go back to the front of the queue, in their order. */
+  function requeue(jobs: Job[]): void {
+    for (const j of jobs) {
+      if (j.timer) clearTimeout(j.timer);
+      j.timer = undefined;
+    }
+    queue.unshift(...jobs);
+  }
+
+  /** Takes `w` out of service with its running statement; the statements queued behind it run elsewhere. */
+  function retire(w: Worker): void {
+    const notStarted = w.jobs.slice(1);
+    w.jobs = [];
+    kill(w);
+    replace(w);
+    requeue(notStarted);
+  }
+
+  /** Starts the budget of the statement now running on `w` (its first unanswered one). */
+  function startHead(w: Worker): void {
+    const job = w.jobs[0];
+    if (!job || job.timer) return;
+    job.started = performance.now();
+    const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // setTimeout treats anything past 2^31-1 ms (Infinity included) as 1 ms: such budgets mean "no timeout".
+    if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
+      if (w.jobs[0] !== job) return;
+      retire(w);
+      const ms = performance.now() - job.started;
+      settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, ms));
+      dispatch();
+    }, budget);
   }
 
   /** Takes `w` out of service and puts a warm spare (or a fresh worker) in its place. */
@@ -163,29 +227,42 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   }
 
   function dispatch(): void {
+    if (closed) return; // close() keeps the exiting workers referenced until their exits are seen
     assign();
     updateRefs();
   }
 
+  /**
+   * Hands queued statements to ready workers, the least loaded first, up to `depth` each; the statements a worker
+   * gets in one go travel in one message.
+   */
   function assign(): void {
-    for (const w of active) {
-      if (queue.length === 0) return;
-      if (!w.ready || w.job) continue;
+    const handed = new Map<Worker, Job[]>();
+    while (queue.length > 0) {
+      let target: Worker | undefined;
+      for (const w of active) {
+        if (w.ready && w.jobs.length < depth && (!target || w.jobs.length < target.jobs.length)) target = w;
+      }
+      if (!target) break;
       const job = queue.shift()!;
-      w.job = job;
-      job.started = performance.now();
-      const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      // setTimeout treats anything past 2^31-1 ms (Infinity included) as 1 ms: such budgets mean "no timeout".
-      if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
-        if (w.job !== job) return;
-        w.job = null;
-        kill(w);
-        replace(w);
-        settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, performance.now() - job.started));
-        dispatch();
-      }, budget);
-      w.child.send({ id: job.id, req: job.req } satisfies WorkerRequest);
+      target.jobs.push(job);
+      if (target.jobs.length === 1) startHead(target);
+      handed.get(target)?.push(job) ?? handed.set(target, [job]);
     }
+    for (const [w, jobs] of handed) {
+      w.child.send({ jobs: jobs.map((j) => ({ id: j.id, req: j.req })) } satisfies WorkerRequest);
+    }
+  }
+
+  /**
+   * Dispatches once the current turn of the event loop is over, so statements queued together (a batch, or the
+   * follow-ups of several results read at once) go out together.
+   */
+  let dispatchScheduled = false;
+  function scheduleDispatch(): void {
+    if (dispatchScheduled) return;
+    dispatchScheduled = true;
+    setImmediate(() => { dispatchScheduled = false; dispatch(); });
   }
 
   function exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
@@ -198,8 +275,13 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
         job.onAbort = () => {
           const q = queue.indexOf(job);
           if (q >= 0) queue.splice(q, 1);
-          const w = active.find((x) => x.job === job);
-          if (w) { w.job = null; kill(w); replace(w); }
+          const w = active.find((x) => x.jobs.includes(job));
+          if (w) {
+            // The statement may be running or about to: its worker is stopped; the others it held run elsewhere.
+            w.jobs.splice(w.jobs.indexOf(job), 1);
+            w.jobs.unshift(job);
+            retire(w);
+          }
           if (job.timer) clearTimeout(job.timer);
           reject(abortError());
           dispatch();
@@ -207,7 +289,7 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
         signal.addEventListener('abort', job.onAbort, { once: true });
       }
       queue.push(job);
-      dispatch();
+      scheduleDispatch();
     });
   }
 
@@ -225,7 +307,10 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     for (const job of queue.splice(0)) job.reject(new Error('the SQL pool was closed before this request ran'));
     const all = [...everyWorker];
     for (const w of all) {
-      if (w.job) { const job = w.job; w.job = null; if (job.timer) clearTimeout(job.timer); job.reject(new Error('the SQL pool was closed while this request ran')); }
+      for (const job of w.jobs.splice(0)) {
+        if (job.timer) clearTimeout(job.timer);
+        job.reject(new Error('the SQL pool was closed while this request ran'));
+      }
       busy(w); // keeps the caller alive until the exit is seen, so close() really resolves
       kill(w);
     }

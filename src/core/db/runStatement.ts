@@ -43,6 +43,30 @@ function countInSqlite(db: Database.Database, sql: string): number | null {
   }
 }
 
+/** Rows, cells and characters stepped past the row cap before counting is left to SQLite instead. */
+const ONWARD_MAX_ROWS = 5000;
+const ONWARD_MAX_CELLS = 50_000;
+const ONWARD_MAX_CHARS = 1 << 20;
+
+/**
+ * Keeps stepping a statement already past its row cap, without keeping rows, and returns how many rows it produced
+ * in all — or null, with the statement reset, once that has cost more than a few thousand small rows. Stepping on
+ * is far cheaper than running a sorting or grouping query a second time to count it; a long scan is cheaper to
+ * count in SQLite (countInSqlite), which never builds the rows in JavaScript.
+ */
+function countOnward(rows: Iterator<unknown[]>, seen: number, columns: number): number | null {
+  const maxRows = Math.min(ONWARD_MAX_ROWS, Math.ceil(ONWARD_MAX_CELLS / Math.max(1, columns)));
+  let chars = 0;
+  for (let n = 0; n < maxRows; n++) {
+    const step = rows.next();
+    if (step.done) return seen + n;
+    for (const v of step.value) if (typeof v === 'string' || v instanceof Uint8Array) chars += v.length;
+    if (chars > ONWARD_MAX_CHARS) break;
+  }
+  rows.return?.();
+  return null;
+}
+
 /** Runs the statement again from the start, counting its rows up to ROW_COUNT_CEILING. */
 function countByIterating(stmt: Database.Statement): number {
   let n = 0;
@@ -76,25 +100,44 @@ const SNAPSHOT_SETTINGS = [
   'defer_foreign_keys', 'read_uncommitted', 'cache_size', 'temp_store', 'busy_timeout', 'analysis_limit',
   'query_only',
 ] as const;
-const snapshots = new WeakMap<Database.Database, [string, unknown][]>();
+/** One row with every tracked setting, read through SQLite's pragma table functions (one prepared statement). */
+const SETTINGS_QUERY = `SELECT ${SNAPSHOT_SETTINGS.map((name) => `(SELECT * FROM pragma_${name})`).join(', ')}`;
+const settingsReaders = new WeakMap<Database.Database, Database.Statement>();
+const snapshots = new WeakMap<Database.Database, unknown[]>();
+const QUERY_ONLY = SNAPSHOT_SETTINGS.indexOf('query_only');
 
-function snapshotOf(db: Database.Database): [string, unknown][] {
+function currentSettings(db: Database.Database): unknown[] {
+  let reader = settingsReaders.get(db);
+  if (!reader) {
+    reader = db.prepare(SETTINGS_QUERY).raw(true);
+    settingsReaders.set(db, reader);
+  }
+  return reader.get() as unknown[];
+}
+
+function snapshotOf(db: Database.Database): unknown[] {
   let snap = snapshots.get(db);
   if (!snap) {
-    snap = SNAPSHOT_SETTINGS.map((name) => [name, db.pragma(name, { simple: true })]);
+    snap = currentSettings(db);
     snapshots.set(db, snap);
   }
   return snap;
 }
 
-/** Puts every tracked setting back to its snapshot (query_only last, so the others can be set). */
+/**
+ * Puts every tracked setting back to its snapshot: case_sensitive_like (no getter) always, the others when they read
+ * differently from the snapshot, query_only last (so the others can be set) and always back to ON.
+ */
 export function resetConnectionSettings(db: Database.Database): void {
   db.pragma('case_sensitive_like = OFF');
-  for (const [name, value] of snapshotOf(db)) {
-    if (name === 'query_only') continue;
+  const snap = snapshotOf(db);
+  const now = currentSettings(db);
+  SNAPSHOT_SETTINGS.forEach((name, i) => {
+    if (name === 'query_only' || now[i] === snap[i]) return;
+    const value = snap[i];
     db.pragma(`${name} = ${typeof value === 'number' ? value : `'${String(value).replace(/'/g, "''")}'`}`);
-  }
-  db.pragma('query_only = ON');
+  });
+  if (now[QUERY_ONLY] !== 1) db.pragma('query_only = ON');
 }
 
 export function runStatement(db: Database.Database, req: ExecRequest): ExecResult {
@@ -137,45 +180,57 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
   let truncated = false;
   let keptCells = 0;
   let keptBytes = 0;
+  /** Past the row cap: the total when stepping on reached the end, null when the rest must be counted otherwise. */
+  let onward: number | null | undefined;
   try {
     stmt.raw(true);
     stmt.safeIntegers(true);
-    for (const raw of stmt.iterate() as IterableIterator<unknown[]>) {
-      rowCount++;
-      if (rows.length >= maxRows) {
-        truncated = true;
-        break;
-      }
-      const row: Cell[] = new Array(raw.length);
-      for (let i = 0; i < raw.length; i++) {
-        const v = raw[i];
-        const s = storage[i];
-        if (v === null) { s.null = true; row[i] = null; }
-        else if (typeof v === 'bigint') {
-          s.integer = true;
-          row[i] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
-          keptBytes += 8;
-        } else if (typeof v === 'number') { s.real = true; row[i] = v; keptBytes += 8; }
-        else if (typeof v === 'string') {
-          s.text = true;
-          if (v.length > maxCell) { row[i] = v.slice(0, maxCell) + '…'; truncated = true; } else row[i] = v;
-          keptBytes += Math.min(v.length, maxCell);
-        } else {
-          s.blob = true;
-          const b = v as Uint8Array;
-          row[i] = b.length > maxCell ? (truncated = true, b.slice(0, maxCell)) : b; // a copy, so the big buffer can go
-          keptBytes += Math.min(b.length, maxCell);
+    const iterator = stmt.iterate() as IterableIterator<unknown[]>;
+    // Every way out resets the statement, so no read transaction stays open on the cached handle.
+    try {
+      for (let step = iterator.next(); !step.done; step = iterator.next()) {
+        const raw = step.value;
+        rowCount++;
+        if (rows.length >= maxRows) {
+          truncated = true;
+          onward = countOnward(iterator, rowCount, columns.length);
+          break;
         }
+        const row: Cell[] = new Array(raw.length);
+        for (let i = 0; i < raw.length; i++) {
+          const v = raw[i];
+          const s = storage[i];
+          if (v === null) { s.null = true; row[i] = null; }
+          else if (typeof v === 'bigint') {
+            s.integer = true;
+            row[i] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+            keptBytes += 8;
+          } else if (typeof v === 'number') { s.real = true; row[i] = v; keptBytes += 8; }
+          else if (typeof v === 'string') {
+            s.text = true;
+            if (v.length > maxCell) { row[i] = v.slice(0, maxCell) + '…'; truncated = true; } else row[i] = v;
+            keptBytes += Math.min(v.length, maxCell);
+          } else {
+            s.blob = true;
+            const b = v as Uint8Array;
+            // a copy, so the big buffer can go
+            row[i] = b.length > maxCell ? (truncated = true, b.slice(0, maxCell)) : b;
+            keptBytes += Math.min(b.length, maxCell);
+          }
+        }
+        keptCells += raw.length;
+        if (keptCells > MAX_KEPT_CELLS || keptBytes > MAX_KEPT_BYTES) {
+          return failure('resource', `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`, elapsed());
+        }
+        rows.push(row);
       }
-      keptCells += raw.length;
-      if (keptCells > MAX_KEPT_CELLS || keptBytes > MAX_KEPT_BYTES) {
-        return failure('resource', `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`, elapsed());
-      }
-      rows.push(row);
+    } finally {
+      iterator.return?.();
     }
-    if (truncated && rows.length >= maxRows && rowCount > rows.length) {
-      // Counting inside SQLite is far cheaper than materialising each remaining row in JavaScript.
-      const total = countInSqlite(db, req.sql) ?? countByIterating(stmt);
+    if (onward !== undefined) {
+      // The rest is counted by stepping on when it was short, else inside SQLite (the text as prepared, so the
+      // double-quoted-string fallback is not redone), else by running it again.
+      const total = onward ?? countInSqlite(db, stmt.source) ?? countByIterating(stmt);
       return { ok: true, errorClass: null, error: null, columns, rows, rowCount: Math.max(total, rowCount), truncated,
         ms: elapsed(), rowCountExact: total < ROW_COUNT_CEILING, columnStorage: storage };
     }

@@ -25,7 +25,11 @@ export function cellKey(v: Cell): string {
   if (v === null) return 'N';
   if (typeof v === 'string') return 's' + v;
   if (typeof v === 'bigint') return 'i' + v.toString();
-  if (typeof v === 'number') return Number.isInteger(v) ? 'i' + BigInt(v).toString() : 'f' + String(v);
+  if (typeof v === 'number') {
+    // Safe integers print the same digits as BigInt(v) does, without making one.
+    if (Number.isSafeInteger(v)) return 'i' + String(v);
+    return Number.isInteger(v) ? 'i' + BigInt(v).toString() : 'f' + String(v);
+  }
   return 'b' + Buffer.from(v).toString('hex');
 }
 

@@ -63,12 +63,38 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
   const doMatch = opts.etype !== 'exec';
   const dbPathOf = (dbId: string) => join(opts.dbDir, dbId, `${dbId}.sqlite`);
 
+  // Hardness and exact match come from the Spider parser, not the pool: they are worked out while each chunk's
+  // queries run (a gold query shared by several items is parsed once).
+  const hardnessOf = new Map<string, Hardness | null>();
+  const scored: { hardness: Hardness | null; match?: boolean }[] = new Array(items.length);
+  const score = (start: number, end: number): void => {
+    for (let i = start; i < end; i++) {
+      if (scored[i]) continue;
+      const it = items[i];
+      const key = it.dbId + '\0' + it.gold;
+      let hardness = hardnessOf.get(key);
+      if (hardness === undefined) {
+        hardness = opts.scorer.hardness(it.gold, it.dbId, dbPathOf(it.dbId)) ?? null;
+        hardnessOf.set(key, hardness);
+      }
+      scored[i] = { hardness };
+      if (doMatch) {
+        const pred = it.pred?.trim().split('\t')[0] ?? '';
+        scored[i].match = pred !== '' && (opts.scorer.exactMatch?.(it.gold, pred, it.dbId, dbPathOf(it.dbId)) ?? false);
+      }
+    }
+  };
+
   const verdicts = doExec
-    ? await evaluateExecution(items, { mode: opts.mode, dbDir: opts.dbDir, timeoutMs: opts.timeoutMs, run: opts.run, keepDistinct: opts.keepDistinct, onProgress: opts.onProgress })
+    ? await evaluateExecution(items, {
+      mode: opts.mode, dbDir: opts.dbDir, timeoutMs: opts.timeoutMs, run: opts.run, keepDistinct: opts.keepDistinct,
+      onProgress: opts.onProgress, whileWaiting: score,
+    })
     : undefined;
+  score(0, items.length);
 
   const report: ReportItem[] = items.map((it, i) => {
-    const hardness = opts.scorer.hardness(it.gold, it.dbId, dbPathOf(it.dbId)) ?? null;
+    const { hardness, match } = scored[i];
     const r: ReportItem = { index: it.index, db_id: it.dbId, hardness, reason: 'match' };
     if (verdicts) {
       r.exec = verdicts[i].exec;
@@ -76,8 +102,7 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
       if (verdicts[i].detail) r.detail = verdicts[i].detail;
     }
     if (doMatch) {
-      const pred = it.pred?.trim().split('\t')[0] ?? '';
-      r.match = pred !== '' && (opts.scorer.exactMatch?.(it.gold, pred, it.dbId, dbPathOf(it.dbId)) ?? false);
+      r.match = match;
       if (!verdicts) r.reason = it.pred === undefined ? 'missing-prediction' : r.match ? 'exact-match' : 'no-exact-match';
     }
     return r;

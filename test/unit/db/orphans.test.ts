@@ -32,26 +32,32 @@ async function waitFor(what: string, f: () => boolean, limitMs = 20_000): Promis
 
 const db = buildDb('db-sandbox', { dir: tempDir() });
 
-for (const [command, args] of [
-  ['exec', ['--db', db, '--sql', RUNAWAY, '--timeout-ms', '60000']],
-  ['exec-batch', ['--in', 'IN', '--out', 'OUT', '--timeout-ms', '60000']],
-] as const) {
-  for (const signal of ['SIGKILL', 'SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
-    test(`quarry ${command} killed with ${signal} mid-query leaves no SQL worker behind`, async () => {
-      const dir = tempDir();
-      const input = join(dir, 'in.jsonl');
-      writeFileSync(input, `${JSON.stringify({ id: 1, db, sql: RUNAWAY })}\n`);
-      const argv = args.map((a) => (a === 'IN' ? input : a === 'OUT' ? join(dir, 'out.jsonl') : a));
-      const parent = spawn(process.execPath, [cli, command, ...argv], { stdio: 'ignore' });
-      let workers: number[] = [];
-      // The worker is busy once it has been started and the parent has handed it the query.
-      await waitFor('the SQL worker to start', () => (workers = childrenOf(parent.pid!)).length > 0);
-      await new Promise((r) => setTimeout(r, 500));
-      workers = childrenOf(parent.pid!);
-      assert.ok(workers.length > 0);
-      parent.kill(signal);
-      await waitFor(`the parent to exit after ${signal}`, () => parent.exitCode !== null || parent.signalCode !== null);
-      await waitFor(`workers ${workers.join(', ')} to exit after the parent's ${signal}`, () => workers.every((w) => !alive(w)));
-    });
+// The kernel's parent-death signal (setpriv, where installed) and the watcher thread (everywhere else) both.
+for (const [watch, env] of [['', {}], [' (watcher thread)', { QUARRY_NO_PDEATHSIG: '1' }]] as const) {
+  for (const [command, args] of [
+    ['exec', ['--db', db, '--sql', RUNAWAY, '--timeout-ms', '60000']],
+    ['exec-batch', ['--in', 'IN', '--out', 'OUT', '--timeout-ms', '60000']],
+  ] as const) {
+    for (const signal of ['SIGKILL', 'SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+      test(`quarry ${command} killed with ${signal} mid-query leaves no SQL worker behind${watch}`, async () => {
+        const dir = tempDir();
+        const input = join(dir, 'in.jsonl');
+        writeFileSync(input, `${JSON.stringify({ id: 1, db, sql: RUNAWAY })}\n`);
+        const argv = args.map((a) => (a === 'IN' ? input : a === 'OUT' ? join(dir, 'out.jsonl') : a));
+        const parent = spawn(process.execPath, [cli, command, ...argv],
+          { stdio: 'ignore', env: { ...process.env, ...env } });
+        let workers: number[] = [];
+        // The worker is busy once it has been started and the parent has handed it the query.
+        await waitFor('the SQL worker to start', () => (workers = childrenOf(parent.pid!)).length > 0);
+        await new Promise((r) => setTimeout(r, 500));
+        workers = childrenOf(parent.pid!);
+        assert.ok(workers.length > 0);
+        parent.kill(signal);
+        await waitFor(`the parent to exit after ${signal}`,
+          () => parent.exitCode !== null || parent.signalCode !== null);
+        await waitFor(`workers ${workers.join(', ')} to exit after the parent's ${signal}`,
+          () => workers.every((w) => !alive(w)));
+      });
+    }
   }
 }
