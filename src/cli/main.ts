@@ -15,9 +15,10 @@ import { checkpointsCommand } from './commands/checkpoints';
 import { serveEnvCommand } from './commands/serveEnv';
 import { jobsCommand } from './commands/jobs';
 import { dataCommand } from './commands/data';
+import { trainCommand } from './commands/train';
 
 const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  dataCommand, doctorCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
+  dataCommand, doctorCommand, trainCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

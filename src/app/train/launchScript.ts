@@ -1,0 +1,81 @@
+// The launch `quarry train` writes for verl and SkyRL: a bash script that starts `quarry serve-env` beside the trainer
+// (a free port, a fresh bearer token), exports QUARRY_ENV_URL / QUARRY_ENV_TOKEN, finds Quarry's plug-ins in the
+// training host's quarry_trainer (QUARRY_TRAINER_DIR), runs the engine's entry point with the recipe's overrides and
+// stops the service when training ends.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are bash, where ${NAME} is the shell's
+import type { EnginePlan } from '../../core/training/launchPlan';
+import { overrideArg, shellQuote } from '../../core/training/overrides';
+import type { Recipe } from '../../core/training/recipe';
+
+export interface ScriptContext {
+  recipe: Recipe;
+  plan: EnginePlan;
+  /** How to run the quarry CLI where the script runs (default for $QUARRY). */
+  quarryCommand: string;
+  /** The databases the rows name (default for $QUARRY_DB_DIR), when data.json says. */
+  dbDir: string | null;
+  /** More than one node: the service listens on every interface (with its token) and is reached by host name. */
+  multiNode: boolean;
+}
+
+/** The trainer's command line: one argument per line, each quoted for the shell. */
+export function trainerCommand(plan: EnginePlan): string[] {
+  return [`"$PYTHON" -m ${plan.module}`, ...plan.overrides.map((o) => shellQuote(overrideArg(o), o.shellVars)), '"$@"'];
+}
+
+/** A value inside a double-quoted shell default (`${VAR:-value}`). */
+function inDoubleQuotes(s: string): string {
+  return s.replace(/["$`\\]/g, '\\$&');
+}
+
+export function renderLaunchScript(c: ScriptContext): string {
+  const lines = [
+    '#!/usr/bin/env bash',
+    `# ${c.plan.engine} launch of recipe ${c.recipe.name} (${c.recipe.paper.title}), written by \`quarry train\`.`,
+    '# Run it on the training node: bash launch.sh [more Hydra overrides]. It starts `quarry serve-env` (Quarry\'s',
+    '# environment and reward panels) on a free port with a fresh token, exports QUARRY_ENV_URL and QUARRY_ENV_TOKEN',
+    `# for the trainer, runs ${c.plan.module} and stops the service when training ends. launch.json lists every`,
+    '# override with the recipe setting it comes from. Environment: PYTHON, QUARRY, QUARRY_DB_DIR, QUARRY_ENV_HOST.',
+    'set -euo pipefail',
+    'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+    'PYTHON="${PYTHON:-python3}"',
+    `read -r -a QUARRY_CMD <<< "\${QUARRY:-${inDoubleQuotes(c.quarryCommand)}}"`,
+    `DB_DIR="\${QUARRY_DB_DIR:-${inDoubleQuotes(c.dbDir ?? '')}}"`,
+    `ENV_HOST="\${QUARRY_ENV_HOST:-${c.multiNode ? '0.0.0.0' : '127.0.0.1'}}"`,
+    '',
+    'if [ -z "$DB_DIR" ] || [ ! -d "$DB_DIR" ]; then',
+    '  echo "launch.sh: set QUARRY_DB_DIR to the folder of the databases the training rows name (now: \'$DB_DIR\')" >&2',
+    '  exit 2',
+    'fi',
+    'QUARRY_TRAINER_DIR="$("$PYTHON" -c \'import os, quarry_trainer; print(os.path.dirname(quarry_trainer.__file__))\')"',
+    '',
+    '# The environment service, beside the trainer.',
+    'umask 077',
+    'TOKEN_FILE="$HERE/serve-env.token"',
+    '"$PYTHON" -c \'import secrets; print(secrets.token_hex(32))\' > "$TOKEN_FILE"',
+    '"${QUARRY_CMD[@]}" serve-env --host "$ENV_HOST" --port 0 --db-dir "$DB_DIR" --token-file "$TOKEN_FILE" \\',
+    '  > "$HERE/serve-env.out" 2> "$HERE/serve-env.log" &',
+    'ENV_PID=$!',
+    'trap \'kill "$ENV_PID" 2>/dev/null || true; wait "$ENV_PID" 2>/dev/null || true\' EXIT',
+    'URL=""',
+    'for _ in $(seq 1 300); do',
+    '  URL="$(sed -n \'s/^quarry env server listening on //p\' "$HERE/serve-env.out" | head -n 1)"',
+    '  [ -n "$URL" ] && break',
+    '  if ! kill -0 "$ENV_PID" 2>/dev/null; then',
+    '    echo "launch.sh: quarry serve-env stopped:" >&2; cat "$HERE/serve-env.log" >&2; exit 1',
+    '  fi',
+    '  sleep 0.2',
+    'done',
+    '[ -n "$URL" ] || { echo "launch.sh: quarry serve-env did not start within 60 s" >&2; exit 1; }',
+    'if [ "$ENV_HOST" != 127.0.0.1 ]; then URL="http://$(hostname -f):${URL##*:}"; fi',
+    'export QUARRY_ENV_URL="$URL"',
+    'QUARRY_ENV_TOKEN="$(cat "$TOKEN_FILE")"',
+    'export QUARRY_ENV_TOKEN',
+    'echo "launch.sh: environment service at $QUARRY_ENV_URL (log: $HERE/serve-env.log)" >&2',
+    '',
+    `# The trainer: ${c.plan.engine} with recipe ${c.recipe.name}.`,
+    trainerCommand(c.plan).join(' \\\n  '),
+    '',
+  ];
+  return lines.join('\n');
+}

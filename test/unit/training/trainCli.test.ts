@@ -1,0 +1,98 @@
+// `quarry train` from the command line: TRL says "not yet", bad input exits 2 with the reason, the mapping tables
+// print, and a launch whose engine cannot be checked (no Python at --python) prints its launch and the reason, exits 1
+// and writes nothing. The engine's own check with a real verl and SkyRL config is trainer/tests/test_preflight.py.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { main } from '../../../src/cli/main';
+import { tempDir } from '../../helpers/fixtures';
+
+function capture() {
+  let text = '';
+  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb(); } });
+  return { stream, text: () => text };
+}
+
+async function quarry(args: string[], cwd = process.cwd()) {
+  const out = capture();
+  const err = capture();
+  const code = await main(['train', ...args], { stdout: out.stream, stderr: err.stream, cwd });
+  return { code, out: out.text(), err: err.text() };
+}
+
+test('--engine trl (the default) is not yet, and says what to use meanwhile', async () => {
+  for (const args of [['--recipe', 'sql-trail'], ['--recipe', 'sql-trail', '--engine', 'trl']]) {
+    const r = await quarry(args);
+    assert.equal(r.code, 3);
+    assert.match(r.err, /--engine trl: not yet/);
+    assert.match(r.err, /--engine verl or --engine skyrl writes a launch/);
+  }
+});
+
+test('bad input exits 2 with the reason', async () => {
+  let r = await quarry(['--recipe', 'nope', '--engine', 'verl', '--model', 'm', '--data', 'd', '--out', 'o']);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /no built-in recipe 'nope'/);
+  r = await quarry(['--recipe', 'sql-trail', '--engine', 'verl', '--model', 'm', '--data', 'd', '--out', 'o',
+    '--set', 'rl.grup_size=4']);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /unknown setting 'rl\.grup_size' \(did you mean rl\.group_size\?\)/);
+  r = await quarry(['--recipe', 'sql-trail', '--engine', 'verl', '--data', 'd', '--out', 'o']);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--model is required/);
+  r = await quarry(['--recipe', 'sql-trail', '--engine', 'deepspeed']);
+  assert.equal(r.code, 2);
+});
+
+test('--list and --mapping print the recipes and each engine\'s table', async () => {
+  let r = await quarry(['--list']);
+  assert.equal(r.code, 0);
+  assert.match(r.out, /^mtir-sql .*trainer\/recipes\/mtir-sql\.yaml$/m);
+  r = await quarry(['--mapping', 'verl', '--json']);
+  const rows = JSON.parse(r.out) as { recipe: string[]; engine: string[]; file: string }[];
+  const n = rows.find((x) => x.recipe.includes('rl.group_size'));
+  assert.deepEqual(n?.engine, ['actor_rollout_ref.rollout.n']);
+  assert.equal(n?.file, 'verl/trainer/config/rollout/rollout.yaml');
+  r = await quarry(['--mapping', 'skyrl']);
+  assert.match(r.out, /rl\.group_size → generator\.n_samples_per_prompt\n\s+skyrl_train\/config\/ppo_base_config\.yaml/);
+});
+
+test('without the project\'s Python the pre-flight cannot pass: the launch is printed, the reason given, nothing written',
+  async () => {
+    const dir = tempDir('quarry-train-');
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'train.parquet'), 'PAR1');
+    const out = join(dir, 'run');
+    const args = ['--recipe', 'sql-trail', '--engine', 'verl', '--model', 'Qwen/Qwen2.5-Coder-7B-Instruct', '--data', data,
+      '--out', out, '--python', join(dir, 'no-python'), '--set', 'rl.group_size=8'];
+    let r = await quarry([...args, '--dry-run']);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /rl\.group_size {2,}8 {2,}.*--set/);
+    assert.match(r.out, /x error \[engine\.python\] no Python interpreter at '.*no-python'/);
+    assert.match(r.out, /actor_rollout_ref\.rollout\.n=8 \\/);
+    assert.match(r.out, /actor_rollout_ref\.actor\.clip_ratio_high=0\.28 \\/);
+    r = await quarry(args);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /nothing was written/);
+    assert.equal(existsSync(out), false);
+  });
+
+test('an error in Quarry\'s own checks is named before the engine is asked: the data built for another protocol',
+  async () => {
+    const dir = tempDir('quarry-train-');
+    writeFileSync(join(dir, 'train.parquet'), 'PAR1');
+    writeFileSync(join(dir, 'data.json'), JSON.stringify({ schema: 'quarry.data/1', kind: 'rl',
+      protocol: { name: 'mtir', maxTurns: 6 }, dataset: { dbDir: dir }, outputs: [{ file: 'train.parquet', rows: 100 }] }));
+    const r = await quarry(['--recipe', 'sql-trail', '--engine', 'skyrl', '--model', 'm', '--data', dir, '--out',
+      join(dir, 'o'), '--python', join(dir, 'no-python'), '--dry-run', '--json']);
+    assert.equal(r.code, 1);
+    const doc = JSON.parse(r.out) as { preflight: { findings: { check: string; message: string }[] } };
+    const checks = doc.preflight.findings.map((f) => f.check);
+    assert.ok(checks.includes('data.protocol'));
+    assert.ok(checks.includes('data.turns'));
+    // 100 rows are fewer than SQL-Trail's batch of 128.
+    assert.ok(checks.includes('data.rows'));
+  });
