@@ -96,3 +96,20 @@ test('an error in Quarry\'s own checks is named before the engine is asked: the 
     // 100 rows are fewer than SQL-Trail's batch of 128.
     assert.ok(checks.includes('data.rows'));
   });
+
+test('a local model folder\'s config.json gives the context the response budget is checked against', async () => {
+  const dir = tempDir('quarry-train-');
+  const model = join(dir, 'model');
+  mkdirSync(model);
+  writeFileSync(join(model, 'config.json'), JSON.stringify({ architectures: ['Qwen2ForCausalLM'],
+    max_position_embeddings: 16384 }));
+  const r = await quarry(['--recipe', 'sql-trail', '--engine', 'verl', '--model', model, '--data', join(dir, 'd'), '--out',
+    join(dir, 'o'), '--python', join(dir, 'no-python'), '--dry-run', '--json']);
+  const doc = JSON.parse(r.out) as { context: { length: number; from: string }; model: string;
+    preflight: { findings: { check: string; message: string }[] } };
+  assert.equal(doc.model, model);
+  assert.deepEqual(doc.context, { length: 16384, from: `${model}/config.json max_position_embeddings` });
+  // SQL-Trail's 6000 prompt + 16000 response tokens are over 16384.
+  const context = doc.preflight.findings.find((f) => f.check === 'context');
+  assert.match(context?.message ?? '', /6000 \+ data.max_response_length 16000 = 22000 tokens are more than the model's context of 16384/);
+});
