@@ -60,6 +60,27 @@ export function get<T extends SettingValue>(inputs: LaunchInputs, key: string): 
   return settingValue<T>(inputs.recipe, key);
 }
 
+/** A row's build that copies one recipe setting to one engine key (nothing when the recipe leaves it out). */
+export function copy(key: string, engineKey: string): (i: LaunchInputs) => Array<[string, EngineValue]> | null {
+  return (i) => {
+    const v = get(i, key);
+    return v === undefined ? null : [[engineKey, v as EngineValue]];
+  };
+}
+
+/** Validation keys: off (-1, false) without a held-out file, else the recipe's frequency and before-training flag. */
+export function validation(freqKey: string, beforeKey: string): (i: LaunchInputs) => Array<[string, EngineValue]> {
+  return (i) => {
+    if (i.valFile === null) return [[freqKey, -1], [beforeKey, false]];
+    const freq = get<number>(i, 'rl.test_freq');
+    const before = get<boolean>(i, 'rl.val_before_train');
+    const out: Array<[string, EngineValue]> = [];
+    if (freq !== undefined) out.push([freqKey, freq]);
+    if (before !== undefined) out.push([beforeKey, before]);
+    return out;
+  };
+}
+
 /** Runs each row of `table`, then the recipe's own engine keys (they win over the table's). */
 export function overridesFrom(table: readonly MappingRow[], engine: LaunchEngine, inputs: LaunchInputs): Override[] {
   const out: Override[] = [];

@@ -3,7 +3,7 @@
 // BasePPOExp), with Hydra overrides built from a recipe. SKYRL_MAPPING is the mapping table: each recipe key, the
 // SkyRL keys it becomes and the file of skyrl-train 0.3.1's config folder (skyrl_train/config/) that declares them.
 import type { EngineValue } from './recipe';
-import { get, overridesFrom, stepsPerEpoch, type EnginePlan, type LaunchInputs, type MappingRow, type NotCarried }
+import { copy, get, overridesFrom, validation, stepsPerEpoch, type EnginePlan, type LaunchInputs, type MappingRow, type NotCarried }
   from './launchPlan';
 
 export const SKYRL_MODULE = 'quarry_trainer.skyrl.main';
@@ -14,12 +14,6 @@ export const SKYRL_ENV_ID = 'quarry-text2sql';
 const BASE = 'skyrl_train/config/ppo_base_config.yaml';
 const GYM = 'skyrl_train/config/skyrl_gym_config/default.yaml';
 
-function one(key: string, engineKey: string): (i: LaunchInputs) => Array<[string, EngineValue]> | null {
-  return (i) => {
-    const v = get(i, key);
-    return v === undefined ? null : [[engineKey, v as EngineValue]];
-  };
-}
 
 /** verl's loss_agg_mode names (the recipe's vocabulary) as SkyRL's loss_reduction; null where SkyRL has none. */
 export const LOSS_REDUCTION: Readonly<Record<string, string | null>> = {
@@ -44,20 +38,20 @@ function gpus(i: LaunchInputs): number {
 
 export const SKYRL_MAPPING: readonly MappingRow[] = [
   { recipe: ['rl.algorithm'], engine: ['trainer.algorithm.advantage_estimator'], file: BASE,
-    build: one('rl.algorithm', 'trainer.algorithm.advantage_estimator') },
+    build: copy('rl.algorithm', 'trainer.algorithm.advantage_estimator') },
   { recipe: ['rl.group_size'], engine: ['generator.n_samples_per_prompt'], file: BASE,
-    build: one('rl.group_size', 'generator.n_samples_per_prompt') },
+    build: copy('rl.group_size', 'generator.n_samples_per_prompt') },
   { recipe: ['rl.temperature'], engine: ['generator.sampling_params.temperature'], file: BASE,
-    build: one('rl.temperature', 'generator.sampling_params.temperature') },
+    build: copy('rl.temperature', 'generator.sampling_params.temperature') },
   { recipe: ['rl.top_p'], engine: ['generator.sampling_params.top_p'], file: BASE,
-    build: one('rl.top_p', 'generator.sampling_params.top_p') },
+    build: copy('rl.top_p', 'generator.sampling_params.top_p') },
   { recipe: ['rl.lr'], engine: ['trainer.policy.optimizer_config.lr'], file: BASE,
-    build: one('rl.lr', 'trainer.policy.optimizer_config.lr') },
+    build: copy('rl.lr', 'trainer.policy.optimizer_config.lr') },
   { recipe: ['rl.train_batch_size'], engine: ['trainer.train_batch_size'], file: BASE, how: 'prompts per step',
-    build: one('rl.train_batch_size', 'trainer.train_batch_size') },
+    build: copy('rl.train_batch_size', 'trainer.train_batch_size') },
   { recipe: ['rl.mini_batch_size'], engine: ['trainer.policy_mini_batch_size'], file: BASE,
     how: 'prompts per update (SkyRL multiplies by n_samples_per_prompt)',
-    build: one('rl.mini_batch_size', 'trainer.policy_mini_batch_size') },
+    build: copy('rl.mini_batch_size', 'trainer.policy_mini_batch_size') },
   { recipe: ['rl.micro_batch_size_per_gpu'],
     engine: ['trainer.micro_train_batch_size_per_gpu', 'trainer.micro_forward_batch_size_per_gpu'], file: BASE,
     how: 'the same number for forward-only passes',
@@ -67,13 +61,13 @@ export const SKYRL_MAPPING: readonly MappingRow[] = [
         : [['trainer.micro_train_batch_size_per_gpu', v], ['trainer.micro_forward_batch_size_per_gpu', v]];
     } },
   { recipe: ['rl.clip_low'], engine: ['trainer.algorithm.eps_clip_low'], file: BASE,
-    build: one('rl.clip_low', 'trainer.algorithm.eps_clip_low') },
+    build: copy('rl.clip_low', 'trainer.algorithm.eps_clip_low') },
   { recipe: ['rl.clip_high'], engine: ['trainer.algorithm.eps_clip_high'], file: BASE,
-    build: one('rl.clip_high', 'trainer.algorithm.eps_clip_high') },
+    build: copy('rl.clip_high', 'trainer.algorithm.eps_clip_high') },
   { recipe: ['rl.kl_loss'], engine: ['trainer.algorithm.use_kl_loss'], file: BASE,
-    build: one('rl.kl_loss', 'trainer.algorithm.use_kl_loss') },
+    build: copy('rl.kl_loss', 'trainer.algorithm.use_kl_loss') },
   { recipe: ['rl.kl_coef'], engine: ['trainer.algorithm.kl_loss_coef'], file: BASE,
-    build: one('rl.kl_coef', 'trainer.algorithm.kl_loss_coef') },
+    build: copy('rl.kl_coef', 'trainer.algorithm.kl_loss_coef') },
   { recipe: ['rl.kl_type'], engine: ['trainer.algorithm.kl_estimator_type'], file: BASE,
     how: 'kl → k1, mse → k2, low_var_kl → k3, abs → abs',
     build: (i) => {
@@ -81,7 +75,7 @@ export const SKYRL_MAPPING: readonly MappingRow[] = [
       return v === undefined ? null : [['trainer.algorithm.kl_estimator_type', KL_ESTIMATOR[v] ?? v]];
     } },
   { recipe: ['rl.kl_in_reward'], engine: ['trainer.algorithm.use_kl_in_reward'], file: BASE,
-    build: one('rl.kl_in_reward', 'trainer.algorithm.use_kl_in_reward') },
+    build: copy('rl.kl_in_reward', 'trainer.algorithm.use_kl_in_reward') },
   { recipe: ['rl.entropy_coef'], engine: ['trainer.algorithm.use_entropy_loss', 'trainer.algorithm.entropy_loss_coef'],
     file: BASE, how: 'use_entropy_loss = coefficient > 0',
     build: (i) => {
@@ -97,9 +91,9 @@ export const SKYRL_MAPPING: readonly MappingRow[] = [
       return r ? [['trainer.algorithm.loss_reduction', r]] : null;
     } },
   { recipe: ['rl.grad_clip'], engine: ['trainer.policy.optimizer_config.max_grad_norm'], file: BASE,
-    build: one('rl.grad_clip', 'trainer.policy.optimizer_config.max_grad_norm') },
+    build: copy('rl.grad_clip', 'trainer.policy.optimizer_config.max_grad_norm') },
   { recipe: ['rl.max_prompt_length'], engine: ['trainer.max_prompt_length'], file: BASE,
-    build: one('rl.max_prompt_length', 'trainer.max_prompt_length') },
+    build: copy('rl.max_prompt_length', 'trainer.max_prompt_length') },
   { recipe: ['rl.max_prompt_length', 'rl.max_response_length'], engine: ['generator.max_input_length'], file: BASE,
     how: 'prompt + response: the conversation SkyRL keeps generating into',
     build: (i) => {
@@ -109,11 +103,11 @@ export const SKYRL_MAPPING: readonly MappingRow[] = [
     } },
   { recipe: ['rl.max_turn_tokens'], engine: ['generator.sampling_params.max_generate_length'], file: BASE,
     how: 'per turn (eval_sampling_params follows it)',
-    build: one('rl.max_turn_tokens', 'generator.sampling_params.max_generate_length') },
-  { recipe: ['rl.max_turns'], engine: ['generator.max_turns'], file: BASE, build: one('rl.max_turns', 'generator.max_turns') },
+    build: copy('rl.max_turn_tokens', 'generator.sampling_params.max_generate_length') },
+  { recipe: ['rl.max_turns'], engine: ['generator.max_turns'], file: BASE, build: copy('rl.max_turns', 'generator.max_turns') },
   { recipe: ['rl.total_steps', 'rl.epochs'], engine: ['trainer.epochs'], file: BASE,
     how: 'with steps: ⌈steps / ⌊rows / train batch⌋⌉ epochs (SkyRL has no step limit)', build: epochs },
-  { recipe: ['rl.rollout_engine'], engine: ['generator.backend'], file: BASE, build: one('rl.rollout_engine', 'generator.backend') },
+  { recipe: ['rl.rollout_engine'], engine: ['generator.backend'], file: BASE, build: copy('rl.rollout_engine', 'generator.backend') },
   { recipe: ['rl.tensor_parallel', 'hardware.gpus_per_node', 'hardware.nodes'],
     engine: ['generator.inference_engine_tensor_parallel_size', 'generator.num_inference_engines'], file: BASE,
     how: 'engines = GPUs / tensor parallel (colocate_all: every GPU trains and generates)',
@@ -143,13 +137,7 @@ export const SKYRL_MAPPING: readonly MappingRow[] = [
     } },
   { recipe: ['rl.test_freq', 'rl.val_before_train'], engine: ['trainer.eval_interval', 'trainer.eval_before_train'],
     file: BASE, how: 'evaluation off (-1, false) when the data folder has no held-out file',
-    build: (i) => {
-      if (i.valFile === null) return [['trainer.eval_interval', -1], ['trainer.eval_before_train', false]];
-      const freq = get<number>(i, 'rl.test_freq');
-      const before = get<boolean>(i, 'rl.val_before_train');
-      return [...(freq !== undefined ? [['trainer.eval_interval', freq] as [string, EngineValue]] : []),
-        ...(before !== undefined ? [['trainer.eval_before_train', before] as [string, EngineValue]] : [])];
-    } },
+    build: validation('trainer.eval_interval', 'trainer.eval_before_train') },
   { recipe: ['reward.panel'], engine: [`environment.skyrl_gym.${SKYRL_ENV_ID}.panel`], file: GYM,
     how: 'the environment\'s option (env_config.panel): the service scores each finished episode with it',
     add: [`environment.skyrl_gym.${SKYRL_ENV_ID}.panel`],

@@ -4,7 +4,7 @@
 // docs/training.md: the reward function quarry_trainer/verl/reward.py and, for tool-calling protocols, the tool config
 // quarry_trainer/verl/tool_config.yaml, found through ${QUARRY_TRAINER_DIR}, which the launch script sets.
 import type { EngineValue } from './recipe';
-import { get, overridesFrom, stepsPerEpoch, type EnginePlan, type LaunchInputs, type MappingRow, type NotCarried }
+import { copy, get, overridesFrom, validation, stepsPerEpoch, type EnginePlan, type LaunchInputs, type MappingRow, type NotCarried }
   from './launchPlan';
 import { overrideValue, shellVar } from './overrides';
 
@@ -18,12 +18,6 @@ const C = 'verl/trainer/config/';
 /** quarry_trainer's folder on the training host; the launch script sets it. */
 const TRAINER_DIR = shellVar('QUARRY_TRAINER_DIR');
 
-function one(key: string, engineKey: string): (i: LaunchInputs) => Array<[string, EngineValue]> | null {
-  return (i) => {
-    const v = get(i, key);
-    return v === undefined ? null : [[engineKey, v as EngineValue]];
-  };
-}
 
 /** verl's total_training_steps and total_epochs for the recipe's steps or epochs. */
 function schedule(i: LaunchInputs): Array<[string, EngineValue]> {
@@ -40,20 +34,20 @@ function schedule(i: LaunchInputs): Array<[string, EngineValue]> {
 
 export const VERL_MAPPING: readonly MappingRow[] = [
   { recipe: ['rl.algorithm'], engine: ['algorithm.adv_estimator'], file: `${C}ppo_trainer.yaml`,
-    build: one('rl.algorithm', 'algorithm.adv_estimator') },
+    build: copy('rl.algorithm', 'algorithm.adv_estimator') },
   { recipe: ['rl.group_size'], engine: ['actor_rollout_ref.rollout.n'], file: `${C}rollout/rollout.yaml`,
-    build: one('rl.group_size', 'actor_rollout_ref.rollout.n') },
+    build: copy('rl.group_size', 'actor_rollout_ref.rollout.n') },
   { recipe: ['rl.temperature'], engine: ['actor_rollout_ref.rollout.temperature'], file: `${C}rollout/rollout.yaml`,
-    build: one('rl.temperature', 'actor_rollout_ref.rollout.temperature') },
+    build: copy('rl.temperature', 'actor_rollout_ref.rollout.temperature') },
   { recipe: ['rl.top_p'], engine: ['actor_rollout_ref.rollout.top_p'], file: `${C}rollout/rollout.yaml`,
-    build: one('rl.top_p', 'actor_rollout_ref.rollout.top_p') },
+    build: copy('rl.top_p', 'actor_rollout_ref.rollout.top_p') },
   { recipe: ['rl.lr'], engine: ['actor_rollout_ref.actor.optim.lr'], file: `${C}actor/actor.yaml`,
-    build: one('rl.lr', 'actor_rollout_ref.actor.optim.lr') },
+    build: copy('rl.lr', 'actor_rollout_ref.actor.optim.lr') },
   { recipe: ['rl.train_batch_size'], engine: ['data.train_batch_size'], file: `${C}data/legacy_data.yaml`,
-    how: 'prompts per step', build: one('rl.train_batch_size', 'data.train_batch_size') },
+    how: 'prompts per step', build: copy('rl.train_batch_size', 'data.train_batch_size') },
   { recipe: ['rl.mini_batch_size'], engine: ['actor_rollout_ref.actor.ppo_mini_batch_size'], file: `${C}actor/actor.yaml`,
     how: 'prompts per update (verl multiplies by rollout.n)',
-    build: one('rl.mini_batch_size', 'actor_rollout_ref.actor.ppo_mini_batch_size') },
+    build: copy('rl.mini_batch_size', 'actor_rollout_ref.actor.ppo_mini_batch_size') },
   { recipe: ['rl.micro_batch_size_per_gpu'],
     engine: ['actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu',
       'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu'],
@@ -65,28 +59,28 @@ export const VERL_MAPPING: readonly MappingRow[] = [
         ['actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', v], ['actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', v]];
     } },
   { recipe: ['rl.clip_low'], engine: ['actor_rollout_ref.actor.clip_ratio_low'], file: `${C}actor/actor.yaml`,
-    build: one('rl.clip_low', 'actor_rollout_ref.actor.clip_ratio_low') },
+    build: copy('rl.clip_low', 'actor_rollout_ref.actor.clip_ratio_low') },
   { recipe: ['rl.clip_high'], engine: ['actor_rollout_ref.actor.clip_ratio_high'], file: `${C}actor/actor.yaml`,
-    build: one('rl.clip_high', 'actor_rollout_ref.actor.clip_ratio_high') },
+    build: copy('rl.clip_high', 'actor_rollout_ref.actor.clip_ratio_high') },
   { recipe: ['rl.kl_loss'], engine: ['actor_rollout_ref.actor.use_kl_loss'], file: `${C}actor/actor.yaml`,
-    build: one('rl.kl_loss', 'actor_rollout_ref.actor.use_kl_loss') },
+    build: copy('rl.kl_loss', 'actor_rollout_ref.actor.use_kl_loss') },
   { recipe: ['rl.kl_coef'], engine: ['actor_rollout_ref.actor.kl_loss_coef'], file: `${C}actor/actor.yaml`,
-    build: one('rl.kl_coef', 'actor_rollout_ref.actor.kl_loss_coef') },
+    build: copy('rl.kl_coef', 'actor_rollout_ref.actor.kl_loss_coef') },
   { recipe: ['rl.kl_type'], engine: ['actor_rollout_ref.actor.kl_loss_type'], file: `${C}actor/actor.yaml`,
-    build: one('rl.kl_type', 'actor_rollout_ref.actor.kl_loss_type') },
+    build: copy('rl.kl_type', 'actor_rollout_ref.actor.kl_loss_type') },
   { recipe: ['rl.kl_in_reward'], engine: ['algorithm.use_kl_in_reward'], file: `${C}ppo_trainer.yaml`,
-    build: one('rl.kl_in_reward', 'algorithm.use_kl_in_reward') },
+    build: copy('rl.kl_in_reward', 'algorithm.use_kl_in_reward') },
   { recipe: ['rl.entropy_coef'], engine: ['actor_rollout_ref.actor.entropy_coeff'], file: `${C}actor/actor.yaml`,
-    build: one('rl.entropy_coef', 'actor_rollout_ref.actor.entropy_coeff') },
+    build: copy('rl.entropy_coef', 'actor_rollout_ref.actor.entropy_coeff') },
   { recipe: ['rl.loss_agg_mode'], engine: ['actor_rollout_ref.actor.loss_agg_mode'], file: `${C}actor/actor.yaml`,
-    build: one('rl.loss_agg_mode', 'actor_rollout_ref.actor.loss_agg_mode') },
+    build: copy('rl.loss_agg_mode', 'actor_rollout_ref.actor.loss_agg_mode') },
   { recipe: ['rl.grad_clip'], engine: ['actor_rollout_ref.actor.grad_clip'], file: `${C}actor/dp_actor.yaml`,
-    build: one('rl.grad_clip', 'actor_rollout_ref.actor.grad_clip') },
+    build: copy('rl.grad_clip', 'actor_rollout_ref.actor.grad_clip') },
   { recipe: ['rl.max_prompt_length'], engine: ['data.max_prompt_length'], file: `${C}data/legacy_data.yaml`,
-    how: 'rollout.prompt_length follows it (rollout/rollout.yaml)', build: one('rl.max_prompt_length', 'data.max_prompt_length') },
+    how: 'rollout.prompt_length follows it (rollout/rollout.yaml)', build: copy('rl.max_prompt_length', 'data.max_prompt_length') },
   { recipe: ['rl.max_response_length'], engine: ['data.max_response_length'], file: `${C}data/legacy_data.yaml`,
     how: 'the whole multi-turn response; rollout.response_length follows it (rollout/rollout.yaml)',
-    build: one('rl.max_response_length', 'data.max_response_length') },
+    build: copy('rl.max_response_length', 'data.max_response_length') },
   { recipe: ['rl.max_turns'],
     engine: ['actor_rollout_ref.rollout.multi_turn.enable', 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns',
       'actor_rollout_ref.rollout.multi_turn.tool_config_path', 'actor_rollout_ref.rollout.agent.default_agent_loop'],
@@ -105,24 +99,18 @@ export const VERL_MAPPING: readonly MappingRow[] = [
     file: `${C}ppo_trainer.yaml`, how: 'with steps: total_epochs = ⌈steps / ⌊rows / train batch⌋⌉, so verl reaches them',
     build: schedule },
   { recipe: ['rl.rollout_engine'], engine: ['actor_rollout_ref.rollout.name'], file: `${C}rollout/rollout.yaml`,
-    build: one('rl.rollout_engine', 'actor_rollout_ref.rollout.name') },
+    build: copy('rl.rollout_engine', 'actor_rollout_ref.rollout.name') },
   { recipe: ['rl.tensor_parallel'], engine: ['actor_rollout_ref.rollout.tensor_model_parallel_size'],
-    file: `${C}rollout/rollout.yaml`, build: one('rl.tensor_parallel', 'actor_rollout_ref.rollout.tensor_model_parallel_size') },
+    file: `${C}rollout/rollout.yaml`, build: copy('rl.tensor_parallel', 'actor_rollout_ref.rollout.tensor_model_parallel_size') },
   { recipe: ['hardware.gpus_per_node'], engine: ['trainer.n_gpus_per_node'], file: `${C}ppo_trainer.yaml`,
-    build: one('hardware.gpus_per_node', 'trainer.n_gpus_per_node') },
+    build: copy('hardware.gpus_per_node', 'trainer.n_gpus_per_node') },
   { recipe: ['hardware.nodes'], engine: ['trainer.nnodes'], file: `${C}ppo_trainer.yaml`,
-    build: one('hardware.nodes', 'trainer.nnodes') },
-  { recipe: ['data.shuffle'], engine: ['data.shuffle'], file: `${C}data/legacy_data.yaml`, build: one('data.shuffle', 'data.shuffle') },
-  { recipe: ['rl.save_freq'], engine: ['trainer.save_freq'], file: `${C}ppo_trainer.yaml`, build: one('rl.save_freq', 'trainer.save_freq') },
+    build: copy('hardware.nodes', 'trainer.nnodes') },
+  { recipe: ['data.shuffle'], engine: ['data.shuffle'], file: `${C}data/legacy_data.yaml`, build: copy('data.shuffle', 'data.shuffle') },
+  { recipe: ['rl.save_freq'], engine: ['trainer.save_freq'], file: `${C}ppo_trainer.yaml`, build: copy('rl.save_freq', 'trainer.save_freq') },
   { recipe: ['rl.test_freq', 'rl.val_before_train'], engine: ['trainer.test_freq', 'trainer.val_before_train'],
     file: `${C}ppo_trainer.yaml`, how: 'validation off (-1, false) when the data folder has no held-out file',
-    build: (i) => {
-      if (i.valFile === null) return [['trainer.test_freq', -1], ['trainer.val_before_train', false]];
-      const freq = get<number>(i, 'rl.test_freq');
-      const before = get<boolean>(i, 'rl.val_before_train');
-      return [...(freq !== undefined ? [['trainer.test_freq', freq] as [string, EngineValue]] : []),
-        ...(before !== undefined ? [['trainer.val_before_train', before] as [string, EngineValue]] : [])];
-    } },
+    build: validation('trainer.test_freq', 'trainer.val_before_train') },
   { recipe: ['reward.panel'],
     engine: ['reward.custom_reward_function.path', 'reward.custom_reward_function.name',
       'reward.custom_reward_function.reward_kwargs.panel'],
