@@ -1,3 +1,4 @@
+// The `quarry` command: its subcommands, help, and exit codes (0 ok, 1 the work failed, 2 bad input).
 import type { Command, CliIO } from './command';
 import { UsageError, EXIT } from './command';
 import { execCommand } from './commands/exec';

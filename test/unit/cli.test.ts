@@ -1,3 +1,5 @@
+// Tests of unit/cli: quarry with no command prints help and exits 2; an unknown command is named in the error and
+// exits 2
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

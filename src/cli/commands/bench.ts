@@ -1,3 +1,5 @@
+// `quarry bench`: a dataset (Spider, BIRD, SParC, CoSQL) through the agent: EX for greedy decoding, the vote and
+// pass@K by hardness, exact matches, agent behaviour; resumable, with a progress bar (docs/bench.md).
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command, CliIO } from '../command';

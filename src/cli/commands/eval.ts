@@ -1,3 +1,5 @@
+// `quarry eval`: execution accuracy and exact-set match of a predictions file against gold, with the official
+// evaluators' rules in each mode (docs/eval-modes.md).
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';

@@ -1,3 +1,4 @@
+// `quarry exec`: one read-only statement in the sandbox, its result rendered the way an agent would see it.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command } from '../command';

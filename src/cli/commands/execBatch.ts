@@ -1,14 +1,17 @@
+// `quarry exec-batch`: a JSONL file of read-only statements run across the sandbox's worker pool, one result line per
+// input line in input order (the record /v1/execute returns too), streamed with bounded memory and output.
 import { parseArgs } from 'node:util';
 import { readFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { resolve, dirname, isAbsolute } from 'node:path';
 import type { Command } from '../command';
 import { UsageError } from '../command';
-import { createSqlPool, renderObservation, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
-import type { Cell, ExecRequest, ExecResult } from '../../core/db';
+import { createSqlPool, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
+import type { ExecRequest, ExecResult } from '../../core/db';
 import { failure } from '../../core/db/runStatement';
 import { positiveInt, observationFormat } from '../../core/db/execOptions';
 import { cpus } from 'node:os';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
+import { execRecord } from '../../core/db/execRecord';
 
 /** Output past which the remaining statements are not run but answered with a `resource` line. */
 const MAX_BATCH_OUTPUT_BYTES = 2 ** 30;
@@ -25,12 +28,6 @@ it finished; the output stops at ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB, the st
 signal N (after closing the file and the workers).`;
 
 
-/** bigint → number when exact, else a string; blobs → a placeholder naming their size. */
-function jsonCell(v: Cell): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-  if (v instanceof Uint8Array) return `<blob ${v.length} bytes>`;
-  return v;
-}
 
 type Line = { id: unknown; req: ExecRequest } | { id: unknown; error: string };
 
@@ -124,11 +121,8 @@ export const execBatchCommand: Command = {
       while (held.has(nextToWrite)) {
         const r = held.get(nextToWrite)!;
         held.delete(nextToWrite);
-        const line = JSON.stringify({
-          id: parsed[nextToWrite].id, ok: r.ok, errorClass: r.errorClass, error: r.error, columns: r.columns,
-          rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
-          observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
-        }) + '\n';
+        // The same record the environment service's /v1/execute returns (core/db/execRecord.ts).
+        const line = JSON.stringify(execRecord(parsed[nextToWrite].id, r, format)) + '\n';
         out += line;
         bytes += Buffer.byteLength(line);
         results.push({ ok: r.ok, errorClass: r.errorClass });

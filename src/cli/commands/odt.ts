@@ -1,3 +1,5 @@
+// `quarry odt`: Progress-SQL's oracle-guided diagnostic tree of a prediction against its gold: both trees, the
+// node matching, the similarity, the tags and the feedback text (docs/rewards.md).
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';

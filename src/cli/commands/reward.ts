@@ -1,3 +1,4 @@
+// `quarry reward`: one prediction or trajectory scored with a reward panel, every term explained.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command } from '../command';

@@ -1,3 +1,4 @@
+// `quarry schema`: a database's schema in one of the protocols' prompt styles, introspected through the sandbox.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command } from '../command';

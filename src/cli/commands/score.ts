@@ -1,3 +1,5 @@
+// `quarry score`: every trajectory of a file scored with a panel; integrity flags, GRPO group statistics and
+// Progress-SQL's mismatch rates for the run.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { writeFileSync, existsSync, statSync } from 'node:fs';

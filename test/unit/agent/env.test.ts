@@ -1,3 +1,5 @@
+// Tests of agent/env: reset gives the opening messages with the introspected schema; step before reset is refused; an
+// execute action runs its SQL in the sandbox and the observation carries the result
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { utimesSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,5 @@
+// Tests of agent/loop: answer path: the record holds the task, prompt, turns with executions, usage and timings;
+// budget exhausted: the episode ends with end=budget, or after the protocol\'s final call
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

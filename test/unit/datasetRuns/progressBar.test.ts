@@ -1,3 +1,5 @@
+// Tests of datasetRuns/progressBar: formatDuration; terminal mode redraws one line in place with bar, count, rate and
+// ETA
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

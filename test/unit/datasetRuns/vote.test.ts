@@ -1,3 +1,5 @@
+// Tests of datasetRuns/vote: the largest group of equal results wins; failed samples cast no vote; ties go to the
+// group whose first member has the lowest sample index
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { majorityVote, passAtK, passAtKEstimate, sameResultIn, type VoteBallot } from '../../../src/core/eval/vote';

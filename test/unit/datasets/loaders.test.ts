@@ -1,3 +1,5 @@
+// Tests of datasets/loaders: parseDatasetSpec reads NAME:FILE and rejects anything else; spider: one task per item,
+// database path by db_id, hardness from the gold query
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';

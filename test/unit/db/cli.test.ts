@@ -1,3 +1,5 @@
+// Tests of db/cli: quarry exec exit codes: 0 ok, 1 SQL error, 2 bad input, 3 rejected, 4 timed out; quarry exec-batch
+// keeps input order, survives malformed lines and resolves db paths from the input file
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

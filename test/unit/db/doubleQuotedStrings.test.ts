@@ -1,3 +1,5 @@
+// Tests of db/doubleQuotedStrings: only the unresolved double-quoted name is turned into a string, never inside
+// strings or comments; double-quoted string literals work as in Python\'s sqlite3; real column names still resolve
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { requoteAsString, unresolvedDoubleQuoted } from '../../../src/core/db/doubleQuotedStrings';

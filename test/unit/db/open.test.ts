@@ -1,3 +1,5 @@
+// Tests of db/open: a missing file, a directory, an empty file and a text file are told apart; a file with a SQLite
+// header but damaged pages is reported as corrupt
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync, readFileSync, readdirSync, copyFileSync, openSync, writeSync, closeSync } from 'node:fs';

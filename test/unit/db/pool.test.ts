@@ -1,3 +1,4 @@
+// Tests of db/pool: results carry columns, typed cells and exact big integers; SQL errors read as SQLite words them
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqlPool, ROW_COUNT_CEILING } from '../../../src/core/db';

@@ -1,3 +1,5 @@
+// Tests of eval/cli: quarry eval prints the per-hardness table and writes report.json with one item per gold line;
+// bad inputs exit 2 with a clear message and write nothing
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

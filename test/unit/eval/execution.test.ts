@@ -1,3 +1,5 @@
+// Tests of eval/execution: spider: row order matters only when the gold query has ORDER BY; spider: DISTINCT is
+// removed from both queries, columns may be permuted, 1 equals 1.0
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

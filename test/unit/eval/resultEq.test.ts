@@ -1,3 +1,5 @@
+// Tests of eval/resultEq: spider: without ORDER BY rows compare as a multiset, with it in order; spider: duplicates
+// count (multiset, not set) and row counts must agree
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Cell } from '../../../src/core/db/types';

@@ -1,3 +1,5 @@
+// Tests of eval/rewrite: remove_distinct drops DISTINCT words in any case, never inside strings, quoted names or
+// longer words; remove_distinct keeps only the first statement, as sqlparse.parse(s)[0] does
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { removeDistinct, joinSplitOperators, replaceCurrentYear, plugValuePlaceholder, goldOrderMatters } from '../../../src/core/eval/rewrite';

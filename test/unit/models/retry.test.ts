@@ -1,3 +1,5 @@
+// Tests of models/retry: backoff doubles from the base up to the cap, half fixed and half jitter; Retry-After:
+// retry-after-ms first, then seconds, then an HTTP date; junk is ignored
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_RETRY, backoffMs, retryAfterMs, sleep } from '../../../src/core/models/retry';

@@ -1,3 +1,5 @@
+// Tests of models/spec: openai specs: base URL without trailing slash, model after the first #; onnx specs keep the
+// directory as written
 import { test } from 'node:test';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/fixtures';

@@ -1,3 +1,5 @@
+// Tests of models/sse: events split across chunks, CRLF and CR line ends, comments and other fields skipped;
+// multi-line data joins with \\n; a last event without its blank line still counts
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sseData } from '../../../src/core/models/sse';

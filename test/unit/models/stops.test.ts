@@ -1,3 +1,5 @@
+// Tests of models/stops: splitStops: duplicates and empty strings dropped, the first n go to the server; findStop:
+// earliest occurrence wins, the longer one at a tie
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StopCutter, findStop, inferStopString, splitStops } from '../../../src/core/models/stops';

@@ -1,3 +1,5 @@
+// Tests of rewards/cli: reward --json prints exactly {panel, total, terms: [{name, value, weight, contribution,
+// explanation}]}; reward without --json prints a readable table with every explanation
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

@@ -1,3 +1,5 @@
+// Tests of rewards/engine: gold results and gold parses are computed once per gold across many scorings; concurrent
+// scorings of one gold share one execution
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ExecRequest } from '../../../src/core/db/types';

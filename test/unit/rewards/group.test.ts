@@ -1,3 +1,5 @@
+// Tests of rewards/group: advantages: (r − mean) / (std + ε) with the sample std by default; advantages:
+// zero-variance groups and lone samples give all zeros
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

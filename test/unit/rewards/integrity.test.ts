@@ -1,3 +1,5 @@
+// Tests of rewards/integrity: SELECT * detection: top-level star projections, not count(*) or arithmetic; integrity
+// flags on a fixture run name the items behind each flag
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkIntegrity, integrityFlags, selectsStar, computeVerdict, createScoringResources, type IntegrityItem } from '../../../src/core/rewards';

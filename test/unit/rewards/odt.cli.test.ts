@@ -1,3 +1,5 @@
+// Tests of rewards/odt.cli: quarry odt --json: trees, scores, tags and feedback as one stable object; quarry odt:
+// readable trees, matching, scores, tags with reasons, feedback
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

@@ -1,3 +1,5 @@
+// Tests of rewards/odt: App. G round 1 as printed: projection and grouping flagged; no JOIN_MISSING for an extra
+// join; App. G round 1 with the sales join its analysis describes: exactly the four tags the paper prints
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

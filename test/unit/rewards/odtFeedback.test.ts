@@ -1,3 +1,5 @@
+// Tests of rewards/odtFeedback: odtFeedback: null for a SQL with the gold result, tagged App. F feedback otherwise;
+// odtFeedback: same structure, wrong result → the no-structural-issue message; unparseable → fallback
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOdtFeedback, createResultJudge, NO_STRUCTURAL_ISSUE_FEEDBACK, odtFeedback } from '../../../src/core/agent/feedback';

@@ -1,3 +1,5 @@
+// Tests of rewards/panels: sqltrail bigram: the paper\'s student/teacher example scores 2/4; sqltrail schema: the
+// paper\'s Employees/Salary vs Wages example scores 1/3
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPanel, resolvePanel, scorePanel, scorePanelDetailed, type PanelResult, type ScoringInput } from '../../../src/core/rewards';

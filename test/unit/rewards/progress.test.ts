@@ -1,3 +1,5 @@
+// Tests of rewards/progress: progress panel: Table 4 weights, terms named as the paper names them; App. G trajectory
+// scored: format 0.5, keep 0.5, late 2·0.5² (k* = 3), align = Δ > 0
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPanel, scorePanel, scorePanelDetailed, type PanelResult, type ScoringInput } from '../../../src/core/rewards';

@@ -1,3 +1,4 @@
+// Tests of rewards/registry: the papers ship as built-in panels; a panel file composes its own terms and weights
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

@@ -1,3 +1,5 @@
+// Tests of rewards/report: histogram: integer data gets one bin per value, including empty ones in between;
+// histogram: continuous values in equal-width bins, the maximum in the last bin, non-finite left out
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPanel, integrityFlags } from '../../../src/core/rewards';

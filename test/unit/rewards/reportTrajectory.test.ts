@@ -1,3 +1,5 @@
+// Tests of rewards/reportTrajectory: odtView: identical queries are one matched node per side, nothing only on one
+// side; odtView: a wrong WHERE and a missing GROUP BY mark the SELECT pair mismatching, with the differing items
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPanel } from '../../../src/core/rewards';

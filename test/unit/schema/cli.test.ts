@@ -1,3 +1,4 @@
+// Tests of schema/cli: quarry schema prints each style; quarry schema --json prints the introspected schema
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';

@@ -1,3 +1,5 @@
+// Tests of schema/introspect: bookshop: tables in creation order, declared types, keys, counts and samples; odd
+// names, composite keys, multi-column and implicit foreign keys, views
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

@@ -1,3 +1,5 @@
+// Tests of schema/render: list style: the SkyRL-SQL / SQL-Trail layout, blank line between tables, foreign keys at
+// the end; ddl style: MTSQL-R1 create table blocks with aligned example rows
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';

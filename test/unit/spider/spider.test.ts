@@ -1,3 +1,5 @@
+// Tests of spider/spider: NLTK word tokenizer: the rules that matter for SQL; official tokenize: values masked,
+// lowercased, !=/>=/<= merged, "=" glued to a value stays glued
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

@@ -1,3 +1,5 @@
+// Tests of sql/clauses: clause sets with aliases resolved, conditions split, sides of join equalities sorted;
+// different spellings of one query give the same clause sets
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractClauses } from '../../../src/core/sql';

@@ -1,3 +1,5 @@
+// Tests of sql/normalize: normalizeSql: case, whitespace, semicolons and comments do not matter; literals do;
+// tokenize keeps quoted names and strings whole, even unterminated
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { normalizeSql, sqlBigrams, bigramSimilarity, jaccard, tokenize } from '../../../src/core/sql';

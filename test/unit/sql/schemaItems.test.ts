@@ -1,3 +1,5 @@
+// Tests of sql/schemaItems: aliases resolve to tables; unqualified columns resolve against the schema; CTEs and
+// derived tables are not base tables; their columns count where they come from
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractSchemaItems, extractByTokens, schemaItemSet, jaccard } from '../../../src/core/sql';

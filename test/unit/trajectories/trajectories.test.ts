@@ -1,3 +1,5 @@
+// Tests of trajectories/trajectories: records from the loop are valid and survive the writer and reader unchanged;
+// the validator names the field of a broken record and says what it expected
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
