@@ -17,8 +17,23 @@ import { serveEnvCommand } from './commands/serveEnv';
 import { jobsCommand } from './commands/jobs';
 import { dataCommand } from './commands/data';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  dataCommand, doctorCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
+const commands: Command[] = [
+  execCommand,
+  execBatchCommand,
+  schemaCommand,
+  evalCommand,
+  rewardCommand,
+  scoreCommand,
+  odtCommand,
+  askCommand,
+  benchCommand,
+  exportCommand,
+  dataCommand,
+  doctorCommand,
+  checkpointsCommand,
+  serveEnvCommand,
+  jobsCommand,
+];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -29,7 +44,7 @@ function help(): string {
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `quarry <command> --help` for a command\'s options.',
+    "Run `quarry <command> --help` for a command's options.",
   ].join('\n');
 }
 
@@ -51,9 +66,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-      || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
-      || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    if (
+      err instanceof UsageError ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+    ) {
       io.stderr.write(`quarry ${name}: ${(err as Error).message}\n\n${command.usage}\n`);
       return EXIT.badInput;
     }

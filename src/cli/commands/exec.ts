@@ -17,10 +17,15 @@ export const execCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        db: { type: 'string' }, sql: { type: 'string' },
-        'timeout-ms': { type: 'string' }, 'max-rows': { type: 'string' }, format: { type: 'string' },
+        db: { type: 'string' },
+        sql: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'max-rows': { type: 'string' },
+        format: { type: 'string' },
       },
     });
     if (!values.db) throw new UsageError('--db FILE is required');

@@ -27,12 +27,13 @@ it finished; the output stops at ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB, the st
 --jobs defaults to the number of CPUs. Exit code 0 unless the options or files are wrong (2); 128+N when stopped by
 signal N (after closing the file and the workers).`;
 
-
-
 type Line = { id: unknown; req: ExecRequest } | { id: unknown; error: string };
 
 function parseLine(
-  text: string, lineNo: number, dbPath: (db: string) => string, common: Omit<ExecRequest, 'db' | 'sql'>,
+  text: string,
+  lineNo: number,
+  dbPath: (db: string) => string,
+  common: Omit<ExecRequest, 'db' | 'sql'>,
 ): Line {
   let obj: unknown;
   try {
@@ -40,7 +41,8 @@ function parseLine(
   } catch (err) {
     return { id: null, error: `line ${lineNo}: not valid JSON (${(err as Error).message})` };
   }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return { id: null, error: `line ${lineNo}: expected a JSON object` };
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    return { id: null, error: `line ${lineNo}: expected a JSON object` };
   const o = obj as Record<string, unknown>;
   const id = o.id ?? null;
   if (typeof o.db !== 'string' || o.db === '') return { id, error: `line ${lineNo}: "db" must be a non-empty string` };
@@ -54,10 +56,16 @@ export const execBatchCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        in: { type: 'string' }, out: { type: 'string' }, jobs: { type: 'string' },
-        'timeout-ms': { type: 'string' }, 'max-rows': { type: 'string' }, format: { type: 'string' },
+        in: { type: 'string' },
+        out: { type: 'string' },
+        jobs: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'max-rows': { type: 'string' },
+        format: { type: 'string' },
       },
     });
     if (!values.in) throw new UsageError('--in FILE.jsonl is required');
@@ -79,12 +87,15 @@ export const execBatchCommand: Command = {
       io.stderr.write(`quarry exec-batch: cannot read ${inPath}: ${(err as Error).message}\n`);
       return 2;
     }
-    const lines = text.split('\n').map((l, i) => ({ l: l.trim(), n: i + 1 })).filter((x) => x.l !== '');
+    const lines = text
+      .split('\n')
+      .map((l, i) => ({ l: l.trim(), n: i + 1 }))
+      .filter((x) => x.l !== '');
     // A batch names few databases many times: each path is resolved once.
     const resolved = new Map<string, string>();
     const dbPath = (db: string): string => {
       let p = resolved.get(db);
-      if (p === undefined) resolved.set(db, p = isAbsolute(db) ? db : resolve(dirname(inPath), db));
+      if (p === undefined) resolved.set(db, (p = isAbsolute(db) ? db : resolve(dirname(inPath), db)));
       return p;
     };
     const parsed = lines.map((x) => parseLine(x.l, x.n, dbPath, { timeoutMs, maxRows }));
@@ -95,12 +106,22 @@ export const execBatchCommand: Command = {
     try {
       // The output never replaces the input, a database, or a file that is not an earlier exec-batch output.
       checkOutputPath(resolve(io.cwd, values.out), {
-        inputs: [inPath], kind: 'exec-batch output',
-        sameKind: (line) => { try { const o = JSON.parse(line) as object; return 'errorClass' in o && 'observation' in o; } catch { return false; } },
+        inputs: [inPath],
+        kind: 'exec-batch output',
+        sameKind: (line) => {
+          try {
+            const o = JSON.parse(line) as object;
+            return 'errorClass' in o && 'observation' in o;
+          } catch {
+            return false;
+          }
+        },
       });
       fd = openSync(resolve(io.cwd, values.out), 'w');
     } catch (err) {
-      io.stderr.write(`quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`);
+      io.stderr.write(
+        `quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`,
+      );
       return 2;
     }
     // Each worker holds up to 8 statements, so it runs the next one without waiting for this process in between (and
@@ -133,7 +154,10 @@ export const execBatchCommand: Command = {
       }
       if (out !== '') writeSync(fd, out);
     };
-    const onSignal = (sig: NodeJS.Signals): void => { stoppedBy = sig; void pool.close(); };
+    const onSignal = (sig: NodeJS.Signals): void => {
+      stoppedBy = sig;
+      void pool.close();
+    };
     const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
     for (const sig of signals) process.on(sig, onSignal);
     try {
@@ -143,15 +167,38 @@ export const execBatchCommand: Command = {
           while (!stoppedBy && inFlight < window && nextToStart < parsed.length) {
             const i = nextToStart++;
             const p = parsed[i];
-            if (!('req' in p)) { held.set(i, failure('sql', p.error, 0)); continue; }
+            if (!('req' in p)) {
+              held.set(i, failure('sql', p.error, 0));
+              continue;
+            }
             if (bytes >= MAX_BATCH_OUTPUT_BYTES) {
-              held.set(i, failure('resource', `not run: the output reached the batch cap of ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB`, 0));
+              held.set(
+                i,
+                failure(
+                  'resource',
+                  `not run: the output reached the batch cap of ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB`,
+                  0,
+                ),
+              );
               continue;
             }
             inFlight++;
             // A request the signal's pool.close() cut short is not a result: it is left out, and so is all after it.
-            pool.exec(p.req).then((r) => { held.set(i, r); }, (err: Error) => { if (!stoppedBy) held.set(i, failure('sql', err.message, 0)); })
-              .finally(() => { inFlight--; flushContiguous(); startMore(); });
+            pool
+              .exec(p.req)
+              .then(
+                (r) => {
+                  held.set(i, r);
+                },
+                (err: Error) => {
+                  if (!stoppedBy) held.set(i, failure('sql', err.message, 0));
+                },
+              )
+              .finally(() => {
+                inFlight--;
+                flushContiguous();
+                startMore();
+              });
           }
           flushContiguous();
           if ((inFlight === 0 && nextToStart >= parsed.length) || (stoppedBy && inFlight === 0)) done();
@@ -166,14 +213,18 @@ export const execBatchCommand: Command = {
     }
     const wall = (performance.now() - started) / 1000;
     if (stoppedBy) {
-      io.stderr.write(`quarry exec-batch: stopped by ${stoppedBy} after ${results.length} of ${parsed.length} statements; `
-        + `the ${results.length} finished lines are in ${values.out}\n`);
+      io.stderr.write(
+        `quarry exec-batch: stopped by ${stoppedBy} after ${results.length} of ${parsed.length} statements; ` +
+          `the ${results.length} finished lines are in ${values.out}\n`,
+      );
       return 128 + (stoppedBy === 'SIGINT' ? 2 : stoppedBy === 'SIGHUP' ? 1 : 15);
     }
     const errors = results.filter((r) => !r.ok).length;
     const timeouts = results.filter((r) => r.errorClass === 'timeout').length;
-    io.stdout.write(`${results.length} queries, ${errors} errors, ${timeouts} timeouts, ${wall.toFixed(2)} s, `
-      + `${(results.length / Math.max(wall, 1e-9)).toFixed(1)} queries/s\n`);
+    io.stdout.write(
+      `${results.length} queries, ${errors} errors, ${timeouts} timeouts, ${wall.toFixed(2)} s, ` +
+        `${(results.length / Math.max(wall, 1e-9)).toFixed(1)} queries/s\n`,
+    );
     return 0;
   },
 };

@@ -11,8 +11,22 @@ const db = buildDb('bookshop');
 async function run(...argv: string[]) {
   let out = '';
   let err = '';
-  const sink = (f: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { f(String(chunk)); cb(); } });
-  const code = await main(argv, { stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), cwd: process.cwd() });
+  const sink = (f: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        f(String(chunk));
+        cb();
+      },
+    });
+  const code = await main(argv, {
+    stdout: sink((s) => {
+      out += s;
+    }),
+    stderr: sink((s) => {
+      err += s;
+    }),
+    cwd: process.cwd(),
+  });
   return { code, out, err };
 }
 
