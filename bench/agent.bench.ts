@@ -14,13 +14,19 @@ import { SchemaCache } from '../src/core/agent/env';
 import { TrajectoryWriter, type TrajectoryRecord } from '../src/core/trajectories';
 import type { ChatModel, GenerateRequest, GenerateResult } from '../src/core/models/types';
 
-interface Gold { db_id: string; query: string; question: string }
+interface Gold {
+  db_id: string;
+  query: string;
+  question: string;
+}
 
 const spider = requireSpider();
 const limit = Number(process.env.QUARRY_BENCH_LIMIT ?? Infinity);
 const protocolName = process.env.QUARRY_BENCH_PROTOCOL ?? 'skyrl';
 const dbPath = (id: string) => join(spider, 'database', id, `${id}.sqlite`);
-const all = (JSON.parse(readFileSync(join(spider, 'train_spider.json'), 'utf8')) as Gold[]).filter((g) => existsSync(dbPath(g.db_id)));
+const all = (JSON.parse(readFileSync(join(spider, 'train_spider.json'), 'utf8')) as Gold[]).filter((g) =>
+  existsSync(dbPath(g.db_id)),
+);
 if (all.length === 0) {
   console.error(`bench agent: no Spider databases found under ${join(spider, 'database')}`);
   process.exit(2);
@@ -40,9 +46,19 @@ function instantModel(replies: string[]): ChatModel {
       let stopString: string | null = null;
       for (const s of req.sampling.stop ?? []) {
         const i = text.indexOf(s);
-        if (i >= 0) { text = text.slice(0, i); stopString = s; break; }
+        if (i >= 0) {
+          text = text.slice(0, i);
+          stopString = s;
+          break;
+        }
       }
-      return { text, finishReason: 'stop', stopString, usage: { promptTokens: 0, completionTokens: 0 }, timings: { totalMs: 0, firstTokenMs: 0 } };
+      return {
+        text,
+        finishReason: 'stop',
+        stopString,
+        usage: { promptTokens: 0, completionTokens: 0 },
+        timings: { totalMs: 0, firstTokenMs: 0 },
+      };
     },
   };
 }
@@ -66,7 +82,11 @@ async function main(): Promise<void> {
   async function episode(g: Gold): Promise<{ record: TrajectoryRecord; writeMs: number }> {
     const record = await runEpisode({
       task: { question: g.question, dbPath: dbPath(g.db_id), dbId: g.db_id, gold: g.query },
-      protocolName, model: instantModel(script(g)), pool, schemaCache, sampling: { temperature: 0 },
+      protocolName,
+      model: instantModel(script(g)),
+      pool,
+      schemaCache,
+      sampling: { temperature: 0 },
     });
     const w0 = performance.now();
     await writer.write(record);
@@ -123,26 +143,50 @@ async function main(): Promise<void> {
   const stats = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     const r = (v: number) => Math.round(v * 1000) / 1000;
-    return { n: s.length, median: r(percentile(s, 50)), p90: r(percentile(s, 90)), p99: r(percentile(s, 99)), max: r(s[s.length - 1] ?? NaN) };
+    return {
+      n: s.length,
+      median: r(percentile(s, 50)),
+      p90: r(percentile(s, 90)),
+      p99: r(percentile(s, 99)),
+      max: r(s[s.length - 1] ?? NaN),
+    };
   };
   const overall = stats(perTurn);
-  console.log(`agent: ${items.length - items.filter((x) => unusable.has(x.db_id)).length} episodes, ${turns} turns, ${protocolName}, ${(wall / 1000).toFixed(2)} s`);
-  console.log(`overhead per turn (model excluded): median ${overall.median} ms, p99 ${overall.p99} ms (target median < 2 ms)`);
+  console.log(
+    `agent: ${items.length - items.filter((x) => unusable.has(x.db_id)).length} episodes, ${turns} turns, ${protocolName}, ${(wall / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    `overhead per turn (model excluded): median ${overall.median} ms, p99 ${overall.p99} ms (target median < 2 ms)`,
+  );
   console.log(`  execute turns: ${JSON.stringify(stats(execTurn))}`);
   console.log(`  answer turns:  ${JSON.stringify(stats(answerTurn))}`);
-  console.log(`  of which sandbox statement time: ${JSON.stringify(stats(sandboxMs))}; loop + record + write share: ${JSON.stringify(stats(loopShare))}`);
-  console.log(`  ends: ${JSON.stringify(ends)}; per-database set-up (first episode): ${JSON.stringify(stats(setupMs))}`);
+  console.log(
+    `  of which sandbox statement time: ${JSON.stringify(stats(sandboxMs))}; loop + record + write share: ${JSON.stringify(stats(loopShare))}`,
+  );
+  console.log(
+    `  ends: ${JSON.stringify(ends)}; per-database set-up (first episode): ${JSON.stringify(stats(setupMs))}`,
+  );
   writeResult('agent', {
-    episodes: items.length - items.filter((x) => unusable.has(x.db_id)).length, turns, skippedDatabases: Object.fromEntries(unusable), protocol: protocolName, wallSeconds: wall / 1000,
-    overheadPerTurnMs: overall, executeTurnMs: stats(execTurn), answerTurnMs: stats(answerTurn),
-    sandboxStatementMs: stats(sandboxMs), loopRecordWriteShareMs: stats(loopShare),
-    firstEpisodePerDatabaseMs: stats(setupMs), ends,
-    target: 'median < 2 ms', meetsTarget: overall.median < 2,
+    episodes: items.length - items.filter((x) => unusable.has(x.db_id)).length,
+    turns,
+    skippedDatabases: Object.fromEntries(unusable),
+    protocol: protocolName,
+    wallSeconds: wall / 1000,
+    overheadPerTurnMs: overall,
+    executeTurnMs: stats(execTurn),
+    answerTurnMs: stats(answerTurn),
+    sandboxStatementMs: stats(sandboxMs),
+    loopRecordWriteShareMs: stats(loopShare),
+    firstEpisodePerDatabaseMs: stats(setupMs),
+    ends,
+    target: 'median < 2 ms',
+    meetsTarget: overall.median < 2,
     // Other work on the machine moves the tail more than the median; the 1-minute load says how busy it was.
     loadAverage1m: { atStart: startLoad, atEnd: loadavg()[0] },
-    notes: 'Per turn: env time (parse, sandbox execution over IPC, observation) plus an even share of the loop\'s own work '
-      + '(messages, events, record) and the JSONL write. The model is an instant in-process script (its time is excluded). '
-      + 'Caches are warm: one earlier episode per database paid introspection and sha256 (reported separately).',
+    notes:
+      "Per turn: env time (parse, sandbox execution over IPC, observation) plus an even share of the loop's own work " +
+      '(messages, events, record) and the JSONL write. The model is an instant in-process script (its time is excluded). ' +
+      'Caches are warm: one earlier episode per database paid introspection and sha256 (reported separately).',
   });
 }
 

@@ -27,7 +27,12 @@ export function writeResult(name: string, result: Record<string, unknown>): void
   mkdirSync(resultsDir, { recursive: true });
   const out = {
     ...result,
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      memGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+    },
     at: new Date().toISOString(),
   };
   writeFileSync(join(resultsDir, `${name}.json`), JSON.stringify(out, null, 2) + '\n');

@@ -14,7 +14,11 @@ import { runDiagnostics } from '../src/core/rewards/report';
 import { trajectoryDiagnostics } from '../src/core/rewards/trajectoryReport';
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn } from '../src/core/trajectories/types';
 
-interface SpiderExample { query: string; db_id: string; question: string }
+interface SpiderExample {
+  query: string;
+  db_id: string;
+  question: string;
+}
 
 const QUESTIONS = Number(process.env.QUARRY_BENCH_QUESTIONS ?? 5000);
 const DRILLDOWNS = 200;
@@ -29,10 +33,23 @@ function nearMiss(sql: string): string {
 
 function turn(index: number, assistant: string, sql: string, kind: 'execute' | 'answer'): TrajectoryTurn {
   return {
-    index, assistant,
-    action: { kind, sql, thought: 'look', mdp: kind === 'answer' ? ['FINALIZE'] : ['PROPOSE', 'EXECUTE'], problems: [] },
-    observations: [], exec: kind === 'execute' ? { ok: true, errorClass: null, error: null, columns: [], rowCount: 1, truncated: false, ms: 1 } : null,
-    finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0 }, timings: { modelMs: 0, envMs: 0 },
+    index,
+    assistant,
+    action: {
+      kind,
+      sql,
+      thought: 'look',
+      mdp: kind === 'answer' ? ['FINALIZE'] : ['PROPOSE', 'EXECUTE'],
+      problems: [],
+    },
+    observations: [],
+    exec:
+      kind === 'execute'
+        ? { ok: true, errorClass: null, error: null, columns: [], rowCount: 1, truncated: false, ms: 1 }
+        : null,
+    finishReason: 'stop',
+    usage: { promptTokens: 0, completionTokens: 0 },
+    timings: { modelMs: 0, envMs: 0 },
   };
 }
 
@@ -40,21 +57,52 @@ function record(ex: SpiderExample, q: number, sample: number, dbPath: string): T
   const sql = ex.query.replace(/\s+/g, ' ').trim();
   const pred = sample === 0 ? sql : nearMiss(sql);
   const turns = [
-    ...(q % 3 === 0 ? [turn(0, `<think>look</think>\n<sql>SELECT * FROM sqlite_master LIMIT 1</sql>`, 'SELECT * FROM sqlite_master LIMIT 1', 'execute')] : []),
+    ...(q % 3 === 0
+      ? [
+          turn(
+            0,
+            `<think>look</think>\n<sql>SELECT * FROM sqlite_master LIMIT 1</sql>`,
+            'SELECT * FROM sqlite_master LIMIT 1',
+            'execute',
+          ),
+        ]
+      : []),
   ];
   turns.push(turn(turns.length, `<think>answer</think>\n<solution>${pred}</solution>`, pred, 'answer'));
   return {
-    schema: TRAJECTORY_SCHEMA, id: `q${q}-s${sample}`, groupId: `q${q}`, sample, createdAt: '2026-01-01T00:00:00.000Z',
-    task: { id: `spider-train:${q}`, question: ex.question, db: { path: dbPath, id: ex.db_id, sha256: '0'.repeat(64) }, evidence: null, history: [], gold: sql, difficulty: null },
-    protocol: { name: 'skyrl', config: { maxTurns: 5 } }, model: { spec: 'bench', sampling: {} }, prompt: [],
-    turns, finalSql: pred, end: 'answer', error: null, usage: { promptTokens: 0, completionTokens: 0 },
-    timings: { totalMs: 0, modelMs: 0, envMs: 0 }, meta: {},
+    schema: TRAJECTORY_SCHEMA,
+    id: `q${q}-s${sample}`,
+    groupId: `q${q}`,
+    sample,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    task: {
+      id: `spider-train:${q}`,
+      question: ex.question,
+      db: { path: dbPath, id: ex.db_id, sha256: '0'.repeat(64) },
+      evidence: null,
+      history: [],
+      gold: sql,
+      difficulty: null,
+    },
+    protocol: { name: 'skyrl', config: { maxTurns: 5 } },
+    model: { spec: 'bench', sampling: {} },
+    prompt: [],
+    turns,
+    finalSql: pred,
+    end: 'answer',
+    error: null,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    timings: { totalMs: 0, modelMs: 0, envMs: 0 },
+    meta: {},
   };
 }
 
 async function main(): Promise<void> {
   const dir = requireSpider();
-  const examples = (JSON.parse(readFileSync(join(dir, 'train_spider.json'), 'utf8')) as SpiderExample[]).slice(0, QUESTIONS);
+  const examples = (JSON.parse(readFileSync(join(dir, 'train_spider.json'), 'utf8')) as SpiderExample[]).slice(
+    0,
+    QUESTIONS,
+  );
   const records = examples.flatMap((ex, q) => {
     const db = join(dir, 'database', ex.db_id, `${ex.db_id}.sqlite`);
     return [record(ex, q, 0, db), record(ex, q, 1, db)];
@@ -95,7 +143,11 @@ async function main(): Promise<void> {
       runDiagnosticsMs: Math.round(aggregateMs),
       runMessageBytes: message.length,
       serializeMs: Math.round(serializeMs),
-      drilldownMs: { median: +percentile(ms, 50).toFixed(2), p95: +percentile(ms, 95).toFixed(2), max: +ms[ms.length - 1].toFixed(2) },
+      drilldownMs: {
+        median: +percentile(ms, 50).toFixed(2),
+        p95: +percentile(ms, 95).toFixed(2),
+        max: +ms[ms.length - 1].toFixed(2),
+      },
       loadAverageAtStart: load,
       cores: cpus().length,
     };
@@ -107,6 +159,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bench diagnostics: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  console.error(`bench diagnostics: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exit(1);
 });

@@ -14,13 +14,20 @@ import { percentile, repoRoot, requireSpider, writeResult } from './common';
 import { createSqlPool } from '../src/core/db';
 import { createScoringResources, loadPanel, scorePanel } from '../src/core/rewards';
 
-interface SpiderExample { query: string; db_id: string; question: string }
+interface SpiderExample {
+  query: string;
+  db_id: string;
+  question: string;
+}
 
 const CLIENTS = 64;
 
 async function startServer(dbDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'serve-env', '--db-dir', dbDir, '--jobs', '2', '--max-episodes', '4096'],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'dist', 'cli.js'), 'serve-env', '--db-dir', dbDir, '--jobs', '2', '--max-episodes', '4096'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -31,8 +38,13 @@ async function startServer(dbDir: string): Promise<{ url: string; pid: number; s
     child.once('exit', (code) => reject(new Error(`serve-env exited ${code}`)));
   });
   return {
-    url, pid: child.pid!,
-    stop: () => new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }),
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -42,7 +54,11 @@ function rssMiB(pid: number): number {
 }
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -51,20 +67,24 @@ async function load(n: number, job: (i: number) => Promise<void>): Promise<{ lat
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      const s = performance.now();
-      await job(i);
-      latencies.push(performance.now() - s);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        const s = performance.now();
+        await job(i);
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
   return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - t0) / 1000 };
 }
 
 const stats = (l: { latencies: number[]; seconds: number }, n: number) => ({
-  perSecond: Math.round(n / l.seconds), p50Ms: +percentile(l.latencies, 50).toFixed(2), p99Ms: +percentile(l.latencies, 99).toFixed(2),
+  perSecond: Math.round(n / l.seconds),
+  p50Ms: +percentile(l.latencies, 50).toFixed(2),
+  p99Ms: +percentile(l.latencies, 99).toFixed(2),
   seconds: +l.seconds.toFixed(2),
 });
 
@@ -73,13 +93,18 @@ async function main(): Promise<void> {
   const dbDir = join(spider, 'database');
   const examples: SpiderExample[] = JSON.parse(readFileSync(join(spider, 'train_spider.json'), 'utf8'));
   const items = examples.slice(0, 2000).map((e, i) => ({
-    db: e.db_id, question: e.question, goldSql: e.query, predSql: i % 2 === 0 ? e.query : `${e.query.replace(/;\s*$/, '')} LIMIT 1`,
+    db: e.db_id,
+    question: e.question,
+    goldSql: e.query,
+    predSql: i % 2 === 0 ? e.query : `${e.query.replace(/;\s*$/, '')} LIMIT 1`,
   }));
   const server = await startServer(dbDir);
   const load0 = loadavg()[0];
   try {
     // Warm the server's caches (gold results, parses) once, as a training run's first step does.
-    await load(items.length, async (i) => { await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[i] }); });
+    await load(items.length, async (i) => {
+      await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[i] });
+    });
 
     const rewardsN = 10_000;
     const served = await load(rewardsN, async (i) => {
@@ -93,7 +118,11 @@ async function main(): Promise<void> {
     const panel = loadPanel('sqltrail');
     const inProc = async (i: number) => {
       const it = items[i % items.length];
-      await scorePanel(panel, { goldSql: it.goldSql, predSql: it.predSql, dbPath: join(dbDir, it.db, `${it.db}.sqlite`) }, resources);
+      await scorePanel(
+        panel,
+        { goldSql: it.goldSql, predSql: it.predSql, dbPath: join(dbDir, it.db, `${it.db}.sqlite`) },
+        resources,
+      );
     };
     await load(items.length, inProc);
     const local = await load(rewardsN, inProc);
@@ -102,38 +131,75 @@ async function main(): Promise<void> {
     const episodesN = 3000;
     const steps = await load(episodesN, async (i) => {
       const it = items[i % items.length];
-      const e = await post(`${server.url}/v1/episodes`, { protocol: 'skyrl', db: it.db, question: it.question, goldSql: it.goldSql });
+      const e = await post(`${server.url}/v1/episodes`, {
+        protocol: 'skyrl',
+        db: it.db,
+        question: it.question,
+        goldSql: it.goldSql,
+      });
       if (e.status !== 200) throw new Error(`episode ${i}: ${JSON.stringify(e.json)}`);
-      await post(`${server.url}/v1/episodes/${e.json.id}/step`, { action: `<think>look</think>\n<sql>${it.predSql}</sql>` });
-      const done = await post(`${server.url}/v1/episodes/${e.json.id}/step`, { action: `<think>answer</think>\n<solution>${it.predSql}</solution>` });
-      if (!done.json.done || typeof done.json.reward !== 'number') throw new Error(`episode ${i} did not end with a reward`);
+      await post(`${server.url}/v1/episodes/${e.json.id}/step`, {
+        action: `<think>look</think>\n<sql>${it.predSql}</sql>`,
+      });
+      const done = await post(`${server.url}/v1/episodes/${e.json.id}/step`, {
+        action: `<think>answer</think>\n<solution>${it.predSql}</solution>`,
+      });
+      if (!done.json.done || typeof done.json.reward !== 'number')
+        throw new Error(`episode ${i} did not end with a reward`);
     });
 
     const memory: Array<[number, number]> = [[0, rssMiB(server.pid)]];
     const total = 100_000;
     for (let done = 0; done < total; done += 10_000) {
-      await load(10_000, async (i) => { await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[(done + i) % items.length] }); });
+      await load(10_000, async (i) => {
+        await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[(done + i) % items.length] });
+      });
       memory.push([done + 10_000, rssMiB(server.pid)]);
     }
 
     const runaway = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
-    let ordinaryOk = 0; let ordinaryFailed = 0; let killed = 0;
+    let ordinaryOk = 0;
+    let ordinaryFailed = 0;
+    let killed = 0;
     await load(1000, async (i) => {
       const it = items[i % items.length];
       const bad = i % 20 === 0;
-      const r = await post(`${server.url}/v1/execute`, { db: it.db, sql: bad ? runaway : it.goldSql, timeoutMs: bad ? 200 : 30_000 });
-      if (bad) { if (r.json.errorClass === 'timeout') killed++; } else if (r.status === 200 && r.json.ok) ordinaryOk++; else ordinaryFailed++;
+      const r = await post(`${server.url}/v1/execute`, {
+        db: it.db,
+        sql: bad ? runaway : it.goldSql,
+        timeoutMs: bad ? 200 : 30_000,
+      });
+      if (bad) {
+        if (r.json.errorClass === 'timeout') killed++;
+      } else if (r.status === 200 && r.json.ok) ordinaryOk++;
+      else ordinaryFailed++;
     });
     const health = await (await fetch(`${server.url}/v1/health`)).json();
 
     const result = {
       command: 'npm run bench -- envServer',
       clients: CLIENTS,
-      rewards: { requests: rewardsN, served: stats(served, rewardsN), inProcess: stats(local, rewardsN), ratio: +(stats(served, rewardsN).perSecond / stats(local, rewardsN).perSecond).toFixed(2) },
-      steps: { episodes: episodesN, stepsPerSecond: Math.round((episodesN * 2) / steps.seconds), episodeLatency: stats(steps, episodesN) },
+      rewards: {
+        requests: rewardsN,
+        served: stats(served, rewardsN),
+        inProcess: stats(local, rewardsN),
+        ratio: +(stats(served, rewardsN).perSecond / stats(local, rewardsN).perSecond).toFixed(2),
+      },
+      steps: {
+        episodes: episodesN,
+        stepsPerSecond: Math.round((episodesN * 2) / steps.seconds),
+        episodeLatency: stats(steps, episodesN),
+      },
       memory: { requests: total, rssMiB: memory, growthMiB: memory[memory.length - 1][1] - memory[1][1] },
-      crashes: { runaway: 50, killedByTimeout: killed, ordinaryOk, ordinaryFailed, serverStillServing: health.ok === true },
-      loadAverageAtStart: load0, loadAverageAtEnd: loadavg()[0],
+      crashes: {
+        runaway: 50,
+        killedByTimeout: killed,
+        ordinaryOk,
+        ordinaryFailed,
+        serverStillServing: health.ok === true,
+      },
+      loadAverageAtStart: load0,
+      loadAverageAtEnd: loadavg()[0],
     };
     console.log(JSON.stringify(result, null, 2));
     writeResult('envServer', result);
@@ -142,4 +208,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

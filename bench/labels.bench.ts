@@ -29,10 +29,19 @@ try {
   for (let i = 0; i < SAVES; i++) {
     // Every third trajectory of the file is labeled, spread over it as a reviewer's queue would leave them.
     const id = ids[(i * 3) % N];
-    saveMs.push(ms(() => store.save({
-      trajectoryId: id, file: '/data/run.jsonl', recordSha: 'f'.repeat(64), verdict: VERDICTS[i % 3],
-      correctedSql: i % 4 === 0 ? `SELECT name FROM singer WHERE age > ${i}` : null, tags: i % 2 ? [TAGS[i % 4]] : [], note: i % 5 ? '' : 'checked by hand',
-    })));
+    saveMs.push(
+      ms(() =>
+        store.save({
+          trajectoryId: id,
+          file: '/data/run.jsonl',
+          recordSha: 'f'.repeat(64),
+          verdict: VERDICTS[i % 3],
+          correctedSql: i % 4 === 0 ? `SELECT name FROM singer WHERE age > ${i}` : null,
+          tags: i % 2 ? [TAGS[i % 4]] : [],
+          note: i % 5 ? '' : 'checked by hand',
+        }),
+      ),
+    );
   }
   saveMs.sort((a, b) => a - b);
 
@@ -41,8 +50,16 @@ try {
   let labeled = 0;
   for (let r = 0; r < REPEATS; r++) {
     let labels = new Map();
-    readMs.push(ms(() => { labels = store.getMany(ids); }));
-    orderMs.push(ms(() => { labeled = N - orderQueue(ids, labels, 'unlabeled').length; }));
+    readMs.push(
+      ms(() => {
+        labels = store.getMany(ids);
+      }),
+    );
+    orderMs.push(
+      ms(() => {
+        labeled = N - orderQueue(ids, labels, 'unlabeled').length;
+      }),
+    );
   }
   readMs.sort((a, b) => a - b);
   orderMs.sort((a, b) => a - b);
@@ -52,7 +69,19 @@ try {
   const concurrentSaveMs: number[] = [];
   for (let i = 0; i < 100; i++) {
     store.getMany(ids.slice(0, 1000));
-    concurrentSaveMs.push(ms(() => other.save({ trajectoryId: `other-${i}`, file: '/data/run.jsonl', recordSha: 'x', verdict: 'unsure', correctedSql: null, tags: ['loop'], note: '' })));
+    concurrentSaveMs.push(
+      ms(() =>
+        other.save({
+          trajectoryId: `other-${i}`,
+          file: '/data/run.jsonl',
+          recordSha: 'x',
+          verdict: 'unsure',
+          correctedSql: null,
+          tags: ['loop'],
+          note: '',
+        }),
+      ),
+    );
   }
   concurrentSaveMs.sort((a, b) => a - b);
   other.close();
@@ -67,7 +96,8 @@ try {
     orderQueueMs: { median: percentile(orderMs, 50) },
     saveWithSecondConnectionMs: { p50: percentile(concurrentSaveMs, 50), p95: percentile(concurrentSaveMs, 95) },
     loadavg1: loadavg()[0],
-    notes: 'save = one BEGIN IMMEDIATE transaction, synchronous=FULL (fsync of the WAL at commit), on the bench machine tmpdir',
+    notes:
+      'save = one BEGIN IMMEDIATE transaction, synchronous=FULL (fsync of the WAL at commit), on the bench machine tmpdir',
   };
   console.log(JSON.stringify(result, null, 2));
   writeResult('labels', result);

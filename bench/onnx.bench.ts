@@ -17,10 +17,14 @@ const maxTokens = 160;
 function prompts(): ChatMessage[][] {
   const ref = join(modelDir, 'reference.json');
   if (!existsSync(ref)) {
-    console.error(`bench onnx: ${ref} not found (set QUARRY_ONNX_MODEL to a model made by scripts/tiny-model/train.py)`);
+    console.error(
+      `bench onnx: ${ref} not found (set QUARRY_ONNX_MODEL to a model made by scripts/tiny-model/train.py)`,
+    );
     process.exit(2);
   }
-  return (JSON.parse(readFileSync(ref, 'utf8')) as { cases: { messages: ChatMessage[] }[] }).cases.map((c) => c.messages);
+  return (JSON.parse(readFileSync(ref, 'utf8')) as { cases: { messages: ChatMessage[] }[] }).cases.map(
+    (c) => c.messages,
+  );
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -35,7 +39,8 @@ async function measure(threads: number, set: ChatMessage[][]) {
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
   for (let r = 0; r < rounds; r++) {
-    for (const messages of set) results.push(await model.generate({ messages, sampling: { temperature: 0, maxTokens } }));
+    for (const messages of set)
+      results.push(await model.generate({ messages, sampling: { temperature: 0, maxTokens } }));
   }
   lag.disable();
   await model.close();
@@ -77,9 +82,17 @@ async function main() {
     runs.push(r);
   }
   writeResult('onnx', {
-    model: modelDir, rounds, prompts: set.length, maxTokens, runs, rssMiB: round(process.memoryUsage().rss / 2 ** 20),
+    model: modelDir,
+    rounds,
+    prompts: set.length,
+    maxTokens,
+    runs,
+    rssMiB: round(process.memoryUsage().rss / 2 ** 20),
     loadAverage1m: { before: round(loadBefore, 2), after: round(loadavg()[0], 2) },
   });
 }
 
-main().catch((err) => { console.error(`bench onnx: ${(err as Error).message}`); process.exit(1); });
+main().catch((err) => {
+  console.error(`bench onnx: ${(err as Error).message}`);
+  process.exit(1);
+});

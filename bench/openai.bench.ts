@@ -17,11 +17,18 @@ const longAnswer = Array.from({ length: 2000 }, (_, i) => `w${i}`).join(' ');
 
 async function startServer(): Promise<{ url: string; stop(): void }> {
   const script = join(tmpdir(), `quarry-openai-bench-${process.pid}.json`);
-  writeFileSync(script, JSON.stringify({
-    models: ['bench'],
-    entries: [{ match: 'LONG', response: longAnswer }, { response: shortAnswer }],
-  }));
-  const child = spawn(process.execPath, [join(repoRoot, 'scripts', 'replay-server.mjs'), '--script', script, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  writeFileSync(
+    script,
+    JSON.stringify({
+      models: ['bench'],
+      entries: [{ match: 'LONG', response: longAnswer }, { response: shortAnswer }],
+    }),
+  );
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'scripts', 'replay-server.mjs'), '--script', script, '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`replay server exited with ${code}; run the build first`)));
@@ -31,7 +38,11 @@ async function startServer(): Promise<{ url: string; stop(): void }> {
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-interface Scenario { name: string; concurrency: number; request: () => GenerateRequest }
+interface Scenario {
+  name: string;
+  concurrency: number;
+  request: () => GenerateRequest;
+}
 
 async function run(model: ChatModel, s: Scenario, n: number): Promise<Record<string, number>> {
   const lat: number[] = [];
@@ -44,7 +55,11 @@ async function run(model: ChatModel, s: Scenario, n: number): Promise<Record<str
       next++;
       const req = s.request();
       const onText = req.onText;
-      if (onText) req.onText = (d) => { chunks++; onText(d); };
+      if (onText)
+        req.onText = (d) => {
+          chunks++;
+          onText(d);
+        };
       const r = await model.generate(req);
       lat.push(r.timings.totalMs);
       if (r.timings.firstTokenMs !== null) ttft.push(r.timings.firstTokenMs);
@@ -56,8 +71,13 @@ async function run(model: ChatModel, s: Scenario, n: number): Promise<Record<str
   ttft.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 100) / 100;
   return {
-    calls: n, concurrency: s.concurrency, wallMs: round(wall), callsPerSec: round((n / wall) * 1000),
-    p50Ms: round(percentile(lat, 50)), p95Ms: round(percentile(lat, 95)), maxMs: round(lat.at(-1) ?? NaN),
+    calls: n,
+    concurrency: s.concurrency,
+    wallMs: round(wall),
+    callsPerSec: round((n / wall) * 1000),
+    p50Ms: round(percentile(lat, 50)),
+    p95Ms: round(percentile(lat, 95)),
+    maxMs: round(lat.at(-1) ?? NaN),
     firstTokenP50Ms: round(percentile(ttft, 50)),
     ...(chunks > 0 ? { chunks, chunksPerSec: round((chunks / wall) * 1000) } : {}),
   };
@@ -67,19 +87,50 @@ async function main(): Promise<void> {
   const server = await startServer();
   try {
     const model = await createModel(`openai:${server.url}#bench`, { env: {} });
-    const messages: ChatMessage[] = [{ role: 'system', content: 'You write SQLite.' }, { role: 'user', content: 'How many singers are older than 30?' }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'You write SQLite.' },
+      { role: 'user', content: 'How many singers are older than 30?' },
+    ];
     const long: ChatMessage[] = [{ role: 'user', content: 'LONG' }];
     const stop = ['</sql>'];
     const manyStops = ['</a>', '</b>', '</c>', '</d>', '</sql>'];
     const scenarios: Array<Scenario & { n: number }> = [
       { name: 'non-stream, sequential', concurrency: 1, n: calls, request: () => ({ messages, sampling: { stop } }) },
       { name: 'non-stream, 8 concurrent', concurrency: 8, n: calls, request: () => ({ messages, sampling: { stop } }) },
-      { name: 'stream, sequential', concurrency: 1, n: calls, request: () => ({ messages, sampling: { stop }, onText: () => undefined }) },
-      { name: 'stream, 8 concurrent', concurrency: 8, n: calls, request: () => ({ messages, sampling: { stop }, onText: () => undefined }) },
-      { name: 'stream, 5 stops (1 cut client-side)', concurrency: 1, n: calls, request: () => ({ messages, sampling: { stop: manyStops }, onText: () => undefined }) },
-      { name: 'stream 2000-token answer', concurrency: 1, n: Math.max(5, Math.round(calls / 20)), request: () => ({ messages: long, sampling: {}, onText: () => undefined }) },
-      { name: 'stream 2000-token answer, 12 client-side stops that never match', concurrency: 1, n: Math.max(5, Math.round(calls / 20)),
-        request: () => ({ messages: long, sampling: { stop: ['<x1>', '<x2>', '<x3>', '<x4>', ...Array.from({ length: 12 }, (_, i) => `never${i}>`)] }, onText: () => undefined }) },
+      {
+        name: 'stream, sequential',
+        concurrency: 1,
+        n: calls,
+        request: () => ({ messages, sampling: { stop }, onText: () => undefined }),
+      },
+      {
+        name: 'stream, 8 concurrent',
+        concurrency: 8,
+        n: calls,
+        request: () => ({ messages, sampling: { stop }, onText: () => undefined }),
+      },
+      {
+        name: 'stream, 5 stops (1 cut client-side)',
+        concurrency: 1,
+        n: calls,
+        request: () => ({ messages, sampling: { stop: manyStops }, onText: () => undefined }),
+      },
+      {
+        name: 'stream 2000-token answer',
+        concurrency: 1,
+        n: Math.max(5, Math.round(calls / 20)),
+        request: () => ({ messages: long, sampling: {}, onText: () => undefined }),
+      },
+      {
+        name: 'stream 2000-token answer, 12 client-side stops that never match',
+        concurrency: 1,
+        n: Math.max(5, Math.round(calls / 20)),
+        request: () => ({
+          messages: long,
+          sampling: { stop: ['<x1>', '<x2>', '<x3>', '<x4>', ...Array.from({ length: 12 }, (_, i) => `never${i}>`)] },
+          onText: () => undefined,
+        }),
+      },
     ];
     await run(model, scenarios[0], 50); // warm-up: connections, JIT
     const results: Record<string, Record<string, number>> = {};
@@ -88,7 +139,12 @@ async function main(): Promise<void> {
       console.log(s.name.padEnd(66), JSON.stringify(results[s.name]));
     }
     await model.close();
-    writeResult('openai', { server: 'replay server as a separate process on 127.0.0.1', shortAnswerTokens: 11, longAnswerTokens: 2000, scenarios: results });
+    writeResult('openai', {
+      server: 'replay server as a separate process on 127.0.0.1',
+      shortAnswerTokens: 11,
+      longAnswerTokens: 2000,
+      scenarios: results,
+    });
   } finally {
     server.stop();
   }

@@ -15,12 +15,41 @@ import type { ProtocolName } from '../src/core/agent/types';
 const N = Number(process.env.REPLAY_BENCH_N ?? 10_000);
 const REPEATS = 5;
 const PROTOCOLS: ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1'];
-const MODELS = ['openai:http://127.0.0.1:8000/v1#qwen2.5-coder-7b', 'openai:http://127.0.0.1:8000/v1#skyrl-sql-7b', 'onnx:media/models/tiny-sql'];
-const DBS = ['concert_singer', 'pets_1', 'car_1', 'flight_2', 'employee_hire_evaluation', 'cre_Doc_Template_Mgt', 'course_teach', 'museum_visit'];
-const TABLES = ['singer', 'concert', 'stadium', 'pets', 'student', 'cars_data', 'airlines', 'employee', 'museum', 'visitor'];
+const MODELS = [
+  'openai:http://127.0.0.1:8000/v1#qwen2.5-coder-7b',
+  'openai:http://127.0.0.1:8000/v1#skyrl-sql-7b',
+  'onnx:media/models/tiny-sql',
+];
+const DBS = [
+  'concert_singer',
+  'pets_1',
+  'car_1',
+  'flight_2',
+  'employee_hire_evaluation',
+  'cre_Doc_Template_Mgt',
+  'course_teach',
+  'museum_visit',
+];
+const TABLES = [
+  'singer',
+  'concert',
+  'stadium',
+  'pets',
+  'student',
+  'cars_data',
+  'airlines',
+  'employee',
+  'museum',
+  'visitor',
+];
 
-const SCHEMA = TABLES.map((t) => `Table: ${t}\n` + ['id (INTEGER, PRIMARY KEY)', 'name (TEXT)', 'age (INTEGER)', 'country (TEXT)', 'year (INTEGER)']
-  .map((c) => `- ${c}`).join('\n')).join('\n\n');
+const SCHEMA = TABLES.map(
+  (t) =>
+    `Table: ${t}\n` +
+    ['id (INTEGER, PRIMARY KEY)', 'name (TEXT)', 'age (INTEGER)', 'country (TEXT)', 'year (INTEGER)']
+      .map((c) => `- ${c}`)
+      .join('\n'),
+).join('\n\n');
 
 function df(rows: number): string {
   const lines = ['   name  age country'];
@@ -39,28 +68,84 @@ function synthetic(i: number): TrajectoryRecord {
     const failed = !last && (i + k) % 6 === 0;
     turns.push({
       index: k,
-      assistant: `<think>The question asks about ${t}. I should check the ages first and then filter; step ${k}. ${'Reasoning about joins and columns. '.repeat(6)}</think>\n` + (last ? `<solution>${sql}</solution>` : `<sql>${sql}</sql>`),
-      action: { kind: last ? 'answer' : 'execute', sql, thought: `The question asks about ${t}. ${'Reasoning. '.repeat(10)}`, mdp: last ? ['FINALIZE'] : ['PROPOSE', 'EXECUTE'], problems: [] },
-      observations: last ? [] : [{ role: 'user', content: failed ? '<observation>Error: no such column: agee</observation>' : `<observation>${df(6)}</observation>` }],
-      exec: last ? null : failed
-        ? { ok: false, errorClass: 'sql', error: 'no such column: agee', columns: [], rowCount: 0, truncated: false, ms: 0.4 }
-        : { ok: true, errorClass: null, error: null, columns: ['name', 'age'], rowCount: 6, truncated: false, ms: 0.9 },
-      finishReason: 'stop', usage: { promptTokens: 1500 + 200 * k, completionTokens: 90 }, timings: { modelMs: 800, envMs: 2 },
+      assistant:
+        `<think>The question asks about ${t}. I should check the ages first and then filter; step ${k}. ${'Reasoning about joins and columns. '.repeat(6)}</think>\n` +
+        (last ? `<solution>${sql}</solution>` : `<sql>${sql}</sql>`),
+      action: {
+        kind: last ? 'answer' : 'execute',
+        sql,
+        thought: `The question asks about ${t}. ${'Reasoning. '.repeat(10)}`,
+        mdp: last ? ['FINALIZE'] : ['PROPOSE', 'EXECUTE'],
+        problems: [],
+      },
+      observations: last
+        ? []
+        : [
+            {
+              role: 'user',
+              content: failed
+                ? '<observation>Error: no such column: agee</observation>'
+                : `<observation>${df(6)}</observation>`,
+            },
+          ],
+      exec: last
+        ? null
+        : failed
+          ? {
+              ok: false,
+              errorClass: 'sql',
+              error: 'no such column: agee',
+              columns: [],
+              rowCount: 0,
+              truncated: false,
+              ms: 0.4,
+            }
+          : {
+              ok: true,
+              errorClass: null,
+              error: null,
+              columns: ['name', 'age'],
+              rowCount: 6,
+              truncated: false,
+              ms: 0.9,
+            },
+      finishReason: 'stop',
+      usage: { promptTokens: 1500 + 200 * k, completionTokens: 90 },
+      timings: { modelMs: 800, envMs: 2 },
     });
   }
   const finalSql = turns[turns.length - 1].action.sql;
   return {
-    schema: TRAJECTORY_SCHEMA, id: `t${i}`, groupId: `q${g}`, sample: i % 8, createdAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+    schema: TRAJECTORY_SCHEMA,
+    id: `t${i}`,
+    groupId: `q${g}`,
+    sample: i % 8,
+    createdAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
     task: {
-      id: `q${g}`, question: `Show the names and ages of every ${t} older than ${20 + (g % 30)}, oldest first (question ${g}).`,
-      db: { path: `/data/spider/database/${DBS[g % DBS.length]}/${DBS[g % DBS.length]}.sqlite`, id: DBS[g % DBS.length], sha256: 'a'.repeat(64) },
-      evidence: null, history: [], gold: `SELECT name, age FROM ${t} WHERE age > ${20 + (g % 30)} ORDER BY age DESC`, difficulty: (['easy', 'medium', 'hard', 'extra'] as const)[g % 4],
+      id: `q${g}`,
+      question: `Show the names and ages of every ${t} older than ${20 + (g % 30)}, oldest first (question ${g}).`,
+      db: {
+        path: `/data/spider/database/${DBS[g % DBS.length]}/${DBS[g % DBS.length]}.sqlite`,
+        id: DBS[g % DBS.length],
+        sha256: 'a'.repeat(64),
+      },
+      evidence: null,
+      history: [],
+      gold: `SELECT name, age FROM ${t} WHERE age > ${20 + (g % 30)} ORDER BY age DESC`,
+      difficulty: (['easy', 'medium', 'hard', 'extra'] as const)[g % 4],
     },
     protocol: { name: PROTOCOLS[g % PROTOCOLS.length], config: { maxTurns: 5 }, budget: 5 },
     model: { spec: MODELS[i % MODELS.length], sampling: { temperature: 1 } },
-    prompt: [{ role: 'system', content: 'You are a data science expert. Database schema:\n' + SCHEMA }, { role: 'user', content: `Question ${g}` }],
-    turns, finalSql, end: 'answer', error: null,
-    usage: { promptTokens: 4000, completionTokens: 90 * nTurns }, timings: { totalMs: 900 * nTurns, modelMs: 800 * nTurns, envMs: 2 * nTurns },
+    prompt: [
+      { role: 'system', content: 'You are a data science expert. Database schema:\n' + SCHEMA },
+      { role: 'user', content: `Question ${g}` },
+    ],
+    turns,
+    finalSql,
+    end: 'answer',
+    error: null,
+    usage: { promptTokens: 4000, completionTokens: 90 * nTurns },
+    timings: { totalMs: 900 * nTurns, modelMs: 800 * nTurns, envMs: 2 * nTurns },
     meta: i % 3 === 0 ? { correct: i % 2 === 0, label: i % 9 === 0 ? 'wrong join' : 'ok' } : {},
   };
 }
@@ -92,9 +177,12 @@ async function main(): Promise<void> {
       loaded = await loadTrajectoryFile(file);
       loads.push(ms(t0));
     }
-    if (loaded.records.length !== N || loaded.invalid.length !== 0) throw new Error(`expected ${N} valid records, got ${loaded.records.length} (+${loaded.invalid.length} invalid)`);
+    if (loaded.records.length !== N || loaded.invalid.length !== 0)
+      throw new Error(`expected ${N} valid records, got ${loaded.records.length} (+${loaded.invalid.length} invalid)`);
     // Rewards as if scored, so the reward-range filter has something to cut.
-    loaded.summaries.forEach((s, i) => { s.reward = ((i * 37) % 100) / 50 - 1; });
+    loaded.summaries.forEach((s, i) => {
+      s.reward = ((i * 37) % 100) / 50 - 1;
+    });
 
     const filters: Record<string, TrajectoryFilter> = {
       none: {},
@@ -105,7 +193,14 @@ async function main(): Promise<void> {
       text_one_word: { text: 'stadium' },
       text_three_words: { text: 'museum age desc' },
       text_no_match: { text: 'zzzz-nowhere' },
-      everything: { verdict: 'incorrect', protocol: 'skyrl', db: 'concert_singer', turnsMin: 1, rewardMax: 0.5, text: 'older' },
+      everything: {
+        verdict: 'incorrect',
+        protocol: 'skyrl',
+        db: 'concert_singer',
+        turnsMin: 1,
+        rewardMax: 0.5,
+        text: 'older',
+      },
     };
     const filterMs: Record<string, { median: number; p90: number; matched: number }> = {};
     for (const [name, f] of Object.entries(filters)) {
@@ -120,10 +215,18 @@ async function main(): Promise<void> {
       filterMs[name] = { median: s.median, p90: s.p90, matched };
     }
     const facetTimes: number[] = [];
-    for (let r = 0; r < 20; r++) { const t0 = process.hrtime.bigint(); facets(loaded.summaries); facetTimes.push(ms(t0)); }
+    for (let r = 0; r < 20; r++) {
+      const t0 = process.hrtime.bigint();
+      facets(loaded.summaries);
+      facetTimes.push(ms(t0));
+    }
     const groupTimes: number[] = [];
     let groups = 0;
-    for (let r = 0; r < 20; r++) { const t0 = process.hrtime.bigint(); groups = groupKeys(loaded.summaries).size; groupTimes.push(ms(t0)); }
+    for (let r = 0; r < 20; r++) {
+      const t0 = process.hrtime.bigint();
+      groups = groupKeys(loaded.summaries).size;
+      groupTimes.push(ms(t0));
+    }
     // The webview gets every summary in one message; postMessage serialises it (JSON-sized).
     const tJson = process.hrtime.bigint();
     const listJson = JSON.stringify({ type: 'list', rows: packRows(loaded.summaries) });
@@ -142,7 +245,12 @@ async function main(): Promise<void> {
       generateMs: +genMs.toFixed(1),
       loadAndSummarizeMs: { median: +load.median.toFixed(1), p90: +load.p90.toFixed(1), min: +load.min.toFixed(1) },
       perTrajectoryUs: +((load.median * 1000) / N).toFixed(2),
-      filterMs: Object.fromEntries(Object.entries(filterMs).map(([k, v]) => [k, { median: +v.median.toFixed(3), p90: +v.p90.toFixed(3), matched: v.matched }])),
+      filterMs: Object.fromEntries(
+        Object.entries(filterMs).map(([k, v]) => [
+          k,
+          { median: +v.median.toFixed(3), p90: +v.p90.toFixed(3), matched: v.matched },
+        ]),
+      ),
       facetsMs: +stats(facetTimes).median.toFixed(3),
       groupKeysMs: +stats(groupTimes).median.toFixed(3),
       groups,
@@ -161,6 +269,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`bench replay: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  console.error(`bench replay: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exit(1);
 });

@@ -17,11 +17,20 @@ import { requireSpider, writeResult } from './common';
 import { createSqlPool } from '../src/core/db';
 import type { ExecRequest, ExecResult } from '../src/core/db/types';
 import {
-  registerBuiltins, listPanels, loadPanel, scorePanel, createScoringResources, type ScoringResources, type ResolvedPanel,
+  registerBuiltins,
+  listPanels,
+  loadPanel,
+  scorePanel,
+  createScoringResources,
+  type ScoringResources,
+  type ResolvedPanel,
 } from '../src/core/rewards';
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn } from '../src/core/trajectories/types';
 
-interface SpiderExample { query: string; db_id: string }
+interface SpiderExample {
+  query: string;
+  db_id: string;
+}
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -29,12 +38,26 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 function perturb(sql: string, i: number): string {
   const kinds: Array<(s: string) => string | undefined> = [
     (s) => s,
-    (s) => (/\bDESC\b/i.test(s) ? s.replace(/\bDESC\b/i, 'ASC') : /\bORDER BY\b/i.test(s) ? s.replace(/(\bORDER BY\s+\S+)/i, '$1 DESC') : undefined),
-    (s) => (/'[^']*'/.test(s) ? s.replace(/'([^']*)'/, "'$1x'") : /\b\d+\b/.test(s) ? s.replace(/\b(\d+)\b/, (_, n: string) => String(Number(n) + 1)) : undefined),
+    (s) =>
+      /\bDESC\b/i.test(s)
+        ? s.replace(/\bDESC\b/i, 'ASC')
+        : /\bORDER BY\b/i.test(s)
+          ? s.replace(/(\bORDER BY\s+\S+)/i, '$1 DESC')
+          : undefined,
+    (s) =>
+      /'[^']*'/.test(s)
+        ? s.replace(/'([^']*)'/, "'$1x'")
+        : /\b\d+\b/.test(s)
+          ? s.replace(/\b(\d+)\b/, (_, n: string) => String(Number(n) + 1))
+          : undefined,
     (s) => (/\bcount\s*\(/i.test(s) ? s.replace(/\bcount\s*\(/i, 'max(') : undefined),
-    (s) => (/\bWHERE\b/i.test(s) ? s.replace(/\bWHERE\b.*?(?=\s(?:GROUP BY|ORDER BY|LIMIT)\b|$)/i, '').trim() : undefined),
+    (s) =>
+      /\bWHERE\b/i.test(s) ? s.replace(/\bWHERE\b.*?(?=\s(?:GROUP BY|ORDER BY|LIMIT)\b|$)/i, '').trim() : undefined,
     (s) => (/\bLIMIT\b/i.test(s) ? s.replace(/\bLIMIT\s+\d+/i, 'LIMIT 2') : `${s} LIMIT 1`),
-    (s) => (/^SELECT\s+DISTINCT\b/i.test(s) ? s.replace(/^SELECT\s+DISTINCT\s+/i, 'SELECT ') : s.replace(/^SELECT\s+/i, 'SELECT DISTINCT ')),
+    (s) =>
+      /^SELECT\s+DISTINCT\b/i.test(s)
+        ? s.replace(/^SELECT\s+DISTINCT\s+/i, 'SELECT ')
+        : s.replace(/^SELECT\s+/i, 'SELECT DISTINCT '),
     (s) => s.replace(/^SELECT\s+(\S+)/i, 'SELECT $1x'),
   ];
   for (let k = 0; k < kinds.length; k++) {
@@ -46,11 +69,17 @@ function perturb(sql: string, i: number): string {
 
 function turn(index: number, assistant: string, sql: string, kind: 'execute' | 'answer'): TrajectoryTurn {
   return {
-    index, assistant,
+    index,
+    assistant,
     action: { kind, sql, thought: 'r', mdp: kind === 'answer' ? ['FINALIZE'] : ['PROPOSE', 'EXECUTE'], problems: [] },
     observations: [],
-    exec: kind === 'answer' ? null : { ok: true, errorClass: null, error: null, columns: ['x'], rowCount: 1, truncated: false, ms: 1 },
-    finishReason: 'stop', usage: { promptTokens: 0, completionTokens: 0 }, timings: { modelMs: 0, envMs: 0 },
+    exec:
+      kind === 'answer'
+        ? null
+        : { ok: true, errorClass: null, error: null, columns: ['x'], rowCount: 1, truncated: false, ms: 1 },
+    finishReason: 'stop',
+    usage: { promptTokens: 0, completionTokens: 0 },
+    timings: { modelMs: 0, envMs: 0 },
   };
 }
 
@@ -62,16 +91,39 @@ function trajectoryOf(i: number, dbPath: string, dbId: string, gold: string, pre
   }
   turns.push(turn(explore, `<reasoning>final</reasoning>\n<solution>${pred}</solution>`, pred, 'answer'));
   return {
-    schema: TRAJECTORY_SCHEMA, id: `t${i}`, groupId: `t${i}`, sample: 0, createdAt: '2026-01-01T00:00:00Z',
-    task: { id: `spider-train:${i}`, question: '', db: { path: dbPath, id: dbId, sha256: '' }, evidence: null, history: [], gold, difficulty: null },
+    schema: TRAJECTORY_SCHEMA,
+    id: `t${i}`,
+    groupId: `t${i}`,
+    sample: 0,
+    createdAt: '2026-01-01T00:00:00Z',
+    task: {
+      id: `spider-train:${i}`,
+      question: '',
+      db: { path: dbPath, id: dbId, sha256: '' },
+      evidence: null,
+      history: [],
+      gold,
+      difficulty: null,
+    },
     protocol: { name: 'sqltrail', config: { maxTurns: 5 }, budget: 5 },
-    model: { spec: 'bench', sampling: {} }, prompt: [], turns, finalSql: pred, end: 'answer', error: null,
-    usage: { promptTokens: 0, completionTokens: 0 }, timings: { totalMs: 0, modelMs: 0, envMs: 0 }, meta: {},
+    model: { spec: 'bench', sampling: {} },
+    prompt: [],
+    turns,
+    finalSql: pred,
+    end: 'answer',
+    error: null,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    timings: { totalMs: 0, modelMs: 0, envMs: 0 },
+    meta: {},
   };
 }
 
 /** Resources whose executions come from `results` and whose analysis caches time their compute functions. */
-function measuredResources(results: Map<string, ExecResult>, timeoutMs: number, analysisMs: Record<string, number>): ScoringResources {
+function measuredResources(
+  results: Map<string, ExecResult>,
+  timeoutMs: number,
+  analysisMs: Record<string, number>,
+): ScoringResources {
   const base = createScoringResources({
     run: (req: ExecRequest) => {
       const r = results.get(req.db + '\0' + req.sql);
@@ -90,7 +142,12 @@ function measuredResources(results: Map<string, ExecResult>, timeoutMs: number, 
         if (depth > 0) return compute();
         depth++;
         const t0 = performance.now();
-        try { return compute(); } finally { analysisMs[ns] = (analysisMs[ns] ?? 0) + performance.now() - t0; depth--; }
+        try {
+          return compute();
+        } finally {
+          analysisMs[ns] = (analysisMs[ns] ?? 0) + performance.now() - t0;
+          depth--;
+        }
       });
     },
   };
@@ -108,7 +165,8 @@ async function main(): Promise<void> {
   });
   const panels = listPanels();
   const load = loadavg()[0];
-  if (load > 1.5) console.log(`note: load average ${load.toFixed(2)} on ${cpus().length} cores; other processes compete for the CPU`);
+  if (load > 1.5)
+    console.log(`note: load average ${load.toFixed(2)} on ${cpus().length} cores; other processes compete for the CPU`);
   const timeoutMs = 10_000;
 
   // Warm-up: every panel once with a recording executor, so every (db, SQL as run) is executed exactly once.
@@ -117,7 +175,11 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   try {
     const recording = createScoringResources({
-      run: async (req) => { const r = await pool.exec(req); results.set(req.db + '\0' + req.sql, r); return r; },
+      run: async (req) => {
+        const r = await pool.exec(req);
+        results.set(req.db + '\0' + req.sql, r);
+        return r;
+      },
       timeoutMs,
     });
     // The gold-only trajectories of the gold-warm setting run the gold as a prediction too (e.g. r_syntax).
@@ -127,7 +189,13 @@ async function main(): Promise<void> {
       const batch = 64;
       for (const set of [items, goldOnly]) {
         for (let i = 0; i < set.length; i += batch) {
-          await Promise.all(set.slice(i, i + batch).map((t) => scorePanel(panel, { goldSql: t.task.gold!, dbPath: t.task.db.path, trajectory: t }, recording)));
+          await Promise.all(
+            set
+              .slice(i, i + batch)
+              .map((t) =>
+                scorePanel(panel, { goldSql: t.task.gold!, dbPath: t.task.db.path, trajectory: t }, recording),
+              ),
+          );
         }
       }
     }
@@ -135,7 +203,9 @@ async function main(): Promise<void> {
     await pool.close();
   }
   const precomputeSeconds = (performance.now() - t0) / 1000;
-  console.log(`precomputed ${results.size} executions for ${items.length} trajectories in ${precomputeSeconds.toFixed(1)} s`);
+  console.log(
+    `precomputed ${results.size} executions for ${items.length} trajectories in ${precomputeSeconds.toFixed(1)} s`,
+  );
 
   // Two settings per panel. cold: every analysis cache empty, so each gold query (each appears once in Spider train)
   // is parsed inside the timed region. gold-warm: the gold queries' analyses are already cached (untimed pass scoring
@@ -146,7 +216,13 @@ async function main(): Promise<void> {
     const panel: ResolvedPanel = loadPanel(name);
     const entry: Record<string, unknown> = { trajectories: items.length };
     for (const setting of ['cold', 'gold-warm'] as const) {
-      const runs: Array<{ seconds: number; perSecond: number; perCpuSecond: number; analysisShare: number; analysisMs: Record<string, number> }> = [];
+      const runs: Array<{
+        seconds: number;
+        perSecond: number;
+        perCpuSecond: number;
+        analysisShare: number;
+        analysisMs: Record<string, number>;
+      }> = [];
       for (let rep = 0; rep < 3; rep++) {
         const analysisMs: Record<string, number> = {};
         const res = measuredResources(results, timeoutMs, analysisMs);
@@ -161,14 +237,22 @@ async function main(): Promise<void> {
         let total = 0;
         const s0 = performance.now();
         const c0 = process.cpuUsage();
-        for (const t of items) total += (await scorePanel(panel, { goldSql: t.task.gold!, dbPath: t.task.db.path, trajectory: t }, res)).total;
+        for (const t of items)
+          total += (await scorePanel(panel, { goldSql: t.task.gold!, dbPath: t.task.db.path, trajectory: t }, res))
+            .total;
         const cpu = process.cpuUsage(c0);
         const seconds = (performance.now() - s0) / 1000;
         // CPU seconds of this process (the scoring thread plus GC helpers): throughput per core even when other
         // processes share the machine and stretch the wall clock.
         const cpuSeconds = (cpu.user + cpu.system) / 1e6;
         const analysis = Object.values(analysisMs).reduce((a, b) => a + b, 0);
-        runs.push({ seconds, perSecond: items.length / seconds, perCpuSecond: items.length / cpuSeconds, analysisShare: analysis / 1000 / seconds, analysisMs });
+        runs.push({
+          seconds,
+          perSecond: items.length / seconds,
+          perCpuSecond: items.length / cpuSeconds,
+          analysisShare: analysis / 1000 / seconds,
+          analysisMs,
+        });
         if (!Number.isFinite(total)) throw new Error(`bench: non-finite total for ${name}`);
       }
       runs.sort((a, b) => b.perSecond - a.perSecond);
@@ -181,9 +265,13 @@ async function main(): Promise<void> {
         perSecondMedian: Math.round(median.perSecond),
         secondsMedian: +median.seconds.toFixed(3),
         analysisShareMedian: +median.analysisShare.toFixed(3),
-        analysisMsByCacheMedian: Object.fromEntries(Object.entries(median.analysisMs).map(([k, v]) => [k, Math.round(v)])),
+        analysisMsByCacheMedian: Object.fromEntries(
+          Object.entries(median.analysisMs).map(([k, v]) => [k, Math.round(v)]),
+        ),
       };
-      console.log(`${name.padEnd(9)} ${setting.padEnd(9)} ${String(Math.round(cpuMedian)).padStart(6)} per CPU-second, ${String(Math.round(median.perSecond)).padStart(6)} per wall second (medians of 3; best wall ${Math.round(best.perSecond)}), SQL analysis ${(100 * median.analysisShare).toFixed(1)}% of scoring time`);
+      console.log(
+        `${name.padEnd(9)} ${setting.padEnd(9)} ${String(Math.round(cpuMedian)).padStart(6)} per CPU-second, ${String(Math.round(median.perSecond)).padStart(6)} per wall second (medians of 3; best wall ${Math.round(best.perSecond)}), SQL analysis ${(100 * median.analysisShare).toFixed(1)}% of scoring time`,
+      );
     }
     out[name] = entry;
   }

@@ -10,18 +10,33 @@ const distBench = join(root, 'dist', 'bench');
 const resultsDir = join(root, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
 
-const all = existsSync(distBench) ? readdirSync(distBench).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)) : [];
+const all = existsSync(distBench)
+  ? readdirSync(distBench)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => f.slice(0, -3))
+  : [];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : all;
-const env = { ...process.env, QUARRY_BENCH_RESULTS: resultsDir, QUARRY_ROOT: root,
-  SPIDER_DIR: process.env.SPIDER_DIR ?? resolve(root, '..', 'shared', 'data', 'spider-train') };
+const env = {
+  ...process.env,
+  QUARRY_BENCH_RESULTS: resultsDir,
+  QUARRY_ROOT: root,
+  SPIDER_DIR: process.env.SPIDER_DIR ?? resolve(root, '..', 'shared', 'data', 'spider-train'),
+};
 
 let failed = 0;
 for (const name of names) {
-  if (!all.includes(name)) { console.error(`bench: no benchmark named ${name} (have: ${all.join(', ')})`); failed++; continue; }
+  if (!all.includes(name)) {
+    console.error(`bench: no benchmark named ${name} (have: ${all.join(', ')})`);
+    failed++;
+    continue;
+  }
   console.log(`\n== bench ${name}`);
   const r = spawnSync(process.execPath, [join(distBench, `${name}.js`)], { stdio: 'inherit', env, cwd: root });
-  if (r.status !== 0) { console.error(`bench ${name} failed (exit ${r.status})`); failed++; }
+  if (r.status !== 0) {
+    console.error(`bench ${name} failed (exit ${r.status})`);
+    failed++;
+  }
 }
 
 const merged = {};

@@ -27,8 +27,14 @@ function walk(dir, out = []) {
 
 async function bundles() {
   const common = {
-    bundle: true, platform: 'node', format: 'cjs', target: 'node22', sourcemap: true,
-    external, logLevel: 'warning', absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    sourcemap: true,
+    external,
+    logLevel: 'warning',
+    absWorkingDir: root,
   };
   // Each entry is its own file because the SQL worker is started as a separate process by path.
   const entries = [
@@ -46,16 +52,33 @@ async function bundles() {
   }
   // The extension's bundle notes when it started loading, so activation is timed from its first line (extension.ts).
   const banner = { 'dist/extension.js': 'globalThis.__quarryLoadStart = performance.now();' };
-  await Promise.all(entries.filter(([src]) => existsSync(join(root, src)))
-    .map(([src, out]) => build({ ...common, entryPoints: [src], outfile: out,
-      ...(banner[out] ? { banner: { js: banner[out] } } : {}) })));
+  await Promise.all(
+    entries
+      .filter(([src]) => existsSync(join(root, src)))
+      .map(([src, out]) =>
+        build({ ...common, entryPoints: [src], outfile: out, ...(banner[out] ? { banner: { js: banner[out] } } : {}) }),
+      ),
+  );
   // Webview apps: webview/<app>/main.ts -> dist/webview/<app>.js, for the browser inside a VS Code webview.
   const webviewDir = join(root, 'webview');
-  const apps = existsSync(webviewDir) ? readdirSync(webviewDir).filter((d) => existsSync(join(webviewDir, d, 'main.ts'))) : [];
-  await Promise.all(apps.map((app) => build({
-    bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, logLevel: 'warning',
-    absWorkingDir: root, entryPoints: [`webview/${app}/main.ts`], outfile: `dist/webview/${app}.js`,
-  })));
+  const apps = existsSync(webviewDir)
+    ? readdirSync(webviewDir).filter((d) => existsSync(join(webviewDir, d, 'main.ts')))
+    : [];
+  await Promise.all(
+    apps.map((app) =>
+      build({
+        bundle: true,
+        platform: 'browser',
+        format: 'iife',
+        target: 'es2022',
+        sourcemap: true,
+        logLevel: 'warning',
+        absWorkingDir: root,
+        entryPoints: [`webview/${app}/main.ts`],
+        outfile: `dist/webview/${app}.js`,
+      }),
+    ),
+  );
 }
 
 // The extension's bundle loads on activation: it stays small (node-sql-parser's SQLite-only build, not every dialect;
@@ -66,8 +89,10 @@ function checkBundleSizes() {
   for (const [file, limit] of Object.entries(BUNDLE_LIMITS)) {
     const size = statSync(join(root, file)).size;
     if (size > limit) {
-      console.error(`build: ${file} is ${(size / 1048576).toFixed(2)} MB, over its ${(limit / 1048576).toFixed(1)} MB limit `
-        + '(esbuild --analyze shows what is in it)');
+      console.error(
+        `build: ${file} is ${(size / 1048576).toFixed(2)} MB, over its ${(limit / 1048576).toFixed(1)} MB limit ` +
+          '(esbuild --analyze shows what is in it)',
+      );
       process.exit(1);
     }
   }
@@ -82,8 +107,16 @@ async function transpileForTests() {
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => relative(root, f));
   await build({
-    entryPoints: files, outdir: outDir, outbase: '.', absWorkingDir: root,
-    bundle: false, platform: 'node', format: 'cjs', target: 'node22', sourcemap: 'inline', logLevel: 'warning',
+    entryPoints: files,
+    outdir: outDir,
+    outbase: '.',
+    absWorkingDir: root,
+    bundle: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    sourcemap: 'inline',
+    logLevel: 'warning',
   });
 }
 

@@ -51,8 +51,11 @@ export function packageTarget(target, out) {
   mkdirSync(dirname(ignore), { recursive: true });
   writeFileSync(ignore, ignoreFileFor(target));
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-  execFileSync(process.execPath, [vsce, 'package', '--allow-missing-repository', '--target', target,
-    '--ignoreFile', ignore, '--out', out], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  execFileSync(
+    process.execPath,
+    [vsce, 'package', '--allow-missing-repository', '--target', target, '--ignoreFile', ignore, '--out', out],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
+  );
   const size = statSync(out).size;
   const limit = SIZE_LIMITS[target];
   if (limit && size > limit) {
@@ -63,7 +66,10 @@ export function packageTarget(target, out) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  const opt = (name) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
   const target = opt('--target') ?? hostTarget();
   const { version, name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const out = resolve(opt('--out') ?? `${name}-${target}-${version}.vsix`);
@@ -71,7 +77,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const size = packageTarget(target, out);
     console.log(`${out} (${target}, ${(size / 1048576).toFixed(1)} MB)`);
   } catch (err) {
-    const detail = `${err.stdout ?? ''}${err.stderr ?? ''}`.split('\n').filter((l) => l && !l.startsWith('npm warn')).slice(-8).join('\n');
+    const detail = `${err.stdout ?? ''}${err.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => l && !l.startsWith('npm warn'))
+      .slice(-8)
+      .join('\n');
     console.error(`package: ${err.message}${detail ? `\n${detail}` : ''}`);
     process.exit(1);
   }

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist', 'replayServer.js');
 
-const USAGE = 'usage: node scripts/replay-server.mjs --script FILE.json|FILE.jsonl [--port N] [--model ID ...] [--any-model]\n' +
+const USAGE =
+  'usage: node scripts/replay-server.mjs --script FILE.json|FILE.jsonl [--port N] [--model ID ...] [--any-model]\n' +
   '       [--api-key KEY] [--default TEXT] [--no-stop-reason] [--delay-ms N] [--chunk-delay-ms N]\n' +
   'Script format and behaviour: docs/models.md (The replay server).\n';
 
@@ -35,17 +36,40 @@ for (let i = 0; i < argv.length; i++) {
     return Number(v);
   };
   switch (a) {
-    case '--script': opts.script = value(); break;
-    case '--port': opts.port = int(); break;
-    case '--model': opts.models.push(value()); break;
-    case '--any-model': opts.anyModel = true; break;
-    case '--api-key': opts.apiKey = value(); break;
-    case '--default': opts.defaultResponse = value(); break;
-    case '--no-stop-reason': opts.stopReason = false; break;
-    case '--delay-ms': opts.delayMs = int(); break;
-    case '--chunk-delay-ms': opts.chunkDelayMs = int(); break;
-    case '-h': case '--help': process.stdout.write(USAGE); process.exit(0); break;
-    default: usage(`unknown argument ${JSON.stringify(a)}`);
+    case '--script':
+      opts.script = value();
+      break;
+    case '--port':
+      opts.port = int();
+      break;
+    case '--model':
+      opts.models.push(value());
+      break;
+    case '--any-model':
+      opts.anyModel = true;
+      break;
+    case '--api-key':
+      opts.apiKey = value();
+      break;
+    case '--default':
+      opts.defaultResponse = value();
+      break;
+    case '--no-stop-reason':
+      opts.stopReason = false;
+      break;
+    case '--delay-ms':
+      opts.delayMs = int();
+      break;
+    case '--chunk-delay-ms':
+      opts.chunkDelayMs = int();
+      break;
+    case '-h':
+    case '--help':
+      process.stdout.write(USAGE);
+      process.exit(0);
+      break;
+    default:
+      usage(`unknown argument ${JSON.stringify(a)}`);
   }
 }
 if (!opts.script) usage('--script is required');

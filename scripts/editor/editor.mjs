@@ -9,7 +9,15 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
-  build, ensureCodeServer, folderUrl, installExtension, packageVsix, prepareWorkspace, root, since, startCodeServer,
+  build,
+  ensureCodeServer,
+  folderUrl,
+  installExtension,
+  packageVsix,
+  prepareWorkspace,
+  root,
+  since,
+  startCodeServer,
   stateDirs,
 } from './lib.mjs';
 
@@ -23,8 +31,13 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--no-build') opt.build = false;
   else if (a === '--port' && /^\d+$/.test(argv[i + 1] ?? '')) opt.port = Number(argv[++i]);
   else if (a === '--workspace' && argv[i + 1]) opt.workspace = resolve(argv[++i]);
-  else if (a === '--help' || a === '-h') { process.stdout.write(`${usage}\n`); process.exit(0); }
-  else { process.stderr.write(`editor: unknown or incomplete argument ${JSON.stringify(a)}\n${usage}\n`); process.exit(2); }
+  else if (a === '--help' || a === '-h') {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  } else {
+    process.stderr.write(`editor: unknown or incomplete argument ${JSON.stringify(a)}\n${usage}\n`);
+    process.exit(2);
+  }
 }
 const say = (msg) => process.stdout.write(`[editor] ${msg}\n`);
 
@@ -58,12 +71,19 @@ if (opt.vsix) {
 const userSettings = join(dirs.userData, 'User', 'settings.json');
 if (!existsSync(userSettings)) {
   mkdirSync(dirname(userSettings), { recursive: true });
-  writeFileSync(userSettings, JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'git.openRepositoryInParentFolders': 'never',
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-  }, null, 2) + '\n');
+  writeFileSync(
+    userSettings,
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'git.openRepositoryInParentFolders': 'never',
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+      },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
 let workspace = opt.workspace;
@@ -80,7 +100,10 @@ if (!workspace) {
 }
 
 const server = await startCodeServer({
-  entry, dirs, workspace, port: opt.port,
+  entry,
+  dirs,
+  workspace,
+  port: opt.port,
   onOutput: process.env.QUARRY_EDITOR_VERBOSE ? (line) => process.stderr.write(`[code-server] ${line}\n`) : undefined,
 });
 say(`ready in ${since(t0)} s. Open in a browser:\n\n    ${folderUrl(server.url, workspace)}\n`);

@@ -12,7 +12,10 @@ export function packageVsix(out: string, opts?: { tries?: number }): string;
 export function freePort(): Promise<number>;
 export function makeTempDir(prefix: string): string;
 export function buildSqlite(sqlFile: string, dbFile: string): string;
-export function prepareWorkspace(dir: string, opts?: { samples?: boolean; settings?: Record<string, unknown> }): string[];
+export function prepareWorkspace(
+  dir: string,
+  opts?: { samples?: boolean; settings?: Record<string, unknown> },
+): string[];
 export function writeWorkspaceSettings(dir: string, settings: Record<string, unknown>): void;
 export function killGroup(proc: ChildProcess | undefined, graceMs?: number): Promise<void>;
 

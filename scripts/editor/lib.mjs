@@ -6,7 +6,15 @@ import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import {
-  cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -25,18 +33,24 @@ export function since(t0) {
 
 /** Runs scripts/editor/ensure-code-server.sh (installs once, into .cache/) and returns code-server's entry.js. */
 export function ensureCodeServer({ browser = true } = {}) {
-  const out = execFileSync('bash', [join(root, 'scripts', 'editor', 'ensure-code-server.sh'), ...(browser ? [] : ['--no-browser'])],
-    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const out = execFileSync(
+    'bash',
+    [join(root, 'scripts', 'editor', 'ensure-code-server.sh'), ...(browser ? [] : ['--no-browser'])],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
+  );
   const entry = out.trim().split('\n').pop();
-  if (!entry || !existsSync(entry)) throw new Error(`ensure-code-server.sh did not print an existing entry.js (got ${JSON.stringify(entry)})`);
+  if (!entry || !existsSync(entry))
+    throw new Error(`ensure-code-server.sh did not print an existing entry.js (got ${JSON.stringify(entry)})`);
   if (!existsSync(node24)) throw new Error(`${node24} is missing: run npm ci (it installs Node 24 for code-server)`);
   return entry;
 }
 
 /** Runs the project's build: dist/ bundles, and with tests=true the transpiled tree (QUARRY_OUT, default out). */
 export function build({ tests = false } = {}) {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), ...(tests ? ['--tests'] : [])],
-    { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), ...(tests ? ['--tests'] : [])], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 
 /**
@@ -52,8 +66,11 @@ export async function packageVsix(out, { tries = 3 } = {}) {
       packageTarget(target, out);
       return out;
     } catch (err) {
-      const detail = `${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`.split('\n')
-        .filter((l) => l && !l.startsWith('npm warn')).slice(-8).join('\n');
+      const detail = `${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`
+        .split('\n')
+        .filter((l) => l && !l.startsWith('npm warn'))
+        .slice(-8)
+        .join('\n');
       if (attempt >= tries) throw new Error(`vsce package failed ${attempt} times; last output:\n${detail}`);
       process.stderr.write(`vsce package failed (attempt ${attempt} of ${tries}), trying again:\n${detail}\n`);
     }
@@ -110,7 +127,8 @@ export function prepareWorkspace(dir, { samples = false, settings } = {}) {
   mkdirSync(dir, { recursive: true });
   cpSync(join(root, 'test', 'workspace'), dir, { recursive: true });
   const built = [];
-  for (const f of walk(dir).filter((p) => p.endsWith('.sql'))) built.push(buildSqlite(f, f.replace(/\.sql$/, '.sqlite')));
+  for (const f of walk(dir).filter((p) => p.endsWith('.sql')))
+    built.push(buildSqlite(f, f.replace(/\.sql$/, '.sqlite')));
   if (samples) {
     const from = join(root, 'media', 'samples');
     mkdirSync(join(dir, 'samples'), { recursive: true });
@@ -143,7 +161,11 @@ function exited(proc) {
 export async function killGroup(proc, graceMs = 3000) {
   if (!proc || proc.pid === undefined) return;
   const signal = (sig) => {
-    try { process.kill(-proc.pid, sig); } catch { /* the group is gone */ }
+    try {
+      process.kill(-proc.pid, sig);
+    } catch {
+      /* the group is gone */
+    }
   };
   signal('SIGTERM');
   const timer = new Promise((res) => setTimeout(res, graceMs));
@@ -156,15 +178,24 @@ export async function killGroup(proc, graceMs = 3000) {
 /** Fresh state dirs for one code-server: user data, extensions, and XDG homes so nothing lands in ~. */
 export function stateDirs(base) {
   const dirs = {
-    userData: join(base, 'user-data'), extensions: join(base, 'extensions'),
-    xdgConfig: join(base, 'xdg-config'), xdgData: join(base, 'xdg-data'), xdgCache: join(base, 'xdg-cache'),
+    userData: join(base, 'user-data'),
+    extensions: join(base, 'extensions'),
+    xdgConfig: join(base, 'xdg-config'),
+    xdgData: join(base, 'xdg-data'),
+    xdgCache: join(base, 'xdg-cache'),
   };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   return dirs;
 }
 
 function codeServerEnv(dirs, extraEnv) {
-  const env = { ...process.env, XDG_CONFIG_HOME: dirs.xdgConfig, XDG_DATA_HOME: dirs.xdgData, XDG_CACHE_HOME: dirs.xdgCache, ...extraEnv };
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: dirs.xdgConfig,
+    XDG_DATA_HOME: dirs.xdgData,
+    XDG_CACHE_HOME: dirs.xdgCache,
+    ...extraEnv,
+  };
   // A password or a VS Code IPC socket inherited from a surrounding code-server would change how this one behaves.
   for (const k of ['PASSWORD', 'HASHED_PASSWORD', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_PROXY_URI']) delete env[k];
   return env;
@@ -173,14 +204,22 @@ function codeServerEnv(dirs, extraEnv) {
 /** `code-server --install-extension <vsix>` into dirs.extensions (it installs and exits). */
 export function installExtension(entry, dirs, vsix) {
   try {
-    execFileSync(node24, [entry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
-      '--install-extension', vsix], { env: codeServerEnv(dirs, {}), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    execFileSync(
+      node24,
+      [entry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix],
+      { env: codeServerEnv(dirs, {}), stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
+    );
   } catch (err) {
-    const said = `${err.stdout ?? ''}${err.stderr ?? ''}`.split('\n').filter((l) => /error|fail/i.test(l)).slice(0, 4).join('\n');
+    const said = `${err.stdout ?? ''}${err.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => /error|fail/i.test(l))
+      .slice(0, 4)
+      .join('\n');
     throw new Error(`code-server --install-extension ${vsix} failed:\n${said || err.message}`);
   }
   const installed = readdirSync(dirs.extensions).filter((n) => n.startsWith('quarry.quarry-'));
-  if (installed.length === 0) throw new Error(`code-server --install-extension ${vsix} left no quarry.quarry-* in ${dirs.extensions}`);
+  if (installed.length === 0)
+    throw new Error(`code-server --install-extension ${vsix} left no quarry.quarry-* in ${dirs.extensions}`);
   return join(dirs.extensions, installed[0]);
 }
 
@@ -190,11 +229,30 @@ export function installExtension(entry, dirs, vsix) {
  */
 export async function startCodeServer({ entry, dirs, port, workspace, env = {}, onOutput, timeoutMs = 60000 }) {
   port ??= await freePort();
-  const args = [entry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
-    '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--disable-getting-started-override', ...(workspace ? [workspace] : [])];
-  const proc = spawn(node24, args, { env: codeServerEnv(dirs, env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const sink = onOutput ?? (process.env.QUARRY_EDITOR_VERBOSE ? (line) => process.stderr.write(`[code-server] ${line}\n`) : () => {});
+  const args = [
+    entry,
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    ...(workspace ? [workspace] : []),
+  ];
+  const proc = spawn(node24, args, {
+    env: codeServerEnv(dirs, env),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const sink =
+    onOutput ??
+    (process.env.QUARRY_EDITOR_VERBOSE ? (line) => process.stderr.write(`[code-server] ${line}\n`) : () => {});
   const tail = [];
   for (const stream of [proc.stdout, proc.stderr]) {
     let buf = '';
@@ -216,12 +274,16 @@ export async function startCodeServer({ entry, dirs, port, workspace, env = {}, 
   const t0 = Date.now();
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`code-server exited (${proc.exitCode ?? proc.signalCode}) before answering /healthz:\n${tail.join('\n')}`);
+      throw new Error(
+        `code-server exited (${proc.exitCode ?? proc.signalCode}) before answering /healthz:\n${tail.join('\n')}`,
+      );
     }
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() - t0 > timeoutMs) {
       await stop();
       throw new Error(`code-server did not answer ${url}/healthz within ${timeoutMs / 1000} s:\n${tail.join('\n')}`);
@@ -234,13 +296,23 @@ export async function startCodeServer({ entry, dirs, port, workspace, env = {}, 
 /** Debian's Chromium, headless unless told otherwise, with the flags that keep it offline and quiet. */
 export async function launchChromium({ headless = true } = {}) {
   if (!existsSync(chromiumPath)) {
-    throw new Error(`${chromiumPath} is missing: run bash scripts/editor/ensure-code-server.sh (it apt-installs chromium) or set QUARRY_CHROMIUM`);
+    throw new Error(
+      `${chromiumPath} is missing: run bash scripts/editor/ensure-code-server.sh (it apt-installs chromium) or set QUARRY_CHROMIUM`,
+    );
   }
   const { chromium } = await import('playwright-core');
   return chromium.launch({
-    executablePath: chromiumPath, headless,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    executablePath: chromiumPath,
+    headless,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

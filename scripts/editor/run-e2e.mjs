@@ -19,8 +19,10 @@ for (const a of argv) {
   else if (a === '--no-package') opt.package = false;
   else if (/^[\w-]+$/.test(a)) opt.only.push(a);
   else {
-    process.stderr.write(`run-e2e: unknown argument ${JSON.stringify(a)}\n` +
-      'usage: node scripts/editor/run-e2e.mjs [--no-build] [--no-package] [SPEC_NAME ...]\n');
+    process.stderr.write(
+      `run-e2e: unknown argument ${JSON.stringify(a)}\n` +
+        'usage: node scripts/editor/run-e2e.mjs [--no-build] [--no-package] [SPEC_NAME ...]\n',
+    );
     process.exit(2);
   }
 }
@@ -61,7 +63,9 @@ const specs = (existsSync(specDir) ? readdirSync(specDir) : [])
   .sort()
   .map((f) => join(specDir, f));
 if (specs.length === 0) {
-  process.stderr.write(`run-e2e: no specs${opt.only.length ? ` named ${opt.only.join(', ')}` : ''} in ${specDir} (run node scripts/build.mjs --tests)\n`);
+  process.stderr.write(
+    `run-e2e: no specs${opt.only.length ? ` named ${opt.only.join(', ')}` : ''} in ${specDir} (run node scripts/build.mjs --tests)\n`,
+  );
   process.exit(1);
 }
 
@@ -69,7 +73,9 @@ if (specs.length === 0) {
 const run = randomBytes(4).toString('hex');
 const tRun = Date.now();
 const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...specs], {
-  cwd: root, stdio: 'inherit', env: { ...process.env, QUARRY_VSIX: vsix, QUARRY_E2E_RUN: run },
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, QUARRY_VSIX: vsix, QUARRY_E2E_RUN: run },
 });
 const stopChild = (sig) => child.kill(sig);
 process.on('SIGINT', stopChild);
@@ -83,8 +89,11 @@ function leftovers() {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmd.includes(`quarry-e2e-${run}-`)) found.push({ pid: Number(pid), cmd: cmd.slice(0, 160), exe: readlinkSync(`/proc/${pid}/exe`) });
-    } catch { /* exited meanwhile */ }
+      if (cmd.includes(`quarry-e2e-${run}-`))
+        found.push({ pid: Number(pid), cmd: cmd.slice(0, 160), exe: readlinkSync(`/proc/${pid}/exe`) });
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return found;
 }
@@ -92,7 +101,11 @@ const left = leftovers();
 if (left.length > 0) {
   for (const p of left) {
     say(`left behind: pid ${p.pid} ${p.cmd}`);
-    try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   say('teardown left processes behind (killed now): that is a harness bug');
   process.exit(code || 1);

@@ -16,8 +16,10 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--grep' && i + 1 < argv.length) opt.grep = argv[++i];
   else if (a === '--version' && i + 1 < argv.length) opt.version = argv[++i];
   else {
-    process.stderr.write(`run-electron: unknown or incomplete argument ${JSON.stringify(a)}\n` +
-      'usage: node scripts/editor/run-electron.mjs [--no-build] [--grep TEXT] [--version stable|insiders|X.Y.Z]\n');
+    process.stderr.write(
+      `run-electron: unknown or incomplete argument ${JSON.stringify(a)}\n` +
+        'usage: node scripts/editor/run-electron.mjs [--no-build] [--grep TEXT] [--version stable|insiders|X.Y.Z]\n',
+    );
     process.exit(2);
   }
 }
@@ -42,13 +44,17 @@ try {
   let vscodeExecutablePath = process.env.QUARRY_VSCODE_EXECUTABLE;
   if (!vscodeExecutablePath) {
     try {
-      vscodeExecutablePath = await downloadAndUnzipVSCode({ version: opt.version, cachePath: join(root, '.cache', 'vscode-test') });
+      vscodeExecutablePath = await downloadAndUnzipVSCode({
+        version: opt.version,
+        cachePath: join(root, '.cache', 'vscode-test'),
+      });
     } catch (err) {
       process.stderr.write(
         `run-electron: could not download VS Code ${opt.version} (${err instanceof Error ? err.message : err}).\n` +
-        '  @vscode/test-electron fetches VS Code from update.code.visualstudio.com, which this machine cannot reach.\n' +
-        '  Either set QUARRY_VSCODE_EXECUTABLE to an installed VS Code binary, or run the same tests offline in\n' +
-        '  code-server: node scripts/editor/run-integration.mjs (npm run test:integration).\n');
+          '  @vscode/test-electron fetches VS Code from update.code.visualstudio.com, which this machine cannot reach.\n' +
+          '  Either set QUARRY_VSCODE_EXECUTABLE to an installed VS Code binary, or run the same tests offline in\n' +
+          '  code-server: node scripts/editor/run-integration.mjs (npm run test:integration).\n',
+      );
       process.exitCode = 1;
       throw Object.assign(new Error('download failed'), { reported: true });
     }
@@ -61,15 +67,27 @@ try {
     extensionDevelopmentPath: root,
     extensionTestsPath,
     extensionTestsEnv: { QUARRY_TEST_LOG: testLog, ...(opt.grep ? { QUARRY_TEST_GREP: opt.grep } : {}) },
-    launchArgs: [workspace, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions,
-      '--disable-workspace-trust', '--disable-telemetry', '--skip-welcome', '--skip-release-notes'],
-  }).then(() => 0, (err) => {
-    say(`tests failed: ${err instanceof Error ? err.message : err}`);
-    return 1;
-  });
+    launchArgs: [
+      workspace,
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      '--disable-workspace-trust',
+      '--disable-telemetry',
+      '--skip-welcome',
+      '--skip-release-notes',
+    ],
+  }).then(
+    () => 0,
+    (err) => {
+      say(`tests failed: ${err instanceof Error ? err.message : err}`);
+      return 1;
+    },
+  );
   say(`exit ${code} after ${since(t0)} s`);
 } catch (err) {
-  if (!(err?.reported)) process.stderr.write(`run-electron: ${err instanceof Error ? err.stack : err}\n`);
+  if (!err?.reported) process.stderr.write(`run-electron: ${err instanceof Error ? err.stack : err}\n`);
   code = 1;
 } finally {
   removeDir(temp);

@@ -9,8 +9,18 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import { format } from 'node:util';
 import {
-  build, ensureCodeServer, enableSmokeTestDriverScript, folderUrl, launchChromium, makeTempDir,
-  prepareWorkspace, removeDir, root, since, startCodeServer, stateDirs,
+  build,
+  ensureCodeServer,
+  enableSmokeTestDriverScript,
+  folderUrl,
+  launchChromium,
+  makeTempDir,
+  prepareWorkspace,
+  removeDir,
+  root,
+  since,
+  startCodeServer,
+  stateDirs,
 } from './lib.mjs';
 
 const argv = process.argv.slice(2);
@@ -23,8 +33,10 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--grep' && i + 1 < argv.length) opt.grep = argv[++i];
   else if (a === '--timeout' && /^\d+$/.test(argv[i + 1] ?? '')) opt.timeoutS = Number(argv[++i]);
   else {
-    process.stderr.write(`run-integration: unknown or incomplete argument ${JSON.stringify(a)}\n` +
-      'usage: node scripts/editor/run-integration.mjs [--no-build] [--grep TEXT] [--timeout SECONDS] [--keep] [--verbose]\n');
+    process.stderr.write(
+      `run-integration: unknown or incomplete argument ${JSON.stringify(a)}\n` +
+        'usage: node scripts/editor/run-integration.mjs [--no-build] [--grep TEXT] [--timeout SECONDS] [--keep] [--verbose]\n',
+    );
     process.exit(2);
   }
 }
@@ -51,8 +63,12 @@ async function main() {
     say(`built in ${since(t0)} s`);
   }
   const testsIndex = join(outDir, 'test', 'integration', 'index.js');
-  if (!existsSync(testsIndex)) throw new Error(`${testsIndex} is missing: run node scripts/build.mjs --tests (QUARRY_OUT=${process.env.QUARRY_OUT || 'out'})`);
-  if (!existsSync(join(root, 'dist', 'extension.js'))) throw new Error('dist/extension.js is missing: run node scripts/build.mjs');
+  if (!existsSync(testsIndex))
+    throw new Error(
+      `${testsIndex} is missing: run node scripts/build.mjs --tests (QUARRY_OUT=${process.env.QUARRY_OUT || 'out'})`,
+    );
+  if (!existsSync(join(root, 'dist', 'extension.js')))
+    throw new Error('dist/extension.js is missing: run node scripts/build.mjs');
   const entry = ensureCodeServer();
 
   temp = makeTempDir('quarry-integration-');
@@ -65,7 +81,9 @@ async function main() {
   writeFileSync(testLog, '');
   const tServer = Date.now();
   server = await startCodeServer({
-    entry, dirs, workspace,
+    entry,
+    dirs,
+    workspace,
     // The extension host inherits code-server's environment: index.ts writes the reporter's lines to QUARRY_TEST_LOG.
     env: { QUARRY_TEST_LOG: testLog, ...(opt.grep ? { QUARRY_TEST_GREP: opt.grep } : {}) },
   });
@@ -74,7 +92,9 @@ async function main() {
   browser = await launchChromium();
   const page = await browser.newPage();
   let resolveExit;
-  const exitCode = new Promise((res) => { resolveExit = res; });
+  const exitCode = new Promise((res) => {
+    resolveExit = res;
+  });
   await page.exposeFunction('codeAutomationExit', (code, logs) => {
     // The workbench hands over its log files at exit: keep them for a failing run.
     if (code !== 0 && Array.isArray(logs)) {
@@ -132,7 +152,9 @@ function formatLogMessage(message) {
   try {
     const args = JSON.parse(message);
     if (Array.isArray(args)) return format(...args);
-  } catch { /* a plain line */ }
+  } catch {
+    /* a plain line */
+  }
   return message;
 }
 
@@ -147,7 +169,12 @@ function streamFile(file) {
     }
   };
   const timer = setInterval(flush, 200);
-  return { stop() { clearInterval(timer); flush(); } };
+  return {
+    stop() {
+      clearInterval(timer);
+      flush();
+    },
+  };
 }
 
 function onSignal(sig) {

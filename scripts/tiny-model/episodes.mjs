@@ -13,11 +13,19 @@ const dir = mkdtempSync(join(tmpdir(), 'quarry-episodes-'));
 try {
   const outfile = join(dir, 'episodes.cjs');
   await build({
-    entryPoints: [join(here, 'episodes.ts')], outfile, bundle: true, platform: 'node', format: 'cjs',
-    target: 'node22', external: ['better-sqlite3'], nodePaths: [join(root, 'node_modules')], logLevel: 'warning',
+    entryPoints: [join(here, 'episodes.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    external: ['better-sqlite3'],
+    nodePaths: [join(root, 'node_modules')],
+    logLevel: 'warning',
   });
   const r = spawnSync(process.execPath, [outfile, '--root', root, ...process.argv.slice(2)], {
-    stdio: 'inherit', env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
+    stdio: 'inherit',
+    env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
   });
   process.exitCode = r.status ?? 1;
 } finally {

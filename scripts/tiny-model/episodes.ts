@@ -40,7 +40,7 @@ function fallbackSession(question: string, schema: SchemaInfo): ProtocolSession 
     '',
     'Database Schema:',
     renderSchema(schema, { style: 'ddl' }),
-    'This schema describes the database\'s structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.',
+    "This schema describes the database's structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.",
     '',
     'External Knowledge:',
     '',
@@ -59,7 +59,8 @@ function fallbackSession(question: string, schema: SchemaInfo): ProtocolSession 
     '- The returned dataframe will be truncated in 50 rows if observation is too long.',
     '- If you find no further exploration is needed or reaches max turns, you MUST directly provide the final SQL query solution inside <solution>...</solution>.',
   ].join('\n');
-  const tag = (text: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)?.[1]?.trim() ?? null;
+  const tag = (text: string, name: string) =>
+    new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)?.[1]?.trim() ?? null;
   return {
     start: () => [{ role: 'user', content: prompt }],
     stop: () => ['</sql>', '</solution>'],
@@ -72,7 +73,12 @@ function fallbackSession(question: string, schema: SchemaInfo): ProtocolSession 
     },
     respond(_action, exec, _turnsLeft) {
       const body = exec ? renderObservation(exec, { format: 'df' }) : '';
-      return { observations: [{ role: 'user', content: `<observation>\n${body}\n</observation>` }], done: false, end: null, finalSql: null };
+      return {
+        observations: [{ role: 'user', content: `<observation>\n${body}\n</observation>` }],
+        done: false,
+        end: null,
+        finalSql: null,
+      };
     },
     finalCall: () => null,
   };
@@ -86,7 +92,13 @@ function skyrlProtocol(): Protocol | null {
   }
 }
 
-function episode(protocol: Protocol | null, dbPath: string, schema: SchemaInfo, qa: QA, run: (sql: string) => ExecResult): Episode {
+function episode(
+  protocol: Protocol | null,
+  dbPath: string,
+  schema: SchemaInfo,
+  qa: QA,
+  run: (sql: string) => ExecResult,
+): Episode {
   const task = { id: `tiny:${qa.question}`, question: qa.question, dbPath };
   const session = protocol
     ? protocol.create({ task, config: { ...protocol.defaults }, schema })
@@ -94,7 +106,8 @@ function episode(protocol: Protocol | null, dbPath: string, schema: SchemaInfo, 
   const messages: ChatMessage[] = [...session.start()];
   const first = `<think>${qa.think}</think>\n<sql>${qa.sql}</sql>`;
   const action = session.parse(first);
-  if (action.kind !== 'execute') throw new Error(`protocol did not read the <sql> turn as an action: ${JSON.stringify(action)}`);
+  if (action.kind !== 'execute')
+    throw new Error(`protocol did not read the <sql> turn as an action: ${JSON.stringify(action)}`);
   const exec = run(qa.sql);
   if (!exec.ok) throw new Error(`training SQL failed: ${qa.sql}: ${exec.error}`);
   const maxTurns = Number(protocol?.defaults.maxTurns ?? 5);
@@ -103,7 +116,8 @@ function episode(protocol: Protocol | null, dbPath: string, schema: SchemaInfo, 
   const rows = exec.rowCount;
   const second = `<think>The query returned ${rows === 1 ? '1 row, which answers' : `${rows} rows, which answer`} the question.</think>\n<solution>${qa.sql}</solution>`;
   const answer = session.parse(second);
-  if (answer.kind !== 'answer') throw new Error(`protocol did not read the <solution> turn as an answer: ${JSON.stringify(answer)}`);
+  if (answer.kind !== 'answer')
+    throw new Error(`protocol did not read the <solution> turn as an answer: ${JSON.stringify(answer)}`);
   messages.push({ role: 'assistant', content: second });
   return { db: dbPath, question: qa.question, sql: qa.sql, messages, prompt: protocol ? 'skyrl' : 'fallback' };
 }
@@ -125,7 +139,9 @@ function main(): void {
   const lines = bookshopQuestions(db).map((qa) => JSON.stringify(episode(protocol, dbPath, schema, qa, run)));
   db.close();
   writeFileSync(out, lines.join('\n') + '\n');
-  console.error(`episodes: ${lines.length} conversations (${protocol ? 'skyrl protocol' : 'fallback prompt: skyrl protocol not in this build'}) -> ${out}`);
+  console.error(
+    `episodes: ${lines.length} conversations (${protocol ? 'skyrl protocol' : 'fallback prompt: skyrl protocol not in this build'}) -> ${out}`,
+  );
 }
 
 main();

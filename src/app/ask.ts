@@ -75,7 +75,9 @@ export async function ask(req: AskRequest): Promise<AskOutcome> {
   let final: ExecResult | null = null;
   if (record.finalSql !== null && req.runFinal !== false && !req.signal?.aborted) {
     final = await runFinalSql(req.pool, req.dbPath, record.finalSql, {
-      timeoutMs: req.queryTimeoutMs ?? timeoutOf(record), maxRows: req.resultRows ?? DEFAULT_MAX_ROWS, signal: req.signal,
+      timeoutMs: req.queryTimeoutMs ?? timeoutOf(record),
+      maxRows: req.resultRows ?? DEFAULT_MAX_ROWS,
+      signal: req.signal,
     });
   }
   return { record, final, savedTo, saveError };
@@ -83,13 +85,28 @@ export async function ask(req: AskRequest): Promise<AskOutcome> {
 
 /** Runs a final SQL for display; a sandbox failure is an error result, a cancellation null. */
 export async function runFinalSql(
-  pool: SqlPool, dbPath: string, sql: string, opts: { timeoutMs?: number; maxRows?: number; signal?: AbortSignal },
+  pool: SqlPool,
+  dbPath: string,
+  sql: string,
+  opts: { timeoutMs?: number; maxRows?: number; signal?: AbortSignal },
 ): Promise<ExecResult | null> {
   try {
-    return await pool.exec({ db: dbPath, sql, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRows: opts.maxRows ?? DEFAULT_MAX_ROWS }, opts.signal);
+    return await pool.exec(
+      { db: dbPath, sql, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRows: opts.maxRows ?? DEFAULT_MAX_ROWS },
+      opts.signal,
+    );
   } catch (err) {
     if ((err as Error).name === 'AbortError') return null;
-    return { ok: false, errorClass: 'sql', error: (err as Error).message, columns: [], rows: [], rowCount: 0, truncated: false, ms: 0 };
+    return {
+      ok: false,
+      errorClass: 'sql',
+      error: (err as Error).message,
+      columns: [],
+      rows: [],
+      rowCount: 0,
+      truncated: false,
+      ms: 0,
+    };
   }
 }
 

@@ -40,12 +40,15 @@ export async function openTrajectoryFile(file: string, opts: OpenOptions = {}): 
   let version: string;
   try {
     const st = statSync(file);
-    if (st.isDirectory()) throw new TrajectoryFileError(`${file} is a directory, not a trajectory file (JSONL): name a file inside it`);
+    if (st.isDirectory())
+      throw new TrajectoryFileError(`${file} is a directory, not a trajectory file (JSONL): name a file inside it`);
     version = `${file}\0${st.size}\0${st.mtimeMs}`;
   } catch (err) {
     if (err instanceof TrajectoryFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new TrajectoryFileError(code === 'ENOENT' ? `no such trajectory file: ${file}` : `cannot read ${file}: ${(err as Error).message}`);
+    throw new TrajectoryFileError(
+      code === 'ENOENT' ? `no such trajectory file: ${file}` : `cannot read ${file}: ${(err as Error).message}`,
+    );
   }
   const read: ReadResult = await readTrajectories(file, { onInvalid: opts.onInvalid ?? 'collect' });
   const byId = new Map<string, TrajectoryRecord>();

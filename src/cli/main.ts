@@ -1,3 +1,4 @@
+// The `quarry` command: its subcommands, help, and exit codes (0 ok, 1 the work failed, 2 bad input).
 import type { Command, CliIO } from './command';
 import { UsageError, EXIT } from './command';
 import { execCommand } from './commands/exec';
@@ -17,8 +18,24 @@ import { jobsCommand } from './commands/jobs';
 import { dataCommand } from './commands/data';
 import { trainCommand } from './commands/train';
 
-const commands: Command[] = [execCommand, execBatchCommand, schemaCommand, evalCommand, rewardCommand, scoreCommand, odtCommand, askCommand, benchCommand, exportCommand,
-  dataCommand, doctorCommand, trainCommand, checkpointsCommand, serveEnvCommand, jobsCommand];
+const commands: Command[] = [
+  execCommand,
+  execBatchCommand,
+  schemaCommand,
+  evalCommand,
+  rewardCommand,
+  scoreCommand,
+  odtCommand,
+  askCommand,
+  benchCommand,
+  exportCommand,
+  dataCommand,
+  doctorCommand,
+  trainCommand,
+  checkpointsCommand,
+  serveEnvCommand,
+  jobsCommand,
+];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -29,7 +46,7 @@ function help(): string {
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `quarry <command> --help` for a command\'s options.',
+    "Run `quarry <command> --help` for a command's options.",
   ].join('\n');
 }
 
@@ -51,9 +68,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-      || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
-      || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    if (
+      err instanceof UsageError ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+      (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+    ) {
       io.stderr.write(`quarry ${name}: ${(err as Error).message}\n\n${command.usage}\n`);
       return EXIT.badInput;
     }

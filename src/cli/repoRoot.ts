@@ -10,7 +10,9 @@ export function repoRootOf(start: string): string | undefined {
     if (existsSync(manifest) && existsSync(join(dir, 'trainer', 'pyproject.toml'))) {
       try {
         if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'quarry') return dir;
-      } catch { /* not ours */ }
+      } catch {
+        /* not ours */
+      }
     }
     const up = dirname(dir);
     if (up === dir) return undefined;

@@ -23,16 +23,31 @@ type Register = (context: vscode.ExtensionContext, services: Services) => void;
 /** Each feature's register(); a feature that throws is logged and the others still load. */
 const FEATURES: [name: string, register: Register][] = [
   ['model commands', registerModelCommands],
-  ['status bar', (context, services) => { statusBar = registerStatusBar(context, services); }],
+  [
+    'status bar',
+    (context, services) => {
+      statusBar = registerStatusBar(context, services);
+    },
+  ],
   ['show schema', registerShowSchema],
-  ['databases', (context, services) => { databases = registerDatabases(context, services); }],
+  [
+    'databases',
+    (context, services) => {
+      databases = registerDatabases(context, services);
+    },
+  ],
   ['ask', registerAsk],
   ['chat', registerChat],
   ['diagnostics', registerDiagnostics],
   ['replay', registerReplay],
   ['labeling', registerLabeling],
   ['training environment', registerCheckEnvironment],
-  ['jobs', (context, services) => { jobs = registerJobsView(context, services); }],
+  [
+    'jobs',
+    (context, services) => {
+      jobs = registerJobsView(context, services);
+    },
+  ],
   ['panel restore test hook', registerRestoreTestHook],
 ];
 

@@ -11,7 +11,8 @@ import { apiKeyOrigin } from './secrets';
 export async function updateSetting(key: string, value: unknown): Promise<void> {
   const cfg = vscode.workspace.getConfiguration('quarry');
   const info = cfg.inspect(key);
-  const target = info?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const target =
+    info?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
   await cfg.update(key, value, target);
 }
 
@@ -30,28 +31,55 @@ function separator(label: string): ModelPick {
 
 async function lmPicks(current: { backend: ModelBackend; name: string }): Promise<ModelPick[]> {
   const head = separator('VS Code chat models');
-  if (!vscode.lm?.selectChatModels) return [head, { label: '$(circle-slash) This editor has no language-model API', alwaysShow: true }];
+  if (!vscode.lm?.selectChatModels)
+    return [head, { label: '$(circle-slash) This editor has no language-model API', alwaysShow: true }];
   const models = await vscode.lm.selectChatModels();
   if (models.length === 0) {
-    return [head, { label: '$(info) None available', detail: 'Install and sign in to a language-model provider, e.g. GitHub Copilot Chat', alwaysShow: true }];
+    return [
+      head,
+      {
+        label: '$(info) None available',
+        detail: 'Install and sign in to a language-model provider, e.g. GitHub Copilot Chat',
+        alwaysShow: true,
+      },
+    ];
   }
-  return [head, ...models.map((m): ModelPick => ({
-    label: `${current.backend === 'vscode-lm' && current.name === m.id ? '$(check) ' : ''}${m.name}`,
-    description: `${m.vendor} · ${m.family}`,
-    detail: m.id,
-    apply: () => useModel('vscode-lm', { 'model.name': m.id }),
-  }))];
+  return [
+    head,
+    ...models.map(
+      (m): ModelPick => ({
+        label: `${current.backend === 'vscode-lm' && current.name === m.id ? '$(check) ' : ''}${m.name}`,
+        description: `${m.vendor} · ${m.family}`,
+        detail: m.id,
+        apply: () => useModel('vscode-lm', { 'model.name': m.id }),
+      }),
+    ),
+  ];
 }
 
-async function serverPicks(services: Services, current: { backend: ModelBackend; name: string }, signal: AbortSignal): Promise<ModelPick[]> {
+async function serverPicks(
+  services: Services,
+  current: { backend: ModelBackend; name: string },
+  signal: AbortSignal,
+): Promise<ModelPick[]> {
   const { baseUrl } = services.settings().model;
   const head = separator(`OpenAI-compatible server · ${baseUrl}`);
   const setUrl: ModelPick = {
-    label: '$(link) Server URL…', description: baseUrl,
+    label: '$(link) Server URL…',
+    description: baseUrl,
     apply: async () => {
       const url = await vscode.window.showInputBox({
-        title: 'OpenAI-compatible server', prompt: 'Base URL, usually ending in /v1', value: baseUrl,
-        validateInput: (v) => { try { const u = new URL(v); return /^https?:$/.test(u.protocol) ? null : 'http(s) URLs only'; } catch { return 'not a URL'; } },
+        title: 'OpenAI-compatible server',
+        prompt: 'Base URL, usually ending in /v1',
+        value: baseUrl,
+        validateInput: (v) => {
+          try {
+            const u = new URL(v);
+            return /^https?:$/.test(u.protocol) ? null : 'http(s) URLs only';
+          } catch {
+            return 'not a URL';
+          }
+        },
       });
       if (url === undefined) return;
       await updateSetting('model.baseUrl', url.trim());
@@ -63,11 +91,13 @@ async function serverPicks(services: Services, current: { backend: ModelBackend;
   try {
     const { listServerModels } = await import('./models/serverModels');
     const ids = await listServerModels(baseUrl, { apiKey: await services.apiKeys.get(baseUrl), signal });
-    const picks = ids.map((id): ModelPick => ({
-      label: `${current.backend === 'openai' && current.name === id ? '$(check) ' : ''}${id}`,
-      description: 'openai',
-      apply: () => useModel('openai', { 'model.name': id }),
-    }));
+    const picks = ids.map(
+      (id): ModelPick => ({
+        label: `${current.backend === 'openai' && current.name === id ? '$(check) ' : ''}${id}`,
+        description: 'openai',
+        apply: () => useModel('openai', { 'model.name': id }),
+      }),
+    );
     if (picks.length === 0) picks.push({ label: '$(info) The server lists no models', alwaysShow: true });
     return [head, ...picks, setUrl];
   } catch (err) {
@@ -82,7 +112,8 @@ function onnxPicks(services: Services): ModelPick[] {
     separator('Local ONNX model'),
     {
       label: `${services.settings().model.backend === 'onnx' && onnxPath === '' ? '$(check) ' : ''}tiny-sql (bundled demo model)`,
-      description: 'onnx', detail: 'A tiny model for trying Quarry out offline; it is not good at SQL',
+      description: 'onnx',
+      detail: 'A tiny model for trying Quarry out offline; it is not good at SQL',
       apply: () => useModel('onnx', { 'model.onnxPath': '' }),
     },
     {
@@ -90,14 +121,19 @@ function onnxPicks(services: Services): ModelPick[] {
       description: onnxPath || undefined,
       apply: async () => {
         const picked = await vscode.window.showOpenDialog({
-          canSelectFolders: true, canSelectFiles: false, canSelectMany: false,
-          openLabel: 'Use this model', title: 'ONNX model directory (config.json, tokenizer.json, model.onnx)',
+          canSelectFolders: true,
+          canSelectFiles: false,
+          canSelectMany: false,
+          openLabel: 'Use this model',
+          title: 'ONNX model directory (config.json, tokenizer.json, model.onnx)',
         });
         const dir = picked?.[0]?.fsPath;
         if (!dir) return;
         const missing = ['config.json', 'tokenizer.json'].filter((f) => !existsSync(`${dir}/${f}`));
         if (missing.length > 0) {
-          void vscode.window.showErrorMessage(`Quarry: ${dir} is not an ONNX model directory (no ${missing.join(', ')}).`);
+          void vscode.window.showErrorMessage(
+            `Quarry: ${dir} is not an ONNX model directory (no ${missing.join(', ')}).`,
+          );
           return;
         }
         await useModel('onnx', { 'model.onnxPath': dir });
@@ -117,7 +153,10 @@ async function selectModel(services: Services): Promise<void> {
   qp.busy = true;
   const abort = new AbortController();
   let lm: ModelPick[] = [];
-  let server: ModelPick[] = [separator(`OpenAI-compatible server · ${s.model.baseUrl}`), { label: '$(loading~spin) Listing models…', alwaysShow: true }];
+  let server: ModelPick[] = [
+    separator(`OpenAI-compatible server · ${s.model.baseUrl}`),
+    { label: '$(loading~spin) Listing models…', alwaysShow: true },
+  ];
   const onnx = onnxPicks(services);
   // The group of the backend in use comes first, the model in use first within it (marked with a check): the picker
   // opens on it, so Enter keeps it.
@@ -126,16 +165,29 @@ async function selectModel(services: Services): Promise<void> {
     return i <= 1 ? group : [group[0], group[i], ...group.slice(1, i), ...group.slice(i + 1)];
   };
   const render = (): void => {
-    const groups = s.model.backend === 'openai' ? [server, lm, onnx] : s.model.backend === 'onnx' ? [onnx, lm, server] : [lm, server, onnx];
+    const groups =
+      s.model.backend === 'openai'
+        ? [server, lm, onnx]
+        : s.model.backend === 'onnx'
+          ? [onnx, lm, server]
+          : [lm, server, onnx];
     qp.items = groups.flatMap(checkedFirst);
   };
   render();
   qp.show();
   const loads = [
-    lmPicks(current).then((p) => { lm = p; render(); }),
-    serverPicks(services, current, abort.signal).then((p) => { server = p; render(); }),
+    lmPicks(current).then((p) => {
+      lm = p;
+      render();
+    }),
+    serverPicks(services, current, abort.signal).then((p) => {
+      server = p;
+      render();
+    }),
   ];
-  void Promise.allSettled(loads).then(() => { qp.busy = false; });
+  void Promise.allSettled(loads).then(() => {
+    qp.busy = false;
+  });
   const chosen = await new Promise<ModelPick | undefined>((resolve) => {
     qp.onDidAccept(() => resolve(qp.selectedItems[0]));
     qp.onDidHide(() => resolve(undefined));
@@ -154,7 +206,8 @@ async function selectModel(services: Services): Promise<void> {
 async function runFix(action: FixAction | undefined, services: Services): Promise<void> {
   if (action === 'Set API Key…') await vscode.commands.executeCommand('quarry.setApiKey');
   else if (action === 'Switch Model…') await vscode.commands.executeCommand('quarry.selectModel');
-  else if (action === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'quarry.model');
+  else if (action === 'Open Settings')
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'quarry.model');
   else if (action === 'Open Log') services.log.show();
 }
 
@@ -171,54 +224,66 @@ const PING_PROMPT = 'Reply with the single word OK.';
 
 async function testConnection(services: Services, opts: { quiet?: boolean } = {}): Promise<ConnectionTestResult> {
   const backend = services.settings().model.backend;
-  return vscode.window.withProgress({
-    location: vscode.ProgressLocation.Notification, title: `Quarry: testing ${services.modelLabel()}…`, cancellable: true,
-  }, async (_progress, token) => {
-    const abort = new AbortController();
-    const sub = token.onCancellationRequested(() => abort.abort());
-    let label = services.modelLabel();
-    try {
-      const model = await services.createModel(abort.signal);
-      label = services.modelLabel();
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Quarry: testing ${services.modelLabel()}…`,
+      cancellable: true,
+    },
+    async (_progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      let label = services.modelLabel();
       try {
-        const started = Date.now();
-        const res = await model.generate({
-          messages: [{ role: 'user', content: PING_PROMPT }],
-          sampling: { temperature: 0, maxTokens: 16 },
-          signal: abort.signal,
-          timeoutMs: Math.min(services.settings().agent.modelTimeoutMs, 60_000),
-        });
-        const reply = res.text.trim().slice(0, 80) || '(an empty reply)';
-        const text = `${label} answered in ${Date.now() - started} ms: ${JSON.stringify(reply)}`;
-        services.log.info(`test connection: ${text}`);
-        if (!opts.quiet) void vscode.window.showInformationMessage(`Quarry: ${text}`);
-        return { ok: true, label, message: reply };
+        const model = await services.createModel(abort.signal);
+        label = services.modelLabel();
+        try {
+          const started = Date.now();
+          const res = await model.generate({
+            messages: [{ role: 'user', content: PING_PROMPT }],
+            sampling: { temperature: 0, maxTokens: 16 },
+            signal: abort.signal,
+            timeoutMs: Math.min(services.settings().agent.modelTimeoutMs, 60_000),
+          });
+          const reply = res.text.trim().slice(0, 80) || '(an empty reply)';
+          const text = `${label} answered in ${Date.now() - started} ms: ${JSON.stringify(reply)}`;
+          services.log.info(`test connection: ${text}`);
+          if (!opts.quiet) void vscode.window.showInformationMessage(`Quarry: ${text}`);
+          return { ok: true, label, message: reply };
+        } finally {
+          await model.close().catch(() => {
+            /* nothing to free */
+          });
+        }
+      } catch (err) {
+        const report = describeConnectionFailure(backend, err);
+        services.log.error(`test connection (${label}): ${report.title}`, err);
+        if (!opts.quiet) {
+          void vscode.window
+            .showErrorMessage(`Quarry: ${report.title} — ${report.detail}`, ...report.actions)
+            .then((pick) => runFix(pick, services));
+        }
+        return { ok: false, label, message: report.title, detail: report.detail };
       } finally {
-        await model.close().catch(() => { /* nothing to free */ });
+        sub.dispose();
       }
-    } catch (err) {
-      const report = describeConnectionFailure(backend, err);
-      services.log.error(`test connection (${label}): ${report.title}`, err);
-      if (!opts.quiet) {
-        void vscode.window.showErrorMessage(`Quarry: ${report.title} — ${report.detail}`, ...report.actions)
-          .then((pick) => runFix(pick, services));
-      }
-      return { ok: false, label, message: report.title, detail: report.detail };
-    } finally {
-      sub.dispose();
-    }
-  });
+    },
+  );
 }
 
 async function setApiKey(services: Services, given?: string): Promise<boolean> {
   const { baseUrl } = services.settings().model;
   const origin = apiKeyOrigin(baseUrl);
-  const key = given ?? await vscode.window.showInputBox({
-    title: `Quarry: API key for ${origin}`,
-    prompt: 'Kept in VS Code\'s secret storage (the OS keychain where there is one), never in settings or logs. Sent only to this server.',
-    password: true, ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? 'The key is empty' : null),
-  });
+  const key =
+    given ??
+    (await vscode.window.showInputBox({
+      title: `Quarry: API key for ${origin}`,
+      prompt:
+        "Kept in VS Code's secret storage (the OS keychain where there is one), never in settings or logs. Sent only to this server.",
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() === '' ? 'The key is empty' : null),
+    }));
   if (key === undefined) return false;
   await services.apiKeys.set(baseUrl, key);
   services.log.info(`API key set for ${origin}`);
@@ -231,7 +296,10 @@ async function clearApiKey(services: Services, opts: { quiet?: boolean } = {}): 
   const origin = apiKeyOrigin(baseUrl);
   const had = await services.apiKeys.clear(baseUrl);
   services.log.info(had ? `API key cleared for ${origin}` : `no API key was stored for ${origin}`);
-  if (!opts.quiet) void vscode.window.showInformationMessage(had ? `Quarry: API key for ${origin} cleared.` : `Quarry: no API key was stored for ${origin}.`);
+  if (!opts.quiet)
+    void vscode.window.showInformationMessage(
+      had ? `Quarry: API key for ${origin} cleared.` : `Quarry: no API key was stored for ${origin}.`,
+    );
   return had;
 }
 
@@ -239,9 +307,14 @@ export function registerModelCommands(context: vscode.ExtensionContext, services
   context.subscriptions.push(
     vscode.commands.registerCommand('quarry.selectModel', () => selectModel(services)),
     // Arguments are for scripted callers (tests, other features): { quiet: true } shows no notification.
-    vscode.commands.registerCommand('quarry.testConnection', (opts?: { quiet?: boolean }) => testConnection(services, opts ?? {})),
-    vscode.commands.registerCommand('quarry.setApiKey', (key?: unknown) => setApiKey(services, typeof key === 'string' ? key : undefined)),
-    vscode.commands.registerCommand('quarry.clearApiKey', (opts?: { quiet?: boolean }) => clearApiKey(services, opts ?? {})),
+    vscode.commands.registerCommand('quarry.testConnection', (opts?: { quiet?: boolean }) =>
+      testConnection(services, opts ?? {}),
+    ),
+    vscode.commands.registerCommand('quarry.setApiKey', (key?: unknown) =>
+      setApiKey(services, typeof key === 'string' ? key : undefined),
+    ),
+    vscode.commands.registerCommand('quarry.clearApiKey', (opts?: { quiet?: boolean }) =>
+      clearApiKey(services, opts ?? {}),
+    ),
   );
 }
-

@@ -15,7 +15,10 @@ export function apiKeyOrigin(baseUrl: string): string {
 }
 
 export class ApiKeys {
-  constructor(private readonly storage: vscode.SecretStorage, private readonly log: Log) {}
+  constructor(
+    private readonly storage: vscode.SecretStorage,
+    private readonly log: Log,
+  ) {}
 
   async get(baseUrl: string): Promise<string | undefined> {
     const key = await this.storage.get(PREFIX + apiKeyOrigin(baseUrl));

@@ -55,8 +55,16 @@ export interface Services {
 function debounce(f: () => void, ms: number): { run: () => void; dispose: () => void } {
   let timer: NodeJS.Timeout | undefined;
   return {
-    run: () => { if (timer) clearTimeout(timer); timer = setTimeout(() => { timer = undefined; f(); }, ms); },
-    dispose: () => { if (timer) clearTimeout(timer); },
+    run: () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = undefined;
+        f();
+      }, ms);
+    },
+    dispose: () => {
+      if (timer) clearTimeout(timer);
+    },
   };
 }
 
@@ -64,7 +72,11 @@ function debounce(f: () => void, ms: number): { run: () => void; dispose: () => 
 class SharedModel {
   private inFlight = 0;
   private retired = false;
-  constructor(readonly key: string, readonly model: ChatModel, private readonly log: Log) {}
+  constructor(
+    readonly key: string,
+    readonly model: ChatModel,
+    private readonly log: Log,
+  ) {}
 
   lease(): ChatModel {
     const self = this;
@@ -79,7 +91,9 @@ class SharedModel {
           if (self.retired && self.inFlight === 0) self.closeNow();
         }
       },
-      async close(): Promise<void> { /* shared: freed by the services */ },
+      async close(): Promise<void> {
+        /* shared: freed by the services */
+      },
     };
   }
 
@@ -130,9 +144,11 @@ export function createServices(context: vscode.ExtensionContext): ServicesHandle
     apiKeys.onDidChange(() => fireSoon.run()),
   );
   if (vscode.lm?.onDidChangeChatModels) {
-    context.subscriptions.push(vscode.lm.onDidChangeChatModels(() => {
-      if (settings().model.backend === 'vscode-lm') fireSoon.run();
-    }));
+    context.subscriptions.push(
+      vscode.lm.onDidChangeChatModels(() => {
+        if (settings().model.backend === 'vscode-lm') fireSoon.run();
+      }),
+    );
   }
 
   const services: Services = {
@@ -144,7 +160,11 @@ export function createServices(context: vscode.ExtensionContext): ServicesHandle
     pool() {
       poolPromise ??= import('../core/db/pool').then(({ createSqlPool }) => {
         // The editor asks one question at a time; two workers keep a preview usable while the agent runs a query.
-        const pool = createSqlPool({ size: 2, spares: 1, workerPath: join(context.extensionPath, 'dist', 'sqlWorker.js') });
+        const pool = createSqlPool({
+          size: 2,
+          spares: 1,
+          workerPath: join(context.extensionPath, 'dist', 'sqlWorker.js'),
+        });
         log.info('sandbox pool started (2 SQL worker processes + 1 spare)');
         return pool;
       });
@@ -153,7 +173,14 @@ export function createServices(context: vscode.ExtensionContext): ServicesHandle
     async createModel(signal) {
       const s = settings();
       const apiKey = s.model.backend === 'openai' ? await apiKeys.get(s.model.baseUrl) : undefined;
-      const ctx = { settings: s, extensionPath: context.extensionPath, workspaceDir: workspaceDir(), apiKey, log, signal };
+      const ctx = {
+        settings: s,
+        extensionPath: context.extensionPath,
+        workspaceDir: workspaceDir(),
+        apiKey,
+        log,
+        signal,
+      };
       if (s.model.backend !== 'onnx') {
         const model = await createModelForSettings(ctx);
         if ('label' in model && typeof model.label === 'string') lmLabel = model.label;
@@ -162,11 +189,15 @@ export function createServices(context: vscode.ExtensionContext): ServicesHandle
       const key = onnxModelDir(s, context.extensionPath, workspaceDir());
       if (shared?.key === key) return shared.lease();
       // Loading an onnx model takes seconds; concurrent callers share one load.
-      sharedLoading ??= createModelForSettings({ ...ctx, signal: undefined }).then((m) => {
-        const sm = new SharedModel(key, m, log);
-        shared = sm;
-        return sm;
-      }).finally(() => { sharedLoading = null; });
+      sharedLoading ??= createModelForSettings({ ...ctx, signal: undefined })
+        .then((m) => {
+          const sm = new SharedModel(key, m, log);
+          shared = sm;
+          return sm;
+        })
+        .finally(() => {
+          sharedLoading = null;
+        });
       const sm = await sharedLoading;
       if (signal?.aborted) {
         const e = new Error('creating the model was cancelled');
@@ -205,7 +236,12 @@ export function createServices(context: vscode.ExtensionContext): ServicesHandle
     shared = null;
     const p = poolPromise;
     poolPromise = null;
-    if (p) await p.then((pool) => pool.close()).catch(() => { /* workers already gone */ });
+    if (p)
+      await p
+        .then((pool) => pool.close())
+        .catch(() => {
+          /* workers already gone */
+        });
   };
   context.subscriptions.push({ dispose: () => void shutdown() });
   return Object.assign(services, { shutdown });

@@ -20,7 +20,13 @@ export interface QuarrySettings {
     /** '' means the bundled tiny demo model. */
     onnxPath: string;
   };
-  agent: { protocol: ProtocolName; maxTurns: number; temperature: number; modelTimeoutMs: number; maxResponseChars: number };
+  agent: {
+    protocol: ProtocolName;
+    maxTurns: number;
+    temperature: number;
+    modelTimeoutMs: number;
+    maxResponseChars: number;
+  };
   observation: { maxRows: number; maxChars: number };
   query: { timeoutMs: number };
   databases: { glob: string };
@@ -84,7 +90,7 @@ export function readSettings(get: SettingGetter): QuarrySettings {
     databases: { glob: str(get('databases.glob'), d.databases.glob, false) },
     trajectories: {
       store: str(get('trajectories.store'), d.trajectories.store, false),
-      save: typeof get('trajectories.save') === 'boolean' ? get('trajectories.save') as boolean : d.trajectories.save,
+      save: typeof get('trajectories.save') === 'boolean' ? (get('trajectories.save') as boolean) : d.trajectories.save,
     },
     python: str(get('python'), d.python),
   };

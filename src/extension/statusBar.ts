@@ -11,14 +11,18 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
   let generation = 0;
   const update = (label: string): void => {
     item.text = `$(hubot) ${label}`;
-    item.tooltip = new vscode.MarkdownString(`**Quarry model:** ${label}\n\nClick to switch; *Quarry: Test Model Connection* checks it.`);
+    item.tooltip = new vscode.MarkdownString(
+      `**Quarry model:** ${label}\n\nClick to switch; *Quarry: Test Model Connection* checks it.`,
+    );
     item.accessibilityInformation = { label: `Quarry model ${label}. Switch model`, role: 'button' };
   };
   const refresh = (): void => {
     const mine = ++generation;
     update(services.modelLabel());
     // vscode.lm only says which model "first available" means when asked; ask in the background.
-    void services.resolveModelLabel().then((label) => { if (mine === generation) update(label); });
+    void services.resolveModelLabel().then((label) => {
+      if (mine === generation) update(label);
+    });
   };
   refresh();
   item.show();

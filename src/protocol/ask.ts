@@ -68,7 +68,12 @@ export type ExchangeEvent =
   | { kind: 'start'; id: string; question: string; protocol: string; budget: number }
   | { kind: 'turn'; index: number; finalCall: boolean }
   | { kind: 'text'; index: number; delta: string }
-  | { kind: 'action'; index: number; text: string; action: { kind: ActionKind; sql: string | null; thought: string | null; mdp: MdpAction[]; problems: string[] } }
+  | {
+      kind: 'action';
+      index: number;
+      text: string;
+      action: { kind: ActionKind; sql: string | null; thought: string | null; mdp: MdpAction[]; problems: string[] };
+    }
   | { kind: 'exec'; index: number; result: WireResult }
   | { kind: 'observation'; index: number; text: string }
   | { kind: 'end'; end: EpisodeEnd; finalSql: string | null; error: string | null; totalMs: number }
@@ -147,14 +152,20 @@ export function askMessageProblem(msg: ToHost, exchanges: number): string | null
   }
   if (msg.type === 'ask') {
     if (msg.question.trim() === '') return 'ask: the question is empty';
-    if (msg.question.length > MAX_QUESTION_CHARS) return `ask: the question is longer than ${MAX_QUESTION_CHARS} characters`;
+    if (msg.question.length > MAX_QUESTION_CHARS)
+      return `ask: the question is longer than ${MAX_QUESTION_CHARS} characters`;
   }
   if (msg.type === 'export' && !(EXPORT_FORMATS as readonly string[]).includes(msg.format)) {
     return `export: format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(msg.format)}`;
   }
-  if (msg.type === 'export' && msg.sortColumn !== undefined && (!Number.isInteger(msg.sortColumn) || msg.sortColumn < 0)) {
+  if (
+    msg.type === 'export' &&
+    msg.sortColumn !== undefined &&
+    (!Number.isInteger(msg.sortColumn) || msg.sortColumn < 0)
+  ) {
     return `export: sortColumn must be a column index, got ${msg.sortColumn}`;
   }
-  if (msg.type === 'copyText' && msg.text.length > MAX_COPY_CHARS) return `copyText: more than ${MAX_COPY_CHARS} characters`;
+  if (msg.type === 'copyText' && msg.text.length > MAX_COPY_CHARS)
+    return `copyText: more than ${MAX_COPY_CHARS} characters`;
   return null;
 }

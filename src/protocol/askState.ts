@@ -8,7 +8,19 @@ export function emptyState(model = ''): AskState {
 }
 
 function newTurn(index: number, finalCall: boolean): TurnView {
-  return { index, finalCall, text: '', parsed: false, kind: null, sql: null, thought: null, mdp: [], problems: [], exec: null, observation: null };
+  return {
+    index,
+    finalCall,
+    text: '',
+    parsed: false,
+    kind: null,
+    sql: null,
+    thought: null,
+    mdp: [],
+    problems: [],
+    exec: null,
+    observation: null,
+  };
 }
 
 function turnOf(x: ExchangeView, index: number): TurnView {
@@ -29,8 +41,19 @@ export function applyEvent(state: AskState, at: number, e: ExchangeEvent): boole
   if (e.kind === 'start') {
     if (at !== state.exchanges.length) return false;
     state.exchanges.push({
-      id: e.id, question: e.question, protocol: e.protocol, budget: e.budget, turns: [], running: true, end: null,
-      finalSql: null, error: null, result: null, resultRunning: false, savedTo: null, totalMs: null,
+      id: e.id,
+      question: e.question,
+      protocol: e.protocol,
+      budget: e.budget,
+      turns: [],
+      running: true,
+      end: null,
+      finalSql: null,
+      error: null,
+      result: null,
+      resultRunning: false,
+      savedTo: null,
+      totalMs: null,
     });
     return true;
   }

@@ -31,7 +31,12 @@ export type ToApp =
   | { type: 'panels'; panels: PanelChoice[]; selected: string }
   | { type: 'busy'; text: string }
   | { type: 'run'; source: SourceInfo; run: RunDiagnostics }
-  | { type: 'trajectory'; source: SourceInfo; trajectory: TrajectoryDiagnostics; /** A run view exists to go back to. */ hasRun: boolean }
+  | {
+      type: 'trajectory';
+      source: SourceInfo;
+      trajectory: TrajectoryDiagnostics /** A run view exists to go back to. */;
+      hasRun: boolean;
+    }
   | { type: 'error'; text: string };
 
 /** App → host. Every one is checked with DIAGNOSTICS_RULES plus diagnosticsMessageProblem before the host acts. */

@@ -97,21 +97,30 @@ export function labelMessageProblem(m: ToHost): string | null {
     case 'go':
       return Number.isInteger(m.position) && m.position >= 0 ? null : 'go: position must be a whole number ≥ 0';
     case 'ready':
-      return m.position === undefined || (Number.isInteger(m.position) && m.position >= 0) ? null : 'ready: position must be a whole number ≥ 0';
+      return m.position === undefined || (Number.isInteger(m.position) && m.position >= 0)
+        ? null
+        : 'ready: position must be a whole number ≥ 0';
     case 'setFilter':
-      return QUEUE_FILTERS.some((f) => f.value === m.filter) ? null : `setFilter: unknown filter ${JSON.stringify(m.filter)}`;
+      return QUEUE_FILTERS.some((f) => f.value === m.filter)
+        ? null
+        : `setFilter: unknown filter ${JSON.stringify(m.filter)}`;
     case 'save':
-      if (m.verdict !== '' && m.verdict !== 'correct' && m.verdict !== 'incorrect' && m.verdict !== 'unsure') return `save: unknown verdict ${JSON.stringify(m.verdict)}`;
-      if (m.correctedSql.length > LIMITS.sqlChars) return `save: corrected SQL longer than ${LIMITS.sqlChars} characters`;
+      if (m.verdict !== '' && m.verdict !== 'correct' && m.verdict !== 'incorrect' && m.verdict !== 'unsure')
+        return `save: unknown verdict ${JSON.stringify(m.verdict)}`;
+      if (m.correctedSql.length > LIMITS.sqlChars)
+        return `save: corrected SQL longer than ${LIMITS.sqlChars} characters`;
       if (m.note.length > LIMITS.noteChars) return `save: note longer than ${LIMITS.noteChars} characters`;
       if (m.tags.length > LIMITS.tags) return `save: more than ${LIMITS.tags} tags`;
-      if (!m.tags.every((t) => typeof t === 'string' && t.trim() !== '' && t.length <= LIMITS.tagChars)) return `save: every tag must be a non-empty string of at most ${LIMITS.tagChars} characters`;
+      if (!m.tags.every((t) => typeof t === 'string' && t.trim() !== '' && t.length <= LIMITS.tagChars))
+        return `save: every tag must be a non-empty string of at most ${LIMITS.tagChars} characters`;
       return m.id === '' ? 'save: empty trajectory id' : null;
     case 'run':
       if (m.sql.length > LIMITS.sqlChars) return `run: SQL longer than ${LIMITS.sqlChars} characters`;
       return m.sql.trim() === '' ? 'run: there is no SQL to run' : null;
     case 'addTag':
-      return m.name.trim() !== '' && m.name.length <= LIMITS.tagChars ? null : `addTag: a tag must be 1–${LIMITS.tagChars} characters`;
+      return m.name.trim() !== '' && m.name.length <= LIMITS.tagChars
+        ? null
+        : `addTag: a tag must be 1–${LIMITS.tagChars} characters`;
     default:
       return null;
   }
@@ -126,7 +135,14 @@ export interface LabelAppState {
   filter?: QueueFilter;
   position: number;
   id: string | null;
-  draft: { id: string; verdict: Verdict | ''; correctedSql: string; tags: string[]; note: string; dirty: boolean } | null;
+  draft: {
+    id: string;
+    verdict: Verdict | '';
+    correctedSql: string;
+    tags: string[];
+    note: string;
+    dirty: boolean;
+  } | null;
   showHelp: boolean;
 }
 

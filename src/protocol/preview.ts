@@ -46,7 +46,8 @@ export const PREVIEW_RULES: MessageRules<ToHost> = {
 
 /** What the rules cannot say: the export format is one of two, copied text has a sane size. */
 export function previewMessageProblem(m: ToHost): string | null {
-  if (m.type === 'export' && m.format !== 'csv' && m.format !== 'json') return `export: unknown format ${JSON.stringify(m.format)}`;
+  if (m.type === 'export' && m.format !== 'csv' && m.format !== 'json')
+    return `export: unknown format ${JSON.stringify(m.format)}`;
   if (m.type === 'copyText' && m.text.length > 64 * 2 ** 20) return 'copyText: text too large';
   return null;
 }

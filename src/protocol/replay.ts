@@ -12,8 +12,25 @@ import type { Term } from '../core/rewards/types';
 export type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, DiffPart, GroupStatistics, Term };
 
 /** What a list row shows of one trajectory (the app's side of a TrajectorySummary). */
-export type ListRow = Pick<TrajectorySummary, 'key' | 'id' | 'groupId' | 'sample' | 'line' | 'question' | 'protocol' | 'model' | 'db' | 'turns'
-  | 'errors' | 'end' | 'verdict' | 'verdictSource' | 'reward' | 'label'>;
+export type ListRow = Pick<
+  TrajectorySummary,
+  | 'key'
+  | 'id'
+  | 'groupId'
+  | 'sample'
+  | 'line'
+  | 'question'
+  | 'protocol'
+  | 'model'
+  | 'db'
+  | 'turns'
+  | 'errors'
+  | 'end'
+  | 'verdict'
+  | 'verdictSource'
+  | 'reward'
+  | 'label'
+>;
 
 /**
  * Every row of the list in one message, by column: repeated strings (group ids, protocols, models, databases, labels,
@@ -47,13 +64,35 @@ export function packRows(list: readonly TrajectorySummary[]): PackedRows {
   const strings: string[] = [];
   const ref = (v: string) => {
     let i = index.get(v);
-    if (i === undefined) { i = strings.length; strings.push(v); index.set(v, i); }
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(v);
+      index.set(v, i);
+    }
     return i;
   };
-  const p: PackedRows = { strings, id: [], question: [], groupId: [], sample: [], line: [], protocol: [], model: [], db: [], label: [], turns: [], errors: [], end: [], verdict: [], reward: [] };
+  const p: PackedRows = {
+    strings,
+    id: [],
+    question: [],
+    groupId: [],
+    sample: [],
+    line: [],
+    protocol: [],
+    model: [],
+    db: [],
+    label: [],
+    turns: [],
+    errors: [],
+    end: [],
+    verdict: [],
+    reward: [],
+  };
   for (const s of list) {
     p.id.push(s.id);
-    p.question.push(s.question.length > ROW_QUESTION_CHARS ? s.question.slice(0, ROW_QUESTION_CHARS - 1) + '…' : s.question);
+    p.question.push(
+      s.question.length > ROW_QUESTION_CHARS ? s.question.slice(0, ROW_QUESTION_CHARS - 1) + '…' : s.question,
+    );
     p.groupId.push(ref(s.groupId));
     p.sample.push(s.sample);
     p.line.push(s.line);
@@ -81,11 +120,21 @@ export function unpackRows(p: PackedRows): ListRow[] {
   for (let i = 0; i < p.id.length; i++) {
     const v = p.verdict[i];
     rows[i] = {
-      key: i, id: p.id[i], question: p.question[i], groupId: p.strings[p.groupId[i]], sample: p.sample[i], line: p.line[i],
-      protocol: p.strings[p.protocol[i]], model: p.strings[p.model[i]], db: p.strings[p.db[i]],
-      label: p.label[i] < 0 ? null : p.strings[p.label[i]], turns: p.turns[i], errors: p.errors[i],
+      key: i,
+      id: p.id[i],
+      question: p.question[i],
+      groupId: p.strings[p.groupId[i]],
+      sample: p.sample[i],
+      line: p.line[i],
+      protocol: p.strings[p.protocol[i]],
+      model: p.strings[p.model[i]],
+      db: p.strings[p.db[i]],
+      label: p.label[i] < 0 ? null : p.strings[p.label[i]],
+      turns: p.turns[i],
+      errors: p.errors[i],
       end: p.strings[p.end[i]] as ListRow['end'],
-      verdict: v === 0 ? null : v % 2 === 1 ? 'correct' : 'incorrect', verdictSource: v === 0 ? null : v > 2 ? 'computed' : 'stored',
+      verdict: v === 0 ? null : v % 2 === 1 ? 'correct' : 'incorrect',
+      verdictSource: v === 0 ? null : v > 2 ? 'computed' : 'stored',
       reward: p.reward[i],
     };
   }
@@ -93,7 +142,10 @@ export function unpackRows(p: PackedRows): ListRow[] {
 }
 
 /** A bad line of the file, as the validating reader reported it. */
-export interface InvalidLine { line: number | null; message: string }
+export interface InvalidLine {
+  line: number | null;
+  message: string;
+}
 
 /** One trajectory's panel breakdown, or why there is none. */
 export interface Explanation {
@@ -106,7 +158,12 @@ export interface Explanation {
   detail: string | null;
 }
 
-export interface ScoreUpdate { key: number; verdict: Verdict | null; reward: number | null; note: string | null }
+export interface ScoreUpdate {
+  key: number;
+  verdict: Verdict | null;
+  reward: number | null;
+  note: string | null;
+}
 
 export interface GroupMember {
   key: number;
@@ -121,15 +178,26 @@ export interface GroupMember {
 export type ToApp =
   | { type: 'loading'; file: string; label: string }
   | {
-    type: 'list'; file: string; label: string; rows: PackedRows; invalid: InvalidLine[];
-    /** The unfinished last line a killed writer left, in words; null when the file ends cleanly. */
-    truncated: string | null; panels: string[]; panel: string;
-  }
+      type: 'list';
+      file: string;
+      label: string;
+      rows: PackedRows;
+      invalid: InvalidLine[];
+      /** The unfinished last line a killed writer left, in words; null when the file ends cleanly. */
+      truncated: string | null;
+      panels: string[];
+      panel: string;
+    }
   | { type: 'view'; seq: number; keys: number[]; total: number; facets: Facets }
   | { type: 'scores'; updates: ScoreUpdate[]; done: number; total: number; running: boolean }
   | { type: 'detail'; key: number; record: TrajectoryRecord; turn: number | null }
   | { type: 'explanation'; key: number; explanation: Explanation | null; error: string | null }
-  | { type: 'compare'; a: { key: number; record: TrajectoryRecord }; b: { key: number; record: TrajectoryRecord }; diff: DiffPart[] }
+  | {
+      type: 'compare';
+      a: { key: number; record: TrajectoryRecord };
+      b: { key: number; record: TrajectoryRecord };
+      diff: DiffPart[];
+    }
   | { type: 'group'; groupId: string; panel: string; members: GroupMember[]; stats: GroupStatistics }
   | { type: 'error'; message: string }
   | { type: 'empty'; message: string };
@@ -175,13 +243,23 @@ export function sanitizeFilter(raw: Record<string, unknown>): { filter: Trajecto
     if (v === undefined || v === null) continue;
     switch (k) {
       case 'verdict':
-        if (typeof v === 'string' && (VERDICTS as readonly string[]).includes(v)) filter.verdict = v as VerdictFilter; else dropped.push(k);
+        if (typeof v === 'string' && (VERDICTS as readonly string[]).includes(v)) filter.verdict = v as VerdictFilter;
+        else dropped.push(k);
         break;
-      case 'protocol': case 'model': case 'db': case 'label': case 'text':
-        if (typeof v === 'string') filter[k] = v.slice(0, 1000); else dropped.push(k);
+      case 'protocol':
+      case 'model':
+      case 'db':
+      case 'label':
+      case 'text':
+        if (typeof v === 'string') filter[k] = v.slice(0, 1000);
+        else dropped.push(k);
         break;
-      case 'turnsMin': case 'turnsMax': case 'rewardMin': case 'rewardMax':
-        if (typeof v === 'number' && Number.isFinite(v)) filter[k] = v; else dropped.push(k);
+      case 'turnsMin':
+      case 'turnsMax':
+      case 'rewardMin':
+      case 'rewardMax':
+        if (typeof v === 'number' && Number.isFinite(v)) filter[k] = v;
+        else dropped.push(k);
         break;
       default:
         dropped.push(k);

@@ -34,7 +34,11 @@ function idProblem(id: string, what: string): string | null {
 }
 
 /** The replay panel: the file, the trajectory that was open and its turn (the app restores its filter and view). */
-export interface ReplayRestore { file: string | null; selectedId: string | null; turn: number }
+export interface ReplayRestore {
+  file: string | null;
+  selectedId: string | null;
+  turn: number;
+}
 
 export function replayRestore(raw: unknown): Parsed<ReplayRestore> {
   if (raw === undefined || raw === null) return { ok: true, value: { file: null, selectedId: null, turn: 0 } };
@@ -45,9 +49,10 @@ export function replayRestore(raw: unknown): Parsed<ReplayRestore> {
   const file = (o.file as string | undefined) ?? null;
   const selectedId = (o.selectedId as string | undefined) ?? null;
   const turn = (o.turn as number | undefined) ?? 0;
-  const bad = (file !== null ? pathProblem(file, 'replay state: file') : null)
-    ?? (selectedId !== null ? idProblem(selectedId, 'replay state: selectedId') : null)
-    ?? (Number.isInteger(turn) && turn >= 0 ? null : `replay state: turn must be a whole number ≥ 0, is ${turn}`);
+  const bad =
+    (file !== null ? pathProblem(file, 'replay state: file') : null) ??
+    (selectedId !== null ? idProblem(selectedId, 'replay state: selectedId') : null) ??
+    (Number.isInteger(turn) && turn >= 0 ? null : `replay state: turn must be a whole number ≥ 0, is ${turn}`);
   return bad ? fail(bad) : { ok: true, value: { file, selectedId, turn } };
 }
 
@@ -65,9 +70,12 @@ export function diagnosticsRestore(raw: unknown): Parsed<DiagnosticsRestore> {
   }
   const o = asObject(raw);
   if (!o) return fail('the diagnostics state is not an object');
-  const problem = fieldProblem(o,
+  const problem = fieldProblem(
+    o,
     { selected: 'string?', source: 'object?', view: 'string?', trajectory: 'object?', hasRun: 'boolean?' },
-    'diagnostics state', true);
+    'diagnostics state',
+    true,
+  );
   if (problem) return fail(problem);
   const source = asObject(o.source);
   const sourceProblem = source ? fieldProblem(source, { file: 'string' }, 'diagnostics state: source') : null;
@@ -82,15 +90,20 @@ export function diagnosticsRestore(raw: unknown): Parsed<DiagnosticsRestore> {
   if (trajectoryProblem) return fail(trajectoryProblem);
   const trajectoryId = (trajectory?.id as string | undefined) ?? null;
   const panel = (o.selected as string | undefined) ?? null;
-  const bad = (file !== null ? pathProblem(file, 'diagnostics state: source file') : null)
-    ?? (trajectoryId !== null ? idProblem(trajectoryId, 'diagnostics state: trajectory id') : null)
-    ?? (panel !== null && panel.length > MAX_PATH_CHARS ? 'diagnostics state: the panel name is too long' : null);
+  const bad =
+    (file !== null ? pathProblem(file, 'diagnostics state: source file') : null) ??
+    (trajectoryId !== null ? idProblem(trajectoryId, 'diagnostics state: trajectory id') : null) ??
+    (panel !== null && panel.length > MAX_PATH_CHARS ? 'diagnostics state: the panel name is too long' : null);
   if (bad) return fail(bad);
   return { ok: true, value: { file: view === 'empty' ? null : file, panel, trajectoryId, withRun: o.hasRun === true } };
 }
 
 /** The labeling panel: the file, the trajectory under review and the queue's filter. */
-export interface LabelRestore { file: string | null; id: string | null; filter: QueueFilter | null }
+export interface LabelRestore {
+  file: string | null;
+  id: string | null;
+  filter: QueueFilter | null;
+}
 
 export function labelRestore(raw: unknown): Parsed<LabelRestore> {
   if (raw === undefined || raw === null) return { ok: true, value: { file: null, id: null, filter: null } };
@@ -101,29 +114,39 @@ export function labelRestore(raw: unknown): Parsed<LabelRestore> {
   const file = (o.file as string | undefined) ?? null;
   const id = (o.id as string | undefined) ?? null;
   const filter = (o.filter as string | undefined) ?? null;
-  const bad = (file !== null ? pathProblem(file, 'labeling state: file') : null)
-    ?? (id !== null ? idProblem(id, 'labeling state: id') : null)
-    ?? (filter !== null && !QUEUE_FILTERS.some((f) => f.value === filter)
+  const bad =
+    (file !== null ? pathProblem(file, 'labeling state: file') : null) ??
+    (id !== null ? idProblem(id, 'labeling state: id') : null) ??
+    (filter !== null && !QUEUE_FILTERS.some((f) => f.value === filter)
       ? `labeling state: unknown filter ${JSON.stringify(filter.slice(0, 40))}`
       : null);
   return bad ? fail(bad) : { ok: true, value: { file, id, filter: filter as QueueFilter | null } };
 }
 
 /** A table preview: which table of which database. */
-export interface PreviewRestore { path: string; table: string }
+export interface PreviewRestore {
+  path: string;
+  table: string;
+}
 
 export function previewRestore(raw: unknown): Parsed<PreviewRestore> {
   const o = asObject(raw);
   if (!o) return fail('the preview state is not an object');
   const problem = fieldProblem(o, { path: 'string', table: 'string' }, 'preview state');
   if (problem) return fail(problem);
-  const path = o.path as string, table = o.table as string;
+  const path = o.path as string,
+    table = o.table as string;
   const bad = pathProblem(path, 'preview state: path') ?? idProblem(table, 'preview state: table');
   return bad ? fail(bad) : { ok: true, value: { path, table } };
 }
 
 /** Rows a restored Ask turn shows again (display only: what the host acts on comes from the trajectory store). */
-export interface ShownRows { index: number; columns: string[]; rowCount: number; rows: WireCell[][] }
+export interface ShownRows {
+  index: number;
+  columns: string[];
+  rowCount: number;
+  rows: WireCell[][];
+}
 
 /** The Ask panel: the database and, per question, its trajectory id, whether its result was shown, and turn rows. */
 export interface AskRestore {
@@ -165,8 +188,9 @@ export function askRestore(raw: unknown): Parsed<AskRestore> {
   const dbRaw = asObject(state.db);
   let db: AskRestore['db'] = null;
   if (dbRaw) {
-    const dbProblem = fieldProblem(dbRaw, { path: 'string', label: 'string' }, 'Ask state: db')
-      ?? pathProblem(dbRaw.path as string, 'Ask state: db path');
+    const dbProblem =
+      fieldProblem(dbRaw, { path: 'string', label: 'string' }, 'Ask state: db') ??
+      pathProblem(dbRaw.path as string, 'Ask state: db path');
     if (dbProblem) return fail(dbProblem);
     db = { path: dbRaw.path as string, label: (dbRaw.label as string).slice(0, 1000) };
   }

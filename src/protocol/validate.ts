@@ -2,7 +2,17 @@
 // data from it, not a call the type system vouches for.
 
 /** A field rule: the type a property must have; `?` suffix makes it optional. */
-export type FieldRule = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'string?' | 'number?' | 'boolean?' | 'object?' | 'array?';
+export type FieldRule =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'object'
+  | 'array'
+  | 'string?'
+  | 'number?'
+  | 'boolean?'
+  | 'object?'
+  | 'array?';
 
 /** For each message type, the fields it must carry (besides `type`). */
 export type MessageRules<T extends { type: string }> = { [K in T['type']]: Record<string, FieldRule> };
@@ -20,7 +30,8 @@ export function checkMessage<T extends { type: string }>(raw: unknown, rules: Me
   const msg = raw as Record<string, unknown>;
   if (typeof msg.type !== 'string') return { ok: false, error: 'message has no string type' };
   const fields = (rules as Record<string, Record<string, FieldRule>>)[msg.type];
-  if (!fields || !Object.hasOwn(rules, msg.type)) return { ok: false, error: `unknown message type ${JSON.stringify(msg.type)}` };
+  if (!fields || !Object.hasOwn(rules, msg.type))
+    return { ok: false, error: `unknown message type ${JSON.stringify(msg.type)}` };
   const problem = fieldProblem(msg, fields, msg.type);
   return problem === null ? { ok: true, message: raw as T } : { ok: false, error: problem };
 }
@@ -29,8 +40,12 @@ export function checkMessage<T extends { type: string }>(raw: unknown, rules: Me
  * The first field of `obj` that breaks its rule, in words prefixed with `what`, or null. With `nullIsAbsent` an
  * optional field may also be null (a saved webview state writes "nothing" as null; a message leaves it out).
  */
-export function fieldProblem(obj: Record<string, unknown>, fields: Record<string, FieldRule>, what: string,
-  nullIsAbsent = false): string | null {
+export function fieldProblem(
+  obj: Record<string, unknown>,
+  fields: Record<string, FieldRule>,
+  what: string,
+  nullIsAbsent = false,
+): string | null {
   for (const [name, rule] of Object.entries(fields)) {
     const optional = rule.endsWith('?');
     const want = optional ? rule.slice(0, -1) : rule;
@@ -49,5 +64,5 @@ export function fieldProblem(obj: Record<string, unknown>, fields: Record<string
 
 /** A plain object (not null, not an array), or null. */
 export function asObject(v: unknown): Record<string, unknown> | null {
-  return v && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : null;
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }

@@ -11,13 +11,16 @@ import type { Frame } from 'playwright-core';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
-const FIRST_EXPLORE = 'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
-const FIRST_SQL = 'SELECT d.name, count(*) AS appointments FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY appointments DESC';
+const FIRST_EXPLORE =
+  'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
+const FIRST_SQL =
+  'SELECT d.name, count(*) AS appointments FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY appointments DESC';
 const FOLLOW_Q = 'What is the specialty of the first one?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'Total fees per city of the patients';
 const PORTO_Q = 'What is the total fee paid by patients from Porto?';
-const PORTO_SQL = "SELECT sum(a.fee) AS total FROM appointment a JOIN patient p ON p.patient_id = a.patient_id WHERE p.city = 'Porto'";
+const PORTO_SQL =
+  "SELECT sum(a.fee) AS total FROM appointment a JOIN patient p ON p.patient_id = a.patient_id WHERE p.city = 'Porto'";
 
 let ed: Editor;
 before(async () => {
@@ -29,24 +32,43 @@ before(async () => {
       chunkDelayMs: 40,
       script: [
         // Later questions first: an mtsqlr1 conversation quotes the earlier questions, so their entries would match.
-        { match: 'patients from Porto', response: `<think>Sum the fees of Porto's patients.</think>\n<answer_sql>${PORTO_SQL}</answer_sql>` },
-        { match: FOLLOW_Q, turn: 0, response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>` },
+        {
+          match: 'patients from Porto',
+          response: `<think>Sum the fees of Porto's patients.</think>\n<answer_sql>${PORTO_SQL}</answer_sql>`,
+        },
+        {
+          match: FOLLOW_Q,
+          turn: 0,
+          response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+        },
         { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
-        { match: FIRST_Q, turn: 0, response: `<think>I will count the appointments of every doctor first and then look at who is on top of the list.</think>\n<sql>${FIRST_EXPLORE}</sql>` },
-        { match: FIRST_Q, turn: 1, response: `<think>Ines Duarte has three appointments, more than anyone else.</think>\n<solution>${FIRST_SQL}</solution>` },
+        {
+          match: FIRST_Q,
+          turn: 0,
+          response: `<think>I will count the appointments of every doctor first and then look at who is on top of the list.</think>\n<sql>${FIRST_EXPLORE}</sql>`,
+        },
+        {
+          match: FIRST_Q,
+          turn: 1,
+          response: `<think>Ines Duarte has three appointments, more than anyone else.</think>\n<solution>${FIRST_SQL}</solution>`,
+        },
         { match: SLOW_Q, response: '<think>This is never answered: the test server hangs on it.</think>' },
       ],
     },
   });
 });
-after(async () => { await ed?.close(); });
+after(async () => {
+  await ed?.close();
+});
 screenshotAfterEach('ask', () => ed);
 
 let panel: Frame;
 
 /** The question's input box (the same quick-input widget the database pick used: wait for its title to change). */
 async function questionBox(): Promise<void> {
-  await ed.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Quarry: Ask about data/clinic.sqlite' }).waitFor({ timeout: 15_000 });
+  await ed.page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'Quarry: Ask about data/clinic.sqlite' })
+    .waitFor({ timeout: 15_000 });
 }
 
 async function shows(frame: Frame, text: string | RegExp, timeout = 30_000): Promise<void> {
@@ -87,9 +109,17 @@ test('the result grid sorts by a column from the keyboard (Enter on the header; 
   const header = grid.locator('th', { hasText: 'name' });
   await header.focus();
   await ed.page.keyboard.press('Enter');
-  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']);
+  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), [
+    'Amara Okafor',
+    'Ines Duarte',
+    'Tomas Berg',
+  ]);
   await ed.page.keyboard.press('Enter');
-  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), ['Tomas Berg', 'Ines Duarte', 'Amara Okafor']);
+  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), [
+    'Tomas Berg',
+    'Ines Duarte',
+    'Amara Okafor',
+  ]);
   assert.equal(await header.getAttribute('aria-sort'), 'descending');
   await ed.screenshot('ask-sorted');
 });
@@ -102,7 +132,14 @@ test('Export CSV… writes the whole result, as sorted, through the save dialog 
   const input = ed.page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
   // The dialog fills in the proposed path a moment after it opens.
-  await ed.page.waitForFunction(() => (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value.endsWith('quarry-result-1.csv'), undefined, { timeout: 15_000 });
+  await ed.page.waitForFunction(
+    () =>
+      (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value.endsWith(
+        'quarry-result-1.csv',
+      ),
+    undefined,
+    { timeout: 15_000 },
+  );
   await ed.screenshot('ask-export-dialog');
   await ed.page.keyboard.press('Enter');
   await shows(panel, 'Result exported to');
@@ -138,11 +175,26 @@ test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation wit
 test('every question is already in the workspace store; Save Trajectory says where without writing it twice', async () => {
   const store = join(ed.workspace, '.quarry', 'trajectories', 'asked.jsonl');
   assert.ok(existsSync(store));
-  const read = () => readFileSync(store, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
-  assert.deepEqual(read().map((r) => [r.task.question, r.end]), [[FIRST_Q, 'answer'], [FOLLOW_Q, 'answer']]);
+  const read = () =>
+    readFileSync(store, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
+  assert.deepEqual(
+    read().map((r) => [r.task.question, r.end]),
+    [
+      [FIRST_Q, 'answer'],
+      [FOLLOW_Q, 'answer'],
+    ],
+  );
   await panel.locator('#x0-saved').waitFor({ timeout: 15_000 });
   await panel.locator('#x0-saveTrajectory').click();
-  assert.deepEqual(read().map((r) => [r.task.question, r.end, r.finalSql]).slice(0, 1), [[FIRST_Q, 'answer', FIRST_SQL]]);
+  assert.deepEqual(
+    read()
+      .map((r) => [r.task.question, r.end, r.finalSql])
+      .slice(0, 1),
+    [[FIRST_Q, 'answer', FIRST_SQL]],
+  );
   assert.equal(read().length, 2, 'saved once');
 });
 

@@ -21,13 +21,21 @@ async function notification(re: RegExp) {
     if (await item.isVisible().catch(() => false)) return item;
     await ed.page.waitForTimeout(300);
   }
-  throw new Error(`no notification matching ${re}; the center shows: ${(await center.allInnerTexts().catch(() => [])).join(' | ')}`);
+  throw new Error(
+    `no notification matching ${re}; the center shows: ${(await center.allInnerTexts().catch(() => [])).join(' | ')}`,
+  );
 }
 
 before(async () => {
-  ed = await openEditor({ name: 'databases', samples: true, openai: { models: ['e2e-model', 'other-model'], defaultResponse: 'OK', apiKey: KEY } });
+  ed = await openEditor({
+    name: 'databases',
+    samples: true,
+    openai: { models: ['e2e-model', 'other-model'], defaultResponse: 'OK', apiKey: KEY },
+  });
 });
-after(async () => { await ed?.close(); });
+after(async () => {
+  await ed?.close();
+});
 screenshotAfterEach('databases', () => ed);
 
 test('tree: database → tables with row counts → columns with type and PK/FK, by keyboard', async () => {
@@ -86,7 +94,7 @@ test('Test Model Connection says the server wants a key; "Set API Key…" on the
   await ed.page.keyboard.press('Escape');
 });
 
-test('the status bar names the model; clicking it lists the server\'s models', async () => {
+test("the status bar names the model; clicking it lists the server's models", async () => {
   const item = ed.page.locator('.statusbar-item', { hasText: 'openai · e2e-model' }).first();
   await item.waitFor({ timeout: 30_000 });
   await item.click();
@@ -95,7 +103,10 @@ test('the status bar names the model; clicking it lists the server\'s models', a
   // The picker starts on the model in use, so Enter keeps it.
   await input.locator('.monaco-list-row.focused', { hasText: 'e2e-model' }).first().waitFor({ timeout: 10_000 });
   const labels = await input.locator('.monaco-list-row').allInnerTexts();
-  assert.ok(labels.some((l) => l.includes('tiny-sql')), labels.join(' | '));
+  assert.ok(
+    labels.some((l) => l.includes('tiny-sql')),
+    labels.join(' | '),
+  );
   await ed.screenshot('databases-switch-model');
   await ed.page.keyboard.press('Escape');
 });

@@ -25,25 +25,33 @@ before(async () => {
     const records = await diagnosticsRun(pool, join(ed.workspace, 'data', 'clinic.sqlite'));
     fixture = records;
     mkdirSync(join(ed.workspace, 'runs'), { recursive: true });
-    writeFileSync(join(ed.workspace, 'runs', 'clinic-run.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
+    writeFileSync(
+      join(ed.workspace, 'runs', 'clinic-run.jsonl'),
+      records.map((r) => JSON.stringify(r) + '\n').join(''),
+    );
   } finally {
     await pool.close();
   }
 });
-after(async () => { await ed?.close(); });
+after(async () => {
+  await ed?.close();
+});
 screenshotAfterEach('diagnostics', () => ed);
 
 /** Canvases chart.js drew into (a drawn chart has a non-empty bitmap). */
 async function drawnCharts(frame: Frame, within: string): Promise<number> {
-  return frame.locator(`${within} canvas`).evaluateAll((els) => els.filter((c) => {
-    const canvas = c as HTMLCanvasElement;
-    if (canvas.width === 0 || canvas.height === 0) return false;
-    const ctx = canvas.getContext('2d');
-    if (!ctx) return false;
-    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-    for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
-    return false;
-  }).length);
+  return frame.locator(`${within} canvas`).evaluateAll(
+    (els) =>
+      els.filter((c) => {
+        const canvas = c as HTMLCanvasElement;
+        if (canvas.width === 0 || canvas.height === 0) return false;
+        const ctx = canvas.getContext('2d');
+        if (!ctx) return false;
+        const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
+        return false;
+      }).length,
+  );
 }
 
 test('Open Reward Diagnostics from the palette, pick the run file: charts, flags and the trajectory list', async () => {
@@ -59,7 +67,7 @@ test('Open Reward Diagnostics from the palette, pick the run file: charts, flags
   assert.equal(await app.locator('#trajectory-list [role="option"]').count(), 5);
   await ed.screenshot('diagnostics-run');
   await app.locator('#groups').scrollIntoViewIfNeeded();
-  assert.ok(await drawnCharts(app, '#groups') === 2, 'advantage and spread histograms are drawn');
+  assert.ok((await drawnCharts(app, '#groups')) === 2, 'advantage and spread histograms are drawn');
   await ed.screenshot('diagnostics-run-groups');
   await app.locator('#trajectories').scrollIntoViewIfNeeded();
   await ed.screenshot('diagnostics-list');
@@ -111,8 +119,11 @@ test('a trajectory opened from the list with the mouse: stacked term bar, ODT tr
   assert.match(terms, /exec/);
   const odt = await app.locator('#odt').innerText();
   assert.match(odt, /JOIN_MISSING/);
-  assert.ok(await app.locator('#odt-pred .d-node.d-mismatch').count() >= 1, 'the predicted SELECT is marked as mismatching');
-  assert.ok(await app.locator('#odt-gold .d-diff').count() >= 1, 'gold items the prediction lacks are highlighted');
+  assert.ok(
+    (await app.locator('#odt-pred .d-node.d-mismatch').count()) >= 1,
+    'the predicted SELECT is marked as mismatching',
+  );
+  assert.ok((await app.locator('#odt-gold .d-diff').count()) >= 1, 'gold items the prediction lacks are highlighted');
   await ed.screenshot('diagnostics-trajectory');
   await app.locator('#odt').scrollIntoViewIfNeeded();
   await ed.screenshot('diagnostics-odt');
@@ -155,23 +166,31 @@ test('the view survives being hidden: another editor in front, then back', async
 
 /** Whether some pixel of the first canvas in `selector` has exactly the colour `hex` (#rrggbb): a bar's solid fill. */
 async function canvasHasColour(frame: Frame, selector: string, hex: string): Promise<boolean> {
-  return frame.locator(`${selector} canvas`).first().evaluate((c, want) => {
-    const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(want);
-    if (!m) return false;
-    const [r, g, b] = [m[1], m[2], m[3]].map((x) => parseInt(x, 16));
-    const canvas = c as HTMLCanvasElement;
-    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    for (let i = 0; i < data.length; i += 4) if (data[i] === r && data[i + 1] === g && data[i + 2] === b && data[i + 3] === 255) return true;
-    return false;
-  }, hex);
+  return frame
+    .locator(`${selector} canvas`)
+    .first()
+    .evaluate((c, want) => {
+      const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(want);
+      if (!m) return false;
+      const [r, g, b] = [m[1], m[2], m[3]].map((x) => parseInt(x, 16));
+      const canvas = c as HTMLCanvasElement;
+      const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+      for (let i = 0; i < data.length; i += 4)
+        if (data[i] === r && data[i + 1] === g && data[i + 2] === b && data[i + 3] === 255) return true;
+      return false;
+    }, hex);
 }
 
 test('charts follow the colour theme: switching to a dark theme redraws them in its chart colours', async () => {
   await app.locator('body').press('r');
   await app.locator('#run-charts canvas').first().waitFor({ timeout: 30_000 });
-  const chartBlue = () => app.evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-charts-blue').trim());
+  const chartBlue = () =>
+    app.evaluate(() => getComputedStyle(document.body).getPropertyValue('--vscode-charts-blue').trim());
   const before = await chartBlue();
-  assert.ok(await canvasHasColour(app, '#run-charts', before), `the reward bars are drawn in the theme's chart blue ${before}`);
+  assert.ok(
+    await canvasHasColour(app, '#run-charts', before),
+    `the reward bars are drawn in the theme's chart blue ${before}`,
+  );
   await ed.runCommand('Preferences: Color Theme');
   await ed.pick(/^Dark Modern$/);
   await app.waitForFunction(() => document.body.classList.contains('vscode-dark'), undefined, { timeout: 15_000 });
@@ -179,7 +198,10 @@ test('charts follow the colour theme: switching to a dark theme redraws them in 
   assert.notEqual(after, before, 'the dark theme has another chart blue');
   await app.waitForFunction(() => document.querySelectorAll('#run-charts canvas').length === 4);
   assert.equal(await drawnCharts(app, '#run-charts'), 4, 'the charts are drawn again after the theme change');
-  assert.ok(await canvasHasColour(app, '#run-charts', after), `the reward bars are redrawn in the dark theme's chart blue ${after}`);
+  assert.ok(
+    await canvasHasColour(app, '#run-charts', after),
+    `the reward bars are redrawn in the dark theme's chart blue ${after}`,
+  );
   assert.ok(!(await canvasHasColour(app, '#run-charts', before)), 'no bar keeps the light theme colour');
   await ed.screenshot('diagnostics-dark-theme');
 });
@@ -187,7 +209,8 @@ test('charts follow the colour theme: switching to a dark theme redraws them in 
 test('10,000 trajectories: scored under progress, the list keeps only the rows in view in the page', async () => {
   // 2,000 copies of the five loop-run records, each copy its own group: 10,000 valid records.
   const lines: string[] = [];
-  for (let k = 0; k < 2000; k++) for (const r of fixture) lines.push(JSON.stringify({ ...r, id: `${r.id}-${k}`, groupId: `${r.groupId}-${k}` }));
+  for (let k = 0; k < 2000; k++)
+    for (const r of fixture) lines.push(JSON.stringify({ ...r, id: `${r.id}-${k}`, groupId: `${r.groupId}-${k}` }));
   writeFileSync(join(ed.workspace, 'runs', 'large-run.jsonl'), lines.join('\n') + '\n');
   await ed.runCommand('Quarry: Open Reward Diagnostics…');
   await ed.pick(/large-run\.jsonl/);
@@ -204,7 +227,7 @@ test('10,000 trajectories: scored under progress, the list keeps only the rows i
   await app.page().keyboard.press('End');
   assert.equal(await app.locator('#trajectory-list').getAttribute('aria-activedescendant'), 'row-9999');
   await app.locator('#row-9999').waitFor({ timeout: 5_000 });
-  assert.ok(await rows() <= 40, 'still only the rows in view after jumping to the end');
+  assert.ok((await rows()) <= 40, 'still only the rows in view after jumping to the end');
   await ed.screenshot('diagnostics-10k-list');
   await app.locator('#row-9999').press('Enter');
   await app.locator('#trajectory-head').waitFor({ timeout: 30_000 });

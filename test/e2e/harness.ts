@@ -86,7 +86,12 @@ function installExitHooks(): void {
   process.on('exit', () => {
     for (const r of running) {
       const pid = r.server?.proc.pid;
-      if (pid !== undefined) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+      if (pid !== undefined)
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
     }
   });
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -191,7 +196,10 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
   const rows = quickInput.locator('.quick-input-list .monaco-list-row');
 
   async function openPalette(): Promise<void> {
-    await page.locator('.monaco-workbench').click({ position: { x: 5, y: 400 } }).catch(() => {});
+    await page
+      .locator('.monaco-workbench')
+      .click({ position: { x: 5, y: 400 } })
+      .catch(() => {});
     await page.keyboard.press('F1');
     await quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -199,7 +207,13 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
   /** VS Code reports a command that throws (or has no handler) in a modal dialog: turn that into the test's error. */
   async function failOnCommandErrorDialog(title: string): Promise<void> {
     const dialog = page.locator('.monaco-dialog-box', { hasText: 'resulted in an error' });
-    if (!(await dialog.waitFor({ state: 'visible', timeout: 750 }).then(() => true, () => false))) return;
+    if (
+      !(await dialog.waitFor({ state: 'visible', timeout: 750 }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     const text = (await dialog.innerText()).replace(/\s+/g, ' ').trim();
     await page.keyboard.press('Escape');
     throw new Error(`"${title}" failed: ${text}`);
@@ -213,12 +227,20 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     log,
 
     async runCommand(title) {
-      const wanted = rows.filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }) });
+      const wanted = rows.filter({
+        has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }),
+      });
       // Right after the workbench loads the palette sometimes answers "No matching commands" once: try again.
       for (let attempt = 1; ; attempt++) {
         await openPalette();
         await quickInputBox.fill(`>${title}`);
-        const found = await wanted.first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+        const found = await wanted
+          .first()
+          .waitFor({ state: 'visible', timeout: 5_000 })
+          .then(
+            () => true,
+            () => false,
+          );
         if (found) {
           const first = (await rows.first().locator('.label-name').textContent())?.trim();
           if (first === title) await page.keyboard.press('Enter');
@@ -229,7 +251,9 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
         await page.keyboard.press('Escape');
         if (attempt === 4) {
           const shown = await rows.allTextContents().catch(() => []);
-          throw new Error(`command "${title}" not in the palette after ${attempt} tries (palette showed: ${shown.join(' | ') || 'nothing'})`);
+          throw new Error(
+            `command "${title}" not in the palette after ${attempt} tries (palette showed: ${shown.join(' | ') || 'nothing'})`,
+          );
         }
         await page.waitForTimeout(1_000 * attempt);
       }
@@ -249,10 +273,17 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     },
 
     async openActivityView(title) {
-      const item = page.locator(`.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar .action-item[aria-label^="${title}"]`).first();
+      const item = page
+        .locator(
+          `.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar .action-item[aria-label^="${title}"]`,
+        )
+        .first();
       await item.waitFor({ state: 'visible', timeout: 30_000 });
       const container = page.locator('.part.sidebar');
-      const open = await container.locator('.composite.title', { hasText: new RegExp(escapeRegExp(title), 'i') }).isVisible().catch(() => false);
+      const open = await container
+        .locator('.composite.title', { hasText: new RegExp(escapeRegExp(title), 'i') })
+        .isVisible()
+        .catch(() => false);
       if (!open) await item.click();
       await container.waitFor({ state: 'visible' });
       return container;
@@ -266,11 +297,16 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
           const parent = frame.parentFrame();
           if (!parent?.parentFrame() || frame.isDetached()) continue;
           if (contains === undefined) return frame;
-          const text = await frame.locator('body').innerText({ timeout: 1_000 }).catch(() => '');
+          const text = await frame
+            .locator('body')
+            .innerText({ timeout: 1_000 })
+            .catch(() => '');
           if (typeof contains === 'string' ? text.includes(contains) : contains.test(text)) return frame;
         }
         if (Date.now() > deadline) {
-          throw new Error(`no webview ${contains === undefined ? '' : `showing ${String(contains)} `}within ${timeoutMs / 1000} s`);
+          throw new Error(
+            `no webview ${contains === undefined ? '' : `showing ${String(contains)} `}within ${timeoutMs / 1000} s`,
+          );
         }
         await page.waitForTimeout(250);
       }
@@ -306,7 +342,11 @@ export function screenshotAfterEach(prefix: string, editor: () => Editor | undef
   afterEach(async (t) => {
     const ed = editor();
     if (!ed) return;
-    const slug = t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+    const slug = t.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60);
     await ed.screenshot(`${prefix}-after-${slug}`).catch(() => {});
   });
 }

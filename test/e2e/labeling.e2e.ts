@@ -23,12 +23,17 @@ before(async () => {
   try {
     const records = await diagnosticsRun(pool, join(ed.workspace, 'data', 'clinic.sqlite'));
     mkdirSync(join(ed.workspace, 'runs'), { recursive: true });
-    writeFileSync(join(ed.workspace, 'runs', 'clinic-run.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
+    writeFileSync(
+      join(ed.workspace, 'runs', 'clinic-run.jsonl'),
+      records.map((r) => JSON.stringify(r) + '\n').join(''),
+    );
   } finally {
     await pool.close();
   }
 });
-after(async () => { await ed?.close(); });
+after(async () => {
+  await ed?.close();
+});
 screenshotAfterEach('labeling', () => ed);
 
 async function key(k: string): Promise<void> {
@@ -39,13 +44,23 @@ async function waitText(selector: string, text: string | RegExp, timeout = 30_00
   await app.locator(selector, { hasText: text }).first().waitFor({ timeout });
 }
 
-function storeLabels(): { id: string; verdict: string | null; corrected: string | null; note: string; tags: string | null }[] {
+function storeLabels(): {
+  id: string;
+  verdict: string | null;
+  corrected: string | null;
+  note: string;
+  tags: string | null;
+}[] {
   const db = new Database(join(ed.workspace, '.quarry', 'labels.sqlite'), { readonly: true });
   try {
-    return db.prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
+    return db
+      .prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
       (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
-      FROM labels l ORDER BY l.trajectory_id`).all() as never;
-  } finally { db.close(); }
+      FROM labels l ORDER BY l.trajectory_id`)
+      .all() as never;
+  } finally {
+    db.close();
+  }
 }
 
 test('Label Trajectories from the palette: the queue opens on the first unlabeled trajectory', async () => {
@@ -55,7 +70,7 @@ test('Label Trajectories from the palette: the queue opens on the first unlabele
   await waitText('#l-question', Q_TOP);
   await waitText('#l-progress', '0 / 5 labeled');
   await waitText('#l-where', 'item 1 of 5');
-  assert.equal(await app.locator('.l-chip').count() >= 7, true, 'the built-in failure modes are offered');
+  assert.equal((await app.locator('.l-chip').count()) >= 7, true, 'the built-in failure modes are offered');
   await ed.screenshot('labeling-open');
 });
 
@@ -86,7 +101,13 @@ test('by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run 
   await key('s');
   await waitText('#l-status', /^Saved (correct|incorrect)/);
   const labels = storeLabels();
-  assert.deepEqual(labels.map((l) => [l.id, l.verdict]), [['top-a', 'correct'], ['top-b', 'incorrect']]);
+  assert.deepEqual(
+    labels.map((l) => [l.id, l.verdict]),
+    [
+      ['top-a', 'correct'],
+      ['top-b', 'incorrect'],
+    ],
+  );
   assert.equal(labels[1].corrected, GOLD_TOP);
   assert.equal(labels[1].tags, 'wrong join');
 });
@@ -137,6 +158,10 @@ test('by mouse: Next, Unsure, a new tag, a note and Save', async () => {
   await app.locator('#l-save').click();
   await waitText('#l-status', /^Saved unsure/);
   const row = storeLabels().find((l) => l.id === 'kids-a');
-  assert.deepEqual(row && [row.verdict, row.tags, row.note], ['unsure', 'needs evidence,value mismatch', 'born >= 2011 is the same set here']);
+  assert.deepEqual(row && [row.verdict, row.tags, row.note], [
+    'unsure',
+    'needs evidence,value mismatch',
+    'born >= 2011 is the same set here',
+  ]);
   await ed.screenshot('labeling-mouse');
 });

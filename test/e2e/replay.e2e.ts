@@ -16,13 +16,17 @@ import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import { scriptedModel } from '../support/scriptedModel';
 
 const Q_TOP = 'Which doctor has the most appointments?';
-const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+const GOLD_TOP =
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 const Q_FEES = 'What is the total fee of all appointments in March 2024?';
 const GOLD_FEES = "SELECT sum(fee) FROM appointment WHERE day LIKE '2024-03-%'";
 
-const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'openai:http://127.0.0.1:8000/v1#qwen2.5-coder-7b', { usage: (_req, _text, n) => ({ promptTokens: 420 + 60 * n, completionTokens: 38 }) });
+const scripted = (replies: string[]): ChatModel =>
+  scriptedModel(replies, 'openai:http://127.0.0.1:8000/v1#qwen2.5-coder-7b', {
+    usage: (_req, _text, n) => ({ promptTokens: 420 + 60 * n, completionTokens: 38 }),
+  });
 
 const think = (t: string) => `<think>${t}</think>\n`;
 
@@ -31,14 +35,50 @@ async function fixture(workspace: string): Promise<{ file: string; records: Traj
   const db = join(workspace, 'data', 'clinic.sqlite');
   const pool = createSqlPool({ size: 2 });
   try {
-    const run = (id: string, groupId: string, sample: number, question: string, gold: string, replies: string[], meta: Record<string, unknown> = {}) =>
-      runEpisode({ id, groupId, sample, protocolName: 'skyrl', config: { maxTurns: 4 }, pool, model: scripted(replies), meta, task: { id: groupId, question, dbPath: db, gold } });
+    const run = (
+      id: string,
+      groupId: string,
+      sample: number,
+      question: string,
+      gold: string,
+      replies: string[],
+      meta: Record<string, unknown> = {},
+    ) =>
+      runEpisode({
+        id,
+        groupId,
+        sample,
+        protocolName: 'skyrl',
+        config: { maxTurns: 4 },
+        pool,
+        model: scripted(replies),
+        meta,
+        task: { id: groupId, question, dbPath: db, gold },
+      });
     const records = [
-      await run('top-0', 'top', 0, Q_TOP, GOLD_TOP, [
-        `${think('Count the appointments per doctor first.')}<sql>SELECT doctor_id, count(*) AS n FROM appointment GROUP BY doctor_id ORDER BY n DESC</sql>`,
-        `${think('Doctor 1 has three; join for the name.')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
-      ], { label: 'good' }),
-      await run('top-1', 'top', 1, Q_TOP, GOLD_TOP, [`${think('The last doctor, probably.')}<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>`], { label: 'overconfidence' }),
+      await run(
+        'top-0',
+        'top',
+        0,
+        Q_TOP,
+        GOLD_TOP,
+        [
+          `${think('Count the appointments per doctor first.')}<sql>SELECT doctor_id, count(*) AS n FROM appointment GROUP BY doctor_id ORDER BY n DESC</sql>`,
+          `${think('Doctor 1 has three; join for the name.')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
+        ],
+        { label: 'good' },
+      ),
+      await run(
+        'top-1',
+        'top',
+        1,
+        Q_TOP,
+        GOLD_TOP,
+        [
+          `${think('The last doctor, probably.')}<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>`,
+        ],
+        { label: 'overconfidence' },
+      ),
       await run('top-2', 'top', 2, Q_TOP, GOLD_TOP, [
         `${think('Look at the doctors.')}<sql>SELECT nme FROM doctor</sql>`,
         `${think('Typo. Columns are doctor_id, name, specialty.')}<sql>SELECT doctor_id, name FROM doctor</sql>`,
@@ -48,10 +88,24 @@ async function fixture(workspace: string): Promise<{ file: string; records: Traj
         `${think('Fees might tell.')}<sql>SELECT doctor_id, sum(fee) FROM appointment GROUP BY doctor_id</sql>`,
         `${think('Take the smallest fee total.')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY sum(fee) ASC LIMIT 1</solution>`,
       ]),
-      await run('kids-0', 'kids', 0, Q_KIDS, GOLD_KIDS, [`${think('Filter on born.')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`]),
-      await run('kids-1', 'kids', 1, Q_KIDS, GOLD_KIDS, [`${think('Filter on born.')}<solution>SELECT COUNT(patient_id) FROM patient WHERE born >= 2011</solution>`]),
-      await run('fees-0', 'fees', 0, Q_FEES, GOLD_FEES, [`${think('Sum March fees.')}<solution>SELECT sum(fee) FROM appointment WHERE day BETWEEN '2024-03-01' AND '2024-03-31'</solution>`]),
-      await run('fees-1', 'fees', 1, Q_FEES, GOLD_FEES, [`${think('All fees.')}<solution>SELECT sum(fee) FROM appointment</solution>`], { label: 'value mismatch' }),
+      await run('kids-0', 'kids', 0, Q_KIDS, GOLD_KIDS, [
+        `${think('Filter on born.')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`,
+      ]),
+      await run('kids-1', 'kids', 1, Q_KIDS, GOLD_KIDS, [
+        `${think('Filter on born.')}<solution>SELECT COUNT(patient_id) FROM patient WHERE born >= 2011</solution>`,
+      ]),
+      await run('fees-0', 'fees', 0, Q_FEES, GOLD_FEES, [
+        `${think('Sum March fees.')}<solution>SELECT sum(fee) FROM appointment WHERE day BETWEEN '2024-03-01' AND '2024-03-31'</solution>`,
+      ]),
+      await run(
+        'fees-1',
+        'fees',
+        1,
+        Q_FEES,
+        GOLD_FEES,
+        [`${think('All fees.')}<solution>SELECT sum(fee) FROM appointment</solution>`],
+        { label: 'value mismatch' },
+      ),
       await run('fees-2', 'fees', 2, Q_FEES, GOLD_FEES, [
         `${think('Which days are there?')}<sql>SELECT DISTINCT day FROM appointment</sql>`,
         `${think('March only.')}<solution>SELECT sum(fee) FROM appointment WHERE day LIKE '2024-03%'</solution>`,
@@ -73,7 +127,9 @@ before(async () => {
   ed = await openEditor({ name: 'replay' });
   ({ records } = await fixture(ed.workspace));
 });
-after(async () => { await ed?.close(); });
+after(async () => {
+  await ed?.close();
+});
 screenshotAfterEach('replay', () => ed);
 
 let panel: Frame;
@@ -93,7 +149,9 @@ test('Open Trajectory Replay from the palette, pick the file: every trajectory l
   await waitCounts(new RegExp(`^${records.length} of ${records.length} trajectories`));
   assert.equal(await rowCount(), records.length, 'a short list renders every row');
   // Scoring runs by itself on a small file; the verdict column fills in.
-  await panel.locator('#r-score-status', { hasText: `${records.length}/${records.length} scored` }).waitFor({ timeout: 60_000 });
+  await panel
+    .locator('#r-score-status', { hasText: `${records.length}/${records.length} scored` })
+    .waitFor({ timeout: 60_000 });
   const marks = await panel.locator('.r-row > span:nth-child(2)').allInnerTexts();
   assert.deepEqual(marks, ['✓', '✗', '✓', '✗', '✓', '✓', '✓', '✗', '✓']);
   await ed.screenshot('replay-list');
@@ -103,7 +161,11 @@ test('filters: verdict with the mouse, text search from the keyboard, Clear', as
   await panel.locator('#f-verdict').click();
   await panel.locator('#f-verdict vscode-option', { hasText: 'Incorrect' }).click();
   await waitCounts(/^3 of 9/);
-  assert.deepEqual(await panel.locator('.r-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('title'))), [Q_TOP, Q_TOP, Q_FEES]);
+  assert.deepEqual(await panel.locator('.r-row').evaluateAll((rs) => rs.map((r) => r.getAttribute('title'))), [
+    Q_TOP,
+    Q_TOP,
+    Q_FEES,
+  ]);
   await ed.screenshot('replay-filter-incorrect');
   await panel.locator('#f-clear').click();
   await waitCounts(/^9 of 9/);
@@ -158,8 +220,8 @@ test('compare: mark two with x, press c — turns side by side, final SQL differ
   await ed.page.keyboard.press('c');
   const view = panel.locator('#r-compare-view');
   await view.waitFor({ timeout: 15_000 });
-  assert.ok(await view.locator('.r-del').count() > 0, 'removed parts marked');
-  assert.ok(await view.locator('.r-add').count() > 0, 'added parts marked');
+  assert.ok((await view.locator('.r-del').count()) > 0, 'removed parts marked');
+  assert.ok((await view.locator('.r-add').count()) > 0, 'added parts marked');
   assert.match(await view.innerText(), /Turn 2/);
   await ed.screenshot('replay-compare');
 });
@@ -178,7 +240,7 @@ test('group view (g): the four samples of the question in columns with rewards, 
   await ed.screenshot('replay-group');
   // n steps the highlighted turn across all columns.
   await ed.page.keyboard.press('n');
-  assert.ok(await panel.locator('#r-group-view .r-current[data-turn="1"]').count() >= 3);
+  assert.ok((await panel.locator('#r-group-view .r-current[data-turn="1"]').count()) >= 3);
 });
 
 test('10,000 trajectories: the list stays virtual (only visible rows in the DOM), End and the filters still answer', async () => {
@@ -195,14 +257,16 @@ test('10,000 trajectories: the list stays virtual (only visible rows in the DOM)
   await ed.answer('replay-10k');
   panel = await ed.webview('Replay: replay-10k.jsonl');
   await waitCounts(/^10,000 of 10,000 trajectories/);
-  console.log(`# 10,000 trajectories listed ${Date.now() - t0} ms after the quick pick (palette, read, summarise, render)`);
+  console.log(
+    `# 10,000 trajectories listed ${Date.now() - t0} ms after the quick pick (palette, read, summarise, render)`,
+  );
   const rendered = await rowCount();
   assert.ok(rendered > 5 && rendered < 80, `${rendered} rows in the DOM for 10,000 trajectories`);
   await panel.locator('#r-list').focus();
   await ed.page.keyboard.press('End');
   await panel.locator('.r-row.r-cursor', { hasText: Q_TOP }).waitFor({ timeout: 15_000 });
   assert.equal(await panel.locator('.r-row.r-cursor').getAttribute('data-key'), '9999');
-  assert.ok(await rowCount() < 80);
+  assert.ok((await rowCount()) < 80);
   await panel.locator('#r-detail', { hasText: 'big-9999' }).waitFor({ timeout: 15_000 });
   await ed.screenshot('replay-10k-end');
   await ed.page.keyboard.press('/');
@@ -223,6 +287,6 @@ test('state survives the panel being hidden and shown again', async () => {
   await waitCounts(/^2,222 of 10,000/);
   assert.equal(await panel.locator('#f-search').evaluate((el) => (el as HTMLInputElement).value), 'born');
   await panel.locator('#r-detail', { hasText: 'big-9999' }).waitFor({ timeout: 15_000 });
-  assert.equal(await rowCount() < 80, true);
+  assert.equal((await rowCount()) < 80, true);
   await ed.screenshot('replay-restored');
 });

@@ -12,7 +12,9 @@ let ed: Editor;
 before(async () => {
   ed = await openEditor({ name: 'smoke', openai: { models: ['smoke-model'], defaultResponse: 'OK' } });
 });
-after(async () => { await ed?.close(); });
+after(async () => {
+  await ed?.close();
+});
 screenshotAfterEach('smoke', () => ed);
 
 test('the workbench loads with the workspace open and Quarry in the activity bar', async () => {
@@ -34,11 +36,25 @@ test('the Quarry view lists the workspace databases', async () => {
   await tree.locator('.monaco-list-row', { hasText: 'clinic.sqlite' }).first().click();
   await ed.page.keyboard.press('ArrowRight');
   // Each table shows its row count (data/clinic.sql: 3 doctors, 5 patients, 7 appointments).
-  for (const [table, rowsInTable] of [['doctor', 3], ['patient', 5], ['appointment', 7]] as const) {
+  for (const [table, rowsInTable] of [
+    ['doctor', 3],
+    ['patient', 5],
+    ['appointment', 7],
+  ] as const) {
     // Counts arrive after the names (they are read through the sandbox): wait for the row to show its count.
     const counted = tree.locator('.monaco-list-row', { hasText: new RegExp(`${table}\\D*${rowsInTable}(?!\\d)`) });
-    const shown = await counted.first().waitFor({ timeout: 30_000 }).then(() => true, () => false);
-    const text = await tree.locator('.monaco-list-row', { hasText: table }).first().innerText().catch(() => '(no row)');
+    const shown = await counted
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    const text = await tree
+      .locator('.monaco-list-row', { hasText: table })
+      .first()
+      .innerText()
+      .catch(() => '(no row)');
     assert.ok(shown, `${table} should show ${rowsInTable} rows; the row says ${JSON.stringify(text)}`);
   }
   await ed.screenshot('smoke-databases-view');
@@ -51,15 +67,26 @@ test('"Quarry: Show Log" opens the Quarry output channel', async () => {
   // The Output view names the channel it shows in its channel picker.
   const picker = panel.locator('.monaco-select-box, select').first();
   await picker.waitFor({ state: 'visible', timeout: 15_000 });
-  await ed.page.waitForFunction(() => {
-    const el = document.querySelector('.part.panel .monaco-select-box, .part.panel select') as HTMLSelectElement | null;
-    return !!el && (el.value === 'Quarry' || el.title === 'Quarry' || (el.selectedOptions?.[0]?.text ?? '') === 'Quarry');
-  }, undefined, { timeout: 15_000 });
+  await ed.page.waitForFunction(
+    () => {
+      const el = document.querySelector(
+        '.part.panel .monaco-select-box, .part.panel select',
+      ) as HTMLSelectElement | null;
+      return (
+        !!el && (el.value === 'Quarry' || el.title === 'Quarry' || (el.selectedOptions?.[0]?.text ?? '') === 'Quarry')
+      );
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
   await ed.screenshot('smoke-show-log');
 });
 
 test('"Quarry: Test Model Connection" reaches the loopback OpenAI-compatible server', async () => {
-  const settings = JSON.parse(readFileSync(join(ed.workspace, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
+  const settings = JSON.parse(readFileSync(join(ed.workspace, '.vscode', 'settings.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   assert.equal(settings['quarry.model.backend'], 'openai');
   assert.equal(settings['quarry.model.baseUrl'], ed.openai!.url);
   assert.equal(settings['quarry.model.name'], 'smoke-model');
@@ -69,6 +96,9 @@ test('"Quarry: Test Model Connection" reaches the loopback OpenAI-compatible ser
   while (ed.openai!.requests.length === before && Date.now() < deadline) await ed.page.waitForTimeout(250);
   const reqs = ed.openai!.requests.slice(before);
   assert.ok(reqs.length > 0, 'the test server got no request');
-  assert.ok(reqs.every((r) => r.path.startsWith('/v1/')), reqs.map((r) => r.path).join(', '));
+  assert.ok(
+    reqs.every((r) => r.path.startsWith('/v1/')),
+    reqs.map((r) => r.path).join(', '),
+  );
   await ed.screenshot('smoke-test-connection');
 });

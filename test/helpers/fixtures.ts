@@ -18,7 +18,9 @@ export const repoRoot: string = (() => {
 export const fixturesDir = join(repoRoot, 'test', 'fixtures');
 
 const made: string[] = [];
-process.on('exit', () => { for (const d of made) rmSync(d, { recursive: true, force: true }); });
+process.on('exit', () => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 /** A fresh temporary directory, removed when the test process exits. */
 export function tempDir(prefix = 'quarry-test-'): string {
@@ -33,6 +35,10 @@ export function buildDb(name: string, opts: { sql?: string; dir?: string; file?:
   const dir = opts.dir ?? tempDir();
   const file = resolve(dir, opts.file ?? `${name}.sqlite`);
   const db = new Database(file);
-  try { db.exec(sql); } finally { db.close(); }
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
   return file;
 }

@@ -12,15 +12,23 @@ import type { AskAppState, AskState, ExchangeEvent, ToApp } from '../../src/prot
 import { applyEvent } from '../../src/protocol/askState';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
-const FIRST_EXPLORE = 'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
-const FIRST_SQL = 'SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1';
+const FIRST_EXPLORE =
+  'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
+const FIRST_SQL =
+  'SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1';
 const FOLLOW_Q = 'What is their specialty?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'A slow question about fees';
 
-interface Outcome { id: string; end: string; finalSql: string | null; error: string | null }
+interface Outcome {
+  id: string;
+  end: string;
+  finalSql: string | null;
+  error: string | null;
+}
 
-const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.ask.testHook', op, message);
+const hook = <T>(op: string, message?: unknown) =>
+  vscode.commands.executeCommand<T>('quarry.ask.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');
 const events = async (exchange: number): Promise<ExchangeEvent[]> =>
   (await posted()).flatMap((m) => (m.type === 'event' && m.exchange === exchange ? [m.event] : []));
@@ -36,8 +44,10 @@ async function shownState(): Promise<AskState | undefined> {
 }
 
 /** Result timings differ between runs of the same SQL; everything else must match. */
-const withoutTimings = (s: AskState) =>
-  ({ ...s, exchanges: s.exchanges.map((x) => ({ ...x, result: x.result && { ...x.result, ms: 0 } })) });
+const withoutTimings = (s: AskState) => ({
+  ...s,
+  exchanges: s.exchanges.map((x) => ({ ...x, result: x.result && { ...x.result, ms: 0 } })),
+});
 
 /** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
 const revive = (state: unknown) =>
@@ -63,10 +73,22 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     server = await startReplayServer({
       script: [
         // The follow-up first: its conversation may quote the first question too.
-        { match: FOLLOW_Q, turn: 0, response: `<think>The doctor found before; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>` },
+        {
+          match: FOLLOW_Q,
+          turn: 0,
+          response: `<think>The doctor found before; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+        },
         { match: FOLLOW_Q, turn: 1, response: `<think>cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
-        { match: FIRST_Q, turn: 0, response: `<think>Count appointments per doctor.</think>\n<sql>${FIRST_EXPLORE}</sql>` },
-        { match: FIRST_Q, turn: 1, response: `<think>Ines Duarte has the most.</think>\n<solution>${FIRST_SQL}</solution>` },
+        {
+          match: FIRST_Q,
+          turn: 0,
+          response: `<think>Count appointments per doctor.</think>\n<sql>${FIRST_EXPLORE}</sql>`,
+        },
+        {
+          match: FIRST_Q,
+          turn: 1,
+          response: `<think>Ines Duarte has the most.</think>\n<solution>${FIRST_SQL}</solution>`,
+        },
         { match: SLOW_Q, response: '<think>never reached</think>' },
       ],
     });
@@ -100,17 +122,38 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       return e.some((x) => x.kind === 'result') && e;
     });
     const kinds = ev.map((e) => e.kind).filter((k) => k !== 'text');
-    assert.deepEqual(kinds, ['start', 'turn', 'action', 'exec', 'observation', 'turn', 'action', 'end', 'saved', 'resultRunning', 'result']);
+    assert.deepEqual(kinds, [
+      'start',
+      'turn',
+      'action',
+      'exec',
+      'observation',
+      'turn',
+      'action',
+      'end',
+      'saved',
+      'resultRunning',
+      'result',
+    ]);
     const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
     assert.deepEqual([start.id, start.question, start.protocol, start.budget], [outcome.id, FIRST_Q, 'skyrl', 5]);
     const exec = ev.find((e) => e.kind === 'exec') as Extract<ExchangeEvent, { kind: 'exec' }>;
     assert.deepEqual(exec.result.columns, ['name', 'n']);
     assert.deepEqual(exec.result.rows[0], ['Ines Duarte', 3], 'the observation table carries the real rows');
     const action = ev.find((e) => e.kind === 'action') as Extract<ExchangeEvent, { kind: 'action' }>;
-    assert.deepEqual([action.action.kind, action.action.thought, action.action.sql], ['execute', 'Count appointments per doctor.', FIRST_EXPLORE]);
+    assert.deepEqual(
+      [action.action.kind, action.action.thought, action.action.sql],
+      ['execute', 'Count appointments per doctor.', FIRST_EXPLORE],
+    );
     const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
-    assert.deepEqual([result.result.ok, result.result.columns, result.result.rows], [true, ['name'], [['Ines Duarte']]]);
-    assert.ok(ev.some((e) => e.kind === 'text'), 'the openai backend streamed text');
+    assert.deepEqual(
+      [result.result.ok, result.result.columns, result.result.rows],
+      [true, ['name'], [['Ines Duarte']]],
+    );
+    assert.ok(
+      ev.some((e) => e.kind === 'text'),
+      'the openai backend streamed text',
+    );
 
     // The webview app is real: its bundle loads under the CSP, runs, and says 'ready' over the real channel.
     await until('the webview app to say ready', async () => (await hook<string[]>('fromWebview')).includes('ready'));
@@ -123,9 +166,15 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.equal(records.filter((r) => r.id === outcome.id).length, 1, 'saved once');
     const rec = records.find((r) => r.id === outcome.id);
     assert.ok(rec, 'the episode is in the store');
-    assert.deepEqual([rec.end, rec.finalSql, rec.protocol.name, rec.task.question, rec.turns.length], ['answer', FIRST_SQL, 'skyrl', FIRST_Q, 2]);
+    assert.deepEqual(
+      [rec.end, rec.finalSql, rec.protocol.name, rec.task.question, rec.turns.length],
+      ['answer', FIRST_SQL, 'skyrl', FIRST_Q, 2],
+    );
     assert.equal(rec.model.spec, `openai:${server.url}#replay`);
-    assert.ok(ev.length > 0 && (await events(0)).some((e) => e.kind === 'saved' && e.path === store), 'the panel is told where');
+    assert.ok(
+      ev.length > 0 && (await events(0)).some((e) => e.kind === 'saved' && e.path === store),
+      'the panel is told where',
+    );
   });
 
   test('a follow-up in the same panel continues the conversation with mtsqlr1 and the result already shown', async () => {
@@ -145,14 +194,17 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
   });
 
-  test('the final SQL\'s actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling opens on it)', async () => {
+  test("the final SQL's actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling opens on it)", async () => {
     await hook('receive', { type: 'copySql', exchange: 0 });
     assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL);
 
     await hook('receive', { type: 'openSql', exchange: 0 });
     const opened = vscode.window.activeTextEditor;
     assert.ok(opened, 'a text editor is active');
-    assert.deepEqual([opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled], ['sql', FIRST_SQL, true]);
+    assert.deepEqual(
+      [opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled],
+      ['sql', FIRST_SQL, true],
+    );
 
     const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
     const editor = await vscode.window.showTextDocument(target);
@@ -163,7 +215,8 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     await hook('receive', { type: 'label', exchange: 0 });
     const id = (await events(0)).find((e) => e.kind === 'start') as Extract<ExchangeEvent, { kind: 'start' }>;
     await until('the labeling panel to get the trajectory', async () =>
-      JSON.stringify(await vscode.commands.executeCommand('quarry.labeling.testHook', 'posted')).includes(id.id));
+      JSON.stringify(await vscode.commands.executeCommand('quarry.labeling.testHook', 'posted')).includes(id.id),
+    );
     await vscode.commands.executeCommand('quarry.labeling.testHook', 'close');
   });
 
@@ -179,13 +232,19 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.match(rejected[1], /format must be one of csv, json/);
     assert.match(rejected[2], /the question is empty/);
     assert.match(rejected[3], /unknown message type "eval"/);
-    assert.deepEqual((await posted()).filter((m) => m.type === 'event'), [], 'nothing ran');
+    assert.deepEqual(
+      (await posted()).filter((m) => m.type === 'event'),
+      [],
+      'nothing ran',
+    );
   });
 
   test('Stop cancels a running question; the cancelled trajectory is saved too', async () => {
     server.hangNext(1);
     const running = vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: SLOW_Q });
-    await until('the slow question to start its first turn', async () => (await events(2)).some((e) => e.kind === 'turn'));
+    await until('the slow question to start its first turn', async () =>
+      (await events(2)).some((e) => e.kind === 'turn'),
+    );
     await hook('receive', { type: 'stop' });
     const outcome = await running;
     assert.deepEqual([outcome.end, outcome.finalSql], ['cancelled', null]);
@@ -234,7 +293,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     assert.equal(await vscode.env.clipboard.readText(), FOLLOW_SQL);
     await hook('close');
     const relative = { state: { db: { path: 'clinic.sqlite', label: 'x' } } };
-    assert.match(await revive(relative) ?? '', /db path is not an absolute path/);
+    assert.match((await revive(relative)) ?? '', /db path is not an absolute path/);
     await hook('close');
   });
 });

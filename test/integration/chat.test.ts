@@ -17,9 +17,17 @@ const FOLLOW_SQL = 'SELECT city, count(*) AS patients FROM patient WHERE born < 
 const TREES_Q = 'How many trees are there?';
 const SLOW_Q = 'Something slow';
 
-interface ChatRun { parts: StreamPart[]; result: vscode.ChatResult }
-const chat = (req: { prompt: string; references?: string[]; history?: { question: string; metadata: QuarryChatMetadata }[]; cancelOnProgress?: string; cancel?: boolean }) =>
-  vscode.commands.executeCommand<ChatRun>('quarry.chat.testHook', req);
+interface ChatRun {
+  parts: StreamPart[];
+  result: vscode.ChatResult;
+}
+const chat = (req: {
+  prompt: string;
+  references?: string[];
+  history?: { question: string; metadata: QuarryChatMetadata }[];
+  cancelOnProgress?: string;
+  cancel?: boolean;
+}) => vscode.commands.executeCommand<ChatRun>('quarry.chat.testHook', req);
 const markdown = (r: ChatRun) => r.parts.flatMap((p) => (p.kind === 'markdown' ? [p.text] : [])).join('');
 const progress = (r: ChatRun) => r.parts.flatMap((p) => (p.kind === 'progress' ? [p.text] : []));
 const buttons = (r: ChatRun) => r.parts.flatMap((p) => (p.kind === 'button' ? [p] : []));
@@ -34,9 +42,17 @@ suite('@quarry chat participant', () => {
     server = await startReplayServer({
       script: [
         { match: FOLLOW_Q, turn: 0, response: `<answer_sql>${FOLLOW_SQL}</answer_sql>` },
-        { match: CITY_Q, turn: 0, response: '<think>Look at the cities.</think>\n<sql>SELECT DISTINCT city FROM patient</sql>' },
+        {
+          match: CITY_Q,
+          turn: 0,
+          response: '<think>Look at the cities.</think>\n<sql>SELECT DISTINCT city FROM patient</sql>',
+        },
         { match: CITY_Q, turn: 1, response: `<think>Group them.</think>\n<solution>${CITY_SQL}</solution>` },
-        { match: TREES_Q, turn: 0, response: '<think>Count.</think>\n<solution>SELECT count(*) AS trees FROM tree</solution>' },
+        {
+          match: TREES_Q,
+          turn: 0,
+          response: '<think>Count.</think>\n<solution>SELECT count(*) AS trees FROM tree</solution>',
+        },
         { match: SLOW_Q, response: 'never sent' },
       ],
     });
@@ -63,7 +79,10 @@ suite('@quarry chat participant', () => {
     const run = await chat({ prompt: CITY_Q });
     const md = markdown(run);
     assert.equal(run.result.errorDetails, undefined, JSON.stringify(run.result));
-    assert.ok(progress(run).some((p) => p.includes('Reading data/clinic.sqlite')), progress(run).join(' | '));
+    assert.ok(
+      progress(run).some((p) => p.includes('Reading data/clinic.sqlite')),
+      progress(run).join(' | '),
+    );
     assert.ok(progress(run).includes('Turn 1 of 5: thinking…'));
     assert.ok(progress(run).some((p) => p.startsWith('Turn 1: running SELECT DISTINCT city')));
     assert.match(md, /\*\*data\/clinic\.sqlite\*\* · skyrl · openai:/);
@@ -79,7 +98,10 @@ suite('@quarry chat participant', () => {
     assert.equal(meta.quarry.result, "[('Brno', 1), ('Leipzig', 1), ('Lyon', 1), ('Osaka', 1), ('Porto', 1)]");
     assert.equal(meta.quarry.trajectoryPath, store());
     const [replay, again] = buttons(run);
-    assert.deepEqual([replay.command, replay.arguments], ['quarry.openReplay', [{ file: store(), id: meta.quarry.trajectoryId }]]);
+    assert.deepEqual(
+      [replay.command, replay.arguments],
+      ['quarry.openReplay', [{ file: store(), id: meta.quarry.trajectoryId }]],
+    );
     assert.deepEqual([again.command, again.arguments], ['quarry.ask', [{ db: meta.quarry.db, question: CITY_Q }]]);
     const { records } = await readTrajectories(store());
     const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
@@ -123,7 +145,11 @@ suite('@quarry chat participant', () => {
     server.hangNext(1);
     const before = server.requests.length;
     const running = chat({ prompt: `${SLOW_Q} in clinic.sqlite` });
-    for (let i = 0; !server.requests.slice(before).some((r) => JSON.stringify(r.body?.messages ?? '').includes(SLOW_Q)); i++) {
+    for (
+      let i = 0;
+      !server.requests.slice(before).some((r) => JSON.stringify(r.body?.messages ?? '').includes(SLOW_Q));
+      i++
+    ) {
       assert.ok(i < 300, 'the model request arrived');
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -50,7 +50,11 @@ suite('Databases view', () => {
   /** Counts read straight from the file, independently of the extension. */
   const countOf = (path: string, table: string): number => {
     const d = new Database(path, { readonly: true });
-    try { return (d.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n; } finally { d.close(); }
+    try {
+      return (d.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
+    } finally {
+      d.close();
+    }
   };
 
   suiteSetup(async () => {
@@ -59,7 +63,9 @@ suite('Databases view', () => {
     assert.ok(a.databases);
     tree = a.databases.tree;
     folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    Database = createRequire(join(ext.extensionPath, 'package.json'))('better-sqlite3') as typeof import('better-sqlite3');
+    Database = createRequire(join(ext.extensionPath, 'package.json'))(
+      'better-sqlite3',
+    ) as typeof import('better-sqlite3');
   });
   suiteTeardown(async () => {
     for (const p of made) rmSync(p, { force: true });
@@ -69,9 +75,14 @@ suite('Databases view', () => {
   test('lists the workspace SQLite files and leaves out a text file named *.db', async () => {
     const paths = await vscode.commands.executeCommand<string[]>('quarry.refreshDatabases');
     const names = paths.map(rel).sort();
-    for (const db of ['archive/weather.sqlite', 'data/clinic.sqlite', 'data/orchard.sqlite']) assert.ok(names.includes(db), `${db} in ${names.join(', ')}`);
+    for (const db of ['archive/weather.sqlite', 'data/clinic.sqlite', 'data/orchard.sqlite'])
+      assert.ok(names.includes(db), `${db} in ${names.join(', ')}`);
     assert.ok(!names.includes('notes/not-a-database.db'), 'the text file is not listed');
-    assert.ok(tree.rejectedFiles().some((r) => rel(r.path) === 'notes/not-a-database.db' && /not a SQLite database/.test(r.why)));
+    assert.ok(
+      tree
+        .rejectedFiles()
+        .some((r) => rel(r.path) === 'notes/not-a-database.db' && /not a SQLite database/.test(r.why)),
+    );
     const item = tree.getTreeItem(await dbNode('data/clinic.sqlite'));
     assert.equal(item.label, 'clinic.sqlite');
     assert.equal(item.contextValue, 'quarry.database');
@@ -83,7 +94,10 @@ suite('Databases view', () => {
   test('tables carry their row counts; a view is marked as one', async () => {
     const clinic = await dbNode('data/clinic.sqlite');
     const tables = (await tree.getChildren(clinic)) as TableNode[];
-    assert.deepEqual(tables.map((t) => t.table.name), ['doctor', 'patient', 'appointment']);
+    assert.deepEqual(
+      tables.map((t) => t.table.name),
+      ['doctor', 'patient', 'appointment'],
+    );
     for (const t of tables) {
       const item = tree.getTreeItem(t);
       const n = countOf(clinic.path, t.table.name);
@@ -91,7 +105,10 @@ suite('Databases view', () => {
       assert.equal(item.contextValue, 'quarry.table');
       assert.equal(iconId(item), 'table');
     }
-    assert.deepEqual(tables.map((t) => t.table.rowCount), [3, 5, 7]);
+    assert.deepEqual(
+      tables.map((t) => t.table.rowCount),
+      [3, 5, 7],
+    );
     const view = tree.getTreeItem(await tableNode('archive/weather.sqlite', 'wettest'));
     assert.equal(iconId(view), 'eye');
     assert.equal(view.description, `view · ${countOf((await dbNode('archive/weather.sqlite')).path, 'wettest')} rows`);
@@ -100,7 +117,12 @@ suite('Databases view', () => {
   test('columns show type and PK/FK as description and icon', async () => {
     const appt = await tableNode('data/clinic.sqlite', 'appointment');
     const cols = await tree.getChildren(appt);
-    const items = new Map(cols.map((c) => { const i = tree.getTreeItem(c); return [String(i.label), i]; }));
+    const items = new Map(
+      cols.map((c) => {
+        const i = tree.getTreeItem(c);
+        return [String(i.label), i];
+      }),
+    );
     assert.deepEqual([...items.keys()], ['appointment_id', 'doctor_id', 'patient_id', 'day', 'fee']);
     assert.equal(items.get('appointment_id')!.description, 'INTEGER · PK');
     assert.equal(iconId(items.get('appointment_id')!), 'key');
@@ -110,9 +132,12 @@ suite('Databases view', () => {
     assert.equal(iconId(items.get('fee')!), 'symbol-field');
   });
 
-  test('Copy DDL puts the table\'s CREATE statement, or the whole database\'s, on the clipboard', async () => {
+  test("Copy DDL puts the table's CREATE statement, or the whole database's, on the clipboard", async () => {
     await vscode.env.clipboard.writeText('');
-    const tableDdl = await vscode.commands.executeCommand<string>('quarry.copyDdl', await tableNode('data/clinic.sqlite', 'appointment'));
+    const tableDdl = await vscode.commands.executeCommand<string>(
+      'quarry.copyDdl',
+      await tableNode('data/clinic.sqlite', 'appointment'),
+    );
     assert.match(tableDdl, /^CREATE TABLE appointment \(/);
     assert.ok(!/CREATE TABLE doctor/.test(tableDdl));
     assert.equal(await vscode.env.clipboard.readText(), tableDdl);
@@ -120,7 +145,10 @@ suite('Databases view', () => {
     const clinic = await dbNode('data/clinic.sqlite');
     const dbDdl = await vscode.commands.executeCommand<string>('quarry.copyDdl', clinic);
     assert.equal(await vscode.env.clipboard.readText(), dbDdl);
-    assert.deepEqual([...dbDdl.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]), ['doctor', 'patient', 'appointment']);
+    assert.deepEqual(
+      [...dbDdl.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]),
+      ['doctor', 'patient', 'appointment'],
+    );
     // The script rebuilds the same schema in an empty database.
     const copy = join(folder, 'ddl-copy.tmp');
     made.push(copy);
@@ -132,14 +160,22 @@ suite('Databases view', () => {
   });
 
   test('Preview Table runs the first rows through the sandbox and opens a preview panel', async () => {
-    const outcome = await vscode.commands.executeCommand<PreviewOutcome>('quarry.previewTable', await tableNode('data/clinic.sqlite', 'doctor'));
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome>(
+      'quarry.previewTable',
+      await tableNode('data/clinic.sqlite', 'doctor'),
+    );
     assert.ok(outcome?.result.ok, outcome?.result.error ?? 'no outcome');
     assert.deepEqual(outcome.result.columns, ['doctor_id', 'name', 'specialty']);
     assert.equal(outcome.result.rows.length, 3);
     assert.deepEqual(outcome.result.rows[0], [1, 'Ines Duarte', 'cardiology']);
-    await until('the preview tab is open', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === 'doctor · clinic.sqlite'));
+    await until('the preview tab is open', () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === 'doctor · clinic.sqlite'),
+    );
     // Not a table: the command says so instead of failing.
-    assert.equal(await vscode.commands.executeCommand('quarry.previewTable', await dbNode('data/clinic.sqlite')), undefined);
+    assert.equal(
+      await vscode.commands.executeCommand('quarry.previewTable', await dbNode('data/clinic.sqlite')),
+      undefined,
+    );
   });
 
   test('after a window reload the serializer brings a preview back on its table and runs it again', async () => {
@@ -156,20 +192,28 @@ suite('Databases view', () => {
     await until('the preview tab to close', () => !tabs().includes('doctor · clinic.sqlite'));
     await preview('clear');
     assert.equal(await revive({ path, table: 'doctor' }), null);
-    const again = await until('the preview to run again',
-      async () => (await preview('posted')).filter((m) => m.type === 'show').pop());
+    const again = await until('the preview to run again', async () =>
+      (await preview('posted')).filter((m) => m.type === 'show').pop(),
+    );
     assert.ok(again.type === 'show');
     assert.deepEqual({ ...again.data, ms: 0 }, { ...shown.data, ms: 0 });
     await until('the revived tab is titled as before', () => tabs().includes('doctor · clinic.sqlite'));
-    assert.match(await revive({ path: 'data/clinic.sqlite', table: 'doctor' }) ?? '', /not an absolute path/);
-    assert.match(await revive({ table: 'doctor' }) ?? '', /missing path/);
+    assert.match((await revive({ path: 'data/clinic.sqlite', table: 'doctor' })) ?? '', /not an absolute path/);
+    assert.match((await revive({ table: 'doctor' })) ?? '', /missing path/);
     await preview('closeAll');
   });
 
   test('Show Schema opens the schema in the prompt style the agent sees', async () => {
-    const text = await vscode.commands.executeCommand<string>('quarry.showSchemaOf', await dbNode('data/orchard.sqlite'), 'ddl');
+    const text = await vscode.commands.executeCommand<string>(
+      'quarry.showSchemaOf',
+      await dbNode('data/orchard.sqlite'),
+      'ddl',
+    );
     assert.match(text, /CREATE TABLE/i);
-    const editor = await until('the schema document is shown', () => vscode.window.activeTextEditor?.document.getText() === text && vscode.window.activeTextEditor);
+    const editor = await until(
+      'the schema document is shown',
+      () => vscode.window.activeTextEditor?.document.getText() === text && vscode.window.activeTextEditor,
+    );
     assert.equal(editor.document.isUntitled, true);
     assert.equal(editor.document.languageId, 'sql');
   });
@@ -177,7 +221,9 @@ suite('Databases view', () => {
   test('Ask about this database hands the database to the Ask feature', async () => {
     const asked: (string | undefined)[] = [];
     const original = a.services.ask;
-    a.services.ask = (db) => { asked.push(db); };
+    a.services.ask = (db) => {
+      asked.push(db);
+    };
     try {
       const clinic = await dbNode('data/clinic.sqlite');
       await vscode.commands.executeCommand('quarry.askAboutDatabase', clinic);
@@ -194,11 +240,16 @@ suite('Databases view', () => {
     const path = join(folder, 'data', 'fresh.sqlite');
     made.push(path);
     const d = new Database(path);
-    d.exec('CREATE TABLE fruit (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO fruit (name) VALUES (\'fig\'), (\'plum\');');
+    d.exec(
+      "CREATE TABLE fruit (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO fruit (name) VALUES ('fig'), ('plum');",
+    );
     d.close();
     const listed = () => tree.getChildren().then((ns) => (ns as DatabaseNode[]).find((n) => n.path === path));
     const node = await until('fresh.sqlite is listed', listed);
-    const fruit = async () => ((await tree.getChildren(node)) as DbTreeNode[]).find((k): k is TableNode => k.kind === 'table' && k.table.name === 'fruit');
+    const fruit = async () =>
+      ((await tree.getChildren(node)) as DbTreeNode[]).find(
+        (k): k is TableNode => k.kind === 'table' && k.table.name === 'fruit',
+      );
     assert.equal((await fruit())?.table.rowCount, 2);
 
     const w = new Database(path);

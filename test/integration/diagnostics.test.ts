@@ -14,7 +14,8 @@ import { diagnosticsRun } from '../support/diagnosticsFixture';
 
 const EXTENSION_ID = 'quarry.quarry';
 
-const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.diagnostics.testHook', op, message);
+const hook = <T>(op: string, message?: unknown) =>
+  vscode.commands.executeCommand<T>('quarry.diagnostics.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');
 /** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
 const revive = (state: unknown) =>
@@ -59,10 +60,22 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
   });
 
   test('the fixture runs ended as scripted', () => {
-    assert.deepEqual(records.map((r) => [r.id, r.end]), [['top-a', 'answer'], ['top-b', 'answer'], ['kids-a', 'answer'], ['kids-b', 'answer'], ['fees-mt', 'answer']]);
+    assert.deepEqual(
+      records.map((r) => [r.id, r.end]),
+      [
+        ['top-a', 'answer'],
+        ['top-b', 'answer'],
+        ['kids-a', 'answer'],
+        ['kids-b', 'answer'],
+        ['fees-mt', 'answer'],
+      ],
+    );
     assert.equal(records[0].turns.length, 2);
     assert.equal(records[0].turns[0].exec?.ok, true);
-    assert.deepEqual(records[4].turns.map((t) => t.action.verify ?? null), [null, { exec: 'pass' }, { memory: 'pass' }]);
+    assert.deepEqual(
+      records[4].turns.map((t) => t.action.verify ?? null),
+      [null, { exec: 'pass' }, { memory: 'pass' }],
+    );
   });
 
   test('opening the file scores the run and sends the run diagnostics to the webview', async function () {
@@ -78,24 +91,44 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.deepEqual(correct, { 'top-a': true, 'top-b': false, 'kids-a': true, 'kids-b': true, 'fees-mt': true });
     assert.equal(run.ex, 0.8);
     assert.equal(run.reward.n, 5);
-    assert.deepEqual(run.turns.bins.map((b) => [b.lo, b.count]), [[1, 3], [2, 1], [3, 1]]);
-    assert.deepEqual(run.terms.map((t) => t.name), ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format']);
+    assert.deepEqual(
+      run.turns.bins.map((b) => [b.lo, b.count]),
+      [
+        [1, 3],
+        [2, 1],
+        [3, 1],
+      ],
+    );
+    assert.deepEqual(
+      run.terms.map((t) => t.name),
+      ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
+    );
     // exec has weight 5: four of five right.
     assert.equal(run.terms[0].meanContribution, 5 * 0.8);
-    assert.equal(run.byHardness.reduce((a, r) => a + r.count, 0), 5);
+    assert.equal(
+      run.byHardness.reduce((a, r) => a + r.count, 0),
+      5,
+    );
     assert.ok(run.groups, 'two groups of two samples');
     assert.equal(run.groups.count, 2);
     assert.equal(run.groups.advantages.n, 4);
     assert.equal(run.groups.solvedByAll, 1);
     // Sent when the webview itself says it is ready: the app loaded in the real webview.
     const panels = await until('the webview to ask for the panels', () => lastOf('panels'));
-    assert.deepEqual(panels?.panels.map((p) => p.value), ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress', 'progress-oneshot']);
+    assert.deepEqual(
+      panels?.panels.map((p) => p.value),
+      ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress', 'progress-oneshot'],
+    );
     // Progress-SQL Table 8 over the run's final SQL: every trajectory has a gold and a parsable SQL here.
     assert.equal(run.mismatch.sql, 'final');
     assert.equal(run.mismatch.scopes[0].compared, 5);
-    assert.deepEqual(run.mismatch.scopes[0].categories.map((c) => c.name), ['SELECT', 'JOIN', 'WHERE', 'GROUP']);
+    assert.deepEqual(
+      run.mismatch.scopes[0].categories.map((c) => c.name),
+      ['SELECT', 'JOIN', 'WHERE', 'GROUP'],
+    );
     const wrong = run.items.find((it) => it.id === 'top-b')!;
-    for (const t of ['JOIN_MISSING', 'GROUP_BY_MISSING']) assert.ok(wrong.odtTags?.includes(t as never), String(wrong.odtTags));
+    for (const t of ['JOIN_MISSING', 'GROUP_BY_MISSING'])
+      assert.ok(wrong.odtTags?.includes(t as never), String(wrong.odtTags));
     assert.equal(panels?.selected, 'sqltrail');
   });
 
@@ -103,9 +136,15 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     this.timeout(120_000);
     await hook('clear');
     await hook('receive', { type: 'setPanel', panel: 'skyrl' });
-    const msg = await until('skyrl run', async () => { const m = await lastOf('run'); return m?.run.panel === 'skyrl' ? m : undefined; });
+    const msg = await until('skyrl run', async () => {
+      const m = await lastOf('run');
+      return m?.run.panel === 'skyrl' ? m : undefined;
+    });
     const run = msg.run;
-    assert.deepEqual(run.terms.map((t) => t.name), ['format', 'exec']);
+    assert.deepEqual(
+      run.terms.map((t) => t.name),
+      ['format', 'exec'],
+    );
     assert.equal(run.groups!.zeroVariance, 1);
     assert.deepEqual(run.groups!.zeroVarianceIds, ['kids']);
     const flag = run.flags.find((f) => f.kind === 'zero-variance-group');
@@ -122,7 +161,13 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(msg.hasRun, true);
     assert.equal(d.id, 'top-b');
     assert.equal(d.panel, 'skyrl');
-    assert.deepEqual(d.terms.map((t) => [t.name, t.contribution]), [['format', 0], ['exec', 0]]);
+    assert.deepEqual(
+      d.terms.map((t) => [t.name, t.contribution]),
+      [
+        ['format', 0],
+        ['exec', 0],
+      ],
+    );
     assert.ok(d.terms.every((t) => t.explanation.length > 0));
     assert.equal(d.exec?.correct, false);
     assert.ok(d.odt, 'an ODT for the final SQL');
@@ -138,14 +183,26 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     this.timeout(120_000);
     await hook('clear');
     await hook('receive', { type: 'setPanel', panel: 'mtsqlr1' });
-    await until('mtsqlr1 view', async () => { const m = await lastOf('trajectory'); return m?.trajectory.panel === 'mtsqlr1' ? m : undefined; });
+    await until('mtsqlr1 view', async () => {
+      const m = await lastOf('trajectory');
+      return m?.trajectory.panel === 'mtsqlr1' ? m : undefined;
+    });
     await hook('clear');
     await hook('receive', { type: 'openTrajectory', id: 'fees-mt' });
     const d = (await until('fees-mt', () => lastOf('trajectory'))).trajectory;
     assert.equal(d.id, 'fees-mt');
-    assert.deepEqual(d.terms.map((t) => t.name), ['ex', 'em', 'clause', 'verify']);
+    assert.deepEqual(
+      d.terms.map((t) => t.name),
+      ['ex', 'em', 'clause', 'verify'],
+    );
     const v = d.verification!;
-    assert.deepEqual(v.map((r) => [r.turn, r.kind, r.said, r.verdict]), [[1, 'E-VERIFY', 'pass', 'pass'], [2, 'M-VERIFY', 'pass', 'pass']]);
+    assert.deepEqual(
+      v.map((r) => [r.turn, r.kind, r.said, r.verdict]),
+      [
+        [1, 'E-VERIFY', 'pass', 'pass'],
+        [2, 'M-VERIFY', 'pass', 'pass'],
+      ],
+    );
     // E-VERIFY: rows came back and the model said pass (1). M-VERIFY pass earns the candidate's clause F1, and the
     // candidate is the final SQL, whose clause F1 the same view reports.
     assert.equal(v[0].value, 1);
@@ -168,7 +225,10 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.match(rejected[2], /not one of the offered panels/);
     assert.match(rejected[4], /setMismatchSql: "last" is not one of final, first/);
     assert.match(rejected[5], /setMismatchSql: missing sql/);
-    assert.deepEqual((await posted()).filter((m) => m.type !== 'busy'), []);
+    assert.deepEqual(
+      (await posted()).filter((m) => m.type !== 'busy'),
+      [],
+    );
   });
 
   test('back to the run, then opening one trajectory directly with {file, id}', async function () {
@@ -178,7 +238,10 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const back = await until('run again', () => lastOf('run'));
     // The panel was switched to mtsqlr1 in the trajectory view: the run is rescored with it on the way back.
     assert.equal(back.run.panel, 'mtsqlr1');
-    assert.deepEqual(back.run.terms.map((t) => t.name), ['ex', 'em', 'clause', 'verify']);
+    assert.deepEqual(
+      back.run.terms.map((t) => t.name),
+      ['ex', 'em', 'clause', 'verify'],
+    );
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openDiagnostics', { file, id: 'top-a' });
     const msg = await until('direct trajectory', () => lastOf('trajectory'));
@@ -188,18 +251,26 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(msg.trajectory.turns, 2);
   });
 
-  test('the mismatch rates can compare each trajectory\'s first SQL instead of its final one, without rescoring', async function () {
+  test("the mismatch rates can compare each trajectory's first SQL instead of its final one, without rescoring", async function () {
     this.timeout(120_000);
     await hook('clear');
     await hook('receive', { type: 'showRun' });
     const before = (await until('run', () => lastOf('run'))).run;
     await hook('clear');
     await hook('receive', { type: 'setMismatchSql', sql: 'first' });
-    const after = (await until('first-SQL run', async () => { const m = await lastOf('run'); return m?.run.mismatch.sql === 'first' ? m : undefined; })).run;
+    const after = (
+      await until('first-SQL run', async () => {
+        const m = await lastOf('run');
+        return m?.run.mismatch.sql === 'first' ? m : undefined;
+      })
+    ).run;
     assert.deepEqual(after.terms, before.terms, 'the rewards are kept');
     assert.equal(after.mismatch.scopes[0].trajectories, 5);
     await hook('receive', { type: 'setMismatchSql', sql: 'final' });
-    await until('final again', async () => { const m = await lastOf('run'); return m?.run.mismatch.sql === 'final' ? m : undefined; });
+    await until('final again', async () => {
+      const m = await lastOf('run');
+      return m?.run.mismatch.sql === 'final' ? m : undefined;
+    });
   });
 
   test('a file that is not trajectories is reported in the panel, not thrown', async function () {
@@ -226,15 +297,24 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const shown = await until('top-b', () => lastOf('trajectory'));
     // What the app saved (its DiagnosticsState) on that view when the window went away.
     const saved: DiagnosticsState = {
-      panels: [], selected: 'skyrl', source: shown.source, run: run.run, trajectory: shown.trajectory,
-      view: 'trajectory', hasRun: true, filter: '', help: false,
+      panels: [],
+      selected: 'skyrl',
+      source: shown.source,
+      run: run.run,
+      trajectory: shown.trajectory,
+      view: 'trajectory',
+      hasRun: true,
+      filter: '',
+      help: false,
     };
     await hook('close');
     await hook('clear');
     assert.equal(await revive(JSON.parse(JSON.stringify(saved))), null);
     const again = await until('the trajectory again', () => lastOf('trajectory'));
-    assert.deepEqual([again.source.file, again.hasRun, again.trajectory.id, again.trajectory.panel],
-      [file, true, 'top-b', 'skyrl']);
+    assert.deepEqual(
+      [again.source.file, again.hasRun, again.trajectory.id, again.trajectory.panel],
+      [file, true, 'top-b', 'skyrl'],
+    );
     assert.deepEqual(again.trajectory, shown.trajectory);
     assert.deepEqual((await lastOf('run'))?.run, run.run, 'the run it came from is scored again with the same panel');
     const panels = await until('the revived webview to ask for the panels', () => lastOf('panels'));
@@ -243,10 +323,10 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     await hook('close');
     await hook('clear');
     const relative = { ...saved, source: { ...saved.source, file: 'diagnostics-run.jsonl' } };
-    assert.match(await revive(relative) ?? '', /not an absolute path/);
+    assert.match((await revive(relative)) ?? '', /not an absolute path/);
     await hook('close');
     const noPanel = { ...saved, view: 'run', selected: '/nowhere/panel.json' };
-    assert.match(await revive(noPanel) ?? '', /neither built in nor a panel file/);
+    assert.match((await revive(noPanel)) ?? '', /neither built in nor a panel file/);
     const fallback = await until('the run with the default panel', () => lastOf('run'));
     assert.equal(fallback.run.panel, 'sqltrail', 'an unusable panel falls back to the default; the file still opens');
   });

@@ -43,7 +43,8 @@ async function until<T>(what: string, f: () => T | undefined | false | Promise<T
   }
 }
 
-const testConnection = () => vscode.commands.executeCommand<ConnectionTestResult>('quarry.testConnection', { quiet: true });
+const testConnection = () =>
+  vscode.commands.executeCommand<ConnectionTestResult>('quarry.testConnection', { quiet: true });
 
 /** Every log file the extension host wrote for this extension (the output channel is a LogOutputChannel). */
 function extensionLogs(logDir: string): string {
@@ -55,7 +56,11 @@ function extensionLogs(logDir: string): string {
       else if (n.endsWith('.log')) out.push(readFileSync(p, 'utf8'));
     }
   };
-  try { walk(logDir); } catch { /* not written yet */ }
+  try {
+    walk(logDir);
+  } catch {
+    /* not written yet */
+  }
   return out.join('\n');
 }
 
@@ -73,16 +78,30 @@ suite('extension basics', () => {
   test('the commands of the basics and the Databases view are registered', async () => {
     await api();
     const registered = new Set(await vscode.commands.getCommands(true));
-    for (const c of ['quarry.showLog', 'quarry.selectModel', 'quarry.testConnection', 'quarry.setApiKey', 'quarry.clearApiKey',
-      'quarry.showSchema', 'quarry.showSchemaOf', 'quarry.previewTable', 'quarry.copyDdl', 'quarry.refreshDatabases', 'quarry.askAboutDatabase']) {
+    for (const c of [
+      'quarry.showLog',
+      'quarry.selectModel',
+      'quarry.testConnection',
+      'quarry.setApiKey',
+      'quarry.clearApiKey',
+      'quarry.showSchema',
+      'quarry.showSchemaOf',
+      'quarry.previewTable',
+      'quarry.copyDdl',
+      'quarry.refreshDatabases',
+      'quarry.askAboutDatabase',
+    ]) {
       assert.ok(registered.has(c), `${c} is registered`);
     }
   });
 
   test('settings: the manifest declares every default and the services read them', async () => {
     const a = await api();
-    const props = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { configuration: { properties: Record<string, { default: unknown }> } } })
-      .contributes.configuration.properties;
+    const props = (
+      vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+        contributes: { configuration: { properties: Record<string, { default: unknown }> } };
+      }
+    ).contributes.configuration.properties;
     const cfg = vscode.workspace.getConfiguration('quarry');
     for (const [key, p] of Object.entries(props)) {
       assert.deepEqual(cfg.inspect(key.replace(/^quarry\./, ''))?.defaultValue, p.default, key);
@@ -132,7 +151,11 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     const without = await testConnection();
     assert.equal(without.ok, false);
     assert.equal(without.message, 'Authentication failed');
-    assert.match(without.detail ?? '', /Quarry: Set API Key/, 'the editor points at its command, not at environment variables');
+    assert.match(
+      without.detail ?? '',
+      /Quarry: Set API Key/,
+      'the editor points at its command, not at environment variables',
+    );
 
     await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
     assert.equal(await a.services.apiKeys.get(server.url), SECRET);
@@ -195,9 +218,14 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     }
   });
 
-  test('the onnx backend runs the bundled tiny model; the loaded model is shared and a caller\'s close() keeps it for the others', async () => {
+  test("the onnx backend runs the bundled tiny model; the loaded model is shared and a caller's close() keeps it for the others", async () => {
     const a = await api();
-    await setModel({ 'model.backend': 'onnx', 'model.onnxPath': undefined, 'model.baseUrl': undefined, 'model.name': undefined });
+    await setModel({
+      'model.backend': 'onnx',
+      'model.onnxPath': undefined,
+      'model.baseUrl': undefined,
+      'model.name': undefined,
+    });
     const first = await testConnection();
     assert.equal(first.ok, true, first.detail);
     const m1 = await a.services.createModel();
@@ -205,7 +233,10 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     assert.match(m1.spec, /^onnx:.*tiny-sql$/);
     assert.equal(m2.spec, m1.spec);
     await m1.close();
-    const r = await m2.generate({ messages: [{ role: 'user', content: 'How many doctors are there?' }], sampling: { temperature: 0, maxTokens: 8 } });
+    const r = await m2.generate({
+      messages: [{ role: 'user', content: 'How many doctors are there?' }],
+      sampling: { temperature: 0, maxTokens: 8 },
+    });
     assert.ok(r.usage.completionTokens > 0 && r.usage.completionTokens <= 8, JSON.stringify(r.usage));
     assert.equal((await testConnection()).ok, true);
     await m2.close();
@@ -225,13 +256,30 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
  * A chat model as a VS Code language-model provider hands it out (code-server has no provider, and a real one such as
  * Copilot is a hosted service): the adapter under test is real and uses VS Code's own message and cancellation types.
  */
-interface FakeCall { messages: vscode.LanguageModelChatMessage[]; options: vscode.LanguageModelChatRequestOptions | undefined; token: vscode.CancellationToken }
-function fakeLmChat(chunks: string[], opts: { chunkDelayMs?: number } = {}): vscode.LanguageModelChat & { calls: FakeCall[]; delivered: number } {
+interface FakeCall {
+  messages: vscode.LanguageModelChatMessage[];
+  options: vscode.LanguageModelChatRequestOptions | undefined;
+  token: vscode.CancellationToken;
+}
+function fakeLmChat(
+  chunks: string[],
+  opts: { chunkDelayMs?: number } = {},
+): vscode.LanguageModelChat & { calls: FakeCall[]; delivered: number } {
   const calls: FakeCall[] = [];
   const chat = {
-    name: 'Fake Chat', id: 'fake-chat-1', vendor: 'test', family: 'fake', version: '1', maxInputTokens: 100_000,
-    calls, delivered: 0,
-    sendRequest(messages: vscode.LanguageModelChatMessage[], options?: vscode.LanguageModelChatRequestOptions, token?: vscode.CancellationToken) {
+    name: 'Fake Chat',
+    id: 'fake-chat-1',
+    vendor: 'test',
+    family: 'fake',
+    version: '1',
+    maxInputTokens: 100_000,
+    calls,
+    delivered: 0,
+    sendRequest(
+      messages: vscode.LanguageModelChatMessage[],
+      options?: vscode.LanguageModelChatRequestOptions,
+      token?: vscode.CancellationToken,
+    ) {
       calls.push({ messages, options, token: token! });
       const list = chunks;
       async function* text(): AsyncGenerator<string> {
@@ -258,13 +306,22 @@ function messageText(m: vscode.LanguageModelChatMessage): string {
 
 suite('models: the vscode.lm adapter', () => {
   test('system prompt folded into the first user message; streamed text; stop string cut client-side and the request cancelled', async () => {
-    const chat = fakeLmChat(['<think>count</think>\n<sql>SELECT count(*)', ' FROM doctor</s', 'ql>', ' and more text', ' never wanted']);
+    const chat = fakeLmChat([
+      '<think>count</think>\n<sql>SELECT count(*)',
+      ' FROM doctor</s',
+      'ql>',
+      ' and more text',
+      ' never wanted',
+    ]);
     const model = createVscodeLmModel(chat);
     assert.equal(model.spec, 'vscode-lm:fake-chat-1');
     assert.equal(model.label, 'test · Fake Chat');
     const deltas: string[] = [];
     const res = await model.generate({
-      messages: [{ role: 'system', content: 'You are a SQL expert.' }, { role: 'user', content: 'How many doctors?' }],
+      messages: [
+        { role: 'system', content: 'You are a SQL expert.' },
+        { role: 'user', content: 'How many doctors?' },
+      ],
       sampling: { temperature: 0, stop: ['</sql>', '</solution>'] },
       onText: (d) => deltas.push(d),
     });
@@ -287,33 +344,66 @@ suite('models: the vscode.lm adapter', () => {
   test('assistant and observation turns keep their roles; maxTokens ends with finishReason length', async () => {
     const chat = fakeLmChat(['a'.repeat(30), 'b'.repeat(30), 'c'.repeat(30)]);
     const res = await createVscodeLmModel(chat).generate({
-      messages: [{ role: 'user', content: 'Q' }, { role: 'assistant', content: '<sql>SELECT 1</sql>' }, { role: 'tool', content: '<observation>1</observation>' }],
+      messages: [
+        { role: 'user', content: 'Q' },
+        { role: 'assistant', content: '<sql>SELECT 1</sql>' },
+        { role: 'tool', content: '<observation>1</observation>' },
+      ],
       sampling: { maxTokens: 10 },
     });
-    assert.deepEqual(chat.calls[0].messages.map((m) => m.role),
-      [vscode.LanguageModelChatMessageRole.User, vscode.LanguageModelChatMessageRole.Assistant, vscode.LanguageModelChatMessageRole.User]);
+    assert.deepEqual(
+      chat.calls[0].messages.map((m) => m.role),
+      [
+        vscode.LanguageModelChatMessageRole.User,
+        vscode.LanguageModelChatMessageRole.Assistant,
+        vscode.LanguageModelChatMessageRole.User,
+      ],
+    );
     assert.equal(res.finishReason, 'length');
     assert.equal(res.text, 'a'.repeat(30) + 'b'.repeat(30));
   });
 
   test('aborting cancels the VS Code request and rejects with AbortError; a timeout is a ModelError', async () => {
-    const slow = fakeLmChat(Array.from({ length: 200 }, () => 'x'), { chunkDelayMs: 20 });
+    const slow = fakeLmChat(
+      Array.from({ length: 200 }, () => 'x'),
+      { chunkDelayMs: 20 },
+    );
     const ac = new AbortController();
     const seen: string[] = [];
-    const p = createVscodeLmModel(slow).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {}, signal: ac.signal, onText: (d) => { seen.push(d); if (seen.length === 3) ac.abort(); } });
+    const p = createVscodeLmModel(slow).generate({
+      messages: [{ role: 'user', content: 'Q' }],
+      sampling: {},
+      signal: ac.signal,
+      onText: (d) => {
+        seen.push(d);
+        if (seen.length === 3) ac.abort();
+      },
+    });
     await assert.rejects(p, (e: unknown) => (e as Error).name === 'AbortError');
     assert.equal(slow.calls[0].token.isCancellationRequested, true);
     assert.ok(slow.delivered < 200);
 
-    const slower = fakeLmChat(Array.from({ length: 200 }, () => 'x'), { chunkDelayMs: 20 });
-    await assert.rejects(createVscodeLmModel(slower).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {}, timeoutMs: 100 }),
-      (e: unknown) => e instanceof ModelError && e.kind === 'timeout');
+    const slower = fakeLmChat(
+      Array.from({ length: 200 }, () => 'x'),
+      { chunkDelayMs: 20 },
+    );
+    await assert.rejects(
+      createVscodeLmModel(slower).generate({
+        messages: [{ role: 'user', content: 'Q' }],
+        sampling: {},
+        timeoutMs: 100,
+      }),
+      (e: unknown) => e instanceof ModelError && e.kind === 'timeout',
+    );
     const before = new AbortController();
     before.abort();
-    await assert.rejects(createVscodeLmModel(fakeLmChat(['x'])).generate({ messages: [], sampling: {}, signal: before.signal }), (e: unknown) => (e as Error).name === 'AbortError');
+    await assert.rejects(
+      createVscodeLmModel(fakeLmChat(['x'])).generate({ messages: [], sampling: {}, signal: before.signal }),
+      (e: unknown) => (e as Error).name === 'AbortError',
+    );
   });
 
-  test('VS Code\'s language-model errors become the core\'s error kinds', async () => {
+  test("VS Code's language-model errors become the core's error kinds", async () => {
     const cases: [vscode.LanguageModelError, string][] = [
       [vscode.LanguageModelError.NoPermissions('consent was not given'), 'auth'],
       [vscode.LanguageModelError.Blocked('quota'), 'rate-limit'],
@@ -322,8 +412,11 @@ suite('models: the vscode.lm adapter', () => {
     for (const [err, kind] of cases) {
       const chat = fakeLmChat([]);
       (chat as unknown as { sendRequest: () => Promise<never> }).sendRequest = () => Promise.reject(err);
-      await assert.rejects(createVscodeLmModel(chat).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {} }),
-        (e: unknown) => e instanceof ModelError && e.kind === kind && e.message.includes('Fake Chat'), kind);
+      await assert.rejects(
+        createVscodeLmModel(chat).generate({ messages: [{ role: 'user', content: 'Q' }], sampling: {} }),
+        (e: unknown) => e instanceof ModelError && e.kind === kind && e.message.includes('Fake Chat'),
+        kind,
+      );
     }
   });
 });

@@ -45,7 +45,8 @@ export function run(): Promise<void> {
   });
   const files = testFiles(__dirname);
   return new Promise<void>((resolve, reject) => {
-    if (files.length === 0) throw new Error(`no *.test.js files under ${__dirname}: run node scripts/build.mjs --tests`);
+    if (files.length === 0)
+      throw new Error(`no *.test.js files under ${__dirname}: run node scripts/build.mjs --tests`);
     for (const f of files) mocha.addFile(f);
     mocha.run((failures) => {
       if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
@@ -53,7 +54,7 @@ export function run(): Promise<void> {
     });
   }).catch((err: unknown) => {
     // A test file that fails to load never reaches the reporter: say so where the runner is looking.
-    reportLine(err instanceof Error ? err.stack ?? err.message : String(err));
+    reportLine(err instanceof Error ? (err.stack ?? err.message) : String(err));
     throw err;
   });
 }

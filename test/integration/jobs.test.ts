@@ -15,7 +15,10 @@ async function api(): Promise<QuarryApi> {
 
 const until = async (what: string, f: () => Promise<boolean>, ms = 30_000) => {
   const deadline = Date.now() + ms;
-  while (Date.now() < deadline) { if (await f()) return; await new Promise((r) => setTimeout(r, 100)); }
+  while (Date.now() < deadline) {
+    if (await f()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   throw new Error(`timed out waiting for ${what}`);
 };
 
@@ -27,18 +30,38 @@ suite('Training Jobs view', () => {
     const store = new JobStore(ws);
     const node = process.execPath;
     const running = await submitJob(store, {
-      target: 'local', name: 'tiny grpo',
-      command: [node, '-e', 'let s = 0; setInterval(() => require("fs").appendFileSync("out/metrics.jsonl", JSON.stringify({ step: ++s, reward: 0.1 * s }) + "\\n"), 100);'],
+      target: 'local',
+      name: 'tiny grpo',
+      command: [
+        node,
+        '-e',
+        'let s = 0; setInterval(() => require("fs").appendFileSync("out/metrics.jsonl", JSON.stringify({ step: ++s, reward: 0.1 * s }) + "\\n"), 100);',
+      ],
     });
-    const failing = await submitJob(store, { target: 'local', name: 'broken run', command: [node, '-e', 'console.error("CUDA not found"); process.exit(1)'] });
+    const failing = await submitJob(store, {
+      target: 'local',
+      name: 'broken run',
+      command: [node, '-e', 'console.error("CUDA not found"); process.exit(1)'],
+    });
     await vscode.commands.executeCommand('quarry.showJobs');
-    const items = async () => (await quarry.jobs!.getChildren()).map((i) => ({ id: i.job.id, description: String(i.description), context: i.contextValue }));
-    await until('the running job to show a step', async () => (await items()).some((i) => i.id === running.id && /^running · local · .* · step \d+$/.test(i.description)));
-    await until('the failing job to show as failed', async () => (await items()).some((i) => i.id === failing.id && i.description.startsWith('failed · local')));
+    const items = async () =>
+      (await quarry.jobs!.getChildren()).map((i) => ({
+        id: i.job.id,
+        description: String(i.description),
+        context: i.contextValue,
+      }));
+    await until('the running job to show a step', async () =>
+      (await items()).some((i) => i.id === running.id && /^running · local · .* · step \d+$/.test(i.description)),
+    );
+    await until('the failing job to show as failed', async () =>
+      (await items()).some((i) => i.id === failing.id && i.description.startsWith('failed · local')),
+    );
     assert.equal((await items()).find((i) => i.id === running.id)?.context, 'quarry.job.running');
     const cancelled = await vscode.commands.executeCommand<{ status: string }>('quarry.cancelJob', running.id);
     assert.equal(cancelled?.status, 'cancelled');
     assert.equal((await refreshJob(store, running.id)).status, 'cancelled');
-    await until('the view to say cancelled', async () => (await items()).some((i) => i.id === running.id && i.description.startsWith('cancelled')));
+    await until('the view to say cancelled', async () =>
+      (await items()).some((i) => i.id === running.id && i.description.startsWith('cancelled')),
+    );
   });
 });

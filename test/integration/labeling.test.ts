@@ -18,13 +18,16 @@ import { scriptedModel } from '../support/scriptedModel';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
-const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+const GOLD_TOP =
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 
-const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'scripted:labeling-test', { usage: () => ({ promptTokens: 12, completionTokens: 7 }) });
+const scripted = (replies: string[]): ChatModel =>
+  scriptedModel(replies, 'scripted:labeling-test', { usage: () => ({ promptTokens: 12, completionTokens: 7 }) });
 
-const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.labeling.testHook', op, message);
+const hook = <T>(op: string, message?: unknown) =>
+  vscode.commands.executeCommand<T>('quarry.labeling.testHook', op, message);
 const posted = () => hook<ToApp[]>('posted');
 /** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
 const revive = (state: unknown) =>
@@ -54,13 +57,19 @@ async function send(message: unknown): Promise<ToApp[]> {
 const itemOf = (ms: ToApp[]) => ms.filter((m): m is Extract<ToApp, { type: 'item' }> => m.type === 'item').pop();
 
 /** The store as another process sees it: a separate read-only SQLite connection. */
-function storeRows(path: string): { id: string; verdict: string | null; corrected: string | null; note: string; tags: string | null }[] {
+function storeRows(
+  path: string,
+): { id: string; verdict: string | null; corrected: string | null; note: string; tags: string | null }[] {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
+    return db
+      .prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
       (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
-      FROM labels l ORDER BY l.trajectory_id`).all() as never;
-  } finally { db.close(); }
+      FROM labels l ORDER BY l.trajectory_id`)
+      .all() as never;
+  } finally {
+    db.close();
+  }
 }
 
 suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace store', () => {
@@ -77,16 +86,26 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     const pool = await services.pool();
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const db = join(folder, 'data', 'clinic.sqlite');
-    const run = (id: string, question: string, gold: string | undefined, replies: string[]) => runEpisode({
-      id, protocolName: 'skyrl', config: { maxTurns: 3 }, pool, model: scripted(replies), task: { id, question, dbPath: db, gold },
-    });
+    const run = (id: string, question: string, gold: string | undefined, replies: string[]) =>
+      runEpisode({
+        id,
+        protocolName: 'skyrl',
+        config: { maxTurns: 3 },
+        pool,
+        model: scripted(replies),
+        task: { id, question, dbPath: db, gold },
+      });
     records = [
       await run('lab-top', Q_TOP, GOLD_TOP, [
         '<think>count per doctor</think>\n<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>',
         '<think>take the last doctor</think>\n<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>',
       ]),
-      await run('lab-kids', Q_KIDS, GOLD_KIDS, ['<think>filter</think>\n<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>']),
-      await run('lab-free', 'List the cities of our patients', undefined, ['<think>cities</think>\n<solution>SELECT DISTINCT city FROM patient</solution>']),
+      await run('lab-kids', Q_KIDS, GOLD_KIDS, [
+        '<think>filter</think>\n<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>',
+      ]),
+      await run('lab-free', 'List the cities of our patients', undefined, [
+        '<think>cities</think>\n<solution>SELECT DISTINCT city FROM patient</solution>',
+      ]),
     ];
     const dir = join(folder, '.quarry-test');
     mkdirSync(dir, { recursive: true });
@@ -97,7 +116,9 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     await hook('clear');
   });
 
-  suiteTeardown(async () => { await hook('close'); });
+  suiteTeardown(async () => {
+    await hook('close');
+  });
 
   test('opening a file shows the queue (unlabeled first), the progress and the first trajectory', async () => {
     await vscode.commands.executeCommand('quarry.openLabeling', file);
@@ -112,16 +133,29 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.equal(item.record.id, 'lab-top');
     assert.equal(item.label, null);
     const tags = (await lastOf('tags'))!;
-    assert.deepEqual(tags.tags.slice(0, 7).map((t) => t.name), ['overconfidence', 'loop', 'schema hallucination', 'wrong join', 'aggregation drift', 'value mismatch', 'format']);
+    assert.deepEqual(
+      tags.tags.slice(0, 7).map((t) => t.name),
+      ['overconfidence', 'loop', 'schema hallucination', 'wrong join', 'aggregation drift', 'value mismatch', 'format'],
+    );
   });
 
   test('Run on a corrected SQL executes it in the sandbox and compares it with the gold', async () => {
-    const wrong = await send({ type: 'run', seq: seq++, id: 'lab-top', sql: 'SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1' });
+    const wrong = await send({
+      type: 'run',
+      seq: seq++,
+      id: 'lab-top',
+      sql: 'SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1',
+    });
     const w = wrong.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
     assert.ok(w, JSON.stringify(wrong));
     assert.equal(w.outcome.against, 'gold');
     assert.equal(w.outcome.match, false);
-    const right = await send({ type: 'run', seq: seq++, id: 'lab-top', sql: GOLD_TOP.replace('T2.name', 'T2.name AS doctor') });
+    const right = await send({
+      type: 'run',
+      seq: seq++,
+      id: 'lab-top',
+      sql: GOLD_TOP.replace('T2.name', 'T2.name AS doctor'),
+    });
     const r = right.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
     assert.ok(r);
     assert.deepEqual([r.outcome.match, r.outcome.reason, r.outcome.error], [true, 'match', null]);
@@ -140,15 +174,36 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
   });
 
   test('saving a label commits it to the store before the panel hears "saved"; the progress counts it', async () => {
-    const answer = await send({ type: 'save', seq: 41, id: 'lab-top', verdict: 'incorrect', correctedSql: GOLD_TOP, tags: ['wrong join', 'overconfidence'], note: 'took the last doctor' });
+    const answer = await send({
+      type: 'save',
+      seq: 41,
+      id: 'lab-top',
+      verdict: 'incorrect',
+      correctedSql: GOLD_TOP,
+      tags: ['wrong join', 'overconfidence'],
+      note: 'took the last doctor',
+    });
     const saved = answer.find((m): m is Extract<ToApp, { type: 'saved' }> => m.type === 'saved');
     assert.ok(saved, JSON.stringify(answer));
     assert.deepEqual([saved.seq, saved.id, saved.labeled, saved.total], [41, 'lab-top', 1, 3]);
-    assert.deepEqual(storeRows(storePath).filter((r) => r.id === 'lab-top'), [
-      { id: 'lab-top', verdict: 'incorrect', corrected: GOLD_TOP, note: 'took the last doctor', tags: 'overconfidence,wrong join' },
-    ]);
+    assert.deepEqual(
+      storeRows(storePath).filter((r) => r.id === 'lab-top'),
+      [
+        {
+          id: 'lab-top',
+          verdict: 'incorrect',
+          corrected: GOLD_TOP,
+          note: 'took the last doctor',
+          tags: 'overconfidence,wrong join',
+        },
+      ],
+    );
     const db = new Database(storePath, { readonly: true });
-    try { assert.equal(db.pragma('journal_mode', { simple: true }), 'wal'); } finally { db.close(); }
+    try {
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    } finally {
+      db.close();
+    }
   });
 
   test('next/previous move through the queue; a reviewer tag is added and offered', async () => {
@@ -199,13 +254,19 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.equal(item.record.id, 'lab-kids');
     assert.equal(item.label?.verdict, 'correct', 'its label comes from the store');
     const queue = (await lastOf('queue'))!.queue;
-    assert.deepEqual([queue.file, queue.filter, queue.total, queue.labeled],
-      [file, 'all', queueBefore.total, queueBefore.labeled]);
+    assert.deepEqual(
+      [queue.file, queue.filter, queue.total, queue.labeled],
+      [file, 'all', queueBefore.total, queueBefore.labeled],
+    );
     await hook('close');
     await hook('clear');
-    assert.match(await revive({ ...saved, filter: 'newest' }) ?? '', /unknown filter "newest"/);
+    assert.match((await revive({ ...saved, filter: 'newest' })) ?? '', /unknown filter "newest"/);
     const said = await posted();
-    assert.deepEqual(said.map((m) => m.type), ['error'], 'nothing was read');
+    assert.deepEqual(
+      said.map((m) => m.type),
+      ['error'],
+      'nothing was read',
+    );
     assert.match(said[0].type === 'error' ? said[0].message : '', /could not come back .*unknown filter/);
     await hook('close');
   });
@@ -220,12 +281,18 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     const item = await until('item', () => lastOf('item'));
     assert.equal(item.record.id, 'lab-handed-over');
     const store = (await lastOf('queue'))!.queue.file;
-    const lines = readFileSync(store, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    const lines = readFileSync(store, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: string }).id);
     assert.equal(lines.filter((id) => id === 'lab-handed-over').length, 1);
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openLabeling', { trajectory: fresh });
     await until('item', () => lastOf('item'));
-    const again = readFileSync(store, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+    const again = readFileSync(store, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: string }).id);
     assert.equal(again.filter((id) => id === 'lab-handed-over').length, 1, 'not appended twice');
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openLabeling', file);
@@ -238,7 +305,15 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     other.exec('BEGIN IMMEDIATE');
     let answer: ToApp[];
     try {
-      answer = await send({ type: 'save', seq: 77, id: 'lab-free', verdict: 'unsure', correctedSql: '', tags: [], note: 'while locked' });
+      answer = await send({
+        type: 'save',
+        seq: 77,
+        id: 'lab-free',
+        verdict: 'unsure',
+        correctedSql: '',
+        tags: [],
+        note: 'while locked',
+      });
     } finally {
       other.exec('ROLLBACK');
       other.close();
@@ -247,8 +322,19 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.ok(failed, JSON.stringify(answer));
     assert.equal(failed.seq, 77);
     assert.match(failed.message, /label store .*labels\.sqlite is locked by another process \(waited 5000 ms\)/);
-    assert.equal(storeRows(storePath).find((r) => r.id === 'lab-free'), undefined);
-    const retried = await send({ type: 'save', seq: 78, id: 'lab-free', verdict: 'unsure', correctedSql: '', tags: [], note: 'after the lock' });
+    assert.equal(
+      storeRows(storePath).find((r) => r.id === 'lab-free'),
+      undefined,
+    );
+    const retried = await send({
+      type: 'save',
+      seq: 78,
+      id: 'lab-free',
+      verdict: 'unsure',
+      correctedSql: '',
+      tags: [],
+      note: 'after the lock',
+    });
     assert.ok(retried.some((m) => m.type === 'saved'));
     await send({ type: 'save', seq: 79, id: 'lab-free', verdict: '', correctedSql: '', tags: [], note: '' });
   });
@@ -269,7 +355,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     ]) {
       const answer = await send(bad);
       assert.deepEqual(answer, [], `nothing posted for ${JSON.stringify(bad)}`);
-      rejected.push(...await hook<string[]>('rejected'));
+      rejected.push(...(await hook<string[]>('rejected')));
     }
     assert.equal(rejected.length, 9);
     assert.match(rejected[0], /unknown verdict "great"/);
@@ -281,28 +367,62 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const sftOut = join(folder, '.quarry-test', 'sft.jsonl');
     const rlOut = join(folder, '.quarry-test', 'rl.jsonl');
-    const sft = await vscode.commands.executeCommand<{ written: number; skipped: unknown[] }>('quarry.exportSft', sftOut);
+    const sft = await vscode.commands.executeCommand<{ written: number; skipped: unknown[] }>(
+      'quarry.exportSft',
+      sftOut,
+    );
     assert.ok(sft && existsSync(sftOut));
-    const examples = readFileSync(sftOut, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; source: string; messages: { role: string; content: string; loss: boolean }[] });
+    const examples = readFileSync(sftOut, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { id: string; source: string; messages: { role: string; content: string; loss: boolean }[] },
+      );
     const top = examples.find((e) => e.id === 'lab-top');
     const kids = examples.find((e) => e.id === 'lab-kids');
     assert.ok(top && kids);
     assert.equal(top.source, 'corrected');
-    assert.deepEqual(top.messages.at(-1), { role: 'assistant', content: `<solution>${GOLD_TOP}</solution>`, loss: true });
+    assert.deepEqual(top.messages.at(-1), {
+      role: 'assistant',
+      content: `<solution>${GOLD_TOP}</solution>`,
+      loss: true,
+    });
     assert.equal(kids.source, 'as-generated');
     for (const e of examples) assert.ok(e.messages.every((m) => m.loss === (m.role === 'assistant')));
-    const rl = await vscode.commands.executeCommand<{ written: number; skipped: { id: string }[] }>('quarry.exportRlPrompts', file, rlOut);
+    const rl = await vscode.commands.executeCommand<{ written: number; skipped: { id: string }[] }>(
+      'quarry.exportRlPrompts',
+      file,
+      rlOut,
+    );
     assert.equal(rl?.written, 2);
-    assert.deepEqual(rl.skipped.map((s) => s.id), ['lab-free'], 'no gold and no corrected SQL: no RL prompt');
-    const prompts = readFileSync(rlOut, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
-    assert.deepEqual(prompts.map((p) => [p.question, p.gold_sql, p.gold_source]), [[Q_TOP, GOLD_TOP, 'label'], [Q_KIDS, GOLD_KIDS, 'task']]);
+    assert.deepEqual(
+      rl.skipped.map((s) => s.id),
+      ['lab-free'],
+      'no gold and no corrected SQL: no RL prompt',
+    );
+    const prompts = readFileSync(rlOut, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
+    assert.deepEqual(
+      prompts.map((p) => [p.question, p.gold_sql, p.gold_source]),
+      [
+        [Q_TOP, GOLD_TOP, 'label'],
+        [Q_KIDS, GOLD_KIDS, 'task'],
+      ],
+    );
   });
 
   test('the replay list shows the store’s labels (verdict · tags) for the labeled trajectories', async () => {
     const replayHook = <T>(op: string) => vscode.commands.executeCommand<T>('quarry.replay.testHook', op);
     await replayHook('clear');
     await vscode.commands.executeCommand('quarry.openReplay', file);
-    const list = await until('replay list', async () => (await replayHook<ReplayToApp[]>('posted')).filter((m): m is Extract<ReplayToApp, { type: 'list' }> => m.type === 'list' && m.file === file).pop());
+    const list = await until('replay list', async () =>
+      (await replayHook<ReplayToApp[]>('posted'))
+        .filter((m): m is Extract<ReplayToApp, { type: 'list' }> => m.type === 'list' && m.file === file)
+        .pop(),
+    );
     const rows = unpackRows(list.rows);
     // The replay feature words the label; what matters here is that the panel's verdicts and tags reach it.
     const labelOf = new Map(rows.map((r) => [r.id, r.label ?? '']));

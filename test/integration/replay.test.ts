@@ -18,14 +18,17 @@ import { scriptedModel } from '../support/scriptedModel';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
-const GOLD_TOP = 'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+const GOLD_TOP =
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 
-const scripted = (replies: string[]): ChatModel => scriptedModel(replies, 'scripted:replay-test', { usage: () => ({ promptTokens: 12, completionTokens: 7 }) });
+const scripted = (replies: string[]): ChatModel =>
+  scriptedModel(replies, 'scripted:replay-test', { usage: () => ({ promptTokens: 12, completionTokens: 7 }) });
 
 const think = (t: string) => `<think>${t}</think>\n`;
-const hook = <T>(op: string, message?: unknown) => vscode.commands.executeCommand<T>('quarry.replay.testHook', op, message);
+const hook = <T>(op: string, message?: unknown) =>
+  vscode.commands.executeCommand<T>('quarry.replay.testHook', op, message);
 /** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
 const revive = (viewType: string, state: unknown) =>
   vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', viewType, state);
@@ -51,7 +54,9 @@ let seq = 100;
 async function filterIds(filter: Record<string, unknown>, ids: string[]): Promise<string[]> {
   const mySeq = ++seq;
   await hook('receive', { type: 'filter', seq: mySeq, filter });
-  const view = await until(`view ${mySeq}`, async () => (await posted()).filter((m): m is Extract<ToApp, { type: 'view' }> => m.type === 'view' && m.seq === mySeq).pop());
+  const view = await until(`view ${mySeq}`, async () =>
+    (await posted()).filter((m): m is Extract<ToApp, { type: 'view' }> => m.type === 'view' && m.seq === mySeq).pop(),
+  );
   return view.keys.map((k) => ids[k]);
 }
 
@@ -68,24 +73,62 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const pool = await services.pool();
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const db = join(folder, 'data', 'clinic.sqlite');
-    const run = (id: string, groupId: string, sample: number, question: string, gold: string | undefined, replies: string[], meta?: Record<string, unknown>) => runEpisode({
-      id, groupId, sample, protocolName: 'skyrl', config: { maxTurns: 4 }, pool, model: scripted(replies), meta,
-      task: { id: groupId, question, dbPath: db, gold },
-    });
+    const run = (
+      id: string,
+      groupId: string,
+      sample: number,
+      question: string,
+      gold: string | undefined,
+      replies: string[],
+      meta?: Record<string, unknown>,
+    ) =>
+      runEpisode({
+        id,
+        groupId,
+        sample,
+        protocolName: 'skyrl',
+        config: { maxTurns: 4 },
+        pool,
+        model: scripted(replies),
+        meta,
+        task: { id: groupId, question, dbPath: db, gold },
+      });
     records = [
-      await run('top-a', 'top', 0, Q_TOP, GOLD_TOP, [
-        `${think('count per doctor')}<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>`,
-        `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
-      ], { label: 'good' }),
-      await run('top-b', 'top', 1, Q_TOP, GOLD_TOP, [`${think('guess')}<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>`], { label: 'wrong join' }),
+      await run(
+        'top-a',
+        'top',
+        0,
+        Q_TOP,
+        GOLD_TOP,
+        [
+          `${think('count per doctor')}<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>`,
+          `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
+        ],
+        { label: 'good' },
+      ),
+      await run(
+        'top-b',
+        'top',
+        1,
+        Q_TOP,
+        GOLD_TOP,
+        [`${think('guess')}<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>`],
+        { label: 'wrong join' },
+      ),
       await run('top-c', 'top', 2, Q_TOP, GOLD_TOP, [
         `${think('try')}<sql>SELECT nme FROM doctor</sql>`,
         `${think('typo; look at appointments')}<sql>SELECT doctor_id FROM appointment</sql>`,
         `${think('count')}<solution>SELECT d.name FROM doctor d JOIN appointment a ON a.doctor_id = d.doctor_id GROUP BY d.doctor_id ORDER BY count(*) DESC LIMIT 1</solution>`,
       ]),
-      await run('kids-a', 'kids', 0, Q_KIDS, GOLD_KIDS, [`${think('filter')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`]),
-      await run('kids-b', 'kids', 1, Q_KIDS, GOLD_KIDS, [`${think('filter')}<solution>SELECT COUNT(patient_id) FROM patient WHERE born >= 2011</solution>`]),
-      await run('free', 'free', 0, 'List the cities of our patients', undefined, [`${think('cities')}<solution>SELECT DISTINCT city FROM patient</solution>`]),
+      await run('kids-a', 'kids', 0, Q_KIDS, GOLD_KIDS, [
+        `${think('filter')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`,
+      ]),
+      await run('kids-b', 'kids', 1, Q_KIDS, GOLD_KIDS, [
+        `${think('filter')}<solution>SELECT COUNT(patient_id) FROM patient WHERE born >= 2011</solution>`,
+      ]),
+      await run('free', 'free', 0, 'List the cities of our patients', undefined, [
+        `${think('cities')}<solution>SELECT DISTINCT city FROM patient</solution>`,
+      ]),
     ];
     ids = records.map((r) => r.id);
     const dir = join(folder, '.quarry-test');
@@ -102,8 +145,14 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
   });
 
   test('the fixture runs ended as scripted', () => {
-    assert.deepEqual(records.map((r) => r.end), ['answer', 'answer', 'answer', 'answer', 'answer', 'answer']);
-    assert.deepEqual(records.map((r) => r.turns.length), [2, 1, 3, 1, 1, 1]);
+    assert.deepEqual(
+      records.map((r) => r.end),
+      ['answer', 'answer', 'answer', 'answer', 'answer', 'answer'],
+    );
+    assert.deepEqual(
+      records.map((r) => r.turns.length),
+      [2, 1, 3, 1, 1, 1],
+    );
     assert.equal(records[2].turns[0].exec?.ok, false, 'the typo fails to run');
   });
 
@@ -113,11 +162,27 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const list = await until('list', () => lastOf('list'));
     assert.equal(list.file, file);
     const rows = unpackRows(list.rows);
-    assert.deepEqual(rows.map((r) => r.id), ids);
-    assert.deepEqual(rows.map((r) => r.line), [1, 2, 3, 5, 6, 7], 'lines count the bad line');
-    assert.deepEqual(rows.map((r) => r.turns), [2, 1, 3, 1, 1, 1]);
-    assert.deepEqual(rows.map((r) => r.errors), [0, 0, 1, 0, 0, 0]);
-    assert.deepEqual(rows.map((r) => r.label), ['good', 'wrong join', null, null, null, null]);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      ids,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.line),
+      [1, 2, 3, 5, 6, 7],
+      'lines count the bad line',
+    );
+    assert.deepEqual(
+      rows.map((r) => r.turns),
+      [2, 1, 3, 1, 1, 1],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.errors),
+      [0, 0, 1, 0, 0, 0],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['good', 'wrong join', null, null, null, null],
+    );
     assert.equal(rows[0].db, 'clinic.sqlite');
     assert.equal(list.invalid.length, 1);
     assert.equal(list.invalid[0].line, 4);
@@ -135,8 +200,15 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.equal(last.done, 6, 'every record has an outcome (scored or skipped)');
     const verdict = new Map<number, string | null>();
     const note = new Map<number, string | null>();
-    for (const s of scores) for (const u of s.updates) { verdict.set(u.key, u.verdict); note.set(u.key, u.note); }
-    assert.deepEqual(ids.map((_, k) => verdict.get(k)), ['correct', 'incorrect', 'correct', 'correct', 'correct', null]);
+    for (const s of scores)
+      for (const u of s.updates) {
+        verdict.set(u.key, u.verdict);
+        note.set(u.key, u.note);
+      }
+    assert.deepEqual(
+      ids.map((_, k) => verdict.get(k)),
+      ['correct', 'incorrect', 'correct', 'correct', 'correct', null],
+    );
     assert.equal(note.get(5), 'no gold SQL in the task');
   });
 
@@ -154,7 +226,10 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.deepEqual(await filterIds({ text: 'nme' }, ids), ['top-c'], 'search sees SQL of every turn');
     assert.deepEqual(await filterIds({ text: 'patients born' }, ids), ['kids-a', 'kids-b']);
     assert.deepEqual(await filterIds({ text: 'cities', verdict: 'correct' }, ids), []);
-    assert.deepEqual(await filterIds({ model: 'scripted:replay-test', db: 'clinic.sqlite', protocol: 'skyrl' }, ids), ids);
+    assert.deepEqual(
+      await filterIds({ model: 'scripted:replay-test', db: 'clinic.sqlite', protocol: 'skyrl' }, ids),
+      ids,
+    );
     assert.deepEqual(await filterIds({}, ids), ids);
   });
 
@@ -171,7 +246,10 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.ok(ex.explanation);
     assert.equal(ex.explanation.panel, 'skyrl');
     assert.equal(ex.explanation.correct, true);
-    assert.deepEqual(ex.explanation.terms.map((t) => t.name), ['format', 'exec']);
+    assert.deepEqual(
+      ex.explanation.terms.map((t) => t.name),
+      ['format', 'exec'],
+    );
     assert.ok(ex.explanation.terms.every((t) => t.explanation.length > 0));
     // No gold: the detail still opens, the reward says why it is missing.
     await hook('clear');
@@ -190,7 +268,8 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const reward = new Map<number, number | null>();
     for (const s of scores) for (const u of s.updates) reward.set(u.key, u.reward);
     // SQL-Trail's exec term has weight 5: right answers score well above wrong ones.
-    const a = reward.get(0) ?? 0, b = reward.get(1) ?? 0;
+    const a = reward.get(0) ?? 0,
+      b = reward.get(1) ?? 0;
     assert.ok(a > 4 && a - b > 2, `top-a ${a}, top-b ${b}`);
     await hook('receive', { type: 'setPanel', panel: 'auto' });
     await hook('idle');
@@ -214,7 +293,10 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await hook('receive', { type: 'group', key: 1 });
     const g = await until('group', () => lastOf('group'));
     assert.equal(g.groupId, 'top');
-    assert.deepEqual(g.members.map((m) => m.record.id), ['top-a', 'top-b', 'top-c']);
+    assert.deepEqual(
+      g.members.map((m) => m.record.id),
+      ['top-a', 'top-b', 'top-c'],
+    );
     assert.equal(g.stats.size, 3);
     assert.equal(g.stats.correct, 2);
     assert.equal(g.stats.zeroVariance, false);
@@ -224,7 +306,11 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await hook('clear');
     await hook('receive', { type: 'group', key: 3 });
     const kids = await until('kids group', () => lastOf('group'));
-    assert.equal(kids.stats.zeroVariance, true, `both samples right: no GRPO signal (${JSON.stringify(kids.members.map((m) => [kids.panel, m.explanation?.terms]))})`);
+    assert.equal(
+      kids.stats.zeroVariance,
+      true,
+      `both samples right: no GRPO signal (${JSON.stringify(kids.members.map((m) => [kids.panel, m.explanation?.terms]))})`,
+    );
   });
 
   test('every incoming message is validated; bad ones are rejected and reported', async () => {
@@ -255,17 +341,40 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const store = LabelStore.open(join(folder, '.quarry', 'labels.sqlite'));
     try {
-      store.save({ trajectoryId: 'top-c', file, recordSha: recordSha(records[2]), verdict: 'incorrect', correctedSql: null, tags: ['loop'], note: '' });
-      store.save({ trajectoryId: 'top-b', file, recordSha: recordSha(records[1]), verdict: 'correct', correctedSql: null, tags: [], note: 'lucky' });
+      store.save({
+        trajectoryId: 'top-c',
+        file,
+        recordSha: recordSha(records[2]),
+        verdict: 'incorrect',
+        correctedSql: null,
+        tags: ['loop'],
+        note: '',
+      });
+      store.save({
+        trajectoryId: 'top-b',
+        file,
+        recordSha: recordSha(records[1]),
+        verdict: 'correct',
+        correctedSql: null,
+        tags: [],
+        note: 'lucky',
+      });
     } finally {
       store.close();
     }
     await hook('clear');
     await hook('refreshLabels');
     const list = await until('list with labels', () => lastOf('list'));
-    assert.deepEqual(unpackRows(list.rows).map((r) => r.label), ['good', 'correct', 'incorrect · loop', null, null, null]);
+    assert.deepEqual(
+      unpackRows(list.rows).map((r) => r.label),
+      ['good', 'correct', 'incorrect · loop', null, null, null],
+    );
     assert.deepEqual(await filterIds({ label: 'incorrect · loop' }, ids), ['top-c']);
-    assert.deepEqual(await filterIds({ label: 'wrong join' }, ids), [], 'the reviewer\'s label replaces the producer\'s tag');
+    assert.deepEqual(
+      await filterIds({ label: 'wrong join' }, ids),
+      [],
+      "the reviewer's label replaces the producer's tag",
+    );
     await filterIds({}, ids);
   });
 
@@ -277,11 +386,20 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await vscode.commands.executeCommand('quarry.openReplay', file);
     const list = await until('list', () => lastOf('list'));
     await hook('idle');
-    assert.deepEqual(unpackRows(list.rows).map((r) => r.verdict), ['correct', 'incorrect', 'correct', 'correct', 'correct', null]);
-    assert.deepEqual(unpackRows(list.rows).map((r) => r.verdictSource), ['computed', 'computed', 'computed', 'computed', 'computed', null]);
+    assert.deepEqual(
+      unpackRows(list.rows).map((r) => r.verdict),
+      ['correct', 'incorrect', 'correct', 'correct', 'correct', null],
+    );
+    assert.deepEqual(
+      unpackRows(list.rows).map((r) => r.verdictSource),
+      ['computed', 'computed', 'computed', 'computed', 'computed', null],
+    );
     const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
     assert.ok(scores.length > 0);
-    assert.ok(scores.every((s) => s.updates.length === 0 && s.done === 6), 'no trajectory was scored again');
+    assert.ok(
+      scores.every((s) => s.updates.length === 0 && s.done === 6),
+      'no trajectory was scored again',
+    );
   });
 
   test('{file, id} opens the list on that trajectory; a missing file is reported, not thrown', async function () {
@@ -299,8 +417,13 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
   test('after a window reload the serializer brings the panel back on its file, trajectory, turn', async function () {
     this.timeout(120_000);
     const types = await vscode.commands.executeCommand<string[]>('quarry.webviews.testHook', 'viewTypes');
-    assert.deepEqual([...types].sort(),
-      ['quarry.ask', 'quarry.diagnostics', 'quarry.labeling', 'quarry.preview', 'quarry.replay']);
+    assert.deepEqual([...types].sort(), [
+      'quarry.ask',
+      'quarry.diagnostics',
+      'quarry.labeling',
+      'quarry.preview',
+      'quarry.replay',
+    ]);
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openReplay', { file, id: 'top-c' });
     const before = {
@@ -310,7 +433,12 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await hook('idle');
     // What the app saved (host.saveState) on the last trajectory it showed, when the window went away.
     const saved: ReplayAppState = {
-      file, filter: { verdict: 'correct' }, selectedId: 'top-c', markedIds: ['top-a', 'top-c'], view: 'detail', turn: 2,
+      file,
+      filter: { verdict: 'correct' },
+      selectedId: 'top-c',
+      markedIds: ['top-a', 'top-c'],
+      view: 'detail',
+      turn: 2,
       scrollTop: 0,
     };
     await hook('close');
@@ -334,10 +462,17 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await hook('close');
     await hook('clear');
     const relative = { ...saved, file: 'runs/replay-run.jsonl' };
-    assert.match(await revive('quarry.replay', relative) ?? '', /file is not an absolute path/);
-    assert.deepEqual((await posted()).filter((m) => m.type === 'list'), [], 'nothing was read');
-    assert.match((await lastOf('error'))?.message ?? '', /could not come back .*not an absolute path/,
-      'the panel says why');
+    assert.match((await revive('quarry.replay', relative)) ?? '', /file is not an absolute path/);
+    assert.deepEqual(
+      (await posted()).filter((m) => m.type === 'list'),
+      [],
+      'nothing was read',
+    );
+    assert.match(
+      (await lastOf('error'))?.message ?? '',
+      /could not come back .*not an absolute path/,
+      'the panel says why',
+    );
     await hook('close');
   });
 });

@@ -55,7 +55,10 @@ suite('smoke: the extension in a real VS Code', () => {
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const db = new Database(join(folder, 'data', 'clinic.sqlite'), { readonly: true });
     try {
-      const row = db.prepare('SELECT COUNT(*) AS n, MIN(name) AS first FROM doctor').get() as { n: number; first: string };
+      const row = db.prepare('SELECT COUNT(*) AS n, MIN(name) AS first FROM doctor').get() as {
+        n: number;
+        first: string;
+      };
       assert.deepEqual(row, { n: 3, first: 'Amara Okafor' });
     } finally {
       db.close();

@@ -26,7 +26,10 @@ suite('startup timings', () => {
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     await vscode.commands.executeCommand('quarry.ask.testHook', 'clear');
     const t0 = performance.now();
-    await vscode.commands.executeCommand('quarry.ask', { db: join(folder, 'data', 'clinic.sqlite'), pickDatabase: true });
+    await vscode.commands.executeCommand('quarry.ask', {
+      db: join(folder, 'data', 'clinic.sqlite'),
+      pickDatabase: true,
+    });
     const opened = performance.now() - t0;
     const types = await until(async () => {
       const seen = await vscode.commands.executeCommand<string[]>('quarry.ask.testHook', 'fromWebview');
@@ -34,8 +37,12 @@ suite('startup timings', () => {
     });
     const firstMessage = performance.now() - t0;
     assert.ok(types.length > 0);
-    const timings = { activationMs: api.activationMs, askPanelCommandMs: opened, askPanelFirstMessageMs: firstMessage,
-      firstWebviewMessage: types[0] };
+    const timings = {
+      activationMs: api.activationMs,
+      askPanelCommandMs: opened,
+      askPanelFirstMessageMs: firstMessage,
+      firstWebviewMessage: types[0],
+    };
     console.log(`startup timings: ${JSON.stringify(timings)}`);
     if (process.env.QUARRY_TIMINGS_OUT) writeFileSync(process.env.QUARRY_TIMINGS_OUT, JSON.stringify(timings) + '\n');
     await vscode.commands.executeCommand('quarry.ask.testHook', 'close');

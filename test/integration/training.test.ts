@@ -10,7 +10,9 @@ const cfg = () => vscode.workspace.getConfiguration('quarry');
 const check = () => vscode.commands.executeCommand<PythonEnvReport | undefined>('quarry.checkTrainingEnvironment');
 
 suite('training environment check', () => {
-  suiteTeardown(async () => { await cfg().update('python', undefined, vscode.ConfigurationTarget.Workspace); });
+  suiteTeardown(async () => {
+    await cfg().update('python', undefined, vscode.ConfigurationTarget.Workspace);
+  });
 
   test('the interpreter from quarry.python is probed and its report opens read-only', async function () {
     this.timeout(240_000);
@@ -20,10 +22,16 @@ suite('training environment check', () => {
     assert.ok(report, 'the command returns its report');
     assert.equal(report.python.source, 'setting');
     assert.equal(report.ok, true, report.problem);
-    assert.ok(report.engines.some((e) => e.name === 'trl'), 'every engine is listed');
+    assert.ok(
+      report.engines.some((e) => e.name === 'trl'),
+      'every engine is listed',
+    );
     const doc = vscode.window.activeTextEditor?.document;
     assert.equal(doc?.uri.scheme, 'quarry-report');
-    assert.match(doc.getText(), new RegExp(`^Python: ${python.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(the quarry\\.python setting\\)`));
+    assert.match(
+      doc.getText(),
+      new RegExp(`^Python: ${python.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(the quarry\\.python setting\\)`),
+    );
     assert.match(doc.getText(), /transformers\s+\S+\s+(ok|missing)/);
   });
 

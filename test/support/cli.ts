@@ -14,13 +14,22 @@ export interface CliRun {
 /** Runs `quarry ARGV…` in this process; stdout and stderr are returned as text. */
 export async function runQuarry(argv: string[], cwd = process.cwd()): Promise<CliRun> {
   const text = { out: '', err: '' };
-  const sink = (key: 'out' | 'err') => new Writable({ write(chunk, _enc, cb) { text[key] += String(chunk); cb(); } });
+  const sink = (key: 'out' | 'err') =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        text[key] += String(chunk);
+        cb();
+      },
+    });
   const code = await main(argv, { stdout: sink('out'), stderr: sink('err'), cwd });
   return { code, ...text };
 }
 
 /** A function starting replay servers that are all closed after the calling test file's tests. */
-export function replayServers(): (entries: ReplayEntry[], opts?: Omit<ReplayServerOptions, 'script'>) => Promise<ReplayServer> {
+export function replayServers(): (
+  entries: ReplayEntry[],
+  opts?: Omit<ReplayServerOptions, 'script'>,
+) => Promise<ReplayServer> {
   const servers: { close(): Promise<void> }[] = [];
   after(() => Promise.all(servers.map((s) => s.close())));
   return async (entries, opts = {}) => {

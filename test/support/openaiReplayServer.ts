@@ -135,15 +135,25 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
       else res.destroy();
     });
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
     const raw = await readBody(req);
-    const record: RecordedRequest = { path, method: req.method ?? 'GET', authorization: req.headers.authorization ?? null, body: null };
+    const record: RecordedRequest = {
+      path,
+      method: req.method ?? 'GET',
+      authorization: req.headers.authorization ?? null,
+      body: null,
+    };
     requests.push(record);
     let dropped = false;
-    res.on('close', () => { if (!res.writableFinished && !dropped) record.clientClosed = true; });
+    res.on('close', () => {
+      if (!res.writableFinished && !dropped) record.clientClosed = true;
+    });
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     }
@@ -171,8 +181,15 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
       if (fault.retryAfter !== undefined) res.setHeader('retry-after', String(fault.retryAfter));
       return sendError(res, fault.status, fault.message ?? `replay: scripted failure (HTTP ${fault.status})`);
     }
-    if (fault?.kind === 'hang') { hanging.add(res); return; }
-    if (fault?.kind === 'drop' && body.stream !== true) { dropped = true; req.socket.destroy(); return; }
+    if (fault?.kind === 'hang') {
+      hanging.add(res);
+      return;
+    }
+    if (fault?.kind === 'drop' && body.stream !== true) {
+      dropped = true;
+      req.socket.destroy();
+      return;
+    }
 
     const problem = validate(body);
     if (problem) return sendError(res, 400, problem);
@@ -185,11 +202,19 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     if (reply === null) {
       const turn = messages.filter((m) => m.role === 'assistant').length;
       const firstUser = messages.find((m) => m.role === 'user')?.content ?? '';
-      return sendError(res, 400, `replay: no scripted response for this conversation (assistant turn ${turn}; first user message: ${JSON.stringify(firstUser.slice(0, 120))})`);
+      return sendError(
+        res,
+        400,
+        `replay: no scripted response for this conversation (assistant turn ${turn}; first user message: ${JSON.stringify(firstUser.slice(0, 120))})`,
+      );
     }
     const out = generate(reply, body);
     const promptTokens = messages.reduce((n, m) => n + tokenize(m.content).length, 0);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: out.tokens, total_tokens: promptTokens + out.tokens };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: out.tokens,
+      total_tokens: promptTokens + out.tokens,
+    };
     const id = `chatcmpl-replay-${++seq}`;
     const created = Math.floor(Date.now() / 1000);
     const stopFields = options.stopReason === false ? {} : { stop_reason: out.stopReason };
@@ -201,8 +226,13 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
         return;
       }
       return sendJson(res, 200, {
-        id, object: 'chat.completion', created, model,
-        choices: [{ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...stopFields }],
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...stopFields },
+        ],
         usage,
       });
     }
@@ -213,13 +243,22 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     res.write(chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null }));
     const pieces = tokenize(out.text);
     for (let i = 0; i < pieces.length; i++) {
-      if (fault?.kind === 'drop' && i >= fault.afterChunks) { dropped = true; res.socket?.end(); return; }
-      if (fault?.kind === 'corrupt' && i === Math.min(1, pieces.length - 1)) res.write('data: {"choices": [{"delta": {"content": oops\n\n');
+      if (fault?.kind === 'drop' && i >= fault.afterChunks) {
+        dropped = true;
+        res.socket?.end();
+        return;
+      }
+      if (fault?.kind === 'corrupt' && i === Math.min(1, pieces.length - 1))
+        res.write('data: {"choices": [{"delta": {"content": oops\n\n');
       if (options.chunkDelayMs) await wait(options.chunkDelayMs);
       if (res.destroyed) return;
       res.write(chunk({ delta: { content: pieces[i] }, finish_reason: null }));
     }
-    if (fault?.kind === 'drop') { dropped = true; res.socket?.end(); return; }
+    if (fault?.kind === 'drop') {
+      dropped = true;
+      res.socket?.end();
+      return;
+    }
     if (fault?.kind === 'corrupt' && pieces.length === 0) res.write('data: {oops\n\n');
     res.write(chunk({ delta: {}, finish_reason: out.finish, ...stopFields }));
     const so = body.stream_options as { include_usage?: unknown } | undefined;
@@ -234,45 +273,72 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
       if (e.turn !== undefined && e.turn !== turn) continue;
       if (e.model !== undefined && e.model !== model) continue;
       if (e.match !== undefined) {
-        const text = messages.filter((m) => e.role === undefined || m.role === e.role).map((m) => m.content).join('\n');
+        const text = messages
+          .filter((m) => e.role === undefined || m.role === e.role)
+          .map((m) => m.content)
+          .join('\n');
         if (!matches(e.match, text)) continue;
       }
       if (e.responses) {
         if (slot.used >= e.responses.length) continue;
         return e.responses[slot.used++];
       }
-      if (e.response !== undefined) { slot.used++; return e.response; }
+      if (e.response !== undefined) {
+        slot.used++;
+        return e.response;
+      }
     }
     return options.defaultResponse ?? null;
   }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}/v1`;
 
   return {
-    url, port, options, requests,
+    url,
+    port,
+    options,
+    requests,
     spec: (model) => `openai:${url}#${model ?? options.models?.[0] ?? 'replay'}`,
-    failNext: (n, status = 500, o = {}) => { for (let i = 0; i < n; i++) faults.push({ kind: 'status', status, ...o }); },
-    dropNext: (afterChunks = 1) => { faults.push({ kind: 'drop', afterChunks }); },
-    corruptNext: () => { faults.push({ kind: 'corrupt' }); },
-    hangNext: (n = 1) => { for (let i = 0; i < n; i++) faults.push({ kind: 'hang' }); },
-    addEntries: (...more) => { for (const entry of more) entries.push({ entry, used: 0 }); },
-    close: () => new Promise<void>((resolve) => {
-      for (const r of hanging) r.destroy();
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    failNext: (n, status = 500, o = {}) => {
+      for (let i = 0; i < n; i++) faults.push({ kind: 'status', status, ...o });
+    },
+    dropNext: (afterChunks = 1) => {
+      faults.push({ kind: 'drop', afterChunks });
+    },
+    corruptNext: () => {
+      faults.push({ kind: 'corrupt' });
+    },
+    hangNext: (n = 1) => {
+      for (let i = 0; i < n; i++) faults.push({ kind: 'hang' });
+    },
+    addEntries: (...more) => {
+      for (const entry of more) entries.push({ entry, used: 0 });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const r of hanging) r.destroy();
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** The vLLM way: generate token by token, stop at the first stop string completed, or at max_tokens. */
-function generate(reply: string, body: ChatRequestBody): { text: string; finish: 'stop' | 'length'; stopReason: string | null; tokens: number } {
-  const stops = (typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : [])
-    .filter((s): s is string => typeof s === 'string' && s !== '');
+function generate(
+  reply: string,
+  body: ChatRequestBody,
+): { text: string; finish: 'stop' | 'length'; stopReason: string | null; tokens: number } {
+  const stops = (typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : []).filter(
+    (s): s is string => typeof s === 'string' && s !== '',
+  );
   const max = typeof body.max_tokens === 'number' ? body.max_tokens : Number.POSITIVE_INFINITY;
   const pieces = tokenize(reply);
   let acc = '';
@@ -294,17 +360,22 @@ function validate(body: ChatRequestBody): string | null {
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages must be a non-empty array';
   for (const m of body.messages as unknown[]) {
     const msg = m as { role?: unknown; content?: unknown };
-    if (!['system', 'user', 'assistant', 'tool'].includes(String(msg?.role))) return `bad message role ${JSON.stringify(msg?.role)}`;
+    if (!['system', 'user', 'assistant', 'tool'].includes(String(msg?.role)))
+      return `bad message role ${JSON.stringify(msg?.role)}`;
     if (typeof msg.content !== 'string') return 'message content must be a string';
   }
   if (body.n !== undefined && body.n !== 1) return 'the replay server answers with one choice (n=1)';
-  if (body.stop !== undefined && typeof body.stop !== 'string' && !Array.isArray(body.stop)) return 'stop must be a string or an array';
+  if (body.stop !== undefined && typeof body.stop !== 'string' && !Array.isArray(body.stop))
+    return 'stop must be a string or an array';
   return null;
 }
 
 function matches(m: Match, text: string): boolean {
   if (typeof m === 'string') return text.includes(m);
-  if (m instanceof RegExp) { m.lastIndex = 0; return m.test(text); }
+  if (m instanceof RegExp) {
+    m.lastIndex = 0;
+    return m.test(text);
+  }
   return new RegExp(m.regex, m.flags).test(text);
 }
 
@@ -323,7 +394,13 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type = 'BadRequestError', code: string | number = status): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type = 'BadRequestError',
+  code: string | number = status,
+): void {
   sendJson(res, status, { error: { message, type, code }, object: 'error' });
 }
 
@@ -342,28 +419,47 @@ export function loadReplayScript(file: string): ReplayScript {
   const trimmed = text.trim();
   if (trimmed.startsWith('[') || (trimmed.startsWith('{') && !file.endsWith('.jsonl'))) {
     let v: unknown;
-    try { v = JSON.parse(text); } catch (e) { throw bad(`not JSON (${(e as Error).message})`); }
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw bad(`not JSON (${(e as Error).message})`);
+    }
     script = Array.isArray(v) ? { entries: v as ReplayEntry[] } : (v as ReplayScript);
   } else {
     const entries: ReplayEntry[] = [];
     trimmed.split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
-      try { entries.push(JSON.parse(line) as ReplayEntry); } catch (e) { throw bad(`line ${i + 1} is not JSON (${(e as Error).message})`); }
+      try {
+        entries.push(JSON.parse(line) as ReplayEntry);
+      } catch (e) {
+        throw bad(`line ${i + 1} is not JSON (${(e as Error).message})`);
+      }
     });
     script = { entries };
   }
   if (!Array.isArray(script.entries)) throw bad('needs an "entries" array');
   script.entries.forEach((e, i) => {
     if (typeof e !== 'object' || e === null) throw bad(`entry ${i + 1} is not an object`);
-    if (e.response === undefined && !Array.isArray(e.responses)) throw bad(`entry ${i + 1} has neither "response" nor "responses"`);
-    if (e.response !== undefined && typeof e.response !== 'string') throw bad(`entry ${i + 1}: "response" must be a string`);
-    if (e.turn !== undefined && (!Number.isInteger(e.turn) || e.turn < 0)) throw bad(`entry ${i + 1}: "turn" must be a whole number >= 0`);
+    if (e.response === undefined && !Array.isArray(e.responses))
+      throw bad(`entry ${i + 1} has neither "response" nor "responses"`);
+    if (e.response !== undefined && typeof e.response !== 'string')
+      throw bad(`entry ${i + 1}: "response" must be a string`);
+    if (e.turn !== undefined && (!Number.isInteger(e.turn) || e.turn < 0))
+      throw bad(`entry ${i + 1}: "turn" must be a whole number >= 0`);
     const m = e.match as unknown;
-    if (m !== undefined && typeof m !== 'string' && !(typeof m === 'object' && m !== null && typeof (m as { regex?: unknown }).regex === 'string')) {
+    if (
+      m !== undefined &&
+      typeof m !== 'string' &&
+      !(typeof m === 'object' && m !== null && typeof (m as { regex?: unknown }).regex === 'string')
+    ) {
       throw bad(`entry ${i + 1}: "match" must be a string or {"regex": "...", "flags": "..."}`);
     }
     if (m !== undefined && typeof m === 'object') {
-      try { new RegExp((m as { regex: string }).regex, (m as { flags?: string }).flags); } catch (err) { throw bad(`entry ${i + 1}: bad regex (${(err as Error).message})`); }
+      try {
+        new RegExp((m as { regex: string }).regex, (m as { flags?: string }).flags);
+      } catch (err) {
+        throw bad(`entry ${i + 1}: bad regex (${(err as Error).message})`);
+      }
     }
   });
   return script;

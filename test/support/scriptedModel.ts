@@ -40,7 +40,11 @@ export function scriptedModel(script: Script[], spec = 'scripted:test', opts: Sc
         if (item.partial) req.onText?.(item.partial);
         return new Promise<GenerateResult>((_, reject) => {
           if (item.ignoreAbort) return;
-          const abort = () => { const e = new Error('aborted'); e.name = 'AbortError'; reject(e); };
+          const abort = () => {
+            const e = new Error('aborted');
+            e.name = 'AbortError';
+            reject(e);
+          };
           if (req.signal?.aborted) abort();
           req.signal?.addEventListener('abort', abort, { once: true });
         });
@@ -54,7 +58,10 @@ export function scriptedModel(script: Script[], spec = 'scripted:test', opts: Sc
         let at = -1;
         for (const s of req.sampling.stop ?? []) {
           const i = text.indexOf(s);
-          if (i >= 0 && (at < 0 || i < at)) { at = i; stopString = s; }
+          if (i >= 0 && (at < 0 || i < at)) {
+            at = i;
+            stopString = s;
+          }
         }
         if (at >= 0) text = text.slice(0, at);
       }
@@ -62,12 +69,15 @@ export function scriptedModel(script: Script[], spec = 'scripted:test', opts: Sc
       const size = Math.ceil(text.length / chunks) || 1;
       for (let i = 0; i < text.length; i += size) req.onText?.(text.slice(i, i + size));
       return {
-        text, finishReason, stopString,
-        usage: opts.usage?.(req, text, next)
-          ?? { promptTokens: req.messages.reduce((n, m) => n + m.content.length, 0), completionTokens: text.length },
+        text,
+        finishReason,
+        stopString,
+        usage: opts.usage?.(req, text, next) ?? {
+          promptTokens: req.messages.reduce((n, m) => n + m.content.length, 0),
+          completionTokens: text.length,
+        },
         timings: { totalMs: 0, firstTokenMs: 0 },
       };
     },
   };
 }
-

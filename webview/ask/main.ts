@@ -24,9 +24,28 @@ const question = textArea({ placeholder: 'Ask a question…', id: 'question', ro
 question.value = draft;
 question.style.width = '100%';
 const askButton = button('Ask', ask, { id: 'ask', title: 'Ask (Ctrl+Enter)' });
-const stopButton = button('Stop', () => host.post({ type: 'stop' }), { id: 'stop', appearance: 'secondary', title: 'Stop the running question (Escape)', disabled: true });
-const composer = h('div', { class: 'q-card' }, question, h('div', { class: 'q-row' }, askButton, stopButton,
-  h('span', { class: 'q-muted', id: 'shortcuts' }, 'Ctrl+Enter ask · Escape stop · Tab moves between actions · in a result: PageUp/PageDown pages, Enter on a header sorts')));
+const stopButton = button('Stop', () => host.post({ type: 'stop' }), {
+  id: 'stop',
+  appearance: 'secondary',
+  title: 'Stop the running question (Escape)',
+  disabled: true,
+});
+const composer = h(
+  'div',
+  { class: 'q-card' },
+  question,
+  h(
+    'div',
+    { class: 'q-row' },
+    askButton,
+    stopButton,
+    h(
+      'span',
+      { class: 'q-muted', id: 'shortcuts' },
+      'Ctrl+Enter ask · Escape stop · Tab moves between actions · in a result: PageUp/PageDown pages, Enter on a header sorts',
+    ),
+  ),
+);
 app.append(header, notice, conversation, composer);
 
 let cards: HTMLElement[] = [];
@@ -43,11 +62,20 @@ function ask(): void {
 }
 
 question.addEventListener('keydown', (e: KeyboardEvent) => {
-  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); ask(); }
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    ask();
+  }
 });
-question.addEventListener('input', () => { draft = question.value; persist(); });
+question.addEventListener('input', () => {
+  draft = question.value;
+  persist();
+});
 window.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && isRunning(state)) { e.preventDefault(); host.post({ type: 'stop' }); }
+  if (e.key === 'Escape' && isRunning(state)) {
+    e.preventDefault();
+    host.post({ type: 'stop' });
+  }
 });
 
 host.onMessage((m) => {
@@ -58,13 +86,19 @@ host.onMessage((m) => {
       break;
     case 'event':
       if (m.event.kind === 'start') dirty.add(-1); // a new card: rebuild the list
-      if (applyEvent(state, m.exchange, m.event)) { dirty.add(m.exchange); schedule(); }
+      if (applyEvent(state, m.exchange, m.event)) {
+        dirty.add(m.exchange);
+        schedule();
+      }
       break;
     case 'notice':
       showNotice(m.level, m.text);
       break;
     case 'focusInput':
-      if (m.text !== undefined) { question.value = m.text; draft = m.text; }
+      if (m.text !== undefined) {
+        question.value = m.text;
+        draft = m.text;
+      }
       question.focus();
       break;
   }
@@ -73,7 +107,13 @@ host.post({ type: 'ready' });
 renderAll();
 
 function showNotice(level: 'info' | 'error', text: string): void {
-  notice.replaceChildren(h('div', { class: level === 'error' ? 'q-error q-card' : 'q-muted q-card', role: level === 'error' ? 'alert' : undefined }, text));
+  notice.replaceChildren(
+    h(
+      'div',
+      { class: level === 'error' ? 'q-error q-card' : 'q-muted q-card', role: level === 'error' ? 'alert' : undefined },
+      text,
+    ),
+  );
 }
 
 function schedule(): void {
@@ -92,7 +132,10 @@ let saveTimer: ReturnType<typeof setTimeout> | undefined;
 function persist(): void {
   // Streaming sends many events a second; one saved state per half second is plenty.
   if (saveTimer) return;
-  saveTimer = setTimeout(() => { saveTimer = undefined; host.saveState({ state, draft, open: [...open] }); }, 500);
+  saveTimer = setTimeout(() => {
+    saveTimer = undefined;
+    host.saveState({ state, draft, open: [...open] });
+  }, 500);
 }
 
 function renderAll(): void {
@@ -110,7 +153,8 @@ function redraw(i: number): void {
   const card = exchangeCard(x, i);
   cards[i].replaceWith(card);
   cards[i] = card;
-  if (focusedId && card.querySelector(`#${CSS.escape(focusedId)}`)) (document.getElementById(focusedId) as HTMLElement).focus();
+  if (focusedId && card.querySelector(`#${CSS.escape(focusedId)}`))
+    (document.getElementById(focusedId) as HTMLElement).focus();
   if (x.running) card.scrollIntoView({ block: 'end' });
 }
 
@@ -118,21 +162,35 @@ function renderChrome(): void {
   const running = isRunning(state);
   setDisabled(stopButton, !running);
   setDisabled(askButton, running || !state.db);
-  question.setAttribute('placeholder', !state.db ? 'Choose a database first'
-    : state.exchanges.some((x) => x.finalSql) ? 'Ask a follow-up — it remembers the questions and answers above (Ctrl+Enter)'
-      : `Ask a question about ${state.db.label} (Ctrl+Enter)`);
+  question.setAttribute(
+    'placeholder',
+    !state.db
+      ? 'Choose a database first'
+      : state.exchanges.some((x) => x.finalSql)
+        ? 'Ask a follow-up — it remembers the questions and answers above (Ctrl+Enter)'
+        : `Ask a question about ${state.db.label} (Ctrl+Enter)`,
+  );
   header.replaceChildren(
     h('strong', {}, state.db ? state.db.label : 'No database chosen'),
     h('span', { class: 'q-muted', title: state.db?.path }, state.model ? `model: ${state.model}` : ''),
-    button('Change database…', () => host.post({ type: 'changeDb' }), { appearance: 'secondary', id: 'change-db', disabled: running }),
-    button('New conversation', () => host.post({ type: 'newConversation' }), { appearance: 'secondary', id: 'new-conversation', disabled: running || state.exchanges.length === 0 }),
+    button('Change database…', () => host.post({ type: 'changeDb' }), {
+      appearance: 'secondary',
+      id: 'change-db',
+      disabled: running,
+    }),
+    button('New conversation', () => host.post({ type: 'newConversation' }), {
+      appearance: 'secondary',
+      id: 'new-conversation',
+      disabled: running || state.exchanges.length === 0,
+    }),
   );
 }
 
 function details(key: string, summary: string, body: Node): HTMLElement {
   const el = h('details', { open: open.has(key) }, h('summary', {}, summary), body);
   el.addEventListener('toggle', () => {
-    if ((el as HTMLDetailsElement).open) open.add(key); else open.delete(key);
+    if ((el as HTMLDetailsElement).open) open.add(key);
+    else open.delete(key);
     persist();
   });
   return el;
@@ -146,22 +204,37 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   text.style.minWidth = '0';
   card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), text));
   const used = turnsUsed(x);
-  const status = h('div', { class: 'q-row q-muted', id: `x${i}-status` },
-    h('span', {}, `${x.protocol} · turns ${used} / ${x.budget} ·`), x.running ? progressRing() : null, h('span', {}, x.running ? 'working…' : endText(x)));
+  const status = h(
+    'div',
+    { class: 'q-row q-muted', id: `x${i}-status` },
+    h('span', {}, `${x.protocol} · turns ${used} / ${x.budget} ·`),
+    x.running ? progressRing() : null,
+    h('span', {}, x.running ? 'working…' : endText(x)),
+  );
   card.append(status);
   for (const t of x.turns) card.append(turnView(x, i, t));
   if (x.running) return card;
 
   if (x.error) card.append(h('div', { class: 'q-error', role: 'alert' }, `✗ ${x.error}`));
-  if (x.end === 'cancelled') card.append(h('div', { class: 'q-warn' }, 'Stopped. The turns so far are kept; save the trajectory to keep them.'));
-  if (x.end === 'budget' && !x.finalSql) card.append(h('div', { class: 'q-warn' }, `No answer within ${x.budget} turns.`));
+  if (x.end === 'cancelled')
+    card.append(h('div', { class: 'q-warn' }, 'Stopped. The turns so far are kept; save the trajectory to keep them.'));
+  if (x.end === 'budget' && !x.finalSql)
+    card.append(h('div', { class: 'q-warn' }, `No answer within ${x.budget} turns.`));
   if (x.finalSql) {
     card.append(h('h3', {}, 'Final SQL'), highlightSql(x.finalSql));
   }
   const actions = h('div', { class: 'q-row', role: 'toolbar', 'aria-label': 'Actions on the final SQL' });
-  const act = (label: string, type: ToHost['type'], title: string, needsSql = true, appearance: 'primary' | 'secondary' = 'secondary') => {
+  const act = (
+    label: string,
+    type: ToHost['type'],
+    title: string,
+    needsSql = true,
+    appearance: 'primary' | 'secondary' = 'secondary',
+  ) => {
     if (needsSql && !x.finalSql) return;
-    actions.append(button(label, () => host.post({ type, exchange: i } as ToHost), { appearance, title, id: `x${i}-${type}` }));
+    actions.append(
+      button(label, () => host.post({ type, exchange: i } as ToHost), { appearance, title, id: `x${i}-${type}` }),
+    );
   };
   act('Run', 'run', 'Run the final SQL and show the result', true, 'primary');
   act('Open in Editor', 'openSql', 'Open the SQL in a new .sql editor');
@@ -180,26 +253,38 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
 function endText(x: ExchangeView): string {
   const secs = x.totalMs === null ? '' : ` in ${(x.totalMs / 1000).toFixed(1)} s`;
   switch (x.end) {
-    case 'answer': return `answered${secs}`;
-    case 'budget': return x.finalSql ? `turn budget used up; best answer${secs}` : `no answer${secs}`;
-    case 'invalid': return `ended on an invalid turn${secs}`;
-    case 'cancelled': return `stopped${secs}`;
-    case 'error': return `failed${secs}`;
-    default: return '';
+    case 'answer':
+      return `answered${secs}`;
+    case 'budget':
+      return x.finalSql ? `turn budget used up; best answer${secs}` : `no answer${secs}`;
+    case 'invalid':
+      return `ended on an invalid turn${secs}`;
+    case 'cancelled':
+      return `stopped${secs}`;
+    case 'error':
+      return `failed${secs}`;
+    default:
+      return '';
   }
 }
 
 function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
   const el = h('div', { class: 'q-turn', id: `x${i}-t${t.index}` });
-  const head = h('div', { class: 'q-row' }, h('strong', {}, `Turn ${t.index + 1}`),
-    t.finalCall ? tag('final answer after the budget') : h('span', { class: 'q-muted' }, `of ${x.budget}`));
+  const head = h(
+    'div',
+    { class: 'q-row' },
+    h('strong', {}, `Turn ${t.index + 1}`),
+    t.finalCall ? tag('final answer after the budget') : h('span', { class: 'q-muted' }, `of ${x.budget}`),
+  );
   for (const m of t.mdp) head.append(tag(m));
   el.append(head);
   if (!t.parsed) {
     // Still generating: show the text as it streams, open, since there is nothing else yet.
     if (x.running) el.append(h('pre', { class: 'q-muted q-stream' }, t.text || '…'));
     else {
-      el.append(h('div', { class: 'q-warn' }, t.text ? 'The turn was cut off here:' : 'Stopped before the model answered.'));
+      el.append(
+        h('div', { class: 'q-warn' }, t.text ? 'The turn was cut off here:' : 'Stopped before the model answered.'),
+      );
       if (t.text) el.append(h('pre', {}, t.text));
     }
     return el;
@@ -210,9 +295,12 @@ function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
     el.append(h('div', { class: 'q-error' }, `✗ Invalid turn: ${t.problems.join('; ') || 'no action found'}`));
   } else {
     for (const p of t.problems) el.append(h('div', { class: 'q-warn' }, `note: ${p}`));
-    if (t.kind === 'memory') el.append(h('div', { class: 'q-muted' }, 'Checks the SQL against the conversation so far (memory)'));
-    if (t.kind === 'answer' && t.sql !== null && t.sql === x.finalSql) el.append(h('div', { class: 'q-muted' }, 'Answers with the final SQL below.'));
-    else if (t.sql !== null) el.append(h('div', { class: 'q-muted' }, t.kind === 'answer' ? 'Answer:' : 'Runs:'), highlightSql(t.sql));
+    if (t.kind === 'memory')
+      el.append(h('div', { class: 'q-muted' }, 'Checks the SQL against the conversation so far (memory)'));
+    if (t.kind === 'answer' && t.sql !== null && t.sql === x.finalSql)
+      el.append(h('div', { class: 'q-muted' }, 'Answers with the final SQL below.'));
+    else if (t.sql !== null)
+      el.append(h('div', { class: 'q-muted' }, t.kind === 'answer' ? 'Answer:' : 'Runs:'), highlightSql(t.sql));
   }
   if (t.exec) el.append(execView(t.exec));
   if (t.observation) el.append(details(`${x.id}:${t.index}:o`, 'What the model was told', h('pre', {}, t.observation)));
@@ -220,19 +308,35 @@ function turnView(x: ExchangeView, i: number, t: TurnView): HTMLElement {
 }
 
 function execView(r: WireResult): HTMLElement {
-  if (!r.ok) return h('div', { class: 'q-error', role: 'note' }, `✗ ${r.errorClass ?? 'error'}: ${r.error ?? 'the query failed'}`);
+  if (!r.ok)
+    return h(
+      'div',
+      { class: 'q-error', role: 'note' },
+      `✗ ${r.errorClass ?? 'error'}: ${r.error ?? 'the query failed'}`,
+    );
   const caption = `${r.rowCount.toLocaleString()} row${r.rowCount === 1 ? '' : 's'} · ${r.ms.toFixed(1)} ms${r.truncated ? ` · showing ${r.rows.length}` : ''}`;
   return h('div', { class: 'q-obs' }, h('div', { class: 'q-muted' }, caption), table(r.columns, r.rows));
 }
 
 function finalResult(r: WireResult, i: number): HTMLElement {
-  if (!r.ok) return h('div', { class: 'q-error', role: 'alert', id: `x${i}-result` }, `✗ The final SQL failed (${r.errorClass ?? 'error'}): ${r.error ?? ''}`);
+  if (!r.ok)
+    return h(
+      'div',
+      { class: 'q-error', role: 'alert', id: `x${i}-result` },
+      `✗ The final SQL failed (${r.errorClass ?? 'error'}): ${r.error ?? ''}`,
+    );
   let grid = grids.get(r);
   if (!grid) {
     grid = resultGrid(r.columns, r.rows, {
       id: `x${i}-result`,
       onCopy: (text) => host.post({ type: 'copyText', text }),
-      onExport: (format, order) => host.post({ type: 'export', exchange: i, format, ...(order ? { sortColumn: order.column, descending: order.descending } : {}) }),
+      onExport: (format, order) =>
+        host.post({
+          type: 'export',
+          exchange: i,
+          format,
+          ...(order ? { sortColumn: order.column, descending: order.descending } : {}),
+        }),
       note: r.truncated ? `first ${r.rows.length.toLocaleString()} of ${r.rowCount.toLocaleString()} rows` : undefined,
     });
     grids.set(r, grid);

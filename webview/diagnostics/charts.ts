@@ -1,7 +1,14 @@
 // The diagnostics panel's charts, all drawn by chart.js (tree-shaken to the bar chart it needs). Colours are VS Code
 // theme variables read when a chart is drawn, so a theme change only needs a redraw.
 import {
-  BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartDataset,
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  Tooltip,
+  type ChartDataset,
 } from 'chart.js';
 import type { Histogram } from '../../src/core/rewards/report';
 
@@ -80,7 +87,11 @@ export function barChart(holder: HTMLElement, spec: BarSpec): Chart {
   holder.append(canvas);
   const valueAxis = spec.horizontal ? 'x' : 'y';
   const datasets: ChartDataset<'bar', number[]>[] = spec.datasets.map((d) => ({
-    label: d.label, data: d.data, backgroundColor: d.color, borderColor: d.color, borderWidth: 1,
+    label: d.label,
+    data: d.data,
+    backgroundColor: d.color,
+    borderColor: d.color,
+    borderWidth: 1,
     ...(spec.stacked ? { stack: 'all' } : {}),
   }));
   const axis = (title: string | undefined, isValue: boolean) => ({
@@ -107,8 +118,16 @@ export function barChart(holder: HTMLElement, spec: BarSpec): Chart {
         y: axis(spec.yTitle, valueAxis === 'y'),
       },
       plugins: {
-        legend: { display: spec.legend ?? false, labels: { color: t.foreground, font: { family: t.font }, boxWidth: 12 } },
-        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ? `${ctx.dataset.label}: ` : ''}${fmt(ctx.parsed[valueAxis] as number)}` } },
+        legend: {
+          display: spec.legend ?? false,
+          labels: { color: t.foreground, font: { family: t.font }, boxWidth: 12 },
+        },
+        tooltip: {
+          callbacks: {
+            label: (ctx) =>
+              `${ctx.dataset.label ? `${ctx.dataset.label}: ` : ''}${fmt(ctx.parsed[valueAxis] as number)}`,
+          },
+        },
       },
     },
   });
@@ -129,11 +148,17 @@ export function binLabels(h: Histogram): string[] {
   return h.bins.map((b) => (edge(b.lo) === edge(b.hi) ? edge(b.lo) : `${edge(b.lo)}–${edge(b.hi)}`));
 }
 
-export function histogramChart(holder: HTMLElement, h: Histogram, opts: { title: string; xTitle: string; color?: string }): Chart {
+export function histogramChart(
+  holder: HTMLElement,
+  h: Histogram,
+  opts: { title: string; xTitle: string; color?: string },
+): Chart {
   return barChart(holder, {
     labels: binLabels(h),
     datasets: [{ label: 'trajectories', data: h.bins.map((b) => b.count), color: opts.color ?? theme().palette[0] }],
-    xTitle: opts.xTitle, yTitle: 'count', counts: true,
+    xTitle: opts.xTitle,
+    yTitle: 'count',
+    counts: true,
     describe: `${opts.title}: ${h.bins.map((b, i) => `${binLabels(h)[i]}: ${b.count}`).join(', ')}`,
     format: (v) => String(v),
   });

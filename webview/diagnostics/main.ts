@@ -8,8 +8,15 @@ import { button, dropdown, h, progressRing, registerComponents, table, textField
 import { highlightSql } from '../shared/sqlHighlight';
 import { barChart, destroyCharts, histogramChart, theme } from './charts';
 import {
-  MISMATCH_SQL_CHOICES, SHORTCUTS, type DiagnosticsState, type MismatchReport, type MismatchScope, type RunDiagnostics,
-  type ToApp, type ToHost, type TrajectoryDiagnostics,
+  MISMATCH_SQL_CHOICES,
+  SHORTCUTS,
+  type DiagnosticsState,
+  type MismatchReport,
+  type MismatchScope,
+  type RunDiagnostics,
+  type ToApp,
+  type ToHost,
+  type TrajectoryDiagnostics,
 } from '../../src/protocol/diagnostics';
 import type { OdtView, OdtViewNode } from '../../src/core/rewards/odtView';
 import type { RunItem } from '../../src/core/rewards/report';
@@ -18,7 +25,15 @@ import type { IntegrityFlag } from '../../src/core/rewards/integrity';
 registerComponents();
 const host = connectHost<ToHost, ToApp, DiagnosticsState>();
 const state: DiagnosticsState = host.state() ?? {
-  panels: [], selected: 'sqltrail', source: null, run: null, trajectory: null, view: 'empty', hasRun: false, filter: '', help: false,
+  panels: [],
+  selected: 'sqltrail',
+  source: null,
+  run: null,
+  trajectory: null,
+  view: 'empty',
+  hasRun: false,
+  filter: '',
+  help: false,
 };
 /** Transient: what the host is doing, or what went wrong (not saved: a restored panel asks the host again). */
 let status: { kind: 'busy' | 'error'; text: string } | null = null;
@@ -87,7 +102,8 @@ function persistSoon(): void {
 }
 
 const pct = (x: number | null): string => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
-const num = (x: number | null | undefined, d = 3): string => (x === null || x === undefined ? '–' : String(Math.round(x * 10 ** d) / 10 ** d));
+const num = (x: number | null | undefined, d = 3): string =>
+  x === null || x === undefined ? '–' : String(Math.round(x * 10 ** d) / 10 ** d);
 
 function card(title: string, ...body: (Node | string | null)[]): HTMLElement {
   return h('section', { class: 'q-card' }, h('h2', {}, title), ...body);
@@ -103,28 +119,74 @@ function chartBox(cls = ''): HTMLElement {
 function renderHeader(): void {
   header.replaceChildren();
   header.append(h('strong', {}, 'Reward diagnostics'));
-  if (state.source) header.append(h('span', { class: 'q-muted', title: state.source.file }, `${state.source.label} · ${state.source.records} records`));
+  if (state.source)
+    header.append(
+      h(
+        'span',
+        { class: 'q-muted', title: state.source.file },
+        `${state.source.label} · ${state.source.records} records`,
+      ),
+    );
   const options = state.panels.length ? state.panels : [{ value: state.selected, label: state.selected }];
-  const picker = dropdown(options, state.selected, (v) => {
-    state.selected = v;
-    persist();
-    host.post({ type: 'setPanel', panel: v });
-  }, 'panel-picker');
+  const picker = dropdown(
+    options,
+    state.selected,
+    (v) => {
+      state.selected = v;
+      persist();
+      host.post({ type: 'setPanel', panel: v });
+    },
+    'panel-picker',
+  );
   picker.setAttribute('aria-label', 'Reward panel');
   header.append(h('label', { for: 'panel-picker' }, 'Panel'), picker);
-  header.append(button('Panel file…', () => host.post({ type: 'pickPanelFile' }), { appearance: 'secondary', title: 'Score with a panel JSON file' }));
-  header.append(button('Open file…', () => host.post({ type: 'openFile' }), { appearance: 'secondary', title: 'Diagnose another trajectory file (o)', id: 'open-file' }));
+  header.append(
+    button('Panel file…', () => host.post({ type: 'pickPanelFile' }), {
+      appearance: 'secondary',
+      title: 'Score with a panel JSON file',
+    }),
+  );
+  header.append(
+    button('Open file…', () => host.post({ type: 'openFile' }), {
+      appearance: 'secondary',
+      title: 'Diagnose another trajectory file (o)',
+      id: 'open-file',
+    }),
+  );
   if (state.view === 'trajectory' && state.hasRun) {
-    header.append(button('Back to run', () => host.post({ type: 'showRun' }), { appearance: 'secondary', title: 'Back to the run view (r)', id: 'back' }));
+    header.append(
+      button('Back to run', () => host.post({ type: 'showRun' }), {
+        appearance: 'secondary',
+        title: 'Back to the run view (r)',
+        id: 'back',
+      }),
+    );
   }
-  header.append(button(state.help ? 'Hide keys' : 'Keys', toggleHelp, { appearance: 'secondary', title: 'Keyboard shortcuts (?)', id: 'keys' }));
+  header.append(
+    button(state.help ? 'Hide keys' : 'Keys', toggleHelp, {
+      appearance: 'secondary',
+      title: 'Keyboard shortcuts (?)',
+      id: 'keys',
+    }),
+  );
 }
 
 function renderHelp(): void {
   helpBox.hidden = !state.help;
-  helpBox.replaceChildren(h('h3', {}, 'Keyboard'),
-    h('ul', { class: 'd-help' }, ...SHORTCUTS.map((s) => h('li', {}, h('kbd', {}, s.key), ` ${s.does}`)),
-      h('li', {}, h('kbd', {}, 'Tab'), ' moves through the picker, the buttons, the flag items and the trajectory list (one stop)')));
+  helpBox.replaceChildren(
+    h('h3', {}, 'Keyboard'),
+    h(
+      'ul',
+      { class: 'd-help' },
+      ...SHORTCUTS.map((s) => h('li', {}, h('kbd', {}, s.key), ` ${s.does}`)),
+      h(
+        'li',
+        {},
+        h('kbd', {}, 'Tab'),
+        ' moves through the picker, the buttons, the flag items and the trajectory list (one stop)',
+      ),
+    ),
+  );
 }
 
 function toggleHelp(): void {
@@ -137,7 +199,8 @@ function toggleHelp(): void {
 function renderStatus(): void {
   statusBox.replaceChildren();
   if (!status) return;
-  if (status.kind === 'busy') statusBox.append(h('div', { class: 'q-row' }, progressRing(), h('span', {}, status.text)));
+  if (status.kind === 'busy')
+    statusBox.append(h('div', { class: 'q-row' }, progressRing(), h('span', {}, status.text)));
   else statusBox.append(h('div', { class: 'q-card q-error', role: 'alert' }, status.text));
 }
 
@@ -152,49 +215,113 @@ function openHere(id: string): void {
 function itemLinks(ids: readonly string[], max = 24): HTMLElement {
   const box = h('div', { class: 'd-items' });
   for (const id of ids.slice(0, max)) {
-    const a = h('a', { href: '#', class: 'd-link', title: `Open ${id} here (Enter); Shift+click or Shift+Enter opens it in replay` }, id);
+    const a = h(
+      'a',
+      { href: '#', class: 'd-link', title: `Open ${id} here (Enter); Shift+click or Shift+Enter opens it in replay` },
+      id,
+    );
     a.addEventListener('click', (e) => {
       e.preventDefault();
-      if (e.shiftKey) host.post({ type: 'openReplay', id }); else openHere(id);
+      if (e.shiftKey) host.post({ type: 'openReplay', id });
+      else openHere(id);
     });
     box.append(a);
   }
-  if (ids.length > max) box.append(h('span', { class: 'q-muted' }, `+${ids.length - max} more (filter the list below)`));
+  if (ids.length > max)
+    box.append(h('span', { class: 'q-muted' }, `+${ids.length - max} more (filter the list below)`));
   return box;
 }
 
 function renderRun(run: RunDiagnostics): void {
   const t = theme();
   const src = state.source;
-  const summary = card('Run',
-    h('div', { class: 'q-row' },
+  const summary = card(
+    'Run',
+    h(
+      'div',
+      { class: 'q-row' },
       h('span', {}, `${run.scored} scored with `, h('strong', {}, run.panel)),
       h('span', {}, `EX ${pct(run.ex)}`),
       h('span', {}, `reward mean ${num(run.total.mean)} · min ${num(run.total.min)} · max ${num(run.total.max)}`),
-      run.skipped.length ? h('span', { class: 'q-warn' }, `${run.skipped.length} skipped`) : null),
-    run.skipped.length ? h('details', {}, h('summary', {}, 'Skipped trajectories'),
-      h('ul', {}, ...run.skipped.slice(0, 50).map((s) => h('li', {}, `${s.id}: ${s.reason}`)))) : null,
-    src?.invalid.length ? h('details', {}, h('summary', { class: 'q-warn' }, `${src.invalid.length} line(s) of the file are not valid records`),
-      h('ul', {}, ...src.invalid.map((s) => h('li', {}, s)))) : null);
+      run.skipped.length ? h('span', { class: 'q-warn' }, `${run.skipped.length} skipped`) : null,
+    ),
+    run.skipped.length
+      ? h(
+          'details',
+          {},
+          h('summary', {}, 'Skipped trajectories'),
+          h('ul', {}, ...run.skipped.slice(0, 50).map((s) => h('li', {}, `${s.id}: ${s.reason}`))),
+        )
+      : null,
+    src?.invalid.length
+      ? h(
+          'details',
+          {},
+          h('summary', { class: 'q-warn' }, `${src.invalid.length} line(s) of the file are not valid records`),
+          h('ul', {}, ...src.invalid.map((s) => h('li', {}, s))),
+        )
+      : null,
+  );
 
-  const rewardBox = chartBox(), turnsBox = chartBox(), hardBox = chartBox(), termsBox = chartBox();
-  const charts = h('div', { class: 'd-grid', id: 'run-charts' },
-    card('Reward', rewardBox), card('Turns', turnsBox), card('EX by hardness', hardBox), card('Mean contribution per term', termsBox));
+  const rewardBox = chartBox(),
+    turnsBox = chartBox(),
+    hardBox = chartBox(),
+    termsBox = chartBox();
+  const charts = h(
+    'div',
+    { class: 'd-grid', id: 'run-charts' },
+    card('Reward', rewardBox),
+    card('Turns', turnsBox),
+    card('EX by hardness', hardBox),
+    card('Mean contribution per term', termsBox),
+  );
 
-  const flags = card(`Integrity flags (${run.flags.length})`,
-    run.flags.length === 0 ? h('p', { class: 'q-ok' }, 'No flags: no empty-gold wins, failing golds, format failures, suspicious wins or zero-variance groups.') : null,
-    ...flagsByKind(run.flags));
+  const flags = card(
+    `Integrity flags (${run.flags.length})`,
+    run.flags.length === 0
+      ? h(
+          'p',
+          { class: 'q-ok' },
+          'No flags: no empty-gold wins, failing golds, format failures, suspicious wins or zero-variance groups.',
+        )
+      : null,
+    ...flagsByKind(run.flags),
+  );
   flags.id = 'flags';
 
   let groups: HTMLElement;
-  const advBox = chartBox(), spreadBox = chartBox();
+  const advBox = chartBox(),
+    spreadBox = chartBox();
   if (run.groups) {
     const g = run.groups;
-    groups = card('Groups (GRPO)',
-      h('p', {}, `${g.count} questions with several samples; zero reward variance in ${g.zeroVariance} (${pct(g.zeroVarianceShare)}): no gradient from them. `
-        + `Mean pass@G ${num(g.meanPass)}; solved by all samples ${g.solvedByAll}, by none ${g.solvedByNone}.`),
-      g.zeroVarianceIds.length ? h('div', {}, h('span', { class: 'q-muted' }, 'Zero-variance groups: '), h('span', {}, g.zeroVarianceIds.slice(0, 30).join(', ') + (g.zeroVarianceIds.length > 30 ? ` … (+${g.zeroVarianceIds.length - 30})` : ''))) : null,
-      h('div', { class: 'd-grid' }, h('div', {}, h('h3', {}, 'Advantages'), advBox), h('div', {}, h('h3', {}, 'Advantage spread per group (max − min)'), spreadBox)));
+    groups = card(
+      'Groups (GRPO)',
+      h(
+        'p',
+        {},
+        `${g.count} questions with several samples; zero reward variance in ${g.zeroVariance} (${pct(g.zeroVarianceShare)}): no gradient from them. ` +
+          `Mean pass@G ${num(g.meanPass)}; solved by all samples ${g.solvedByAll}, by none ${g.solvedByNone}.`,
+      ),
+      g.zeroVarianceIds.length
+        ? h(
+            'div',
+            {},
+            h('span', { class: 'q-muted' }, 'Zero-variance groups: '),
+            h(
+              'span',
+              {},
+              g.zeroVarianceIds.slice(0, 30).join(', ') +
+                (g.zeroVarianceIds.length > 30 ? ` … (+${g.zeroVarianceIds.length - 30})` : ''),
+            ),
+          )
+        : null,
+      h(
+        'div',
+        { class: 'd-grid' },
+        h('div', {}, h('h3', {}, 'Advantages'), advBox),
+        h('div', {}, h('h3', {}, 'Advantage spread per group (max − min)'), spreadBox),
+      ),
+    );
   } else {
     groups = card('Groups (GRPO)', h('p', { class: 'q-muted' }, 'Every question has one sample: no group statistics.'));
   }
@@ -204,25 +331,45 @@ function renderRun(run: RunDiagnostics): void {
   const mismatch = run.mismatch ? [renderMismatch(run.mismatch)] : [];
   content.replaceChildren(summary, charts, flags, groups, ...mismatch, renderList(run.items));
 
-  histogramChart(rewardBox, run.reward, { title: 'Reward histogram', xTitle: `${run.panel} reward`, color: t.palette[0] });
+  histogramChart(rewardBox, run.reward, {
+    title: 'Reward histogram',
+    xTitle: `${run.panel} reward`,
+    color: t.palette[0],
+  });
   histogramChart(turnsBox, run.turns, { title: 'Turns histogram', xTitle: 'turns', color: t.palette[2] });
   const levels = run.byHardness;
   barChart(hardBox, {
     labels: levels.map((l) => `${l.hardness} (${l.count})`),
     datasets: [{ label: 'EX', data: levels.map((l) => l.ex ?? 0), color: t.palette[0] }],
-    min: 0, max: 1, yTitle: 'execution accuracy',
+    min: 0,
+    max: 1,
+    yTitle: 'execution accuracy',
     describe: `EX by hardness: ${levels.map((l) => `${l.hardness} ${pct(l.ex)} of ${l.count}`).join(', ')}`,
     format: (v) => pct(v),
   });
   barChart(termsBox, {
     labels: run.terms.map((x) => `${x.name} (×${x.weight})`),
-    datasets: [{ label: 'mean contribution', data: run.terms.map((x) => x.meanContribution), color: run.terms.map((x) => (x.meanContribution < 0 ? t.negative : t.positive)) }],
+    datasets: [
+      {
+        label: 'mean contribution',
+        data: run.terms.map((x) => x.meanContribution),
+        color: run.terms.map((x) => (x.meanContribution < 0 ? t.negative : t.positive)),
+      },
+    ],
     yTitle: 'mean weight · value',
     describe: `Mean contribution per term: ${run.terms.map((x) => `${x.name} ${num(x.meanContribution)}`).join(', ')}`,
   });
   if (run.groups) {
-    histogramChart(advBox, run.groups.advantages, { title: 'Advantage histogram', xTitle: 'advantage', color: t.palette[1] });
-    histogramChart(spreadBox, run.groups.spread, { title: 'Advantage spread histogram', xTitle: 'max − min advantage', color: t.palette[4] });
+    histogramChart(advBox, run.groups.advantages, {
+      title: 'Advantage histogram',
+      xTitle: 'advantage',
+      color: t.palette[1],
+    });
+    histogramChart(spreadBox, run.groups.spread, {
+      title: 'Advantage spread histogram',
+      xTitle: 'max − min advantage',
+      color: t.palette[4],
+    });
   }
 }
 
@@ -245,7 +392,13 @@ function flagsByKind(flags: readonly IntegrityFlag[]): HTMLElement[] {
     if (all.length > FLAGS_SHOWN) {
       const rest = all.slice(FLAGS_SHOWN);
       const more = h('details', {}, h('summary', {}, `${rest.length} more ${kind} flag(s)`));
-      more.addEventListener('toggle', () => { if (more.open && more.children.length === 1) more.append(...rest.map(flagEl)); }, { once: false });
+      more.addEventListener(
+        'toggle',
+        () => {
+          if (more.open && more.children.length === 1) more.append(...rest.map(flagEl));
+        },
+        { once: false },
+      );
       out.push(more);
     }
   }
@@ -269,7 +422,10 @@ function bar(rate: number | null): HTMLElement {
 function tagLink(tag: string, count: number): HTMLElement {
   const title = `Show the ${count} trajectories tagged ${tag} in the list below`;
   const a = h('a', { href: '#', class: 'd-link', title }, tag);
-  a.addEventListener('click', (e) => { e.preventDefault(); filterByTag(tag); });
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    filterByTag(tag);
+  });
   return a;
 }
 
@@ -280,7 +436,9 @@ function notCompared(s: MismatchScope): string {
     ex.noSql && `${ex.noSql} without SQL`,
     ex.predUnparsed && `${ex.predUnparsed} prediction(s) that do not parse`,
     ex.goldUnparsed && `${ex.goldUnparsed} gold(s) that do not parse`,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** One scope of the report: the four categories with their tags, count, rate and a bar, then Avg. Err.; then tags. */
@@ -294,31 +452,49 @@ function mismatchScope(s: MismatchScope): HTMLElement {
     const tags = h('span', {}, ...c.tags.flatMap((t, i) => [i ? ', ' : '', tagLink(t, countOf.get(t) ?? 0)]));
     return row([c.name, tags, String(c.count), pct(c.rate), bar(c.rate)]);
   });
-  const avg = row([h('strong', {}, 'Avg. Err.'), h('span', { class: 'q-muted' }, 'mean of the four rates'), '',
-    pct(s.average), bar(s.average)]);
+  const avg = row([
+    h('strong', {}, 'Avg. Err.'),
+    h('span', { class: 'q-muted' }, 'mean of the four rates'),
+    '',
+    pct(s.average),
+    bar(s.average),
+  ]);
   const fired = s.tags.filter((t) => t.count > 0);
   const tagList = fired.length
     ? fired.flatMap((t, i) => [i ? ' · ' : '', tagLink(t.tag, t.count), ` ${t.count} (${pct(t.rate)})`])
     : ['none fired'];
   const apart = notCompared(s);
   const who = s.name === 'greedy' ? 'Greedy (temperature 0) trajectories' : 'All trajectories';
-  return h('div', { class: 'd-mismatch-scope', 'data-scope': s.name },
+  return h(
+    'div',
+    { class: 'd-mismatch-scope', 'data-scope': s.name },
     h('h3', {}, `${who}: ${s.compared} of ${s.trajectories} compared`),
     h('table', { class: 'q-table' }, head, h('tbody', {}, ...cats, avg)),
     h('p', {}, h('span', { class: 'q-muted' }, 'Tags: '), ...tagList),
-    apart ? h('p', { class: 'q-muted' }, `Not compared (no tags, left out of the rates): ${apart}.`) : null);
+    apart ? h('p', { class: 'q-muted' }, `Not compared (no tags, left out of the rates): ${apart}.`) : null,
+  );
 }
 
 /** Progress-SQL Table 8 for the run, with the choice of SQL compared (the host recomputes on a change). */
 function renderMismatch(m: MismatchReport): HTMLElement {
-  const picker = dropdown(MISMATCH_SQL_CHOICES.map((c) => ({ value: c.value, label: c.label })), m.sql,
-    (v) => host.post({ type: 'setMismatchSql', sql: v }), 'mismatch-sql');
+  const picker = dropdown(
+    MISMATCH_SQL_CHOICES.map((c) => ({ value: c.value, label: c.label })),
+    m.sql,
+    (v) => host.post({ type: 'setMismatchSql', sql: v }),
+    'mismatch-sql',
+  );
   picker.setAttribute('aria-label', 'SQL compared');
-  const box = card('Structural mismatches (Progress-SQL Table 8)',
-    h('p', { class: 'q-muted' }, 'Share of compared predictions with an ODT tag of each category (the tag → category '
-      + 'map is ours, see docs/rewards.md). Table 8 reports these for single-turn greedy predictions.'),
+  const box = card(
+    'Structural mismatches (Progress-SQL Table 8)',
+    h(
+      'p',
+      { class: 'q-muted' },
+      'Share of compared predictions with an ODT tag of each category (the tag → category ' +
+        'map is ours, see docs/rewards.md). Table 8 reports these for single-turn greedy predictions.',
+    ),
     h('div', { class: 'q-row' }, h('label', { for: 'mismatch-sql' }, 'Compare the'), picker),
-    ...m.scopes.map(mismatchScope));
+    ...m.scopes.map(mismatchScope),
+  );
   box.id = 'mismatch';
   return box;
 }
@@ -327,7 +503,9 @@ function matches(it: RunItem, q: string): boolean {
   if (q === '') return true;
   const tags = (it.odtTags ?? []).join(' ');
   const verdict = it.correct ? 'correct' : 'incorrect';
-  return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${verdict} ${it.reason} ${tags}`.toLowerCase().includes(q);
+  return `${it.id} ${it.groupId} ${it.question} ${it.hardness ?? ''} ${verdict} ${it.reason} ${tags}`
+    .toLowerCase()
+    .includes(q);
 }
 
 const ROW_PX = 24;
@@ -344,31 +522,60 @@ function renderList(items: RunItem[]): HTMLElement {
   const filter = textField({ placeholder, value: state.filter, id: 'filter' });
   filter.setAttribute('aria-label', 'Filter trajectories');
   const count = h('p', { class: 'q-muted', id: 'trajectory-count' });
-  const head = h('div', { class: 'd-lrow d-lhead', 'aria-hidden': 'true' }, ...LIST_COLUMNS.map((c) => h('span', {}, c)));
+  const head = h(
+    'div',
+    { class: 'd-lrow d-lhead', 'aria-hidden': 'true' },
+    ...LIST_COLUMNS.map((c) => h('span', {}, c)),
+  );
   const spacer = h('div', { class: 'd-spacer' });
   const windowEl = h('div', { class: 'd-window' });
-  const list = h('div', {
-    class: 'd-list', id: 'trajectory-list', role: 'listbox', tabindex: 0,
-    'aria-label': 'Trajectories, lowest reward first. Enter: diagnose; Shift+Enter: replay',
-  }, spacer, windowEl);
+  const list = h(
+    'div',
+    {
+      class: 'd-list',
+      id: 'trajectory-list',
+      role: 'listbox',
+      tabindex: 0,
+      'aria-label': 'Trajectories, lowest reward first. Enter: diagnose; Shift+Enter: replay',
+    },
+    spacer,
+    windowEl,
+  );
   let shown: RunItem[] = [];
   let active = 0;
   let frame = 0;
 
   const rowEl = (it: RunItem, i: number): HTMLElement => {
     const replay = h('a', { href: '#', class: 'd-link', tabindex: -1 }, 'replay');
-    replay.addEventListener('click', (e) => { e.preventDefault(); e.stopPropagation(); host.post({ type: 'openReplay', id: it.id }); });
-    const row = h('div', {
-      class: `d-lrow d-row${i === active ? ' q-selected' : ''}`, role: 'option', id: `row-${i}`, 'data-id': it.id,
-      'aria-selected': i === active ? 'true' : 'false', title: it.question,
-    },
-    h('span', {}, it.id), h('span', {}, it.question),
-    h('span', { class: 'd-num' }, num(it.total)),
-    h('span', { class: it.correct ? 'q-ok' : 'q-error' }, it.correct ? '✓' : `✗ ${it.reason}`),
-    h('span', { class: 'd-num' }, String(it.turns)), h('span', {}, it.hardness ?? '–'), h('span', { class: 'd-num' }, num(it.advantage)),
-    h('span', {}, replay));
+    replay.addEventListener('click', (e) => {
+      e.preventDefault();
+      e.stopPropagation();
+      host.post({ type: 'openReplay', id: it.id });
+    });
+    const row = h(
+      'div',
+      {
+        class: `d-lrow d-row${i === active ? ' q-selected' : ''}`,
+        role: 'option',
+        id: `row-${i}`,
+        'data-id': it.id,
+        'aria-selected': i === active ? 'true' : 'false',
+        title: it.question,
+      },
+      h('span', {}, it.id),
+      h('span', {}, it.question),
+      h('span', { class: 'd-num' }, num(it.total)),
+      h('span', { class: it.correct ? 'q-ok' : 'q-error' }, it.correct ? '✓' : `✗ ${it.reason}`),
+      h('span', { class: 'd-num' }, String(it.turns)),
+      h('span', {}, it.hardness ?? '–'),
+      h('span', { class: 'd-num' }, num(it.advantage)),
+      h('span', {}, replay),
+    );
     row.style.top = `${i * ROW_PX}px`;
-    row.addEventListener('click', () => { active = i; openHere(it.id); });
+    row.addEventListener('click', () => {
+      active = i;
+      openHere(it.id);
+    });
     return row;
   };
 
@@ -377,9 +584,12 @@ function renderList(items: RunItem[]): HTMLElement {
     const first = Math.max(0, Math.floor(list.scrollTop / ROW_PX) - 5);
     const last = Math.min(shown.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW_PX) + 5);
     windowEl.replaceChildren(...shown.slice(first, last).map((it, k) => rowEl(it, first + k)));
-    if (shown.length) list.setAttribute('aria-activedescendant', `row-${active}`); else list.removeAttribute('aria-activedescendant');
+    if (shown.length) list.setAttribute('aria-activedescendant', `row-${active}`);
+    else list.removeAttribute('aria-activedescendant');
   };
-  const paintSoon = () => { if (!frame) frame = requestAnimationFrame(paint); };
+  const paintSoon = () => {
+    if (!frame) frame = requestAnimationFrame(paint);
+  };
 
   const draw = () => {
     const q = state.filter.trim().toLowerCase();
@@ -404,18 +614,33 @@ function renderList(items: RunItem[]): HTMLElement {
   list.addEventListener('scroll', paintSoon);
   list.addEventListener('keydown', (e) => {
     const keys: Record<string, () => void> = {
-      ArrowDown: () => move(active + 1), ArrowUp: () => move(active - 1), PageDown: () => move(active + page()),
-      PageUp: () => move(active - page()), Home: () => move(0), End: () => move(shown.length - 1),
+      ArrowDown: () => move(active + 1),
+      ArrowUp: () => move(active - 1),
+      PageDown: () => move(active + page()),
+      PageUp: () => move(active - page()),
+      Home: () => move(0),
+      End: () => move(shown.length - 1),
       Enter: () => {
         const it = shown[active];
         if (!it) return;
-        if (e.shiftKey) host.post({ type: 'openReplay', id: it.id }); else openHere(it.id);
+        if (e.shiftKey) host.post({ type: 'openReplay', id: it.id });
+        else openHere(it.id);
       },
     };
     const f = keys[e.key];
-    if (f) { e.preventDefault(); e.stopPropagation(); f(); }
+    if (f) {
+      e.preventDefault();
+      e.stopPropagation();
+      f();
+    }
   });
-  filter.addEventListener('input', () => { state.filter = filter.value; active = 0; list.scrollTop = 0; persistSoon(); draw(); });
+  filter.addEventListener('input', () => {
+    state.filter = filter.value;
+    active = 0;
+    list.scrollTop = 0;
+    persistSoon();
+    draw();
+  });
   box.append(filter, count, head, list);
   // Sizes are known once the box is in the page.
   queueMicrotask(draw);
@@ -433,48 +658,132 @@ function renderTerms(d: TrajectoryDiagnostics): HTMLElement {
   const t = theme();
   const colours = d.terms.map((_, i) => t.palette[i % t.palette.length]);
   const barBox = chartBox('d-short');
-  const legend = h('table', { class: 'q-table', id: 'terms-table' },
-    h('thead', {}, h('tr', {}, ...['term', 'weight × value', 'contribution', 'explanation'].map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, ...d.terms.map((term, i) => {
-      const sw = h('span', { class: 'd-swatch' });
-      sw.style.background = colours[i];
-      return h('tr', {},
-        h('td', {}, sw, term.name, term.passed === false ? h('span', { class: 'q-error', title: term.failure ?? '' }, ' ✗') : term.passed ? h('span', { class: 'q-ok' }, ' ✓') : null),
-        h('td', { class: 'd-num' }, `${num(term.weight)} × ${num(term.value)}`),
-        h('td', { class: `d-num ${term.contribution < 0 ? 'q-error' : ''}` }, num(term.contribution)),
-        h('td', {}, term.explanation));
-    })));
-  const box = card(`Reward ${num(d.total)} (${d.panel})`, d.terms.length ? barBox : null, d.terms.length ? legend : h('p', { class: 'q-muted' }, 'Nothing scored.'));
+  const legend = h(
+    'table',
+    { class: 'q-table', id: 'terms-table' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ...['term', 'weight × value', 'contribution', 'explanation'].map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...d.terms.map((term, i) => {
+        const sw = h('span', { class: 'd-swatch' });
+        sw.style.background = colours[i];
+        return h(
+          'tr',
+          {},
+          h(
+            'td',
+            {},
+            sw,
+            term.name,
+            term.passed === false
+              ? h('span', { class: 'q-error', title: term.failure ?? '' }, ' ✗')
+              : term.passed
+                ? h('span', { class: 'q-ok' }, ' ✓')
+                : null,
+          ),
+          h('td', { class: 'd-num' }, `${num(term.weight)} × ${num(term.value)}`),
+          h('td', { class: `d-num ${term.contribution < 0 ? 'q-error' : ''}` }, num(term.contribution)),
+          h('td', {}, term.explanation),
+        );
+      }),
+    ),
+  );
+  const box = card(
+    `Reward ${num(d.total)} (${d.panel})`,
+    d.terms.length ? barBox : null,
+    d.terms.length ? legend : h('p', { class: 'q-muted' }, 'Nothing scored.'),
+  );
   box.id = 'terms';
   if (d.terms.length) {
-    queueMicrotask(() => barChart(barBox, {
-      labels: ['reward'],
-      datasets: d.terms.map((term, i) => ({ label: `${term.name} ${num(term.contribution)}`, data: [term.contribution], color: colours[i] })),
-      stacked: true, horizontal: true, legend: true,
-      describe: `Terms of ${d.panel}: ${d.terms.map((x) => `${x.name} ${num(x.contribution)}`).join(', ')}; total ${num(d.total)}`,
-    }));
+    queueMicrotask(() =>
+      barChart(barBox, {
+        labels: ['reward'],
+        datasets: d.terms.map((term, i) => ({
+          label: `${term.name} ${num(term.contribution)}`,
+          data: [term.contribution],
+          color: colours[i],
+        })),
+        stacked: true,
+        horizontal: true,
+        legend: true,
+        describe: `Terms of ${d.panel}: ${d.terms.map((x) => `${x.name} ${num(x.contribution)}`).join(', ')}; total ${num(d.total)}`,
+      }),
+    );
   }
   return box;
 }
 
 function treeNode(n: OdtViewNode): HTMLElement {
-  const head = h('div', {}, h('strong', {}, n.type), n.label ? ` (${n.label})` : '',
-    h('span', { class: `d-status d-${n.status}` }, n.status), n.score !== null ? h('span', { class: 'q-muted' }, `  s_node ${num(n.score, 2)}`) : '');
-  const tags = n.tags.length ? h('div', {}, ...n.tags.map((x) => h('span', { class: 'd-tag', title: x.detail }, x.tag))) : null;
-  const flags = n.flags.length ? h('div', { class: 'd-field' }, h('span', { class: 'q-muted' }, 'flags: '),
-    ...n.flags.map((f) => h('code', { class: f.differs ? 'd-diff' : '' }, f.name))) : null;
-  const counts = n.counts ? h('div', { class: 'd-field q-muted' }, `joins ${n.counts.joins} · select items ${n.counts.selectItems}`) : null;
-  const fields = n.fields.filter((f) => f.items.length > 0 || (f.similarity !== null && f.similarity < 1)).map((f) =>
-    h('div', { class: 'd-field' },
-      h('span', { class: f.low ? 'd-low' : 'q-muted', title: f.low ? 'below the tag threshold' : '' }, `${f.name}${f.similarity !== null ? ` ${num(f.similarity, 2)}` : ''}: `),
-      ...(f.items.length ? f.items.map((i) => h('code', { class: i.onlyHere ? 'd-diff' : '', title: i.onlyHere ? 'not in the other tree' : '' }, i.text)) : [h('span', { class: 'q-muted' }, '∅')])));
-  return h('li', {}, h('div', { class: `d-node d-${n.status}` }, head, tags, counts, flags, ...fields),
-    n.children.length ? h('ul', {}, ...n.children.map(treeNode)) : null);
+  const head = h(
+    'div',
+    {},
+    h('strong', {}, n.type),
+    n.label ? ` (${n.label})` : '',
+    h('span', { class: `d-status d-${n.status}` }, n.status),
+    n.score !== null ? h('span', { class: 'q-muted' }, `  s_node ${num(n.score, 2)}`) : '',
+  );
+  const tags = n.tags.length
+    ? h('div', {}, ...n.tags.map((x) => h('span', { class: 'd-tag', title: x.detail }, x.tag)))
+    : null;
+  const flags = n.flags.length
+    ? h(
+        'div',
+        { class: 'd-field' },
+        h('span', { class: 'q-muted' }, 'flags: '),
+        ...n.flags.map((f) => h('code', { class: f.differs ? 'd-diff' : '' }, f.name)),
+      )
+    : null;
+  const counts = n.counts
+    ? h('div', { class: 'd-field q-muted' }, `joins ${n.counts.joins} · select items ${n.counts.selectItems}`)
+    : null;
+  const fields = n.fields
+    .filter((f) => f.items.length > 0 || (f.similarity !== null && f.similarity < 1))
+    .map((f) =>
+      h(
+        'div',
+        { class: 'd-field' },
+        h(
+          'span',
+          { class: f.low ? 'd-low' : 'q-muted', title: f.low ? 'below the tag threshold' : '' },
+          `${f.name}${f.similarity !== null ? ` ${num(f.similarity, 2)}` : ''}: `,
+        ),
+        ...(f.items.length
+          ? f.items.map((i) =>
+              h(
+                'code',
+                { class: i.onlyHere ? 'd-diff' : '', title: i.onlyHere ? 'not in the other tree' : '' },
+                i.text,
+              ),
+            )
+          : [h('span', { class: 'q-muted' }, '∅')]),
+      ),
+    );
+  return h(
+    'li',
+    {},
+    h('div', { class: `d-node d-${n.status}` }, head, tags, counts, flags, ...fields),
+    n.children.length ? h('ul', {}, ...n.children.map(treeNode)) : null,
+  );
 }
 
 function tree(title: string, root: OdtViewNode | null, error: string | null, id: string): HTMLElement {
-  return h('div', { id }, h('h3', {}, title),
-    root ? h('ul', { class: 'd-tree' }, treeNode(root)) : h('p', { class: 'q-error' }, `does not parse: ${error ?? 'unknown error'}`));
+  return h(
+    'div',
+    { id },
+    h('h3', {}, title),
+    root
+      ? h('ul', { class: 'd-tree' }, treeNode(root))
+      : h('p', { class: 'q-error' }, `does not parse: ${error ?? 'unknown error'}`),
+  );
 }
 
 function renderOdt(odt: OdtView | null): HTMLElement {
@@ -487,12 +796,41 @@ function renderOdt(odt: OdtView | null): HTMLElement {
   box.append(
     h('p', {}, `F_struct ${num(odt.struct)} · F_lex ${num(odt.lexical)} · F ${num(odt.F)}`),
     odt.tags.length
-      ? h('ul', {}, ...odt.tags.map((x) => h('li', {}, h('span', { class: 'd-tag' }, x.tag), ` ${x.meaning} `, h('span', { class: 'q-muted' }, x.reasons.join('; ')))))
+      ? h(
+          'ul',
+          {},
+          ...odt.tags.map((x) =>
+            h(
+              'li',
+              {},
+              h('span', { class: 'd-tag' }, x.tag),
+              ` ${x.meaning} `,
+              h('span', { class: 'q-muted' }, x.reasons.join('; ')),
+            ),
+          ),
+        )
       : h('p', { class: 'q-ok' }, 'No diagnostic tags.'),
     // The text is App. F's next-turn message, which starts with its own "Feedback:".
-    odt.feedback ? h('details', {}, h('summary', {}, 'Next-turn feedback the Progress-SQL protocol would send'), h('p', { class: 'q-muted' }, odt.feedback)) : '',
-    h('p', { class: 'q-muted' }, 'Highlighted items are in one tree only; a yellow node matched with differences, a red one has no counterpart.'),
-    h('div', { class: 'd-cols' }, tree('Prediction', odt.pred, odt.predError, 'odt-pred'), tree('Gold', odt.gold, odt.goldError, 'odt-gold')));
+    odt.feedback
+      ? h(
+          'details',
+          {},
+          h('summary', {}, 'Next-turn feedback the Progress-SQL protocol would send'),
+          h('p', { class: 'q-muted' }, odt.feedback),
+        )
+      : '',
+    h(
+      'p',
+      { class: 'q-muted' },
+      'Highlighted items are in one tree only; a yellow node matched with differences, a red one has no counterpart.',
+    ),
+    h(
+      'div',
+      { class: 'd-cols' },
+      tree('Prediction', odt.pred, odt.predError, 'odt-pred'),
+      tree('Gold', odt.gold, odt.goldError, 'odt-gold'),
+    ),
+  );
   return box;
 }
 
@@ -504,17 +842,45 @@ function renderClauses(d: TrajectoryDiagnostics): HTMLElement {
     box.append(h('p', { class: 'q-muted' }, 'No clause comparison: no final SQL or no gold.'));
     return box;
   }
-  if (c.goldParseError || c.parseError) box.append(h('p', { class: 'q-error' }, c.goldParseError ? `gold does not parse: ${c.goldParseError}` : `prediction does not parse: ${c.parseError}`));
+  if (c.goldParseError || c.parseError)
+    box.append(
+      h(
+        'p',
+        { class: 'q-error' },
+        c.goldParseError ? `gold does not parse: ${c.goldParseError}` : `prediction does not parse: ${c.parseError}`,
+      ),
+    );
   const chart = chartBox('d-mid');
   const t = theme();
-  box.append(h('p', {}, `Mean over the clauses present: ${num(c.value)}`), chart,
-    table(['clause', 'F1', 'prediction', 'gold'], c.rows.map((r) => [r.clause.toUpperCase(), r.f1 === null ? 'absent from both' : num(r.f1), r.pred.join(' | ') || '∅', r.gold.join(' | ') || '∅'])));
-  queueMicrotask(() => barChart(chart, {
-    labels: c.rows.map((r) => r.clause.toUpperCase()),
-    datasets: [{ label: 'F1', data: c.rows.map((r) => r.f1 ?? 0), color: c.rows.map((r) => (r.f1 === null ? t.muted : r.f1 < 1 ? t.palette[1] : t.positive)) }],
-    min: 0, max: 1, yTitle: 'F1',
-    describe: `Clause F1: ${c.rows.map((r) => `${r.clause} ${r.f1 === null ? 'absent' : num(r.f1)}`).join(', ')}`,
-  }));
+  box.append(
+    h('p', {}, `Mean over the clauses present: ${num(c.value)}`),
+    chart,
+    table(
+      ['clause', 'F1', 'prediction', 'gold'],
+      c.rows.map((r) => [
+        r.clause.toUpperCase(),
+        r.f1 === null ? 'absent from both' : num(r.f1),
+        r.pred.join(' | ') || '∅',
+        r.gold.join(' | ') || '∅',
+      ]),
+    ),
+  );
+  queueMicrotask(() =>
+    barChart(chart, {
+      labels: c.rows.map((r) => r.clause.toUpperCase()),
+      datasets: [
+        {
+          label: 'F1',
+          data: c.rows.map((r) => r.f1 ?? 0),
+          color: c.rows.map((r) => (r.f1 === null ? t.muted : r.f1 < 1 ? t.palette[1] : t.positive)),
+        },
+      ],
+      min: 0,
+      max: 1,
+      yTitle: 'F1',
+      describe: `Clause F1: ${c.rows.map((r) => `${r.clause} ${r.f1 === null ? 'absent' : num(r.f1)}`).join(', ')}`,
+    }),
+  );
   return box;
 }
 
@@ -522,20 +888,46 @@ function renderVerification(d: TrajectoryDiagnostics): HTMLElement {
   const box = card('Verification verdicts (MTSQL-R1)');
   box.id = 'verification';
   if (!d.verification) box.append(h('p', { class: 'q-muted' }, 'The trajectory has no E-VERIFY or M-VERIFY verdicts.'));
-  else box.append(table(['turn', 'kind', 'model said', 'verdict', 'reward', 'why'], d.verification.map((v) => [v.turn + 1, v.kind, v.said, v.verdict, num(v.value), v.why])));
+  else
+    box.append(
+      table(
+        ['turn', 'kind', 'model said', 'verdict', 'reward', 'why'],
+        d.verification.map((v) => [v.turn + 1, v.kind, v.said, v.verdict, num(v.value), v.why]),
+      ),
+    );
   return box;
 }
 
 function renderTrajectory(d: TrajectoryDiagnostics): void {
   const exec = d.exec;
-  const head = card(`Trajectory ${d.id}`,
+  const head = card(
+    `Trajectory ${d.id}`,
     h('p', {}, d.question),
-    h('div', { class: 'q-row q-muted' }, `group ${d.groupId} · sample ${d.sample} · ${d.protocol} · ${d.model} · ended ${d.end} · ${d.turns} turn(s) · hardness ${d.hardness ?? 'unknown'}`),
-    h('div', { class: 'q-row' },
-      exec ? h('span', { class: exec.correct ? 'q-ok' : 'q-error' }, exec.correct ? 'Execution: correct' : `Execution: wrong (${exec.reason}${exec.detail ? `: ${exec.detail}` : ''})`) : null,
-      button('Open in replay', () => host.post({ type: 'openReplay', id: d.id }), { appearance: 'secondary', id: 'replay' })),
+    h(
+      'div',
+      { class: 'q-row q-muted' },
+      `group ${d.groupId} · sample ${d.sample} · ${d.protocol} · ${d.model} · ended ${d.end} · ${d.turns} turn(s) · hardness ${d.hardness ?? 'unknown'}`,
+    ),
+    h(
+      'div',
+      { class: 'q-row' },
+      exec
+        ? h(
+            'span',
+            { class: exec.correct ? 'q-ok' : 'q-error' },
+            exec.correct
+              ? 'Execution: correct'
+              : `Execution: wrong (${exec.reason}${exec.detail ? `: ${exec.detail}` : ''})`,
+          )
+        : null,
+      button('Open in replay', () => host.post({ type: 'openReplay', id: d.id }), {
+        appearance: 'secondary',
+        id: 'replay',
+      }),
+    ),
     ...d.notes.map((n) => h('p', { class: 'q-warn' }, n)),
-    h('div', { class: 'd-cols' }, sqlBlock('Final SQL', d.finalSql), sqlBlock('Gold SQL', d.goldSql)));
+    h('div', { class: 'd-cols' }, sqlBlock('Final SQL', d.finalSql), sqlBlock('Gold SQL', d.goldSql)),
+  );
   head.id = 'trajectory-head';
   content.replaceChildren(head, renderTerms(d), renderOdt(d.odt), renderClauses(d), renderVerification(d));
 }
@@ -549,7 +941,10 @@ function render(): void {
   renderStatus();
   if (state.view === 'run' && state.run) renderRun(state.run);
   else if (state.view === 'trajectory' && state.trajectory) renderTrajectory(state.trajectory);
-  else content.replaceChildren(h('p', { class: 'q-muted' }, 'Open a trajectory file to see its rewards (Open file…, or o).'));
+  else
+    content.replaceChildren(
+      h('p', { class: 'q-muted' }, 'Open a trajectory file to see its rewards (Open file…, or o).'),
+    );
 }
 
 host.onMessage((m) => {
@@ -597,13 +992,28 @@ host.onMessage((m) => {
 
 window.addEventListener('keydown', (e) => {
   const target = e.target as HTMLElement | null;
-  const typing = target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.closest('vscode-text-field, vscode-text-area'));
+  const typing =
+    target &&
+    (target.tagName === 'INPUT' ||
+      target.tagName === 'TEXTAREA' ||
+      target.closest('vscode-text-field, vscode-text-area'));
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.key === 'r' && state.view === 'trajectory' && state.hasRun) { e.preventDefault(); host.post({ type: 'showRun' }); }
-  else if (e.key === 'o') { e.preventDefault(); host.post({ type: 'openFile' }); }
-  else if (e.key === 'p') { e.preventDefault(); (document.getElementById('panel-picker') as HTMLElement | null)?.focus(); }
-  else if (e.key === 'f' && state.view === 'run') { e.preventDefault(); (document.getElementById('filter') as HTMLElement | null)?.focus(); }
-  else if (e.key === '?') { e.preventDefault(); toggleHelp(); }
+  if (e.key === 'r' && state.view === 'trajectory' && state.hasRun) {
+    e.preventDefault();
+    host.post({ type: 'showRun' });
+  } else if (e.key === 'o') {
+    e.preventDefault();
+    host.post({ type: 'openFile' });
+  } else if (e.key === 'p') {
+    e.preventDefault();
+    (document.getElementById('panel-picker') as HTMLElement | null)?.focus();
+  } else if (e.key === 'f' && state.view === 'run') {
+    e.preventDefault();
+    (document.getElementById('filter') as HTMLElement | null)?.focus();
+  } else if (e.key === '?') {
+    e.preventDefault();
+    toggleHelp();
+  }
 });
 
 // VS Code switches the body's theme class when the colour theme changes: redraw so charts pick up the new colours.

@@ -8,7 +8,17 @@ import { registerComponents, h, button, dropdown, setDisabled } from '../shared/
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid } from '../shared/resultGrid';
 import { QUEUE_FILTERS, SHORTCUTS } from '../../src/protocol/labeling';
-import type { LabelAppState, Label, QueueInfo, RunOutcome, TagInfo, ToApp, ToHost, TrajectoryRecord, Verdict } from '../../src/protocol/labeling';
+import type {
+  LabelAppState,
+  Label,
+  QueueInfo,
+  RunOutcome,
+  TagInfo,
+  ToApp,
+  ToHost,
+  TrajectoryRecord,
+  Verdict,
+} from '../../src/protocol/labeling';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, LabelAppState>();
@@ -25,9 +35,15 @@ let savePending: { seq: number; version: number } | null = null;
 let runPending: number | null = null;
 let lastSavedAt: string | null = null;
 
-function persist(): void { host.saveState(state); }
+function persist(): void {
+  host.saveState(state);
+}
 
-document.head.append(h('style', {}, `
+document.head.append(
+  h(
+    'style',
+    {},
+    `
 #app { max-width: 1100px; }
 .l-head { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding: 8px 0; position: sticky; top: 0; z-index: 2;
   background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border, #8884); }
@@ -61,7 +77,9 @@ input.l-text { font-family: var(--vscode-font-family); width: auto; flex: 1; }
 kbd { font-family: var(--vscode-editor-font-family); border: 1px solid var(--vscode-panel-border, #8884); border-radius: 3px; padding: 0 4px; }
 .l-banner { padding: 4px 8px; border-left: 3px solid var(--vscode-editorWarning-foreground); margin: 6px 0; }
 .l-banner.q-error { border-left-color: var(--vscode-errorForeground); }
-`));
+`,
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Layout
@@ -70,61 +88,160 @@ const root = document.getElementById('app')!;
 const title = h('h1', {}, 'Labeling');
 const progress = h('span', { class: 'l-progress', id: 'l-progress', 'aria-live': 'polite' }, '');
 const where = h('span', { class: 'q-muted', id: 'l-where' }, '');
-const filterBox = dropdown(QUEUE_FILTERS.map((f) => ({ value: f.value, label: f.label })), 'unlabeled-first', (v) => host.post({ type: 'setFilter', filter: v }), 'l-filter');
+const filterBox = dropdown(
+  QUEUE_FILTERS.map((f) => ({ value: f.value, label: f.label })),
+  'unlabeled-first',
+  (v) => host.post({ type: 'setFilter', filter: v }),
+  'l-filter',
+);
 filterBox.setAttribute('aria-label', 'Which trajectories to review');
-const prevBtn = button('‹ Previous', () => go(-1), { appearance: 'secondary', title: 'Previous trajectory (k or p)', id: 'l-prev' });
-const nextBtn = button('Next ›', () => go(1), { appearance: 'secondary', title: 'Next trajectory (j or n)', id: 'l-next' });
-const head = h('div', { class: 'l-head', role: 'toolbar' }, title, progress, where, filterBox, prevBtn, nextBtn,
-  button('Export SFT…', () => host.post({ type: 'exportSft' }), { appearance: 'secondary', title: 'Write SFT JSONL from every label in the store' }),
-  button('Export RL prompts…', () => host.post({ type: 'exportRl' }), { appearance: 'secondary', title: 'Write RL prompts JSONL for this file’s tasks' }),
-  button('?', () => toggleHelp(), { appearance: 'icon', title: 'Keyboard shortcuts (?)', id: 'l-help-button' }));
+const prevBtn = button('‹ Previous', () => go(-1), {
+  appearance: 'secondary',
+  title: 'Previous trajectory (k or p)',
+  id: 'l-prev',
+});
+const nextBtn = button('Next ›', () => go(1), {
+  appearance: 'secondary',
+  title: 'Next trajectory (j or n)',
+  id: 'l-next',
+});
+const head = h(
+  'div',
+  { class: 'l-head', role: 'toolbar' },
+  title,
+  progress,
+  where,
+  filterBox,
+  prevBtn,
+  nextBtn,
+  button('Export SFT…', () => host.post({ type: 'exportSft' }), {
+    appearance: 'secondary',
+    title: 'Write SFT JSONL from every label in the store',
+  }),
+  button('Export RL prompts…', () => host.post({ type: 'exportRl' }), {
+    appearance: 'secondary',
+    title: 'Write RL prompts JSONL for this file’s tasks',
+  }),
+  button('?', () => toggleHelp(), { appearance: 'icon', title: 'Keyboard shortcuts (?)', id: 'l-help-button' }),
+);
 const banner = h('div', { id: 'l-banner', 'aria-live': 'assertive' });
 const trajectoryPane = h('div', { id: 'l-trajectory' });
 const formPane = h('div', { class: 'l-form q-card', id: 'l-form', hidden: true });
-const help = h('div', { class: 'l-help', id: 'l-shortcuts', hidden: true, role: 'dialog', 'aria-label': 'Keyboard shortcuts' },
+const help = h(
+  'div',
+  { class: 'l-help', id: 'l-shortcuts', hidden: true, role: 'dialog', 'aria-label': 'Keyboard shortcuts' },
   h('strong', {}, 'Keyboard shortcuts'),
-  h('table', {}, h('tbody', {}, ...SHORTCUTS.map(([k, w]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, w))))),
-  h('div', { class: 'q-muted' }, 'Moving to another trajectory saves unsaved edits first.'));
+  h(
+    'table',
+    {},
+    h('tbody', {}, ...SHORTCUTS.map(([k, w]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, w)))),
+  ),
+  h('div', { class: 'q-muted' }, 'Moving to another trajectory saves unsaved edits first.'),
+);
 root.append(head, banner, h('div', { class: 'l-grid' }, trajectoryPane, formPane), help);
 
 // The form's parts are built once and refilled per trajectory, so focus and keyboard handling stay simple.
 const verdictButtons = new Map<Verdict, HTMLButtonElement>();
 const verdictRow = h('div', { class: 'l-verdicts', role: 'group', 'aria-label': 'Verdict' });
 (['correct', 'incorrect', 'unsure'] as const).forEach((v, i) => {
-  const b = h('button', { class: 'l-verdict', type: 'button', 'data-verdict': v, 'aria-pressed': 'false', id: `l-verdict-${v}`, title: `${v} (${i + 1})` },
-    `${i + 1} · ${v[0].toUpperCase()}${v.slice(1)}`);
+  const b = h(
+    'button',
+    {
+      class: 'l-verdict',
+      type: 'button',
+      'data-verdict': v,
+      'aria-pressed': 'false',
+      id: `l-verdict-${v}`,
+      title: `${v} (${i + 1})`,
+    },
+    `${i + 1} · ${v[0].toUpperCase()}${v.slice(1)}`,
+  );
   b.addEventListener('click', () => setVerdict(v));
   verdictButtons.set(v, b);
   verdictRow.append(b);
 });
-const sqlBox = h('textarea', { class: 'l-text', id: 'l-corrected', rows: 5, spellcheck: 'false', 'aria-label': 'Corrected SQL (e); Ctrl+Enter runs it',
-  placeholder: 'Corrected SQL, if the final SQL is wrong (e to edit, Ctrl+Enter to run)' });
+const sqlBox = h('textarea', {
+  class: 'l-text',
+  id: 'l-corrected',
+  rows: 5,
+  spellcheck: 'false',
+  'aria-label': 'Corrected SQL (e); Ctrl+Enter runs it',
+  placeholder: 'Corrected SQL, if the final SQL is wrong (e to edit, Ctrl+Enter to run)',
+});
 sqlBox.addEventListener('input', () => edited());
-const runBtn = button('Run', () => runSql(), { appearance: 'primary', title: 'Run the corrected SQL in the sandbox (Ctrl+Enter)', id: 'l-run' });
-const useFinal = button('Start from final SQL', () => { if (record?.finalSql) { sqlBox.value = record.finalSql; edited(); sqlBox.focus(); } }, { appearance: 'secondary', id: 'l-use-final' });
+const runBtn = button('Run', () => runSql(), {
+  appearance: 'primary',
+  title: 'Run the corrected SQL in the sandbox (Ctrl+Enter)',
+  id: 'l-run',
+});
+const useFinal = button(
+  'Start from final SQL',
+  () => {
+    if (record?.finalSql) {
+      sqlBox.value = record.finalSql;
+      edited();
+      sqlBox.focus();
+    }
+  },
+  { appearance: 'secondary', id: 'l-use-final' },
+);
 const runOut = h('div', { id: 'l-run-result', 'aria-live': 'polite' });
 const tagRow = h('div', { class: 'l-tags', role: 'group', 'aria-label': 'Failure-mode tags (t)', id: 'l-tags' });
-const newTag = h('input', { class: 'l-text', id: 'l-new-tag', placeholder: 'new tag', 'aria-label': 'New tag name', maxlength: 40 });
-newTag.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); addTag(); } });
-const noteBox = h('textarea', { class: 'l-text', id: 'l-note', rows: 3, 'aria-label': 'Note', placeholder: 'Note (optional)' });
+const newTag = h('input', {
+  class: 'l-text',
+  id: 'l-new-tag',
+  placeholder: 'new tag',
+  'aria-label': 'New tag name',
+  maxlength: 40,
+});
+newTag.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter') {
+    e.preventDefault();
+    addTag();
+  }
+});
+const noteBox = h('textarea', {
+  class: 'l-text',
+  id: 'l-note',
+  rows: 3,
+  'aria-label': 'Note',
+  placeholder: 'Note (optional)',
+});
 noteBox.addEventListener('input', () => edited());
 const saveBtn = button('Save', () => save(), { appearance: 'primary', title: 'Save the label (s)', id: 'l-save' });
 const status = h('div', { class: 'l-status q-muted', id: 'l-status', 'aria-live': 'polite' });
 let selectedTags = new Set<string>();
 
 formPane.append(
-  h('h3', {}, 'Verdict'), verdictRow,
-  h('h3', {}, 'Corrected SQL'), sqlBox, h('div', { class: 'q-row' }, runBtn, useFinal), runOut,
-  h('h3', {}, 'Failure modes'), tagRow, h('div', { class: 'q-row' }, newTag, button('+ Add tag', () => addTag(), { appearance: 'secondary', id: 'l-add-tag' })),
-  h('h3', {}, 'Note'), noteBox,
-  h('div', { class: 'q-row' }, saveBtn), status,
+  h('h3', {}, 'Verdict'),
+  verdictRow,
+  h('h3', {}, 'Corrected SQL'),
+  sqlBox,
+  h('div', { class: 'q-row' }, runBtn, useFinal),
+  runOut,
+  h('h3', {}, 'Failure modes'),
+  tagRow,
+  h(
+    'div',
+    { class: 'q-row' },
+    newTag,
+    button('+ Add tag', () => addTag(), { appearance: 'secondary', id: 'l-add-tag' }),
+  ),
+  h('h3', {}, 'Note'),
+  noteBox,
+  h('div', { class: 'q-row' }, saveBtn),
+  status,
 );
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rendering
 
 function say(text: string, kind: 'info' | 'warn' | 'error' = 'info'): void {
-  banner.replaceChildren(text ? h('div', { class: `l-banner${kind === 'error' ? ' q-error' : kind === 'warn' ? ' q-warn' : ''}` }, text) : '');
+  banner.replaceChildren(
+    text
+      ? h('div', { class: `l-banner${kind === 'error' ? ' q-error' : kind === 'warn' ? ' q-warn' : ''}` }, text)
+      : '',
+  );
 }
 
 function renderHead(): void {
@@ -132,7 +249,10 @@ function renderHead(): void {
   title.textContent = `Labeling: ${queue.fileLabel}`;
   title.setAttribute('title', queue.file);
   progress.textContent = `${queue.labeled.toLocaleString()} / ${queue.total.toLocaleString()} labeled`;
-  where.textContent = queue.size === 0 ? 'queue empty' : `item ${(state.position + 1).toLocaleString()} of ${queue.size.toLocaleString()} in the queue`;
+  where.textContent =
+    queue.size === 0
+      ? 'queue empty'
+      : `item ${(state.position + 1).toLocaleString()} of ${queue.size.toLocaleString()} in the queue`;
   if (filterBox.value !== queue.filter) filterBox.value = queue.filter;
   setDisabled(prevBtn, state.position <= 0);
   setDisabled(nextBtn, state.position >= queue.size - 1);
@@ -144,45 +264,112 @@ function dbName(r: TrajectoryRecord): string {
 
 function renderTrajectory(r: TrajectoryRecord, changed: boolean): void {
   const parts: Node[] = [];
-  parts.push(h('div', { class: 'q-card' },
-    h('div', { class: 'l-question', id: 'l-question' }, r.task.question),
-    h('div', { class: 'l-meta' },
-      h('span', { title: r.task.db.path }, `db: ${dbName(r)}`), h('span', {}, `protocol: ${r.protocol.name}`), h('span', {}, `model: ${r.model.spec}`),
-      h('span', {}, `${r.turns.length} turn${r.turns.length === 1 ? '' : 's'}${r.protocol.budget ? ` of ${r.protocol.budget}` : ''}`),
-      h('span', { class: r.end === 'answer' ? undefined : 'q-warn' }, `ended: ${r.end}`),
-      r.task.difficulty ? h('span', {}, `difficulty: ${r.task.difficulty}`) : null,
-      h('span', { class: 'q-muted' }, r.id)),
-    r.task.evidence ? h('div', { class: 'q-muted' }, `Evidence: ${r.task.evidence}`) : null,
-    r.task.history.length > 0 ? h('details', {}, h('summary', {}, `${r.task.history.length} earlier question(s)`),
-      ...r.task.history.map((x) => h('div', {}, h('div', {}, x.question), highlightSql(x.sql)))) : null,
-    r.task.gold ? h('div', {}, h('span', { class: 'q-muted' }, 'Gold SQL'), highlightSql(r.task.gold)) : h('div', { class: 'q-muted' }, 'No gold SQL: Run compares with the final SQL.'),
-    changed ? h('div', { class: 'q-warn' }, 'This trajectory changed since it was labeled (its fingerprint differs); check the label.') : null,
-    r.error ? h('div', { class: 'q-error' }, `Error: ${r.error}`) : null));
+  parts.push(
+    h(
+      'div',
+      { class: 'q-card' },
+      h('div', { class: 'l-question', id: 'l-question' }, r.task.question),
+      h(
+        'div',
+        { class: 'l-meta' },
+        h('span', { title: r.task.db.path }, `db: ${dbName(r)}`),
+        h('span', {}, `protocol: ${r.protocol.name}`),
+        h('span', {}, `model: ${r.model.spec}`),
+        h(
+          'span',
+          {},
+          `${r.turns.length} turn${r.turns.length === 1 ? '' : 's'}${r.protocol.budget ? ` of ${r.protocol.budget}` : ''}`,
+        ),
+        h('span', { class: r.end === 'answer' ? undefined : 'q-warn' }, `ended: ${r.end}`),
+        r.task.difficulty ? h('span', {}, `difficulty: ${r.task.difficulty}`) : null,
+        h('span', { class: 'q-muted' }, r.id),
+      ),
+      r.task.evidence ? h('div', { class: 'q-muted' }, `Evidence: ${r.task.evidence}`) : null,
+      r.task.history.length > 0
+        ? h(
+            'details',
+            {},
+            h('summary', {}, `${r.task.history.length} earlier question(s)`),
+            ...r.task.history.map((x) => h('div', {}, h('div', {}, x.question), highlightSql(x.sql))),
+          )
+        : null,
+      r.task.gold
+        ? h('div', {}, h('span', { class: 'q-muted' }, 'Gold SQL'), highlightSql(r.task.gold))
+        : h('div', { class: 'q-muted' }, 'No gold SQL: Run compares with the final SQL.'),
+      changed
+        ? h(
+            'div',
+            { class: 'q-warn' },
+            'This trajectory changed since it was labeled (its fingerprint differs); check the label.',
+          )
+        : null,
+      r.error ? h('div', { class: 'q-error' }, `Error: ${r.error}`) : null,
+    ),
+  );
   r.turns.forEach((t) => {
     const exec = t.exec;
-    parts.push(h('div', { class: 'q-card l-turn', id: `l-turn-${t.index}` },
-      h('h3', {}, `Turn ${t.index + 1} · ${t.action.kind}`),
-      t.action.thought ? h('details', {}, h('summary', {}, 'Reasoning'), h('pre', {}, t.action.thought)) : null,
-      t.action.sql ? highlightSql(t.action.sql) : h('details', {}, h('summary', {}, 'Raw output'), h('pre', {}, t.assistant)),
-      exec ? h('div', { class: exec.ok ? 'q-muted' : 'q-error' }, exec.ok
-        ? `${exec.rowCount.toLocaleString()} row${exec.rowCount === 1 ? '' : 's'}${exec.columns.length ? ` · ${exec.columns.join(', ')}` : ''}${exec.truncated ? ' (cut)' : ''}`
-        : `${exec.errorClass ?? 'error'}: ${exec.error ?? ''}`) : null,
-      t.action.problems.length ? h('div', { class: 'q-warn' }, t.action.problems.join('; ')) : null,
-      ...t.observations.map((o) => h('details', { open: t.observations.length === 1 }, h('summary', {}, `Observation (${o.role})`), h('pre', { class: 'l-obs' }, o.content)))));
+    parts.push(
+      h(
+        'div',
+        { class: 'q-card l-turn', id: `l-turn-${t.index}` },
+        h('h3', {}, `Turn ${t.index + 1} · ${t.action.kind}`),
+        t.action.thought ? h('details', {}, h('summary', {}, 'Reasoning'), h('pre', {}, t.action.thought)) : null,
+        t.action.sql
+          ? highlightSql(t.action.sql)
+          : h('details', {}, h('summary', {}, 'Raw output'), h('pre', {}, t.assistant)),
+        exec
+          ? h(
+              'div',
+              { class: exec.ok ? 'q-muted' : 'q-error' },
+              exec.ok
+                ? `${exec.rowCount.toLocaleString()} row${exec.rowCount === 1 ? '' : 's'}${exec.columns.length ? ` · ${exec.columns.join(', ')}` : ''}${exec.truncated ? ' (cut)' : ''}`
+                : `${exec.errorClass ?? 'error'}: ${exec.error ?? ''}`,
+            )
+          : null,
+        t.action.problems.length ? h('div', { class: 'q-warn' }, t.action.problems.join('; ')) : null,
+        ...t.observations.map((o) =>
+          h(
+            'details',
+            { open: t.observations.length === 1 },
+            h('summary', {}, `Observation (${o.role})`),
+            h('pre', { class: 'l-obs' }, o.content),
+          ),
+        ),
+      ),
+    );
   });
-  parts.push(h('div', { class: 'q-card' }, h('h3', {}, 'Final SQL'),
-    r.finalSql ? highlightSql(r.finalSql) : h('div', { class: 'q-warn' }, `No final SQL (ended: ${r.end}).`)));
+  parts.push(
+    h(
+      'div',
+      { class: 'q-card' },
+      h('h3', {}, 'Final SQL'),
+      r.finalSql ? highlightSql(r.finalSql) : h('div', { class: 'q-warn' }, `No final SQL (ended: ${r.end}).`),
+    ),
+  );
   trajectoryPane.replaceChildren(...parts);
 }
 
 function renderTags(): void {
   const names = new Set(allTags.map((t) => t.name));
   const extra = [...selectedTags].filter((t) => !names.has(t)).map((name) => ({ name, builtin: false }));
-  tagRow.replaceChildren(...[...allTags, ...extra].map((t, i) => {
-    const b = h('button', { class: 'l-chip', type: 'button', 'aria-pressed': String(selectedTags.has(t.name)), 'data-tag': t.name, tabindex: i === 0 ? 0 : -1, title: t.builtin ? 'built-in failure mode' : 'added by a reviewer' }, t.name);
-    b.addEventListener('click', () => toggleTag(t.name));
-    return b;
-  }));
+  tagRow.replaceChildren(
+    ...[...allTags, ...extra].map((t, i) => {
+      const b = h(
+        'button',
+        {
+          class: 'l-chip',
+          type: 'button',
+          'aria-pressed': String(selectedTags.has(t.name)),
+          'data-tag': t.name,
+          tabindex: i === 0 ? 0 : -1,
+          title: t.builtin ? 'built-in failure mode' : 'added by a reviewer',
+        },
+        t.name,
+      );
+      b.addEventListener('click', () => toggleTag(t.name));
+      return b;
+    }),
+  );
 }
 
 function renderVerdict(v: Verdict | ''): void {
@@ -198,22 +385,46 @@ function renderStatus(): void {
   const dirty = state.draft?.dirty ?? false;
   if (savePending) status.textContent = 'Saving…';
   else if (dirty) status.textContent = 'Unsaved changes (s saves; moving on saves too).';
-  else if (label) status.textContent = `${lastSavedAt ? 'Saved' : 'Labeled'} ${label.verdict ?? 'without a verdict'} by ${label.labeler}, ${new Date(label.updatedAt).toLocaleString()}.`;
+  else if (label)
+    status.textContent = `${lastSavedAt ? 'Saved' : 'Labeled'} ${label.verdict ?? 'without a verdict'} by ${label.labeler}, ${new Date(label.updatedAt).toLocaleString()}.`;
   else status.textContent = 'Not labeled yet.';
   status.className = 'l-status q-muted';
 }
 
 function renderRun(o: RunOutcome | null, error: string | null = null): void {
-  if (error !== null) { runOut.replaceChildren(h('div', { class: 'q-error' }, error)); return; }
-  if (!o) { runOut.replaceChildren(); return; }
+  if (error !== null) {
+    runOut.replaceChildren(h('div', { class: 'q-error' }, error));
+    return;
+  }
+  if (!o) {
+    runOut.replaceChildren();
+    return;
+  }
   const ref = o.against === 'gold' ? 'the gold result' : o.against === 'final' ? 'the final SQL’s result' : '';
-  const verdict = o.against === 'none' ? h('div', { class: 'q-muted' }, 'No gold and no final SQL to compare with.')
-    : o.match === true ? h('div', { class: 'q-ok', id: 'l-match' }, `✓ Matches ${ref}.`)
-      : o.match === false ? h('div', { class: 'q-error', id: 'l-match' }, `✗ Differs from ${ref}: ${o.reason ?? ''}${o.detail ? ` (${o.detail})` : ''}`)
-        : h('div', { class: 'q-warn', id: 'l-match' }, `Not compared: ${o.detail ?? o.reason ?? 'no reference'}`);
+  const verdict =
+    o.against === 'none'
+      ? h('div', { class: 'q-muted' }, 'No gold and no final SQL to compare with.')
+      : o.match === true
+        ? h('div', { class: 'q-ok', id: 'l-match' }, `✓ Matches ${ref}.`)
+        : o.match === false
+          ? h(
+              'div',
+              { class: 'q-error', id: 'l-match' },
+              `✗ Differs from ${ref}: ${o.reason ?? ''}${o.detail ? ` (${o.detail})` : ''}`,
+            )
+          : h('div', { class: 'q-warn', id: 'l-match' }, `Not compared: ${o.detail ?? o.reason ?? 'no reference'}`);
   const parts: Node[] = [verdict];
   if (o.error) parts.push(h('div', { class: 'q-error' }, o.error));
-  else parts.push(resultGrid(o.columns, o.rows, { pageSize: 20, id: 'l-grid', note: o.truncated ? `first ${o.rows.length.toLocaleString()} of ${o.rowCount.toLocaleString()} rows` : undefined }).element);
+  else
+    parts.push(
+      resultGrid(o.columns, o.rows, {
+        pageSize: 20,
+        id: 'l-grid',
+        note: o.truncated
+          ? `first ${o.rows.length.toLocaleString()} of ${o.rowCount.toLocaleString()} rows`
+          : undefined,
+      }).element,
+    );
   runOut.replaceChildren(...parts);
 }
 
@@ -223,7 +434,14 @@ function renderRun(o: RunOutcome | null, error: string | null = null): void {
 function edited(): void {
   if (!record) return;
   editVersion++;
-  state.draft = { id: record.id, verdict: currentVerdict(), correctedSql: sqlBox.value, tags: [...selectedTags].sort(), note: noteBox.value, dirty: true };
+  state.draft = {
+    id: record.id,
+    verdict: currentVerdict(),
+    correctedSql: sqlBox.value,
+    tags: [...selectedTags].sort(),
+    note: noteBox.value,
+    dirty: true,
+  };
   persist();
   renderStatus();
 }
@@ -236,7 +454,8 @@ function setVerdict(v: Verdict): void {
 }
 
 function toggleTag(name: string): void {
-  if (selectedTags.has(name)) selectedTags.delete(name); else selectedTags.add(name);
+  if (selectedTags.has(name)) selectedTags.delete(name);
+  else selectedTags.add(name);
   const focused = (document.activeElement as HTMLElement | null)?.dataset?.tag;
   renderTags();
   edited();
@@ -256,16 +475,30 @@ function addTag(): void {
 function save(): void {
   if (!record) return;
   const d = state.draft && state.draft.id === record.id ? state.draft : null;
-  if (!d) { renderStatus(); return; }
+  if (!d) {
+    renderStatus();
+    return;
+  }
   const s = ++seq;
   savePending = { seq: s, version: editVersion };
-  host.post({ type: 'save', seq: s, id: record.id, verdict: currentVerdict(), correctedSql: sqlBox.value, tags: [...selectedTags].sort(), note: noteBox.value });
+  host.post({
+    type: 'save',
+    seq: s,
+    id: record.id,
+    verdict: currentVerdict(),
+    correctedSql: sqlBox.value,
+    tags: [...selectedTags].sort(),
+    note: noteBox.value,
+  });
   renderStatus();
 }
 
 function runSql(): void {
   if (!record) return;
-  if (sqlBox.value.trim() === '') { renderRun(null, 'Write a corrected SQL first (e), or start from the final SQL.'); return; }
+  if (sqlBox.value.trim() === '') {
+    renderRun(null, 'Write a corrected SQL first (e), or start from the final SQL.');
+    return;
+  }
   runPending = ++seq;
   runOut.replaceChildren(h('div', { class: 'q-muted' }, 'Running…'));
   host.post({ type: 'run', seq: runPending, id: record.id, sql: sqlBox.value });
@@ -296,12 +529,23 @@ function inField(e: KeyboardEvent): boolean {
 
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-    if (e.target === sqlBox || !inField(e)) { e.preventDefault(); runSql(); }
+    if (e.target === sqlBox || !inField(e)) {
+      e.preventDefault();
+      runSql();
+    }
     return;
   }
   if (e.key === 'Escape') {
-    if (!help.hidden) { toggleHelp(false); e.preventDefault(); return; }
-    if (inField(e)) { (e.target as HTMLElement).blur(); formPane.focus(); e.preventDefault(); }
+    if (!help.hidden) {
+      toggleHelp(false);
+      e.preventDefault();
+      return;
+    }
+    if (inField(e)) {
+      (e.target as HTMLElement).blur();
+      formPane.focus();
+      e.preventDefault();
+    }
     return;
   }
   if (inField(e) || e.ctrlKey || e.metaKey || e.altKey) return;
@@ -313,19 +557,46 @@ document.addEventListener('keydown', (e) => {
     e.preventDefault();
     return;
   }
-  if (chip && e.key === 'a') { newTag.focus(); e.preventDefault(); return; }
+  if (chip && e.key === 'a') {
+    newTag.focus();
+    e.preventDefault();
+    return;
+  }
   const handled = (() => {
     switch (e.key) {
-      case 'j': case 'n': case 'ArrowDown': go(1); return true;
-      case 'k': case 'p': case 'ArrowUp': go(-1); return true;
-      case '1': setVerdict('correct'); return true;
-      case '2': setVerdict('incorrect'); return true;
-      case '3': setVerdict('unsure'); return true;
-      case 'e': sqlBox.focus(); return true;
-      case 't': (tagRow.querySelector('.l-chip') as HTMLElement | null)?.focus(); return true;
-      case 's': save(); return true;
-      case '?': toggleHelp(); return true;
-      default: return false;
+      case 'j':
+      case 'n':
+      case 'ArrowDown':
+        go(1);
+        return true;
+      case 'k':
+      case 'p':
+      case 'ArrowUp':
+        go(-1);
+        return true;
+      case '1':
+        setVerdict('correct');
+        return true;
+      case '2':
+        setVerdict('incorrect');
+        return true;
+      case '3':
+        setVerdict('unsure');
+        return true;
+      case 'e':
+        sqlBox.focus();
+        return true;
+      case 't':
+        (tagRow.querySelector('.l-chip') as HTMLElement | null)?.focus();
+        return true;
+      case 's':
+        save();
+        return true;
+      case '?':
+        toggleHelp();
+        return true;
+      default:
+        return false;
     }
   })();
   if (handled) e.preventDefault();
@@ -343,14 +614,18 @@ function showItem(position: number, r: TrajectoryRecord, l: Label | null, change
   state.id = r.id;
   editVersion = 0;
   savePending = null;
-  if (!sameItem) { lastSavedAt = null; runPending = null; renderRun(null); }
+  if (!sameItem) {
+    lastSavedAt = null;
+    runPending = null;
+    renderRun(null);
+  }
   // Unsaved edits of this trajectory (kept while the panel was hidden) win over the stored label.
   const d = state.draft && state.draft.id === r.id && state.draft.dirty ? state.draft : null;
   if (!d) state.draft = null;
-  renderVerdict(d ? d.verdict : l?.verdict ?? '');
-  sqlBox.value = d ? d.correctedSql : l?.correctedSql ?? '';
-  noteBox.value = d ? d.note : l?.note ?? '';
-  selectedTags = new Set(d ? d.tags : l?.tags ?? []);
+  renderVerdict(d ? d.verdict : (l?.verdict ?? ''));
+  sqlBox.value = d ? d.correctedSql : (l?.correctedSql ?? '');
+  noteBox.value = d ? d.note : (l?.note ?? '');
+  selectedTags = new Set(d ? d.tags : (l?.tags ?? []));
   setDisabled(useFinal, !r.finalSql);
   renderTrajectory(r, changed);
   renderTags();
@@ -380,8 +655,13 @@ host.onMessage((m) => {
     case 'empty':
       record = null;
       formPane.hidden = true;
-      trajectoryPane.replaceChildren(h('div', { class: 'q-card q-muted', id: 'l-empty' }, `Nothing to label: ${m.reason}.`));
-      if (queue) { queue.size = 0; renderHead(); }
+      trajectoryPane.replaceChildren(
+        h('div', { class: 'q-card q-muted', id: 'l-empty' }, `Nothing to label: ${m.reason}.`),
+      );
+      if (queue) {
+        queue.size = 0;
+        renderHead();
+      }
       return;
     case 'tags':
       allTags = m.tags;
@@ -398,7 +678,10 @@ host.onMessage((m) => {
         persist();
         renderStatus();
       }
-      if (queue) { queue.labeled = m.labeled; renderHead(); }
+      if (queue) {
+        queue.labeled = m.labeled;
+        renderHead();
+      }
       return;
     }
     case 'saveFailed':

@@ -10,19 +10,33 @@ registerComponents();
 const host = connectHost<ToHost, ToApp, PreviewAppState>();
 const app = document.getElementById('app')!;
 const title = h('h2', { id: 'title' }, 'Preview');
-const refresh = button('Refresh', () => host.post({ type: 'refresh' }), { appearance: 'secondary', id: 'refresh', title: 'Run the preview query again (F5)' });
+const refresh = button('Refresh', () => host.post({ type: 'refresh' }), {
+  appearance: 'secondary',
+  id: 'refresh',
+  title: 'Run the preview query again (F5)',
+});
 const body = h('div', { id: 'body', 'aria-live': 'polite' });
-app.append(h('div', { class: 'q-row' }, title, refresh), body,
-  h('p', { class: 'q-muted', id: 'shortcuts' }, 'F5 refresh · in the grid: PageUp/PageDown pages, Home/End first/last page, Enter on a header sorts'));
+app.append(
+  h('div', { class: 'q-row' }, title, refresh),
+  body,
+  h(
+    'p',
+    { class: 'q-muted', id: 'shortcuts' },
+    'F5 refresh · in the grid: PageUp/PageDown pages, Home/End first/last page, Enter on a header sorts',
+  ),
+);
 
 function show(d: PreviewData): void {
   title.textContent = `${d.table} · ${d.db}`;
   const shown = d.rows.length;
-  const note = d.truncated || d.rowCount > shown
-    ? `first ${shown.toLocaleString('en-US')} of ${d.rowCount.toLocaleString('en-US')} rows`
-    : `${shown.toLocaleString('en-US')} row${shown === 1 ? '' : 's'}`;
+  const note =
+    d.truncated || d.rowCount > shown
+      ? `first ${shown.toLocaleString('en-US')} of ${d.rowCount.toLocaleString('en-US')} rows`
+      : `${shown.toLocaleString('en-US')} row${shown === 1 ? '' : 's'}`;
   const grid = resultGrid(d.columns, d.rows, {
-    id: 'preview-grid', pageSize: 100, note: `${note} · ${Math.round(d.ms)} ms`,
+    id: 'preview-grid',
+    pageSize: 100,
+    note: `${note} · ${Math.round(d.ms)} ms`,
     onCopy: (text) => host.post({ type: 'copyText', text }),
     onExport: (format) => host.post({ type: 'export', format }),
   });
@@ -43,6 +57,9 @@ host.onMessage((m) => {
   }
 });
 window.addEventListener('keydown', (e) => {
-  if (e.key === 'F5') { e.preventDefault(); host.post({ type: 'refresh' }); }
+  if (e.key === 'F5') {
+    e.preventDefault();
+    host.post({ type: 'refresh' });
+  }
 });
 host.post({ type: 'ready' });

@@ -21,11 +21,22 @@ function diffView(parts: DiffPart[], which: 'a' | 'b'): HTMLElement {
 
 function headerCell(ctx: ReplayContext, key: number, r: TrajectoryRecord): HTMLElement {
   const s = ctx.state.summaries[key];
-  return h('div', { class: 'r-cell' },
-    h('div', { class: 'r-meta' }, h('strong', {}, r.id), s ? verdictMark(s) : null,
-      h('span', {}, `reward ${fmt(s?.reward ?? null)}`), h('span', {}, r.protocol.name), h('span', {}, r.model.spec),
-      h('span', {}, `${r.turns.length} turns`), h('span', {}, `end: ${r.end}`)),
-    h('div', {}, r.task.question));
+  return h(
+    'div',
+    { class: 'r-cell' },
+    h(
+      'div',
+      { class: 'r-meta' },
+      h('strong', {}, r.id),
+      s ? verdictMark(s) : null,
+      h('span', {}, `reward ${fmt(s?.reward ?? null)}`),
+      h('span', {}, r.protocol.name),
+      h('span', {}, r.model.spec),
+      h('span', {}, `${r.turns.length} turns`),
+      h('span', {}, `end: ${r.end}`),
+    ),
+    h('div', {}, r.task.question),
+  );
 }
 
 /** What the side pane shows for a comparison; the back button calls `onBack`. */
@@ -34,17 +45,31 @@ export function compareView(ctx: ReplayContext, compare: CompareData, onBack: ()
   const same = diff.every((p) => p.op === 'same');
   const cols = h('div', { class: 'r-cols', id: 'r-compare-view' });
   cols.style.gridTemplateColumns = '1fr 1fr';
-  cols.append(headerCell(ctx, a.key, a.record), headerCell(ctx, b.key, b.record),
-    h('div', { class: 'r-rowhead' },
-      same ? 'Final SQL (same up to spacing and case)' : 'Final SQL (differences highlighted)'),
-    h('div', { class: 'r-cell' }, diffView(diff, 'a')), h('div', { class: 'r-cell' }, diffView(diff, 'b')));
+  cols.append(
+    headerCell(ctx, a.key, a.record),
+    headerCell(ctx, b.key, b.record),
+    h(
+      'div',
+      { class: 'r-rowhead' },
+      same ? 'Final SQL (same up to spacing and case)' : 'Final SQL (differences highlighted)',
+    ),
+    h('div', { class: 'r-cell' }, diffView(diff, 'a')),
+    h('div', { class: 'r-cell' }, diffView(diff, 'b')),
+  );
   for (const row of alignTurns(a.record.turns, b.record.turns)) {
-    cols.append(h('div', { class: 'r-rowhead' }, `Turn ${row.index + 1}`),
-      smallTurn(row.a, row.index), smallTurn(row.b, row.index));
+    cols.append(
+      h('div', { class: 'r-rowhead' }, `Turn ${row.index + 1}`),
+      smallTurn(row.a, row.index),
+      smallTurn(row.b, row.index),
+    );
   }
   return [
-    h('div', { class: 'r-meta' }, h('strong', {}, 'Compare'),
-      button('Back to detail (d)', onBack, { appearance: 'secondary' })),
+    h(
+      'div',
+      { class: 'r-meta' },
+      h('strong', {}, 'Compare'),
+      button('Back to detail (d)', onBack, { appearance: 'secondary' }),
+    ),
     cols,
   ];
 }

@@ -12,8 +12,12 @@ export interface FilterBar {
   send(): void;
 }
 
-function numberField(id: string, placeholder: string, value: number | null | undefined,
-  onValue: (v: number | null) => void): HTMLElement {
+function numberField(
+  id: string,
+  placeholder: string,
+  value: number | null | undefined,
+  onValue: (v: number | null) => void,
+): HTMLElement {
   const el = textField({ id, placeholder, value: value === null || value === undefined ? '' : String(value) }, (v) => {
     const t = v.trim();
     const n = t === '' ? null : Number(t);
@@ -26,8 +30,13 @@ function numberField(id: string, placeholder: string, value: number | null | und
 
 type FacetValues = { value: string; count: number }[];
 
-function facetDropdown(id: string, anyLabel: string, values: FacetValues, current: string | undefined,
-  onChange: (v: string) => void): HTMLElement {
+function facetDropdown(
+  id: string,
+  anyLabel: string,
+  values: FacetValues,
+  current: string | undefined,
+  onChange: (v: string) => void,
+): HTMLElement {
   const opts = [
     { value: '', label: anyLabel },
     ...values.map((v) => ({ value: v.value, label: `${v.value} (${v.count})` })),
@@ -55,19 +64,24 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
     Object.assign(filter, patch);
     for (const [k, v] of Object.entries(filter)) if (v === '' || v === null || v === undefined) delete filter[k];
     if (textTimer) clearTimeout(textTimer);
-    if (debounce) textTimer = setTimeout(send, 150); else send();
+    if (debounce) textTimer = setTimeout(send, 150);
+    else send();
   }
 
   function slot(id: string, label: string, sig: string, make: () => HTMLElement): HTMLElement {
     let s = slots.get(id);
-    if (!s) { s = { wrap: h('label', { class: 'r-f' }, label), sig: '\0' }; slots.set(id, s); }
+    if (!s) {
+      s = { wrap: h('label', { class: 'r-f' }, label), sig: '\0' };
+      slots.set(id, s);
+    }
     if (s.sig !== sig) {
       const old = s.wrap.querySelector<HTMLElement>(`#${id}`);
       const active = document.activeElement;
       const focused = !!old && !!active && (old === active || old.contains(active));
       if (!focused) {
         const el = make();
-        if (old) old.replaceWith(el); else s.wrap.append(el);
+        if (old) old.replaceWith(el);
+        else s.wrap.append(el);
         s.sig = sig;
       }
     }
@@ -89,18 +103,33 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
     const sigOf = (...parts: unknown[]) => JSON.stringify([clearCount, ...parts]);
     type FacetKey = 'protocol' | 'model' | 'db' | 'label';
     const facet = (id: string, label: string, anyLabel: string, values: FacetValues, key: FacetKey) =>
-      slot(id, label, sigOf(values),
-        () => facetDropdown(id, anyLabel, values, app.filter[key], (x) => setFilter({ [key]: x })));
-    const range = (id: string, label: string, sigPart: unknown, placeholder: string,
-      key: 'turnsMin' | 'turnsMax' | 'rewardMin' | 'rewardMax') =>
-      slot(id, label, sigOf(sigPart),
-        () => numberField(id, placeholder, app.filter[key], (n) => setFilter({ [key]: n }, true)));
+      slot(id, label, sigOf(values), () =>
+        facetDropdown(id, anyLabel, values, app.filter[key], (x) => setFilter({ [key]: x })),
+      );
+    const range = (
+      id: string,
+      label: string,
+      sigPart: unknown,
+      placeholder: string,
+      key: 'turnsMin' | 'turnsMax' | 'rewardMin' | 'rewardMax',
+    ) =>
+      slot(id, label, sigOf(sigPart), () =>
+        numberField(id, placeholder, app.filter[key], (n) => setFilter({ [key]: n }, true)),
+      );
     const parts = [
-      slot('f-verdict', 'Verdict', sigOf(v, app.filter.verdict), () => dropdown([
-        { value: 'any', label: 'Any verdict' }, { value: 'correct', label: `Correct (${v.correct})` },
-        { value: 'incorrect', label: `Incorrect (${v.incorrect})` },
-        { value: 'unscored', label: `Not scored (${v.unscored})` },
-      ], app.filter.verdict ?? 'any', (x) => setFilter({ verdict: x as TrajectoryFilter['verdict'] }), 'f-verdict')),
+      slot('f-verdict', 'Verdict', sigOf(v, app.filter.verdict), () =>
+        dropdown(
+          [
+            { value: 'any', label: 'Any verdict' },
+            { value: 'correct', label: `Correct (${v.correct})` },
+            { value: 'incorrect', label: `Incorrect (${v.incorrect})` },
+            { value: 'unscored', label: `Not scored (${v.unscored})` },
+          ],
+          app.filter.verdict ?? 'any',
+          (x) => setFilter({ verdict: x as TrajectoryFilter['verdict'] }),
+          'f-verdict',
+        ),
+      ),
       facet('f-protocol', 'Protocol', 'Any protocol', f.protocols, 'protocol'),
       facet('f-model', 'Model', 'Any model', f.models, 'model'),
       facet('f-db', 'Database', 'Any database', f.dbs, 'db'),
@@ -111,18 +140,27 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
       range('f-reward-max', 'Reward ≤', f.reward?.max, f.reward ? fmt(f.reward.max) : 'max', 'rewardMax'),
       slot('f-search', 'Search', sigOf(), () => {
         const placeholder = 'question, SQL or id  ( / )';
-        const search = textField({ id: 'f-search', placeholder, value: app.filter.text ?? '' },
-          (t) => setFilter({ text: t }, true));
+        const search = textField({ id: 'f-search', placeholder, value: app.filter.text ?? '' }, (t) =>
+          setFilter({ text: t }, true),
+        );
         search.classList.add('r-search');
         return search;
       }),
-      slot('f-clear', '', sigOf(),
-        () => button('Clear', clear, { appearance: 'secondary', id: 'f-clear', title: 'Clear every filter' })),
+      slot('f-clear', '', sigOf(), () =>
+        button('Clear', clear, { appearance: 'secondary', id: 'f-clear', title: 'Clear every filter' }),
+      ),
     ];
     if (ui.filters.childElementCount !== parts.length) ui.filters.replaceChildren(...parts);
-    ui.panelSlot.replaceChildren(slot('f-panel', 'Reward panel', sigOf(state.panels, state.panelName), () => dropdown(
-      state.panels.map((p) => ({ value: p, label: p === 'auto' ? 'auto (by protocol)' : p })), state.panelName,
-      (p) => host.post({ type: 'setPanel', panel: p }), 'f-panel')));
+    ui.panelSlot.replaceChildren(
+      slot('f-panel', 'Reward panel', sigOf(state.panels, state.panelName), () =>
+        dropdown(
+          state.panels.map((p) => ({ value: p, label: p === 'auto' ? 'auto (by protocol)' : p })),
+          state.panelName,
+          (p) => host.post({ type: 'setPanel', panel: p }),
+          'f-panel',
+        ),
+      ),
+    );
   }
 
   return { render, send };

@@ -24,10 +24,16 @@ export function shortModel(spec: string): string {
 }
 
 const REASONS: Record<string, string> = {
-  match: 'result matches the gold', values: 'wrong values', 'row-count': 'wrong number of rows',
-  columns: 'wrong columns', order: 'wrong row order', 'pred-error': 'the SQL fails',
+  match: 'result matches the gold',
+  values: 'wrong values',
+  'row-count': 'wrong number of rows',
+  columns: 'wrong columns',
+  order: 'wrong row order',
+  'pred-error': 'the SQL fails',
   'pred-timeout': 'the SQL timed out',
-  'gold-error': 'the gold SQL fails', 'gold-timeout': 'the gold SQL timed out', 'missing-prediction': 'no final SQL',
+  'gold-error': 'the gold SQL fails',
+  'gold-timeout': 'the gold SQL timed out',
+  'missing-prediction': 'no final SQL',
   'empty-prediction': 'empty final SQL',
 };
 /** The evaluator's reason code in words (the code stays in the tooltip). */
@@ -37,35 +43,70 @@ export function execLine(t: TrajectoryTurn): HTMLElement | null {
   const e = t.exec;
   if (!e) return null;
   if (!e.ok) {
-    return h('div', { class: 'q-error', role: 'note' },
-      `✗ ${e.errorClass ?? 'error'}: ${e.error ?? 'failed'}  (${e.ms.toFixed(0)} ms)`);
+    return h(
+      'div',
+      { class: 'q-error', role: 'note' },
+      `✗ ${e.errorClass ?? 'error'}: ${e.error ?? 'failed'}  (${e.ms.toFixed(0)} ms)`,
+    );
   }
-  return h('div', { class: 'r-meta' }, h('span', { class: 'q-ok' }, '✓ ran'),
+  return h(
+    'div',
+    { class: 'r-meta' },
+    h('span', { class: 'q-ok' }, '✓ ran'),
     h('span', {}, `${e.rowCount} row${e.rowCount === 1 ? '' : 's'}${e.truncated ? ' (truncated)' : ''}`),
     h('span', {}, `${e.ms.toFixed(1)} ms`),
-    e.columns.length ? h('span', { title: e.columns.join(', ') }, `columns: ${e.columns.join(', ')}`) : null);
+    e.columns.length ? h('span', { title: e.columns.join(', ') }, `columns: ${e.columns.join(', ')}`) : null,
+  );
 }
 
 /** One turn in a column cell (compare, group); a missing turn is a dash. */
 export function smallTurn(t: TrajectoryTurn | null, index: number): HTMLElement {
   if (!t) return h('div', { class: 'r-cell q-muted', 'data-turn': index }, '—');
-  return h('div', { class: 'r-cell r-turn', 'data-turn': index },
+  return h(
+    'div',
+    { class: 'r-cell r-turn', 'data-turn': index },
     h('div', { class: 'r-meta' }, tag(t.action.kind), `tokens ${t.usage.completionTokens}`),
-    t.action.sql ? highlightSql(t.action.sql) : h('div', { class: 'q-muted' }, 'no SQL'), execLine(t),
-    ...t.action.problems.map((p) => h('div', { class: 'q-warn' }, `⚠ ${p}`)));
+    t.action.sql ? highlightSql(t.action.sql) : h('div', { class: 'q-muted' }, 'no SQL'),
+    execLine(t),
+    ...t.action.problems.map((p) => h('div', { class: 'q-warn' }, `⚠ ${p}`)),
+  );
 }
 
 /** A panel's terms: value, weight, contribution (with a bar scaled to the largest) and why. */
 export function termsTable(e: Explanation): HTMLElement {
   const maxAbs = Math.max(1e-9, ...e.terms.map((t) => Math.abs(t.contribution)));
-  return h('table', { class: 'r-terms', 'aria-label': `reward terms of panel ${e.panel}` },
-    h('thead', {}, h('tr', {}, h('th', {}, 'term'), h('th', {}, 'value'), h('th', {}, 'weight'),
-      h('th', {}, 'contribution'), h('th', {}, 'why'))),
-    h('tbody', {}, ...e.terms.map((t) => {
-      const bar = h('span', { class: `r-bar${t.contribution < 0 ? ' r-neg' : ''}` });
-      bar.style.width = `${Math.round((Math.abs(t.contribution) / maxAbs) * 60)}px`;
-      return h('tr', {}, h('td', {}, t.name), h('td', { class: 'r-num-cell' }, fmt(t.value)),
-        h('td', { class: 'r-num-cell' }, fmt(t.weight)), h('td', {}, bar, ' ', fmt(t.contribution)),
-        h('td', {}, t.explanation));
-    })));
+  return h(
+    'table',
+    { class: 'r-terms', 'aria-label': `reward terms of panel ${e.panel}` },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', {}, 'term'),
+        h('th', {}, 'value'),
+        h('th', {}, 'weight'),
+        h('th', {}, 'contribution'),
+        h('th', {}, 'why'),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...e.terms.map((t) => {
+        const bar = h('span', { class: `r-bar${t.contribution < 0 ? ' r-neg' : ''}` });
+        bar.style.width = `${Math.round((Math.abs(t.contribution) / maxAbs) * 60)}px`;
+        return h(
+          'tr',
+          {},
+          h('td', {}, t.name),
+          h('td', { class: 'r-num-cell' }, fmt(t.value)),
+          h('td', { class: 'r-num-cell' }, fmt(t.weight)),
+          h('td', {}, bar, ' ', fmt(t.contribution)),
+          h('td', {}, t.explanation),
+        );
+      }),
+    ),
+  );
 }

@@ -32,17 +32,28 @@ export function createList(ctx: ReplayContext): TrajectoryList {
     const s = state.summaries[state.keys[i]];
     const marked = state.app.markedIds.includes(s.id);
     const current = i === state.cursor;
-    const row = h('div', {
-      class: `r-row${current ? ' r-cursor' : ''}${marked ? ' r-marked' : ''}`, role: 'option',
-      'aria-selected': current ? 'true' : 'false', 'data-key': s.key, 'data-index': i, id: `r-row-${i}`,
-      title: s.question,
-    },
-    h('span', { class: 'r-mark' }), verdictMark(s), h('span', { class: 'q-muted' }, String(s.line)),
-    h('span', {}, s.question),
-    h('span', { class: 'c-wide' }, s.protocol), h('span', { class: 'c-wider', title: s.model }, shortModel(s.model)),
-    h('span', { class: 'c-wider', title: s.db }, s.db), h('span', { class: 'r-num-cell' }, String(s.turns)),
-    h('span', { class: 'r-num-cell' }, fmt(s.reward)),
-    h('span', { class: 'c-wide c-label', title: s.label ?? '' }, s.label ?? ''));
+    const row = h(
+      'div',
+      {
+        class: `r-row${current ? ' r-cursor' : ''}${marked ? ' r-marked' : ''}`,
+        role: 'option',
+        'aria-selected': current ? 'true' : 'false',
+        'data-key': s.key,
+        'data-index': i,
+        id: `r-row-${i}`,
+        title: s.question,
+      },
+      h('span', { class: 'r-mark' }),
+      verdictMark(s),
+      h('span', { class: 'q-muted' }, String(s.line)),
+      h('span', {}, s.question),
+      h('span', { class: 'c-wide' }, s.protocol),
+      h('span', { class: 'c-wider', title: s.model }, shortModel(s.model)),
+      h('span', { class: 'c-wider', title: s.db }, s.db),
+      h('span', { class: 'r-num-cell' }, String(s.turns)),
+      h('span', { class: 'r-num-cell' }, fmt(s.reward)),
+      h('span', { class: 'c-wide c-label', title: s.label ?? '' }, s.label ?? ''),
+    );
     row.style.top = `${i * ROW_H}px`;
     return row;
   }
@@ -87,7 +98,8 @@ export function createList(ctx: ReplayContext): TrajectoryList {
       host.post({ type: 'select', key: s.key });
       persist(ctx);
     };
-    if (now) open(); else selectTimer = setTimeout(open, 150);
+    if (now) open();
+    else selectTimer = setTimeout(open, 150);
   }
 
   function toggleMark(): void {
@@ -96,7 +108,10 @@ export function createList(ctx: ReplayContext): TrajectoryList {
     const marked = state.app.markedIds;
     const at = marked.indexOf(id);
     if (at >= 0) marked.splice(at, 1);
-    else { marked.push(id); if (marked.length > 2) marked.shift(); }
+    else {
+      marked.push(id);
+      if (marked.length > 2) marked.shift();
+    }
     render(true);
     persist(ctx);
   }
@@ -106,7 +121,10 @@ export function createList(ctx: ReplayContext): TrajectoryList {
     selectTimer = undefined;
   }
 
-  viewport.addEventListener('scroll', () => { render(); schedulePersist(); });
+  viewport.addEventListener('scroll', () => {
+    render();
+    schedulePersist();
+  });
   new ResizeObserver(() => render(true)).observe(viewport);
   viewport.addEventListener('click', (e) => {
     const row = (e.target as HTMLElement).closest('.r-row') as HTMLElement | null;
@@ -116,7 +134,10 @@ export function createList(ctx: ReplayContext): TrajectoryList {
   });
 
   return {
-    render, moveTo, toggleMark, cancelPendingSelect,
+    render,
+    moveTo,
+    toggleMark,
+    cancelPendingSelect,
     pageSize: () => Math.max(1, Math.floor(viewport.clientHeight / ROW_H) - 1),
   };
 }

@@ -8,7 +8,11 @@ import type { SidePane } from './side';
 import { keyOfId } from './state';
 import { renderCounts, renderNotice, say } from './status';
 
-export interface Views { filters: FilterBar; list: TrajectoryList; side: SidePane }
+export interface Views {
+  filters: FilterBar;
+  list: TrajectoryList;
+  side: SidePane;
+}
 
 export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void {
   const { host, state, ui } = ctx;
@@ -36,7 +40,9 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
         app.view = 'detail';
         app.turn = 0;
         app.scrollTop = 0;
-        state.detail = null; state.compare = null; state.group = null;
+        state.detail = null;
+        state.compare = null;
+        state.group = null;
         state.restorePending = false;
       } else if (app.selectedId) {
         state.restorePending = true;
@@ -54,7 +60,7 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       filters.render();
       const keys = state.keys;
       const at = selectedId === null ? -1 : keys.findIndex((k) => state.summaries[k].id === selectedId);
-      state.cursor = at >= 0 ? at : (keys.length ? Math.min(Math.max(state.cursor, 0), keys.length - 1) : -1);
+      state.cursor = at >= 0 ? at : keys.length ? Math.min(Math.max(state.cursor, 0), keys.length - 1) : -1;
       if (state.restorePending) {
         state.restorePending = false;
         ui.viewport.scrollTop = app.scrollTop;
@@ -62,7 +68,10 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
         const key = selectedId === null ? undefined : keyOfId(state, selectedId);
         if (app.view === 'compare') side.openCompare();
         else if (key !== undefined && app.view === 'group') host.post({ type: 'group', key });
-        else if (key !== undefined) { state.restoreTurn = app.turn; host.post({ type: 'select', key }); }
+        else if (key !== undefined) {
+          state.restoreTurn = app.turn;
+          host.post({ type: 'select', key });
+        }
       }
       list.render(true);
       renderCounts(ctx);
@@ -88,7 +97,10 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       app.turn = m.turn ?? state.restoreTurn ?? 0;
       state.restoreTurn = null;
       const at = state.keys.indexOf(m.key);
-      if (at >= 0 && at !== state.cursor) { state.cursor = at; list.render(true); }
+      if (at >= 0 && at !== state.cursor) {
+        state.cursor = at;
+        list.render(true);
+      }
       app.selectedId = m.record.id;
       // A detail the user has already left (c or g pressed while it loaded) waits for "d".
       if (app.view === 'detail') side.renderDetail();

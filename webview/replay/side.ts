@@ -58,17 +58,28 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
 
   function renderDetail(): void {
     const d = state.detail;
-    if (!d) { showText(state.total ? 'Select a trajectory (click, or j/k then Enter).' : ''); return; }
+    if (!d) {
+      showText(state.total ? 'Select a trajectory (click, or j/k then Enter).' : '');
+      return;
+    }
     state.app.turn = Math.max(0, Math.min(state.app.turn, Math.max(0, d.record.turns.length - 1)));
     main.classList.remove('r-columns');
     resetScroll(`detail:${d.key}`);
-    side.replaceChildren(...detailView(ctx, d, (index) => { state.app.turn = index; markTurn(); }));
+    side.replaceChildren(
+      ...detailView(ctx, d, (index) => {
+        state.app.turn = index;
+        markTurn();
+      }),
+    );
     markTurn(false);
   }
 
   function renderCompare(): void {
     const c = state.compare;
-    if (!c) { showText('Loading the comparison…'); return; }
+    if (!c) {
+      showText('Loading the comparison…');
+      return;
+    }
     main.classList.add('r-columns');
     resetScroll(`compare:${c.a.key}:${c.b.key}`);
     side.replaceChildren(...compareView(ctx, c, backToDetail));
@@ -77,7 +88,10 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
 
   function renderGroup(): void {
     const g = state.group;
-    if (!g) { showText('Loading the group…'); return; }
+    if (!g) {
+      showText('Loading the group…');
+      return;
+    }
     main.classList.add('r-columns');
     resetScroll(`group:${g.groupId}`);
     side.replaceChildren(...groupView(g, backToDetail));
@@ -93,7 +107,8 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
 
   function updateReward(): void {
     const old = document.getElementById('r-reward');
-    if (old) old.replaceWith(rewardSection(state.detail)); else renderDetail();
+    if (old) old.replaceWith(rewardSection(state.detail));
+    else renderDetail();
   }
 
   function turnCount(): number {
@@ -123,7 +138,10 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
   function openCompare(): void {
     list.cancelPendingSelect();
     const ks = state.app.markedIds.map((id) => keyOfId(state, id)).filter((k): k is number => k !== undefined);
-    if (ks.length !== 2) { say(ctx, 'Mark two trajectories with x (or Space) to compare them.'); return; }
+    if (ks.length !== 2) {
+      say(ctx, 'Mark two trajectories with x (or Space) to compare them.');
+      return;
+    }
     state.app.view = 'compare';
     state.app.turn = 0;
     host.post({ type: 'compare', a: ks[0], b: ks[1] });
@@ -133,7 +151,10 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
   function openGroup(): void {
     list.cancelPendingSelect();
     const row = cursorRow(state);
-    if (!row) { say(ctx, 'Select a trajectory first.'); return; }
+    if (!row) {
+      say(ctx, 'Select a trajectory first.');
+      return;
+    }
     state.app.view = 'group';
     state.app.turn = 0;
     host.post({ type: 'group', key: row.key });
@@ -141,7 +162,16 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
   }
 
   return {
-    render, renderDetail, renderCompare, renderGroup, updateReward, showText, markTurn, stepTurn,
-    openCompare, openGroup, backToDetail,
+    render,
+    renderDetail,
+    renderCompare,
+    renderGroup,
+    updateReward,
+    showText,
+    markTurn,
+    stepTurn,
+    openCompare,
+    openGroup,
+    backToDetail,
   };
 }

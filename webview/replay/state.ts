@@ -2,17 +2,39 @@
 // the rest is what the host sent this session (the rows, the keys the filter keeps, the open trajectory, comparison or
 // group) and where the list cursor is. Every view gets it through its ReplayContext; the views keep only timers.
 import type {
-  DiffPart, Explanation, Facets, GroupMember, GroupStatistics, InvalidLine, ListRow, ReplayAppState,
+  DiffPart,
+  Explanation,
+  Facets,
+  GroupMember,
+  GroupStatistics,
+  InvalidLine,
+  ListRow,
+  ReplayAppState,
 } from '../../src/protocol/replay';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 
-export interface Opened { key: number; record: TrajectoryRecord }
+export interface Opened {
+  key: number;
+  record: TrajectoryRecord;
+}
 
-export interface DetailData extends Opened { explanation: Explanation | null; explainError: string | null }
+export interface DetailData extends Opened {
+  explanation: Explanation | null;
+  explainError: string | null;
+}
 
-export interface CompareData { a: Opened; b: Opened; diff: DiffPart[] }
+export interface CompareData {
+  a: Opened;
+  b: Opened;
+  diff: DiffPart[];
+}
 
-export interface GroupData { groupId: string; panel: string; members: GroupMember[]; stats: GroupStatistics }
+export interface GroupData {
+  groupId: string;
+  panel: string;
+  members: GroupMember[];
+  stats: GroupStatistics;
+}
 
 export interface ReplayState {
   /** Saved with host.saveState: file, filter, selection, marks, view, turn, list scroll. */
@@ -47,9 +69,23 @@ export interface ReplayState {
 export function initialState(saved: ReplayAppState | undefined): ReplayState {
   return {
     app: saved ?? { file: null, filter: {}, selectedId: null, markedIds: [], view: 'detail', turn: 0, scrollTop: 0 },
-    summaries: [], keys: [], total: 0, facets: null, panels: ['auto'], panelName: 'auto', invalid: [], truncated: null,
-    seq: 0, cursor: -1, scoring: { done: 0, total: 0, running: false }, detail: null, compare: null, group: null,
-    restorePending: saved !== undefined && saved.selectedId !== null, restoreTurn: null, message: null,
+    summaries: [],
+    keys: [],
+    total: 0,
+    facets: null,
+    panels: ['auto'],
+    panelName: 'auto',
+    invalid: [],
+    truncated: null,
+    seq: 0,
+    cursor: -1,
+    scoring: { done: 0, total: 0, running: false },
+    detail: null,
+    compare: null,
+    group: null,
+    restorePending: saved !== undefined && saved.selectedId !== null,
+    restoreTurn: null,
+    message: null,
   };
 }
 

@@ -20,8 +20,21 @@ export function renderNotice({ state, ui }: ReplayContext): void {
   const invalid = state.invalid;
   if (invalid.length) {
     const more = invalid.length > 200 ? `\n… and ${invalid.length - 200} more` : '';
-    parts.push(h('details', {}, h('summary', { class: 'q-warn' }, `${invalid.length} invalid line(s) skipped`),
-      h('pre', {}, invalid.slice(0, 200).map((b) => b.message).join('\n') + more)));
+    parts.push(
+      h(
+        'details',
+        {},
+        h('summary', { class: 'q-warn' }, `${invalid.length} invalid line(s) skipped`),
+        h(
+          'pre',
+          {},
+          invalid
+            .slice(0, 200)
+            .map((b) => b.message)
+            .join('\n') + more,
+        ),
+      ),
+    );
   }
   if (state.truncated) parts.push(h('div', { class: 'q-warn' }, state.truncated));
   ui.notice.replaceChildren(...parts);

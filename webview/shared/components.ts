@@ -2,8 +2,20 @@
 // `vscode-*` tags themselves: @vscode/webview-ui-toolkit is archived upstream, and swapping it (e.g. for
 // @vscode-elements/elements) must mean changing this one file.
 import {
-  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeDropdown, vsCodeLink,
-  vsCodeOption, vsCodePanels, vsCodePanelTab, vsCodePanelView, vsCodeProgressRing, vsCodeTag, vsCodeTextArea,
+  provideVSCodeDesignSystem,
+  vsCodeBadge,
+  vsCodeButton,
+  vsCodeCheckbox,
+  vsCodeDivider,
+  vsCodeDropdown,
+  vsCodeLink,
+  vsCodeOption,
+  vsCodePanels,
+  vsCodePanelTab,
+  vsCodePanelView,
+  vsCodeProgressRing,
+  vsCodeTag,
+  vsCodeTextArea,
   vsCodeTextField,
 } from '@vscode/webview-ui-toolkit';
 
@@ -13,8 +25,19 @@ export function registerComponents(): void {
   if (registered) return;
   registered = true;
   provideVSCodeDesignSystem().register(
-    vsCodeBadge(), vsCodeButton(), vsCodeCheckbox(), vsCodeDivider(), vsCodeDropdown(), vsCodeLink(), vsCodeOption(),
-    vsCodePanels(), vsCodePanelTab(), vsCodePanelView(), vsCodeProgressRing(), vsCodeTag(), vsCodeTextArea(),
+    vsCodeBadge(),
+    vsCodeButton(),
+    vsCodeCheckbox(),
+    vsCodeDivider(),
+    vsCodeDropdown(),
+    vsCodeLink(),
+    vsCodeOption(),
+    vsCodePanels(),
+    vsCodePanelTab(),
+    vsCodePanelView(),
+    vsCodeProgressRing(),
+    vsCodeTag(),
+    vsCodeTextArea(),
     vsCodeTextField(),
   );
 }
@@ -22,7 +45,11 @@ export function registerComponents(): void {
 type Attrs = Record<string, string | number | boolean | undefined>;
 
 /** Creates an element with attributes (false/undefined omitted), children and an optional class. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs, ...children: (Node | string | null | undefined)[]): HTMLElementTagNameMap[K];
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs,
+  ...children: (Node | string | null | undefined)[]
+): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs?: Attrs, ...children: (Node | string | null | undefined)[]): HTMLElement;
 export function h(tag: string, attrs: Attrs = {}, ...children: (Node | string | null | undefined)[]): HTMLElement {
   const el = document.createElement(tag);
@@ -34,33 +61,70 @@ export function h(tag: string, attrs: Attrs = {}, ...children: (Node | string | 
   return el;
 }
 
-export interface ButtonOptions { appearance?: 'primary' | 'secondary' | 'icon'; title?: string; disabled?: boolean; id?: string }
+export interface ButtonOptions {
+  appearance?: 'primary' | 'secondary' | 'icon';
+  title?: string;
+  disabled?: boolean;
+  id?: string;
+}
 export function button(label: string, onClick: () => void, opts: ButtonOptions = {}): HTMLElement {
-  const el = h('vscode-button', { appearance: opts.appearance ?? 'primary', title: opts.title, disabled: opts.disabled, id: opts.id }, label);
-  el.addEventListener('click', () => { if (!el.hasAttribute('disabled')) onClick(); });
+  const el = h(
+    'vscode-button',
+    { appearance: opts.appearance ?? 'primary', title: opts.title, disabled: opts.disabled, id: opts.id },
+    label,
+  );
+  el.addEventListener('click', () => {
+    if (!el.hasAttribute('disabled')) onClick();
+  });
   return el;
 }
 
 export function setDisabled(el: HTMLElement, disabled: boolean): void {
-  if (disabled) el.setAttribute('disabled', ''); else el.removeAttribute('disabled');
+  if (disabled) el.setAttribute('disabled', '');
+  else el.removeAttribute('disabled');
 }
 
-export interface TextFieldOptions { placeholder?: string; value?: string; id?: string; label?: string }
+export interface TextFieldOptions {
+  placeholder?: string;
+  value?: string;
+  id?: string;
+  label?: string;
+}
 export function textField(opts: TextFieldOptions, onInput?: (value: string) => void): HTMLElement & { value: string } {
-  const el = h('vscode-text-field', { placeholder: opts.placeholder, id: opts.id, value: opts.value }, opts.label ?? '') as HTMLElement & { value: string };
+  const el = h(
+    'vscode-text-field',
+    { placeholder: opts.placeholder, id: opts.id, value: opts.value },
+    opts.label ?? '',
+  ) as HTMLElement & { value: string };
   if (onInput) el.addEventListener('input', () => onInput(el.value));
   return el;
 }
 
-export function textArea(opts: TextFieldOptions & { rows?: number }, onInput?: (value: string) => void): HTMLElement & { value: string } {
-  const el = h('vscode-text-area', { placeholder: opts.placeholder, id: opts.id, rows: opts.rows ?? 3, resize: 'vertical' }, opts.label ?? '') as HTMLElement & { value: string };
+export function textArea(
+  opts: TextFieldOptions & { rows?: number },
+  onInput?: (value: string) => void,
+): HTMLElement & { value: string } {
+  const el = h(
+    'vscode-text-area',
+    { placeholder: opts.placeholder, id: opts.id, rows: opts.rows ?? 3, resize: 'vertical' },
+    opts.label ?? '',
+  ) as HTMLElement & { value: string };
   if (opts.value !== undefined) el.value = opts.value;
   if (onInput) el.addEventListener('input', () => onInput(el.value));
   return el;
 }
 
-export function dropdown(options: { value: string; label: string }[], selected: string, onChange: (value: string) => void, id?: string): HTMLElement & { value: string } {
-  const el = h('vscode-dropdown', { id }, ...options.map((o) => h('vscode-option', { value: o.value, selected: o.value === selected }, o.label))) as HTMLElement & { value: string };
+export function dropdown(
+  options: { value: string; label: string }[],
+  selected: string,
+  onChange: (value: string) => void,
+  id?: string,
+): HTMLElement & { value: string } {
+  const el = h(
+    'vscode-dropdown',
+    { id },
+    ...options.map((o) => h('vscode-option', { value: o.value, selected: o.value === selected }, o.label)),
+  ) as HTMLElement & { value: string };
   el.addEventListener('change', () => onChange(el.value));
   return el;
 }
@@ -77,7 +141,10 @@ export const divider = (): HTMLElement => h('vscode-divider');
 export const progressRing = (): HTMLElement => h('vscode-progress-ring');
 export function link(text: string, onClick: () => void): HTMLElement {
   const el = h('vscode-link', { href: '#' }, text);
-  el.addEventListener('click', (e) => { e.preventDefault(); onClick(); });
+  el.addEventListener('click', (e) => {
+    e.preventDefault();
+    onClick();
+  });
   return el;
 }
 
@@ -93,12 +160,17 @@ export function tabs(items: { id: string; label: string; render: () => Node }[])
  * A plain HTML table themed with VS Code colours. Used for results instead of the toolkit's data grid, which
  * renders every cell as a custom element and gets slow past a few hundred rows.
  */
-export function table(columns: string[], rows: unknown[][], opts: { caption?: string; className?: string } = {}): HTMLTableElement {
+export function table(
+  columns: string[],
+  rows: unknown[][],
+  opts: { caption?: string; className?: string } = {},
+): HTMLTableElement {
   const t = h('table', { class: opts.className ?? 'q-table' });
   if (opts.caption) t.append(h('caption', {}, opts.caption));
   t.append(h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col' }, c)))));
   const body = h('tbody');
-  for (const r of rows) body.append(h('tr', {}, ...r.map((v) => h('td', { class: v === null ? 'q-null' : undefined }, formatCell(v)))));
+  for (const r of rows)
+    body.append(h('tr', {}, ...r.map((v) => h('td', { class: v === null ? 'q-null' : undefined }, formatCell(v)))));
   t.append(body);
   return t;
 }

@@ -22,11 +22,12 @@ export function connectHost<ToHost, ToApp extends { type: string }, State>(): Ho
   const vs = api;
   return {
     post: (m) => vs.postMessage(m),
-    onMessage: (handler) => window.addEventListener('message', (e: MessageEvent) => {
-      const data = e.data as { type?: unknown } | null;
-      // Messages from the host always carry a string `type`; anything else is not ours.
-      if (data && typeof data === 'object' && typeof data.type === 'string') handler(data as ToApp);
-    }),
+    onMessage: (handler) =>
+      window.addEventListener('message', (e: MessageEvent) => {
+        const data = e.data as { type?: unknown } | null;
+        // Messages from the host always carry a string `type`; anything else is not ours.
+        if (data && typeof data === 'object' && typeof data.type === 'string') handler(data as ToApp);
+      }),
     state: () => (vs.getState() as State | undefined) ?? undefined,
     saveState: (s) => vs.setState(s),
   };

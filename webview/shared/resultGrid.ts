@@ -40,21 +40,44 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
   const tools = h('div', { class: 'q-row' }, first, prev, status, next, last);
   if (opts.onCopy) {
     const copy = opts.onCopy;
-    tools.append(button('Copy', () => copy(toTsv(columns, orderedRows())), { appearance: 'secondary', title: 'Copy all rows as tab-separated text, in the order shown' }));
+    tools.append(
+      button('Copy', () => copy(toTsv(columns, orderedRows())), {
+        appearance: 'secondary',
+        title: 'Copy all rows as tab-separated text, in the order shown',
+      }),
+    );
   }
   if (opts.onExport) {
     const exp = opts.onExport;
     const current = (): RowOrder | null => (sortCol < 0 ? null : { column: sortCol, descending });
-    tools.append(button('Export CSV…', () => exp('csv', current()), { appearance: 'secondary', title: 'Export all rows as CSV, in the order shown' }),
-      button('Export JSON…', () => exp('json', current()), { appearance: 'secondary', title: 'Export all rows as JSON, in the order shown' }));
+    tools.append(
+      button('Export CSV…', () => exp('csv', current()), {
+        appearance: 'secondary',
+        title: 'Export all rows as CSV, in the order shown',
+      }),
+      button('Export JSON…', () => exp('json', current()), {
+        appearance: 'secondary',
+        title: 'Export all rows as JSON, in the order shown',
+      }),
+    );
   }
   if (opts.note) tools.append(h('span', { class: 'q-warn' }, opts.note));
 
   const headCells = columns.map((c, i) => {
-    const th = h('th', { scope: 'col', tabindex: 0, 'aria-sort': 'none', title: `Sort by ${c}` }, c, h('span', { class: 'q-muted', 'aria-hidden': 'true' }));
+    const th = h(
+      'th',
+      { scope: 'col', tabindex: 0, 'aria-sort': 'none', title: `Sort by ${c}` },
+      c,
+      h('span', { class: 'q-muted', 'aria-hidden': 'true' }),
+    );
     const sort = () => sortBy(i);
     th.addEventListener('click', sort);
-    th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
+    th.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        sort();
+      }
+    });
     return th;
   });
   const body = h('tbody');
@@ -76,11 +99,18 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
 
   function sortBy(col: number): void {
     if (sortCol === col) descending = !descending;
-    else { sortCol = col; descending = false; }
+    else {
+      sortCol = col;
+      descending = false;
+    }
     // Stable: equal cells keep the query's order, so sorting by a second column after a first works as expected.
     order = sortedRowIndices(rows, { column: col, descending });
-    headCells.forEach((th, i) => th.setAttribute('aria-sort', i !== sortCol ? 'none' : descending ? 'descending' : 'ascending'));
-    headCells.forEach((th, i) => { th.lastElementChild!.textContent = i !== sortCol ? '' : descending ? ' ▼' : ' ▲'; });
+    headCells.forEach((th, i) =>
+      th.setAttribute('aria-sort', i !== sortCol ? 'none' : descending ? 'descending' : 'ascending'),
+    );
+    headCells.forEach((th, i) => {
+      th.lastElementChild!.textContent = i !== sortCol ? '' : descending ? ' ▼' : ' ▲';
+    });
     page = 0;
     draw();
   }
@@ -107,8 +137,10 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
       frag.append(tr);
     }
     body.replaceChildren(frag);
-    status.textContent = rows.length === 0 ? 'no rows'
-      : `rows ${(from + 1).toLocaleString()}–${to.toLocaleString()} of ${rows.length.toLocaleString()} · page ${page + 1} of ${pages()}`;
+    status.textContent =
+      rows.length === 0
+        ? 'no rows'
+        : `rows ${(from + 1).toLocaleString()}–${to.toLocaleString()} of ${rows.length.toLocaleString()} · page ${page + 1} of ${pages()}`;
     for (const b of [first, prev]) setDisabled(b, page === 0);
     for (const b of [next, last]) setDisabled(b, page >= pages() - 1);
   }

@@ -1,8 +1,12 @@
 // Syntax highlighting for SQL shown in webviews: keywords, strings and numbers get theme-coloured spans. Built as DOM
 // nodes (never innerHTML), so model-written SQL cannot inject markup.
-const KEYWORDS = new Set(('select from where group by order having limit offset join inner left right outer cross on as and or not '
-  + 'in is null like between case when then else end distinct union all intersect except with asc desc count sum avg min max '
-  + 'exists cast pragma values insert update delete create table').split(' '));
+const KEYWORDS = new Set(
+  (
+    'select from where group by order having limit offset join inner left right outer cross on as and or not ' +
+    'in is null like between case when then else end distinct union all intersect except with asc desc count sum avg min max ' +
+    'exists cast pragma values insert update delete create table'
+  ).split(' '),
+);
 
 export function highlightSql(sql: string): HTMLElement {
   const pre = document.createElement('pre');

@@ -88,19 +88,32 @@ export class EpisodeStore {
     this.sweeper.unref();
   }
 
-  get size(): number { return this.live.size; }
+  get size(): number {
+    return this.live.size;
+  }
 
-  async create(req: CreateEpisode): Promise<{ id: string; messages: Array<{ role: string; content: string }>; stop: string[] }> {
+  async create(
+    req: CreateEpisode,
+  ): Promise<{ id: string; messages: Array<{ role: string; content: string }>; stop: string[] }> {
     if (!isProtocolName(req.protocol)) {
-      throw new ServiceError('bad-request', `unknown protocol '${req.protocol}'; valid protocols: ${PROTOCOL_NAMES.join(', ')}`);
+      throw new ServiceError(
+        'bad-request',
+        `unknown protocol '${req.protocol}'; valid protocols: ${PROTOCOL_NAMES.join(', ')}`,
+      );
     }
     this.sweep();
     if (this.live.size >= this.maxEpisodes) {
-      throw new ServiceError('too-many', `${this.live.size} episodes are open (the most is ${this.maxEpisodes}); end some (DELETE) or wait for idle ones to expire`);
+      throw new ServiceError(
+        'too-many',
+        `${this.live.size} episodes are open (the most is ${this.maxEpisodes}); end some (DELETE) or wait for idle ones to expire`,
+      );
     }
     const protocol = getProtocol(req.protocol);
     if (protocol.needsOracle && !req.goldSql) {
-      throw new ServiceError('bad-request', `the ${req.protocol} protocol needs "goldSql" (its feedback is computed from the gold)`);
+      throw new ServiceError(
+        'bad-request',
+        `the ${req.protocol} protocol needs "goldSql" (its feedback is computed from the gold)`,
+      );
     }
     let panel: ResolvedPanel | null = null;
     if (req.goldSql) {
@@ -112,14 +125,25 @@ export class EpisodeStore {
     }
     const config: Partial<ProtocolConfig> = req.maxTurns === undefined ? {} : { maxTurns: req.maxTurns };
     const task = {
-      question: req.question, dbPath: req.dbPath, dbId: req.dbId ?? undefined, evidence: req.evidence,
-      history: req.history, gold: req.goldSql,
+      question: req.question,
+      dbPath: req.dbPath,
+      dbId: req.dbId ?? undefined,
+      evidence: req.evidence,
+      history: req.history,
+      gold: req.goldSql,
     };
     const prepared = protocol.prepareTask ? await protocol.prepareTask(task, { pool: this.opts.pool }) : task;
     let env: SqlAgentEnv;
     let messages;
     try {
-      env = new SqlAgentEnv({ task: prepared, protocol, config, pool: this.opts.pool, schemaCache: this.schemaCache, feedback: odtFeedback });
+      env = new SqlAgentEnv({
+        task: prepared,
+        protocol,
+        config,
+        pool: this.opts.pool,
+        schemaCache: this.schemaCache,
+        feedback: odtFeedback,
+      });
       await env.prepare();
       messages = env.reset();
     } catch (err) {
@@ -127,16 +151,29 @@ export class EpisodeStore {
     }
     const id = randomUUID();
     const record: TrajectoryRecord = {
-      schema: TRAJECTORY_SCHEMA, id, groupId: id, sample: 0, createdAt: new Date().toISOString(),
+      schema: TRAJECTORY_SCHEMA,
+      id,
+      groupId: id,
+      sample: 0,
+      createdAt: new Date().toISOString(),
       task: {
-        id: null, question: req.question, db: { path: req.dbPath, id: req.dbId, sha256: await dbSha256(req.dbPath) },
-        evidence: req.evidence ?? null, history: prepared.history ?? [], gold: req.goldSql ?? null, difficulty: null,
+        id: null,
+        question: req.question,
+        db: { path: req.dbPath, id: req.dbId, sha256: await dbSha256(req.dbPath) },
+        evidence: req.evidence ?? null,
+        history: prepared.history ?? [],
+        gold: req.goldSql ?? null,
+        difficulty: null,
       },
       protocol: { name: protocol.name, config: { ...env.config }, budget: env.budget },
       model: { spec: 'external:serve-env', sampling: {} },
       prompt: messages.map((m) => ({ ...m })),
-      turns: [], finalSql: null, end: 'error', error: null,
-      usage: { promptTokens: 0, completionTokens: 0 }, timings: { totalMs: 0, modelMs: 0, envMs: 0 },
+      turns: [],
+      finalSql: null,
+      end: 'error',
+      error: null,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      timings: { totalMs: 0, modelMs: 0, envMs: 0 },
       meta: { source: 'serve-env' },
     };
     this.live.set(id, { env, record, panel, lastUsed: Date.now(), busy: false });
@@ -146,7 +183,11 @@ export class EpisodeStore {
   async step(id: string, action: string): Promise<StepReply> {
     const e = this.live.get(id);
     if (!e) throw new ServiceError('not-found', `no episode ${id} (it ended, expired or never existed)`);
-    if (e.busy) throw new ServiceError('bad-request', `episode ${id} is already taking a step: send the next one after its reply`);
+    if (e.busy)
+      throw new ServiceError(
+        'bad-request',
+        `episode ${id} is already taking a step: send the next one after its reply`,
+      );
     e.busy = true;
     e.lastUsed = Date.now();
     const started = performance.now();
@@ -156,23 +197,42 @@ export class EpisodeStore {
       const step = await e.env.step(assistant);
       const envMs = performance.now() - started;
       const turn: TrajectoryTurn = {
-        index: e.record.turns.length, assistant, action: recordAction(step.action), observations: step.observations,
-        exec: step.exec ? recordExec(step.exec as ExecResult) : null, finishReason: 'stop',
-        usage: { promptTokens: 0, completionTokens: 0 }, timings: { modelMs: 0, envMs },
+        index: e.record.turns.length,
+        assistant,
+        action: recordAction(step.action),
+        observations: step.observations,
+        exec: step.exec ? recordExec(step.exec as ExecResult) : null,
+        finishReason: 'stop',
+        usage: { promptTokens: 0, completionTokens: 0 },
+        timings: { modelMs: 0, envMs },
       };
       e.record.turns.push(turn);
       e.record.timings.envMs += envMs;
       const reply: StepReply = {
         observation: step.observations.length ? step.observations.map((o) => o.content).join('\n') : null,
-        done: step.done, stop: step.done ? [] : session.stop(), reward: null, terms: null,
-        info: { turn: turn.index, turnsLeft: step.turnsLeft, action: turn.action, exec: turn.exec, end: step.end, finalSql: step.finalSql },
+        done: step.done,
+        stop: step.done ? [] : session.stop(),
+        reward: null,
+        terms: null,
+        info: {
+          turn: turn.index,
+          turnsLeft: step.turnsLeft,
+          action: turn.action,
+          exec: turn.exec,
+          end: step.end,
+          finalSql: step.finalSql,
+        },
       };
       if (step.done) {
         e.record.end = step.end ?? 'answer';
         e.record.finalSql = step.finalSql;
         this.live.delete(id);
         if (e.panel && e.record.task.gold) {
-          const result = await scorePanelDetailed(e.panel, { goldSql: e.record.task.gold, dbPath: e.record.task.db.path, trajectory: e.record }, this.opts.resources);
+          const result = await scorePanelDetailed(
+            e.panel,
+            { goldSql: e.record.task.gold, dbPath: e.record.task.db.path, trajectory: e.record },
+            this.opts.resources,
+          );
           reply.reward = result.total;
           reply.terms = Object.fromEntries(result.terms.map((t) => [t.name, t.contribution]));
           reply.info.panel = panelJson(result);

@@ -62,27 +62,41 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host) && !opts.token) {
-    throw new Error(`refusing to listen on ${host} without a token: anyone who can reach it could run SQL on your databases (give --token-file, or bind 127.0.0.1 and tunnel)`);
+    throw new Error(
+      `refusing to listen on ${host} without a token: anyone who can reach it could run SQL on your databases (give --token-file, or bind 127.0.0.1 and tunnel)`,
+    );
   }
   const roots = new DatabaseRoots(opts.dbDirs);
   const pool = createSqlPool({ size: opts.jobs ?? 2 });
   const resources = createScoringResources({ run: pool, timeoutMs: opts.rewardTimeoutMs ?? 30_000 });
   const cwd = opts.cwd ?? process.cwd();
   const episodes = new EpisodeStore({ pool, resources, maxEpisodes: opts.maxEpisodes, idleMs: opts.idleMs, cwd });
-  const ctx: Ctx = { roots, pool, resources, episodes, cwd, maxBatch: opts.maxBatch ?? 1024, version: opts.version ?? 'dev' };
+  const ctx: Ctx = {
+    roots,
+    pool,
+    resources,
+    episodes,
+    cwd,
+    maxBatch: opts.maxBatch ?? 1024,
+    version: opts.version ?? 'dev',
+  };
   const maxBody = opts.maxBodyBytes ?? 16 * 2 ** 20;
   const token = opts.token ? Buffer.from(opts.token) : null;
 
   const server = createServer((req, res) => {
     handle(req, res, ctx, maxBody, token).catch((err: unknown) => {
-      const e = err instanceof ServiceError ? err : new ServiceError('internal', (err as Error)?.message ?? String(err));
+      const e =
+        err instanceof ServiceError ? err : new ServiceError('internal', (err as Error)?.message ?? String(err));
       send(res, e.status, e.toJSON());
     });
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const addr = server.address() as AddressInfo;
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -109,9 +123,15 @@ interface Ctx {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) { res.destroy(); return; }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -149,19 +169,37 @@ async function readBody(req: IncomingMessage, max: number): Promise<unknown> {
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx, maxBody: number, token: Buffer | null): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Ctx,
+  maxBody: number,
+  token: Buffer | null,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = req.method ?? 'GET';
-  if (path === '/v1/health' && method === 'GET') return send(res, 200, { ok: true, version: ctx.version, service: ENV_SERVICE_VERSION, episodes: ctx.episodes.size });
-  if (!authorized(req, token)) throw new ServiceError('unauthorized', 'this server needs "Authorization: Bearer <token>" (the token of its --token-file)');
+  if (path === '/v1/health' && method === 'GET')
+    return send(res, 200, {
+      ok: true,
+      version: ctx.version,
+      service: ENV_SERVICE_VERSION,
+      episodes: ctx.episodes.size,
+    });
+  if (!authorized(req, token))
+    throw new ServiceError(
+      'unauthorized',
+      'this server needs "Authorization: Bearer <token>" (the token of its --token-file)',
+    );
   if (path === '/v1/openapi.json' && method === 'GET') return send(res, 200, openApi(ctx.version));
 
   const episode = /^\/v1\/episodes\/([^/]+)(\/step)?$/.exec(path);
-  if (path === '/v1/episodes' && method === 'POST') return send(res, 200, await batch(await readBody(req, maxBody), ctx, createEpisode));
+  if (path === '/v1/episodes' && method === 'POST')
+    return send(res, 200, await batch(await readBody(req, maxBody), ctx, createEpisode));
   if (episode?.[2] && method === 'POST') {
     const body = obj(await readBody(req, maxBody));
-    if (typeof body.action !== 'string') throw new ServiceError('bad-request', '"action" must be the model\'s turn as a string');
+    if (typeof body.action !== 'string')
+      throw new ServiceError('bad-request', '"action" must be the model\'s turn as a string');
     return send(res, 200, await ctx.episodes.step(decodeURIComponent(episode[1]), body.action));
   }
   if (episode && !episode[2] && method === 'DELETE') {
@@ -169,25 +207,36 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx, maxBo
     if (!ended) throw new ServiceError('not-found', `no episode ${episode[1]}`);
     return send(res, 200, { ended: true });
   }
-  if (episode && !episode[2] && method === 'GET') return send(res, 200, ctx.episodes.record(decodeURIComponent(episode[1])));
-  if (path === '/v1/reward' && method === 'POST') return send(res, 200, await batch(await readBody(req, maxBody), ctx, reward));
-  if (path === '/v1/execute' && method === 'POST') return send(res, 200, await batch(await readBody(req, maxBody), ctx, execute));
-  if (path === '/v1/odt' && method === 'POST') return send(res, 200, await batch(await readBody(req, maxBody), ctx, odt));
+  if (episode && !episode[2] && method === 'GET')
+    return send(res, 200, ctx.episodes.record(decodeURIComponent(episode[1])));
+  if (path === '/v1/reward' && method === 'POST')
+    return send(res, 200, await batch(await readBody(req, maxBody), ctx, reward));
+  if (path === '/v1/execute' && method === 'POST')
+    return send(res, 200, await batch(await readBody(req, maxBody), ctx, execute));
+  if (path === '/v1/odt' && method === 'POST')
+    return send(res, 200, await batch(await readBody(req, maxBody), ctx, odt));
   throw new ServiceError('not-found', `no route ${method} ${path} (see GET /v1/openapi.json)`);
 }
 
 /** A JSON array is a batch: each item answered in order, a failing item as its error object. */
-async function batch(body: unknown, ctx: Ctx, one: (b: Record<string, unknown>, ctx: Ctx) => Promise<unknown>): Promise<unknown> {
+async function batch(
+  body: unknown,
+  ctx: Ctx,
+  one: (b: Record<string, unknown>, ctx: Ctx) => Promise<unknown>,
+): Promise<unknown> {
   if (!Array.isArray(body)) return one(obj(body), ctx);
-  if (body.length > ctx.maxBatch) throw new ServiceError('too-large', `${body.length} items in one batch; the most is ${ctx.maxBatch}`);
-  return Promise.all(body.map(async (item) => {
-    try {
-      return await one(obj(item), ctx);
-    } catch (err) {
-      if (err instanceof ServiceError && err.kind !== 'internal') return err.toJSON();
-      throw err;
-    }
-  }));
+  if (body.length > ctx.maxBatch)
+    throw new ServiceError('too-large', `${body.length} items in one batch; the most is ${ctx.maxBatch}`);
+  return Promise.all(
+    body.map(async (item) => {
+      try {
+        return await one(obj(item), ctx);
+      } catch (err) {
+        if (err instanceof ServiceError && err.kind !== 'internal') return err.toJSON();
+        throw err;
+      }
+    }),
+  );
 }
 
 function obj(v: unknown): Record<string, unknown> {
@@ -210,21 +259,30 @@ function str(b: Record<string, unknown>, key: string, required = false): string 
 function posInt(b: Record<string, unknown>, key: string): number | undefined {
   const v = b[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new ServiceError('bad-request', `"${key}" must be a positive integer`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw new ServiceError('bad-request', `"${key}" must be a positive integer`);
   return v;
 }
 
 async function createEpisode(b: Record<string, unknown>, ctx: Ctx): Promise<unknown> {
   const db = ctx.roots.resolve(b.db);
   const history = b.history;
-  if (history !== undefined && (!Array.isArray(history) || history.some((h) => !h || typeof h.question !== 'string' || typeof h.sql !== 'string'))) {
+  if (
+    history !== undefined &&
+    (!Array.isArray(history) || history.some((h) => !h || typeof h.question !== 'string' || typeof h.sql !== 'string'))
+  ) {
     throw new ServiceError('bad-request', '"history" must be a list of {question, sql, result?}');
   }
   return ctx.episodes.create({
-    protocol: str(b, 'protocol', true), dbPath: db.path, dbId: db.id, question: str(b, 'question', true),
-    maxTurns: posInt(b, 'maxTurns'), evidence: str(b, 'evidence'),
+    protocol: str(b, 'protocol', true),
+    dbPath: db.path,
+    dbId: db.id,
+    question: str(b, 'question', true),
+    maxTurns: posInt(b, 'maxTurns'),
+    evidence: str(b, 'evidence'),
     history: history as Array<{ question: string; sql: string; result?: string }> | undefined,
-    goldSql: str(b, 'goldSql'), panel: str(b, 'panel'),
+    goldSql: str(b, 'goldSql'),
+    panel: str(b, 'panel'),
   });
 }
 
@@ -247,25 +305,41 @@ function panelFor(name: string, cwd: string): ResolvedPanel {
 async function reward(b: Record<string, unknown>, ctx: Ctx): Promise<unknown> {
   const panel = panelFor(str(b, 'panel', true), ctx.cwd);
   const mode = str(b, 'mode');
-  if (mode !== undefined && !EVAL_MODES.includes(mode as EvalModeName)) throw new ServiceError('bad-request', `"mode" must be one of ${EVAL_MODES.join(', ')}`);
+  if (mode !== undefined && !EVAL_MODES.includes(mode as EvalModeName))
+    throw new ServiceError('bad-request', `"mode" must be one of ${EVAL_MODES.join(', ')}`);
   let trajectory: TrajectoryRecord | null = null;
   if (b.trajectory !== undefined) {
     const problem = validateTrajectory(b.trajectory);
-    if (problem) throw new ServiceError('bad-request', `"trajectory" is not a valid record: ${problem.field || "(record)"}: ${problem.message}`);
+    if (problem)
+      throw new ServiceError(
+        'bad-request',
+        `"trajectory" is not a valid record: ${problem.field || '(record)'}: ${problem.message}`,
+      );
     trajectory = b.trajectory as TrajectoryRecord;
   }
   const predSql = str(b, 'predSql');
-  if ((predSql === undefined) === (trajectory === null)) throw new ServiceError('bad-request', 'give exactly one of "predSql" and "trajectory"');
+  if ((predSql === undefined) === (trajectory === null))
+    throw new ServiceError('bad-request', 'give exactly one of "predSql" and "trajectory"');
   const goldSql = str(b, 'goldSql') ?? trajectory?.task.gold ?? undefined;
   if (!goldSql) throw new ServiceError('bad-request', '"goldSql" is required (the trajectory records no gold)');
   const db = ctx.roots.resolve(b.db ?? trajectory?.task.db.id ?? trajectory?.task.db.path);
   const difficultyText = str(b, 'difficulty');
   const difficulty = difficultyText === undefined ? undefined : parseDifficulty(difficultyText);
-  if (difficultyText !== undefined && !difficulty) throw new ServiceError('bad-request', '"difficulty" must be simple, medium, hard or extra');
-  const result = await scorePanelDetailed(panel, {
-    goldSql, dbPath: db.path, trajectory, predSql: predSql ?? null, difficulty, mode: mode as EvalModeName | undefined,
-    turnBudget: posInt(b, 'turnBudget'),
-  }, ctx.resources);
+  if (difficultyText !== undefined && !difficulty)
+    throw new ServiceError('bad-request', '"difficulty" must be simple, medium, hard or extra');
+  const result = await scorePanelDetailed(
+    panel,
+    {
+      goldSql,
+      dbPath: db.path,
+      trajectory,
+      predSql: predSql ?? null,
+      difficulty,
+      mode: mode as EvalModeName | undefined,
+      turnBudget: posInt(b, 'turnBudget'),
+    },
+    ctx.resources,
+  );
   return panelJson(result);
 }
 
@@ -279,7 +353,10 @@ async function execute(b: Record<string, unknown>, ctx: Ctx): Promise<unknown> {
     throw new ServiceError('bad-request', (err as Error).message);
   }
   const r = await ctx.pool.exec({
-    db: db.path, sql, timeoutMs: posInt(b, 'timeoutMs') ?? DEFAULT_TIMEOUT_MS, maxRows: posInt(b, 'maxRows') ?? DEFAULT_MAX_ROWS,
+    db: db.path,
+    sql,
+    timeoutMs: posInt(b, 'timeoutMs') ?? DEFAULT_TIMEOUT_MS,
+    maxRows: posInt(b, 'maxRows') ?? DEFAULT_MAX_ROWS,
   });
   return execRecord(b.id ?? null, r, format);
 }

@@ -2,7 +2,14 @@
 // read logs from an offset (to follow them), cancel. The job folder is the source of truth; a target only runs things.
 import { existsSync, openSync, readSync, closeSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINAL_STATUSES, jobSpecProblem, newJobId, newJobRecord, type JobRecord, type JobSpec } from '../../core/training/jobs/job';
+import {
+  FINAL_STATUSES,
+  jobSpecProblem,
+  newJobId,
+  newJobRecord,
+  type JobRecord,
+  type JobSpec,
+} from '../../core/training/jobs/job';
 import type { JobStore } from './store';
 import { LocalTarget } from './targets/local';
 import type { Target } from './targets/target';
@@ -23,7 +30,10 @@ export async function submitJob(store: JobStore, spec: JobSpec): Promise<JobReco
   const missing = await target.check(job);
   if (missing.length) throw new Error(`target ${target.name} cannot run this job: ${missing.join('; ')}`);
   const dir = store.create(job);
-  writeFileSync(join(dir, 'launch.json'), JSON.stringify({ command: job.command, cwd: job.cwd, env: Object.keys(job.env) }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'launch.json'),
+    JSON.stringify({ command: job.command, cwd: job.cwd, env: Object.keys(job.env) }, null, 2) + '\n',
+  );
   try {
     await target.submit(job, dir);
   } catch (err) {
@@ -66,7 +76,12 @@ export async function cancelJob(store: JobStore, id: string, graceMs?: number): 
 }
 
 /** Bytes of a job's log from `offset` (stdout.log or stderr.log), and the offset to read from next. */
-export function readLog(store: JobStore, id: string, which: 'stdout' | 'stderr', offset = 0): { text: string; next: number } {
+export function readLog(
+  store: JobStore,
+  id: string,
+  which: 'stdout' | 'stderr',
+  offset = 0,
+): { text: string; next: number } {
   const file = join(store.dir(id), `${which}.log`);
   if (!existsSync(file)) return { text: '', next: offset };
   const size = statSync(file).size;

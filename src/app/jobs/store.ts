@@ -46,7 +46,11 @@ export class JobStore {
     if (!existsSync(this.root)) return [];
     const out: JobRecord[] = [];
     for (const id of readdirSync(this.root).sort().reverse()) {
-      try { out.push(this.get(id)); } catch { /* a folder being created, or not a job */ }
+      try {
+        out.push(this.get(id));
+      } catch {
+        /* a folder being created, or not a job */
+      }
     }
     return out;
   }

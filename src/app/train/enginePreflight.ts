@@ -37,18 +37,35 @@ export interface EnginePreflightOptions {
 }
 
 function failed(engine: LaunchEngine, kind: string, message: string): EngineVerdict {
-  return { ok: false, engine, engine_version: null, config: null, config_from: null, composed: false, unknown_keys: [],
-    errors: [{ kind, message }], values: {}, validated: null, checks: [], python: null };
+  return {
+    ok: false,
+    engine,
+    engine_version: null,
+    config: null,
+    config_from: null,
+    composed: false,
+    unknown_keys: [],
+    errors: [{ kind, message }],
+    values: {},
+    validated: null,
+    checks: [],
+    python: null,
+  };
 }
 
 /** Never throws: an interpreter that is missing or fails is a verdict with an error saying so. */
 export function runEnginePreflight(o: EnginePreflightOptions): Promise<EngineVerdict> {
   const timeoutMs = o.timeoutMs ?? 300_000;
   const trainer = o.repoRoot ? join(o.repoRoot, 'trainer') : undefined;
-  const pythonPath = trainer && existsSync(join(trainer, 'quarry_trainer', 'preflight.py'))
-    ? [trainer, process.env.PYTHONPATH].filter(Boolean).join(':') : process.env.PYTHONPATH;
-  const request = JSON.stringify({ engine: o.engine, overrides: o.overrides,
-    ...(o.skyrlConfig ? { skyrl_config: o.skyrlConfig } : {}) });
+  const pythonPath =
+    trainer && existsSync(join(trainer, 'quarry_trainer', 'preflight.py'))
+      ? [trainer, process.env.PYTHONPATH].filter(Boolean).join(':')
+      : process.env.PYTHONPATH;
+  const request = JSON.stringify({
+    engine: o.engine,
+    overrides: o.overrides,
+    ...(o.skyrlConfig ? { skyrl_config: o.skyrlConfig } : {}),
+  });
   return new Promise((done) => {
     let stdout = '';
     let stderr = '';
@@ -67,14 +84,27 @@ export function runEnginePreflight(o: EnginePreflightOptions): Promise<EngineVer
       child.kill('SIGKILL');
       finish(failed(o.engine, 'timeout', `the engine check did not finish within ${Math.round(timeoutMs / 1000)} s`));
     }, timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { if (stderr.length < 200_000) stderr += d; });
-    child.on('error', (err) => {
-      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? `no Python interpreter at '${o.python}'` : err.message;
-      finish(failed(o.engine, 'python', `${why}: the engine check needs the project's Python (npm run setup:python, `
-        + 'or --python / QUARRY_PYTHON)'));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
     });
-    child.stdin.on('error', () => { /* the child may exit before reading; its exit says why */ });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      if (stderr.length < 200_000) stderr += d;
+    });
+    child.on('error', (err) => {
+      const why =
+        (err as NodeJS.ErrnoException).code === 'ENOENT' ? `no Python interpreter at '${o.python}'` : err.message;
+      finish(
+        failed(
+          o.engine,
+          'python',
+          `${why}: the engine check needs the project's Python (npm run setup:python, ` +
+            'or --python / QUARRY_PYTHON)',
+        ),
+      );
+    });
+    child.stdin.on('error', () => {
+      /* the child may exit before reading; its exit says why */
+    });
     child.stdin.end(request);
     child.on('close', (code) => {
       const line = stdout.trim().split('\n').pop() ?? '';
@@ -83,9 +113,15 @@ export function runEnginePreflight(o: EnginePreflightOptions): Promise<EngineVer
       } catch {
         const tail = stderr.trim().split('\n').slice(-4).join(' | ').slice(0, 600);
         const missing = /No module named 'quarry_trainer'/.test(stderr);
-        finish(failed(o.engine, 'python', missing
-          ? `'${o.python}' has no quarry_trainer: install the trainer package (npm run setup:python in a checkout)`
-          : `'${o.python} -m quarry_trainer.preflight' exited ${code} without a verdict: ${tail || 'no output'}`));
+        finish(
+          failed(
+            o.engine,
+            'python',
+            missing
+              ? `'${o.python}' has no quarry_trainer: install the trainer package (npm run setup:python in a checkout)`
+              : `'${o.python} -m quarry_trainer.preflight' exited ${code} without a verdict: ${tail || 'no output'}`,
+          ),
+        );
       }
     });
   });

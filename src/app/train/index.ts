@@ -61,37 +61,74 @@ const error = (check: string, message: string): Finding => ({ level: 'error', ch
 const warning = (check: string, message: string): Finding => ({ level: 'warning', check, message });
 
 /** What the data folder and model say about this recipe. */
-function inputFindings(recipe: Recipe, data: DataDirInfo, model: ModelInfo, dbDir: string | null, dryRun: boolean): Finding[] {
+function inputFindings(
+  recipe: Recipe,
+  data: DataDirInfo,
+  model: ModelInfo,
+  dbDir: string | null,
+  dryRun: boolean,
+): Finding[] {
   const out: Finding[] = [];
   if (!data.trainExists) {
-    const msg = `${data.trainFile} does not exist: make the training rows with \`quarry data rl --protocol `
-      + `${recipe.protocol} --out ${data.dir}\`${settingValue(recipe, 'data.command') ? ` (the recipe's data.command: `
-      + `${String(settingValue(recipe, 'data.command'))})` : ''}`;
+    const msg =
+      `${data.trainFile} does not exist: make the training rows with \`quarry data rl --protocol ` +
+      `${recipe.protocol} --out ${data.dir}\`${
+        settingValue(recipe, 'data.command')
+          ? ` (the recipe's data.command: ` + `${String(settingValue(recipe, 'data.command'))})`
+          : ''
+      }`;
     out.push(dryRun ? warning('data.missing', msg) : error('data.missing', msg));
   }
   for (const p of data.problems) out.push(warning('data.json', p));
   if (data.protocol !== null && data.protocol !== recipe.protocol) {
-    out.push(error('data.protocol', `the rows' prompts were built for protocol '${data.protocol}' (data.json) but recipe `
-      + `${recipe.name} trains protocol '${recipe.protocol}': make the data with --protocol ${recipe.protocol}`));
+    out.push(
+      error(
+        'data.protocol',
+        `the rows' prompts were built for protocol '${data.protocol}' (data.json) but recipe ` +
+          `${recipe.name} trains protocol '${recipe.protocol}': make the data with --protocol ${recipe.protocol}`,
+      ),
+    );
   }
   const turns = settingValue<number>(recipe, 'rl.max_turns');
   if (data.maxTurns !== null && turns !== undefined && data.maxTurns !== turns) {
-    out.push(warning('data.turns', `the prompts were built with a ${data.maxTurns}-turn budget (data.json) and the `
-      + `recipe allows ${turns} turns: make the data with --max-turns ${turns}, or --set rl.max_turns=${data.maxTurns}`));
+    out.push(
+      warning(
+        'data.turns',
+        `the prompts were built with a ${data.maxTurns}-turn budget (data.json) and the ` +
+          `recipe allows ${turns} turns: make the data with --max-turns ${turns}, or --set rl.max_turns=${data.maxTurns}`,
+      ),
+    );
   }
-  if (settingValue(recipe, 'data.curriculum_bin_size') !== undefined && data.described && data.curriculumLevels === null) {
-    out.push(warning('data.curriculum', `the recipe orders training by curriculum levels (data.curriculum_bin_size) `
-      + 'and the data has none: make it with --difficulty RUN --curriculum-bins N'));
+  if (
+    settingValue(recipe, 'data.curriculum_bin_size') !== undefined &&
+    data.described &&
+    data.curriculumLevels === null
+  ) {
+    out.push(
+      warning(
+        'data.curriculum',
+        `the recipe orders training by curriculum levels (data.curriculum_bin_size) ` +
+          'and the data has none: make it with --difficulty RUN --curriculum-bins N',
+      ),
+    );
   }
   if (!dbDir) {
-    out.push(warning('data.databases', 'the databases\' folder is unknown (no data.json, no --db-dir): the launch '
-      + 'script needs QUARRY_DB_DIR'));
+    out.push(
+      warning(
+        'data.databases',
+        "the databases' folder is unknown (no data.json, no --db-dir): the launch " + 'script needs QUARRY_DB_DIR',
+      ),
+    );
   }
   for (const p of model.problems) out.push(error('model', p));
   const base = settingValue<string>(recipe, 'model.base');
   if (!model.local && base && model.model !== base) {
-    out.push(warning('model.base', `--model ${model.model} is not the recipe's base model ${base}: its numbers were `
-      + 'tuned for that one'));
+    out.push(
+      warning(
+        'model.base',
+        `--model ${model.model} is not the recipe's base model ${base}: its numbers were ` + 'tuned for that one',
+      ),
+    );
   }
   return out;
 }
@@ -101,8 +138,13 @@ function verdictFindings(verdict: EngineVerdict, overrides: readonly Override[])
   const out: Finding[] = [];
   for (const key of verdict.unknown_keys) {
     const o = overrides.find((x) => x.key === key);
-    out.push(error('engine.unknown-key', `${verdict.engine} has no key '${key}'${o ? ` (from ${o.from})` : ''} in `
-      + `${verdict.config ?? 'its config'}`));
+    out.push(
+      error(
+        'engine.unknown-key',
+        `${verdict.engine} has no key '${key}'${o ? ` (from ${o.from})` : ''} in ` +
+          `${verdict.config ?? 'its config'}`,
+      ),
+    );
   }
   for (const e of verdict.errors) {
     out.push(error(`engine.${e.kind}`, e.message));
@@ -112,8 +154,13 @@ function verdictFindings(verdict: EngineVerdict, overrides: readonly Override[])
       if (o.shellVars || !(o.key in verdict.values)) continue;
       const got = verdict.values[o.key];
       if (JSON.stringify(got) !== JSON.stringify(o.value)) {
-        out.push(error('engine.value', `${verdict.engine} reads ${o.key} as ${JSON.stringify(got)}, not `
-          + `${JSON.stringify(o.value)} (from ${o.from})`));
+        out.push(
+          error(
+            'engine.value',
+            `${verdict.engine} reads ${o.key} as ${JSON.stringify(got)}, not ` +
+              `${JSON.stringify(o.value)} (from ${o.from})`,
+          ),
+        );
       }
     }
   }
@@ -130,28 +177,71 @@ export async function prepareTrain(o: TrainOptions): Promise<TrainPlan> {
   const data = inspectDataDir(dataDir);
   const model = inspectModel(o.model, o.cwd);
   const recipeContext = settingValue<number>(recipe, 'model.context_length') ?? 0;
-  const context = model.contextLength !== null
-    ? { length: model.contextLength, from: `${model.model}/config.json max_position_embeddings` }
-    : { length: recipeContext, from: `the recipe's model.context_length for ${String(settingValue(recipe, 'model.base'))}` };
+  const context =
+    model.contextLength !== null
+      ? { length: model.contextLength, from: `${model.model}/config.json max_position_embeddings` }
+      : {
+          length: recipeContext,
+          from: `the recipe's model.context_length for ${String(settingValue(recipe, 'model.base'))}`,
+        };
   const recipeRows = settingValue<number>(recipe, 'data.train_size');
   const rows = data.rows ?? recipeRows ?? null;
-  const rowsFrom = data.rows !== null ? 'data.json' : recipeRows !== undefined ? 'the paper\'s data.train_size' : 'unknown';
-  const inputs: LaunchInputs = { recipe, model: model.model, trainFile: data.trainFile, valFile: data.valFile, outDir, rows,
-    rowsFrom, stops: protocolStops(recipe.protocol) };
+  const rowsFrom =
+    data.rows !== null ? 'data.json' : recipeRows !== undefined ? "the paper's data.train_size" : 'unknown';
+  const inputs: LaunchInputs = {
+    recipe,
+    model: model.model,
+    trainFile: data.trainFile,
+    valFile: data.valFile,
+    outDir,
+    rows,
+    rowsFrom,
+    stops: protocolStops(recipe.protocol),
+  };
   const plan = o.engine === 'verl' ? planVerl(inputs) : planSkyrl(inputs);
   const dbDir = o.dbDir ? resolve(o.cwd, o.dbDir) : data.dbDir;
   const findings = [
     ...inputFindings(recipe, data, model, dbDir, o.dryRun),
-    ...arithmetic({ engine: o.engine, recipe, overrides: plan.overrides, contextLength: context.length,
-      contextFrom: context.from, rows, rowsFrom, env: o.env }),
+    ...arithmetic({
+      engine: o.engine,
+      recipe,
+      overrides: plan.overrides,
+      contextLength: context.length,
+      contextFrom: context.from,
+      rows,
+      rowsFrom,
+      env: o.env,
+    }),
   ];
-  const verdict = await runEnginePreflight({ python: o.python, engine: o.engine, overrides: plan.overrides.map(overrideArg),
-    skyrlConfig: o.skyrlConfig ? resolve(o.cwd, o.skyrlConfig) : undefined, repoRoot: o.repoRoot });
+  const verdict = await runEnginePreflight({
+    python: o.python,
+    engine: o.engine,
+    overrides: plan.overrides.map(overrideArg),
+    skyrlConfig: o.skyrlConfig ? resolve(o.cwd, o.skyrlConfig) : undefined,
+    repoRoot: o.repoRoot,
+  });
   findings.push(...verdictFindings(verdict, plan.overrides));
-  const script = renderLaunchScript({ recipe, plan, quarryCommand: o.quarryCommand, dbDir,
-    multiNode: (settingValue<number>(recipe, 'hardware.nodes') ?? 1) > 1 });
-  return { recipe, engine: o.engine, plan, inputs, data, model, context, dbDir, findings, verdict, script,
-    ok: findings.every((f) => f.level !== 'error') };
+  const script = renderLaunchScript({
+    recipe,
+    plan,
+    quarryCommand: o.quarryCommand,
+    dbDir,
+    multiNode: (settingValue<number>(recipe, 'hardware.nodes') ?? 1) > 1,
+  });
+  return {
+    recipe,
+    engine: o.engine,
+    plan,
+    inputs,
+    data,
+    model,
+    context,
+    dbDir,
+    findings,
+    verdict,
+    script,
+    ok: findings.every((f) => f.level !== 'error'),
+  };
 }
 
 /** The engine's config file this launch composes, for messages. */
@@ -167,11 +257,22 @@ export function launchRecord(p: TrainPlan, command: readonly string[]): Record<s
     command,
     engine: p.engine,
     module: p.plan.module,
-    recipe: { name: p.recipe.name, paper: p.recipe.paper, protocol: p.recipe.protocol, settings: p.recipe.settings,
-      engines: p.recipe.engines },
+    recipe: {
+      name: p.recipe.name,
+      paper: p.recipe.paper,
+      protocol: p.recipe.protocol,
+      settings: p.recipe.settings,
+      engines: p.recipe.engines,
+    },
     model: p.model.model,
-    data: { dir: p.data.dir, train: p.inputs.trainFile, val: p.inputs.valFile, rows: p.inputs.rows, rowsFrom: p.inputs.rowsFrom,
-      databases: p.dbDir },
+    data: {
+      dir: p.data.dir,
+      train: p.inputs.trainFile,
+      val: p.inputs.valFile,
+      rows: p.inputs.rows,
+      rowsFrom: p.inputs.rowsFrom,
+      databases: p.dbDir,
+    },
     context: p.context,
     overrides: p.plan.overrides.map((o) => ({ key: o.key, value: o.value, from: o.from, arg: overrideArg(o) })),
     notCarried: p.plan.notCarried,
@@ -189,9 +290,13 @@ export function writeLaunch(p: TrainPlan, outDir: string, command: readonly stri
     let ours = false;
     try {
       ours = (JSON.parse(readFileSync(launchJson, 'utf8')) as { schema?: string }).schema === LAUNCH_SCHEMA;
-    } catch { /* not a launch folder */ }
-    if (!ours) throw new LaunchOutputRefused(`${outDir} is not empty and holds no earlier launch: choose another --out `
-      + 'or pass --force');
+    } catch {
+      /* not a launch folder */
+    }
+    if (!ours)
+      throw new LaunchOutputRefused(
+        `${outDir} is not empty and holds no earlier launch: choose another --out ` + 'or pass --force',
+      );
   }
   mkdirSync(outDir, { recursive: true });
   const script = join(outDir, 'launch.sh');
@@ -199,7 +304,22 @@ export function writeLaunch(p: TrainPlan, outDir: string, command: readonly stri
   chmodSync(script, 0o755);
   writeFileSync(launchJson, `${JSON.stringify(launchRecord(p, command), null, 2)}\n`);
   const job = join(outDir, 'job.json');
-  writeFileSync(job, `${JSON.stringify({ name: `${p.recipe.name} (${p.engine})`, target: 'local', engine: p.engine,
-    recipe: p.recipe.name, model: p.model.model, data: p.data.dir, command: ['bash', script], cwd: outDir }, null, 2)}\n`);
+  writeFileSync(
+    job,
+    `${JSON.stringify(
+      {
+        name: `${p.recipe.name} (${p.engine})`,
+        target: 'local',
+        engine: p.engine,
+        recipe: p.recipe.name,
+        model: p.model.model,
+        data: p.data.dir,
+        command: ['bash', script],
+        cwd: outDir,
+      },
+      null,
+      2,
+    )}\n`,
+  );
   return [script, launchJson, job];
 }

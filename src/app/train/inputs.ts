@@ -34,8 +34,19 @@ interface DataJson {
 export function inspectDataDir(dir: string): DataDirInfo {
   const trainFile = join(dir, 'train.parquet');
   const valFile = ['val.parquet', 'test.parquet'].map((f) => join(dir, f)).find((f) => existsSync(f)) ?? null;
-  const info: DataDirInfo = { dir, trainFile, trainExists: existsSync(trainFile), valFile, described: false, rows: null,
-    protocol: null, maxTurns: null, dbDir: null, curriculumLevels: null, problems: [] };
+  const info: DataDirInfo = {
+    dir,
+    trainFile,
+    trainExists: existsSync(trainFile),
+    valFile,
+    described: false,
+    rows: null,
+    protocol: null,
+    maxTurns: null,
+    dbDir: null,
+    curriculumLevels: null,
+    problems: [],
+  };
   const jsonPath = join(dir, 'data.json');
   if (!existsSync(jsonPath)) return info;
   let doc: DataJson;
@@ -46,12 +57,19 @@ export function inspectDataDir(dir: string): DataDirInfo {
     return info;
   }
   if (doc.schema !== 'quarry.data/1' || doc.kind !== 'rl') {
-    info.problems.push(`${jsonPath} is not \`quarry data rl\`'s (schema ${String(doc.schema)}, kind ${String(doc.kind)})`);
+    info.problems.push(
+      `${jsonPath} is not \`quarry data rl\`'s (schema ${String(doc.schema)}, kind ${String(doc.kind)})`,
+    );
     return info;
   }
   info.described = true;
   const parquet = doc.outputs?.find((o) => o.file === 'train.parquet');
-  info.rows = typeof parquet?.rows === 'number' ? parquet.rows : typeof doc.counts?.written === 'number' ? doc.counts.written : null;
+  info.rows =
+    typeof parquet?.rows === 'number'
+      ? parquet.rows
+      : typeof doc.counts?.written === 'number'
+        ? doc.counts.written
+        : null;
   info.protocol = doc.protocol?.name ?? null;
   info.maxTurns = typeof doc.protocol?.maxTurns === 'number' ? doc.protocol.maxTurns : null;
   info.dbDir = doc.dataset?.dbDir ?? null;
@@ -73,7 +91,12 @@ export function inspectModel(model: string, cwd: string): ModelInfo {
   const isDir = existsSync(path) && statSync(path).isDirectory();
   if (!isDir) {
     if (/^(\.{0,2}\/|~)/.test(model) || existsSync(path)) {
-      return { model: path, local: true, contextLength: null, problems: [`--model ${model}: no model folder at ${path}`] };
+      return {
+        model: path,
+        local: true,
+        contextLength: null,
+        problems: [`--model ${model}: no model folder at ${path}`],
+      };
     }
     return { model, local: false, contextLength: null, problems: [] };
   }

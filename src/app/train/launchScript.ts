@@ -32,7 +32,7 @@ export function renderLaunchScript(c: ScriptContext): string {
   const lines = [
     '#!/usr/bin/env bash',
     `# ${c.plan.engine} launch of recipe ${c.recipe.name} (${c.recipe.paper.title}), written by \`quarry train\`.`,
-    '# Run it on the training node: bash launch.sh [more Hydra overrides]. It starts `quarry serve-env` (Quarry\'s',
+    "# Run it on the training node: bash launch.sh [more Hydra overrides]. It starts `quarry serve-env` (Quarry's",
     '# environment and reward panels) on a free port with a fresh token, exports QUARRY_ENV_URL and QUARRY_ENV_TOKEN',
     `# for the trainer, runs ${c.plan.module} and stops the service when training ends. launch.json lists every`,
     '# override with the recipe setting it comes from. Environment: PYTHON, QUARRY, QUARRY_DB_DIR, QUARRY_ENV_HOST.',

@@ -7,7 +7,10 @@ import { validateRecipe, type Assignment, type Recipe } from '../../core/trainin
 import { splitAssignment } from '../../core/training/recipe';
 
 export class RecipeError extends Error {
-  constructor(message: string, readonly problems: string[] = []) {
+  constructor(
+    message: string,
+    readonly problems: string[] = [],
+  ) {
     super(problems.length > 0 ? `${message}\n  ${problems.join('\n  ')}` : message);
     this.name = 'RecipeError';
   }
@@ -27,7 +30,9 @@ export function builtinRecipesDir(start: string = __dirname): string | null {
 
 export function listBuiltinRecipes(dir: string | null = builtinRecipesDir()): { name: string; file: string }[] {
   if (!dir) return [];
-  return readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
     .map((f) => ({ name: f.replace(/\.yaml$/, ''), file: join(dir, f) }));
 }
 
@@ -55,8 +60,11 @@ export function readRecipe(nameOrFile: string, cwd: string, dir: string | null =
     const found = listBuiltinRecipes(dir).find((r) => r.name === nameOrFile);
     if (!found) {
       const names = listBuiltinRecipes(dir).map((r) => r.name);
-      throw new RecipeError(`no built-in recipe '${nameOrFile}' (${names.length > 0 ? `built-in: ${names.join(', ')}`
-        : 'trainer/recipes/ was not found beside this quarry'}); a recipe file is given by its path`);
+      throw new RecipeError(
+        `no built-in recipe '${nameOrFile}' (${
+          names.length > 0 ? `built-in: ${names.join(', ')}` : 'trainer/recipes/ was not found beside this quarry'
+        }); a recipe file is given by its path`,
+      );
     }
     file = found.file;
   }

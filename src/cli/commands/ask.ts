@@ -48,24 +48,39 @@ export const askCommand: Command = {
   usage,
   async run(argv, io) {
     const { values, positionals } = parseArgs({
-      args: argv, strict: true, allowPositionals: true,
+      args: argv,
+      strict: true,
+      allowPositionals: true,
       options: {
-        db: { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' }, 'max-turns': { type: 'string' },
-        trajectory: { type: 'string' }, temperature: { type: 'string' }, 'timeout-ms': { type: 'string' },
-        'max-response-chars': { type: 'string' }, 'no-save': { type: 'boolean' },
+        db: { type: 'string' },
+        model: { type: 'string' },
+        protocol: { type: 'string' },
+        'max-turns': { type: 'string' },
+        trajectory: { type: 'string' },
+        temperature: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'max-response-chars': { type: 'string' },
+        'no-save': { type: 'boolean' },
       },
     });
     if (!values.db) throw new UsageError('--db FILE is required');
-    if (values['no-save'] && values.trajectory) throw new UsageError('--trajectory and --no-save contradict each other: give one');
+    if (values['no-save'] && values.trajectory)
+      throw new UsageError('--trajectory and --no-save contradict each other: give one');
     if (!values.model) throw new UsageError('--model SPEC is required');
     if (positionals.length !== 1 || positionals[0].trim() === '') {
-      throw new UsageError(positionals.length === 0 ? 'the question is required' : `give the question as one argument (quote it); got ${positionals.length}`);
+      throw new UsageError(
+        positionals.length === 0
+          ? 'the question is required'
+          : `give the question as one argument (quote it); got ${positionals.length}`,
+      );
     }
     const question = positionals[0].trim();
     const protocolName = values.protocol ?? 'skyrl';
     if (!ASK_PROTOCOLS.includes(protocolName)) {
-      throw new UsageError(`unknown protocol '${protocolName}'; quarry ask supports ${ASK_PROTOCOLS.join(', ')}`
-        + (protocolName === 'progress' ? ' (progress needs gold-SQL feedback)' : ''));
+      throw new UsageError(
+        `unknown protocol '${protocolName}'; quarry ask supports ${ASK_PROTOCOLS.join(', ')}` +
+          (protocolName === 'progress' ? ' (progress needs gold-SQL feedback)' : ''),
+      );
     }
     let maxTurns: number | undefined, modelTimeoutMs: number, maxResponseChars: number;
     const sampling: SamplingOptions = {};
@@ -94,9 +109,18 @@ export const askCommand: Command = {
       model = await createModel(values.model, { cwd: io.cwd, maxResponseChars });
     } catch (err) {
       // A spec that names nothing usable (bad syntax, a missing model directory) is the caller's input.
-      return badInput(io, err instanceof ModelError && err.kind !== 'bad-spec' ? `the model could not be loaded: ${err.message}` : (err as Error).message);
+      return badInput(
+        io,
+        err instanceof ModelError && err.kind !== 'bad-spec'
+          ? `the model could not be loaded: ${err.message}`
+          : (err as Error).message,
+      );
     }
-    const saveTo = values['no-save'] ? null : values.trajectory ? resolve(io.cwd, values.trajectory) : trajectoryStorePath(io.cwd);
+    const saveTo = values['no-save']
+      ? null
+      : values.trajectory
+        ? resolve(io.cwd, values.trajectory)
+        : trajectoryStorePath(io.cwd);
     if (values.trajectory && saveTo) {
       // A file named on the command line that cannot be written is bad input, said before the model runs.
       try {
@@ -121,8 +145,18 @@ export const askCommand: Command = {
       let outcome;
       try {
         outcome = await ask({
-          question, dbPath, protocol: protocol.name as ProtocolName, config: maxTurns === undefined ? {} : { maxTurns },
-          model, pool, sampling, signal: cancel.signal, modelTimeoutMs, saveTo, meta: { source: 'cli-ask' }, runFinal: false,
+          question,
+          dbPath,
+          protocol: protocol.name as ProtocolName,
+          config: maxTurns === undefined ? {} : { maxTurns },
+          model,
+          pool,
+          sampling,
+          signal: cancel.signal,
+          modelTimeoutMs,
+          saveTo,
+          meta: { source: 'cli-ask' },
+          runFinal: false,
           onEvent: (e) => show.event(e),
         });
       } catch (err) {
@@ -135,10 +169,19 @@ export const askCommand: Command = {
       io.stderr.write(summary(record) + '\n');
       if (record.end === 'cancelled') return failed(io, 'cancelled');
       if (record.end === 'error') return failed(io, record.error ?? 'the episode failed');
-      if (record.finalSql === null) return failed(io, record.end === 'budget' ? `no answer within ${record.protocol.budget ?? record.protocol.config.maxTurns} turns` : `no answer (${record.end})`);
+      if (record.finalSql === null)
+        return failed(
+          io,
+          record.end === 'budget'
+            ? `no answer within ${record.protocol.budget ?? record.protocol.config.maxTurns} turns`
+            : `no answer (${record.end})`,
+        );
 
       io.stdout.write(`\n── final SQL ──\n${record.finalSql}\n\n── result ──\n`);
-      const final = await runFinalSql(pool, dbPath, record.finalSql, { timeoutMs: finalTimeout(record), signal: cancel.signal });
+      const final = await runFinalSql(pool, dbPath, record.finalSql, {
+        timeoutMs: finalTimeout(record),
+        signal: cancel.signal,
+      });
       if (final === null) return failed(io, 'cancelled while running the final SQL');
       io.stdout.write(renderObservation(final, { format: 'table' }) + '\n');
       if (!final.ok) return failed(io, `the final SQL failed (${final.errorClass}): ${final.error}`);
@@ -158,7 +201,8 @@ function finalTimeout(record: TrajectoryRecord): number | undefined {
 
 function temperature(v: string): number {
   const t = Number(v);
-  if (v.trim() === '' || !Number.isFinite(t) || t < 0) throw new Error(`--temperature must be a number >= 0, got '${v}'`);
+  if (v.trim() === '' || !Number.isFinite(t) || t < 0)
+    throw new Error(`--temperature must be a number >= 0, got '${v}'`);
   return t;
 }
 
@@ -177,9 +221,11 @@ function seconds(ms: number): string {
 }
 
 function summary(r: TrajectoryRecord): string {
-  return `${r.end} after ${r.turns.length} turn${r.turns.length === 1 ? '' : 's'} in ${seconds(r.timings.totalMs)} `
-    + `(model ${seconds(r.timings.modelMs)}, database ${seconds(r.timings.envMs)}), `
-    + `${r.usage.promptTokens} prompt + ${r.usage.completionTokens} completion tokens`;
+  return (
+    `${r.end} after ${r.turns.length} turn${r.turns.length === 1 ? '' : 's'} in ${seconds(r.timings.totalMs)} ` +
+    `(model ${seconds(r.timings.modelMs)}, database ${seconds(r.timings.envMs)}), ` +
+    `${r.usage.promptTokens} prompt + ${r.usage.completionTokens} completion tokens`
+  );
 }
 
 /** Prints the episode as it happens: turn headers, streamed text, the SQL being run, the observations. */
@@ -199,7 +245,9 @@ class LiveView {
         break;
       case 'turn':
         this.streamed = '';
-        this.line(`\n── turn ${e.index + 1}${e.finalCall ? ' · turns used up, final answer' : ` of ${this.budget}`} ──`);
+        this.line(
+          `\n── turn ${e.index + 1}${e.finalCall ? ' · turns used up, final answer' : ` of ${this.budget}`} ──`,
+        );
         break;
       case 'text':
         this.streamed += e.delta;
@@ -211,12 +259,16 @@ class LiveView {
         if (e.assistant.startsWith(this.streamed)) this.write(e.assistant.slice(this.streamed.length));
         this.endLine();
         if (e.action.kind === 'execute' && e.action.sql !== null) this.line(`▶ running: ${oneLine(e.action.sql)}`);
-        else if (e.action.kind === 'invalid') this.line(`✗ invalid turn: ${e.action.problems.join('; ') || 'no action'}`);
+        else if (e.action.kind === 'invalid')
+          this.line(`✗ invalid turn: ${e.action.problems.join('; ') || 'no action'}`);
         for (const p of e.action.kind !== 'invalid' ? e.action.problems : []) this.line(`  note: ${p}`);
         break;
       case 'exec':
-        this.line(e.result.ok ? `  ${e.result.rowCount} row${e.result.rowCount === 1 ? '' : 's'} in ${e.result.ms.toFixed(1)} ms`
-          : `  ${e.result.errorClass}: ${e.result.error}`);
+        this.line(
+          e.result.ok
+            ? `  ${e.result.rowCount} row${e.result.rowCount === 1 ? '' : 's'} in ${e.result.ms.toFixed(1)} ms`
+            : `  ${e.result.errorClass}: ${e.result.error}`,
+        );
         break;
       case 'observation':
         for (const o of e.observations) this.line(o.content);

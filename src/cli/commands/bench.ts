@@ -1,3 +1,5 @@
+// `quarry bench`: a dataset (Spider, BIRD, SParC, CoSQL) through the agent: EX for greedy decoding, the vote and
+// pass@K by hardness, exact matches, agent behaviour; resumable, with a progress bar (docs/bench.md).
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command, CliIO } from '../command';
@@ -8,8 +10,17 @@ import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel } from '../../core/models/types';
 import {
-  runBenchmark, formatReport, BENCH_FILES, ResumeMismatchError, ensureDir, benchProtocolConfig, defaultVotePool,
-  episodesPerQuestion, isVotePool, VOTE_POOLS, type VotePool,
+  runBenchmark,
+  formatReport,
+  BENCH_FILES,
+  ResumeMismatchError,
+  ensureDir,
+  benchProtocolConfig,
+  defaultVotePool,
+  episodesPerQuestion,
+  isVotePool,
+  VOTE_POOLS,
+  type VotePool,
 } from '../../core/datasetRuns';
 import { createProgress } from '../progressBar';
 
@@ -47,7 +58,8 @@ function badInput(io: CliIO, message: string): number {
 function nonNegativeNumber(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a number >= 0, got '${value}'`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new UsageError(`--${name} must be a number >= 0, got '${value}'`);
   return n;
 }
 
@@ -57,12 +69,22 @@ export const benchCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        dataset: { type: 'string' }, 'db-dir': { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' },
-        samples: { type: 'string' }, 'vote-pool': { type: 'string' }, temperature: { type: 'string' },
-        'max-turns': { type: 'string' }, limit: { type: 'string' },
-        jobs: { type: 'string' }, out: { type: 'string' }, resume: { type: 'boolean' },
+        dataset: { type: 'string' },
+        'db-dir': { type: 'string' },
+        model: { type: 'string' },
+        protocol: { type: 'string' },
+        samples: { type: 'string' },
+        'vote-pool': { type: 'string' },
+        temperature: { type: 'string' },
+        'max-turns': { type: 'string' },
+        limit: { type: 'string' },
+        jobs: { type: 'string' },
+        out: { type: 'string' },
+        resume: { type: 'boolean' },
       },
     });
     for (const flag of ['dataset', 'db-dir', 'model', 'protocol', 'out'] as const) {
@@ -93,8 +115,9 @@ export const benchCommand: Command = {
     }
     const temperature = nonNegativeNumber('temperature', values.temperature, 1);
     if (values.temperature !== undefined && samples === 1) {
-      io.stderr.write('quarry bench: note: --temperature applies to the sampled runs; '
-        + 'with --samples 1 the only run is greedy\n');
+      io.stderr.write(
+        'quarry bench: note: --temperature applies to the sampled runs; ' + 'with --samples 1 the only run is greedy\n',
+      );
     }
     if (votePool !== undefined && samples === 1) {
       io.stderr.write('quarry bench: note: --vote-pool has no effect with --samples 1 (no vote)\n');
@@ -120,14 +143,21 @@ export const benchCommand: Command = {
     try {
       model = await createModel(values.model!, { cwd: io.cwd });
     } catch (err) {
-      return badInput(io, err instanceof ModelError && err.kind !== 'bad-spec' ? `the model could not be loaded: ${err.message}` : (err as Error).message);
+      return badInput(
+        io,
+        err instanceof ModelError && err.kind !== 'bad-spec'
+          ? `the model could not be loaded: ${err.message}`
+          : (err as Error).message,
+      );
     }
 
     const planned = limit === undefined ? dataset.tasks.length : Math.min(limit, dataset.tasks.length);
     const cancel = new AbortController();
     const onSigint = () => {
       if (cancel.signal.aborted) process.exit(130);
-      io.stderr.write('\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C again to quit at once)\n');
+      io.stderr.write(
+        '\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C again to quit at once)\n',
+      );
       cancel.abort();
     };
     // TERM and HUP (a job runner, a closed terminal) stop the run the same way: what is finished is kept.
@@ -137,24 +167,48 @@ export const benchCommand: Command = {
     let report;
     try {
       report = await runBenchmark({
-        dataset, model, protocol, samples, votePool, temperature, maxTurns, limit, jobs, outDir,
-        signal: cancel.signal, resume: values.resume === true,
-        onProgress: (p) => bar.update(p.episodesDone, p.questionsScored > 0 ? `greedy EX ${(100 * p.greedyCorrect / p.questionsScored).toFixed(1)}% of ${p.questionsScored}` : undefined),
+        dataset,
+        model,
+        protocol,
+        samples,
+        votePool,
+        temperature,
+        maxTurns,
+        limit,
+        jobs,
+        outDir,
+        signal: cancel.signal,
+        resume: values.resume === true,
+        onProgress: (p) =>
+          bar.update(
+            p.episodesDone,
+            p.questionsScored > 0
+              ? `greedy EX ${((100 * p.greedyCorrect) / p.questionsScored).toFixed(1)}% of ${p.questionsScored}`
+              : undefined,
+          ),
       });
       bar.finish();
     } catch (err) {
       bar.finish();
       if (err instanceof ResumeMismatchError) return badInput(io, err.message);
-      if (err instanceof Error && /EACCES|EPERM|ENOTDIR|EROFS|ENOSPC/.test((err as NodeJS.ErrnoException).code ?? '')) return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
+      if (err instanceof Error && /EACCES|EPERM|ENOTDIR|EROFS|ENOSPC/.test((err as NodeJS.ErrnoException).code ?? ''))
+        return badInput(io, `cannot write to --out ${outDir}: ${err.message}`);
       throw err;
     } finally {
       for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, onSigint);
       await model.close();
     }
-    if (report.resumedEpisodes > 0) io.stderr.write(`resumed: ${report.resumedEpisodes} episodes reused from ${resolve(outDir, BENCH_FILES.trajectories)}\n`);
+    if (report.resumedEpisodes > 0)
+      io.stderr.write(
+        `resumed: ${report.resumedEpisodes} episodes reused from ${resolve(outDir, BENCH_FILES.trajectories)}\n`,
+      );
     io.stdout.write(formatReport(report) + '\n');
     for (const e of [...report.errors, ...report.warnings]) io.stderr.write(`WARNING: ${e}\n`);
-    io.stderr.write(`wrote ${Object.values(BENCH_FILES).map((f) => resolve(outDir, f)).join(', ')}\n`);
+    io.stderr.write(
+      `wrote ${Object.values(BENCH_FILES)
+        .map((f) => resolve(outDir, f))
+        .join(', ')}\n`,
+    );
     if (report.stopped === 'errors') {
       io.stderr.write('quarry bench: stopped: too many episodes failed in a row (see the warnings above)\n');
       return EXIT.sqlError;

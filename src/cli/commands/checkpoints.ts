@@ -37,7 +37,9 @@ Exit codes: 0 every case equal, 1 a divergence, 2 bad input.`;
 
 async function parity(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
-    args: argv, strict: true, allowPositionals: false,
+    args: argv,
+    strict: true,
+    allowPositionals: false,
     options: { onnx: { type: 'string' }, reference: { type: 'string' }, json: { type: 'boolean' } },
   });
   if (!values.onnx) throw new UsageError('--onnx DIR is required');
@@ -70,12 +72,18 @@ async function parity(argv: string[], io: CliIO): Promise<number> {
     } else {
       for (const o of outcomes) {
         const d = o.firstDivergence;
-        io.stdout.write(d === null ? `case ${o.index}: equal (${o.got.length} tokens)\n`
-          : `case ${o.index}: differs at token ${d.position}: expected ${d.expected ?? 'end'}, got ${d.got ?? 'end'} `
-            + `(expected ${o.expected.length} tokens, got ${o.got.length})\n`);
+        io.stdout.write(
+          d === null
+            ? `case ${o.index}: equal (${o.got.length} tokens)\n`
+            : `case ${o.index}: differs at token ${d.position}: expected ${d.expected ?? 'end'}, got ${d.got ?? 'end'} ` +
+                `(expected ${o.expected.length} tokens, got ${o.got.length})\n`,
+        );
       }
-      io.stdout.write(equal ? `parity: all ${outcomes.length} cases decode the same tokens\n`
-        : `parity: ${outcomes.filter((o) => !o.equal).length} of ${outcomes.length} cases differ\n`);
+      io.stdout.write(
+        equal
+          ? `parity: all ${outcomes.length} cases decode the same tokens\n`
+          : `parity: ${outcomes.filter((o) => !o.equal).length} of ${outcomes.length} cases differ\n`,
+      );
     }
     return equal ? EXIT.ok : 1;
   } finally {
@@ -84,8 +92,13 @@ async function parity(argv: string[], io: CliIO): Promise<number> {
 }
 
 async function listCheckpoints(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: { type: 'boolean' } } });
-  if (positionals.length !== 1) throw new UsageError('give the job\'s output folder: quarry checkpoints list DIR');
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' } },
+  });
+  if (positionals.length !== 1) throw new UsageError("give the job's output folder: quarry checkpoints list DIR");
   const dir = resolve(io.cwd, positionals[0]);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     io.stderr.write(`quarry checkpoints list: ${dir} is not a folder\n`);
@@ -97,39 +110,65 @@ async function listCheckpoints(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (found.length === 0) {
-    io.stdout.write(`no checkpoints under ${dir} (looked for checkpoint-N, global_step_N/actor, global_step_N/policy)\n`);
+    io.stdout.write(
+      `no checkpoints under ${dir} (looked for checkpoint-N, global_step_N/actor, global_step_N/policy)\n`,
+    );
     return EXIT.ok;
   }
   for (const c of found) {
-    const metric = c.metrics ? ['reward', 'loss', 'train/loss'].map((k) => (typeof c.metrics![k] === 'number' ? `${k} ${(c.metrics![k] as number).toFixed(4)}` : null)).filter(Boolean).join(', ') : '';
-    io.stdout.write(`${c.engine.padEnd(5)} step ${String(c.step).padStart(6)}  ${c.name}  ${c.loadable ? 'loadable' : `needs work: ${c.note}`}${metric ? `  (${metric})` : ''}\n`);
+    const metric = c.metrics
+      ? ['reward', 'loss', 'train/loss']
+          .map((k) => (typeof c.metrics![k] === 'number' ? `${k} ${(c.metrics![k] as number).toFixed(4)}` : null))
+          .filter(Boolean)
+          .join(', ')
+      : '';
+    io.stdout.write(
+      `${c.engine.padEnd(5)} step ${String(c.step).padStart(6)}  ${c.name}  ${c.loadable ? 'loadable' : `needs work: ${c.note}`}${metric ? `  (${metric})` : ''}\n`,
+    );
   }
   return EXIT.ok;
 }
 
 async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
-    args: argv, strict: true, allowPositionals: false,
-    options: { checkpoint: { type: 'string' }, out: { type: 'string' }, prompts: { type: 'string' }, python: { type: 'string' }, json: { type: 'boolean' } },
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      checkpoint: { type: 'string' },
+      out: { type: 'string' },
+      prompts: { type: 'string' },
+      python: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   });
   if (!values.checkpoint) throw new UsageError('--checkpoint DIR is required');
   if (!values.out) throw new UsageError('--out DIR is required');
   const checkpoint = resolve(io.cwd, values.checkpoint);
   if (!hasHfWeights(checkpoint)) {
-    io.stderr.write(`quarry checkpoints export-onnx: ${checkpoint} is not a Hugging Face checkpoint (config.json and model weights); `
-      + '`quarry checkpoints list` says how to get one from a sharded checkpoint\n');
+    io.stderr.write(
+      `quarry checkpoints export-onnx: ${checkpoint} is not a Hugging Face checkpoint (config.json and model weights); ` +
+        '`quarry checkpoints list` says how to get one from a sharded checkpoint\n',
+    );
     return EXIT.badInput;
   }
   const out = resolve(io.cwd, values.out);
-  const python = choosePython({ flag: values.python, searchRoots: [io.cwd, repoRootOf(__dirname)].filter((d): d is string => d !== undefined) });
+  const python = choosePython({
+    flag: values.python,
+    searchRoots: [io.cwd, repoRootOf(__dirname)].filter((d): d is string => d !== undefined),
+  });
   const args = ['-m', 'quarry_trainer.export', '--checkpoint', checkpoint, '--out', out];
   if (values.prompts) args.push('--prompts', resolve(io.cwd, values.prompts));
   io.stderr.write(`exporting ${checkpoint} with ${python.path} (${python.source})…\n`);
   const run = spawnSync(python.path, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (run.error || run.status !== 0) {
-    const why = run.error ? run.error.message : (run.stderr.trim().split('\n').slice(-5).join('\n') || `exit ${run.status}`);
-    io.stderr.write(`quarry checkpoints export-onnx: the export failed: ${why}\n`
-      + `(the exporter needs the project's Python environment with the export extra: npm run setup:python; quarry doctor checks it)\n`);
+    const why = run.error
+      ? run.error.message
+      : run.stderr.trim().split('\n').slice(-5).join('\n') || `exit ${run.status}`;
+    io.stderr.write(
+      `quarry checkpoints export-onnx: the export failed: ${why}\n` +
+        `(the exporter needs the project's Python environment with the export extra: npm run setup:python; quarry doctor checks it)\n`,
+    );
     return run.status === 2 ? EXIT.badInput : 1;
   }
   const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { reference: string; seconds: number };
@@ -141,8 +180,11 @@ async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
     if (values.json) io.stdout.write(JSON.stringify({ ...summary, parity: { equal, cases: outcomes } }) + '\n');
     else {
       io.stdout.write(`exported to ${out} in ${summary.seconds} s (model.onnx, tokenizer, configs)\n`);
-      io.stdout.write(equal ? `parity: all ${outcomes.length} prompts decode the same tokens in transformers and onnxruntime\n`
-        : `parity: ${outcomes.filter((o) => !o.equal).length} of ${outcomes.length} prompts differ; first at token ${outcomes.find((o) => !o.equal)!.firstDivergence!.position}\n`);
+      io.stdout.write(
+        equal
+          ? `parity: all ${outcomes.length} prompts decode the same tokens in transformers and onnxruntime\n`
+          : `parity: ${outcomes.filter((o) => !o.equal).length} of ${outcomes.length} prompts differ; first at token ${outcomes.find((o) => !o.equal)!.firstDivergence!.position}\n`,
+      );
       io.stdout.write(`use it: quarry ask --model onnx:${out} …\n`);
     }
     return equal ? EXIT.ok : 1;

@@ -20,10 +20,12 @@ const rlUsage = `quarry data rl --dataset spider|bird|sparc|cosql:FILE --db-dir 
 const sftUsage =
   'quarry data sft --trajectories F... [--labels FILE] [--correct-only] [--prefer-hard] [--limit N] --out DIR';
 
-const distillUsage = 'quarry data distill --dataset D:FILE --db-dir D --model TEACHER --protocol P --out DIR [--samples K] '
-  + '[--temperature T] [--max-turns N] [--limit N] [--jobs N] [--resume]';
-const selfTaughtUsage = 'quarry data self-taught --dataset D:FILE --db-dir D --model M --protocol P --out DIR [--samples 20] '
-  + '[--temperature 0.7] [--exclude PREV/self-taught.json] [--seed S] [--max-turns N] [--limit N] [--jobs N] [--resume]';
+const distillUsage =
+  'quarry data distill --dataset D:FILE --db-dir D --model TEACHER --protocol P --out DIR [--samples K] ' +
+  '[--temperature T] [--max-turns N] [--limit N] [--jobs N] [--resume]';
+const selfTaughtUsage =
+  'quarry data self-taught --dataset D:FILE --db-dir D --model M --protocol P --out DIR [--samples 20] ' +
+  '[--temperature 0.7] [--exclude PREV/self-taught.json] [--seed S] [--max-turns N] [--limit N] [--jobs N] [--resume]';
 
 const usage = `Usage: ${rlUsage}
        ${sftUsage}
@@ -240,7 +242,8 @@ export const dataCommand: Command = {
     if (sub === 'distill') return runDistill(rest, io);
     if (sub === 'self-taught') return runSelfTaught(rest, io);
     throw new UsageError(
-      sub === undefined ? 'a subcommand is required: rl, sft, distill or self-taught'
+      sub === undefined
+        ? 'a subcommand is required: rl, sft, distill or self-taught'
         : `unknown subcommand '${sub}': expected rl, sft, distill or self-taught`,
     );
   },

@@ -20,14 +20,32 @@ import { stringExactMatch } from '../../core/rewards/terms/mtsqlr1';
 import type { BenchReport } from '../../core/datasetRuns';
 
 const BENCH_FLAGS = {
-  dataset: { type: 'string' }, 'db-dir': { type: 'string' }, model: { type: 'string' }, protocol: { type: 'string' },
-  samples: { type: 'string' }, temperature: { type: 'string' }, 'max-turns': { type: 'string' }, limit: { type: 'string' },
-  jobs: { type: 'string' }, out: { type: 'string' }, resume: { type: 'boolean' },
+  dataset: { type: 'string' },
+  'db-dir': { type: 'string' },
+  model: { type: 'string' },
+  protocol: { type: 'string' },
+  samples: { type: 'string' },
+  temperature: { type: 'string' },
+  'max-turns': { type: 'string' },
+  limit: { type: 'string' },
+  jobs: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'boolean' },
 } as const;
 
 function benchArgs(values: Record<string, string | boolean | undefined>, runDir: string, extra: string[]): string[] {
   const out: string[] = [];
-  for (const k of ['dataset', 'db-dir', 'model', 'protocol', 'samples', 'temperature', 'max-turns', 'limit', 'jobs'] as const) {
+  for (const k of [
+    'dataset',
+    'db-dir',
+    'model',
+    'protocol',
+    'samples',
+    'temperature',
+    'max-turns',
+    'limit',
+    'jobs',
+  ] as const) {
     if (typeof values[k] === 'string') out.push(`--${k}`, values[k] as string);
   }
   if (values.resume) out.push('--resume');
@@ -48,10 +66,15 @@ export async function runDistill(argv: string[], io: CliIO): Promise<number> {
   if (code !== EXIT.ok) return code;
   try {
     const r = await makeSftData({
-      trajectories: [join(runDir, 'trajectories.jsonl')], correctOnly: true, preferHard: true, outDir: out,
+      trajectories: [join(runDir, 'trajectories.jsonl')],
+      correctOnly: true,
+      preferHard: true,
+      outDir: out,
       command: ['data', 'distill', ...argv],
     });
-    io.stdout.write(`wrote ${r.examples} correct teacher conversations (hardest first) to ${join(out, SFT_FILES.jsonl)} and ${SFT_FILES.parquet}\n`);
+    io.stdout.write(
+      `wrote ${r.examples} correct teacher conversations (hardest first) to ${join(out, SFT_FILES.jsonl)} and ${SFT_FILES.parquet}\n`,
+    );
     return EXIT.ok;
   } catch (err) {
     if (err instanceof DataInputError) return fail(io, 'distill', err.message);
@@ -61,7 +84,9 @@ export async function runDistill(argv: string[], io: CliIO): Promise<number> {
 
 export async function runSelfTaught(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
-    args: argv, strict: true, allowPositionals: false,
+    args: argv,
+    strict: true,
+    allowPositionals: false,
     options: { ...BENCH_FLAGS, exclude: { type: 'string' }, seed: { type: 'string' } },
   });
   if (!values.out) throw new UsageError('--out DIR is required');
@@ -72,12 +97,17 @@ export async function runSelfTaught(argv: string[], io: CliIO): Promise<number> 
   let excluded = new Set<string>();
   if (values.exclude) {
     try {
-      excluded = new Set((JSON.parse(readFileSync(resolve(io.cwd, values.exclude), 'utf8')) as { solved: string[] }).solved);
+      excluded = new Set(
+        (JSON.parse(readFileSync(resolve(io.cwd, values.exclude), 'utf8')) as { solved: string[] }).solved,
+      );
     } catch (err) {
       return fail(io, 'self-taught', `--exclude: cannot read the solved list: ${(err as Error).message}`);
     }
   }
-  const code = await benchCommand.run(benchArgs({ ...values, samples, temperature }, runDir, ['--vote-pool', 'samples']), io);
+  const code = await benchCommand.run(
+    benchArgs({ ...values, samples, temperature }, runDir, ['--vote-pool', 'samples']),
+    io,
+  );
   if (code !== EXIT.ok) return code;
   const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as BenchReport;
   const opened = await openTrajectoryFile(join(runDir, 'trajectories.jsonl'));
@@ -89,10 +119,15 @@ export async function runSelfTaught(argv: string[], io: CliIO): Promise<number> 
   let skipped = 0;
   try {
     for (const q of report.questions) {
-      if (excluded.has(q.id)) { skipped++; continue; }
+      if (excluded.has(q.id)) {
+        skipped++;
+        continue;
+      }
       const mine = opened.records.filter((r) => r.meta.index === q.index && r.sample > 0);
       const rollouts: Rollout[] = mine.map((r) => ({
-        id: r.id, turns: r.turns.length, text: r.turns.map((t) => t.assistant).join('\n'),
+        id: r.id,
+        turns: r.turns.length,
+        text: r.turns.map((t) => t.assistant).join('\n'),
         ex: q.samples[r.sample]?.exec === true,
         em: r.finalSql !== null && r.task.gold !== null && stringExactMatch(r.finalSql, r.task.gold),
       }));
@@ -105,14 +140,32 @@ export async function runSelfTaught(argv: string[], io: CliIO): Promise<number> 
     await writer.close();
   }
   try {
-    const r = await makeSftData({ trajectories: [selectedPath], outDir: out, command: ['data', 'self-taught', ...argv] });
-    writeFileSync(join(out, 'self-taught.json'), JSON.stringify({
-      schema: 'quarry.self-taught/1', samples: Number(samples), temperature: Number(temperature),
-      questions: report.questions.length, excluded: skipped, rules, solved: [...excluded, ...solved],
-      kept: r.examples,
-    }, null, 2) + '\n');
-    io.stdout.write(`round: ${solved.length} of ${report.questions.length - skipped} questions solved (EX ∧ EM); `
-      + `${r.examples} trajectories kept in ${join(out, SFT_FILES.jsonl)}; next round: --exclude ${join(out, 'self-taught.json')}\n`);
+    const r = await makeSftData({
+      trajectories: [selectedPath],
+      outDir: out,
+      command: ['data', 'self-taught', ...argv],
+    });
+    writeFileSync(
+      join(out, 'self-taught.json'),
+      JSON.stringify(
+        {
+          schema: 'quarry.self-taught/1',
+          samples: Number(samples),
+          temperature: Number(temperature),
+          questions: report.questions.length,
+          excluded: skipped,
+          rules,
+          solved: [...excluded, ...solved],
+          kept: r.examples,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    io.stdout.write(
+      `round: ${solved.length} of ${report.questions.length - skipped} questions solved (EX ∧ EM); ` +
+        `${r.examples} trajectories kept in ${join(out, SFT_FILES.jsonl)}; next round: --exclude ${join(out, 'self-taught.json')}\n`,
+    );
     return EXIT.ok;
   } catch (err) {
     if (err instanceof DataInputError) return fail(io, 'self-taught', err.message);

@@ -21,7 +21,9 @@ export const doctorCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: { python: { type: 'string' }, json: { type: 'boolean' }, 'timeout-ms': { type: 'string' } },
     });
     const t = values['timeout-ms'];
@@ -31,7 +33,10 @@ export const doctorCommand: Command = {
       setting: process.env.QUARRY_PYTHON,
       searchRoots: [io.cwd, repoRootOf(__dirname)].filter((d): d is string => d !== undefined),
     });
-    const report = await probePythonEnv(python, { timeoutMs: t ? Number(t) : undefined, repoRoot: repoRootOf(__dirname) });
+    const report = await probePythonEnv(python, {
+      timeoutMs: t ? Number(t) : undefined,
+      repoRoot: repoRootOf(__dirname),
+    });
     io.stdout.write((values.json ? JSON.stringify(report, null, 2) : renderPythonEnvReport(report)) + '\n');
     return report.ready ? EXIT.ok : 1;
   },

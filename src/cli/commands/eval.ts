@@ -1,3 +1,5 @@
+// `quarry eval`: execution accuracy and exact-set match of a predictions file against gold, with the official
+// evaluators' rules in each mode (docs/eval-modes.md).
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
@@ -36,7 +38,9 @@ function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new Error(
+      `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    );
   }
 }
 
@@ -46,11 +50,20 @@ export const evalCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        gold: { type: 'string' }, pred: { type: 'string' }, 'db-dir': { type: 'string' }, tables: { type: 'string' },
-        mode: { type: 'string' }, etype: { type: 'string' }, 'timeout-ms': { type: 'string' }, jobs: { type: 'string' },
-        out: { type: 'string' }, 'keep-distinct': { type: 'boolean' },
+        gold: { type: 'string' },
+        pred: { type: 'string' },
+        'db-dir': { type: 'string' },
+        tables: { type: 'string' },
+        mode: { type: 'string' },
+        etype: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        jobs: { type: 'string' },
+        out: { type: 'string' },
+        'keep-distinct': { type: 'boolean' },
       },
     });
     if (!values.gold) throw new UsageError('--gold GOLD.sql is required');
@@ -68,7 +81,8 @@ export const evalCommand: Command = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    if (etype !== 'exec' && !values.tables) return fail(io, `--etype ${etype} needs --tables tables.json (exact-set match uses its foreign keys)`);
+    if (etype !== 'exec' && !values.tables)
+      return fail(io, `--etype ${etype} needs --tables tables.json (exact-set match uses its foreign keys)`);
 
     const dbDir = resolve(io.cwd, values['db-dir']);
     const outPath = values.out ? resolve(io.cwd, values.out) : undefined;
@@ -77,7 +91,8 @@ export const evalCommand: Command = {
         // The report never replaces the gold, the predictions, tables.json or a database.
         checkOutputPath(outPath, {
           inputs: [values.gold, values.pred, values.tables].map((f) => (f ? resolve(io.cwd, f) : null)),
-          kind: 'an evaluation report', sameKind: (line) => line.trim() === '{' || line.trim().startsWith('{"'),
+          kind: 'an evaluation report',
+          sameKind: (line) => line.trim() === '{' || line.trim().startsWith('{"'),
         });
       } catch (err) {
         if (err instanceof OutputRefused) return fail(io, err.message);
@@ -97,8 +112,11 @@ export const evalCommand: Command = {
     if (gold.length === 0) return fail(io, 'the gold file has no queries');
     const missing = [...new Set(gold.map((g) => g.dbId))].filter((id) => mode.databases(dbDir, id).length === 0);
     if (missing.length) {
-      return fail(io, `no database in ${dbDir} for db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}`
-        + ` (expected ${mode.name === 'spider' ? '<db_id>/*.sqlite' : '<db_id>/<db_id>.sqlite'})`);
+      return fail(
+        io,
+        `no database in ${dbDir} for db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}` +
+          ` (expected ${mode.name === 'spider' ? '<db_id>/*.sqlite' : '<db_id>/<db_id>.sqlite'})`,
+      );
     }
     // Checked before the run so a long evaluation is never lost to an unwritable --out.
     if (outPath && (!existsSync(dirname(outPath)) || !statSync(dirname(outPath)).isDirectory())) {
@@ -118,13 +136,21 @@ export const evalCommand: Command = {
     let report;
     try {
       report = await runEval(gold, preds, {
-        mode, etype, dbDir, timeoutMs, scorer, keepDistinct: values['keep-distinct'],
+        mode,
+        etype,
+        dbDir,
+        timeoutMs,
+        scorer,
+        keepDistinct: values['keep-distinct'],
         run: (reqs) => pool.execBatch(reqs),
-        onProgress: tty ? (done, total) => {
-          const width = 30, filled = Math.round((done / total) * width);
-          io.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
-          if (done === total) io.stderr.write('\n');
-        } : undefined,
+        onProgress: tty
+          ? (done, total) => {
+              const width = 30,
+                filled = Math.round((done / total) * width);
+              io.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+              if (done === total) io.stderr.write('\n');
+            }
+          : undefined,
       });
     } finally {
       await pool.close();
@@ -136,7 +162,10 @@ export const evalCommand: Command = {
         writeFileSync(outPath, JSON.stringify(report, null, 1) + '\n');
       } catch (err) {
         io.stdout.write(JSON.stringify(report) + '\n');
-        return fail(io, `cannot write --out ${outPath}: ${(err as Error).message}; the report was printed to stdout instead`);
+        return fail(
+          io,
+          `cannot write --out ${outPath}: ${(err as Error).message}; the report was printed to stdout instead`,
+        );
       }
     }
     return EXIT.ok;

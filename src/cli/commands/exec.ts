@@ -1,3 +1,4 @@
+// `quarry exec`: one read-only statement in the sandbox, its result rendered the way an agent would see it.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command } from '../command';
@@ -16,10 +17,15 @@ export const execCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        db: { type: 'string' }, sql: { type: 'string' },
-        'timeout-ms': { type: 'string' }, 'max-rows': { type: 'string' }, format: { type: 'string' },
+        db: { type: 'string' },
+        sql: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'max-rows': { type: 'string' },
+        format: { type: 'string' },
       },
     });
     if (!values.db) throw new UsageError('--db FILE is required');

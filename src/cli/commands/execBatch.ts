@@ -1,14 +1,17 @@
+// `quarry exec-batch`: a JSONL file of read-only statements run across the sandbox's worker pool, one result line per
+// input line in input order (the record /v1/execute returns too), streamed with bounded memory and output.
 import { parseArgs } from 'node:util';
 import { readFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { resolve, dirname, isAbsolute } from 'node:path';
 import type { Command } from '../command';
 import { UsageError } from '../command';
-import { createSqlPool, renderObservation, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
-import type { Cell, ExecRequest, ExecResult } from '../../core/db';
+import { createSqlPool, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
+import type { ExecRequest, ExecResult } from '../../core/db';
 import { failure } from '../../core/db/runStatement';
 import { positiveInt, observationFormat } from '../../core/db/execOptions';
 import { cpus } from 'node:os';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
+import { execRecord } from '../../core/db/execRecord';
 
 /** Output past which the remaining statements are not run but answered with a `resource` line. */
 const MAX_BATCH_OUTPUT_BYTES = 2 ** 30;
@@ -24,18 +27,13 @@ it finished; the output stops at ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB, the st
 --jobs defaults to the number of CPUs. Exit code 0 unless the options or files are wrong (2); 128+N when stopped by
 signal N (after closing the file and the workers).`;
 
-
-/** bigint → number when exact, else a string; blobs → a placeholder naming their size. */
-function jsonCell(v: Cell): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-  if (v instanceof Uint8Array) return `<blob ${v.length} bytes>`;
-  return v;
-}
-
 type Line = { id: unknown; req: ExecRequest } | { id: unknown; error: string };
 
 function parseLine(
-  text: string, lineNo: number, dbPath: (db: string) => string, common: Omit<ExecRequest, 'db' | 'sql'>,
+  text: string,
+  lineNo: number,
+  dbPath: (db: string) => string,
+  common: Omit<ExecRequest, 'db' | 'sql'>,
 ): Line {
   let obj: unknown;
   try {
@@ -43,7 +41,8 @@ function parseLine(
   } catch (err) {
     return { id: null, error: `line ${lineNo}: not valid JSON (${(err as Error).message})` };
   }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return { id: null, error: `line ${lineNo}: expected a JSON object` };
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    return { id: null, error: `line ${lineNo}: expected a JSON object` };
   const o = obj as Record<string, unknown>;
   const id = o.id ?? null;
   if (typeof o.db !== 'string' || o.db === '') return { id, error: `line ${lineNo}: "db" must be a non-empty string` };
@@ -57,10 +56,16 @@ export const execBatchCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        in: { type: 'string' }, out: { type: 'string' }, jobs: { type: 'string' },
-        'timeout-ms': { type: 'string' }, 'max-rows': { type: 'string' }, format: { type: 'string' },
+        in: { type: 'string' },
+        out: { type: 'string' },
+        jobs: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'max-rows': { type: 'string' },
+        format: { type: 'string' },
       },
     });
     if (!values.in) throw new UsageError('--in FILE.jsonl is required');
@@ -82,12 +87,15 @@ export const execBatchCommand: Command = {
       io.stderr.write(`quarry exec-batch: cannot read ${inPath}: ${(err as Error).message}\n`);
       return 2;
     }
-    const lines = text.split('\n').map((l, i) => ({ l: l.trim(), n: i + 1 })).filter((x) => x.l !== '');
+    const lines = text
+      .split('\n')
+      .map((l, i) => ({ l: l.trim(), n: i + 1 }))
+      .filter((x) => x.l !== '');
     // A batch names few databases many times: each path is resolved once.
     const resolved = new Map<string, string>();
     const dbPath = (db: string): string => {
       let p = resolved.get(db);
-      if (p === undefined) resolved.set(db, p = isAbsolute(db) ? db : resolve(dirname(inPath), db));
+      if (p === undefined) resolved.set(db, (p = isAbsolute(db) ? db : resolve(dirname(inPath), db)));
       return p;
     };
     const parsed = lines.map((x) => parseLine(x.l, x.n, dbPath, { timeoutMs, maxRows }));
@@ -98,12 +106,22 @@ export const execBatchCommand: Command = {
     try {
       // The output never replaces the input, a database, or a file that is not an earlier exec-batch output.
       checkOutputPath(resolve(io.cwd, values.out), {
-        inputs: [inPath], kind: 'exec-batch output',
-        sameKind: (line) => { try { const o = JSON.parse(line) as object; return 'errorClass' in o && 'observation' in o; } catch { return false; } },
+        inputs: [inPath],
+        kind: 'exec-batch output',
+        sameKind: (line) => {
+          try {
+            const o = JSON.parse(line) as object;
+            return 'errorClass' in o && 'observation' in o;
+          } catch {
+            return false;
+          }
+        },
       });
       fd = openSync(resolve(io.cwd, values.out), 'w');
     } catch (err) {
-      io.stderr.write(`quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`);
+      io.stderr.write(
+        `quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`,
+      );
       return 2;
     }
     // Each worker holds up to 8 statements, so it runs the next one without waiting for this process in between (and
@@ -124,11 +142,8 @@ export const execBatchCommand: Command = {
       while (held.has(nextToWrite)) {
         const r = held.get(nextToWrite)!;
         held.delete(nextToWrite);
-        const line = JSON.stringify({
-          id: parsed[nextToWrite].id, ok: r.ok, errorClass: r.errorClass, error: r.error, columns: r.columns,
-          rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
-          observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
-        }) + '\n';
+        // The same record the environment service's /v1/execute returns (core/db/execRecord.ts).
+        const line = JSON.stringify(execRecord(parsed[nextToWrite].id, r, format)) + '\n';
         out += line;
         bytes += Buffer.byteLength(line);
         results.push({ ok: r.ok, errorClass: r.errorClass });
@@ -139,7 +154,10 @@ export const execBatchCommand: Command = {
       }
       if (out !== '') writeSync(fd, out);
     };
-    const onSignal = (sig: NodeJS.Signals): void => { stoppedBy = sig; void pool.close(); };
+    const onSignal = (sig: NodeJS.Signals): void => {
+      stoppedBy = sig;
+      void pool.close();
+    };
     const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
     for (const sig of signals) process.on(sig, onSignal);
     try {
@@ -149,15 +167,38 @@ export const execBatchCommand: Command = {
           while (!stoppedBy && inFlight < window && nextToStart < parsed.length) {
             const i = nextToStart++;
             const p = parsed[i];
-            if (!('req' in p)) { held.set(i, failure('sql', p.error, 0)); continue; }
+            if (!('req' in p)) {
+              held.set(i, failure('sql', p.error, 0));
+              continue;
+            }
             if (bytes >= MAX_BATCH_OUTPUT_BYTES) {
-              held.set(i, failure('resource', `not run: the output reached the batch cap of ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB`, 0));
+              held.set(
+                i,
+                failure(
+                  'resource',
+                  `not run: the output reached the batch cap of ${MAX_BATCH_OUTPUT_BYTES / 2 ** 30} GiB`,
+                  0,
+                ),
+              );
               continue;
             }
             inFlight++;
             // A request the signal's pool.close() cut short is not a result: it is left out, and so is all after it.
-            pool.exec(p.req).then((r) => { held.set(i, r); }, (err: Error) => { if (!stoppedBy) held.set(i, failure('sql', err.message, 0)); })
-              .finally(() => { inFlight--; flushContiguous(); startMore(); });
+            pool
+              .exec(p.req)
+              .then(
+                (r) => {
+                  held.set(i, r);
+                },
+                (err: Error) => {
+                  if (!stoppedBy) held.set(i, failure('sql', err.message, 0));
+                },
+              )
+              .finally(() => {
+                inFlight--;
+                flushContiguous();
+                startMore();
+              });
           }
           flushContiguous();
           if ((inFlight === 0 && nextToStart >= parsed.length) || (stoppedBy && inFlight === 0)) done();
@@ -172,14 +213,18 @@ export const execBatchCommand: Command = {
     }
     const wall = (performance.now() - started) / 1000;
     if (stoppedBy) {
-      io.stderr.write(`quarry exec-batch: stopped by ${stoppedBy} after ${results.length} of ${parsed.length} statements; `
-        + `the ${results.length} finished lines are in ${values.out}\n`);
+      io.stderr.write(
+        `quarry exec-batch: stopped by ${stoppedBy} after ${results.length} of ${parsed.length} statements; ` +
+          `the ${results.length} finished lines are in ${values.out}\n`,
+      );
       return 128 + (stoppedBy === 'SIGINT' ? 2 : stoppedBy === 'SIGHUP' ? 1 : 15);
     }
     const errors = results.filter((r) => !r.ok).length;
     const timeouts = results.filter((r) => r.errorClass === 'timeout').length;
-    io.stdout.write(`${results.length} queries, ${errors} errors, ${timeouts} timeouts, ${wall.toFixed(2)} s, `
-      + `${(results.length / Math.max(wall, 1e-9)).toFixed(1)} queries/s\n`);
+    io.stdout.write(
+      `${results.length} queries, ${errors} errors, ${timeouts} timeouts, ${wall.toFixed(2)} s, ` +
+        `${(results.length / Math.max(wall, 1e-9)).toFixed(1)} queries/s\n`,
+    );
     return 0;
   },
 };

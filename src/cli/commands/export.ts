@@ -32,30 +32,52 @@ export const exportCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        labels: { type: 'string' }, trajectories: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' },
-        'keep-reasoning': { type: 'boolean' }, force: { type: 'boolean' },
+        labels: { type: 'string' },
+        trajectories: { type: 'string' },
+        format: { type: 'string' },
+        out: { type: 'string' },
+        'keep-reasoning': { type: 'boolean' },
+        force: { type: 'boolean' },
       },
     });
     if (values.format !== 'sft' && values.format !== 'rl') throw new UsageError('--format sft|rl is required');
     if (!values.out) throw new UsageError('--out FILE.jsonl is required');
-    if (values.format === 'rl' && !values.trajectories) throw new UsageError('--format rl needs --trajectories FILE.jsonl (the tasks to turn into prompts)');
-    if (values['keep-reasoning'] && values.format !== 'sft') throw new UsageError('--keep-reasoning only applies to --format sft');
+    if (values.format === 'rl' && !values.trajectories)
+      throw new UsageError('--format rl needs --trajectories FILE.jsonl (the tasks to turn into prompts)');
+    if (values['keep-reasoning'] && values.format !== 'sft')
+      throw new UsageError('--keep-reasoning only applies to --format sft');
     const labelsPath = resolve(io.cwd, values.labels ?? '.quarry/labels.sqlite');
     const trajectories = values.trajectories ? resolve(io.cwd, values.trajectories) : null;
     const out = resolve(io.cwd, values.out);
     if (trajectories && !existsSync(trajectories)) throw new UsageError(`no such trajectory file: ${trajectories}`);
-    if (!existsSync(labelsPath) && values.format === 'sft') throw new UsageError(`no label store at ${labelsPath} (label trajectories in the editor first, or pass --labels)`);
+    if (!existsSync(labelsPath) && values.format === 'sft')
+      throw new UsageError(
+        `no label store at ${labelsPath} (label trajectories in the editor first, or pass --labels)`,
+      );
 
     try {
       const schema = values.format === 'sft' ? SFT_SCHEMA : RL_SCHEMA;
       checkOutputPath(out, {
-        inputs: [labelsPath, trajectories], kind: values.format === 'sft' ? 'SFT examples' : 'RL prompts', force: values.force,
-        sameKind: (line) => { try { return (JSON.parse(line) as { schema?: unknown }).schema === schema; } catch { return false; } },
+        inputs: [labelsPath, trajectories],
+        kind: values.format === 'sft' ? 'SFT examples' : 'RL prompts',
+        force: values.force,
+        sameKind: (line) => {
+          try {
+            return (JSON.parse(line) as { schema?: unknown }).schema === schema;
+          } catch {
+            return false;
+          }
+        },
       });
     } catch (err) {
-      if (err instanceof OutputRefused) { io.stderr.write(`quarry export: ${err.message}\n`); return EXIT.badInput; }
+      if (err instanceof OutputRefused) {
+        io.stderr.write(`quarry export: ${err.message}\n`);
+        return EXIT.badInput;
+      }
       throw err;
     }
 
@@ -65,10 +87,17 @@ export const exportCommand: Command = {
       try {
         store = LabelStore.openReadOnly(labelsPath);
       } catch (err) {
-        if (err instanceof LabelStoreError) { io.stderr.write(`quarry export: ${err.message}\n`); return EXIT.badInput; }
+        if (err instanceof LabelStoreError) {
+          io.stderr.write(`quarry export: ${err.message}\n`);
+          return EXIT.badInput;
+        }
         throw err;
       }
-      try { labels = store.all(); } finally { store.close(); }
+      try {
+        labels = store.all();
+      } finally {
+        store.close();
+      }
     }
     const byId = new Map(labels.map((l) => [l.trajectoryId, l]));
 
@@ -79,9 +108,10 @@ export const exportCommand: Command = {
       const read = await readTrajectories(trajectories, { onInvalid: 'collect' });
       bad = read.invalid.length;
       for (const e of read.invalid.slice(0, 5)) io.stderr.write(`quarry export: skipped a bad line: ${e.message}\n`);
-      summary = values.format === 'sft'
-        ? await exportSft(read.records, byId, out, { keepReasoning: values['keep-reasoning'] === true })
-        : await exportRlPrompts(read.records, byId, out);
+      summary =
+        values.format === 'sft'
+          ? await exportSft(read.records, byId, out, { keepReasoning: values['keep-reasoning'] === true })
+          : await exportRlPrompts(read.records, byId, out);
     } else {
       const found = await readLabeledRecords(labels);
       missing = found.missing;
@@ -90,7 +120,9 @@ export const exportCommand: Command = {
     for (const s of [...summary.skipped, ...missing]) io.stderr.write(`left out ${s.id}: ${s.reason}\n`);
     const what = values.format === 'sft' ? 'SFT examples' : 'RL prompts';
     const left = summary.skipped.length + missing.length;
-    io.stdout.write(`wrote ${summary.written} ${what} to ${out}${left ? ` (${left} left out)` : ''}${bad ? ` (${bad} bad line(s) in the trajectory file skipped)` : ''}\n`);
+    io.stdout.write(
+      `wrote ${summary.written} ${what} to ${out}${left ? ` (${left} left out)` : ''}${bad ? ` (${bad} bad line(s) in the trajectory file skipped)` : ''}\n`,
+    );
     return EXIT.ok;
   },
 };

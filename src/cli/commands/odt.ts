@@ -1,3 +1,5 @@
+// `quarry odt`: Progress-SQL's oracle-guided diagnostic tree of a prediction against its gold: both trees, the
+// node matching, the similarity, the tags and the feedback text (docs/rewards.md).
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -19,12 +21,19 @@ the structural score (F_struct), the lexical bigram Jaccard (F_lex), F = ½(F_st
 
 export const odtCommand: Command = {
   name: 'odt',
-  summary: 'Compare a predicted and a gold query with Progress-SQL\'s diagnostic tree: scores, tags, feedback',
+  summary: "Compare a predicted and a gold query with Progress-SQL's diagnostic tree: scores, tags, feedback",
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
-      options: { pred: { type: 'string' }, gold: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } },
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        pred: { type: 'string' },
+        gold: { type: 'string' },
+        db: { type: 'string' },
+        json: { type: 'boolean' },
+      },
     });
     if (values.pred === undefined) throw new UsageError('--pred SQL is required');
     if (values.gold === undefined) throw new UsageError('--gold SQL is required');
@@ -64,7 +73,10 @@ export const odtCommand: Command = {
     else {
       out.push('Tags:');
       for (const t of c.tags) {
-        const why = c.reasons.filter((r) => r.tag === t).map((r) => r.detail).join('; ');
+        const why = c.reasons
+          .filter((r) => r.tag === t)
+          .map((r) => r.detail)
+          .join('; ');
         out.push(`  ${t} — ${TAG_MEANINGS[t]} (${why})`);
       }
     }

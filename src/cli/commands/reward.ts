@@ -1,3 +1,4 @@
+// `quarry reward`: one prediction or trajectory scored with a reward panel, every term explained.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command } from '../command';
@@ -8,7 +9,11 @@ import { positiveInt } from '../../core/db/execOptions';
 import { evalMode } from '../../core/eval/modes';
 import { readTrajectories, type TrajectoryRecord } from '../../core/trajectories';
 import {
-  scorePanelDetailed, createScoringResources, parseDifficulty, DEFAULT_REWARD_TIMEOUT_MS, type Difficulty,
+  scorePanelDetailed,
+  createScoringResources,
+  parseDifficulty,
+  DEFAULT_REWARD_TIMEOUT_MS,
+  type Difficulty,
 } from '../../core/rewards';
 import { panelJson, panelTable } from '../../core/rewards/render';
 import { scoringOptions, usage as asUsageError } from './scoringOptions';
@@ -32,9 +37,14 @@ Exit 0 when scored (a failing gold SQL is scored 0 and warned about), 2 on bad i
 async function pickTrajectory(path: string, indexText: string | undefined): Promise<TrajectoryRecord> {
   const { records, truncated } = await readTrajectories(path);
   const index = indexText === undefined ? 0 : Number(indexText);
-  if (!Number.isInteger(index) || index < 0) throw new UsageError(`--index must be a whole number ≥ 0 (got '${indexText}')`);
-  if (records.length === 0) throw new UsageError(`${path} holds no trajectory records${truncated ? ` (only an unfinished line ${truncated.line})` : ''}`);
-  if (index >= records.length) throw new UsageError(`--index ${index} is past the end: ${path} holds ${records.length} record(s)`);
+  if (!Number.isInteger(index) || index < 0)
+    throw new UsageError(`--index must be a whole number ≥ 0 (got '${indexText}')`);
+  if (records.length === 0)
+    throw new UsageError(
+      `${path} holds no trajectory records${truncated ? ` (only an unfinished line ${truncated.line})` : ''}`,
+    );
+  if (index >= records.length)
+    throw new UsageError(`--index ${index} is past the end: ${path} holds ${records.length} record(s)`);
   return records[index];
 }
 
@@ -44,23 +54,39 @@ export const rewardCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        panel: { type: 'string' }, 'gold-sql': { type: 'string' }, db: { type: 'string' }, 'pred-sql': { type: 'string' },
-        trajectory: { type: 'string' }, index: { type: 'string' }, difficulty: { type: 'string' }, json: { type: 'boolean' },
-        mode: { type: 'string' }, 'turn-budget': { type: 'string' }, 'timeout-ms': { type: 'string' },
+        panel: { type: 'string' },
+        'gold-sql': { type: 'string' },
+        db: { type: 'string' },
+        'pred-sql': { type: 'string' },
+        trajectory: { type: 'string' },
+        index: { type: 'string' },
+        difficulty: { type: 'string' },
+        json: { type: 'boolean' },
+        mode: { type: 'string' },
+        'turn-budget': { type: 'string' },
+        'timeout-ms': { type: 'string' },
       },
     });
     if (!values.panel) throw new UsageError('--panel P is required');
-    if ((values['pred-sql'] === undefined) === (values.trajectory === undefined)) throw new UsageError('give exactly one of --pred-sql SQL and --trajectory FILE.jsonl');
-    if (values.index !== undefined && values.trajectory === undefined) throw new UsageError('--index goes with --trajectory');
+    if ((values['pred-sql'] === undefined) === (values.trajectory === undefined))
+      throw new UsageError('give exactly one of --pred-sql SQL and --trajectory FILE.jsonl');
+    if (values.index !== undefined && values.trajectory === undefined)
+      throw new UsageError('--index goes with --trajectory');
     let difficulty: Difficulty | undefined;
     if (values.difficulty !== undefined) {
       difficulty = parseDifficulty(values.difficulty);
-      if (!difficulty) throw new UsageError(`--difficulty must be simple, medium, hard or extra (got '${values.difficulty}')`);
+      if (!difficulty)
+        throw new UsageError(`--difficulty must be simple, medium, hard or extra (got '${values.difficulty}')`);
     }
     const { panel, mode, timeoutMs } = scoringOptions({ ...values, panel: values.panel }, io.cwd);
-    const turnBudget = values['turn-budget'] === undefined ? undefined : asUsageError(() => positiveInt('turn-budget', values['turn-budget'], 10));
+    const turnBudget =
+      values['turn-budget'] === undefined
+        ? undefined
+        : asUsageError(() => positiveInt('turn-budget', values['turn-budget'], 10));
 
     let trajectory: TrajectoryRecord | null = null;
     if (values.trajectory !== undefined) {
@@ -74,7 +100,8 @@ export const rewardCommand: Command = {
       }
     }
     const goldSql = values['gold-sql'] ?? trajectory?.task.gold ?? undefined;
-    if (goldSql === undefined || goldSql === null) throw new UsageError('--gold-sql SQL is required (the trajectory records no gold)');
+    if (goldSql === undefined || goldSql === null)
+      throw new UsageError('--gold-sql SQL is required (the trajectory records no gold)');
     const dbText = values.db ?? trajectory?.task.db.path;
     if (!dbText) throw new UsageError('--db FILE is required');
     const dbPath = resolve(io.cwd, dbText);
@@ -87,13 +114,29 @@ export const rewardCommand: Command = {
     const pool = createSqlPool({ size: 2, spares: 0 });
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
-      const result = await scorePanelDetailed(panel, {
-        goldSql, dbPath, trajectory, predSql: values['pred-sql'] ?? null, difficulty, mode, turnBudget,
-      }, resources);
+      const result = await scorePanelDetailed(
+        panel,
+        {
+          goldSql,
+          dbPath,
+          trajectory,
+          predSql: values['pred-sql'] ?? null,
+          difficulty,
+          mode,
+          turnBudget,
+        },
+        resources,
+      );
       // Cached: the panel's execution terms already ran the gold, so this costs nothing when they did.
       const gold = await resources.exec(dbPath, evalMode(mode).prepare(goldSql, '', {}).gold);
-      if (!gold.ok) io.stderr.write(`quarry reward: warning: the gold SQL did not run (${gold.error}); execution terms are 0 through no fault of the prediction\n`);
-      else if (gold.rows.length === 0) io.stderr.write('quarry reward: warning: the gold result is empty, so any prediction returning no rows matches it\n');
+      if (!gold.ok)
+        io.stderr.write(
+          `quarry reward: warning: the gold SQL did not run (${gold.error}); execution terms are 0 through no fault of the prediction\n`,
+        );
+      else if (gold.rows.length === 0)
+        io.stderr.write(
+          'quarry reward: warning: the gold result is empty, so any prediction returning no rows matches it\n',
+        );
       io.stdout.write(values.json ? JSON.stringify(panelJson(result)) + '\n' : panelTable(result, panel.source) + '\n');
       return EXIT.ok;
     } finally {

@@ -1,3 +1,4 @@
+// `quarry schema`: a database's schema in one of the protocols' prompt styles, introspected through the sandbox.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import type { Command } from '../command';
@@ -25,19 +26,25 @@ function count(name: string, text: string | undefined): number | undefined {
 
 export const schemaCommand: Command = {
   name: 'schema',
-  summary: 'Print a database\'s schema in a prompt style (list, ddl, names) or as JSON',
+  summary: "Print a database's schema in a prompt style (list, ddl, names) or as JSON",
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        db: { type: 'string' }, style: { type: 'string' }, 'sample-rows': { type: 'string' },
-        'max-chars': { type: 'string' }, json: { type: 'boolean' },
+        db: { type: 'string' },
+        style: { type: 'string' },
+        'sample-rows': { type: 'string' },
+        'max-chars': { type: 'string' },
+        json: { type: 'boolean' },
       },
     });
     if (!values.db) throw new UsageError('--db FILE is required');
     const style = (values.style ?? 'list') as SchemaStyle;
-    if (!SCHEMA_STYLES.includes(style)) throw new UsageError(`--style must be one of ${SCHEMA_STYLES.join(', ')}, got '${values.style}'`);
+    if (!SCHEMA_STYLES.includes(style))
+      throw new UsageError(`--style must be one of ${SCHEMA_STYLES.join(', ')}, got '${values.style}'`);
     const sampleRows = count('sample-rows', values['sample-rows']);
     const maxChars = count('max-chars', values['max-chars']);
     let info;
@@ -58,8 +65,14 @@ export const schemaCommand: Command = {
       await pool.close();
     }
     if (values.json) {
-      io.stdout.write(JSON.stringify(info, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString()
-        : v instanceof Uint8Array ? `<blob ${v.length} bytes>` : v), 2) + '\n');
+      io.stdout.write(
+        JSON.stringify(
+          info,
+          (_k, v: unknown) =>
+            typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `<blob ${v.length} bytes>` : v,
+          2,
+        ) + '\n',
+      );
     } else {
       io.stdout.write(renderSchema(info, { style, sampleRows, maxChars }) + '\n');
     }

@@ -1,3 +1,5 @@
+// `quarry score`: every trajectory of a file scored with a panel; integrity flags, GRPO group statistics and
+// Progress-SQL's mismatch rates for the run.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { writeFileSync, existsSync, statSync } from 'node:fs';
@@ -39,24 +41,54 @@ function listIds(ids: readonly string[], max = 8): string {
 export function renderReport(r: RunReport, source: string): string {
   const out: string[] = [];
   out.push(`scored ${r.scored.length} trajectories with panel ${r.panel}${source ? ` (${source})` : ''}`);
-  if (r.skipped.length) out.push(`skipped ${r.skipped.length}: ${listIds(r.skipped.map((s) => `${s.id} (${s.reason})`), 5)}`);
+  if (r.skipped.length)
+    out.push(
+      `skipped ${r.skipped.length}: ${listIds(
+        r.skipped.map((s) => `${s.id} (${s.reason})`),
+        5,
+      )}`,
+    );
   out.push(`total: mean ${fmt(r.total.mean)}, min ${fmt(r.total.min)}, max ${fmt(r.total.max)}`);
   const head = ['term', 'weight', 'mean value', 'mean contribution', 'min', 'max', 'nonzero'];
-  const rows = r.terms.map((t) => [t.name, fmt(t.weight), fmt(t.meanValue), fmt(t.meanContribution), fmt(t.min), fmt(t.max), pct(t.nonzero)]);
+  const rows = r.terms.map((t) => [
+    t.name,
+    fmt(t.weight),
+    fmt(t.meanValue),
+    fmt(t.meanContribution),
+    fmt(t.min),
+    fmt(t.max),
+    pct(t.nonzero),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  for (const row of [head, ...rows]) out.push('  ' + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+  for (const row of [head, ...rows])
+    out.push('  ' + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
   const flags = integrityFlags(r.integrity);
   out.push(`integrity: ${flags.length === 0 ? 'no flags' : `${flags.length} flag(s)`}`);
   for (const f of flags) out.push(`  ${f}`);
   const g = r.groups;
   if (g) {
     const sizes = [...new Set(g.groups.map((x) => x.size))].sort((a, b) => a - b).join('/');
-    out.push(`groups: ${g.groups.length} questions with ${sizes} samples; zero reward variance in ${g.zeroVariance.length}${g.zeroVariance.length ? ` (${listIds(g.zeroVariance)})` : ''}`);
+    out.push(
+      `groups: ${g.groups.length} questions with ${sizes} samples; zero reward variance in ${g.zeroVariance.length}${g.zeroVariance.length ? ` (${listIds(g.zeroVariance)})` : ''}`,
+    );
     const passes = g.groups.map((x) => x.pass);
-    out.push(`  mean pass@G ${fmt(passes.reduce((a, b) => a + b, 0) / passes.length)}; solved by all samples: ${g.groups.filter((x) => x.pass === 1).length}, by none: ${g.groups.filter((x) => x.pass === 0).length}`);
+    out.push(
+      `  mean pass@G ${fmt(passes.reduce((a, b) => a + b, 0) / passes.length)}; solved by all samples: ${g.groups.filter((x) => x.pass === 1).length}, by none: ${g.groups.filter((x) => x.pass === 0).length}`,
+    );
     const solvable = g.ranking.filter((q) => q.score < 1);
-    out.push(`  hard but solvable (SQL-Trail S(q) ascending): ${solvable.length === 0 ? 'none' : solvable.slice(0, 8).map((q) => `${q.id} ${q.correct}/${q.total}`).join(', ')}${solvable.length > 8 ? ` … (+${solvable.length - 8})` : ''}`);
-    out.push(`  MTIR-SQL filter (F = format reward ±0.1, τ = 0): keeps ${g.mtirFilter.kept} of ${g.mtirFilter.kept + g.mtirFilter.dropped.length}${g.mtirFilter.dropped.length ? `; drops ${listIds(g.mtirFilter.dropped)}` : ''}`);
+    out.push(
+      `  hard but solvable (SQL-Trail S(q) ascending): ${
+        solvable.length === 0
+          ? 'none'
+          : solvable
+              .slice(0, 8)
+              .map((q) => `${q.id} ${q.correct}/${q.total}`)
+              .join(', ')
+      }${solvable.length > 8 ? ` … (+${solvable.length - 8})` : ''}`,
+    );
+    out.push(
+      `  MTIR-SQL filter (F = format reward ±0.1, τ = 0): keeps ${g.mtirFilter.kept} of ${g.mtirFilter.kept + g.mtirFilter.dropped.length}${g.mtirFilter.dropped.length ? `; drops ${listIds(g.mtirFilter.dropped)}` : ''}`,
+    );
   }
   out.push(...formatMismatch(r.mismatch));
   return out.join('\n');
@@ -81,10 +113,17 @@ export const scoreCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        trajectories: { type: 'string' }, panel: { type: 'string' }, 'db-dir': { type: 'string' }, out: { type: 'string' },
-        mode: { type: 'string' }, 'timeout-ms': { type: 'string' }, 'mismatch-sql': { type: 'string' },
+        trajectories: { type: 'string' },
+        panel: { type: 'string' },
+        'db-dir': { type: 'string' },
+        out: { type: 'string' },
+        mode: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'mismatch-sql': { type: 'string' },
         json: { type: 'boolean' },
       },
     });
@@ -96,30 +135,41 @@ export const scoreCommand: Command = {
       throw new UsageError(`--mismatch-sql must be one of ${MISMATCH_SQLS.join(', ')}, got '${mismatchSql}'`);
     }
     const dbDir = values['db-dir'] === undefined ? undefined : resolve(io.cwd, values['db-dir']);
-    if (dbDir !== undefined && (!existsSync(dbDir) || !statSync(dbDir).isDirectory())) throw new UsageError(`--db-dir ${dbDir} is not a directory`);
+    if (dbDir !== undefined && (!existsSync(dbDir) || !statSync(dbDir).isDirectory()))
+      throw new UsageError(`--db-dir ${dbDir} is not a directory`);
 
     const path = resolve(io.cwd, values.trajectories);
     let records: TrajectoryRecord[];
     try {
       const opened = await openTrajectoryFile(path, { onInvalid: 'throw' });
       records = opened.records;
-      if (opened.truncated) io.stderr.write(`quarry score: warning: ${path}: ${opened.truncated} (a writer was killed?); it is ignored\n`);
+      if (opened.truncated)
+        io.stderr.write(`quarry score: warning: ${path}: ${opened.truncated} (a writer was killed?); it is ignored\n`);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
     const dbPathOf = databaseResolver(path, { dbDir });
     const missing = [...new Set(records.filter((r) => r.task.gold).map(dbPathOf))].filter((p) => !existsSync(p));
-    if (missing.length) throw new UsageError(`database file(s) not found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`);
+    if (missing.length)
+      throw new UsageError(
+        `database file(s) not found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`,
+      );
 
     const pool = createSqlPool({ spares: 0 });
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
       const report = await scoreRun(records, panel, { resources, mode, dbPathOf, mismatchSql });
       if (values.out) {
-        const lines = report.scored.map((s) => JSON.stringify({
-          id: s.id, groupId: s.groupId, sample: s.sample, ...panelJson(s.result),
-          exec: { correct: s.verdict.correct, reason: s.verdict.reason }, advantage: s.advantage,
-        }));
+        const lines = report.scored.map((s) =>
+          JSON.stringify({
+            id: s.id,
+            groupId: s.groupId,
+            sample: s.sample,
+            ...panelJson(s.result),
+            exec: { correct: s.verdict.correct, reason: s.verdict.reason },
+            advantage: s.advantage,
+          }),
+        );
         writeFileSync(resolve(io.cwd, values.out), lines.map((l) => l + '\n').join(''));
       }
       for (const s of report.skipped) io.stderr.write(`quarry score: skipped ${s.id}: ${s.reason}\n`);

@@ -12,7 +12,10 @@ export interface ScoringOptions {
   timeoutMs: number;
 }
 
-export function scoringOptions(values: { panel: string; mode?: string; 'timeout-ms'?: string }, cwd: string): ScoringOptions {
+export function scoringOptions(
+  values: { panel: string; mode?: string; 'timeout-ms'?: string },
+  cwd: string,
+): ScoringOptions {
   if (values.mode !== undefined && !EVAL_MODES.includes(values.mode as EvalModeName)) {
     throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
   }

@@ -32,10 +32,17 @@ export const serveEnvCommand: Command = {
   usage,
   async run(argv, io) {
     const { values } = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
+      args: argv,
+      strict: true,
+      allowPositionals: false,
       options: {
-        host: { type: 'string' }, port: { type: 'string' }, 'db-dir': { type: 'string', multiple: true },
-        'token-file': { type: 'string' }, jobs: { type: 'string' }, 'max-episodes': { type: 'string' }, 'idle-s': { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'db-dir': { type: 'string', multiple: true },
+        'token-file': { type: 'string' },
+        jobs: { type: 'string' },
+        'max-episodes': { type: 'string' },
+        'idle-s': { type: 'string' },
       },
     });
     const dbDirs = (values['db-dir'] ?? []).map((d) => resolve(io.cwd, d));
@@ -62,7 +69,14 @@ export const serveEnvCommand: Command = {
     let server;
     try {
       server = await startEnvServer({
-        host: values.host ?? '127.0.0.1', port, dbDirs, token, jobs, maxEpisodes, idleMs: idleS * 1000, cwd: io.cwd,
+        host: values.host ?? '127.0.0.1',
+        port,
+        dbDirs,
+        token,
+        jobs,
+        maxEpisodes,
+        idleMs: idleS * 1000,
+        cwd: io.cwd,
         version: process.env.QUARRY_VERSION ?? 'dev',
       });
     } catch (err) {
@@ -72,7 +86,10 @@ export const serveEnvCommand: Command = {
     io.stdout.write(`quarry env server listening on ${server.url}\n`);
     io.stderr.write(`databases from ${dbDirs.join(', ')}${token ? '; bearer token required' : ''}; Ctrl-C stops\n`);
     await new Promise<void>((done) => {
-      const stop = () => { for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, stop); done(); };
+      const stop = () => {
+        for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, stop);
+        done();
+      };
       for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, stop);
     });
     await server.close();

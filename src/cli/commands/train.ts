@@ -14,7 +14,13 @@ import { SKYRL_MAPPING } from '../../core/training/skyrlLaunch';
 import type { Finding } from '../../core/training/preflight';
 import { numberText } from '../../core/training/overrides';
 import {
-  engineConfigName, launchRecord, listBuiltinRecipes, LaunchOutputRefused, prepareTrain, RecipeError, writeLaunch,
+  engineConfigName,
+  launchRecord,
+  listBuiltinRecipes,
+  LaunchOutputRefused,
+  prepareTrain,
+  RecipeError,
+  writeLaunch,
   type TrainPlan,
 } from '../../app/train';
 import { repoRootOf } from '../repoRoot';
@@ -49,9 +55,10 @@ and was built for the recipe's protocol; then the engine's Hydra config composes
 named) and, for verl, its validate_config passes and Quarry's plug-ins load.
 Exit codes: 0 launch written (or printed), 1 the pre-flight found errors, 2 bad input, 3 --engine trl (not yet).`;
 
-const TRL_NOT_YET = 'quarry train --engine trl: not yet. Training with TRL from a recipe is not built; meanwhile TRL '
-  + 'trains with `python -m quarry_trainer.train.sft` (SFT) and GRPOTrainer with quarry_trainer.trl.rollout.QuarryRollout '
-  + '(docs/training.md). --engine verl or --engine skyrl writes a launch for a cluster.';
+const TRL_NOT_YET =
+  'quarry train --engine trl: not yet. Training with TRL from a recipe is not built; meanwhile TRL ' +
+  'trains with `python -m quarry_trainer.train.sft` (SFT) and GRPOTrainer with quarry_trainer.trl.rollout.QuarryRollout ' +
+  '(docs/training.md). --engine verl or --engine skyrl writes a launch for a cluster.';
 
 function renderMapping(engine: LaunchEngine, rows: readonly MappingRow[]): string {
   const lines = [`${engine}: recipe setting → ${engine} keys (file), conversion`];
@@ -76,8 +83,10 @@ function renderPlan(p: TrainPlan, dryRun: boolean): string {
   const r = p.recipe;
   out.push(`quarry train: recipe ${r.name} — ${r.paper.title}`);
   out.push(`  engine ${p.engine} (${p.plan.module}); protocol ${r.protocol}; model ${p.model.model}`);
-  out.push(`  data ${p.data.dir} (${p.inputs.rows ?? '?'} rows, ${p.inputs.rowsFrom}); context ${p.context.length} tokens `
-    + `(${p.context.from})`);
+  out.push(
+    `  data ${p.data.dir} (${p.inputs.rows ?? '?'} rows, ${p.inputs.rowsFrom}); context ${p.context.length} tokens ` +
+      `(${p.context.from})`,
+  );
   out.push('');
   out.push('Settings (where each value comes from):');
   const keys = Object.keys(r.settings).filter((k) => RECIPE_SETTINGS[k]);
@@ -86,7 +95,8 @@ function renderPlan(p: TrainPlan, dryRun: boolean): string {
     const s = r.settings[k];
     out.push(`  ${k.padEnd(w)}  ${show(s.value).padEnd(24)}  ${provenanceLabel(s)}`);
   }
-  for (const [k, s] of Object.entries(r.engines[p.engine])) out.push(`  ${`${p.engine}.${k}`}  ${show(s.value)}  ${provenanceLabel(s)}`);
+  for (const [k, s] of Object.entries(r.engines[p.engine]))
+    out.push(`  ${`${p.engine}.${k}`}  ${show(s.value)}  ${provenanceLabel(s)}`);
   if (p.plan.notCarried.length > 0) {
     out.push('');
     out.push(`Not carried by ${p.engine}:`);
@@ -101,15 +111,21 @@ function renderPlan(p: TrainPlan, dryRun: boolean): string {
   out.push('Pre-flight:');
   const v = p.verdict;
   if (v.composed) {
-    out.push(`  ok: ${p.engine} ${v.engine_version ?? ''} composed ${v.config} with all ${p.plan.overrides.length} overrides`
-      + `${v.config_from ? ` (config from ${v.config_from})` : ''}`);
+    out.push(
+      `  ok: ${p.engine} ${v.engine_version ?? ''} composed ${v.config} with all ${p.plan.overrides.length} overrides` +
+        `${v.config_from ? ` (config from ${v.config_from})` : ''}`,
+    );
     for (const c of v.checks) out.push(`  ok: ${c}`);
   }
   const errors = p.findings.filter((f) => f.level === 'error');
   if (errors.length === 0) out.push(`  ok: Quarry's checks (batch sizes, context, steps, data, reward panel)`);
   for (const f of p.findings) out.push(findingLine(f));
-  out.push(p.ok ? `  The launch passes the pre-flight.` : `  The pre-flight found ${errors.length} error(s): `
-    + `${dryRun ? 'the launch below would not start as it is' : 'nothing was written'}.`);
+  out.push(
+    p.ok
+      ? `  The launch passes the pre-flight.`
+      : `  The pre-flight found ${errors.length} error(s): ` +
+          `${dryRun ? 'the launch below would not start as it is' : 'nothing was written'}.`,
+  );
   if (dryRun) {
     out.push('');
     out.push('Launch (launch.sh):');
@@ -120,30 +136,61 @@ function renderPlan(p: TrainPlan, dryRun: boolean): string {
 
 async function run(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
-    args: argv, strict: true, allowPositionals: false,
+    args: argv,
+    strict: true,
+    allowPositionals: false,
     options: {
-      recipe: { type: 'string' }, engine: { type: 'string' }, model: { type: 'string' }, data: { type: 'string' },
-      out: { type: 'string' }, set: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
-      json: { type: 'boolean' }, python: { type: 'string' }, 'skyrl-config': { type: 'string' },
-      'db-dir': { type: 'string' }, force: { type: 'boolean' }, list: { type: 'boolean' }, mapping: { type: 'string' },
+      recipe: { type: 'string' },
+      engine: { type: 'string' },
+      model: { type: 'string' },
+      data: { type: 'string' },
+      out: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      python: { type: 'string' },
+      'skyrl-config': { type: 'string' },
+      'db-dir': { type: 'string' },
+      force: { type: 'boolean' },
+      list: { type: 'boolean' },
+      mapping: { type: 'string' },
     },
   });
   if (values.list) {
     const recipes = listBuiltinRecipes();
-    io.stdout.write(`${values.json ? JSON.stringify(recipes, null, 2) : recipes.map((r) => `${r.name}  ${r.file}`).join('\n')}\n`);
+    io.stdout.write(
+      `${values.json ? JSON.stringify(recipes, null, 2) : recipes.map((r) => `${r.name}  ${r.file}`).join('\n')}\n`,
+    );
     return EXIT.ok;
   }
   if (values.mapping !== undefined) {
     if (!(ENGINE_NAMES as readonly string[]).includes(values.mapping)) throw new UsageError('--mapping verl|skyrl');
     const engine = values.mapping as LaunchEngine;
     const rows = engine === 'verl' ? VERL_MAPPING : SKYRL_MAPPING;
-    io.stdout.write(`${values.json ? JSON.stringify(rows.map(({ recipe, engine: keys, file, how, add }) =>
-      ({ recipe, engine: keys, file, how: how ?? null, add: add ?? [] })), null, 2) : renderMapping(engine, rows)}\n`);
+    io.stdout.write(
+      `${
+        values.json
+          ? JSON.stringify(
+              rows.map(({ recipe, engine: keys, file, how, add }) => ({
+                recipe,
+                engine: keys,
+                file,
+                how: how ?? null,
+                add: add ?? [],
+              })),
+              null,
+              2,
+            )
+          : renderMapping(engine, rows)
+      }\n`,
+    );
     return EXIT.ok;
   }
   const engine = values.engine ?? 'trl';
-  if (!['trl', 'verl', 'skyrl'].includes(engine)) throw new UsageError(`--engine must be trl, verl or skyrl, got '${engine}'`);
-  if (!values.recipe) throw new UsageError('--recipe NAME|FILE is required (quarry train --list shows the built-in ones)');
+  if (!['trl', 'verl', 'skyrl'].includes(engine))
+    throw new UsageError(`--engine must be trl, verl or skyrl, got '${engine}'`);
+  if (!values.recipe)
+    throw new UsageError('--recipe NAME|FILE is required (quarry train --list shows the built-in ones)');
   if (engine === 'trl') {
     io.stderr.write(`${TRL_NOT_YET}\n`);
     return EXIT.rejected;
@@ -162,9 +209,20 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   let plan: TrainPlan;
   try {
     plan = await prepareTrain({
-      recipe: values.recipe, engine: engine as LaunchEngine, model: values.model as string, data: values.data as string,
-      out: values.out as string, sets: values.set ?? [], cwd: io.cwd, python: python.path, repoRoot: root,
-      skyrlConfig: values['skyrl-config'], dbDir: values['db-dir'], quarryCommand, dryRun, env: process.env,
+      recipe: values.recipe,
+      engine: engine as LaunchEngine,
+      model: values.model as string,
+      data: values.data as string,
+      out: values.out as string,
+      sets: values.set ?? [],
+      cwd: io.cwd,
+      python: python.path,
+      repoRoot: root,
+      skyrlConfig: values['skyrl-config'],
+      dbDir: values['db-dir'],
+      quarryCommand,
+      dryRun,
+      env: process.env,
     });
   } catch (err) {
     if (err instanceof RecipeError) {
@@ -175,8 +233,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const command = ['quarry', 'train', ...argv];
   if (values.json) {
-    io.stdout.write(`${JSON.stringify({ ...launchRecord(plan, command), dryRun, script: plan.script,
-      engineConfig: engineConfigName(plan.engine) }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify(
+        { ...launchRecord(plan, command), dryRun, script: plan.script, engineConfig: engineConfigName(plan.engine) },
+        null,
+        2,
+      )}\n`,
+    );
   } else {
     io.stdout.write(`${renderPlan(plan, dryRun)}\n`);
   }
@@ -186,8 +249,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   try {
     const files = writeLaunch(plan, outDir, command, values.force === true);
     if (!values.json) {
-      io.stdout.write(`\nWrote ${files.join(', ')}.\nRun it on the training node: bash ${files[0]}\n`
-        + `or as a job: quarry jobs submit --target local --spec ${files[2]}\n`);
+      io.stdout.write(
+        `\nWrote ${files.join(', ')}.\nRun it on the training node: bash ${files[0]}\n` +
+          `or as a job: quarry jobs submit --target local --spec ${files[2]}\n`,
+      );
     }
   } catch (err) {
     if (err instanceof LaunchOutputRefused) {
@@ -201,7 +266,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export const trainCommand: Command = {
   name: 'train',
-  summary: 'Train a paper\'s recipe: a verl or SkyRL launch with its pre-flight (TRL: not yet)',
+  summary: "Train a paper's recipe: a verl or SkyRL launch with its pre-flight (TRL: not yet)",
   usage,
   run,
 };

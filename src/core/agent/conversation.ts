@@ -34,9 +34,11 @@ export function protocolForNext(exchanges: readonly Exchange[], chosen: Protocol
 export function nextTask(question: string, dbPath: string, exchanges: readonly Exchange[]): Task {
   const text = question.trim();
   if (text === '') throw new Error('the question is empty');
-  const history = answered(exchanges).map((e) => (e.result === undefined
-    ? { question: e.question, sql: e.sql as string }
-    : { question: e.question, sql: e.sql as string, result: e.result }));
+  const history = answered(exchanges).map((e) =>
+    e.result === undefined
+      ? { question: e.question, sql: e.sql as string }
+      : { question: e.question, sql: e.sql as string, result: e.result },
+  );
   return history.length === 0 ? { question: text, dbPath } : { question: text, dbPath, history };
 }
 

@@ -66,7 +66,9 @@ export class SchemaCache {
     return schema;
   }
 
-  get size(): number { return this.entries.size; }
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 /** Shared by every env that is not given its own cache, so a benchmark or rollout introspects each database once. */
@@ -150,7 +152,12 @@ export class SqlAgentEnv {
 
   /** Starts a new episode and returns its opening messages. */
   reset(): ChatMessage[] {
-    this.sessionState = this.protocol.create({ task: this.task, config: this.config, schema: this.schema, feedback: this.feedback });
+    this.sessionState = this.protocol.create({
+      task: this.task,
+      config: this.config,
+      schema: this.schema,
+      feedback: this.feedback,
+    });
     const opening = this.sessionState.start();
     this.history = opening.map((m) => ({ ...m }));
     this.turns = 0;
@@ -164,15 +171,23 @@ export class SqlAgentEnv {
   }
 
   /** Assistant turns taken so far (the final-call generation included). */
-  get turnsTaken(): number { return this.turns; }
+  get turnsTaken(): number {
+    return this.turns;
+  }
 
-  get done(): boolean { return this.phase === 'done'; }
+  get done(): boolean {
+    return this.phase === 'done';
+  }
 
   /** True when the budget is spent and the next generation is the protocol's one last chance to answer. */
-  get inFinalCall(): boolean { return this.phase === 'final'; }
+  get inFinalCall(): boolean {
+    return this.phase === 'final';
+  }
 
   /** Turns the model still has (0 during the final call). */
-  get turnsLeft(): number { return Math.max(0, this.budget - this.turns); }
+  get turnsLeft(): number {
+    return Math.max(0, this.budget - this.turns);
+  }
 
   /** Carries out one assistant turn. */
   async step(assistantText: string, meta: StepMeta = {}): Promise<StepResult> {
@@ -188,16 +203,30 @@ export class SqlAgentEnv {
     if (finalCall) {
       // The one last generation after the budget (SQL-Trail Algorithm 1, lines 31-32): an answer or nothing.
       const answered = action.kind === 'answer' && action.sql !== null;
-      return this.finish({ action, observations: [], exec: null, done: true, end: answered ? 'answer' : 'budget',
-        finalSql: answered ? action.sql : null, turnsLeft: 0 });
+      return this.finish({
+        action,
+        observations: [],
+        exec: null,
+        done: true,
+        end: answered ? 'answer' : 'budget',
+        finalSql: answered ? action.sql : null,
+        turnsLeft: 0,
+      });
     }
 
     const exec = action.kind === 'execute' && action.sql !== null ? await this.run(action.sql, meta.signal) : null;
     const turnsLeft = this.turnsLeft;
     const response = session.respond(action, exec, turnsLeft);
     if (response.done && response.end !== 'budget') {
-      return this.finish({ action, observations: response.observations, exec, done: true, end: response.end ?? 'answer',
-        finalSql: response.finalSql, turnsLeft });
+      return this.finish({
+        action,
+        observations: response.observations,
+        exec,
+        done: true,
+        end: response.end ?? 'answer',
+        finalSql: response.finalSql,
+        turnsLeft,
+      });
     }
     if (turnsLeft > 0 && !response.done) {
       for (const o of response.observations) appendObservation(this.history, o);
@@ -211,8 +240,15 @@ export class SqlAgentEnv {
       this.phase = 'final';
       return { action, observations, exec, done: false, end: null, finalSql: null, turnsLeft: 0 };
     }
-    return this.finish({ action, observations: response.observations, exec, done: true, end: 'budget',
-      finalSql: response.finalSql, turnsLeft: 0 });
+    return this.finish({
+      action,
+      observations: response.observations,
+      exec,
+      done: true,
+      end: 'budget',
+      finalSql: response.finalSql,
+      turnsLeft: 0,
+    });
   }
 
   private finish(result: StepResult): StepResult {
@@ -223,16 +259,23 @@ export class SqlAgentEnv {
 
   private async run(sql: string, signal: AbortSignal | undefined): Promise<ExecResult> {
     try {
-      return await this.pool.exec({ db: this.task.dbPath, sql, timeoutMs: this.execTimeoutMs, maxRows: this.execMaxRows }, signal);
+      return await this.pool.exec(
+        { db: this.task.dbPath, sql, timeoutMs: this.execTimeoutMs, maxRows: this.execMaxRows },
+        signal,
+      );
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
       throw new EnvError(`the SQL sandbox failed: ${(err as Error).message}`);
     }
   }
 
-  get execTimeoutMs(): number { return positiveNumber(this.config.timeoutMs) ?? DEFAULT_TIMEOUT_MS; }
+  get execTimeoutMs(): number {
+    return positiveNumber(this.config.timeoutMs) ?? DEFAULT_TIMEOUT_MS;
+  }
 
-  get execMaxRows(): number { return positiveNumber(this.config.maxRows) ?? DEFAULT_MAX_ROWS; }
+  get execMaxRows(): number {
+    return positiveNumber(this.config.maxRows) ?? DEFAULT_MAX_ROWS;
+  }
 }
 
 function positiveNumber(v: unknown): number | undefined {

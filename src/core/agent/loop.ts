@@ -82,7 +82,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
 
   try {
     while (end === null) {
-      if (opts.signal?.aborted) { end = 'cancelled'; break; }
+      if (opts.signal?.aborted) {
+        end = 'cancelled';
+        break;
+      }
       const index = turns.length;
       const session = env.session;
       emit({ type: 'turn', index, turnsLeft: env.turnsLeft, finalCall: env.inFinalCall });
@@ -98,7 +101,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       } catch (err) {
         modelMs += performance.now() - t0;
         if (opts.signal?.aborted) end = 'cancelled';
-        else { end = 'error'; error = describeModelFailure(err); }
+        else {
+          end = 'error';
+          error = describeModelFailure(err);
+        }
         break;
       }
       const callMs = performance.now() - t0;
@@ -107,7 +113,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       usage.completionTokens += result.usage.completionTokens;
       if (result.finishReason === 'abort' || result.finishReason === 'error') {
         if (opts.signal?.aborted) end = 'cancelled';
-        else { end = 'error'; error = `the model stopped generating with finish reason '${result.finishReason}'`; }
+        else {
+          end = 'error';
+          error = `the model stopped generating with finish reason '${result.finishReason}'`;
+        }
         break;
       }
 
@@ -115,8 +124,13 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       const e0 = performance.now();
       let action: ParsedAction | null = null;
       const turn = (observations: Observation[], exec: ExecResult | null): TrajectoryTurn => ({
-        index, assistant, action: recordAction(action ?? safeParse(session, assistant)), observations,
-        exec: exec && recordExec(exec), finishReason: result.finishReason, usage: { ...result.usage },
+        index,
+        assistant,
+        action: recordAction(action ?? safeParse(session, assistant)),
+        observations,
+        exec: exec && recordExec(exec),
+        finishReason: result.finishReason,
+        usage: { ...result.usage },
         ...(result.usageEstimated ? { usageEstimated: true } : {}),
         ...(result.overLong ? { overLong: true } : {}),
         timings: { modelMs: callMs, envMs: performance.now() - e0 },
@@ -124,21 +138,31 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       try {
         const step = await env.step(assistant, {
           signal: opts.signal,
-          onAction: (a) => { action = a; emit({ type: 'action', index, assistant, action: a }); },
+          onAction: (a) => {
+            action = a;
+            emit({ type: 'action', index, assistant, action: a });
+          },
         });
         const t = turn(step.observations, step.exec);
         envMs += t.timings.envMs;
         turns.push(t);
-        if (step.exec && step.action.sql !== null) emit({ type: 'exec', index, sql: step.action.sql, result: step.exec });
+        if (step.exec && step.action.sql !== null)
+          emit({ type: 'exec', index, sql: step.action.sql, result: step.exec });
         if (step.observations.length) emit({ type: 'observation', index, observations: step.observations });
-        if (step.done) { end = step.end ?? 'answer'; finalSql = step.finalSql; }
+        if (step.done) {
+          end = step.end ?? 'answer';
+          finalSql = step.finalSql;
+        }
       } catch (err) {
         // The model's turn is real even when its SQL never finished: keep it, without an execution.
         const t = turn([], null);
         envMs += t.timings.envMs;
         turns.push(t);
         if ((err as Error).name === 'AbortError' || opts.signal?.aborted) end = 'cancelled';
-        else { end = 'error'; error = (err as Error).message; }
+        else {
+          end = 'error';
+          error = (err as Error).message;
+        }
       }
     }
   } catch (err) {
@@ -158,7 +182,11 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<TrajectoryRec
       question: task.question,
       db: { path: task.dbPath, id: task.dbId ?? null, sha256 },
       evidence: task.evidence ?? null,
-      history: (task.history ?? []).map((h) => (h.result === undefined ? { question: h.question, sql: h.sql } : { question: h.question, sql: h.sql, result: h.result })),
+      history: (task.history ?? []).map((h) =>
+        h.result === undefined
+          ? { question: h.question, sql: h.sql }
+          : { question: h.question, sql: h.sql, result: h.result },
+      ),
       gold: task.gold ?? null,
       difficulty: task.difficulty ?? null,
     },
@@ -210,7 +238,14 @@ export async function startEnv(
     : given;
   let env: SqlAgentEnv;
   try {
-    env = new SqlAgentEnv({ task, protocol, config: opts.config, pool: opts.pool, schemaCache: opts.schemaCache, feedback: opts.feedback });
+    env = new SqlAgentEnv({
+      task,
+      protocol,
+      config: opts.config,
+      pool: opts.pool,
+      schemaCache: opts.schemaCache,
+      feedback: opts.feedback,
+    });
   } catch (err) {
     throw new EpisodeSetupError((err as Error).message);
   }
@@ -264,7 +299,8 @@ async function generate(opts: RunEpisodeOptions, call: ModelCall): Promise<Gener
   const limit = opts.modelTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<never>((_, reject) => {
-    const fail = () => reject(outer?.aborted ? abortError() : new ModelError('timeout', `the model call timed out after ${limit} ms`));
+    const fail = () =>
+      reject(outer?.aborted ? abortError() : new ModelError('timeout', `the model call timed out after ${limit} ms`));
     if (inner.signal.aborted) fail();
     inner.signal.addEventListener('abort', fail, { once: true });
     if (limit !== undefined && limit > 0 && limit <= 0x7fffffff) timer = setTimeout(() => inner.abort(), limit);
@@ -297,7 +333,13 @@ function describeModelFailure(err: unknown): string {
 /** Listener failures are the listener's problem: they must not end the episode. */
 function listener(onEvent: ((e: EpisodeEvent) => void) | undefined): (e: EpisodeEvent) => void {
   if (!onEvent) return () => {};
-  return (e) => { try { onEvent(e); } catch { /* ignored on purpose */ } };
+  return (e) => {
+    try {
+      onEvent(e);
+    } catch {
+      /* ignored on purpose */
+    }
+  };
 }
 
 /** Parsing never throws by contract; a protocol bug must still leave a well-formed record. */
@@ -305,16 +347,36 @@ function safeParse(session: ProtocolSession, text: string): ParsedAction {
   try {
     return session.parse(text);
   } catch (err) {
-    return { kind: 'invalid', sql: null, thought: null, mdp: [], problems: [`the protocol failed to parse this turn: ${(err as Error).message}`] };
+    return {
+      kind: 'invalid',
+      sql: null,
+      thought: null,
+      mdp: [],
+      problems: [`the protocol failed to parse this turn: ${(err as Error).message}`],
+    };
   }
 }
 
 export function recordAction(a: ParsedAction): TrajectoryTurn['action'] {
-  const out: TrajectoryTurn['action'] = { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] };
+  const out: TrajectoryTurn['action'] = {
+    kind: a.kind,
+    sql: a.sql,
+    thought: a.thought,
+    mdp: [...a.mdp],
+    problems: [...a.problems],
+  };
   if (a.verify) out.verify = { ...a.verify };
   return out;
 }
 
 export function recordExec(r: ExecResult): TurnExec {
-  return { ok: r.ok, errorClass: r.errorClass, error: r.error, columns: [...r.columns], rowCount: r.rowCount, truncated: r.truncated, ms: r.ms };
+  return {
+    ok: r.ok,
+    errorClass: r.errorClass,
+    error: r.error,
+    columns: [...r.columns],
+    rowCount: r.rowCount,
+    truncated: r.truncated,
+    ms: r.ms,
+  };
 }

@@ -26,13 +26,21 @@ export function exactMatcher(datasetName: string, datasetFile: string): ExactMat
   const tables = join(dirname(datasetFile), 'tables.json');
   let fk: ReadonlyMap<string, ForeignKeyMap> | undefined;
   if (spiderFamily && existsSync(tables)) {
-    try { fk = foreignKeyMaps(tables); } catch { fk = undefined; }
+    try {
+      fk = foreignKeyMaps(tables);
+    } catch {
+      fk = undefined;
+    }
   }
   const schemas = new Map<string, SpiderSchema | null>();
   const schemaOf = (dbPath: string): SpiderSchema | null => {
     if (!schemas.has(dbPath)) {
       let s: SpiderSchema | null = null;
-      try { s = loadSpiderSchema(dbPath); } catch { s = null; }
+      try {
+        s = loadSpiderSchema(dbPath);
+      } catch {
+        s = null;
+      }
       schemas.set(dbPath, s);
     }
     return schemas.get(dbPath)!;
@@ -44,7 +52,8 @@ export function exactMatcher(datasetName: string, datasetFile: string): ExactMat
       const string = predSql !== null && stringExactMatch(pred, goldSql);
       if (!spiderFamily) return { exactSet: null, string };
       const schema = schemaOf(dbPath);
-      const exactSet = schema !== null && predSql !== null && exactSetMatch(goldSql, pred, schema, fk?.get(dbId) ?? noKeys).match;
+      const exactSet =
+        schema !== null && predSql !== null && exactSetMatch(goldSql, pred, schema, fk?.get(dbId) ?? noKeys).match;
       return { exactSet, string };
     },
   };

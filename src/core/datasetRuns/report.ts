@@ -84,7 +84,9 @@ function rate(n: number, d: number): number {
 
 /** `voting`: the run voted (K > 1), so majority and pass@K are rates rather than null. */
 export function levelTable(
-  scores: QuestionScore[], levels: readonly string[], voting: boolean,
+  scores: QuestionScore[],
+  levels: readonly string[],
+  voting: boolean,
 ): Record<string, LevelEx> {
   const out: Record<string, LevelEx> = {};
   for (const level of [...levels, 'all']) {
@@ -142,7 +144,8 @@ export function interactionEx(scores: QuestionScore[], turnsOf: Map<number, numb
     byInteraction.set(s.interaction, list);
   }
   const whole = [...byInteraction].filter(([i, turns]) => turns.length === turnsOf.get(i)).map(([, turns]) => turns);
-  const all = (pick: (s: QuestionScore) => boolean | null) => rate(whole.filter((turns) => turns.every((t) => pick(t) === true)).length, whole.length);
+  const all = (pick: (s: QuestionScore) => boolean | null) =>
+    rate(whole.filter((turns) => turns.every((t) => pick(t) === true)).length, whole.length);
   return {
     count: whole.length,
     greedy: all((s) => s.greedy),
@@ -159,13 +162,22 @@ function listIds(ids: string[]): string {
 export function goldWarnings(scores: QuestionScore[]): string[] {
   const out: string[] = [];
   const empty = scores.filter((s) => s.goldEmpty).map((s) => s.id);
-  if (empty.length) out.push(`${empty.length} questions have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIds(empty)}`);
-  for (const [reason, what] of [['gold-error', 'gold queries FAILED (scored wrong)'], ['gold-timeout', 'gold queries TIMED OUT (scored wrong)']] as const) {
+  if (empty.length)
+    out.push(
+      `${empty.length} questions have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIds(empty)}`,
+    );
+  for (const [reason, what] of [
+    ['gold-error', 'gold queries FAILED (scored wrong)'],
+    ['gold-timeout', 'gold queries TIMED OUT (scored wrong)'],
+  ] as const) {
     const ids = scores.filter((s) => s.samples.some((x) => x.reason === reason)).map((s) => s.id);
     if (ids.length) out.push(`${ids.length} ${what}: ${listIds(ids)}`);
   }
   const noLevel = scores.filter((s) => s.level === null).map((s) => s.id);
-  if (noLevel.length) out.push(`${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count only under "all": ${listIds(noLevel)}`);
+  if (noLevel.length)
+    out.push(
+      `${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count only under "all": ${listIds(noLevel)}`,
+    );
   return out;
 }
 
@@ -185,29 +197,50 @@ export function formatReport(r: BenchReport): string {
   const cells = (name: string, values: string[]) => [name.padEnd(14), ...values.map((v) => v.padStart(12))].join('');
   // A level without questions shows '-', not a misleading 0.0.
   const row = (name: string, pick: (l: LevelEx) => number | null) =>
-    cells(name, levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))));
+    cells(
+      name,
+      levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))),
+    );
   const lines = [
     `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.stopped === 'errors' ? ' (STOPPED after repeated failures: partial results)' : r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
       `${r.vote.episodes} episode${r.vote.episodes === 1 ? '' : 's'} each, protocol ${r.protocol.name}` +
-      (r.protocol.feedback === 'none' ? ' (single-turn, no ODT feedback: Progress-SQL\'s evaluation protocol)' : '') +
+      (r.protocol.feedback === 'none' ? " (single-turn, no ODT feedback: Progress-SQL's evaluation protocol)" : '') +
       ', ' +
       `model ${r.model}, ${r.mode} evaluation`,
     `vote: ${describeVote(r.vote)}`,
     '',
     `EX greedy     ${pct(r.ex.greedy)}%`,
-    ...(r.em ? [`EM greedy     exact-set ${r.em.exactSet === null ? 'n/a' : `${pct(r.em.exactSet)}%`}   string ${pct(r.em.string)}% (MTSQL-R1)`] : []),
+    ...(r.em
+      ? [
+          `EM greedy     exact-set ${r.em.exactSet === null ? 'n/a' : `${pct(r.em.exactSet)}%`}   string ${pct(r.em.string)}% (MTSQL-R1)`,
+        ]
+      : []),
     `EX majority@${k} ${k > 1 ? `${pct(r.ex.majority)}%` : '- (needs --samples > 1)'}`,
     `EX pass@${k}     ${k > 1 ? `${pct(r.ex.passAtK)}%` : '- (needs --samples > 1)'}`,
     '',
     head,
-    cells('count', levels.map((l) => String(r.byHardness[l].count))),
+    cells(
+      'count',
+      levels.map((l) => String(r.byHardness[l].count)),
+    ),
     row('greedy', (l) => l.greedy),
     ...(k > 1 ? [row(`majority@${k}`, (l) => l.majority), row(`pass@${k}`, (l) => l.passAtK)] : []),
-    ...(r.interactions ? ['', `interactions (all turns right): ${r.interactions.count}   greedy ${pct(r.interactions.greedy)}%` +
-      (k > 1 ? `   majority@${k} ${pct(r.interactions.majority)}%   pass@${k} ${pct(r.interactions.passAtK)}%` : '')] : []),
+    ...(r.interactions
+      ? [
+          '',
+          `interactions (all turns right): ${r.interactions.count}   greedy ${pct(r.interactions.greedy)}%` +
+            (k > 1
+              ? `   majority@${k} ${pct(r.interactions.majority)}%   pass@${k} ${pct(r.interactions.passAtK)}%`
+              : ''),
+        ]
+      : []),
     '',
     `avg turns ${r.avgTurns.toFixed(2)}   invalid actions ${pct(r.invalidActionRate)}%   tokens/turn ${r.tokensPerTurn.toFixed(1)} generated, ${r.promptTokensPerTurn.toFixed(0)} prompt`,
-    `episodes: ${Object.entries(r.ends).map(([e, n]) => `${e} ${n}`).join(', ') || 'none'}`,
+    `episodes: ${
+      Object.entries(r.ends)
+        .map(([e, n]) => `${e} ${n}`)
+        .join(', ') || 'none'
+    }`,
   ];
   return lines.join('\n');
 }

@@ -33,7 +33,8 @@ function mismatch(r: TrajectoryRecord, want: RunIdentity): string | null {
   if (meta.datasetFile !== want.datasetFile) return `dataset ${String(meta.datasetFile)}, not ${want.datasetFile}`;
   if (r.model.spec !== want.model) return `model ${r.model.spec}, not ${want.model}`;
   if (r.protocol.name !== want.protocol) return `protocol ${r.protocol.name}, not ${want.protocol}`;
-  if (want.maxTurns !== null && r.protocol.config.maxTurns !== want.maxTurns) return `max turns ${String(r.protocol.config.maxTurns)}, not ${want.maxTurns}`;
+  if (want.maxTurns !== null && r.protocol.config.maxTurns !== want.maxTurns)
+    return `max turns ${String(r.protocol.config.maxTurns)}, not ${want.maxTurns}`;
   for (const [key, value] of Object.entries(want.config ?? {})) {
     const got = r.protocol.config[key];
     if (got !== value) return `protocol config ${key} ${JSON.stringify(got)}, not ${JSON.stringify(value)}`;
@@ -55,7 +56,10 @@ export async function loadResumable(path: string, want: RunIdentity): Promise<Ma
   const { records } = await readTrajectories(path);
   for (const r of records) {
     const why = mismatch(r, want);
-    if (why) throw new ResumeMismatchError(`${path} holds episodes of another run (${why}); drop --resume to start afresh, or use another --out`);
+    if (why)
+      throw new ResumeMismatchError(
+        `${path} holds episodes of another run (${why}); drop --resume to start afresh, or use another --out`,
+      );
     if (r.task.id === null || r.end === 'cancelled' || r.end === 'error') continue;
     kept.set(unitKey(r.task.id, r.sample), r);
   }

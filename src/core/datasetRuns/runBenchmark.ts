@@ -72,7 +72,12 @@ export interface BenchProgress {
   greedyCorrect: number;
 }
 
-export const BENCH_FILES = { trajectories: 'trajectories.jsonl', predictions: 'predictions.sql', gold: 'gold.sql', report: 'report.json' } as const;
+export const BENCH_FILES = {
+  trajectories: 'trajectories.jsonl',
+  predictions: 'predictions.sql',
+  gold: 'gold.sql',
+  report: 'report.json',
+} as const;
 
 interface QuestionState {
   task: DatasetTask;
@@ -86,12 +91,15 @@ interface QuestionState {
  * a --max-turns other than 1 is refused), else the caller's turn budget over the protocol's defaults.
  */
 export function benchProtocolConfig(
-  protocol: ProtocolName, maxTurns: number | undefined,
+  protocol: ProtocolName,
+  maxTurns: number | undefined,
 ): Partial<ProtocolConfig> | undefined {
   if (protocol === 'progress') {
     if (maxTurns !== undefined && maxTurns !== 1) {
-      throw new RangeError('the progress protocol is benchmarked as Progress-SQL evaluates, single-turn '
-        + `(§5: "standard single-turn inference without ODT feedback"); max turns must be 1, got ${maxTurns}`);
+      throw new RangeError(
+        'the progress protocol is benchmarked as Progress-SQL evaluates, single-turn ' +
+          `(§5: "standard single-turn inference without ODT feedback"); max turns must be 1, got ${maxTurns}`,
+      );
     }
     return { ...PROGRESS_EVAL_CONFIG };
   }
@@ -126,7 +134,10 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   // Ctrl-C (the caller's signal) and a run of failures both stop the run the same way.
   const stop = new AbortController();
   let stopped: BenchReport['stopped'] = null;
-  const onOuter = () => { stopped ??= 'cancelled'; stop.abort(); };
+  const onOuter = () => {
+    stopped ??= 'cancelled';
+    stop.abort();
+  };
   if (opts.signal?.aborted) onOuter();
   opts.signal?.addEventListener('abort', onOuter, { once: true });
   const maxErrors = opts.maxConsecutiveErrors ?? 10;
@@ -136,10 +147,13 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const trajPath = join(opts.outDir, BENCH_FILES.trajectories);
   const resumed = opts.resume
     ? await loadResumable(trajPath, {
-      datasetFile: opts.dataset.file, model: opts.model.spec, protocol: opts.protocol,
-      maxTurns: config?.maxTurns ?? null, temperature,
-      config: config?.feedback === undefined ? undefined : { feedback: config.feedback },
-    })
+        datasetFile: opts.dataset.file,
+        model: opts.model.spec,
+        protocol: opts.protocol,
+        maxTurns: config?.maxTurns ?? null,
+        temperature,
+        config: config?.feedback === undefined ? undefined : { feedback: config.feedback },
+      })
     : new Map<string, TrajectoryRecord>();
   // Samples of one question share a groupId across resumptions; the run id is the first run's.
   const groupOf = new Map<string, string>();
@@ -150,7 +164,10 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const writer = await TrajectoryWriter.open(trajPath, { append: opts.resume === true });
   const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(jobs, cpus().length)) });
   const states: QuestionState[] = tasks.map((task) => ({
-    task, finals: new Array(perQuestion).fill(null), pending: perQuestion, cancelled: false,
+    task,
+    finals: new Array(perQuestion).fill(null),
+    pending: perQuestion,
+    cancelled: false,
   }));
   const stats = new AgentStatsAccumulator();
   let resumedEpisodes = 0;
@@ -158,25 +175,44 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   const scoring: Promise<void>[] = [];
   const scores: QuestionScore[] = [];
   const progress: BenchProgress = {
-    episodesDone: 0, episodes: tasks.length * perQuestion, questionsScored: 0, questions: tasks.length,
+    episodesDone: 0,
+    episodes: tasks.length * perQuestion,
+    questionsScored: 0,
+    questions: tasks.length,
     greedyCorrect: 0,
   };
-  const report = () => { try { opts.onProgress?.({ ...progress }); } catch { /* a display failure must not stop the run */ } };
-  const noteError = (msg: string) => { if (errors.length < 20) errors.push(msg); };
+  const report = () => {
+    try {
+      opts.onProgress?.({ ...progress });
+    } catch {
+      /* a display failure must not stop the run */
+    }
+  };
+  const noteError = (msg: string) => {
+    if (errors.length < 20) errors.push(msg);
+  };
   const ctx = {
-    mode, dbDir: opts.dataset.dbDir, timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs, pool,
+    mode,
+    dbDir: opts.dataset.dbDir,
+    timeoutMs: opts.evalTimeoutMs ?? mode.defaultTimeoutMs,
+    pool,
     exact: exactMatcher(opts.dataset.name, opts.dataset.file),
   };
 
   const finishSample = (st: QuestionState) => {
     progress.episodesDone++;
     if (--st.pending === 0 && !st.cancelled) {
-      scoring.push(scoreQuestion(st.task, st.finals, ctx, voters).then((s) => {
-        scores.push(s);
-        progress.questionsScored++;
-        if (s.greedy) progress.greedyCorrect++;
-        report();
-      }, (err) => noteError(`${st.task.id}: scoring failed: ${(err as Error).message}`)));
+      scoring.push(
+        scoreQuestion(st.task, st.finals, ctx, voters).then(
+          (s) => {
+            scores.push(s);
+            progress.questionsScored++;
+            if (s.greedy) progress.greedyCorrect++;
+            report();
+          },
+          (err) => noteError(`${st.task.id}: scoring failed: ${(err as Error).message}`),
+        ),
+      );
     }
     report();
   };
@@ -187,23 +223,44 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     const groupId = groupOf.get(st.task.id) ?? `${runId}:${st.task.id}`;
     try {
       const record = await runEpisode({
-        task: st.task, protocolName: opts.protocol, model: opts.model, pool, sampling, signal: stop.signal,
+        task: st.task,
+        protocolName: opts.protocol,
+        model: opts.model,
+        pool,
+        sampling,
+        signal: stop.signal,
         config,
-        modelTimeoutMs: opts.modelTimeoutMs, groupId, sample, id: `${groupId}:${sample}`,
-        meta: { bench: runId, dataset: opts.dataset.name, datasetFile: opts.dataset.file, index: st.task.index, level: st.task.level },
+        modelTimeoutMs: opts.modelTimeoutMs,
+        groupId,
+        sample,
+        id: `${groupId}:${sample}`,
+        meta: {
+          bench: runId,
+          dataset: opts.dataset.name,
+          datasetFile: opts.dataset.file,
+          index: st.task.index,
+          level: st.task.level,
+        },
       });
-      if (record.end === 'cancelled') { st.cancelled = true; return; }
+      if (record.end === 'cancelled') {
+        st.cancelled = true;
+        return;
+      }
       st.finals[sample] = record.finalSql;
       stats.add(record);
       if (record.end === 'error') {
         noteError(`${st.task.id} sample ${sample}: ${record.error ?? 'the episode failed'}`);
         if (++errorRun >= maxErrors && !stop.signal.aborted) {
           stopped = 'errors';
-          errors.push(`stopped after ${errorRun} episodes in a row failed; the last: ${record.error ?? 'unknown error'}`);
+          errors.push(
+            `stopped after ${errorRun} episodes in a row failed; the last: ${record.error ?? 'unknown error'}`,
+          );
           stop.abort();
         }
       } else errorRun = 0;
-      await writer.write(record).catch((err) => noteError(`${st.task.id} sample ${sample}: trajectory not written: ${(err as Error).message}`));
+      await writer
+        .write(record)
+        .catch((err) => noteError(`${st.task.id} sample ${sample}: trajectory not written: ${(err as Error).message}`));
     } catch (err) {
       if (!(err instanceof EpisodeSetupError)) throw err;
       // The episode could not start (unusable database…): the sample has no answer and scores wrong.
@@ -216,7 +273,10 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     for (const st of states) {
       for (let sample = 0; sample < perQuestion; sample++) {
         const done = resumed.get(unitKey(st.task.id, sample));
-        if (!done) { units.push([st, sample]); continue; }
+        if (!done) {
+          units.push([st, sample]);
+          continue;
+        }
         st.finals[sample] = done.finalSql;
         stats.add(done);
         resumedEpisodes++;
@@ -243,7 +303,10 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   scores.sort((a, b) => a.index - b.index);
   const scoredTasks = new Map(tasks.map((t) => [t.index, t]));
   writeFileSync(join(opts.outDir, BENCH_FILES.predictions), scores.map((s) => s.samples[0].prediction + '\n').join(''));
-  writeFileSync(join(opts.outDir, BENCH_FILES.gold), scores.map((s) => `${goldLine(scoredTasks.get(s.index)!)}\t${s.dbId}\n`).join(''));
+  writeFileSync(
+    join(opts.outDir, BENCH_FILES.gold),
+    scores.map((s) => `${goldLine(scoredTasks.get(s.index)!)}\t${s.dbId}\n`).join(''),
+  );
   const levels = levelTable(scores, opts.dataset.levels, voters.length > 0);
   const conversational = opts.dataset.name === 'sparc' || opts.dataset.name === 'cosql';
   const result: BenchReport = {
@@ -259,7 +322,8 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     mode: mode.name,
     model: opts.model.spec,
     protocol: {
-      name: opts.protocol, maxTurns: config?.maxTurns ?? null,
+      name: opts.protocol,
+      maxTurns: config?.maxTurns ?? null,
       ...(config?.feedback !== undefined ? { feedback: String(config.feedback) } : {}),
     },
     sampling: { greedy: { temperature: 0 }, others: perQuestion > 1 ? { temperature } : null },

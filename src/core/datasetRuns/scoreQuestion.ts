@@ -62,7 +62,9 @@ export function goldLine(task: DatasetTask): string {
  * them when there are several (Quarry's greedy + samples pool).
  */
 export async function scoreQuestion(
-  task: DatasetTask, finals: (string | null)[], ctx: ScoreContext,
+  task: DatasetTask,
+  finals: (string | null)[],
+  ctx: ScoreContext,
   voters: number[] = finals.length > 1 ? finals.map((_, i) => i) : [],
 ): Promise<QuestionScore> {
   const predictions = finals.map(predictionLine);
@@ -71,7 +73,11 @@ export async function scoreQuestion(
     { mode: ctx.mode, dbDir: ctx.dbDir, timeoutMs: ctx.timeoutMs, run: (reqs) => ctx.pool.execBatch(reqs) },
   );
   const samples: SampleScore[] = verdicts.map((v, sample) => ({
-    sample, prediction: predictions[sample], exec: v.exec, reason: v.reason, ...(v.detail ? { detail: v.detail } : {}),
+    sample,
+    prediction: predictions[sample],
+    exec: v.exec,
+    reason: v.reason,
+    ...(v.detail ? { detail: v.detail } : {}),
   }));
   const voting = voters.length > 0;
   let vote = { winner: null as number | null, groups: [] as number[][] };
@@ -79,7 +85,11 @@ export async function scoreQuestion(
     vote = majorityVote(await ballots(task, finals, predictions, new Set(voters), ctx), sameResultIn(ctx.mode));
   }
   return {
-    index: task.index, id: task.id, dbId: task.dbId, level: task.level, samples,
+    index: task.index,
+    id: task.id,
+    dbId: task.dbId,
+    level: task.level,
+    samples,
     ...(task.interaction !== undefined ? { interaction: task.interaction } : {}),
     greedy: samples[0].exec,
     majority: voting ? vote.winner !== null && samples[vote.winner].exec : null,
@@ -96,11 +106,21 @@ export async function scoreQuestion(
  * answer cast no vote: null); the same text runs once.
  */
 async function ballots(
-  task: DatasetTask, finals: (string | null)[], predictions: string[], voters: ReadonlySet<number>, ctx: ScoreContext,
+  task: DatasetTask,
+  finals: (string | null)[],
+  predictions: string[],
+  voters: ReadonlySet<number>,
+  ctx: ScoreContext,
 ): Promise<VoteBallot[]> {
   const votes = (i: number) => voters.has(i) && finals[i] !== null && finals[i]!.trim() !== '';
   const distinct = [...new Set(predictions.filter((_, i) => votes(i)))];
-  const reqs: ExecRequest[] = distinct.map((sql) => ({ db: task.dbPath, sql, timeoutMs: ctx.timeoutMs, maxRows: Infinity, maxCellChars: Infinity }));
+  const reqs: ExecRequest[] = distinct.map((sql) => ({
+    db: task.dbPath,
+    sql,
+    timeoutMs: ctx.timeoutMs,
+    maxRows: Infinity,
+    maxCellChars: Infinity,
+  }));
   const results = await ctx.pool.execBatch(reqs);
   const bySql = new Map(distinct.map((sql, i) => [sql, results[i]]));
   return predictions.map((sql, i) => {

@@ -13,7 +13,9 @@ export function loadBird(opts: LoadOptions): DatasetTask[] {
     const where = `item ${i}`;
     const level = optionalString(item, 'difficulty', opts.file, where);
     if (level !== undefined && !BIRD_LEVELS.includes(level as never)) {
-      throw new DatasetError(`${opts.file}: ${where} field "difficulty" is '${level}', expected ${BIRD_LEVELS.join(', ')}`);
+      throw new DatasetError(
+        `${opts.file}: ${where} field "difficulty" is '${level}', expected ${BIRD_LEVELS.join(', ')}`,
+      );
     }
     return {
       question: stringField(item, ['question'], opts.file, where),
@@ -23,14 +25,23 @@ export function loadBird(opts: LoadOptions): DatasetTask[] {
       level: level ?? null,
     };
   });
-  checkDatabases(opts.dbDir, raw.map((r) => r.dbId));
+  checkDatabases(
+    opts.dbDir,
+    raw.map((r) => r.dbId),
+  );
   // Task.difficulty is Spider hardness (SQL-Trail's adaptive budget reads it); BIRD's own label is the report level.
   const hardnessOf = spiderHardnessSource(undefined);
   return raw.map((r, index) => {
     const dbPath = databasePath(opts.dbDir, r.dbId);
     const task: DatasetTask = {
-      id: `${opts.idPrefix}:${index}`, index, question: r.question, dbPath, dbId: r.dbId, gold: r.gold,
-      difficulty: hardnessOf(r.gold, r.dbId, dbPath), level: r.level,
+      id: `${opts.idPrefix}:${index}`,
+      index,
+      question: r.question,
+      dbPath,
+      dbId: r.dbId,
+      gold: r.gold,
+      difficulty: hardnessOf(r.gold, r.dbId, dbPath),
+      level: r.level,
     };
     if (r.evidence !== undefined && r.evidence.trim() !== '') task.evidence = r.evidence;
     return task;

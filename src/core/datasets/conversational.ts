@@ -14,7 +14,8 @@ export function loadConversational(opts: LoadOptions, what: 'SParC' | 'CoSQL'): 
     const dbId = stringField(item, ['database_id'], opts.file, where);
     const turns = listField(item, 'interaction', opts.file, where).map((t, j) => {
       const at = `${where} turn ${j}`;
-      if (t === null || typeof t !== 'object' || Array.isArray(t)) throw new DatasetError(`${opts.file}: ${at} is not an object`);
+      if (t === null || typeof t !== 'object' || Array.isArray(t))
+        throw new DatasetError(`${opts.file}: ${at} is not an object`);
       return {
         question: stringField(t as JsonObject, ['utterance'], opts.file, at),
         sql: stringField(t as JsonObject, ['query'], opts.file, at),
@@ -22,7 +23,10 @@ export function loadConversational(opts: LoadOptions, what: 'SParC' | 'CoSQL'): 
     });
     return { dbId, turns };
   });
-  checkDatabases(opts.dbDir, sessions.map((s) => s.dbId));
+  checkDatabases(
+    opts.dbDir,
+    sessions.map((s) => s.dbId),
+  );
   const hardnessOf = spiderHardnessSource(findTablesJson(opts.file, opts.dbDir));
   const tasks: DatasetTask[] = [];
   sessions.forEach((s, i) => {
@@ -30,9 +34,16 @@ export function loadConversational(opts: LoadOptions, what: 'SParC' | 'CoSQL'): 
     s.turns.forEach((turn, j) => {
       const difficulty = hardnessOf(turn.sql, s.dbId, dbPath);
       tasks.push({
-        id: `${opts.idPrefix}:${i}:${j}`, index: tasks.length, question: turn.question, dbPath, dbId: s.dbId, gold: turn.sql,
+        id: `${opts.idPrefix}:${i}:${j}`,
+        index: tasks.length,
+        question: turn.question,
+        dbPath,
+        dbId: s.dbId,
+        gold: turn.sql,
         history: s.turns.slice(0, j).map((h) => ({ question: h.question, sql: h.sql })),
-        difficulty, level: difficulty ?? null, interaction: i,
+        difficulty,
+        level: difficulty ?? null,
+        interaction: i,
       });
     });
   });

@@ -9,7 +9,8 @@ export function databasePath(dbDir: string, dbId: string): string {
 
 /** Throws when dbDir is not a directory or any db_id has no database file. */
 export function checkDatabases(dbDir: string, dbIds: Iterable<string>): void {
-  if (!existsSync(dbDir) || !statSync(dbDir).isDirectory()) throw new DatasetError(`database directory ${dbDir} does not exist or is not a directory`);
+  if (!existsSync(dbDir) || !statSync(dbDir).isDirectory())
+    throw new DatasetError(`database directory ${dbDir} does not exist or is not a directory`);
   const missing = [...new Set(dbIds)].filter((id) => !existsSync(databasePath(dbDir, id)));
   if (missing.length > 0) {
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? ` … (${missing.length} in all)` : '');

@@ -24,7 +24,11 @@ function readTables(path: string): Map<string, SpiderSchema> {
   if (!Array.isArray(entries)) throw new DatasetError(`${path}: expected a JSON list of schemas`);
   const out = new Map<string, SpiderSchema>();
   entries.forEach((e: Partial<TablesJsonEntry>, i) => {
-    if (typeof e?.db_id !== 'string' || !Array.isArray(e.table_names_original) || !Array.isArray(e.column_names_original)) {
+    if (
+      typeof e?.db_id !== 'string' ||
+      !Array.isArray(e.table_names_original) ||
+      !Array.isArray(e.column_names_original)
+    ) {
       throw new DatasetError(`${path}: schema ${i} lacks db_id, table_names_original or column_names_original`);
     }
     out.set(e.db_id, schemaFromTablesEntry(e as TablesJsonEntry));

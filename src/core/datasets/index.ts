@@ -16,12 +16,17 @@ export function evalModeOf(name: DatasetName): 'spider' | 'bird' {
 }
 
 export function loadDataset(name: DatasetName, file: string, dbDir: string): Dataset {
-  const abs = resolve(file), absDb = resolve(dbDir);
+  const abs = resolve(file),
+    absDb = resolve(dbDir);
   const opts = { file: abs, dbDir: absDb, idPrefix: `${name}:${basename(abs).replace(/\.json$/i, '')}` };
   switch (name) {
-    case 'spider': return { name, file: abs, dbDir: absDb, tasks: loadSpider(opts), levels: HARDNESS_LEVELS };
-    case 'bird': return { name, file: abs, dbDir: absDb, tasks: loadBird(opts), levels: BIRD_LEVELS };
-    case 'sparc': return { name, file: abs, dbDir: absDb, tasks: loadConversational(opts, 'SParC'), levels: HARDNESS_LEVELS };
-    case 'cosql': return { name, file: abs, dbDir: absDb, tasks: loadConversational(opts, 'CoSQL'), levels: HARDNESS_LEVELS };
+    case 'spider':
+      return { name, file: abs, dbDir: absDb, tasks: loadSpider(opts), levels: HARDNESS_LEVELS };
+    case 'bird':
+      return { name, file: abs, dbDir: absDb, tasks: loadBird(opts), levels: BIRD_LEVELS };
+    case 'sparc':
+      return { name, file: abs, dbDir: absDb, tasks: loadConversational(opts, 'SParC'), levels: HARDNESS_LEVELS };
+    case 'cosql':
+      return { name, file: abs, dbDir: absDb, tasks: loadConversational(opts, 'CoSQL'), levels: HARDNESS_LEVELS };
   }
 }

@@ -24,14 +24,23 @@ export function loadSpider(opts: LoadOptions): DatasetTask[] {
       dbId: stringField(item, ['db_id'], opts.file, where),
     };
   });
-  checkDatabases(opts.dbDir, raw.map((r) => r.dbId));
+  checkDatabases(
+    opts.dbDir,
+    raw.map((r) => r.dbId),
+  );
   const hardnessOf = spiderHardnessSource(findTablesJson(opts.file, opts.dbDir));
   return raw.map((r, index) => {
     const dbPath = databasePath(opts.dbDir, r.dbId);
     const difficulty = hardnessOf(r.gold, r.dbId, dbPath);
     return {
-      id: `${opts.idPrefix}:${index}`, index, question: r.question, dbPath, dbId: r.dbId, gold: r.gold,
-      difficulty, level: difficulty ?? null,
+      id: `${opts.idPrefix}:${index}`,
+      index,
+      question: r.question,
+      dbPath,
+      dbId: r.dbId,
+      gold: r.gold,
+      difficulty,
+      level: difficulty ?? null,
     };
   });
 }

@@ -25,8 +25,15 @@ export interface ExecRecord {
 
 export function execRecord(id: unknown, r: ExecResult, format: ObservationFormat): ExecRecord {
   return {
-    id, ok: r.ok, errorClass: r.errorClass, error: r.error, columns: r.columns,
-    rows: r.rows.map((row) => row.map(jsonCell)), rowCount: r.rowCount, truncated: r.truncated,
-    observation: renderObservation(r, { format }), ms: Math.round(r.ms * 1000) / 1000,
+    id,
+    ok: r.ok,
+    errorClass: r.errorClass,
+    error: r.error,
+    columns: r.columns,
+    rows: r.rows.map((row) => row.map(jsonCell)),
+    rowCount: r.rowCount,
+    truncated: r.truncated,
+    observation: renderObservation(r, { format }),
+    ms: Math.round(r.ms * 1000) / 1000,
   };
 }

@@ -3,7 +3,11 @@ import type Database from 'better-sqlite3';
 import { realpathSync, statSync } from 'node:fs';
 import { openReadOnly } from './open';
 
-interface Entry { db: Database.Database; stamp: string; real: string }
+interface Entry {
+  db: Database.Database;
+  stamp: string;
+  real: string;
+}
 
 /** Size, mtime and identity of a file, or '-' when it does not exist (no exception: most files have no -wal). */
 function part(p: string): string {
@@ -36,13 +40,19 @@ function realPathOf(path: string): string {
 export class HandleCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly capacity: number, private readonly busyTimeoutMs: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly busyTimeoutMs: number,
+  ) {}
 
   get(path: string): Database.Database {
     const hit = this.entries.get(path);
     if (hit) {
       this.entries.delete(path);
-      if (hit.stamp === stampOf(path, hit.real)) { this.entries.set(path, hit); return hit.db; }
+      if (hit.stamp === stampOf(path, hit.real)) {
+        this.entries.set(path, hit);
+        return hit.db;
+      }
       hit.db.close();
     }
     const real = realPathOf(path);

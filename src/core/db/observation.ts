@@ -32,7 +32,8 @@ function kindOf(s: StorageSet | undefined, values: Cell[]): ColumnKind {
   const st = s ?? {
     integer: values.some((v) => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))),
     real: values.some((v) => typeof v === 'number' && !Number.isInteger(v)),
-    text: values.some((v) => typeof v === 'string'), blob: values.some((v) => v instanceof Uint8Array),
+    text: values.some((v) => typeof v === 'string'),
+    blob: values.some((v) => v instanceof Uint8Array),
     null: values.some((v) => v === null),
   };
   if (st.text || st.blob) return 'object';
@@ -94,8 +95,10 @@ function renderDf(r: ExecResult, rows: Cell[][]): string {
     const storage = r.columnStorage?.[c];
     const kind = kindOf(storage, values);
     const onlyReals = !!storage && storage.real && !storage.integer;
-    const cells = kind === 'float' ? pandasFloats(values)
-      : values.map((v) => objectCell(v, onlyReals || (typeof v === 'number' && !Number.isInteger(v))));
+    const cells =
+      kind === 'float'
+        ? pandasFloats(values)
+        : values.map((v) => objectCell(v, onlyReals || (typeof v === 'number' && !Number.isInteger(v))));
     // pandas gives every value a leading space (the sign position for numbers), then joins columns with one space.
     // Numeric headers get that leading space too; object (text, mixed) headers do not.
     const spaced = cells.map((s) => (kind !== 'object' && s.startsWith('-') ? s : ' ' + s));
@@ -120,7 +123,12 @@ function plainCell(v: Cell): string {
 
 function renderTable(r: ExecResult, rows: Cell[][]): string {
   const cells = rows.map((row) => row.map((v) => plainCell(v).replace(/\r?\n/g, ' ')));
-  const widths = r.columns.map((name, c) => longest(cells.map((row) => row[c]), name.length));
+  const widths = r.columns.map((name, c) =>
+    longest(
+      cells.map((row) => row[c]),
+      name.length,
+    ),
+  );
   const rule = '+' + widths.map((w) => '-'.repeat(w + 2)).join('+') + '+';
   const line = (vals: string[]) => '| ' + vals.map((v, c) => v.padEnd(widths[c])).join(' | ') + ' |';
   return [rule, line(r.columns), rule, ...cells.map(line), rule].join('\n');
@@ -136,14 +144,23 @@ function jsonValue(v: Cell): unknown {
 function pyJson(value: unknown): string {
   if (Array.isArray(value)) return '[' + value.map(pyJson).join(', ') + ']';
   if (value && typeof value === 'object') {
-    return '{' + Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`).join(', ') + '}';
+    return (
+      '{' +
+      Object.entries(value)
+        .map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`)
+        .join(', ') +
+      '}'
+    );
   }
-  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
   return JSON.stringify(value);
 }
 
 function renderJson(r: ExecResult, records: number): string {
-  const data = r.rows.slice(0, records).map((row) => Object.fromEntries(r.columns.map((c, i) => [c, jsonValue(row[i])])));
+  const data = r.rows
+    .slice(0, records)
+    .map((row) => Object.fromEntries(r.columns.map((c, i) => [c, jsonValue(row[i])])));
   const out: Record<string, unknown> = { columns: r.columns, data };
   if (r.rowCount > data.length) out.total_rows = r.rowCount;
   return pyJson(out);
@@ -159,7 +176,8 @@ function pyStr(s: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else if (ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) out += '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0');
+    else if (ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)
+      out += '\\x' + ch.charCodeAt(0).toString(16).padStart(2, '0');
     else out += ch;
   }
   return quote + out + quote;
@@ -195,8 +213,10 @@ export function renderObservation(r: ExecResult, opts: ObservationOptions = {}):
   const format = opts.format ?? 'df';
   const maxChars = opts.maxChars ?? DEFAULT_OBSERVATION_CHARS;
   if (!r.ok) return cap(renderError(r), maxChars, `truncated to ${maxChars} characters`);
-  if (format === 'json') return cap(renderJson(r, opts.jsonRecords ?? 10), maxChars, `truncated to ${maxChars} characters`);
-  if (format === 'text') return cap(renderText(r, opts.textChars ?? 200), maxChars, `truncated to ${maxChars} characters`);
+  if (format === 'json')
+    return cap(renderJson(r, opts.jsonRecords ?? 10), maxChars, `truncated to ${maxChars} characters`);
+  if (format === 'text')
+    return cap(renderText(r, opts.textChars ?? 200), maxChars, `truncated to ${maxChars} characters`);
   const render = format === 'table' ? renderTable : renderDf;
   let rows = r.rows;
   let text = render(r, rows);
@@ -205,9 +225,9 @@ export function renderObservation(r: ExecResult, opts: ObservationOptions = {}):
     text = render(r, rows);
   }
   const shown = rows.length;
-  const note = r.rowCount > shown
-    ? `showing ${shown} of ${r.rowCount}${r.rowCountExact === false ? '+' : ''} rows`
-    : '';
-  if (text.length > maxChars) return cap(text, maxChars, `${note ? note + '; ' : ''}truncated to ${maxChars} characters`);
+  const note =
+    r.rowCount > shown ? `showing ${shown} of ${r.rowCount}${r.rowCountExact === false ? '+' : ''} rows` : '';
+  if (text.length > maxChars)
+    return cap(text, maxChars, `${note ? note + '; ' : ''}truncated to ${maxChars} characters`);
   return note ? cap(`${text}\n... (${note})`, maxChars, note) : text;
 }

@@ -3,7 +3,18 @@
 // pass `immutable=1`, the only way to read a WAL-mode file without SQLite creating -wal/-shm files beside it.
 if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
 import Database from 'better-sqlite3';
-import { openSync, readSync, closeSync, statSync, existsSync, readFileSync, realpathSync, mkdtempSync, copyFileSync, rmSync } from 'node:fs';
+import {
+  openSync,
+  readSync,
+  closeSync,
+  statSync,
+  existsSync,
+  readFileSync,
+  realpathSync,
+  mkdtempSync,
+  copyFileSync,
+  rmSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +22,11 @@ import { pathToFileURL } from 'node:url';
 export type OpenErrorKind = 'missing' | 'directory' | 'empty' | 'not-sqlite' | 'corrupt' | 'locked' | 'unreadable';
 
 export class DatabaseOpenError extends Error {
-  constructor(readonly kind: OpenErrorKind, readonly path: string, message: string) {
+  constructor(
+    readonly kind: OpenErrorKind,
+    readonly path: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'DatabaseOpenError';
   }
@@ -31,7 +46,8 @@ function readHeader(path: string): Buffer {
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new DatabaseOpenError('missing', path, `no such file: ${path}`);
     throw new DatabaseOpenError('unreadable', path, `cannot read ${path}: ${(err as Error).message}`);
   }
-  if (st.isDirectory()) throw new DatabaseOpenError('directory', path, `${path} is a directory, not a SQLite database file`);
+  if (st.isDirectory())
+    throw new DatabaseOpenError('directory', path, `${path} is a directory, not a SQLite database file`);
   if (st.size === 0) throw new DatabaseOpenError('empty', path, `${path} is an empty file, not a SQLite database`);
   const head = Buffer.alloc(100);
   let fd: number | undefined;
@@ -45,9 +61,14 @@ function readHeader(path: string): Buffer {
     if (fd !== undefined) closeSync(fd);
   }
   if (n < HEADER.length || !head.subarray(0, HEADER.length).equals(HEADER)) {
-    throw new DatabaseOpenError('not-sqlite', path, `${path} is not a SQLite database (its first bytes are not "SQLite format 3")`);
+    throw new DatabaseOpenError(
+      'not-sqlite',
+      path,
+      `${path} is not a SQLite database (its first bytes are not "SQLite format 3")`,
+    );
   }
-  if (n < 100) throw new DatabaseOpenError('corrupt', path, `${path} is corrupt: the file is shorter than a SQLite header`);
+  if (n < 100)
+    throw new DatabaseOpenError('corrupt', path, `${path} is corrupt: the file is shorter than a SQLite header`);
   return head;
 }
 
@@ -62,7 +83,11 @@ export function classifyOpenError(path: string, err: unknown): DatabaseOpenError
   const code = (err as { code?: string }).code ?? '';
   const message = (err as Error)?.message ?? String(err);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new DatabaseOpenError('locked', path, `${path} is locked by another process (database is locked); try again when it is released`);
+    return new DatabaseOpenError(
+      'locked',
+      path,
+      `${path} is locked by another process (database is locked); try again when it is released`,
+    );
   }
   if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
     return new DatabaseOpenError('corrupt', path, `${path} is corrupt: ${message}`);
@@ -85,19 +110,26 @@ function connect(path: string, head: Buffer, busyTimeoutMs: number): Database.Da
     return new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   }
   try {
-    return new Database(`${pathToFileURL(path).href}?mode=ro&immutable=1`, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+    return new Database(`${pathToFileURL(path).href}?mode=ro&immutable=1`, {
+      readonly: true,
+      fileMustExist: true,
+      timeout: busyTimeoutMs,
+    });
   } catch (err) {
     // Without URI support the string is taken as a (missing, read-only, so never created) file name.
     if ((err as { code?: string }).code !== 'SQLITE_CANTOPEN') throw err;
   }
   // Last resort: an in-memory copy with the header switched to rollback mode, which memory databases require.
   const bytes = readFileSync(path);
-  bytes[18] = 1; bytes[19] = 1;
+  bytes[18] = 1;
+  bytes[19] = 1;
   return new Database(bytes, { readonly: true });
 }
 
 const snapshotDirs: string[] = [];
-process.on('exit', () => { for (const d of snapshotDirs) rmSync(d, { recursive: true, force: true }); });
+process.on('exit', () => {
+  for (const d of snapshotDirs) rmSync(d, { recursive: true, force: true });
+});
 
 /**
  * A WAL database whose -wal has no -shm beside it (a writer crashed, or the files were copied): the database and its

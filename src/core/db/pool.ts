@@ -71,7 +71,9 @@ function defaultWorkerPath(): string {
 
 /** A util-linux tool by its usual paths (Linux only), or null where it is not installed. */
 function linuxTool(name: string): string | null {
-  return process.platform === 'linux' ? [`/usr/bin/${name}`, `/bin/${name}`].find((p) => existsSync(p)) ?? null : null;
+  return process.platform === 'linux'
+    ? ([`/usr/bin/${name}`, `/bin/${name}`].find((p) => existsSync(p)) ?? null)
+    : null;
 }
 /** prlimit(1), which starts the worker under a memory limit. */
 const prlimitPath = linuxTool('prlimit');
@@ -100,7 +102,8 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   const chain = [
     ...(prlimitPath && memoryLimit > 0 ? [prlimitPath, `--data=${Math.floor(memoryLimit)}`] : []),
     ...(setprivPath ? [setprivPath, '--pdeathsig', 'KILL', '--'] : []),
-    process.execPath, ...nodeFlags,
+    process.execPath,
+    ...nodeFlags,
   ];
   const launch = { execPath: chain[0], execArgv: chain.slice(1) };
   const workerEnv: NodeJS.ProcessEnv = { ...process.env, SQLITE_USE_URI: '1' };
@@ -124,12 +127,18 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     let markExited!: () => void;
-    const exited = new Promise<void>((r) => { markExited = r; });
+    const exited = new Promise<void>((r) => {
+      markExited = r;
+    });
     const w: Worker = { child, ready: false, jobs: [], retired: false, exited };
     everyWorker.add(w);
     idle(w);
     child.on('message', (msg: WorkerMessage) => {
-      if (msg.type === 'ready') { w.ready = true; dispatch(); return; }
+      if (msg.type === 'ready') {
+        w.ready = true;
+        dispatch();
+        return;
+      }
       const job = w.jobs[0];
       if (!job || job.id !== msg.id) return;
       w.jobs.shift();
@@ -137,7 +146,9 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       startHead(w);
       scheduleDispatch();
     });
-    child.on('error', () => { /* reported through 'exit' */ });
+    child.on('error', () => {
+      /* reported through 'exit' */
+    });
     child.on('exit', (code, signal) => {
       everyWorker.delete(w);
       markExited();
@@ -153,9 +164,15 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       if (w.ready) failedStarts = 0;
       if (!broken) replace(w);
       if (job) {
-        settle(job, failure('resource',
-          `the SQL worker process stopped while running this statement (${signal ?? `exit code ${code}`}), `
-          + 'most likely out of memory; it has been replaced', performance.now() - job.started));
+        settle(
+          job,
+          failure(
+            'resource',
+            `the SQL worker process stopped while running this statement (${signal ?? `exit code ${code}`}), ` +
+              'most likely out of memory; it has been replaced',
+            performance.now() - job.started,
+          ),
+        );
       }
       dispatch();
     });
@@ -164,8 +181,14 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
 
   // An idle pool must not keep the caller's process alive (a forgotten close() would hang it); a pool with work must.
   type Channel = { ref?: () => void; unref?: () => void } | undefined;
-  function idle(w: Worker): void { w.child.unref(); (w.child.channel as Channel)?.unref?.(); }
-  function busy(w: Worker): void { w.child.ref(); (w.child.channel as Channel)?.ref?.(); }
+  function idle(w: Worker): void {
+    w.child.unref();
+    (w.child.channel as Channel)?.unref?.();
+  }
+  function busy(w: Worker): void {
+    w.child.ref();
+    (w.child.channel as Channel)?.ref?.();
+  }
   function updateRefs(): void {
     const working = queue.length > 0 || active.some((w) => w.jobs.length > 0);
     for (const w of everyWorker) (working ? busy : idle)(w);
@@ -201,13 +224,14 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     job.started = performance.now();
     const budget = job.req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // setTimeout treats anything past 2^31-1 ms (Infinity included) as 1 ms: such budgets mean "no timeout".
-    if (budget <= 0x7fffffff) job.timer = setTimeout(() => {
-      if (w.jobs[0] !== job) return;
-      retire(w);
-      const ms = performance.now() - job.started;
-      settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, ms));
-      dispatch();
-    }, budget);
+    if (budget <= 0x7fffffff)
+      job.timer = setTimeout(() => {
+        if (w.jobs[0] !== job) return;
+        retire(w);
+        const ms = performance.now() - job.started;
+        settle(job, failure('timeout', `query timed out after ${budget} ms and was stopped`, ms));
+        dispatch();
+      }, budget);
   }
 
   /** Takes `w` out of service and puts a warm spare (or a fresh worker) in its place. */
@@ -215,7 +239,10 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     const i = active.indexOf(w);
     const s = spares.indexOf(w);
     if (s >= 0) spares.splice(s, 1);
-    if (closed) { if (i >= 0) active.splice(i, 1); return; }
+    if (closed) {
+      if (i >= 0) active.splice(i, 1);
+      return;
+    }
     if (i >= 0) active[i] = spares.shift() ?? spawnWorker();
     while (spares.length < spareCount) spares.push(spawnWorker());
   }
@@ -262,7 +289,10 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   function scheduleDispatch(): void {
     if (dispatchScheduled) return;
     dispatchScheduled = true;
-    setImmediate(() => { dispatchScheduled = false; dispatch(); });
+    setImmediate(() => {
+      dispatchScheduled = false;
+      dispatch();
+    });
   }
 
   function exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
@@ -295,11 +325,15 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
 
   async function execBatch(reqs: ExecRequest[], batchOpts: BatchOptions = {}): Promise<ExecResult[]> {
     let done = 0;
-    return Promise.all(reqs.map((r) => exec(r).then((res) => {
-      done++;
-      batchOpts.onProgress?.(done, reqs.length);
-      return res;
-    })));
+    return Promise.all(
+      reqs.map((r) =>
+        exec(r).then((res) => {
+          done++;
+          batchOpts.onProgress?.(done, reqs.length);
+          return res;
+        }),
+      ),
+    );
   }
 
   async function close(): Promise<void> {
@@ -323,7 +357,13 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   for (let i = 0; i < spareCount; i++) spares.push(spawnWorker());
 
   return {
-    exec, execBatch, close,
-    pids: () => [...active, ...spares].filter((w) => !w.retired).map((w) => w.child.pid).filter((p): p is number => p !== undefined),
+    exec,
+    execBatch,
+    close,
+    pids: () =>
+      [...active, ...spares]
+        .filter((w) => !w.retired)
+        .map((w) => w.child.pid)
+        .filter((p): p is number => p !== undefined),
   };
 }

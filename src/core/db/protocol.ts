@@ -2,5 +2,7 @@
 import type { ExecRequest, ExecResult } from './types';
 
 /** Statements for a worker to run one after another, answering each with its own result message as it finishes. */
-export interface WorkerRequest { jobs: { id: number; req: ExecRequest }[] }
+export interface WorkerRequest {
+  jobs: { id: number; req: ExecRequest }[];
+}
 export type WorkerMessage = { type: 'ready' } | { type: 'result'; id: number; result: ExecResult };

@@ -49,7 +49,9 @@ export function toCsv(columns: readonly string[], rows: readonly (readonly (Cell
 /** Tab-separated with a header row; tabs and line breaks inside cells become spaces so every row stays one line. */
 export function toTsv(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
   const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ');
-  return [columns.map(clean).join('\t'), ...rows.map((r) => r.map((c) => clean(cellText(c))).join('\t'))].join('\n') + '\n';
+  return (
+    [columns.map(clean).join('\t'), ...rows.map((r) => r.map((c) => clean(cellText(c))).join('\t'))].join('\n') + '\n'
+  );
 }
 
 /**
@@ -93,7 +95,8 @@ function rank(v: WireCell): number {
 
 /** Orders two shown cells as a result grid sorts them: NULLs first, numbers numerically (exact beyond 2^53), then text. */
 export function compareCells(a: WireCell, b: WireCell): number {
-  const ra = rank(a), rb = rank(b);
+  const ra = rank(a),
+    rb = rank(b);
   if (ra !== rb) return ra - rb;
   if (ra === 0) return 0;
   if (ra === 1) {

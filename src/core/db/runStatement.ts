@@ -3,11 +3,14 @@ import type Database from 'better-sqlite3';
 import type { Cell, ExecRequest, ExecResult, StorageSet, ErrorClass } from './types';
 import { whyNotReadOnly, whyPragmaNotAllowed, isMultiStatementError, leadingKeyword } from './guard';
 import { unresolvedDoubleQuoted, requoteAsString } from './doubleQuotedStrings';
-import {
-  DEFAULT_MAX_ROWS, DEFAULT_MAX_CELL_CHARS, ROW_COUNT_CEILING, MAX_KEPT_CELLS, MAX_KEPT_BYTES,
-} from './limits';
+import { DEFAULT_MAX_ROWS, DEFAULT_MAX_CELL_CHARS, ROW_COUNT_CEILING, MAX_KEPT_CELLS, MAX_KEPT_BYTES } from './limits';
 
-export function failure(errorClass: ErrorClass, error: string, ms: number, extra: Partial<ExecResult> = {}): ExecResult {
+export function failure(
+  errorClass: ErrorClass,
+  error: string,
+  ms: number,
+  extra: Partial<ExecResult> = {},
+): ExecResult {
   return { ok: false, errorClass, error, columns: [], rows: [], rowCount: 0, truncated: false, ms, ...extra };
 }
 
@@ -35,7 +38,10 @@ function countInSqlite(db: Database.Database, sql: string): number | null {
   if (keyword !== 'SELECT' && keyword !== 'WITH' && keyword !== 'VALUES') return null;
   const body = sql.replace(/[\s;]+$/u, '');
   try {
-    const counter = prepareWithStringFallback(db, `SELECT count(*) FROM (SELECT 1 FROM (${body}\n) LIMIT ${ROW_COUNT_CEILING})`);
+    const counter = prepareWithStringFallback(
+      db,
+      `SELECT count(*) FROM (SELECT 1 FROM (${body}\n) LIMIT ${ROW_COUNT_CEILING})`,
+    );
     if (!counter.readonly) return null;
     return Number(counter.pluck().get());
   } catch {
@@ -95,9 +101,22 @@ function prepareWithStringFallback(db: Database.Database, sql: string): Database
  * has no getter; it is set back to SQLite's default (off).
  */
 const SNAPSHOT_SETTINGS = [
-  'reverse_unordered_selects', 'full_column_names', 'short_column_names', 'locking_mode', 'foreign_keys',
-  'recursive_triggers', 'automatic_index', 'cell_size_check', 'ignore_check_constraints', 'trusted_schema',
-  'defer_foreign_keys', 'read_uncommitted', 'cache_size', 'temp_store', 'busy_timeout', 'analysis_limit',
+  'reverse_unordered_selects',
+  'full_column_names',
+  'short_column_names',
+  'locking_mode',
+  'foreign_keys',
+  'recursive_triggers',
+  'automatic_index',
+  'cell_size_check',
+  'ignore_check_constraints',
+  'trusted_schema',
+  'defer_foreign_keys',
+  'read_uncommitted',
+  'cache_size',
+  'temp_store',
+  'busy_timeout',
+  'analysis_limit',
   'query_only',
 ] as const;
 /** One row with every tracked setting, read through SQLite's pragma table functions (one prepared statement). */
@@ -200,27 +219,40 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
         for (let i = 0; i < raw.length; i++) {
           const v = raw[i];
           const s = storage[i];
-          if (v === null) { s.null = true; row[i] = null; }
-          else if (typeof v === 'bigint') {
+          if (v === null) {
+            s.null = true;
+            row[i] = null;
+          } else if (typeof v === 'bigint') {
             s.integer = true;
             row[i] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
             keptBytes += 8;
-          } else if (typeof v === 'number') { s.real = true; row[i] = v; keptBytes += 8; }
-          else if (typeof v === 'string') {
+          } else if (typeof v === 'number') {
+            s.real = true;
+            row[i] = v;
+            keptBytes += 8;
+          } else if (typeof v === 'string') {
             s.text = true;
-            if (v.length > maxCell) { row[i] = v.slice(0, maxCell) + '…'; truncated = true; } else row[i] = v;
+            if (v.length > maxCell) {
+              row[i] = v.slice(0, maxCell) + '…';
+              truncated = true;
+            } else row[i] = v;
             keptBytes += Math.min(v.length, maxCell);
           } else {
             s.blob = true;
             const b = v as Uint8Array;
             // a copy, so the big buffer can go
-            row[i] = b.length > maxCell ? (truncated = true, b.slice(0, maxCell)) : b;
+            if (b.length > maxCell) truncated = true;
+            row[i] = b.length > maxCell ? b.slice(0, maxCell) : b;
             keptBytes += Math.min(b.length, maxCell);
           }
         }
         keptCells += raw.length;
         if (keptCells > MAX_KEPT_CELLS || keptBytes > MAX_KEPT_BYTES) {
-          return failure('resource', `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`, elapsed());
+          return failure(
+            'resource',
+            `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`,
+            elapsed(),
+          );
         }
         rows.push(row);
       }
@@ -231,17 +263,42 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
       // The rest is counted by stepping on when it was short, else inside SQLite (the text as prepared, so the
       // double-quoted-string fallback is not redone), else by running it again.
       const total = onward ?? countInSqlite(db, stmt.source) ?? countByIterating(stmt);
-      return { ok: true, errorClass: null, error: null, columns, rows, rowCount: Math.max(total, rowCount), truncated,
-        ms: elapsed(), rowCountExact: total < ROW_COUNT_CEILING, columnStorage: storage };
+      return {
+        ok: true,
+        errorClass: null,
+        error: null,
+        columns,
+        rows,
+        rowCount: Math.max(total, rowCount),
+        truncated,
+        ms: elapsed(),
+        rowCountExact: total < ROW_COUNT_CEILING,
+        columnStorage: storage,
+      };
     }
   } catch (err) {
     if (isResourceError(err)) {
-      return failure('resource', `${sqliteMessage(err)} (resource limit: the sandbox caps memory and value size per query)`, elapsed());
+      return failure(
+        'resource',
+        `${sqliteMessage(err)} (resource limit: the sandbox caps memory and value size per query)`,
+        elapsed(),
+      );
     }
     if ((err as { code?: string }).code === 'SQLITE_READONLY' || /not authorized/i.test(sqliteMessage(err))) {
       return failure('rejected', `statement rejected: ${sqliteMessage(err)}`, elapsed());
     }
     return failure('sql', sqliteMessage(err), elapsed());
   }
-  return { ok: true, errorClass: null, error: null, columns, rows, rowCount, truncated, ms: elapsed(), rowCountExact: true, columnStorage: storage };
+  return {
+    ok: true,
+    errorClass: null,
+    error: null,
+    columns,
+    rows,
+    rowCount,
+    truncated,
+    ms: elapsed(),
+    rowCountExact: true,
+    columnStorage: storage,
+  };
 }

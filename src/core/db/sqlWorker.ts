@@ -24,9 +24,10 @@ function run(id: number, req: ExecRequest): void {
     result = runStatement(handles.get(req.db), req);
   } catch (err) {
     const ms = performance.now() - started;
-    result = err instanceof DatabaseOpenError
-      ? failure('sql', err.message, ms, { openErrorKind: err.kind })
-      : failure('sql', (err as Error)?.message ?? String(err), ms);
+    result =
+      err instanceof DatabaseOpenError
+        ? failure('sql', err.message, ms, { openErrorKind: err.kind })
+        : failure('sql', (err as Error)?.message ?? String(err), ms);
   }
   // Sent at once, before the next statement starts: the pool times each statement from its predecessor's result.
   send({ type: 'result', id, result });

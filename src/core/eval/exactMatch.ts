@@ -6,8 +6,16 @@ import type { SpiderSchema } from '../sql/spider/schema';
 import type { ForeignKeyMap } from '../sql/spider/foreignKeys';
 import { pyContains, pyEqual, pyRemove, sortTableUnits } from '../sql/spider/pyCompare';
 import {
-  WHERE_OPS, emptySql, isSql,
-  type ColUnit, type Condition, type CondUnit, type SpiderSql, type SpiderValue, type TableUnit, type ValUnit,
+  WHERE_OPS,
+  emptySql,
+  isSql,
+  type ColUnit,
+  type Condition,
+  type CondUnit,
+  type SpiderSql,
+  type SpiderValue,
+  type TableUnit,
+  type ValUnit,
 } from '../sql/spider/types';
 
 export type { Hardness } from '../sql/hardness';
@@ -17,11 +25,26 @@ export const spiderHardnessOrder = ['easy', 'medium', 'hard', 'extra', 'all'] as
 
 /** The partial-match components, named and ordered as the official script prints them. */
 export const SPIDER_PARTIAL_COMPONENTS = [
-  'select', 'select(no AGG)', 'where', 'where(no OP)', 'group(no Having)', 'group', 'order', 'and/or', 'IUEN', 'keywords',
+  'select',
+  'select(no AGG)',
+  'where',
+  'where(no OP)',
+  'group(no Having)',
+  'group',
+  'order',
+  'and/or',
+  'IUEN',
+  'keywords',
 ] as const;
 export type SpiderPartialComponent = (typeof SPIDER_PARTIAL_COMPONENTS)[number];
 
-export interface PartialScore { acc: number; rec: number; f1: number; labelCount: number; predCount: number }
+export interface PartialScore {
+  acc: number;
+  rec: number;
+  f1: number;
+  labelCount: number;
+  predCount: number;
+}
 export type PartialScores = Record<SpiderPartialComponent, PartialScore>;
 
 export interface ExactMatchResult {
@@ -44,7 +67,11 @@ function dropValue(v: SpiderValue): SpiderValue {
   return isSql(v) ? dropValues(v) : null;
 }
 function dropCondValues(c: Condition): Condition {
-  return c.map((it, i) => (i % 2 === 0 ? [...(it as CondUnit).slice(0, 3), dropValue((it as CondUnit)[3]), dropValue((it as CondUnit)[4])] as CondUnit : it));
+  return c.map((it, i) =>
+    i % 2 === 0
+      ? ([...(it as CondUnit).slice(0, 3), dropValue((it as CondUnit)[3]), dropValue((it as CondUnit)[4])] as CondUnit)
+      : it,
+  );
 }
 export function dropValues(sql: SpiderSql): SpiderSql {
   return {
@@ -92,7 +119,8 @@ export function rebuildColumns(valid: Set<string>, sql: SpiderSql, kmap: Foreign
     from: { table_units: sql.from.table_units, conds: rebuildCondCols(valid, sql.from.conds, kmap) },
     where: rebuildCondCols(valid, sql.where, kmap),
     groupBy: sql.groupBy.map((cu) => rebuildColUnit(valid, cu, kmap)!),
-    orderBy: sql.orderBy.length === 0 ? [] : [sql.orderBy[0], sql.orderBy[1].map((vu) => rebuildValUnit(valid, vu, kmap))],
+    orderBy:
+      sql.orderBy.length === 0 ? [] : [sql.orderBy[0], sql.orderBy[1].map((vu) => rebuildValUnit(valid, vu, kmap))],
     having: rebuildCondCols(valid, sql.having, kmap),
     intersect: sql.intersect && rebuildColumns(valid, sql.intersect, kmap),
     except: sql.except && rebuildColumns(valid, sql.except, kmap),
@@ -118,11 +146,18 @@ function evalSel(pred: SpiderSql, label: SpiderSql): [number, number, number, nu
   const predSel = pred.select[1];
   const labelSel = [...label.select[1]];
   const labelWoAgg: unknown[] = labelSel.map((u) => u[1]);
-  let cnt = 0, cntWoAgg = 0;
+  let cnt = 0,
+    cntWoAgg = 0;
   const labelTotal = labelSel.length;
   for (const unit of predSel) {
-    if (pyContains(labelSel, unit)) { cnt++; pyRemove(labelSel, unit); }
-    if (pyContains(labelWoAgg, unit[1])) { cntWoAgg++; pyRemove(labelWoAgg, unit[1]); }
+    if (pyContains(labelSel, unit)) {
+      cnt++;
+      pyRemove(labelSel, unit);
+    }
+    if (pyContains(labelWoAgg, unit[1])) {
+      cntWoAgg++;
+      pyRemove(labelWoAgg, unit[1]);
+    }
   }
   return [labelTotal, predSel.length, cnt, cntWoAgg];
 }
@@ -132,10 +167,17 @@ function evalWhere(pred: SpiderSql, label: SpiderSql): [number, number, number, 
   const labelConds: unknown[] = units(label.where);
   const labelWoAgg: unknown[] = units(label.where).map((u) => u[2]);
   const labelTotal = labelConds.length;
-  let cnt = 0, cntWoAgg = 0;
+  let cnt = 0,
+    cntWoAgg = 0;
   for (const unit of predConds) {
-    if (pyContains(labelConds, unit)) { cnt++; pyRemove(labelConds, unit); }
-    if (pyContains(labelWoAgg, unit[2])) { cntWoAgg++; pyRemove(labelWoAgg, unit[2]); }
+    if (pyContains(labelConds, unit)) {
+      cnt++;
+      pyRemove(labelConds, unit);
+    }
+    if (pyContains(labelWoAgg, unit[2])) {
+      cntWoAgg++;
+      pyRemove(labelWoAgg, unit[2]);
+    }
   }
   return [labelTotal, predConds.length, cnt, cntWoAgg];
 }
@@ -149,7 +191,10 @@ function evalGroup(pred: SpiderSql, label: SpiderSql): Counts {
   let cnt = 0;
   for (const c of predCols) {
     const i = labelCols.indexOf(c);
-    if (i >= 0) { cnt++; labelCols.splice(i, 1); }
+    if (i >= 0) {
+      cnt++;
+      labelCols.splice(i, 1);
+    }
   }
   return [labelTotal, predCols.length, cnt];
 }
@@ -157,9 +202,14 @@ function evalGroup(pred: SpiderSql, label: SpiderSql): Counts {
 function evalHaving(pred: SpiderSql, label: SpiderSql): Counts {
   const predTotal = pred.groupBy.length > 0 ? 1 : 0;
   const labelTotal = label.groupBy.length > 0 ? 1 : 0;
-  const same = predTotal === 1 && labelTotal === 1
-    && pyEqual(pred.groupBy.map((u) => u[1]), label.groupBy.map((u) => u[1]))
-    && pyEqual(pred.having, label.having);
+  const same =
+    predTotal === 1 &&
+    labelTotal === 1 &&
+    pyEqual(
+      pred.groupBy.map((u) => u[1]),
+      label.groupBy.map((u) => u[1]),
+    ) &&
+    pyEqual(pred.having, label.having);
   return [labelTotal, predTotal, same ? 1 : 0];
 }
 
@@ -167,7 +217,10 @@ function evalOrder(pred: SpiderSql, label: SpiderSql): Counts {
   const predTotal = pred.orderBy.length > 0 ? 1 : 0;
   const labelTotal = label.orderBy.length > 0 ? 1 : 0;
   // LIMIT counts only by presence: its number is never compared.
-  const same = label.orderBy.length > 0 && pyEqual(pred.orderBy, label.orderBy) && ((pred.limit === null) === (label.limit === null));
+  const same =
+    label.orderBy.length > 0 &&
+    pyEqual(pred.orderBy, label.orderBy) &&
+    (pred.limit === null) === (label.limit === null);
   return [labelTotal, predTotal, same ? 1 : 0];
 }
 
@@ -194,7 +247,10 @@ function keywords(sql: SpiderSql): Set<string> {
   if (sql.where.length > 0) res.add('where');
   if (sql.groupBy.length > 0) res.add('group');
   if (sql.having.length > 0) res.add('having');
-  if (sql.orderBy.length > 0) { res.add(sql.orderBy[0]!); res.add('order'); }
+  if (sql.orderBy.length > 0) {
+    res.add(sql.orderBy[0]!);
+    res.add('order');
+  }
   if (sql.limit !== null) res.add('limit');
   if (sql.except !== null) res.add('except');
   if (sql.union !== null) res.add('union');
@@ -222,11 +278,19 @@ export function partialMatch(pred: SpiderSql, label: SpiderSql): PartialScores {
     res[name] = { acc, rec, f1, labelCount: labelTotal, predCount: predTotal };
   };
   const [sl, sp, sc, sw] = evalSel(pred, label);
-  put('select', sc, sp, sl); put('select(no AGG)', sw, sp, sl);
+  put('select', sc, sp, sl);
+  put('select(no AGG)', sw, sp, sl);
   const [wl, wp, wc, ww] = evalWhere(pred, label);
-  put('where', wc, wp, wl); put('where(no OP)', ww, wp, wl);
-  for (const [name, f] of [['group(no Having)', evalGroup], ['group', evalHaving], ['order', evalOrder],
-    ['and/or', evalAndOr], ['IUEN', evalIUEN], ['keywords', evalKeywords]] as const) {
+  put('where', wc, wp, wl);
+  put('where(no OP)', ww, wp, wl);
+  for (const [name, f] of [
+    ['group(no Having)', evalGroup],
+    ['group', evalHaving],
+    ['order', evalOrder],
+    ['and/or', evalAndOr],
+    ['IUEN', evalIUEN],
+    ['keywords', evalKeywords],
+  ] as const) {
     const [l, p, c] = f(pred, label);
     put(name, c, p, l);
   }
@@ -234,7 +298,11 @@ export function partialMatch(pred: SpiderSql, label: SpiderSql): PartialScores {
 }
 
 /** Evaluator.eval_exact_match on normalized queries. May throw where Python would (sorting unequal subqueries). */
-export function exactMatchOfNormalized(pred: SpiderSql, label: SpiderSql, partial = partialMatch(pred, label)): boolean {
+export function exactMatchOfNormalized(
+  pred: SpiderSql,
+  label: SpiderSql,
+  partial = partialMatch(pred, label),
+): boolean {
   if (Object.values(partial).some((s) => s.f1 !== 1)) return false;
   if (label.from.table_units.length > 0) {
     return pyEqual(sortTableUnits(label.from.table_units), sortTableUnits(pred.from.table_units));
@@ -252,7 +320,13 @@ export interface ExactMatchOptions {
  * `schema` from loadSpiderSchema(dbPath); `fkMap` from foreignKeyMaps(tablesJson).get(dbId) (an empty map if unknown).
  * Never throws.
  */
-export function exactSetMatch(goldSql: string, predSql: string, schema: SpiderSchema, fkMap: ForeignKeyMap, opts: ExactMatchOptions = {}): ExactMatchResult {
+export function exactSetMatch(
+  goldSql: string,
+  predSql: string,
+  schema: SpiderSchema,
+  fkMap: ForeignKeyMap,
+  opts: ExactMatchOptions = {},
+): ExactMatchResult {
   let gold: SpiderSql;
   try {
     gold = parseSpiderSql(schema, goldSql);
@@ -276,6 +350,11 @@ export function exactSetMatch(goldSql: string, predSql: string, schema: SpiderSc
     const match = exactMatchOfNormalized(p, g, partial);
     return predParseError === undefined ? { match, partial } : { match, partial, predParseError };
   } catch (err) {
-    return { match: false, ...(partial ? { partial } : {}), error: (err as Error).message, ...(predParseError ? { predParseError } : {}) };
+    return {
+      match: false,
+      ...(partial ? { partial } : {}),
+      error: (err as Error).message,
+      ...(predParseError ? { predParseError } : {}),
+    };
   }
 }

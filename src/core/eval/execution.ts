@@ -7,8 +7,14 @@ import type { CompareOutcome } from './resultEq';
 /** Runs requests (concurrently if it can) and returns their results in input order. */
 export type BatchExecutor = (reqs: ExecRequest[]) => Promise<ExecResult[]>;
 
-export type ExecReason = CompareOutcome
-  | 'pred-error' | 'gold-error' | 'pred-timeout' | 'gold-timeout' | 'missing-prediction' | 'empty-prediction';
+export type ExecReason =
+  | CompareOutcome
+  | 'pred-error'
+  | 'gold-error'
+  | 'pred-timeout'
+  | 'gold-timeout'
+  | 'missing-prediction'
+  | 'empty-prediction';
 
 export interface EvalItem {
   /** 0-based position in the gold file. */
@@ -72,13 +78,16 @@ interface Planned {
 function identicalResults(a: ExecResult, b: ExecResult): boolean {
   if (a === b) return true;
   if (a.rows.length !== b.rows.length || a.columns.length !== b.columns.length) return false;
-  const fa = toResultTable(a).floatColumns, fb = toResultTable(b).floatColumns;
+  const fa = toResultTable(a).floatColumns,
+    fb = toResultTable(b).floatColumns;
   if (fa.some((f, i) => f !== fb[i])) return false;
   for (let r = 0; r < a.rows.length; r++) {
-    const x = a.rows[r], y = b.rows[r];
+    const x = a.rows[r],
+      y = b.rows[r];
     if (x.length !== y.length) return false;
     for (let c = 0; c < x.length; c++) {
-      const u = x[c], v = y[c];
+      const u = x[c],
+        v = y[c];
       if (u === v) continue;
       if (u instanceof Uint8Array && v instanceof Uint8Array && Buffer.from(u).equals(v)) continue;
       return false;
@@ -87,20 +96,51 @@ function identicalResults(a: ExecResult, b: ExecResult): boolean {
   return true;
 }
 
-function decide(p: Planned, mode: EvalMode, goldOf: (db: string) => ExecResult, predOf: (db: string) => ExecResult): ExecVerdict {
+function decide(
+  p: Planned,
+  mode: EvalMode,
+  goldOf: (db: string) => ExecResult,
+  predOf: (db: string) => ExecResult,
+): ExecVerdict {
   let goldEmpty = false;
   if (p.dbs.length === 0) {
-    return { index: p.item.index, exec: false, reason: 'gold-error', detail: `no database for db_id ${p.item.dbId}`, goldEmpty };
+    return {
+      index: p.item.index,
+      exec: false,
+      reason: 'gold-error',
+      detail: `no database for db_id ${p.item.dbId}`,
+      goldEmpty,
+    };
   }
   for (const db of p.dbs) {
     const g = goldOf(db);
-    if (!g.ok) return { index: p.item.index, exec: false, reason: failureReason(g, 'gold'), detail: `${g.error} (${db})`, goldEmpty };
+    if (!g.ok)
+      return {
+        index: p.item.index,
+        exec: false,
+        reason: failureReason(g, 'gold'),
+        detail: `${g.error} (${db})`,
+        goldEmpty,
+      };
     if (g.rows.length === 0) goldEmpty = true;
     const r = predOf(db);
-    if (!r.ok) return { index: p.item.index, exec: false, reason: failureReason(r, 'pred'), detail: r.error ?? undefined, goldEmpty };
+    if (!r.ok)
+      return {
+        index: p.item.index,
+        exec: false,
+        reason: failureReason(r, 'pred'),
+        detail: r.error ?? undefined,
+        goldEmpty,
+      };
     const outcome = identicalResults(g, r) ? 'match' : mode.compare(toResultTable(g), toResultTable(r), p.orderMatters);
     if (outcome !== 'match') {
-      return { index: p.item.index, exec: false, reason: outcome, detail: p.dbs.length > 1 ? `differs on ${db}` : undefined, goldEmpty };
+      return {
+        index: p.item.index,
+        exec: false,
+        reason: outcome,
+        detail: p.dbs.length > 1 ? `differs on ${db}` : undefined,
+        goldEmpty,
+      };
     }
   }
   return { index: p.item.index, exec: true, reason: 'match', goldEmpty };
@@ -118,14 +158,20 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
   const chunkSize = opts.chunkSize ?? 256;
   const verdicts: ExecVerdict[] = new Array(items.length);
   const goldCache = new Map<string, ExecResult>();
-  const request = (db: string, sql: string): ExecRequest => ({ db, sql, timeoutMs, maxRows: Infinity, maxCellChars: Infinity });
+  const request = (db: string, sql: string): ExecRequest => ({
+    db,
+    sql,
+    timeoutMs,
+    maxRows: Infinity,
+    maxCellChars: Infinity,
+  });
   const run = opts.run;
   let done = 0;
   // The database files of a db_id (a directory listing in spider mode) are looked up once per run.
   const databasesOf = new Map<string, string[]>();
   const databases = (dbId: string): string[] => {
     let dbs = databasesOf.get(dbId);
-    if (!dbs) databasesOf.set(dbId, dbs = mode.databases(opts.dbDir, dbId));
+    if (!dbs) databasesOf.set(dbId, (dbs = mode.databases(opts.dbDir, dbId)));
     return dbs;
   };
 
@@ -169,11 +215,13 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
         }
       }
       // A prediction that runs exactly the gold SQL reuses the gold result: the same statement on the same file.
-      predSlots.push(p.dbs.map((db) => {
-        if (p.pred === p.gold) return -1;
-        reqs.push(request(db, p.pred));
-        return reqs.length - 1;
-      }));
+      predSlots.push(
+        p.dbs.map((db) => {
+          if (p.pred === p.gold) return -1;
+          reqs.push(request(db, p.pred));
+          return reqs.length - 1;
+        }),
+      );
     }
     return { start, size: chunk.length, planned, goldSlot, predSlots, goldKeys, results: run(reqs) };
   };

@@ -1,6 +1,10 @@
 // The official Spider file formats: gold lines `SQL<TAB>db_id`, prediction lines one SQL each.
 
-export interface GoldLine { sql: string; dbId: string; line: number }
+export interface GoldLine {
+  sql: string;
+  dbId: string;
+  line: number;
+}
 
 /** Lines of a text file without the final newline's empty tail; CRLF tolerated. */
 function lines(text: string): string[] {

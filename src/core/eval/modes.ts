@@ -24,13 +24,21 @@ import { join } from 'node:path';
 import type { ResultTable } from './pyValues';
 import { type CompareOutcome, spiderResultEq, birdResultEq } from './resultEq';
 import {
-  plugValuePlaceholder, joinSplitOperators, replaceCurrentYear, removeDistinct, goldOrderMatters,
+  plugValuePlaceholder,
+  joinSplitOperators,
+  replaceCurrentYear,
+  removeDistinct,
+  goldOrderMatters,
 } from './rewrite';
 
 export type EvalModeName = 'spider' | 'bird' | 'omnisql';
 export const EVAL_MODES: readonly EvalModeName[] = ['spider', 'bird', 'omnisql'];
 
-export interface PreparedPair { gold: string; pred: string; orderMatters: boolean }
+export interface PreparedPair {
+  gold: string;
+  pred: string;
+  orderMatters: boolean;
+}
 
 export interface EvalMode {
   name: EvalModeName;
@@ -53,12 +61,18 @@ const spider: EvalMode = {
   databases(dbDir, dbId) {
     const dir = join(dbDir, dbId);
     if (!existsSync(dir)) return [];
-    return readdirSync(dir).filter((n) => n.includes('.sqlite')).sort().map((n) => join(dir, n));
+    return readdirSync(dir)
+      .filter((n) => n.includes('.sqlite'))
+      .sort()
+      .map((n) => join(dir, n));
   },
   prepare(gold, pred, { keepDistinct }) {
     let p = joinSplitOperators(plugValuePlaceholder(firstField(pred)));
     let g = joinSplitOperators(gold);
-    if (!keepDistinct) { p = removeDistinct(p); g = removeDistinct(g); }
+    if (!keepDistinct) {
+      p = removeDistinct(p);
+      g = removeDistinct(g);
+    }
     return { gold: replaceCurrentYear(g), pred: replaceCurrentYear(p), orderMatters: goldOrderMatters(g) };
   },
   compare: spiderResultEq,
@@ -72,7 +86,9 @@ function birdLike(name: EvalModeName, defaultTimeoutMs: number): EvalMode {
       const file = join(dbDir, dbId, `${dbId}.sqlite`);
       return existsSync(file) ? [file] : [];
     },
-    prepare(gold, pred) { return { gold, pred, orderMatters: false }; },
+    prepare(gold, pred) {
+      return { gold, pred, orderMatters: false };
+    },
     compare: (gold, pred) => birdResultEq(gold, pred),
   };
 }

@@ -67,8 +67,12 @@ export function pyFloatRepr(x: number): string {
 
 /** Python's repr of bytes (b'...'), which is what str() gives for a BLOB. */
 export function pyBytesRepr(b: Uint8Array): string {
-  let hasSingle = false, hasDouble = false;
-  for (const c of b) { if (c === 0x27) hasSingle = true; if (c === 0x22) hasDouble = true; }
+  let hasSingle = false,
+    hasDouble = false;
+  for (const c of b) {
+    if (c === 0x27) hasSingle = true;
+    if (c === 0x22) hasDouble = true;
+  }
   const q = hasSingle && !hasDouble ? '"' : "'";
   let s = 'b' + q;
   for (const c of b) {
@@ -99,9 +103,11 @@ export function pySortKey(v: Cell, isFloat: boolean): string {
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    const x = a.charCodeAt(i),
+      y = b.charCodeAt(i);
     if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff, ys = y >= 0xd800 && y <= 0xdfff;
+    const xs = x >= 0xd800 && x <= 0xdfff,
+      ys = y >= 0xd800 && y <= 0xdfff;
     if (xs !== ys) return xs ? 1 : -1;
     return x - y;
   }

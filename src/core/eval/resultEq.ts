@@ -7,7 +7,10 @@ export type CompareOutcome = 'match' | 'row-count' | 'columns' | 'order' | 'valu
 
 function multiset(rows: Cell[][]): Map<string, number> {
   const m = new Map<string, number>();
-  for (const r of rows) { const k = rowKey(r); m.set(k, (m.get(k) ?? 0) + 1); }
+  for (const r of rows) {
+    const k = rowKey(r);
+    m.set(k, (m.get(k) ?? 0) + 1);
+  }
   return m;
 }
 
@@ -23,7 +26,8 @@ function sameMultiset(a: Map<string, number>, b: Cell[][]): boolean {
 }
 
 function sameSet(a: string[], b: string[]): boolean {
-  const sa = new Set(a), sb = new Set(b);
+  const sa = new Set(a),
+    sb = new Set(b);
   if (sa.size !== sb.size) return false;
   for (const k of sa) if (!sb.has(k)) return false;
   return true;
@@ -53,12 +57,17 @@ function* candidatePermutations(gold: Cell[][], pred: Cell[][], width: number): 
   const perm: number[] = [];
   const used = new Array<boolean>(width).fill(false);
   function* place(i: number): Generator<number[]> {
-    if (i === width) { yield perm.slice(); return; }
+    if (i === width) {
+      yield perm.slice();
+      return;
+    }
     for (const j of allowed[i]) {
       if (used[j]) continue;
-      used[j] = true; perm.push(j);
+      used[j] = true;
+      perm.push(j);
       yield* place(i + 1);
-      perm.pop(); used[j] = false;
+      perm.pop();
+      used[j] = false;
     }
   }
   yield* place(0);
@@ -69,7 +78,8 @@ function* candidatePermutations(gold: Cell[][], pred: Cell[][], width: number): 
  * gold rows — as a sequence when order matters, otherwise as a multiset. Two empty results are equal.
  */
 export function spiderResultEq(gold: ResultTable, pred: ResultTable, orderMatters: boolean): CompareOutcome {
-  const g = gold.rows, p = pred.rows;
+  const g = gold.rows,
+    p = pred.rows;
   if (g.length === 0 && p.length === 0) return 'match';
   if (g.length !== p.length) return 'row-count';
   const width = g[0].length;
@@ -92,9 +102,11 @@ export function spiderResultEq(gold: ResultTable, pred: ResultTable, orderMatter
 
 /** BIRD `calculate_ex`: `set(pred) == set(gold)` over row tuples; column order matters, duplicates and order do not. */
 export function birdResultEq(gold: ResultTable, pred: ResultTable): CompareOutcome {
-  const g = gold.rows.map(rowKey), p = pred.rows.map(rowKey);
+  const g = gold.rows.map(rowKey),
+    p = pred.rows.map(rowKey);
   if (sameSet(g, p)) return 'match';
-  const gw = gold.rows[0]?.length, pw = pred.rows[0]?.length;
+  const gw = gold.rows[0]?.length,
+    pw = pred.rows[0]?.length;
   if (gw !== undefined && pw !== undefined && gw !== pw) return 'columns';
   return 'values';
 }

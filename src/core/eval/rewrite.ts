@@ -16,7 +16,10 @@ export function replaceCurrentYear(sql: string): string {
   return sql.replace(/YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*/gi, '2020');
 }
 
-interface Token { text: string; word: boolean }
+interface Token {
+  text: string;
+  word: boolean;
+}
 
 /** Splits SQL into words, quoted strings/identifiers, comments and single other characters. */
 function tokenize(sql: string): Token[] {
@@ -27,7 +30,14 @@ function tokenize(sql: string): Token[] {
     let j = i + 1;
     if (c === "'" || c === '"' || c === '`') {
       while (j < sql.length) {
-        if (sql[j] === c) { if (sql[j + 1] === c) { j += 2; continue; } j++; break; }
+        if (sql[j] === c) {
+          if (sql[j + 1] === c) {
+            j += 2;
+            continue;
+          }
+          j++;
+          break;
+        }
         j++;
       }
       out.push({ text: sql.slice(i, j), word: false });
@@ -65,7 +75,10 @@ export function removeDistinct(sql: string): string {
   for (const t of tokenize(sql)) {
     if (ended) {
       // sqlparse folds whitespace after the `;` into the first statement; anything else starts the next one.
-      if (/^\s+$/.test(t.text)) { out += t.text; continue; }
+      if (/^\s+$/.test(t.text)) {
+        out += t.text;
+        continue;
+      }
       break;
     }
     if (t.word && t.text.toLowerCase() === 'distinct') continue;

@@ -54,9 +54,11 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
   const warnings: string[] = [];
   if (preds.length !== gold.length) {
     const common = Math.min(preds.length, gold.length);
-    warnings.push(preds.length < gold.length
-      ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
-      : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the last ${preds.length - common} predictions are ignored`);
+    warnings.push(
+      preds.length < gold.length
+        ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
+        : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the last ${preds.length - common} predictions are ignored`,
+    );
   }
   const items: EvalItem[] = gold.map((g, index) => ({ index, dbId: g.dbId, gold: g.sql, pred: preds[index] }));
   const doExec = opts.etype !== 'match';
@@ -87,9 +89,14 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
 
   const verdicts = doExec
     ? await evaluateExecution(items, {
-      mode: opts.mode, dbDir: opts.dbDir, timeoutMs: opts.timeoutMs, run: opts.run, keepDistinct: opts.keepDistinct,
-      onProgress: opts.onProgress, whileWaiting: score,
-    })
+        mode: opts.mode,
+        dbDir: opts.dbDir,
+        timeoutMs: opts.timeoutMs,
+        run: opts.run,
+        keepDistinct: opts.keepDistinct,
+        onProgress: opts.onProgress,
+        whileWaiting: score,
+      })
     : undefined;
   score(0, items.length);
 
@@ -103,7 +110,8 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
     }
     if (doMatch) {
       r.match = match;
-      if (!verdicts) r.reason = it.pred === undefined ? 'missing-prediction' : r.match ? 'exact-match' : 'no-exact-match';
+      if (!verdicts)
+        r.reason = it.pred === undefined ? 'missing-prediction' : r.match ? 'exact-match' : 'no-exact-match';
     }
     return r;
   });
@@ -111,9 +119,14 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
   if (verdicts) {
     const emptyGold = verdicts.filter((v) => v.goldEmpty).map((v) => v.index);
     if (emptyGold.length) {
-      warnings.push(`${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIndexes(emptyGold)}`);
+      warnings.push(
+        `${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIndexes(emptyGold)}`,
+      );
     }
-    for (const [reason, what] of [['gold-error', 'gold queries FAILED (scored wrong)'], ['gold-timeout', 'gold queries TIMED OUT (scored wrong; raise --timeout-ms)']] as const) {
+    for (const [reason, what] of [
+      ['gold-error', 'gold queries FAILED (scored wrong)'],
+      ['gold-timeout', 'gold queries TIMED OUT (scored wrong; raise --timeout-ms)'],
+    ] as const) {
       const ix = verdicts.filter((v) => v.reason === reason).map((v) => v.index);
       if (ix.length) warnings.push(`${ix.length} ${what}: ${listIndexes(ix)}`);
     }
@@ -121,17 +134,29 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
 
   const unparsed = report.filter((r) => r.hardness === null).map((r) => r.index);
   if (unparsed.length) {
-    warnings.push(`${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they count only under "all": ${listIndexes(unparsed)}`);
+    warnings.push(
+      `${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they count only under "all": ${listIndexes(unparsed)}`,
+    );
   }
   const reasons: Record<string, number> = {};
   for (const r of report) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
-  const byHardness = scoreByHardness(report.map((r) => ({ hardness: r.hardness ?? undefined, exec: r.exec, match: r.match })), { exec: doExec, match: doMatch });
+  const byHardness = scoreByHardness(
+    report.map((r) => ({ hardness: r.hardness ?? undefined, exec: r.exec, match: r.match })),
+    { exec: doExec, match: doMatch },
+  );
   return {
     items: report,
     totals: {
-      mode: opts.mode.name, etype: opts.etype, count: report.length,
-      ...(doExec ? { exec: byHardness.all.exec } : {}), ...(doMatch ? { match: byHardness.all.match } : {}),
-      byHardness, reasons, goldCount: gold.length, predCount: preds.length, warnings,
+      mode: opts.mode.name,
+      etype: opts.etype,
+      count: report.length,
+      ...(doExec ? { exec: byHardness.all.exec } : {}),
+      ...(doMatch ? { match: byHardness.all.match } : {}),
+      byHardness,
+      reasons,
+      goldCount: gold.length,
+      predCount: preds.length,
+      warnings,
     },
   };
 }

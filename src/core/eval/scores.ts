@@ -9,12 +9,19 @@ export interface ScoredItem {
   match?: boolean;
 }
 
-export interface LevelScore { count: number; exec?: number; match?: number }
+export interface LevelScore {
+  count: number;
+  exec?: number;
+  match?: number;
+}
 export type ScoreTable = Record<Hardness | 'all', LevelScore>;
 
 export function scoreByHardness(items: ScoredItem[], opts: { exec: boolean; match: boolean }): ScoreTable {
   const levels = [...HARDNESS_LEVELS, 'all'] as const;
-  const sums = Object.fromEntries(levels.map((l) => [l, { count: 0, exec: 0, match: 0 }])) as Record<(typeof levels)[number], { count: number; exec: number; match: number }>;
+  const sums = Object.fromEntries(levels.map((l) => [l, { count: 0, exec: 0, match: 0 }])) as Record<
+    (typeof levels)[number],
+    { count: number; exec: number; match: number }
+  >;
   for (const it of items) {
     for (const l of it.hardness ? [it.hardness, 'all' as const] : ['all' as const]) {
       sums[l].count++;
@@ -54,14 +61,30 @@ function row(name: string, cells: string[]): string {
 /** The layout of the official `print_scores` for single-turn data (no partial-match or turn sections). */
 export function formatScoreTable(t: ScoreTable): string {
   const levels = [...HARDNESS_LEVELS, 'all'] as const;
-  const out = [row('', [...levels]), row('count', levels.map((l) => String(t[l].count)))];
+  const out = [
+    row('', [...levels]),
+    row(
+      'count',
+      levels.map((l) => String(t[l].count)),
+    ),
+  ];
   if (t.all.exec !== undefined) {
     out.push('=====================   EXECUTION ACCURACY     =====================');
-    out.push(row('execution', levels.map((l) => pyFixed3(t[l].exec ?? 0))));
+    out.push(
+      row(
+        'execution',
+        levels.map((l) => pyFixed3(t[l].exec ?? 0)),
+      ),
+    );
   }
   if (t.all.match !== undefined) {
     out.push('\n====================== EXACT MATCHING ACCURACY =====================');
-    out.push(row('exact match', levels.map((l) => pyFixed3(t[l].match ?? 0))));
+    out.push(
+      row(
+        'exact match',
+        levels.map((l) => pyFixed3(t[l].match ?? 0)),
+      ),
+    );
   }
   return out.join('\n');
 }

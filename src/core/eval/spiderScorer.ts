@@ -26,13 +26,13 @@ export function spiderScorer(opts: SpiderScorerOptions): SpiderScorer {
   return {
     hardness(goldSql, _dbId, dbPath) {
       const schema = schemaOf(dbPath);
-      return schema ? spiderHardness(goldSql, schema).hardness ?? undefined : undefined;
+      return schema ? (spiderHardness(goldSql, schema).hardness ?? undefined) : undefined;
     },
     exactMatch: fkMaps
       ? (goldSql, predSql, dbId, dbPath) => {
-        const schema = schemaOf(dbPath);
-        return schema ? exactSetMatch(goldSql, predSql, schema, fkMaps.get(dbId) ?? noKeys).match : false;
-      }
+          const schema = schemaOf(dbPath);
+          return schema ? exactSetMatch(goldSql, predSql, schema, fkMaps.get(dbId) ?? noKeys).match : false;
+        }
       : undefined,
   };
 }

@@ -52,7 +52,16 @@ export function passAtK(correct: readonly boolean[]): boolean {
  * 1 − C(n−c, k) / C(n, k), computed as a product so large n does not overflow.
  */
 export function passAtKEstimate(n: number, c: number, k: number): number {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || c < 0 || c > n || k < 1 || k > n) {
+  if (
+    !Number.isInteger(n) ||
+    !Number.isInteger(c) ||
+    !Number.isInteger(k) ||
+    n < 1 ||
+    c < 0 ||
+    c > n ||
+    k < 1 ||
+    k > n
+  ) {
     throw new RangeError(`pass@k needs integers 0 <= c <= n and 1 <= k <= n (got n=${n}, c=${c}, k=${k})`);
   }
   if (n - c < k) return 1;

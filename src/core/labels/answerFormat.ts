@@ -22,10 +22,14 @@ export function answerBlock(protocol: ProtocolName, sql: string): string {
 
 /** Where the protocol's answer block opens in a turn's text (the parsers read the first one), or -1. */
 export function answerBlockStart(protocol: ProtocolName, text: string): number {
-  const re = protocol === 'skyrl' || protocol === 'sqltrail' ? /<solution>/i
-    : protocol === 'mtir' ? /<answer>/i
-      : protocol === 'mtsqlr1' ? /<answer(?:\\)?_sql>/i
-        : /<sql>/i;
+  const re =
+    protocol === 'skyrl' || protocol === 'sqltrail'
+      ? /<solution>/i
+      : protocol === 'mtir'
+        ? /<answer>/i
+        : protocol === 'mtsqlr1'
+          ? /<answer(?:\\)?_sql>/i
+          : /<sql>/i;
   const m = re.exec(text);
   return m ? m.index : -1;
 }
@@ -35,7 +39,12 @@ export function answerBlockStart(protocol: ProtocolName, text: string): number {
  * `keepReasoning`, then the protocol's answer block with the corrected SQL; anything after the block is dropped.
  * When the turn has no recognisable answer block, the result is the answer block alone.
  */
-export function rewriteAnswerTurn(protocol: ProtocolName, original: string, sql: string, keepReasoning: boolean): string {
+export function rewriteAnswerTurn(
+  protocol: ProtocolName,
+  original: string,
+  sql: string,
+  keepReasoning: boolean,
+): string {
   const block = answerBlock(protocol, sql);
   if (!keepReasoning) return block;
   const at = answerBlockStart(protocol, original);

@@ -31,11 +31,24 @@ export interface CheckOptions {
 const present = (s: string | null): s is string => s !== null && s.trim() !== '';
 
 export async function checkCorrectedSql(opts: CheckOptions): Promise<CorrectedSqlCheck> {
-  if (!present(opts.sql)) return { result: null, against: 'none', match: null, reason: 'empty-prediction', detail: 'nothing to run' };
+  if (!present(opts.sql))
+    return { result: null, against: 'none', match: null, reason: 'empty-prediction', detail: 'nothing to run' };
   const against = present(opts.gold) ? 'gold' : present(opts.finalSql) ? 'final' : 'none';
   if (against === 'none') {
-    const result = await opts.run({ db: opts.dbPath, sql: opts.sql, timeoutMs: opts.timeoutMs, maxRows: Infinity, maxCellChars: Infinity });
-    return { result, against, match: null, reason: result.ok ? null : result.errorClass === 'timeout' ? 'pred-timeout' : 'pred-error', detail: result.error };
+    const result = await opts.run({
+      db: opts.dbPath,
+      sql: opts.sql,
+      timeoutMs: opts.timeoutMs,
+      maxRows: Infinity,
+      maxCellChars: Infinity,
+    });
+    return {
+      result,
+      against,
+      match: null,
+      reason: result.ok ? null : result.errorClass === 'timeout' ? 'pred-timeout' : 'pred-error',
+      detail: result.error,
+    };
   }
   const reference = against === 'gold' ? opts.gold! : opts.finalSql!;
   const resources = createScoringResources({ run: opts.run, timeoutMs: opts.timeoutMs });
@@ -44,6 +57,8 @@ export async function checkCorrectedSql(opts: CheckOptions): Promise<CorrectedSq
   // (a cache hit when the preparation left it alone).
   const result = await resources.exec(opts.dbPath, opts.sql);
   const referenceFailed = v.reason === 'gold-error' || v.reason === 'gold-timeout';
-  const detail = referenceFailed ? `the ${against === 'gold' ? 'gold' : 'final'} SQL failed: ${v.detail ?? 'error'}` : v.detail ?? null;
+  const detail = referenceFailed
+    ? `the ${against === 'gold' ? 'gold' : 'final'} SQL failed: ${v.detail ?? 'error'}`
+    : (v.detail ?? null);
   return { result, against, match: referenceFailed ? null : v.correct, reason: v.reason, detail };
 }

@@ -16,7 +16,12 @@ export interface ExportSummary {
 }
 
 /** SFT examples for `records` that have a usable label, written to `out`. */
-export async function exportSft(records: readonly TrajectoryRecord[], labels: ReadonlyMap<string, Label>, out: string, opts: SftOptions = {}): Promise<ExportSummary> {
+export async function exportSft(
+  records: readonly TrajectoryRecord[],
+  labels: ReadonlyMap<string, Label>,
+  out: string,
+  opts: SftOptions = {},
+): Promise<ExportSummary> {
   const rows: unknown[] = [];
   const skipped: ExportSummary['skipped'] = [];
   const seen = new Set<string>();
@@ -32,7 +37,11 @@ export async function exportSft(records: readonly TrajectoryRecord[], labels: Re
 }
 
 /** RL prompts for the tasks of `records` (see toRlPrompts), written to `out`. */
-export async function exportRlPrompts(records: readonly TrajectoryRecord[], labels: ReadonlyMap<string, Label>, out: string): Promise<ExportSummary> {
+export async function exportRlPrompts(
+  records: readonly TrajectoryRecord[],
+  labels: ReadonlyMap<string, Label>,
+  out: string,
+): Promise<ExportSummary> {
   const { prompts, skipped } = toRlPrompts(records, labels);
   await writeJsonl(out, prompts);
   return { out, written: prompts.length, skipped: skipped as RlSkip[] };
@@ -47,7 +56,11 @@ export interface LabeledRecords {
 /** The trajectories the labels point at, read from each label's file (each file once). */
 export async function readLabeledRecords(labels: readonly Label[]): Promise<LabeledRecords> {
   const byFile = new Map<string, Label[]>();
-  for (const l of labels) { const g = byFile.get(l.file); if (g) g.push(l); else byFile.set(l.file, [l]); }
+  for (const l of labels) {
+    const g = byFile.get(l.file);
+    if (g) g.push(l);
+    else byFile.set(l.file, [l]);
+  }
   const records: TrajectoryRecord[] = [];
   const missing: LabeledRecords['missing'] = [];
   for (const [file, group] of byFile) {

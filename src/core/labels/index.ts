@@ -1,6 +1,13 @@
 // Labels: the workspace label store (SQLite, WAL) and the SFT / RL-prompt exporters that read it.
 export * from './types';
-export { LabelStore, LabelStoreError, labelStorePath, normalizeTag, LABEL_SCHEMA_VERSION, DEFAULT_BUSY_TIMEOUT_MS } from './store';
+export {
+  LabelStore,
+  LabelStoreError,
+  labelStorePath,
+  normalizeTag,
+  LABEL_SCHEMA_VERSION,
+  DEFAULT_BUSY_TIMEOUT_MS,
+} from './store';
 export type { LabelStoreOptions, LabelStoreErrorKind, TagInfo, LabelCounts } from './store';
 export { recordSha } from './recordSha';
 export { answerBlock, answerBlockStart, rewriteAnswerTurn } from './answerFormat';

@@ -3,7 +3,14 @@
 import type { Label } from './types';
 
 export type QueueFilter = 'unlabeled-first' | 'unlabeled' | 'labeled' | 'incorrect' | 'unsure' | 'all';
-export const QUEUE_FILTER_NAMES: readonly QueueFilter[] = ['unlabeled-first', 'unlabeled', 'labeled', 'incorrect', 'unsure', 'all'];
+export const QUEUE_FILTER_NAMES: readonly QueueFilter[] = [
+  'unlabeled-first',
+  'unlabeled',
+  'labeled',
+  'incorrect',
+  'unsure',
+  'all',
+];
 
 /** "Labeled" means: has a verdict (a label with only a note or tags is still to be decided). */
 export const isLabeled = (l: Label | undefined): boolean => !!l && l.verdict !== null;
@@ -13,11 +20,17 @@ export function orderQueue(ids: readonly string[], labels: ReadonlyMap<string, L
   const all = ids.map((_, i) => i);
   const labeled = (i: number) => isLabeled(labels.get(ids[i]));
   switch (filter) {
-    case 'all': return all;
-    case 'unlabeled': return all.filter((i) => !labeled(i));
-    case 'labeled': return all.filter(labeled);
-    case 'incorrect': return all.filter((i) => labels.get(ids[i])?.verdict === 'incorrect');
-    case 'unsure': return all.filter((i) => labels.get(ids[i])?.verdict === 'unsure');
-    case 'unlabeled-first': return [...all.filter((i) => !labeled(i)), ...all.filter(labeled)];
+    case 'all':
+      return all;
+    case 'unlabeled':
+      return all.filter((i) => !labeled(i));
+    case 'labeled':
+      return all.filter(labeled);
+    case 'incorrect':
+      return all.filter((i) => labels.get(ids[i])?.verdict === 'incorrect');
+    case 'unsure':
+      return all.filter((i) => labels.get(ids[i])?.verdict === 'unsure');
+    case 'unlabeled-first':
+      return [...all.filter((i) => !labeled(i)), ...all.filter(labeled)];
   }
 }

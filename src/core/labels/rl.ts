@@ -22,7 +22,10 @@ export interface RlPrompt {
   trajectory_ids: string[];
 }
 
-export interface RlSkip { id: string; reason: string }
+export interface RlSkip {
+  id: string;
+  reason: string;
+}
 
 function taskKey(r: TrajectoryRecord): string {
   return JSON.stringify([r.task.db.path, r.task.question, r.task.history.map((h) => [h.question, h.sql])]);
@@ -32,12 +35,16 @@ function taskKey(r: TrajectoryRecord): string {
  * Prompts in first-seen order. Among one task's trajectories, the most recently saved label with a corrected SQL
  * gives the gold; without one the task's gold is used; a task with neither is skipped (listed in `skipped`).
  */
-export function toRlPrompts(records: readonly TrajectoryRecord[], labels: ReadonlyMap<string, Label>): { prompts: RlPrompt[]; skipped: RlSkip[] } {
+export function toRlPrompts(
+  records: readonly TrajectoryRecord[],
+  labels: ReadonlyMap<string, Label>,
+): { prompts: RlPrompt[]; skipped: RlSkip[] } {
   const groups = new Map<string, TrajectoryRecord[]>();
   for (const r of records) {
     const k = taskKey(r);
     const g = groups.get(k);
-    if (g) g.push(r); else groups.set(k, [r]);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
   }
   const prompts: RlPrompt[] = [];
   const skipped: RlSkip[] = [];

@@ -51,15 +51,27 @@ const msg = (role: ChatRole, content: string): SftMessage => ({ role, content, l
  *   observations dropped; otherwise (budget ran out, invalid action, error) every turn is kept and one assistant
  *   message with the answer block is appended.
  */
-export function toSftExample(record: TrajectoryRecord, label: Label | null | undefined, opts: SftOptions = {}): SftOutcome {
+export function toSftExample(
+  record: TrajectoryRecord,
+  label: Label | null | undefined,
+  opts: SftOptions = {},
+): SftOutcome {
   if (!label) return { ok: false, reason: 'not labeled' };
-  if (label.recordSha && label.recordSha !== recordSha(record)) return { ok: false, reason: 'the trajectory changed since it was labeled (record fingerprint differs)' };
+  if (label.recordSha && label.recordSha !== recordSha(record))
+    return { ok: false, reason: 'the trajectory changed since it was labeled (record fingerprint differs)' };
   const corrected = hasCorrection(label) ? label.correctedSql : null;
   if (corrected === null && label.verdict !== 'correct') {
-    return { ok: false, reason: label.verdict === null ? 'no verdict and no corrected SQL' : `labeled ${label.verdict} without a corrected SQL` };
+    return {
+      ok: false,
+      reason:
+        label.verdict === null ? 'no verdict and no corrected SQL' : `labeled ${label.verdict} without a corrected SQL`,
+    };
   }
   if (corrected === null && (record.end !== 'answer' || record.turns.length === 0)) {
-    return { ok: false, reason: `labeled correct, but the episode ended without an answer (${record.end}) and no corrected SQL was given` };
+    return {
+      ok: false,
+      reason: `labeled correct, but the episode ended without an answer (${record.end}) and no corrected SQL was given`,
+    };
   }
   const turns = record.turns;
   const last = turns[turns.length - 1];

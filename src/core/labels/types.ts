@@ -5,7 +5,13 @@ export const VERDICTS: readonly Verdict[] = ['correct', 'incorrect', 'unsure'];
 
 /** Failure modes every store starts with; reviewers add their own (the store's tags table). */
 export const BUILTIN_TAGS: readonly string[] = [
-  'overconfidence', 'loop', 'schema hallucination', 'wrong join', 'aggregation drift', 'value mismatch', 'format',
+  'overconfidence',
+  'loop',
+  'schema hallucination',
+  'wrong join',
+  'aggregation drift',
+  'value mismatch',
+  'format',
 ];
 
 /** What a reviewer sets; everything but the trajectory id may be empty. */
@@ -34,6 +40,8 @@ export function isVerdict(v: unknown): v is Verdict {
 }
 
 /** A corrected SQL that counts: non-blank. */
-export function hasCorrection(label: Pick<Label, 'correctedSql'> | null | undefined): label is Pick<Label, 'correctedSql'> & { correctedSql: string } {
+export function hasCorrection(
+  label: Pick<Label, 'correctedSql'> | null | undefined,
+): label is Pick<Label, 'correctedSql'> & { correctedSql: string } {
   return !!label && typeof label.correctedSql === 'string' && label.correctedSql.trim() !== '';
 }

@@ -45,7 +45,10 @@ const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', '
 
 /** Something worth trying again (429, 5xx, a reset connection), with the error to raise when retries run out. */
 class RetryableFailure extends Error {
-  constructor(readonly error: ModelError, readonly retryAfter: number | null) {
+  constructor(
+    readonly error: ModelError,
+    readonly retryAfter: number | null,
+  ) {
     super(error.message);
   }
 }
@@ -100,8 +103,11 @@ async function readCappedText(res: Response, maxBytes: number): Promise<string> 
     total += value.length;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new ModelError('bad-response', `the response body passed ${maxBytes} bytes without being a complete answer; `
-        + 'raise maxResponseChars (--max-response-chars) if a turn can really be that long');
+      throw new ModelError(
+        'bad-response',
+        `the response body passed ${maxBytes} bytes without being a complete answer; ` +
+          'raise maxResponseChars (--max-response-chars) if a turn can really be that long',
+      );
     }
   }
   return Buffer.concat(parts).toString('utf8');
@@ -122,7 +128,10 @@ class OpenAIChatModel implements ChatModel {
   /** Cleared once a server rejects stream_options (older vLLM and llama.cpp builds), so later calls leave it out. */
   private sendStreamOptions = true;
 
-  constructor(private readonly target: OpenAISpec, private readonly opts: OpenAIModelOptions) {
+  constructor(
+    private readonly target: OpenAISpec,
+    private readonly opts: OpenAIModelOptions,
+  ) {
     this.spec = target.raw;
     this.url = `${target.baseURL}/chat/completions`;
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
@@ -148,7 +157,10 @@ class OpenAIChatModel implements ChatModel {
     this.inflight.add(ctl);
     const timeoutMs = req.timeoutMs ?? this.opts.timeoutMs ?? 600_000;
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; ctl.abort(new Error('timeout')); }, timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error('timeout'));
+    }, timeoutMs);
     const onAbort = (): void => ctl.abort(abortError());
     req.signal?.addEventListener('abort', onAbort, { once: true });
     const failures: ModelError[] = [];
@@ -162,7 +174,13 @@ class OpenAIChatModel implements ChatModel {
       if (timedOut) {
         // The limit ran out while retrying a failure: that failure is what went wrong, so it is named first.
         const last = failures.at(-1);
-        if (last) throw this.redact(new ModelError(last.kind, `${last.message} (the ${timeoutMs} ms limit ran out while retrying after ${failures.length} failed attempt${failures.length === 1 ? '' : 's'})`));
+        if (last)
+          throw this.redact(
+            new ModelError(
+              last.kind,
+              `${last.message} (the ${timeoutMs} ms limit ran out while retrying after ${failures.length} failed attempt${failures.length === 1 ? '' : 's'})`,
+            ),
+          );
         throw new ModelError('timeout', `no complete answer from ${this.url} within ${timeoutMs} ms`);
       }
       if (e instanceof ModelError) throw this.redact(e);
@@ -174,8 +192,11 @@ class OpenAIChatModel implements ChatModel {
     }
   }
 
-  private async withRetries(req: GenerateRequest, signal: AbortSignal, failures: ModelError[] = []):
-    Promise<{ result: Attempt; attempts: number }> {
+  private async withRetries(
+    req: GenerateRequest,
+    signal: AbortSignal,
+    failures: ModelError[] = [],
+  ): Promise<{ result: Attempt; attempts: number }> {
     for (let attempt = 1; ; attempt++) {
       try {
         return { result: await this.attempt(req, signal), attempts: attempt };
@@ -188,7 +209,10 @@ class OpenAIChatModel implements ChatModel {
           throw new ModelError(e.error.kind, `${e.error.message} (gave up after ${attempt} attempts)`);
         }
         if (e.retryAfter !== null && e.retryAfter > this.policy.maxRetryAfterMs) {
-          throw new ModelError(e.error.kind, `${e.error.message}; the server asks to wait ${Math.ceil(e.retryAfter / 1000)} s, longer than the ${Math.round(this.policy.maxRetryAfterMs / 1000)} s this client waits`);
+          throw new ModelError(
+            e.error.kind,
+            `${e.error.message}; the server asks to wait ${Math.ceil(e.retryAfter / 1000)} s, longer than the ${Math.round(this.policy.maxRetryAfterMs / 1000)} s this client waits`,
+          );
         }
         const delayMs = e.retryAfter ?? backoffMs(attempt, this.policy);
         this.opts.onRetry?.({ attempt, delayMs, reason: e.error.message });
@@ -221,7 +245,12 @@ class OpenAIChatModel implements ChatModel {
     if (this.key) headers.authorization = `Bearer ${this.key.value}`;
     let res: Response;
     try {
-      res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(this.body(req, stream, server)), signal });
+      res = await fetch(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(this.body(req, stream, server)),
+        signal,
+      });
     } catch (e) {
       throw this.connectionFailure(e, signal);
     }
@@ -239,7 +268,12 @@ class OpenAIChatModel implements ChatModel {
     return this.readWhole(res, req, client, signal);
   }
 
-  private async readWhole(res: Response, req: GenerateRequest, clientStops: string[], signal: AbortSignal): Promise<Attempt> {
+  private async readWhole(
+    res: Response,
+    req: GenerateRequest,
+    clientStops: string[],
+    signal: AbortSignal,
+  ): Promise<Attempt> {
     let raw: string;
     try {
       raw = await readCappedText(res, this.maxResponseChars * 4 + 65_536);
@@ -269,12 +303,22 @@ class OpenAIChatModel implements ChatModel {
     }
     if (text !== '') callOnText(req, text);
     return {
-      text, finishReason, stopString: stop.value, stopStringSource: stop.source, serverToldStop: stop.told,
-      usage: readUsage(json), firstTokenAt,
+      text,
+      finishReason,
+      stopString: stop.value,
+      stopStringSource: stop.source,
+      serverToldStop: stop.told,
+      usage: readUsage(json),
+      firstTokenAt,
     };
   }
 
-  private async readStream(res: Response, req: GenerateRequest, clientStops: string[], signal: AbortSignal): Promise<Attempt> {
+  private async readStream(
+    res: Response,
+    req: GenerateRequest,
+    clientStops: string[],
+    signal: AbortSignal,
+  ): Promise<Attempt> {
     const cutter = new StopCutter(clientStops);
     let text = '';
     let emitted = 0;
@@ -299,9 +343,13 @@ class OpenAIChatModel implements ChatModel {
     if (!res.body) throw new ModelError('bad-response', `${this.url} sent an empty stream`);
     try {
       for await (const data of sseData(res.body)) {
-        if (data.trim() === '[DONE]') { sawDone = true; break; }
+        if (data.trim() === '[DONE]') {
+          sawDone = true;
+          break;
+        }
         const chunk = this.parseJson(data, 'stream event');
-        if (chunk.error) throw new ModelError('server', `${this.url} reported an error mid-stream: ${errorText(chunk)}`);
+        if (chunk.error)
+          throw new ModelError('server', `${this.url} reported an error mid-stream: ${errorText(chunk)}`);
         usage = readUsage(chunk) ?? usage;
         const choice = firstChoice(chunk);
         if (!choice) continue;
@@ -335,18 +383,34 @@ class OpenAIChatModel implements ChatModel {
       throw failure;
     }
     if (overLong) {
-      return { text, finishReason: 'length', stopString: null, serverToldStop: false, usage, firstTokenAt,
-        overLong: true };
+      return {
+        text,
+        finishReason: 'length',
+        stopString: null,
+        serverToldStop: false,
+        usage,
+        firstTokenAt,
+        overLong: true,
+      };
     }
     if (!sawDone && !sawFinish) {
-      const error = new ModelError('server', `the stream from ${this.url} ended before it finished (no finish_reason, no [DONE])`);
-      if (emitted > 0) throw new BrokenStream(new ModelError('server', `${error.message}, after ${emitted} characters had arrived`));
+      const error = new ModelError(
+        'server',
+        `the stream from ${this.url} ended before it finished (no finish_reason, no [DONE])`,
+      );
+      if (emitted > 0)
+        throw new BrokenStream(new ModelError('server', `${error.message}, after ${emitted} characters had arrived`));
       throw new RetryableFailure(error, null);
     }
     if (stop.source !== 'client') emit(cutter.flush());
     return {
-      text, finishReason: mapFinish(finish), stopString: stop.value, stopStringSource: stop.source,
-      serverToldStop: stop.told, usage, firstTokenAt,
+      text,
+      finishReason: mapFinish(finish),
+      stopString: stop.value,
+      stopStringSource: stop.source,
+      serverToldStop: stop.told,
+      usage,
+      firstTokenAt,
     };
   }
 
@@ -392,17 +456,26 @@ class OpenAIChatModel implements ChatModel {
     const code = errorCode(e);
     const where = when ? ` ${when}` : '';
     if (code === 'ECONNREFUSED') {
-      return new ModelError('unreachable', `cannot reach the model server at ${this.url}: connection refused (is the server running, on this port?)`);
+      return new ModelError(
+        'unreachable',
+        `cannot reach the model server at ${this.url}: connection refused (is the server running, on this port?)`,
+      );
     }
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
       return new ModelError('unreachable', `cannot reach the model server at ${this.url}: host not found (${code})`);
     }
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return new ModelError('timeout', `${this.url} sent nothing for 300 s, the longest Node's fetch waits${where} (${code}); stream long generations (pass onText) so text keeps arriving`);
+      return new ModelError(
+        'timeout',
+        `${this.url} sent nothing for 300 s, the longest Node's fetch waits${where} (${code}); stream long generations (pass onText) so text keeps arriving`,
+      );
     }
     // Resets, sockets closed by the other side, half-read bodies: a restarting or overloaded server; try again.
     if (code !== undefined && TRANSIENT.has(code)) {
-      return new RetryableFailure(new ModelError('unreachable', `the connection to ${this.url} broke${where} (${code})`), null);
+      return new RetryableFailure(
+        new ModelError('unreachable', `the connection to ${this.url} broke${where} (${code})`),
+        null,
+      );
     }
     return new ModelError('unreachable', `cannot talk to the model server at ${this.url}${where}: ${describe(e)}`);
   }
@@ -411,20 +484,43 @@ class OpenAIChatModel implements ChatModel {
     const status = res.status;
     const said = errorText(safeJson(text)) || clip(text) || res.statusText;
     if (status === 401 || status === 403) {
-      const sent = this.key ? `the API key from ${this.key.from} was refused` : 'no API key was sent (set QUARRY_API_KEY or OPENAI_API_KEY)';
+      const sent = this.key
+        ? `the API key from ${this.key.from} was refused`
+        : 'no API key was sent (set QUARRY_API_KEY or OPENAI_API_KEY)';
       return new ModelError('auth', `${this.url} answered HTTP ${status}: ${sent}. Server said: ${said}`);
     }
-    if (status === 429) return new RetryableFailure(new ModelError('rate-limit', `${this.url} is rate-limiting (HTTP 429): ${said}`), retryAfterMs(res.headers));
-    if (status >= 500) return new RetryableFailure(new ModelError('server', `${this.url} failed with HTTP ${status}: ${said}`), retryAfterMs(res.headers));
-    const aboutModel = /model/i.test(said) && /not found|does not exist|not exist|unknown|no such|not available|invalid model|not served/i.test(said);
+    if (status === 429)
+      return new RetryableFailure(
+        new ModelError('rate-limit', `${this.url} is rate-limiting (HTTP 429): ${said}`),
+        retryAfterMs(res.headers),
+      );
+    if (status >= 500)
+      return new RetryableFailure(
+        new ModelError('server', `${this.url} failed with HTTP ${status}: ${said}`),
+        retryAfterMs(res.headers),
+      );
+    const aboutModel =
+      /model/i.test(said) &&
+      /not found|does not exist|not exist|unknown|no such|not available|invalid model|not served/i.test(said);
     if (status === 404 || ((status === 400 || status === 422) && aboutModel)) {
       const served = await this.listModels(signal);
       if (aboutModel || (served !== null && !served.includes(this.target.model))) {
-        const list = served === null ? 'the server does not list its models' : served.length === 0 ? 'it lists no models' : `it serves: ${served.join(', ')}`;
-        return new ModelError('unknown-model', `model ${JSON.stringify(this.target.model)} is not served by ${this.target.baseURL}; ${list}`);
+        const list =
+          served === null
+            ? 'the server does not list its models'
+            : served.length === 0
+              ? 'it lists no models'
+              : `it serves: ${served.join(', ')}`;
+        return new ModelError(
+          'unknown-model',
+          `model ${JSON.stringify(this.target.model)} is not served by ${this.target.baseURL}; ${list}`,
+        );
       }
       if (status === 404) {
-        return new ModelError('unreachable', `no chat-completions endpoint at ${this.url} (HTTP 404: ${said}); OpenAI-compatible base URLs usually end in /v1`);
+        return new ModelError(
+          'unreachable',
+          `no chat-completions endpoint at ${this.url} (HTTP 404: ${said}); OpenAI-compatible base URLs usually end in /v1`,
+        );
       }
     }
     return new ModelError('server', `${this.url} refused the request (HTTP ${status}): ${said}`);
@@ -435,7 +531,10 @@ class OpenAIChatModel implements ChatModel {
     try {
       const headers: Record<string, string> = { accept: 'application/json', ...this.opts.headers };
       if (this.key) headers.authorization = `Bearer ${this.key.value}`;
-      const res = await fetch(`${this.target.baseURL}/models`, { headers, signal: AbortSignal.any([callSignal, AbortSignal.timeout(MODELS_LIST_TIMEOUT_MS)]) });
+      const res = await fetch(`${this.target.baseURL}/models`, {
+        headers,
+        signal: AbortSignal.any([callSignal, AbortSignal.timeout(MODELS_LIST_TIMEOUT_MS)]),
+      });
       if (!res.ok) return null;
       const json = (await res.json()) as { data?: unknown };
       if (!Array.isArray(json.data)) return null;
@@ -494,7 +593,10 @@ function readUsage(json: Record<string, unknown>): TokenUsage | null {
 /** About 4 characters a token, plus a few tokens of chat-template framing a message. */
 export function estimateUsage(messages: ChatMessage[], completion: string): TokenUsage {
   const promptChars = messages.reduce((n, m) => n + m.content.length, 0);
-  return { promptTokens: Math.ceil(promptChars / 4) + 4 * messages.length, completionTokens: Math.ceil(completion.length / 4) };
+  return {
+    promptTokens: Math.ceil(promptChars / 4) + 4 * messages.length,
+    completionTokens: Math.ceil(completion.length / 4),
+  };
 }
 
 function errorText(json: unknown): string {
@@ -509,7 +611,11 @@ function errorText(json: unknown): string {
 }
 
 function safeJson(text: string): unknown {
-  try { return JSON.parse(text); } catch { return null; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function errorCode(e: unknown): string | undefined {

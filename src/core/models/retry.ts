@@ -10,7 +10,12 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+};
 
 /**
  * Exponential backoff with "equal jitter": half the step is fixed, half random, so clients that failed together do
@@ -39,9 +44,15 @@ export function retryAfterMs(headers: Headers, now: number = Date.now()): number
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const done = (): void => { signal?.removeEventListener('abort', onAbort); resolve(); };
+    const done = (): void => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    };
     const timer = setTimeout(done, ms);
-    const onAbort = (): void => { clearTimeout(timer); reject(signal?.reason); };
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -36,7 +36,8 @@ export function parseModelSpec(spec: string): ModelSpec {
     if (rest.trim() === '') throw bad(raw, 'onnx: needs a model directory');
     return { kind: 'onnx', dir: rest.trim(), raw };
   }
-  if (scheme === 'http' || scheme === 'https') throw bad(raw, `a bare URL needs the openai: prefix and a #model, e.g. openai:${raw.split('#')[0]}#<model>`);
+  if (scheme === 'http' || scheme === 'https')
+    throw bad(raw, `a bare URL needs the openai: prefix and a #model, e.g. openai:${raw.split('#')[0]}#<model>`);
   throw bad(raw, colon < 0 ? 'it has no backend prefix' : `unknown backend ${JSON.stringify(raw.slice(0, colon))}`);
 }
 
@@ -54,7 +55,8 @@ function parseOpenAI(raw: string, rest: string): OpenAISpec {
   } catch {
     throw bad(raw, `${JSON.stringify(url)} is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw bad(raw, `the base URL must be http(s), not ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw bad(raw, `the base URL must be http(s), not ${parsed.protocol}`);
   if (parsed.search) throw bad(raw, 'the base URL must not carry a query string');
   return { kind: 'openai', baseURL: url.replace(/\/+$/, ''), model, raw };
 }

@@ -32,7 +32,10 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
         if (value.startsWith(' ')) value = value.slice(1);
         data.push(value);
       }
-      if (done) { finished = true; break; }
+      if (done) {
+        finished = true;
+        break;
+      }
     }
     // Some servers close without the final blank line; what they sent still counts.
     if (buffer !== '' && buffer.startsWith('data:')) data.push(buffer.slice(5).replace(/^ /, ''));

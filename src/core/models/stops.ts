@@ -4,7 +4,10 @@
 // several tokens or start inside one, so a stream holds back just enough text that a stop is never half-emitted.
 
 /** Splits stop strings into those the server is sent and those cut here (empty strings are dropped). */
-export function splitStops(stops: readonly string[] | undefined, serverMax: number): { server: string[]; client: string[] } {
+export function splitStops(
+  stops: readonly string[] | undefined,
+  serverMax: number,
+): { server: string[]; client: string[] } {
   const all = [...new Set((stops ?? []).filter((s) => typeof s === 'string' && s !== ''))];
   return { server: all.slice(0, serverMax), client: all.slice(serverMax) };
 }
@@ -34,7 +37,10 @@ export function partialStopSuffix(text: string, stops: readonly string[]): numbe
   let keep = 0;
   for (const stop of stops) {
     for (let j = Math.min(stop.length - 1, text.length); j > keep; j--) {
-      if (text.endsWith(stop.slice(0, j))) { keep = j; break; }
+      if (text.endsWith(stop.slice(0, j))) {
+        keep = j;
+        break;
+      }
     }
   }
   return keep;
@@ -84,7 +90,6 @@ export class StopCutter {
     this.held = '';
     return rest;
   }
-
 }
 
 /**

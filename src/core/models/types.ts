@@ -67,11 +67,23 @@ export interface ChatModel {
   close(): Promise<void>;
 }
 
-export type ModelErrorKind = 'unreachable' | 'unknown-model' | 'auth' | 'rate-limit' | 'server' | 'timeout' | 'bad-response' | 'bad-spec' | 'load';
+export type ModelErrorKind =
+  | 'unreachable'
+  | 'unknown-model'
+  | 'auth'
+  | 'rate-limit'
+  | 'server'
+  | 'timeout'
+  | 'bad-response'
+  | 'bad-spec'
+  | 'load';
 
 /** A backend failure with a kind a UI can act on and a message a person can read. */
 export class ModelError extends Error {
-  constructor(readonly kind: ModelErrorKind, message: string) {
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+  ) {
     super(message);
     this.name = 'ModelError';
   }

@@ -20,7 +20,10 @@ export function bigramsOf(res: ScoringResources, sql: string): Set<string> {
   return res.memo('bigrams', sql, () => sqlBigrams(sql));
 }
 
-export interface SchemaItemsInfo { items: Set<string>; method: 'parser' | 'tokens' }
+export interface SchemaItemsInfo {
+  items: Set<string>;
+  method: 'parser' | 'tokens';
+}
 
 export function schemaItemsOf(res: ScoringResources, dbPath: string, sql: string): SchemaItemsInfo {
   return res.memo('schemaItems', dbPath + '\0' + sql, () => {

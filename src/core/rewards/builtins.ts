@@ -7,7 +7,15 @@ import type { PanelSpec, TermDefinition } from './types';
 import { PROGRESS_ONESHOT_PANEL, PROGRESS_PANEL, PROGRESS_TERMS } from './progress';
 
 export const BUILTIN_TERMS: TermDefinition[] = [
-  execMatch, sqlExecutable, formatValid, sqlBigram, sqlSchema, sqltrailTurns, mtsqlr1Em, mtsqlr1Clause, mtsqlr1Verify,
+  execMatch,
+  sqlExecutable,
+  formatValid,
+  sqlBigram,
+  sqlSchema,
+  sqltrailTurns,
+  mtsqlr1Em,
+  mtsqlr1Clause,
+  mtsqlr1Verify,
   ...PROGRESS_TERMS,
 ];
 
@@ -75,7 +83,12 @@ export const MTSQLR1_PANEL: PanelSpec = {
 };
 
 export const BUILTIN_PANELS: PanelSpec[] = [
-  SKYRL_PANEL, SQLTRAIL_PANEL, MTIR_PANEL, MTSQLR1_PANEL, PROGRESS_PANEL, PROGRESS_ONESHOT_PANEL,
+  SKYRL_PANEL,
+  SQLTRAIL_PANEL,
+  MTIR_PANEL,
+  MTSQLR1_PANEL,
+  PROGRESS_PANEL,
+  PROGRESS_ONESHOT_PANEL,
 ];
 /** Their names, in that order: the list the CLI and the editor offer. */
 export const BUILTIN_PANEL_NAMES: readonly string[] = BUILTIN_PANELS.map((p) => p.name);

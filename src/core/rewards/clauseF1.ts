@@ -7,7 +7,7 @@ import { clausesOf } from './analysis';
 import type { ScoringResources } from './types';
 
 export const F1_CLAUSES = ['select', 'where', 'join', 'group', 'order'] as const;
-export type F1Clause = typeof F1_CLAUSES[number];
+export type F1Clause = (typeof F1_CLAUSES)[number];
 
 export interface ClauseF1 {
   value: number;
@@ -26,7 +26,10 @@ export function multisetF1(pred: readonly string[], gold: readonly string[]): nu
   let inter = 0;
   for (const p of pred) {
     const n = left.get(p);
-    if (n) { inter++; left.set(p, n - 1); }
+    if (n) {
+      inter++;
+      left.set(p, n - 1);
+    }
   }
   return (2 * inter) / (pred.length + gold.length);
 }

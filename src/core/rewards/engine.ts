@@ -7,7 +7,14 @@ import { spiderHardness } from '../sql/hardness';
 import { loadSpiderSchema } from '../sql/spider/schema';
 import type { TrajectoryRecord } from '../trajectories/types';
 import type {
-  DetailedPanelResult, ExecOutcome, PanelResult, ResolvedPanel, ScoringInput, ScoringResources, Term, TermContext,
+  DetailedPanelResult,
+  ExecOutcome,
+  PanelResult,
+  ResolvedPanel,
+  ScoringInput,
+  ScoringResources,
+  Term,
+  TermContext,
   TermOutput,
 } from './types';
 
@@ -22,10 +29,14 @@ function resolveTurnBudget(input: ScoringInput): number {
 }
 
 /** Given → the trajectory's task → Spider hardness of the gold (official rules, schema read from the database). */
-function resolveDifficulty(input: ScoringInput, trajectory: TrajectoryRecord | null, resources: ScoringResources):
-  Pick<TermContext, 'difficulty' | 'difficultySource'> {
+function resolveDifficulty(
+  input: ScoringInput,
+  trajectory: TrajectoryRecord | null,
+  resources: ScoringResources,
+): Pick<TermContext, 'difficulty' | 'difficultySource'> {
   if (input.difficulty) return { difficulty: input.difficulty, difficultySource: 'input' };
-  if (trajectory?.task?.difficulty) return { difficulty: difficultyFromHardness(trajectory.task.difficulty), difficultySource: 'trajectory' };
+  if (trajectory?.task?.difficulty)
+    return { difficulty: difficultyFromHardness(trajectory.task.difficulty), difficultySource: 'trajectory' };
   const h = resources.memo('goldHardness', input.dbPath + '\0' + input.goldSql, () => {
     try {
       return spiderHardness(input.goldSql, loadSpiderSchema(input.dbPath)).hardness;
@@ -33,11 +44,16 @@ function resolveDifficulty(input: ScoringInput, trajectory: TrajectoryRecord | n
       return null;
     }
   });
-  return h ? { difficulty: difficultyFromHardness(h), difficultySource: 'gold-hardness' } : { difficulty: null, difficultySource: 'unknown' };
+  return h
+    ? { difficulty: difficultyFromHardness(h), difficultySource: 'gold-hardness' }
+    : { difficulty: null, difficultySource: 'unknown' };
 }
 
 /** The context terms see; `verdict` is memoised per SQL for this scoring. */
-export function buildContext(input: ScoringInput, resources: ScoringResources): Omit<TermContext, 'earlier' | 'params'> {
+export function buildContext(
+  input: ScoringInput,
+  resources: ScoringResources,
+): Omit<TermContext, 'earlier' | 'params'> {
   const trajectory = input.trajectory ?? null;
   const predSql = trajectory ? trajectory.finalSql : (input.predSql ?? null);
   const mode = evalMode(input.mode ?? 'spider');
@@ -49,15 +65,22 @@ export function buildContext(input: ScoringInput, resources: ScoringResources): 
     input,
     predSql,
     trajectory,
-    get difficulty() { return difficulty().difficulty; },
-    get difficultySource() { return difficulty().difficultySource; },
+    get difficulty() {
+      return difficulty().difficulty;
+    },
+    get difficultySource() {
+      return difficulty().difficultySource;
+    },
     turnBudget: resolveTurnBudget(input),
     mode,
     resources,
     verdict(sql) {
       const key = sql === null ? '\0null' : sql;
       let v = verdicts.get(key);
-      if (!v) { v = computeVerdict(sql, input.goldSql, input.dbPath, mode, resources); verdicts.set(key, v); }
+      if (!v) {
+        v = computeVerdict(sql, input.goldSql, input.dbPath, mode, resources);
+        verdicts.set(key, v);
+      }
       return v;
     },
   };
@@ -70,7 +93,11 @@ function checkOutput(out: TermOutput, id: string): TermOutput {
   return out;
 }
 
-export async function scorePanelDetailed(panel: ResolvedPanel, input: ScoringInput, resources: ScoringResources): Promise<DetailedPanelResult> {
+export async function scorePanelDetailed(
+  panel: ResolvedPanel,
+  input: ScoringInput,
+  resources: ScoringResources,
+): Promise<DetailedPanelResult> {
   // The caller's comparator if it named one, else the panel's own (each paper's evaluator).
   const base = buildContext({ ...input, mode: input.mode ?? panel.mode }, resources);
   const earlier = new Map<string, TermOutput>();
@@ -81,11 +108,19 @@ export async function scorePanelDetailed(panel: ResolvedPanel, input: ScoringInp
     const failedGate = (t.gate ?? []).find((g) => earlier.get(g)?.passed === false);
     let out: TermOutput;
     if (failedGate !== undefined) {
-      out = { value: 0, explanation: `no reward: gated by '${failedGate}', which failed (${earlier.get(failedGate)!.explanation})`, passed: false, failure: `gated:${failedGate}` };
+      out = {
+        value: 0,
+        explanation: `no reward: gated by '${failedGate}', which failed (${earlier.get(failedGate)!.explanation})`,
+        passed: false,
+        failure: `gated:${failedGate}`,
+      };
     } else {
       const params = { ...(t.definition.defaultParams ?? {}), ...(t.params ?? {}) };
       // Copy descriptors, not values, so the lazy getters stay lazy.
-      const ctx = Object.defineProperties({ earlier, params }, Object.getOwnPropertyDescriptors(base)) as unknown as TermContext;
+      const ctx = Object.defineProperties(
+        { earlier, params },
+        Object.getOwnPropertyDescriptors(base),
+      ) as unknown as TermContext;
       out = checkOutput(await t.definition.fn(ctx), t.definition.id);
     }
     earlier.set(t.name, out);
@@ -98,7 +133,11 @@ export async function scorePanelDetailed(panel: ResolvedPanel, input: ScoringInp
   return { panel: panel.name, total: Math.round(total * 1e12) / 1e12, terms, details };
 }
 
-export async function scorePanel(panel: ResolvedPanel, input: ScoringInput, resources: ScoringResources): Promise<PanelResult> {
+export async function scorePanel(
+  panel: ResolvedPanel,
+  input: ScoringInput,
+  resources: ScoringResources,
+): Promise<PanelResult> {
   const { panel: name, total, terms } = await scorePanelDetailed(panel, input, resources);
   return { panel: name, total, terms };
 }

@@ -63,51 +63,74 @@ function checkSkyrl(t: TrajectoryRecord): FormatCheck {
   for (const turn of t.turns) {
     const where = turnLabel(turn.index, n);
     const text = reopenTemplateTag(turn.assistant, 'think');
-    const think = tagBlocks(text, 'think'), sql = tagBlocks(text, 'sql'), sol = tagBlocks(text, 'solution');
-    if (!think.balanced || !sql.balanced || !sol.balanced) return fail('unbalanced-tags', `${where}: unclosed or stray <think>/<sql>/<solution> tag`);
+    const think = tagBlocks(text, 'think'),
+      sql = tagBlocks(text, 'sql'),
+      sol = tagBlocks(text, 'solution');
+    if (!think.balanced || !sql.balanced || !sol.balanced)
+      return fail('unbalanced-tags', `${where}: unclosed or stray <think>/<sql>/<solution> tag`);
     if (needThink && think.blocks.length === 0) return fail('missing-think', `${where} has no <think>…</think> block`);
     const last = turn.index === n - 1;
     if (!last) {
-      if (sol.blocks.length > 0) return fail('solution-before-end', `${where} gives a <solution> but the rollout goes on`);
+      if (sol.blocks.length > 0)
+        return fail('solution-before-end', `${where} gives a <solution> but the rollout goes on`);
       if (sql.blocks.length === 0) return fail('missing-sql', `${where} has neither an <sql> block nor a <solution>`);
-      if (sql.blocks.length > 1) return fail('multiple-sql', `${where} has ${sql.blocks.length} <sql> blocks (one per turn)`);
+      if (sql.blocks.length > 1)
+        return fail('multiple-sql', `${where} has ${sql.blocks.length} <sql> blocks (one per turn)`);
     } else {
-      if (sol.blocks.length === 0) return fail('missing-solution', `the rollout ends (${t.end}) without a <solution> block`);
-      if (sol.blocks.length > 1) return fail('multiple-solution', `${where} has ${sol.blocks.length} <solution> blocks`);
+      if (sol.blocks.length === 0)
+        return fail('missing-solution', `the rollout ends (${t.end}) without a <solution> block`);
+      if (sol.blocks.length > 1)
+        return fail('multiple-solution', `${where} has ${sol.blocks.length} <solution> blocks`);
       if (sol.blocks[0].trim() === '') return fail('empty-solution', `${where} has an empty <solution> block`);
     }
   }
-  return { ok: true, explanation: `${n} turn(s) with ${needThink ? '<think> and ' : ''}<sql> blocks, ending in one <solution>` };
+  return {
+    ok: true,
+    explanation: `${n} turn(s) with ${needThink ? '<think> and ' : ''}<sql> blocks, ending in one <solution>`,
+  };
 }
 
 function checkSqlTrail(t: TrajectoryRecord): FormatCheck {
   const bad = endProblem(t);
   if (bad) return bad;
   const text = reopenTemplateTag(reopenTemplateTag(t.turns[t.turns.length - 1].assistant, 'think'), 'reasoning');
-  const reasoning = tagBlocks(text, 'reasoning'), think = tagBlocks(text, 'think');
+  const reasoning = tagBlocks(text, 'reasoning'),
+    think = tagBlocks(text, 'think');
   const sol = tagBlocks(text, 'solution');
-  if (!reasoning.balanced || !think.balanced || !sol.balanced) return fail('unbalanced-tags', 'final output has an unclosed or stray <reasoning>/<think>/<solution> tag');
-  if (reasoning.blocks.length + think.blocks.length === 0) return fail('missing-think', 'final output has no <reasoning>…</reasoning> (or <think>…</think>) block');
-  if (sol.blocks.length === 0) return fail('missing-solution', `final output has no <solution>…</solution> block (episode ended: ${t.end})`);
-  if (sol.blocks.length > 1) return fail('multiple-solution', `final output has ${sol.blocks.length} <solution> blocks`);
+  if (!reasoning.balanced || !think.balanced || !sol.balanced)
+    return fail('unbalanced-tags', 'final output has an unclosed or stray <reasoning>/<think>/<solution> tag');
+  if (reasoning.blocks.length + think.blocks.length === 0)
+    return fail('missing-think', 'final output has no <reasoning>…</reasoning> (or <think>…</think>) block');
+  if (sol.blocks.length === 0)
+    return fail('missing-solution', `final output has no <solution>…</solution> block (episode ended: ${t.end})`);
+  if (sol.blocks.length > 1)
+    return fail('multiple-solution', `final output has ${sol.blocks.length} <solution> blocks`);
   if (sol.blocks[0].trim() === '') return fail('empty-solution', 'final output has an empty <solution> block');
   return { ok: true, explanation: 'final output has a reasoning block and one <solution> block' };
 }
 
 function checkMtirTurn(turn: TrajectoryTurn, last: boolean, where: string): FormatCheck | null {
   const text = reopenTemplateTag(turn.assistant, 'think');
-  const think = tagBlocks(text, 'think'), call = tagBlocks(text, 'tool_call'), answer = tagBlocks(text, 'answer');
-  if (!think.balanced || !call.balanced || !answer.balanced) return fail('unbalanced-tags', `${where}: unclosed or stray <think>/<tool_call>/<answer> tag`);
-  if (!text.trimStart().startsWith('<think>') || think.blocks.length === 0) return fail('missing-think', `${where} does not start with a <think>…</think> block`);
-  if (call.blocks.length > 0 && answer.blocks.length > 0) return fail('mixed-call-and-answer', `${where} mixes <tool_call> and <answer>`);
+  const think = tagBlocks(text, 'think'),
+    call = tagBlocks(text, 'tool_call'),
+    answer = tagBlocks(text, 'answer');
+  if (!think.balanced || !call.balanced || !answer.balanced)
+    return fail('unbalanced-tags', `${where}: unclosed or stray <think>/<tool_call>/<answer> tag`);
+  if (!text.trimStart().startsWith('<think>') || think.blocks.length === 0)
+    return fail('missing-think', `${where} does not start with a <think>…</think> block`);
+  if (call.blocks.length > 0 && answer.blocks.length > 0)
+    return fail('mixed-call-and-answer', `${where} mixes <tool_call> and <answer>`);
   const afterThink = text.slice(text.indexOf('</think>'));
   if (last) {
     if (answer.blocks.length === 0) return fail('missing-answer', `the episode ends without an <answer> block`);
-    if (answer.blocks.length > 1) return fail('multiple-answer', `${where} has ${answer.blocks.length} <answer> blocks`);
+    if (answer.blocks.length > 1)
+      return fail('multiple-answer', `${where} has ${answer.blocks.length} <answer> blocks`);
     if (!/<\/answer>\s*$/.test(text)) return fail('text-after-answer', `${where} has text after </answer>`);
   } else {
-    if (answer.blocks.length > 0) return fail('answer-before-end', `${where} gives an <answer> but the episode goes on`);
-    if (call.blocks.length === 0) return fail('missing-tool-call', `${where} has neither a <tool_call> nor an <answer>`);
+    if (answer.blocks.length > 0)
+      return fail('answer-before-end', `${where} gives an <answer> but the episode goes on`);
+    if (call.blocks.length === 0)
+      return fail('missing-tool-call', `${where} has neither a <tool_call> nor an <answer>`);
     if (afterThink.indexOf('<tool_call>') < 0) return fail('tag-order', `${where}: <tool_call> comes before </think>`);
   }
   return null;
@@ -128,7 +151,11 @@ function checkGeneric(t: TrajectoryRecord): FormatCheck {
   const bad = endProblem(t);
   if (bad) return bad;
   const invalid = t.turns.find((turn) => turn.action.kind === 'invalid');
-  if (invalid) return fail('invalid-action', `turn ${invalid.index + 1} was not a valid action (${invalid.action.problems.join('; ') || 'unparseable'})`);
+  if (invalid)
+    return fail(
+      'invalid-action',
+      `turn ${invalid.index + 1} was not a valid action (${invalid.action.problems.join('; ') || 'unparseable'})`,
+    );
   if (t.end !== 'answer') return fail('no-answer', `the episode ended without an answer (${t.end})`);
   return { ok: true, explanation: `every turn was a valid action and the episode ended with an answer` };
 }
@@ -142,9 +169,13 @@ export function checkFormat(trajectory: TrajectoryRecord | null, rule?: FormatRu
   if (!trajectory) return { ok: true, explanation: 'bare SQL, no model output to check: counted as well-formed' };
   const r = rule ?? formatRuleFor(trajectory.protocol?.name ?? '');
   switch (r) {
-    case 'skyrl': return checkSkyrl(trajectory);
-    case 'sqltrail': return checkSqlTrail(trajectory);
-    case 'mtir': return checkMtir(trajectory);
-    default: return checkGeneric(trajectory);
+    case 'skyrl':
+      return checkSkyrl(trajectory);
+    case 'sqltrail':
+      return checkSqlTrail(trajectory);
+    case 'mtir':
+      return checkMtir(trajectory);
+    default:
+      return checkGeneric(trajectory);
   }
 }

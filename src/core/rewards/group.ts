@@ -39,8 +39,12 @@ export function groupAdvantages(rewards: readonly number[], opts: AdvantageOptio
 /** A group whose rewards are all equal (within `tolerance`) gives GRPO no gradient. */
 export function isZeroVariance(rewards: readonly number[], tolerance = 1e-12): boolean {
   if (rewards.length === 0) return true;
-  let lo = Infinity, hi = -Infinity;
-  for (const r of rewards) { if (r < lo) lo = r; if (r > hi) hi = r; }
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const r of rewards) {
+    if (r < lo) lo = r;
+    if (r > hi) hi = r;
+  }
   return hi - lo <= tolerance;
 }
 
@@ -55,7 +59,8 @@ export function zeroVarianceGroups(groups: ReadonlyMap<string, readonly number[]
  */
 export function passAtG(correct: number, total: number): number {
   if (total <= 0) return 0;
-  if (correct < 0 || correct > total) throw new RangeError(`correct (${correct}) must be between 0 and total (${total})`);
+  if (correct < 0 || correct > total)
+    throw new RangeError(`correct (${correct}) must be between 0 and total (${total})`);
   return correct / total;
 }
 
@@ -116,7 +121,10 @@ export interface CurriculumBins<T extends { id: string; successes: number }> {
  * MTSQL-R1's curriculum (§3.3.1): s_i = successes out of N; drop s_i = N; sort the rest by s_i descending (higher =
  * easier; ties keep input order) and cut into contiguous bins of binSize, level 1 the easiest.
  */
-export function curriculumBins<T extends { id: string; successes: number }>(items: readonly T[], opts: CurriculumOptions = {}): CurriculumBins<T> {
+export function curriculumBins<T extends { id: string; successes: number }>(
+  items: readonly T[],
+  opts: CurriculumOptions = {},
+): CurriculumBins<T> {
   const n = opts.samples ?? 20;
   const size = opts.binSize ?? 2000;
   if (!(size >= 1)) throw new RangeError(`binSize must be at least 1 (got ${size})`);
@@ -126,8 +134,11 @@ export function curriculumBins<T extends { id: string; successes: number }>(item
     }
   }
   const discarded = items.filter((it) => it.successes === n);
-  const kept = items.map((it, i) => ({ it, i })).filter(({ it }) => it.successes < n)
-    .sort((a, b) => b.it.successes - a.it.successes || a.i - b.i).map(({ it }) => it);
+  const kept = items
+    .map((it, i) => ({ it, i }))
+    .filter(({ it }) => it.successes < n)
+    .sort((a, b) => b.it.successes - a.it.successes || a.i - b.i)
+    .map(({ it }) => it);
   const levels: T[][] = [];
   for (let i = 0; i < kept.length; i += size) levels.push(kept.slice(i, i + size));
   return { levels, discarded };
@@ -138,8 +149,13 @@ export function curriculumBins<T extends { id: string; successes: number }>(item
  * open ("discard invalid rollouts"); callers choose F (Quarry's default in `quarry score` is the mtir format term,
  * 0.1 valid / −0.1 invalid, with τ = 0: keep well-formed rollouts).
  */
-export function filterTrajectories<T>(items: readonly T[], F: (item: T) => number, tau: number): { kept: T[]; dropped: T[] } {
-  const kept: T[] = [], dropped: T[] = [];
+export function filterTrajectories<T>(
+  items: readonly T[],
+  F: (item: T) => number,
+  tau: number,
+): { kept: T[]; dropped: T[] } {
+  const kept: T[] = [],
+    dropped: T[] = [];
   for (const it of items) (F(it) > tau ? kept : dropped).push(it);
   return { kept, dropped };
 }

@@ -1,6 +1,14 @@
 // Reward panels of the five papers, computed and explained term by term; GRPO group statistics; integrity checks.
 export * from './types';
-export { registerTerm, registerPanel, termDefinition, listTerms, panelSpec, listPanels, resolvePanel } from './registry';
+export {
+  registerTerm,
+  registerPanel,
+  termDefinition,
+  listTerms,
+  panelSpec,
+  listPanels,
+  resolvePanel,
+} from './registry';
 export { registerBuiltins, BUILTIN_PANELS, BUILTIN_PANEL_NAMES, BUILTIN_TERMS } from './builtins';
 export { loadPanel } from './panelFile';
 export { scorePanel, scorePanelDetailed, buildContext, DEFAULT_TURN_BUDGET } from './engine';
@@ -15,9 +23,22 @@ export * from './group';
 export { checkIntegrity, integrityFlags, integrityFlagItems, selectsStar, supersetReasons } from './integrity';
 export type { IntegrityItem, IntegrityReport, IntegrityFlag } from './integrity';
 export {
-  mismatchReport, recordsMismatch, odtOutcome, formatMismatch, mismatchPct, mismatchSqlOf, isMismatchSql,
-  MISMATCH_CATEGORIES, MISMATCH_SOURCE, MISMATCH_SQLS,
+  mismatchReport,
+  recordsMismatch,
+  odtOutcome,
+  formatMismatch,
+  mismatchPct,
+  mismatchSqlOf,
+  isMismatchSql,
+  MISMATCH_CATEGORIES,
+  MISMATCH_SOURCE,
+  MISMATCH_SQLS,
 } from './mismatch';
 export type {
-  MismatchReport, MismatchScope, MismatchCount, MismatchCategory, MismatchSql, OdtOutcome,
+  MismatchReport,
+  MismatchScope,
+  MismatchCount,
+  MismatchCategory,
+  MismatchSql,
+  OdtOutcome,
 } from './mismatch';

@@ -32,7 +32,9 @@ export interface IntegrityReport {
 /** A `*` projection at the top of some select list (`SELECT *`, `SELECT T1.*`, `SELECT a, *`), not `count(*)`. */
 export function selectsStar(sql: string): boolean {
   const text = sql.replace(/'(?:[^']|'')*'/g, "''").replace(/--[^\n]*/g, ' ');
-  return /(?:\bSELECT\s+(?:DISTINCT\s+|ALL\s+)?|,\s*)(?:(?:[A-Za-z_]\w*|"[^"]*"|`[^`]*`|\[[^\]]*\])\s*\.\s*)?\*/i.test(text);
+  return /(?:\bSELECT\s+(?:DISTINCT\s+|ALL\s+)?|,\s*)(?:(?:[A-Za-z_]\w*|"[^"]*"|`[^`]*`|\[[^\]]*\])\s*\.\s*)?\*/i.test(
+    text,
+  );
 }
 
 function columnKey(rows: Cell[][], i: number): string {
@@ -45,13 +47,16 @@ function columnKey(rows: Cell[][], i: number): string {
  */
 export function supersetReasons(v: ExecOutcome): string[] {
   const why: string[] = [];
-  const g = v.gold, p = v.pred;
+  const g = v.gold,
+    p = v.pred;
   if (!g?.ok || !p?.ok || g.rows.length === 0) return why;
   if (p.rows.length > g.rows.length) {
     const predKeys = new Set(p.rows.map((r) => rowKey(r)));
-    if (g.rows.every((r) => predKeys.has(rowKey(r)))) why.push(`returns all ${g.rows.length} gold rows and ${p.rows.length - g.rows.length} more`);
+    if (g.rows.every((r) => predKeys.has(rowKey(r))))
+      why.push(`returns all ${g.rows.length} gold rows and ${p.rows.length - g.rows.length} more`);
   }
-  const gw = g.rows[0].length, pw = p.rows[0]?.length ?? 0;
+  const gw = g.rows[0].length,
+    pw = p.rows[0]?.length ?? 0;
   if (pw > gw && p.rows.length === g.rows.length) {
     const predCols = new Set(Array.from({ length: pw }, (_, i) => columnKey(p.rows, i)));
     if (Array.from({ length: gw }, (_, i) => columnKey(g.rows, i)).every((k) => predCols.has(k))) {
@@ -71,7 +76,10 @@ export function checkIntegrity(items: readonly IntegrityItem[], opts: { toleranc
     if (r !== 'gold-error' && r !== 'gold-timeout') continue;
     const key = r + '\0' + it.goldSql;
     let entry = goldFail.get(key);
-    if (!entry) { entry = { gold: it.goldSql, reason: r, detail: it.verdict.detail ?? '', items: [] }; goldFail.set(key, entry); }
+    if (!entry) {
+      entry = { gold: it.goldSql, reason: r, detail: it.verdict.detail ?? '', items: [] };
+      goldFail.set(key, entry);
+    }
     entry.items.push(it.id);
   }
 
@@ -100,12 +108,23 @@ export function checkIntegrity(items: readonly IntegrityItem[], opts: { toleranc
   const zero: IntegrityReport['zeroVarianceGroups'] = [];
   for (const [groupId, g] of groups) {
     if (g.length < 2) continue;
-    if (isZeroVariance(g.map((x) => x.reward), opts.tolerance)) zero.push({ groupId, size: g.length, reward: g[0].reward, items: g.map((x) => x.id) });
+    if (
+      isZeroVariance(
+        g.map((x) => x.reward),
+        opts.tolerance,
+      )
+    )
+      zero.push({ groupId, size: g.length, reward: g[0].reward, items: g.map((x) => x.id) });
   }
 
   return {
     items: items.length,
-    emptyGoldWins: { positives: positives.length, count: emptyWins.length, share: positives.length ? emptyWins.length / positives.length : null, items: emptyWins },
+    emptyGoldWins: {
+      positives: positives.length,
+      count: emptyWins.length,
+      share: positives.length ? emptyWins.length / positives.length : null,
+      items: emptyWins,
+    },
     goldFailures: [...goldFail.values()],
     formatFailures: { count: formatCount, byKind },
     suspiciousWins: suspicious,
@@ -129,17 +148,34 @@ export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
   const flags: IntegrityFlag[] = [];
   const e = r.emptyGoldWins;
   if (e.count > 0) {
-    flags.push({ kind: 'empty-gold-wins', items: e.items, text: `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}` });
+    flags.push({
+      kind: 'empty-gold-wins',
+      items: e.items,
+      text: `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}`,
+    });
   }
   for (const g of r.goldFailures) {
-    flags.push({ kind: 'gold-failure', items: g.items, text: `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}` });
+    flags.push({
+      kind: 'gold-failure',
+      items: g.items,
+      text: `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`,
+    });
   }
   for (const [kind, ids] of Object.entries(r.formatFailures.byKind).sort((a, b) => b[1].length - a[1].length)) {
-    flags.push({ kind: 'format-failure', items: ids, text: `format failure ${kind}: ${ids.length} item(s): ${names(ids)}` });
+    flags.push({
+      kind: 'format-failure',
+      items: ids,
+      text: `format failure ${kind}: ${ids.length} item(s): ${names(ids)}`,
+    });
   }
-  for (const s of r.suspiciousWins) flags.push({ kind: 'suspicious-win', items: [s.id], text: `suspicious win ${s.id}: ${s.why.join('; ')}` });
+  for (const s of r.suspiciousWins)
+    flags.push({ kind: 'suspicious-win', items: [s.id], text: `suspicious win ${s.id}: ${s.why.join('; ')}` });
   for (const z of r.zeroVarianceGroups) {
-    flags.push({ kind: 'zero-variance-group', items: z.items, text: `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}` });
+    flags.push({
+      kind: 'zero-variance-group',
+      items: z.items,
+      text: `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}`,
+    });
   }
   return flags;
 }

@@ -1,7 +1,19 @@
 // The ODT comparison of a prediction and its gold as two display trees (plain data): every node says whether it
 // matched, matched with differences, or has no counterpart, which tags fired at it, and which profile items exist
 // on one side only. The diagnostics view renders these side by side; the trees and tags come from ./odt unchanged.
-import { compareOdt, diagnose, TAG_MEANINGS, FEATURES, TAG_THRESHOLDS, type FeatureName, type NodeMatch, type OdtBuild, type OdtNode, type OdtTag, type LocalProfile } from './odt';
+import {
+  compareOdt,
+  diagnose,
+  TAG_MEANINGS,
+  FEATURES,
+  TAG_THRESHOLDS,
+  type FeatureName,
+  type NodeMatch,
+  type OdtBuild,
+  type OdtNode,
+  type OdtTag,
+  type LocalProfile,
+} from './odt';
 import type { SchemaLike } from '../sql';
 
 /**
@@ -13,7 +25,10 @@ export type OdtNodeStatus = 'match' | 'mismatch' | 'missing' | 'extra';
 export interface OdtViewField {
   /** Profile feature: tables, select, where, join, groupBy, having, orderBy. */
   name: keyof Omit<LocalProfile, 'counts' | 'flags'>;
-  items: Array<{ text: string; /** Not present in the paired node of the other tree (or no pair). */ onlyHere: boolean }>;
+  items: Array<{
+    text: string /** Not present in the paired node of the other tree (or no pair). */;
+    onlyHere: boolean;
+  }>;
   /** The feature similarity with the paired node, when it is one of the weighted features. */
   similarity: number | null;
   /** The similarity is under its tag threshold (Table 6). */
@@ -51,10 +66,17 @@ const FIELD_NAMES: OdtViewField['name'][] = ['tables', 'select', 'where', 'join'
 
 function nodeTags(m: NodeMatch): OdtViewNode['tags'] {
   // diagnose() walks the whole match; a copy without children and unmatched lists gives this node's own tags.
-  return diagnose({ ...m, children: [], missing: [], extra: [] }).reasons.map((r) => ({ tag: r.tag, detail: r.detail }));
+  return diagnose({ ...m, children: [], missing: [], extra: [] }).reasons.map((r) => ({
+    tag: r.tag,
+    detail: r.detail,
+  }));
 }
 
-function fieldsOf(own: LocalProfile | null, other: LocalProfile | null, features: NodeMatch['features']): OdtViewField[] {
+function fieldsOf(
+  own: LocalProfile | null,
+  other: LocalProfile | null,
+  features: NodeMatch['features'],
+): OdtViewField[] {
   if (!own) return [];
   return FIELD_NAMES.map((name) => {
     const theirs = new Set(other ? other[name] : []);
@@ -72,16 +94,27 @@ function fieldsOf(own: LocalProfile | null, other: LocalProfile | null, features
 function flagsOf(own: LocalProfile | null, other: LocalProfile | null): OdtViewNode['flags'] {
   if (!own) return [];
   const names = Object.keys(own.flags) as Array<keyof LocalProfile['flags']>;
-  return names.filter((n) => own.flags[n] || (other?.flags[n] ?? false))
+  return names
+    .filter((n) => own.flags[n] || (other?.flags[n] ?? false))
     .map((n) => ({ name: own.flags[n] ? n : `no ${n}`, differs: other ? own.flags[n] !== other.flags[n] : true }));
 }
 
 /** A subtree with no counterpart: every node in it is `missing` (gold) or `extra` (predicted). */
 function unpaired(n: OdtNode, status: 'missing' | 'extra'): OdtViewNode {
   return {
-    type: n.type, label: n.label, status, score: null,
-    tags: [{ tag: status === 'missing' ? 'SUBQUERY_MISSING' : 'EXTRA_SUBQUERY_OR_CTE', detail: status === 'missing' ? 'no compatible predicted node' : 'no compatible gold node' }],
-    counts: n.profile?.counts ?? null, flags: flagsOf(n.profile, null), fields: fieldsOf(n.profile, null, null),
+    type: n.type,
+    label: n.label,
+    status,
+    score: null,
+    tags: [
+      {
+        tag: status === 'missing' ? 'SUBQUERY_MISSING' : 'EXTRA_SUBQUERY_OR_CTE',
+        detail: status === 'missing' ? 'no compatible predicted node' : 'no compatible gold node',
+      },
+    ],
+    counts: n.profile?.counts ?? null,
+    flags: flagsOf(n.profile, null),
+    fields: fieldsOf(n.profile, null, null),
     children: n.children.map((c) => unpaired(c, status)),
   };
 }
@@ -100,8 +133,13 @@ function paired(m: NodeMatch): { pred: OdtViewNode; gold: OdtViewNode } {
   for (const n of m.missing) goldChildren.set(n, unpaired(n, 'missing'));
   for (const n of m.extra) predChildren.set(n, unpaired(n, 'extra'));
   const side = (own: OdtNode, other: OdtNode, kids: Map<OdtNode, OdtViewNode>): OdtViewNode => ({
-    type: own.type, label: own.label, status, score: m.score, tags,
-    counts: own.profile?.counts ?? null, flags: flagsOf(own.profile, other.profile),
+    type: own.type,
+    label: own.label,
+    status,
+    score: m.score,
+    tags,
+    counts: own.profile?.counts ?? null,
+    flags: flagsOf(own.profile, other.profile),
     fields: fieldsOf(own.profile, other.profile, m.features),
     children: own.children.map((c) => kids.get(c)).filter((v): v is OdtViewNode => v !== undefined),
   });
@@ -118,11 +156,18 @@ export function odtView(predSql: string, goldSql: string, schema?: SchemaLike): 
   const c = compareOdt(predSql, goldSql, { schema });
   const sides = c.match ? paired(c.match) : { pred: plain(c.pred, 'extra'), gold: plain(c.gold, 'missing') };
   return {
-    pred: sides.pred, gold: sides.gold,
+    pred: sides.pred,
+    gold: sides.gold,
     predError: c.pred.ok ? null : c.pred.error,
     goldError: c.gold.ok ? null : c.gold.error,
-    struct: c.struct, lexical: c.lexical, F: c.F,
-    tags: c.tags.map((t) => ({ tag: t, meaning: TAG_MEANINGS[t], reasons: c.reasons.filter((r) => r.tag === t).map((r) => r.detail) })),
+    struct: c.struct,
+    lexical: c.lexical,
+    F: c.F,
+    tags: c.tags.map((t) => ({
+      tag: t,
+      meaning: TAG_MEANINGS[t],
+      reasons: c.reasons.filter((r) => r.tag === t).map((r) => r.detail),
+    })),
     feedback: c.feedback,
   };
 }

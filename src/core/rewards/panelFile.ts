@@ -26,7 +26,8 @@ export function loadPanel(nameOrPath: string, cwd = process.cwd()): ResolvedPane
   } catch (err) {
     throw new Error(`panel file ${path} is not valid JSON: ${(err as Error).message}`);
   }
-  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) throw new Error(`panel file ${path} must hold one JSON object`);
+  if (!spec || typeof spec !== 'object' || Array.isArray(spec))
+    throw new Error(`panel file ${path} must hold one JSON object`);
   try {
     return resolvePanel(spec as PanelSpec);
   } catch (err) {

@@ -15,7 +15,8 @@ export function registerTerm(def: TermDefinition): void {
 }
 
 export function registerPanel(spec: PanelSpec): void {
-  if (panels.has(spec.name) && panels.get(spec.name) !== spec) throw new Error(`reward panel '${spec.name}' is registered twice`);
+  if (panels.has(spec.name) && panels.get(spec.name) !== spec)
+    throw new Error(`reward panel '${spec.name}' is registered twice`);
   panels.set(spec.name, spec);
 }
 
@@ -39,23 +40,35 @@ export function listPanels(): string[] {
 export function resolvePanel(spec: PanelSpec, seen: string[] = []): ResolvedPanel {
   const where = `panel '${spec.name}'`;
   if (typeof spec.name !== 'string' || spec.name.trim() === '') throw new Error('a panel needs a non-empty "name"');
-  if (seen.includes(spec.name)) throw new Error(`${where}: 'extends' forms a cycle (${[...seen, spec.name].join(' → ')})`);
+  if (seen.includes(spec.name))
+    throw new Error(`${where}: 'extends' forms a cycle (${[...seen, spec.name].join(' → ')})`);
   let base: ResolvedPanel | null = null;
   if (spec.extends !== undefined) {
     const parent = panels.get(spec.extends);
-    if (!parent) throw new Error(`${where} extends unknown panel '${spec.extends}' (known: ${listPanels().join(', ')})`);
+    if (!parent)
+      throw new Error(`${where} extends unknown panel '${spec.extends}' (known: ${listPanels().join(', ')})`);
     base = resolvePanel(parent, [...seen, spec.name]);
   }
   if (!spec.terms && !base) throw new Error(`${where} has no "terms" and extends no panel`);
   const list = spec.terms
     ? spec.terms.map((t, i) => {
-      if (!t || typeof t !== 'object') throw new Error(`${where}: terms[${i}] is not an object`);
-      if (typeof t.name !== 'string' || t.name === '') throw new Error(`${where}: terms[${i}] needs a "name"`);
-      if (typeof t.term !== 'string') throw new Error(`${where}: term '${t.name}' needs a "term" id (known: ${listTerms().map((d) => d.id).join(', ')})`);
-      const definition = terms.get(t.term);
-      if (!definition) throw new Error(`${where}: term '${t.name}' refers to unknown term id '${t.term}' (known: ${listTerms().map((d) => d.id).join(', ')})`);
-      return { ...t, params: { ...(t.params ?? {}) }, definition };
-    })
+        if (!t || typeof t !== 'object') throw new Error(`${where}: terms[${i}] is not an object`);
+        if (typeof t.name !== 'string' || t.name === '') throw new Error(`${where}: terms[${i}] needs a "name"`);
+        if (typeof t.term !== 'string')
+          throw new Error(
+            `${where}: term '${t.name}' needs a "term" id (known: ${listTerms()
+              .map((d) => d.id)
+              .join(', ')})`,
+          );
+        const definition = terms.get(t.term);
+        if (!definition)
+          throw new Error(
+            `${where}: term '${t.name}' refers to unknown term id '${t.term}' (known: ${listTerms()
+              .map((d) => d.id)
+              .join(', ')})`,
+          );
+        return { ...t, params: { ...(t.params ?? {}) }, definition };
+      })
     : base!.terms.map((t) => ({ ...t, params: { ...(t.params ?? {}) } }));
 
   const names = new Set<string>();
@@ -78,7 +91,8 @@ export function resolvePanel(spec: PanelSpec, seen: string[] = []): ResolvedPane
     t.params = { ...t.params, ...p };
   }
   for (const t of list) {
-    if (typeof t.weight !== 'number' || !Number.isFinite(t.weight)) throw new Error(`${where}: term '${t.name}' needs a finite numeric "weight"`);
+    if (typeof t.weight !== 'number' || !Number.isFinite(t.weight))
+      throw new Error(`${where}: term '${t.name}' needs a finite numeric "weight"`);
   }
   if (spec.mode !== undefined && !EVAL_MODES.includes(spec.mode)) {
     throw new Error(`${where}: "mode" must be one of ${EVAL_MODES.join(', ')} (got ${JSON.stringify(spec.mode)})`);

@@ -13,7 +13,13 @@ export function panelJson(r: PanelResult): PanelResult {
   return {
     panel: r.panel,
     total: r.total,
-    terms: r.terms.map((t: Term) => ({ name: t.name, value: t.value, weight: t.weight, contribution: t.contribution, explanation: t.explanation })),
+    terms: r.terms.map((t: Term) => ({
+      name: t.name,
+      value: t.value,
+      weight: t.weight,
+      contribution: t.contribution,
+      explanation: t.explanation,
+    })),
   };
 }
 
@@ -21,10 +27,11 @@ export function panelTable(r: PanelResult, source = ''): string {
   const rows = r.terms.map((t) => [t.name, fmt(t.value), fmt(t.weight), fmt(t.contribution), t.explanation]);
   const head = ['term', 'value', 'weight', 'contribution', 'explanation'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [
-    `panel ${r.panel}${source ? ` (${source})` : ''}: total ${fmt(r.total)}`,
-    line(head),
-    ...rows.map(line),
-  ].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ');
+  return [`panel ${r.panel}${source ? ` (${source})` : ''}: total ${fmt(r.total)}`, line(head), ...rows.map(line)].join(
+    '\n',
+  );
 }

@@ -47,8 +47,12 @@ export interface HistogramOptions {
 export function histogram(values: readonly number[], opts: HistogramOptions = {}): Histogram {
   const xs = values.filter((v) => Number.isFinite(v));
   if (xs.length === 0) return { bins: [], n: 0, min: null, max: null, mean: null };
-  let min = Infinity, max = -Infinity;
-  for (const x of xs) { if (x < min) min = x; if (x > max) max = x; }
+  let min = Infinity,
+    max = -Infinity;
+  for (const x of xs) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
   const stats = { n: xs.length, min, max, mean: mean(xs) };
   // Bins are never narrower than three significant digits of the data's scale: advantage spreads of two-sample
   // groups are all √2 but for GRPO's ε in the denominator, and bins 1e-7 wide would only draw that noise.
@@ -63,7 +67,11 @@ export function histogram(values: readonly number[], opts: HistogramOptions = {}
   }
   want = Math.min(want, Math.ceil((max - min) / resolution));
   const width = (max - min) / want;
-  const bins: HistogramBin[] = Array.from({ length: want }, (_, i) => ({ lo: min + i * width, hi: i === want - 1 ? max : min + (i + 1) * width, count: 0 }));
+  const bins: HistogramBin[] = Array.from({ length: want }, (_, i) => ({
+    lo: min + i * width,
+    hi: i === want - 1 ? max : min + (i + 1) * width,
+    count: 0,
+  }));
   for (const x of xs) bins[Math.min(want - 1, Math.floor((x - min) / width))].count++;
   return { bins, ...stats };
 }
@@ -150,25 +158,39 @@ export interface RunDiagnosticsOptions {
   bins?: number;
 }
 
-export function runDiagnostics(report: RunReport, records: readonly TrajectoryRecord[], resources: ScoringResources, opts: RunDiagnosticsOptions = {}): RunDiagnostics {
+export function runDiagnostics(
+  report: RunReport,
+  records: readonly TrajectoryRecord[],
+  resources: ScoringResources,
+  opts: RunDiagnosticsOptions = {},
+): RunDiagnostics {
   const byId = new Map(records.map((r) => [r.id, r]));
   const dbPathOf = opts.dbPathOf ?? ((r: TrajectoryRecord) => r.task.db.path);
   const items: RunItem[] = report.scored.map((s) => {
     const rec = byId.get(s.id);
     return {
-      id: s.id, groupId: s.groupId, sample: s.sample, question: rec?.task.question ?? '',
-      total: s.result.total, correct: s.verdict.correct, reason: s.verdict.reason, turns: rec?.turns.length ?? 0,
-      hardness: rec ? recordHardness(rec, dbPathOf(rec), resources) : null, advantage: s.advantage,
+      id: s.id,
+      groupId: s.groupId,
+      sample: s.sample,
+      question: rec?.task.question ?? '',
+      total: s.result.total,
+      correct: s.verdict.correct,
+      reason: s.verdict.reason,
+      turns: rec?.turns.length ?? 0,
+      hardness: rec ? recordHardness(rec, dbPathOf(rec), resources) : null,
+      advantage: s.advantage,
       odtTags: s.odt.status === 'compared' ? s.odt.tags : null,
     };
   });
 
   const levels: Array<Hardness | 'unknown'> = [...HARDNESS_ORDER, 'unknown'];
-  const byHardness: HardnessRow[] = levels.map((h) => {
-    const at = items.filter((it) => (it.hardness ?? 'unknown') === h);
-    const correct = at.filter((it) => it.correct).length;
-    return { hardness: h, count: at.length, correct, ex: at.length ? correct / at.length : null };
-  }).filter((row) => row.count > 0 || row.hardness !== 'unknown');
+  const byHardness: HardnessRow[] = levels
+    .map((h) => {
+      const at = items.filter((it) => (it.hardness ?? 'unknown') === h);
+      const correct = at.filter((it) => it.correct).length;
+      return { hardness: h, count: at.length, correct, ex: at.length ? correct / at.length : null };
+    })
+    .filter((row) => row.count > 0 || row.hardness !== 'unknown');
 
   return {
     panel: report.panel,
@@ -176,8 +198,14 @@ export function runDiagnostics(report: RunReport, records: readonly TrajectoryRe
     skipped: report.skipped,
     total: report.total,
     ex: items.length ? items.filter((it) => it.correct).length / items.length : 0,
-    reward: histogram(items.map((it) => it.total), { bins: opts.bins }),
-    turns: histogram(items.map((it) => it.turns), { bins: opts.bins, integer: true }),
+    reward: histogram(
+      items.map((it) => it.total),
+      { bins: opts.bins },
+    ),
+    turns: histogram(
+      items.map((it) => it.turns),
+      { bins: opts.bins, integer: true },
+    ),
     byHardness,
     terms: report.terms,
     flags: integrityFlagItems(report.integrity),

@@ -30,7 +30,10 @@ export function createScoringResources(opts: ResourceOptions): ScoringResources 
     exec(db, sql) {
       const key = db + '\0' + sql;
       const hit = execCache.get(key);
-      if (hit) { stats.execHits++; return hit; }
+      if (hit) {
+        stats.execHits++;
+        return hit;
+      }
       if (execCache.size >= maxExec) execCache.clear();
       stats.execRuns++;
       const p = runOne({ db, sql, timeoutMs, maxRows: Infinity, maxCellChars: Infinity });
@@ -41,8 +44,14 @@ export function createScoringResources(opts: ResourceOptions): ScoringResources 
     },
     memo<T>(namespace: string, key: string, compute: () => T): T {
       let m = memos.get(namespace);
-      if (!m) { m = new Map(); memos.set(namespace, m); }
-      if (m.has(key)) { stats.memoHits++; return m.get(key) as T; }
+      if (!m) {
+        m = new Map();
+        memos.set(namespace, m);
+      }
+      if (m.has(key)) {
+        stats.memoHits++;
+        return m.get(key) as T;
+      }
       stats.memoComputes++;
       if (m.size >= MAX_MEMO_ENTRIES) m.clear();
       const v = compute();

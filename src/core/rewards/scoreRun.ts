@@ -7,7 +7,13 @@ import { scorePanelDetailed, buildContext } from './engine';
 import { checkFormat, type FormatCheck } from './format';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import {
-  groupAdvantages, isZeroVariance, mean, passAtG, rankHardButSolvable, filterTrajectories, standardDeviation,
+  groupAdvantages,
+  isZeroVariance,
+  mean,
+  passAtG,
+  rankHardButSolvable,
+  filterTrajectories,
+  standardDeviation,
   type RankedQuestion,
 } from './group';
 import type { DetailedPanelResult, ExecOutcome, ResolvedPanel, ScoringResources } from './types';
@@ -87,7 +93,11 @@ export interface RunReport {
   mismatch: MismatchReport;
 }
 
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
@@ -100,35 +110,58 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, 
   return out;
 }
 
-export async function scoreRun(records: readonly TrajectoryRecord[], panel: ResolvedPanel, opts: RunOptions): Promise<RunReport> {
+export async function scoreRun(
+  records: readonly TrajectoryRecord[],
+  panel: ResolvedPanel,
+  opts: RunOptions,
+): Promise<RunReport> {
   const skipped: RunReport['skipped'] = [];
   const todo = records.filter((r) => {
-    if (r.task.gold === null || r.task.gold.trim() === '') { skipped.push({ id: r.id, reason: 'no gold SQL in task.gold' }); return false; }
+    if (r.task.gold === null || r.task.gold.trim() === '') {
+      skipped.push({ id: r.id, reason: 'no gold SQL in task.gold' });
+      return false;
+    }
     return true;
   });
   const dbPathOf = opts.dbPathOf ?? ((r: TrajectoryRecord) => r.task.db.path);
   let done = 0;
   const scored = await mapLimit(todo, opts.concurrency ?? 16, async (record): Promise<ScoredTrajectory> => {
     opts.signal?.throwIfAborted();
-    const input = { goldSql: record.task.gold as string, dbPath: dbPathOf(record), trajectory: record, mode: opts.mode ?? panel.mode };
+    const input = {
+      goldSql: record.task.gold as string,
+      dbPath: dbPathOf(record),
+      trajectory: record,
+      mode: opts.mode ?? panel.mode,
+    };
     const result = await scorePanelDetailed(panel, input, opts.resources);
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
     opts.onProgress?.(++done, todo.length);
     return {
-      id: record.id, groupId: record.groupId, sample: record.sample, result, verdict, format: checkFormat(record),
-      advantage: null, odt: { status: 'no-sql' }, greedy: isGreedy(record),
+      id: record.id,
+      groupId: record.groupId,
+      sample: record.sample,
+      result,
+      verdict,
+      format: checkFormat(record),
+      advantage: null,
+      odt: { status: 'no-sql' },
+      greedy: isGreedy(record),
     };
   });
 
   const mismatch = recordsMismatch(todo, opts.resources, { dbPathOf, sql: opts.mismatchSql });
-  scored.forEach((s, i) => { s.odt = mismatch.outcomes.get(todo[i]) ?? s.odt; });
+  scored.forEach((s, i) => {
+    s.odt = mismatch.outcomes.get(todo[i]) ?? s.odt;
+  });
 
   const byGroup = new Map<string, ScoredTrajectory[]>();
   for (const s of scored) byGroup.set(s.groupId, [...(byGroup.get(s.groupId) ?? []), s]);
   for (const members of byGroup.values()) {
     if (members.length < 2) continue;
     const adv = groupAdvantages(members.map((m) => m.result.total));
-    members.forEach((m, i) => { m.advantage = adv[i]; });
+    members.forEach((m, i) => {
+      m.advantage = adv[i];
+    });
   }
 
   const totals = scored.map((s) => s.result.total);
@@ -145,10 +178,17 @@ export async function scoreRun(records: readonly TrajectoryRecord[], panel: Reso
     };
   });
 
-  const integrity = checkIntegrity(scored.map((s, i) => ({
-    id: s.id, groupId: s.groupId, goldSql: todo[i].task.gold as string,
-    predSql: s.verdict.sql, verdict: s.verdict, reward: s.result.total, format: s.format,
-  })));
+  const integrity = checkIntegrity(
+    scored.map((s, i) => ({
+      id: s.id,
+      groupId: s.groupId,
+      goldSql: todo[i].task.gold as string,
+      predSql: s.verdict.sql,
+      verdict: s.verdict,
+      reward: s.result.total,
+      format: s.format,
+    })),
+  );
 
   return {
     panel: panel.name,
@@ -169,8 +209,13 @@ function groupStatistics(byGroup: Map<string, ScoredTrajectory[]>): GroupStats |
     const rewards = m.map((x) => x.result.total);
     const correct = m.filter((x) => x.verdict.correct).length;
     return {
-      groupId, size: m.length, meanReward: mean(rewards), stdReward: standardDeviation(rewards),
-      correct, pass: passAtG(correct, m.length), zeroVariance: isZeroVariance(rewards),
+      groupId,
+      size: m.length,
+      meanReward: mean(rewards),
+      stdReward: standardDeviation(rewards),
+      correct,
+      pass: passAtG(correct, m.length),
+      zeroVariance: isZeroVariance(rewards),
     };
   });
   const all = multi.flatMap(([, m]) => m);

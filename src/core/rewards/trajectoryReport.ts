@@ -93,26 +93,53 @@ function clauseView(resources: ScoringResources, dbPath: string, pred: string, g
 }
 
 function verificationRows(record: TrajectoryRecord, ctx: TermContext): VerificationRow[] | null {
-  if (!record.turns.some((t) => t.action.verify?.exec !== undefined || t.action.verify?.memory !== undefined)) return null;
+  if (!record.turns.some((t) => t.action.verify?.exec !== undefined || t.action.verify?.memory !== undefined))
+    return null;
   return verifySteps(ctx, record).map((s) => {
     const v = record.turns[s.turn]?.action.verify;
-    return { turn: s.turn, kind: s.kind, said: (s.kind === 'E-VERIFY' ? v?.exec : v?.memory) ?? '', verdict: s.verdict, value: s.value, why: s.why };
+    return {
+      turn: s.turn,
+      kind: s.kind,
+      said: (s.kind === 'E-VERIFY' ? v?.exec : v?.memory) ?? '',
+      verdict: s.verdict,
+      value: s.value,
+      why: s.why,
+    };
   });
 }
 
 export async function trajectoryDiagnostics(
-  record: TrajectoryRecord, panel: ResolvedPanel, resources: ScoringResources, opts: TrajectoryDiagnosticsOptions = {},
+  record: TrajectoryRecord,
+  panel: ResolvedPanel,
+  resources: ScoringResources,
+  opts: TrajectoryDiagnosticsOptions = {},
 ): Promise<TrajectoryDiagnostics> {
   const dbPath = opts.dbPath ?? record.task.db.path;
   const gold = record.task.gold && record.task.gold.trim() !== '' ? record.task.gold : null;
   const base = {
-    id: record.id, groupId: record.groupId, sample: record.sample, question: record.task.question, db: dbPath,
-    protocol: record.protocol.name, model: record.model.spec, end: record.end, turns: record.turns.length,
-    goldSql: gold, finalSql: record.finalSql, panel: panel.name,
+    id: record.id,
+    groupId: record.groupId,
+    sample: record.sample,
+    question: record.task.question,
+    db: dbPath,
+    protocol: record.protocol.name,
+    model: record.model.spec,
+    end: record.end,
+    turns: record.turns.length,
+    goldSql: gold,
+    finalSql: record.finalSql,
+    panel: panel.name,
   };
   if (gold === null) {
     return {
-      ...base, hardness: record.task.difficulty, total: 0, terms: [], exec: null, odt: null, clauses: null, verification: null,
+      ...base,
+      hardness: record.task.difficulty,
+      total: 0,
+      terms: [],
+      exec: null,
+      odt: null,
+      clauses: null,
+      verification: null,
       notes: ['no gold SQL in task.gold: nothing to score against'],
     };
   }
@@ -121,16 +148,24 @@ export async function trajectoryDiagnostics(
   const ctxBase = buildContext(input, resources);
   const verdict = await ctxBase.verdict(record.finalSql);
   // verifySteps reads the context's resources and input only; the descriptors keep buildContext's lazy getters lazy.
-  const ctx = Object.defineProperties({ earlier: new Map(), params: {} }, Object.getOwnPropertyDescriptors(ctxBase)) as unknown as TermContext;
+  const ctx = Object.defineProperties(
+    { earlier: new Map(), params: {} },
+    Object.getOwnPropertyDescriptors(ctxBase),
+  ) as unknown as TermContext;
   const notes: string[] = [];
   const pred = record.finalSql;
-  if (pred === null || pred.trim() === '') notes.push(`no final SQL (episode ended with ${record.end}): no ODT or clause comparison`);
+  if (pred === null || pred.trim() === '')
+    notes.push(`no final SQL (episode ended with ${record.end}): no ODT or clause comparison`);
   const hasPred = pred !== null && pred.trim() !== '';
   return {
     ...base,
     hardness: recordHardness(record, dbPath, resources),
     total: result.total,
-    terms: result.terms.map((t, i) => ({ ...t, passed: result.details[i].passed ?? null, failure: result.details[i].failure ?? null })),
+    terms: result.terms.map((t, i) => ({
+      ...t,
+      passed: result.details[i].passed ?? null,
+      failure: result.details[i].failure ?? null,
+    })),
     exec: { correct: verdict.correct, reason: verdict.reason, detail: verdict.detail ?? null },
     odt: hasPred ? odtView(pred, gold, dbSchema(resources, dbPath)) : null,
     clauses: hasPred ? clauseView(resources, dbPath, pred, gold) : null,

@@ -11,18 +11,42 @@ function failure(r: ExecResult, who: 'pred' | 'gold'): 'pred-error' | 'pred-time
 }
 
 export async function computeVerdict(
-  sql: string | null, goldSql: string, dbPath: string, mode: EvalMode, resources: ScoringResources,
+  sql: string | null,
+  goldSql: string,
+  dbPath: string,
+  mode: EvalMode,
+  resources: ScoringResources,
 ): Promise<ExecOutcome> {
-  if (sql === null) return { sql, correct: false, reason: 'missing-prediction', pred: null, gold: null, goldEmpty: false };
-  if (sql.trim() === '') return { sql, correct: false, reason: 'empty-prediction', pred: null, gold: null, goldEmpty: false };
+  if (sql === null)
+    return { sql, correct: false, reason: 'missing-prediction', pred: null, gold: null, goldEmpty: false };
+  if (sql.trim() === '')
+    return { sql, correct: false, reason: 'empty-prediction', pred: null, gold: null, goldEmpty: false };
   const prepared = mode.prepare(goldSql, sql, {});
   const [gold, pred] = await Promise.all([
     resources.exec(dbPath, prepared.gold),
     resources.exec(dbPath, prepared.pred),
   ]);
-  if (!gold.ok) return { sql, correct: false, reason: failure(gold, 'gold'), detail: gold.error ?? undefined, pred, gold, goldEmpty: false };
+  if (!gold.ok)
+    return {
+      sql,
+      correct: false,
+      reason: failure(gold, 'gold'),
+      detail: gold.error ?? undefined,
+      pred,
+      gold,
+      goldEmpty: false,
+    };
   const goldEmpty = gold.rows.length === 0;
-  if (!pred.ok) return { sql, correct: false, reason: failure(pred, 'pred'), detail: pred.error ?? undefined, pred, gold, goldEmpty };
+  if (!pred.ok)
+    return {
+      sql,
+      correct: false,
+      reason: failure(pred, 'pred'),
+      detail: pred.error ?? undefined,
+      pred,
+      gold,
+      goldEmpty,
+    };
   const outcome = mode.compare(toResultTable(gold), toResultTable(pred), prepared.orderMatters);
   return { sql, correct: outcome === 'match', reason: outcome, pred, gold, goldEmpty };
 }

@@ -64,17 +64,24 @@ export function extractClauses(sql: string, schema?: SchemaLike): ClauseResult {
   try {
     const query = structuredClone(parsed.query);
     const subqueries = structuredClone(parsed.subqueries);
-    const canonicalise = (node: QueryNode) => walkQuery(node, undefined, new Set(), { schema: indexSchema(schema), subqueries }, {
-      column: (hit) => {
-        const n = hit.node as Record<string, unknown>;
-        if (hit.doubleQuoted) {
-          if (hit.table) Object.assign(n, { type: 'column_ref', table: hit.table, column: hit.column });
-          else n.type = 'single_quote_string';
-        } else if (hit.table) {
-          n.table = hit.table;
-        }
-      },
-    });
+    const canonicalise = (node: QueryNode) =>
+      walkQuery(
+        node,
+        undefined,
+        new Set(),
+        { schema: indexSchema(schema), subqueries },
+        {
+          column: (hit) => {
+            const n = hit.node as Record<string, unknown>;
+            if (hit.doubleQuoted) {
+              if (hit.table) Object.assign(n, { type: 'column_ref', table: hit.table, column: hit.column });
+              else n.type = 'single_quote_string';
+            } else if (hit.table) {
+              n.table = hit.table;
+            }
+          },
+        },
+      );
     canonicalise(query);
     const subText = new Map<string, string>();
     for (const [name, node] of subqueries) subText.set(name, queryText(node));
@@ -87,25 +94,30 @@ export function extractClauses(sql: string, schema?: SchemaLike): ClauseResult {
 }
 
 function queryText(node: QueryNode): string {
-  return node.kind === 'select' ? selectToSql(node.ast) : `${queryText(node.left)} ${node.op.toUpperCase()} ${queryText(node.right)}`;
+  return node.kind === 'select'
+    ? selectToSql(node.ast)
+    : `${queryText(node.left)} ${node.op.toUpperCase()} ${queryText(node.right)}`;
 }
 
 /** Normalised clause text: plain quoted names unquoted and lower-cased, placeholders replaced by their queries. */
 function clauseText(sql: string, subText: Map<string, string>): string {
   let text = sql;
   for (const [name, sub] of subText) text = text.split(`SELECT * FROM "${name}"`).join(sub);
-  const rebuilt = tokenize(text).map((t) => {
-    if (t.kind === 'quoted') {
-      const name = unquoteIdent(t.text);
-      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !isKeyword(name)) return name;
-    }
-    return t.text;
-  }).join(' ');
+  const rebuilt = tokenize(text)
+    .map((t) => {
+      if (t.kind === 'quoted') {
+        const name = unquoteIdent(t.text);
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !isKeyword(name)) return name;
+      }
+      return t.text;
+    })
+    .join(' ');
   return normalizedTokens(rebuilt).join(' ').replace(/\( /g, '(').replace(/ \)/g, ')').replace(/ ,/g, ',');
 }
 
 function toClauses(node: QueryNode, norm: (s: string) => string): QueryClauses {
-  if (node.kind === 'set') return { kind: 'set', op: node.op, left: toClauses(node.left, norm), right: toClauses(node.right, norm) };
+  if (node.kind === 'set')
+    return { kind: 'set', op: node.op, left: toClauses(node.left, norm), right: toClauses(node.right, norm) };
   return selectClauses(node.ast, norm);
 }
 
@@ -119,12 +131,17 @@ function selectClauses(ast: SelectAst, norm: (s: string) => string): SelectClaus
     subquery: f.expr?.ast ? toClauses(nodeOf(f.expr.ast), norm) : null,
     join: typeof f.join === 'string' ? f.join.toUpperCase() : null,
     on: f.on ? expr(f.on) : null,
-    using: ((f.using as unknown[] | null) ?? []).map((u) => String(typeof u === 'string' ? u : (u as { value?: unknown }).value).toLowerCase()),
+    using: ((f.using as unknown[] | null) ?? []).map((u) =>
+      String(typeof u === 'string' ? u : (u as { value?: unknown }).value).toLowerCase(),
+    ),
   }));
   const groupby = ast.groupby;
   const groupItems: unknown[] = Array.isArray(groupby) ? groupby : (groupby?.columns ?? []);
   const subqueries: unknown[] = [];
-  collectSubqueries([ast.columns, ast.where, ast.having, ast.orderby, ...((ast.from as SelectAst[] | null) ?? []).map((f) => f.on)], subqueries);
+  collectSubqueries(
+    [ast.columns, ast.where, ast.having, ast.orderby, ...((ast.from as SelectAst[] | null) ?? []).map((f) => f.on)],
+    subqueries,
+  );
   return {
     kind: 'select',
     distinct: String(ast.distinct ?? '').toUpperCase() === 'DISTINCT',
@@ -134,7 +151,9 @@ function selectClauses(ast: SelectAst, norm: (s: string) => string): SelectClaus
     whereConditions: ast.where ? conjuncts(ast.where).map(expr) : [],
     groupBy: groupItems.map(expr),
     having: ast.having ? expr(ast.having) : null,
-    orderBy: ((ast.orderby as SelectAst[] | null) ?? []).map((o) => `${expr(o.expr)} ${String(o.type ?? 'ASC').toUpperCase()}`),
+    orderBy: ((ast.orderby as SelectAst[] | null) ?? []).map(
+      (o) => `${expr(o.expr)} ${String(o.type ?? 'ASC').toUpperCase()}`,
+    ),
     limit: limitText(ast.limit, expr),
     subqueries: subqueries.map((s) => norm(selectToSql(s as unknown as SelectAst))),
   };
@@ -143,14 +162,25 @@ function selectClauses(ast: SelectAst, norm: (s: string) => string): SelectClaus
 function nodeOf(ast: SelectAst): QueryNode {
   if (!ast._next) return { kind: 'select', ast };
   const { _next: next, set_op: op, ...head } = ast;
-  return { kind: 'set', op: String(op ?? 'union').toLowerCase() as SetOp, left: { kind: 'select', ast: head }, right: nodeOf(next as SelectAst) };
+  return {
+    kind: 'set',
+    op: String(op ?? 'union').toLowerCase() as SetOp,
+    left: { kind: 'select', ast: head },
+    right: nodeOf(next as SelectAst),
+  };
 }
 
 function collectSubqueries(node: unknown, out: unknown[]): void {
   if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) { for (const x of node) collectSubqueries(x, out); return; }
+  if (Array.isArray(node)) {
+    for (const x of node) collectSubqueries(x, out);
+    return;
+  }
   const o = node as Record<string, unknown>;
-  if (o.ast && typeof o.ast === 'object') { out.push(o.ast); return; }
+  if (o.ast && typeof o.ast === 'object') {
+    out.push(o.ast);
+    return;
+  }
   for (const v of Object.values(o)) collectSubqueries(v, out);
 }
 

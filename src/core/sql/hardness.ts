@@ -73,7 +73,12 @@ export function hardnessOfParsed(sql: SpiderSql): Hardness {
   const others = countOthers(sql);
   if (c1 <= 1 && others === 0 && c2 === 0) return 'easy';
   if ((others <= 2 && c1 <= 1 && c2 === 0) || (c1 <= 2 && others < 2 && c2 === 0)) return 'medium';
-  if ((others > 2 && c1 <= 2 && c2 === 0) || (c1 > 2 && c1 <= 3 && others <= 2 && c2 === 0) || (c1 <= 1 && others === 0 && c2 <= 1)) return 'hard';
+  if (
+    (others > 2 && c1 <= 2 && c2 === 0) ||
+    (c1 > 2 && c1 <= 3 && others <= 2 && c2 === 0) ||
+    (c1 <= 1 && others === 0 && c2 <= 1)
+  )
+    return 'hard';
   return 'extra';
 }
 

@@ -31,7 +31,7 @@ export function normalizeSql(sql: string): string {
 }
 
 function isNamePart(t: Token): boolean {
-  return t.kind === 'quoted' || (t.kind === 'word') || t.text === '*';
+  return t.kind === 'quoted' || t.kind === 'word' || t.text === '*';
 }
 
 function spell(t: Token): string {

@@ -87,7 +87,10 @@ function rewriteTokens(text: string, notes: string[]): string {
   return last === 0 ? text : out + text.slice(last);
 }
 
-interface Ctx { subqueries: Map<string, QueryNode>; rewrites: string[] }
+interface Ctx {
+  subqueries: Map<string, QueryNode>;
+  rewrites: string[];
+}
 
 function parseQueryText(text: string, ctx: Ctx): QueryNode {
   const tokens = tokenize(text);
@@ -122,7 +125,11 @@ export function fromAst(ast: SelectAst): QueryNode {
   return { kind: 'set', op, left: { kind: 'select', ast: head }, right: fromAst(next as SelectAst) };
 }
 
-interface Cut { at: number; end: number; op: SetOp }
+interface Cut {
+  at: number;
+  end: number;
+  op: SetOp;
+}
 
 /** Positions of the given set operators outside all parentheses. */
 function setOperatorsAtDepth0(tokens: Token[], ops: string[]): Cut[] {
@@ -148,8 +155,11 @@ function cutNestedSetQueries(text: string, tokens: Token[], ctx: Ctx): string {
     let j = i;
     for (; j < tokens.length; j++) {
       if (tokens[j].text === '(') depth++;
-      else if (tokens[j].text === ')') { depth--; if (depth === 0) break; }
-      else if (depth === 1 && /^(intersect|except)$/i.test(tokens[j].text) && tokens[j].kind === 'word') hasSetOp = true;
+      else if (tokens[j].text === ')') {
+        depth--;
+        if (depth === 0) break;
+      } else if (depth === 1 && /^(intersect|except)$/i.test(tokens[j].text) && tokens[j].kind === 'word')
+        hasSetOp = true;
     }
     if (hasSetOp && j < tokens.length) {
       spans.push({ from: tokens[i].start, to: tokens[j].start + 1 });

@@ -24,17 +24,23 @@ export function extractSchemaItems(sql: string, schema?: SchemaLike): SchemaItem
   if (!parsed.ok) return { ...extractByTokens(sql, schema), parseError: parsed.error };
   const tables = new Set<string>();
   const columns = new Set<string>();
-  walkQuery(parsed.query, undefined, new Set(), { schema: index, subqueries: parsed.subqueries }, {
-    table: (t) => tables.add(t),
-    column: (hit) => {
-      if (hit.derived || hit.selectAlias) return;
-      const column = hit.column.toLowerCase();
-      if (hit.table) columns.add(`${hit.table}.${column}`);
-      else if (hit.doubleQuoted) return;
-      else if (hit.qualifier) columns.add(`${hit.qualifier.toLowerCase()}.${column}`);
-      else columns.add(column);
+  walkQuery(
+    parsed.query,
+    undefined,
+    new Set(),
+    { schema: index, subqueries: parsed.subqueries },
+    {
+      table: (t) => tables.add(t),
+      column: (hit) => {
+        if (hit.derived || hit.selectAlias) return;
+        const column = hit.column.toLowerCase();
+        if (hit.table) columns.add(`${hit.table}.${column}`);
+        else if (hit.doubleQuoted) return;
+        else if (hit.qualifier) columns.add(`${hit.qualifier.toLowerCase()}.${column}`);
+        else columns.add(column);
+      },
     },
-  });
+  );
   return { tables: [...tables].sort(), columns: [...columns].sort(), method: 'parser' };
 }
 
@@ -50,8 +56,27 @@ export function schemaItemSet(items: SchemaItems): Set<string> {
 }
 
 const TABLE_INTRO = new Set(['FROM', 'JOIN']);
-const CLAUSE_END = new Set(['WHERE', 'GROUP', 'ORDER', 'HAVING', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT', 'ON', 'USING',
-  'JOIN', 'INNER', 'LEFT', 'RIGHT', 'CROSS', 'NATURAL', 'FULL', 'OUTER', 'WINDOW']);
+const CLAUSE_END = new Set([
+  'WHERE',
+  'GROUP',
+  'ORDER',
+  'HAVING',
+  'LIMIT',
+  'UNION',
+  'INTERSECT',
+  'EXCEPT',
+  'ON',
+  'USING',
+  'JOIN',
+  'INNER',
+  'LEFT',
+  'RIGHT',
+  'CROSS',
+  'NATURAL',
+  'FULL',
+  'OUTER',
+  'WINDOW',
+]);
 
 /**
  * Best effort for text the parser rejects: names after FROM/JOIN (and commas in a FROM list) are tables, `x AS a`
@@ -63,7 +88,9 @@ export function extractByTokens(sql: string, schema?: SchemaLike): SchemaItems {
   const toks = tokenize(sql);
   const name = (i: number) => {
     const t = toks[i];
-    return t && (t.kind === 'word' || t.kind === 'quoted') && !(t.kind === 'word' && isKeyword(t.text)) ? unquoteIdent(t.text) : undefined;
+    return t && (t.kind === 'word' || t.kind === 'quoted') && !(t.kind === 'word' && isKeyword(t.text))
+      ? unquoteIdent(t.text)
+      : undefined;
   };
   const tables = new Set<string>();
   const aliases = new Map<string, string>();
@@ -82,7 +109,10 @@ export function extractByTokens(sql: string, schema?: SchemaLike): SchemaItems {
     let j = i + 2;
     if (toks[j]?.kind === 'word' && toks[j].text.toUpperCase() === 'AS') j++;
     const alias = name(j);
-    if (alias) { aliases.set(alias.toLowerCase(), table); tableTokens.add(j); }
+    if (alias) {
+      aliases.set(alias.toLowerCase(), table);
+      tableTokens.add(j);
+    }
   }
   const columns = new Set<string>();
   for (let i = 0; i < toks.length; i++) {

@@ -10,7 +10,10 @@ export class Scope {
   /** Output aliases of the SELECT list, which ORDER BY / HAVING may name. */
   readonly selectAliases = new Set<string>();
 
-  constructor(readonly parent: Scope | undefined, readonly ctes: ReadonlySet<string>) {}
+  constructor(
+    readonly parent: Scope | undefined,
+    readonly ctes: ReadonlySet<string>,
+  ) {}
 
   resolveQualifier(name: string): Source | undefined {
     const key = name.toLowerCase();

@@ -20,15 +20,29 @@ export function tokenize(sql: string): Token[] {
   let i = 0;
   while (i < sql.length) {
     const ch = sql[i];
-    if (/\s/.test(ch)) { i++; continue; }
-    if (ch === '-' && sql[i + 1] === '-') { const nl = sql.indexOf('\n', i); i = nl < 0 ? sql.length : nl + 1; continue; }
-    if (ch === '/' && sql[i + 1] === '*') { const end = sql.indexOf('*/', i + 2); i = end < 0 ? sql.length : end + 2; continue; }
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
+    if (ch === '-' && sql[i + 1] === '-') {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? sql.length : nl + 1;
+      continue;
+    }
+    if (ch === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+      continue;
+    }
     if (ch === "'" || ch === '"' || ch === '`' || ch === '[') {
       const close = ch === '[' ? ']' : ch;
       let j = i + 1;
       while (j < sql.length) {
         if (sql[j] === close) {
-          if (close !== ']' && sql[j + 1] === close) { j += 2; continue; }
+          if (close !== ']' && sql[j + 1] === close) {
+            j += 2;
+            continue;
+          }
           break;
         }
         j++;
@@ -39,12 +53,24 @@ export function tokenize(sql: string): Token[] {
     }
     NUMBER.lastIndex = i;
     const num = /[0-9.]/.test(ch) ? NUMBER.exec(sql) : null;
-    if (num && num[0] !== '.') { out.push({ kind: 'number', text: num[0], start: i }); i += num[0].length; continue; }
+    if (num && num[0] !== '.') {
+      out.push({ kind: 'number', text: num[0], start: i });
+      i += num[0].length;
+      continue;
+    }
     WORD.lastIndex = i;
     const word = WORD.exec(sql);
-    if (word) { out.push({ kind: 'word', text: word[0], start: i }); i += word[0].length; continue; }
+    if (word) {
+      out.push({ kind: 'word', text: word[0], start: i });
+      i += word[0].length;
+      continue;
+    }
     const op = OPS.find((o) => sql.startsWith(o, i));
-    if (op) { out.push({ kind: 'op', text: op, start: i }); i += op.length; continue; }
+    if (op) {
+      out.push({ kind: 'op', text: op, start: i });
+      i += op.length;
+      continue;
+    }
     out.push({ kind: /[(),.;]/.test(ch) ? 'punct' : 'op', text: ch, start: i });
     i++;
   }

@@ -31,7 +31,13 @@ export interface WalkContext {
   subqueries: Map<string, QueryNode>;
 }
 
-export function walkQuery(node: QueryNode, parent: Scope | undefined, ctes: ReadonlySet<string>, ctx: WalkContext, v: WalkVisitor): void {
+export function walkQuery(
+  node: QueryNode,
+  parent: Scope | undefined,
+  ctes: ReadonlySet<string>,
+  ctx: WalkContext,
+  v: WalkVisitor,
+): void {
   if (node.kind === 'set') {
     walkQuery(node.left, parent, ctes, ctx, v);
     walkQuery(node.right, parent, ctes, ctx, v);
@@ -41,7 +47,13 @@ export function walkQuery(node: QueryNode, parent: Scope | undefined, ctes: Read
 }
 
 /** Builds the scope of one SELECT (walking its CTEs and FROM subqueries) and returns it. */
-export function walkSelect(ast: SelectAst, parent: Scope | undefined, inheritedCtes: ReadonlySet<string>, ctx: WalkContext, v: WalkVisitor): Scope {
+export function walkSelect(
+  ast: SelectAst,
+  parent: Scope | undefined,
+  inheritedCtes: ReadonlySet<string>,
+  ctx: WalkContext,
+  v: WalkVisitor,
+): Scope {
   const ctes = new Set(inheritedCtes);
   for (const w of (ast.with as SelectAst[] | null) ?? []) {
     const name = String(w.name?.value ?? w.name ?? '').toLowerCase();
@@ -90,7 +102,13 @@ export function walkSelect(ast: SelectAst, parent: Scope | undefined, inheritedC
   return scope;
 }
 
-function walkAnyQuery(ast: SelectAst, parent: Scope | undefined, ctes: ReadonlySet<string>, ctx: WalkContext, v: WalkVisitor): void {
+function walkAnyQuery(
+  ast: SelectAst,
+  parent: Scope | undefined,
+  ctes: ReadonlySet<string>,
+  ctx: WalkContext,
+  v: WalkVisitor,
+): void {
   let cur: SelectAst | undefined = ast;
   while (cur) {
     walkSelect(cur, parent, ctes, ctx, v);
@@ -98,7 +116,8 @@ function walkAnyQuery(ast: SelectAst, parent: Scope | undefined, ctes: ReadonlyS
   }
 }
 
-function columnName(ref: Record<string, any>): string { // eslint-disable-line @typescript-eslint/no-explicit-any
+function columnName(ref: Record<string, any>): string {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const c = ref.column;
   if (typeof c === 'string') return c;
   return String(c?.expr?.value ?? c?.value ?? '');
@@ -106,21 +125,32 @@ function columnName(ref: Record<string, any>): string { // eslint-disable-line @
 
 function walkExpr(node: unknown, scope: Scope, ctx: WalkContext, v: WalkVisitor): void {
   if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) { for (const x of node) walkExpr(x, scope, ctx, v); return; }
+  if (Array.isArray(node)) {
+    for (const x of node) walkExpr(x, scope, ctx, v);
+    return;
+  }
   const o = node as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   if (o.ast && typeof o.ast === 'object' && (o.ast.type === 'select' || o.ast.columns)) {
     walkAnyQuery(o.ast as SelectAst, scope, scope.ctes, ctx, v);
     return;
   }
-  if (o.type === 'select' && Array.isArray(o.columns)) { walkAnyQuery(o as SelectAst, scope, scope.ctes, ctx, v); return; }
+  if (o.type === 'select' && Array.isArray(o.columns)) {
+    walkAnyQuery(o as SelectAst, scope, scope.ctes, ctx, v);
+    return;
+  }
   if (o.type === 'column_ref') {
     const column = columnName(o);
     if (column === '*' || column === '') return;
     if (o.table) {
       const src = scope.resolveQualifier(String(o.table));
       v.column?.({
-        table: src?.kind === 'table' ? src.table : undefined, qualifier: String(o.table), column,
-        derived: src?.kind === 'derived', selectAlias: false, doubleQuoted: false, node: o,
+        table: src?.kind === 'table' ? src.table : undefined,
+        qualifier: String(o.table),
+        column,
+        derived: src?.kind === 'derived',
+        selectAlias: false,
+        doubleQuoted: false,
+        node: o,
       });
     } else {
       // The grammar sometimes returns a "double-quoted" literal with odd characters (a tab…) as a column_ref, its
@@ -136,9 +166,25 @@ function walkExpr(node: unknown, scope: Scope, ctx: WalkContext, v: WalkVisitor)
   for (const value of Object.values(o)) walkExpr(value, scope, ctx, v);
 }
 
-function reportUnqualified(column: string, doubleQuoted: boolean, node: Record<string, unknown>, scope: Scope, ctx: WalkContext, v: WalkVisitor): void {
+function reportUnqualified(
+  column: string,
+  doubleQuoted: boolean,
+  node: Record<string, unknown>,
+  scope: Scope,
+  ctx: WalkContext,
+  v: WalkVisitor,
+): void {
   const table = scope.resolveColumn(column, ctx.schema);
   let selectAlias = false;
-  for (let s: Scope | undefined = scope; s; s = s.parent) if (s.selectAliases.has(column.toLowerCase())) selectAlias = true;
-  v.column?.({ table, qualifier: undefined, column, derived: !table && scope.hasDerivedSources(), selectAlias: !table && selectAlias, doubleQuoted, node });
+  for (let s: Scope | undefined = scope; s; s = s.parent)
+    if (s.selectAliases.has(column.toLowerCase())) selectAlias = true;
+  v.column?.({
+    table,
+    qualifier: undefined,
+    column,
+    derived: !table && scope.hasDerivedSources(),
+    selectAlias: !table && selectAlias,
+    doubleQuoted,
+    node,
+  });
 }

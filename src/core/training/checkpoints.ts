@@ -33,17 +33,27 @@ export interface FoundCheckpoint {
 }
 
 function isDir(p: string): boolean {
-  try { return statSync(p).isDirectory(); } catch { return false; }
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function list(p: string): string[] {
-  try { return readdirSync(p); } catch { return []; }
+  try {
+    return readdirSync(p);
+  } catch {
+    return [];
+  }
 }
 
 /** Full Hugging Face weights in a folder: a config and safetensors/bin weights (single or sharded with an index). */
 export function hasHfWeights(dir: string): boolean {
   if (!existsSync(join(dir, 'config.json'))) return false;
-  return list(dir).some((f) => /^(model|pytorch_model)(-\d+-of-\d+)?\.(safetensors|bin)$/.test(f) || /\.safetensors\.index\.json$/.test(f));
+  return list(dir).some(
+    (f) => /^(model|pytorch_model)(-\d+-of-\d+)?\.(safetensors|bin)$/.test(f) || /\.safetensors\.index\.json$/.test(f),
+  );
 }
 
 function stepOf(name: string, prefix: string): number | null {
@@ -60,12 +70,17 @@ export function readMetrics(file: string): Array<Record<string, unknown> & { ste
     try {
       const o = JSON.parse(line) as Record<string, unknown>;
       if (typeof o.step === 'number') out.push(o as Record<string, unknown> & { step: number });
-    } catch { /* a torn last line of a running job */ }
+    } catch {
+      /* a torn last line of a running job */
+    }
   }
   return out.sort((a, b) => a.step - b.step);
 }
 
-function metricsAt(rows: ReadonlyArray<Record<string, unknown> & { step: number }>, step: number): Record<string, unknown> | null {
+function metricsAt(
+  rows: ReadonlyArray<Record<string, unknown> & { step: number }>,
+  step: number,
+): Record<string, unknown> | null {
   let best: Record<string, unknown> | null = null;
   for (const r of rows) if (r.step <= step) best = r;
   return best;
@@ -74,7 +89,9 @@ function metricsAt(rows: ReadonlyArray<Record<string, unknown> & { step: number 
 /** TRL's trainer_state.json: the log_history entries up to the checkpoint's step, merged (last value wins). */
 function trainerState(dir: string): Record<string, unknown> | null {
   try {
-    const s = JSON.parse(readFileSync(join(dir, 'trainer_state.json'), 'utf8')) as { log_history?: Array<Record<string, unknown>> };
+    const s = JSON.parse(readFileSync(join(dir, 'trainer_state.json'), 'utf8')) as {
+      log_history?: Array<Record<string, unknown>>;
+    };
     const merged: Record<string, unknown> = {};
     for (const e of s.log_history ?? []) Object.assign(merged, e);
     return Object.keys(merged).length ? merged : null;
@@ -96,7 +113,12 @@ export function findCheckpoints(root: string): FoundCheckpoint[] {
       if (hfStep !== null) {
         const loadable = hasHfWeights(path);
         found.push({
-          path, name: relative(root, path), step: hfStep, engine: 'trl', layout: 'hf', loadable,
+          path,
+          name: relative(root, path),
+          step: hfStep,
+          engine: 'trl',
+          layout: 'hf',
+          loadable,
           note: loadable ? null : 'no Hugging Face weights in it (config.json and model weights expected)',
           metrics: metricsAt(metrics, hfStep) ?? trainerState(path),
         });
@@ -110,18 +132,32 @@ export function findCheckpoints(root: string): FoundCheckpoint[] {
           const shards = list(actor).filter((f) => /^model_world_size_\d+_rank_\d+\.pt$/.test(f));
           const loadable = hasHfWeights(hf);
           found.push({
-            path: loadable ? hf : actor, name: relative(root, actor), step: gsStep, engine: 'verl', layout: 'verl-fsdp', loadable,
-            note: loadable ? null : shards.length
-              ? `${shards.length} FSDP shard(s): merge them with \`python -m verl.model_merger merge --backend fsdp --local_dir ${actor} --target_dir <out>\` on the job's host`
-              : 'no FSDP shards and no huggingface/ weights',
+            path: loadable ? hf : actor,
+            name: relative(root, actor),
+            step: gsStep,
+            engine: 'verl',
+            layout: 'verl-fsdp',
+            loadable,
+            note: loadable
+              ? null
+              : shards.length
+                ? `${shards.length} FSDP shard(s): merge them with \`python -m verl.model_merger merge --backend fsdp --local_dir ${actor} --target_dir <out>\` on the job's host`
+                : 'no FSDP shards and no huggingface/ weights',
             metrics: metricsAt(metrics, gsStep),
           });
         }
         if (isDir(policy)) {
           const loadable = hasHfWeights(policy);
           found.push({
-            path: policy, name: relative(root, policy), step: gsStep, engine: 'skyrl', layout: loadable ? 'hf' : 'skyrl-sharded', loadable,
-            note: loadable ? null : 'trainer state for resuming (ckpt_path); the loadable export is under trainer.export_path (hf_save_interval)',
+            path: policy,
+            name: relative(root, policy),
+            step: gsStep,
+            engine: 'skyrl',
+            layout: loadable ? 'hf' : 'skyrl-sharded',
+            loadable,
+            note: loadable
+              ? null
+              : 'trainer state for resuming (ckpt_path); the loadable export is under trainer.export_path (hf_save_interval)',
             metrics: metricsAt(metrics, gsStep),
           });
         }

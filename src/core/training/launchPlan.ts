@@ -1,7 +1,14 @@
 // What verl's and SkyRL's launch builders share: the inputs of a launch, a row of an engine's mapping table (recipe
 // keys → engine keys, citing the engine file that declares them), and turning a table into the override list. The
 // tables themselves are verlLaunch.ts and skyrlLaunch.ts; docs/training.md prints them.
-import { RECIPE_SETTINGS, settingValue, type EngineValue, type LaunchEngine, type Recipe, type SettingValue } from './recipe';
+import {
+  RECIPE_SETTINGS,
+  settingValue,
+  type EngineValue,
+  type LaunchEngine,
+  type Recipe,
+  type SettingValue,
+} from './recipe';
 import { dedupeOverrides, type Override } from './overrides';
 
 export interface LaunchInputs {
@@ -71,7 +78,11 @@ export function copy(key: string, engineKey: string): (i: LaunchInputs) => Array
 /** Validation keys: off (-1, false) without a held-out file, else the recipe's frequency and before-training flag. */
 export function validation(freqKey: string, beforeKey: string): (i: LaunchInputs) => Array<[string, EngineValue]> {
   return (i) => {
-    if (i.valFile === null) return [[freqKey, -1], [beforeKey, false]];
+    if (i.valFile === null)
+      return [
+        [freqKey, -1],
+        [beforeKey, false],
+      ];
     const freq = get<number>(i, 'rl.test_freq');
     const before = get<boolean>(i, 'rl.val_before_train');
     const out: Array<[string, EngineValue]> = [];
@@ -88,9 +99,14 @@ export function overridesFrom(table: readonly MappingRow[], engine: LaunchEngine
     // A row copying one real-valued setting writes it as one (1.0, not 1).
     const float = row.recipe.length === 1 && RECIPE_SETTINGS[row.recipe[0]]?.kind === 'number';
     for (const [key, value] of row.build(inputs) ?? []) {
-      out.push({ key, value, from: row.recipe.length > 0 ? row.recipe.join(' + ') : 'quarry',
-        ...(row.add?.includes(key) ? { add: true } : {}), ...(row.shellVars ? { shellVars: true } : {}),
-        ...(float && typeof value === 'number' ? { float: true } : {}) });
+      out.push({
+        key,
+        value,
+        from: row.recipe.length > 0 ? row.recipe.join(' + ') : 'quarry',
+        ...(row.add?.includes(key) ? { add: true } : {}),
+        ...(row.shellVars ? { shellVars: true } : {}),
+        ...(float && typeof value === 'number' ? { float: true } : {}),
+      });
     }
   }
   for (const [rawKey, setting] of Object.entries(inputs.recipe.engines[engine])) {

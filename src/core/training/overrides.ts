@@ -55,7 +55,8 @@ export function shellQuote(arg: string, shellVars = false): string {
     return `'${arg.replace(/'/g, `'"'"'`)}'`;
   }
   const parts = arg.split(/(\$\{[A-Z_][A-Z0-9_]*\})/);
-  return parts.map((p) => (/^\$\{[A-Z_][A-Z0-9_]*\}$/.test(p) ? `"${p}"` : p === '' ? '' : `'${p.replace(/'/g, `'"'"'`)}'`))
+  return parts
+    .map((p) => (/^\$\{[A-Z_][A-Z0-9_]*\}$/.test(p) ? `"${p}"` : p === '' ? '' : `'${p.replace(/'/g, `'"'"'`)}'`))
     .join('');
 }
 

@@ -32,26 +32,52 @@ export interface ArithmeticInputs {
 /** Engine defaults for keys a launch may leave out (an override replaces them), from the files cited. */
 const VERL_DEFAULTS: Record<string, EngineValue> = {
   // verl/trainer/config/ppo_trainer.yaml, data/legacy_data.yaml, actor/actor.yaml, actor/dp_actor.yaml, rollout/rollout.yaml
-  'trainer.n_gpus_per_node': 8, 'trainer.nnodes': 1, 'data.train_batch_size': 1024, 'actor_rollout_ref.rollout.n': 1,
-  'actor_rollout_ref.actor.ppo_mini_batch_size': 256, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': null,
-  'actor_rollout_ref.actor.use_dynamic_bsz': false, 'actor_rollout_ref.actor.ulysses_sequence_parallel_size': 1,
-  'actor_rollout_ref.rollout.tensor_model_parallel_size': 2, 'data.max_prompt_length': 512, 'data.max_response_length': 512,
-  'actor_rollout_ref.rollout.max_model_len': null, 'algorithm.adv_estimator': 'gae',
+  'trainer.n_gpus_per_node': 8,
+  'trainer.nnodes': 1,
+  'data.train_batch_size': 1024,
+  'actor_rollout_ref.rollout.n': 1,
+  'actor_rollout_ref.actor.ppo_mini_batch_size': 256,
+  'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': null,
+  'actor_rollout_ref.actor.use_dynamic_bsz': false,
+  'actor_rollout_ref.actor.ulysses_sequence_parallel_size': 1,
+  'actor_rollout_ref.rollout.tensor_model_parallel_size': 2,
+  'data.max_prompt_length': 512,
+  'data.max_response_length': 512,
+  'actor_rollout_ref.rollout.max_model_len': null,
+  'algorithm.adv_estimator': 'gae',
 };
 const SKYRL_DEFAULTS: Record<string, EngineValue> = {
   // skyrl_train/config/ppo_base_config.yaml
-  'trainer.train_batch_size': 1024, 'trainer.policy_mini_batch_size': 256, 'trainer.micro_train_batch_size_per_gpu': 1,
-  'generator.n_samples_per_prompt': 5, 'trainer.placement.policy_num_gpus_per_node': 4, 'trainer.placement.policy_num_nodes': 1,
-  'trainer.policy.sequence_parallel_size': 1, 'trainer.placement.colocate_all': true, 'generator.num_inference_engines': 1,
-  'generator.inference_engine_tensor_parallel_size': 4, 'generator.inference_engine_pipeline_parallel_size': 1,
-  'generator.inference_engine_data_parallel_size': 1, 'generator.max_turns': 1, 'trainer.max_prompt_length': 512,
-  'generator.max_input_length': 512, 'generator.sampling_params.max_generate_length': 1024, 'generator.backend': 'vllm',
-  'generator.run_engines_locally': true, 'generator.sampling_params.stop': null, 'trainer.algorithm.use_kl_loss': true,
-  'trainer.algorithm.use_kl_in_reward': false, 'trainer.logger': 'wandb', 'trainer.algorithm.advantage_estimator': 'grpo',
+  'trainer.train_batch_size': 1024,
+  'trainer.policy_mini_batch_size': 256,
+  'trainer.micro_train_batch_size_per_gpu': 1,
+  'generator.n_samples_per_prompt': 5,
+  'trainer.placement.policy_num_gpus_per_node': 4,
+  'trainer.placement.policy_num_nodes': 1,
+  'trainer.policy.sequence_parallel_size': 1,
+  'trainer.placement.colocate_all': true,
+  'generator.num_inference_engines': 1,
+  'generator.inference_engine_tensor_parallel_size': 4,
+  'generator.inference_engine_pipeline_parallel_size': 1,
+  'generator.inference_engine_data_parallel_size': 1,
+  'generator.max_turns': 1,
+  'trainer.max_prompt_length': 512,
+  'generator.max_input_length': 512,
+  'generator.sampling_params.max_generate_length': 1024,
+  'generator.backend': 'vllm',
+  'generator.run_engines_locally': true,
+  'generator.sampling_params.stop': null,
+  'trainer.algorithm.use_kl_loss': true,
+  'trainer.algorithm.use_kl_in_reward': false,
+  'trainer.logger': 'wandb',
+  'trainer.algorithm.advantage_estimator': 'grpo',
 };
 
 class Values {
-  constructor(private readonly overrides: readonly Override[], private readonly defaults: Record<string, EngineValue>) {}
+  constructor(
+    private readonly overrides: readonly Override[],
+    private readonly defaults: Record<string, EngineValue>,
+  ) {}
   get(key: string): EngineValue | undefined {
     const v = overrideValue(this.overrides, key);
     return v !== undefined ? v : this.defaults[key];
@@ -75,21 +101,45 @@ function recipeChecks(a: ArithmeticInputs, batch: number | null): Finding[] {
   const prompt = settingValue<number>(r, 'rl.max_prompt_length');
   const response = settingValue<number>(r, 'rl.max_response_length');
   if (seq !== undefined && prompt !== undefined && response !== undefined && prompt + response > seq) {
-    out.push(finding('error', 'recipe.sequence', `rl.max_prompt_length ${prompt} + rl.max_response_length ${response} `
-      + `= ${prompt + response} is over the paper's maximum sequence length rl.max_sequence_length ${seq}`));
+    out.push(
+      finding(
+        'error',
+        'recipe.sequence',
+        `rl.max_prompt_length ${prompt} + rl.max_response_length ${response} ` +
+          `= ${prompt + response} is over the paper's maximum sequence length rl.max_sequence_length ${seq}`,
+      ),
+    );
   }
   if (a.rows !== null && batch !== null && a.rows < batch) {
-    out.push(finding('error', 'data.rows', `${a.rows} training rows (${a.rowsFrom}) are fewer than one batch of `
-      + `${batch} prompts: both engines drop the last partial batch, so training would run 0 steps`));
+    out.push(
+      finding(
+        'error',
+        'data.rows',
+        `${a.rows} training rows (${a.rowsFrom}) are fewer than one batch of ` +
+          `${batch} prompts: both engines drop the last partial batch, so training would run 0 steps`,
+      ),
+    );
   }
   const group = settingValue<number>(r, 'rl.group_size');
   if (group !== undefined && group < 2) {
-    out.push(finding('warning', 'recipe.group', `rl.group_size ${group}: GRPO's advantage is a reward minus its group's `
-      + 'mean, so one rollout per prompt gives every advantage 0 and no gradient'));
+    out.push(
+      finding(
+        'warning',
+        'recipe.group',
+        `rl.group_size ${group}: GRPO's advantage is a reward minus its group's ` +
+          'mean, so one rollout per prompt gives every advantage 0 and no gradient',
+      ),
+    );
   }
   for (const d of rewardDifferences(r)) {
-    out.push(finding('error', 'reward.terms', `the recipe's reward.terms differ from the built-in panel `
-      + `'${String(settingValue(r, 'reward.panel'))}' that the launch uses by name: ${d}`));
+    out.push(
+      finding(
+        'error',
+        'reward.terms',
+        `the recipe's reward.terms differ from the built-in panel ` +
+          `'${String(settingValue(r, 'reward.panel'))}' that the launch uses by name: ${d}`,
+      ),
+    );
   }
   return out;
 }
@@ -109,42 +159,90 @@ export function verlArithmetic(a: ArithmeticInputs): Finding[] {
   const dp = Math.floor(gpus / sp);
   const gpuText = `${gpus} GPUs (trainer.nnodes ${nodes} × trainer.n_gpus_per_node ${gpus / nodes})`;
   if (!dynamic && (train * n) % gpus !== 0) {
-    out.push(finding('error', 'verl.batch-gpus', `data.train_batch_size ${train} × rollout.n ${n} = ${train * n} `
-      + `sequences do not divide among ${gpuText} (verl/utils/config.py validate_config)`));
+    out.push(
+      finding(
+        'error',
+        'verl.batch-gpus',
+        `data.train_batch_size ${train} × rollout.n ${n} = ${train * n} ` +
+          `sequences do not divide among ${gpuText} (verl/utils/config.py validate_config)`,
+      ),
+    );
   }
   if (!dynamic && mini > train) {
-    out.push(finding('error', 'verl.mini-batch', `actor.ppo_mini_batch_size ${mini} is more than data.train_batch_size `
-      + `${train} (verl/workers/config/actor.py ActorConfig.validate)`));
+    out.push(
+      finding(
+        'error',
+        'verl.mini-batch',
+        `actor.ppo_mini_batch_size ${mini} is more than data.train_batch_size ` +
+          `${train} (verl/workers/config/actor.py ActorConfig.validate)`,
+      ),
+    );
   } else if (mini > 0 && train % mini !== 0) {
-    out.push(finding('warning', 'verl.mini-batch', `data.train_batch_size ${train} is not a multiple of `
-      + `actor.ppo_mini_batch_size ${mini}: the step's last update uses ${train % mini} prompts instead of ${mini}`));
+    out.push(
+      finding(
+        'warning',
+        'verl.mini-batch',
+        `data.train_batch_size ${train} is not a multiple of ` +
+          `actor.ppo_mini_batch_size ${mini}: the step's last update uses ${train % mini} prompts instead of ${mini}`,
+      ),
+    );
   }
   if (sp > 0 && gpus % sp !== 0) {
-    out.push(finding('error', 'verl.sequence-parallel', `${gpuText} do not divide by ulysses_sequence_parallel_size ${sp}`));
+    out.push(
+      finding('error', 'verl.sequence-parallel', `${gpuText} do not divide by ulysses_sequence_parallel_size ${sp}`),
+    );
   } else if ((mini * n) % dp !== 0) {
-    out.push(finding('error', 'verl.mini-gpus', `actor.ppo_mini_batch_size ${mini} × rollout.n ${n} = ${mini * n} `
-      + `sequences per update do not divide among ${dp} data-parallel ranks (verl/workers/engine_workers.py, `
-      + 'at the first update)'));
+    out.push(
+      finding(
+        'error',
+        'verl.mini-gpus',
+        `actor.ppo_mini_batch_size ${mini} × rollout.n ${n} = ${mini * n} ` +
+          `sequences per update do not divide among ${dp} data-parallel ranks (verl/workers/engine_workers.py, ` +
+          'at the first update)',
+      ),
+    );
   } else if (!dynamic && micro !== null && ((mini * n) / dp) % micro !== 0) {
-    out.push(finding('error', 'verl.micro-batch', `each update gives every GPU ${mini} × ${n} / ${dp} = ${(mini * n) / dp} `
-      + `sequences, not a multiple of actor.ppo_micro_batch_size_per_gpu ${micro} (verl/workers/engine/utils.py, `
-      + 'at the first update)'));
+    out.push(
+      finding(
+        'error',
+        'verl.micro-batch',
+        `each update gives every GPU ${mini} × ${n} / ${dp} = ${(mini * n) / dp} ` +
+          `sequences, not a multiple of actor.ppo_micro_batch_size_per_gpu ${micro} (verl/workers/engine/utils.py, ` +
+          'at the first update)',
+      ),
+    );
   }
   const tp = v.num('actor_rollout_ref.rollout.tensor_model_parallel_size') ?? 1;
   if (gpus % tp !== 0) {
-    out.push(finding('error', 'verl.tensor-parallel', `${gpuText} do not divide into rollout engines of `
-      + `rollout.tensor_model_parallel_size ${tp}`));
+    out.push(
+      finding(
+        'error',
+        'verl.tensor-parallel',
+        `${gpuText} do not divide into rollout engines of ` + `rollout.tensor_model_parallel_size ${tp}`,
+      ),
+    );
   }
   const prompt = v.num('data.max_prompt_length') ?? 0;
   const response = v.num('data.max_response_length') ?? 0;
   if (prompt + response > a.contextLength) {
-    out.push(finding('error', 'context', `data.max_prompt_length ${prompt} + data.max_response_length ${response} = `
-      + `${prompt + response} tokens are more than the model's context of ${a.contextLength} (${a.contextFrom})`));
+    out.push(
+      finding(
+        'error',
+        'context',
+        `data.max_prompt_length ${prompt} + data.max_response_length ${response} = ` +
+          `${prompt + response} tokens are more than the model's context of ${a.contextLength} (${a.contextFrom})`,
+      ),
+    );
   }
   const modelLen = v.num('actor_rollout_ref.rollout.max_model_len');
   if (modelLen !== null && prompt + response > modelLen) {
-    out.push(finding('error', 'verl.max-model-len', `prompt ${prompt} + response ${response} tokens are more than `
-      + `rollout.max_model_len ${modelLen}`));
+    out.push(
+      finding(
+        'error',
+        'verl.max-model-len',
+        `prompt ${prompt} + response ${response} tokens are more than ` + `rollout.max_model_len ${modelLen}`,
+      ),
+    );
   }
   return [...out, ...recipeChecks(a, train)];
 }
@@ -163,40 +261,81 @@ export function skyrlArithmetic(a: ArithmeticInputs): Finding[] {
   const sp = v.num('trainer.policy.sequence_parallel_size') ?? 1;
   const dp = Math.floor(gpus / sp);
   if (mini > train) {
-    out.push(finding('error', 'skyrl.mini-batch', `trainer.policy_mini_batch_size ${mini} is more than `
-      + `trainer.train_batch_size ${train} ${U}`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.mini-batch',
+        `trainer.policy_mini_batch_size ${mini} is more than ` + `trainer.train_batch_size ${train} ${U}`,
+      ),
+    );
   } else if (mini > 0 && train % mini !== 0) {
-    out.push(finding('error', 'skyrl.mini-batch', `trainer.train_batch_size ${train} is not a multiple of `
-      + `trainer.policy_mini_batch_size ${mini} ${U}`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.mini-batch',
+        `trainer.train_batch_size ${train} is not a multiple of ` + `trainer.policy_mini_batch_size ${mini} ${U}`,
+      ),
+    );
   }
   const miniPerGpu = dp > 0 ? Math.floor((mini * n) / dp) : 0;
   if (miniPerGpu === 0) {
-    out.push(finding('error', 'skyrl.mini-gpus', `policy_mini_batch_size ${mini} × n_samples_per_prompt ${n} = `
-      + `${mini * n} sequences give none to each of ${dp} data-parallel ranks ${U}`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.mini-gpus',
+        `policy_mini_batch_size ${mini} × n_samples_per_prompt ${n} = ` +
+          `${mini * n} sequences give none to each of ${dp} data-parallel ranks ${U}`,
+      ),
+    );
   } else {
     if ((mini * n) % dp !== 0) {
-      out.push(finding('warning', 'skyrl.mini-gpus', `${mini} × ${n} = ${mini * n} sequences per update do not divide `
-        + `among ${dp} data-parallel ranks: SkyRL rounds each rank's share down to ${miniPerGpu}`));
+      out.push(
+        finding(
+          'warning',
+          'skyrl.mini-gpus',
+          `${mini} × ${n} = ${mini * n} sequences per update do not divide ` +
+            `among ${dp} data-parallel ranks: SkyRL rounds each rank's share down to ${miniPerGpu}`,
+        ),
+      );
     }
     if (miniPerGpu % micro !== 0) {
-      out.push(finding('error', 'skyrl.micro-batch', `each update gives every GPU ${miniPerGpu} sequences `
-        + `(${mini} × ${n} / ${dp}), not a multiple of trainer.micro_train_batch_size_per_gpu ${micro} ${U}`));
+      out.push(
+        finding(
+          'error',
+          'skyrl.micro-batch',
+          `each update gives every GPU ${miniPerGpu} sequences ` +
+            `(${mini} × ${n} / ${dp}), not a multiple of trainer.micro_train_batch_size_per_gpu ${micro} ${U}`,
+        ),
+      );
     }
     const trainPerGpu = Math.floor((train * n) / dp);
     if (trainPerGpu % miniPerGpu !== 0) {
-      out.push(finding('error', 'skyrl.train-gpus', `each step gives every GPU ${trainPerGpu} sequences, not a multiple `
-        + `of its ${miniPerGpu} per update ${U}`));
+      out.push(
+        finding(
+          'error',
+          'skyrl.train-gpus',
+          `each step gives every GPU ${trainPerGpu} sequences, not a multiple ` +
+            `of its ${miniPerGpu} per update ${U}`,
+        ),
+      );
     }
   }
   if (v.get('trainer.placement.colocate_all') === true) {
-    const engines = (v.num('generator.num_inference_engines') ?? 1)
-      * (v.num('generator.inference_engine_tensor_parallel_size') ?? 1)
-      * (v.num('generator.inference_engine_pipeline_parallel_size') ?? 1)
-      * (v.num('generator.inference_engine_data_parallel_size') ?? 1);
+    const engines =
+      (v.num('generator.num_inference_engines') ?? 1) *
+      (v.num('generator.inference_engine_tensor_parallel_size') ?? 1) *
+      (v.num('generator.inference_engine_pipeline_parallel_size') ?? 1) *
+      (v.num('generator.inference_engine_data_parallel_size') ?? 1);
     if (engines !== gpus) {
-      out.push(finding('error', 'skyrl.placement', `colocate_all: the policy's ${gpus} GPUs must equal the inference `
-        + `engines' ${engines} (num_inference_engines × tensor × pipeline × data parallel; skyrl_train/utils/utils.py `
-        + 'validate_cfg)'));
+      out.push(
+        finding(
+          'error',
+          'skyrl.placement',
+          `colocate_all: the policy's ${gpus} GPUs must equal the inference ` +
+            `engines' ${engines} (num_inference_engines × tensor × pipeline × data parallel; skyrl_train/utils/utils.py ` +
+            'validate_cfg)',
+        ),
+      );
     }
   }
   const turns = v.num('generator.max_turns') ?? 1;
@@ -204,38 +343,76 @@ export function skyrlArithmetic(a: ArithmeticInputs): Finding[] {
   const input = v.num('generator.max_input_length') ?? 0;
   const G = '(skyrl_train/utils/utils.py validate_generator_cfg)';
   if (turns === 1 && input !== prompt) {
-    out.push(finding('error', 'skyrl.input-length', `one turn: generator.max_input_length ${input} must equal `
-      + `trainer.max_prompt_length ${prompt} ${G}`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.input-length',
+        `one turn: generator.max_input_length ${input} must equal ` + `trainer.max_prompt_length ${prompt} ${G}`,
+      ),
+    );
   } else if (turns > 1 && input < prompt) {
-    out.push(finding('error', 'skyrl.input-length', `generator.max_input_length ${input} is less than `
-      + `trainer.max_prompt_length ${prompt} ${G}`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.input-length',
+        `generator.max_input_length ${input} is less than ` + `trainer.max_prompt_length ${prompt} ${G}`,
+      ),
+    );
   }
   const backend = v.get('generator.backend');
   const stop = v.get('generator.sampling_params.stop');
   if (backend === 'sglang' && stop !== null && stop !== undefined) {
-    out.push(finding('error', 'skyrl.sglang-stop', `the SGLang backend refuses sampling_params.stop ${G}, and protocol `
-      + `'${a.recipe.protocol}' ends each turn at a stop string: use vLLM (skyrl.generator.backend=vllm)`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.sglang-stop',
+        `the SGLang backend refuses sampling_params.stop ${G}, and protocol ` +
+          `'${a.recipe.protocol}' ends each turn at a stop string: use vLLM (skyrl.generator.backend=vllm)`,
+      ),
+    );
   }
   const tp = v.num('generator.inference_engine_tensor_parallel_size') ?? 1;
   if (backend === 'sglang' && v.bool('generator.run_engines_locally') && tp !== 1) {
-    out.push(finding('error', 'skyrl.sglang-tp', `local SGLang engines need inference_engine_tensor_parallel_size 1, `
-      + `got ${tp} ${G}`));
+    out.push(
+      finding(
+        'error',
+        'skyrl.sglang-tp',
+        `local SGLang engines need inference_engine_tensor_parallel_size 1, ` + `got ${tp} ${G}`,
+      ),
+    );
   }
   if (v.bool('trainer.algorithm.use_kl_loss') && v.bool('trainer.algorithm.use_kl_in_reward')) {
-    out.push(finding('error', 'skyrl.kl', 'use_kl_loss and use_kl_in_reward are mutually exclusive '
-      + '(skyrl_train/utils/utils.py validate_cfg)'));
+    out.push(
+      finding(
+        'error',
+        'skyrl.kl',
+        'use_kl_loss and use_kl_in_reward are mutually exclusive ' + '(skyrl_train/utils/utils.py validate_cfg)',
+      ),
+    );
   }
   const generate = v.num('generator.sampling_params.max_generate_length') ?? 0;
   if (input + generate > a.contextLength) {
-    out.push(finding('error', 'context', `generator.max_input_length ${input} + sampling_params.max_generate_length `
-      + `${generate} = ${input + generate} tokens are more than the model's context of ${a.contextLength} `
-      + `(${a.contextFrom})`));
+    out.push(
+      finding(
+        'error',
+        'context',
+        `generator.max_input_length ${input} + sampling_params.max_generate_length ` +
+          `${generate} = ${input + generate} tokens are more than the model's context of ${a.contextLength} ` +
+          `(${a.contextFrom})`,
+      ),
+    );
   }
   const logger = v.get('trainer.logger');
   const loggers = Array.isArray(logger) ? logger : [logger];
   if (loggers.includes('wandb') && !a.env?.WANDB_API_KEY) {
-    out.push(finding('warning', 'skyrl.wandb', 'trainer.logger wandb needs WANDB_API_KEY where SkyRL starts '
-      + '(skyrl_train/utils/utils.py validate_generator_cfg); it is not set here'));
+    out.push(
+      finding(
+        'warning',
+        'skyrl.wandb',
+        'trainer.logger wandb needs WANDB_API_KEY where SkyRL starts ' +
+          '(skyrl_train/utils/utils.py validate_generator_cfg); it is not set here',
+      ),
+    );
   }
   return [...out, ...recipeChecks(a, train)];
 }

@@ -157,7 +157,13 @@ except BaseException:
 print(json.dumps(out))
 `;
 
-interface RunResult { code: number | null; stdout: string; stderr: string; error?: Error; timedOut: boolean }
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  error?: Error;
+  timedOut: boolean;
+}
 
 function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
   return new Promise((done) => {
@@ -165,7 +171,10 @@ function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSigna
     let stderr = '';
     let timedOut = false;
     let settled = false;
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONWARNINGS: 'ignore' } });
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PYTHONWARNINGS: 'ignore' },
+    });
     const finish = (r: RunResult): void => {
       if (settled) return;
       settled = true;
@@ -173,11 +182,20 @@ function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSigna
       signal?.removeEventListener('abort', onAbort);
       done(r);
     };
-    const onAbort = (): void => { child.kill('SIGKILL'); };
-    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+    const onAbort = (): void => {
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { if (stdout.length < 1_000_000) stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { if (stderr.length < 100_000) stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      if (stdout.length < 1_000_000) stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      if (stderr.length < 100_000) stderr += d;
+    });
     child.on('error', (error) => finish({ code: null, stdout, stderr, error, timedOut }));
     child.on('close', (code) => finish({ code, stdout, stderr, timedOut }));
   });
@@ -187,7 +205,10 @@ function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSigna
 async function nvidiaSmi(timeoutMs: number): Promise<string[] | null> {
   const r = await run('nvidia-smi', ['-L'], timeoutMs);
   if (r.error || r.code !== 0) return null;
-  return r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  return r.stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 export interface ProbeOptions {
@@ -200,24 +221,34 @@ export interface ProbeOptions {
 
 /** How to install what is missing, for this interpreter. */
 export function fixesFor(report: Pick<PythonEnvReport, 'python' | 'engines' | 'ok'>, repoRoot?: string): string[] {
-  const trainerDir = repoRoot && existsSync(join(repoRoot, 'trainer', 'pyproject.toml')) ? join(repoRoot, 'trainer') : undefined;
-  const setup = trainerDir ? `npm run setup:python (in ${repoRoot}) makes .venv/ with every engine, pinned by trainer/uv.lock` : undefined;
+  const trainerDir =
+    repoRoot && existsSync(join(repoRoot, 'trainer', 'pyproject.toml')) ? join(repoRoot, 'trainer') : undefined;
+  const setup = trainerDir
+    ? `npm run setup:python (in ${repoRoot}) makes .venv/ with every engine, pinned by trainer/uv.lock`
+    : undefined;
   if (!report.ok) {
-    return [setup ?? 'install Python 3.10 or newer, then the quarry-trainer package with the engines you need',
-      'or point the quarry.python setting (CLI: --python or QUARRY_PYTHON) at an interpreter that has them'];
+    return [
+      setup ?? 'install Python 3.10 or newer, then the quarry-trainer package with the engines you need',
+      'or point the quarry.python setting (CLI: --python or QUARRY_PYTHON) at an interpreter that has them',
+    ];
   }
   const missing = report.engines.filter((e) => e.version === null || !e.imports);
   const fixes: string[] = [];
   // skyrl-train and vllm never go beside TRL and verl (see notesFor); the other extras install into this interpreter.
-  const extras = [...new Set(missing.filter((e) => e.extra && e.extra !== 'skyrl-train' && e.version === null)
-    .map((e) => e.extra))];
+  const extras = [
+    ...new Set(missing.filter((e) => e.extra && e.extra !== 'skyrl-train' && e.version === null).map((e) => e.extra)),
+  ];
   if (extras.length > 0 || missing.some((e) => e.name === 'quarry-trainer')) {
     if (setup) fixes.push(setup);
-    const target = trainerDir ? `${trainerDir}[${extras.join(',') || 'trl'}]` : `quarry-trainer[${extras.join(',') || 'trl'}]`;
+    const target = trainerDir
+      ? `${trainerDir}[${extras.join(',') || 'trl'}]`
+      : `quarry-trainer[${extras.join(',') || 'trl'}]`;
     fixes.push(`${report.python.path} -m pip install "${target}"`);
   }
   for (const e of missing.filter((m) => m.version !== null && !m.imports)) {
-    fixes.push(`${e.name} ${e.version} is installed but does not import (${e.error ?? 'unknown error'}): reinstall it with its extra`);
+    fixes.push(
+      `${e.name} ${e.version} is installed but does not import (${e.error ?? 'unknown error'}): reinstall it with its extra`,
+    );
   }
   return fixes;
 }
@@ -227,12 +258,16 @@ export function notesFor(engines: EngineStatus[]): string[] {
   const absent = (name: string): boolean => engines.some((e) => e.name === name && e.version === null);
   const notes: string[] = [];
   if (absent('skyrl-train')) {
-    notes.push('skyrl-train needs Python 3.12 exactly and pins datasets 4.0 (TRL needs >= 4.7): it gets its own '
-      + 'environment on the training hosts (extra skyrl-train); Quarry\'s SkyRL adapter needs only skyrl-gym');
+    notes.push(
+      'skyrl-train needs Python 3.12 exactly and pins datasets 4.0 (TRL needs >= 4.7): it gets its own ' +
+        "environment on the training hosts (extra skyrl-train); Quarry's SkyRL adapter needs only skyrl-gym",
+    );
   }
   if (absent('vllm')) {
-    notes.push('vllm ships CUDA builds and pins its own torch and transformers: install it on GPU hosts, in the job\'s '
-      + 'environment; here serving uses transformers');
+    notes.push(
+      "vllm ships CUDA builds and pins its own torch and transformers: install it on GPU hosts, in the job's " +
+        'environment; here serving uses transformers',
+    );
   }
   return notes;
 }
@@ -247,11 +282,19 @@ export async function probePythonEnv(python: PythonChoice, opts: ProbeOptions = 
   ]);
   const base = { python, gpus: { torchCuda: null, nvidiaSmi: smi } as GpuInfo };
   let problem: string | undefined;
-  let parsed: { version: string; executable: string; engines: { name: string; version: string | null; imports: boolean; error?: string }[];
-    torch: GpuInfo['torchCuda'] } | undefined;
+  let parsed:
+    | {
+        version: string;
+        executable: string;
+        engines: { name: string; version: string | null; imports: boolean; error?: string }[];
+        torch: GpuInfo['torchCuda'];
+      }
+    | undefined;
   if (r.error) {
-    problem = (r.error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? `no Python interpreter at '${python.path}'` : `cannot start '${python.path}': ${r.error.message}`;
+    problem =
+      (r.error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `no Python interpreter at '${python.path}'`
+        : `cannot start '${python.path}': ${r.error.message}`;
   } else if (r.timedOut) {
     problem = `the probe did not finish within ${Math.round(timeoutMs / 1000)} s (importing the engines hung)`;
   } else if (opts.signal?.aborted) {
@@ -266,19 +309,38 @@ export async function probePythonEnv(python: PythonChoice, opts: ProbeOptions = 
     }
   }
   if (!parsed) {
-    const report = { ...base, ok: false, problem, engines: [] as EngineStatus[], ready: false, fixes: [] as string[],
-      notes: [] as string[] };
+    const report = {
+      ...base,
+      ok: false,
+      problem,
+      engines: [] as EngineStatus[],
+      ready: false,
+      fixes: [] as string[],
+      notes: [] as string[],
+    };
     report.fixes = fixesFor(report, opts.repoRoot);
     return report;
   }
   const engines: EngineStatus[] = ENGINES.map((spec) => {
     const e = parsed.engines.find((x) => x.name === spec.name);
-    return { name: spec.name, version: e?.version ?? null, imports: e?.imports ?? false,
-      ...(e?.error ? { error: e.error } : {}), required: spec.required, extra: spec.extra };
+    return {
+      name: spec.name,
+      version: e?.version ?? null,
+      imports: e?.imports ?? false,
+      ...(e?.error ? { error: e.error } : {}),
+      required: spec.required,
+      extra: spec.extra,
+    };
   });
   const report: PythonEnvReport = {
-    ...base, gpus: { torchCuda: parsed.torch, nvidiaSmi: smi }, ok: true, version: parsed.version,
-    executable: parsed.executable, engines, fixes: [], notes: notesFor(engines),
+    ...base,
+    gpus: { torchCuda: parsed.torch, nvidiaSmi: smi },
+    ok: true,
+    version: parsed.version,
+    executable: parsed.executable,
+    engines,
+    fixes: [],
+    notes: notesFor(engines),
     ready: engines.every((e) => !e.required || e.imports),
   };
   report.fixes = fixesFor(report, opts.repoRoot);
@@ -286,8 +348,11 @@ export async function probePythonEnv(python: PythonChoice, opts: ProbeOptions = 
 }
 
 const SOURCE_TEXT: Record<PythonSource, string> = {
-  flag: '--python', setting: 'the quarry.python setting', 'python-extension': "the Python extension's selected interpreter",
-  venv: 'the nearest .venv/', path: 'python3 on PATH',
+  flag: '--python',
+  setting: 'the quarry.python setting',
+  'python-extension': "the Python extension's selected interpreter",
+  venv: 'the nearest .venv/',
+  path: 'python3 on PATH',
 };
 
 /** The report as text: interpreter, a table of engines, GPUs, and what to run. */
@@ -303,17 +368,29 @@ export function renderPythonEnvReport(r: PythonEnvReport): string {
     const vw = Math.max(7, ...r.engines.map((e) => (e.version ?? '-').length));
     lines.push(`  ${'engine'.padEnd(w)}  ${'version'.padEnd(vw)}  status`);
     for (const e of r.engines) {
-      const status = e.imports ? 'ok' : e.version === null ? `missing${e.extra ? ` (extra: ${e.extra})` : ''}` : `does not import: ${e.error}`;
-      lines.push(`  ${e.name.padEnd(w)}  ${(e.version ?? '-').padEnd(vw)}  ${status}${e.required && !e.imports ? '  [required]' : ''}`);
+      const status = e.imports
+        ? 'ok'
+        : e.version === null
+          ? `missing${e.extra ? ` (extra: ${e.extra})` : ''}`
+          : `does not import: ${e.error}`;
+      lines.push(
+        `  ${e.name.padEnd(w)}  ${(e.version ?? '-').padEnd(vw)}  ${status}${e.required && !e.imports ? '  [required]' : ''}`,
+      );
     }
   }
   lines.push('');
   const t = r.gpus.torchCuda;
-  const torchGpus = t === null ? 'torch not available' : t.available
-    ? `${t.count} CUDA device(s): ${t.names.join(', ')}` : `no CUDA device (torch built for CUDA ${t.cudaVersion ?? 'none'})`;
+  const torchGpus =
+    t === null
+      ? 'torch not available'
+      : t.available
+        ? `${t.count} CUDA device(s): ${t.names.join(', ')}`
+        : `no CUDA device (torch built for CUDA ${t.cudaVersion ?? 'none'})`;
   const smi = r.gpus.nvidiaSmi === null ? 'nvidia-smi not found' : `${r.gpus.nvidiaSmi.length} from nvidia-smi`;
   lines.push(`GPUs: ${torchGpus}; ${smi}`);
-  lines.push(r.ready ? 'Ready: TRL training can run with this interpreter.' : 'Not ready: a required engine is missing.');
+  lines.push(
+    r.ready ? 'Ready: TRL training can run with this interpreter.' : 'Not ready: a required engine is missing.',
+  );
   if (r.fixes.length > 0) {
     lines.push('');
     lines.push('To fix:');

@@ -60,8 +60,14 @@ interface SettingSpec {
 /** Every key a recipe may hold. Engines read the `rl.*`, `hardware.*`, `data.shuffle` and `reward.panel` keys. */
 export const RECIPE_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   'model.base': { kind: 'string', what: 'the base model the paper trains (its Hugging Face id)', required: true },
-  'model.context_length': { kind: 'int', min: 1, what: 'tokens the model attends to (its max_position_embeddings); '
-    + 'read from --model\'s config.json when it is a local folder', required: true },
+  'model.context_length': {
+    kind: 'int',
+    min: 1,
+    what:
+      'tokens the model attends to (its max_position_embeddings); ' +
+      "read from --model's config.json when it is a local folder",
+    required: true,
+  },
   'hardware.gpu': { kind: 'string', what: 'the accelerator the paper trained on' },
   'hardware.gpus_per_node': { kind: 'int', min: 1, what: 'GPUs per node', required: true },
   'hardware.nodes': { kind: 'int', min: 1, what: 'nodes', required: true },
@@ -69,8 +75,8 @@ export const RECIPE_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   'data.train_size': { kind: 'int', min: 1, what: 'training questions (rows) the paper uses' },
   'data.filters': { kind: 'strings', what: 'how the paper selects its training questions' },
   'data.curriculum_bin_size': { kind: 'int', min: 1, what: 'questions per curriculum level, easiest first' },
-  'data.shuffle': { kind: 'bool', what: 'whether the trainer shuffles the rows (false keeps a curriculum\'s order)' },
-  'data.command': { kind: 'string', what: 'the `quarry data rl` command that builds data like the paper\'s' },
+  'data.shuffle': { kind: 'bool', what: "whether the trainer shuffles the rows (false keeps a curriculum's order)" },
+  'data.command': { kind: 'string', what: "the `quarry data rl` command that builds data like the paper's" },
   'sft.stage': { kind: 'bool', what: 'whether the paper fine-tunes (SFT) before RL' },
   'sft.framework': { kind: 'string', what: 'what the paper fine-tunes with' },
   'sft.teacher': { kind: 'string', what: 'the model whose trajectories the SFT data are' },
@@ -97,8 +103,12 @@ export const RECIPE_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   'rl.lr': { kind: 'number', min: 0, what: 'policy learning rate', required: true },
   'rl.train_batch_size': { kind: 'int', min: 1, what: 'prompts per training step', required: true },
   'rl.mini_batch_size': { kind: 'int', min: 1, what: 'prompts per policy update', required: true },
-  'rl.micro_batch_size_per_gpu': { kind: 'int', min: 1, what: 'sequences per GPU per forward/backward pass',
-    required: true },
+  'rl.micro_batch_size_per_gpu': {
+    kind: 'int',
+    min: 1,
+    what: 'sequences per GPU per forward/backward pass',
+    required: true,
+  },
   'rl.epochs': { kind: 'int', min: 1, what: 'passes over the training rows' },
   'rl.total_steps': { kind: 'int', min: 1, what: 'training steps (batches); wins over rl.epochs' },
   'rl.temperature': { kind: 'number', min: 0, what: 'rollout sampling temperature', required: true },
@@ -106,8 +116,12 @@ export const RECIPE_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   'rl.max_turns': { kind: 'int', min: 1, what: 'assistant turns per rollout', required: true },
   'rl.max_sequence_length': { kind: 'int', min: 1, what: 'prompt and response together, when the paper bounds them' },
   'rl.max_prompt_length': { kind: 'int', min: 1, what: 'prompt tokens', required: true },
-  'rl.max_response_length': { kind: 'int', min: 1, what: 'tokens after the prompt: every turn and observation',
-    required: true },
+  'rl.max_response_length': {
+    kind: 'int',
+    min: 1,
+    what: 'tokens after the prompt: every turn and observation',
+    required: true,
+  },
   'rl.max_turn_tokens': { kind: 'int', min: 1, what: 'tokens one turn may generate', required: true },
   'rl.clip_low': { kind: 'number', min: 0, max: 1, what: 'PPO clip ε below 1', required: true },
   'rl.clip_high': { kind: 'number', min: 0, what: 'PPO clip ε above 1', required: true },
@@ -116,18 +130,26 @@ export const RECIPE_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   'rl.kl_type': { kind: 'string', choices: ['kl', 'abs', 'mse', 'low_var_kl'], what: 'its estimator' },
   'rl.kl_in_reward': { kind: 'bool', what: 'a KL penalty in the reward', required: true },
   'rl.entropy_coef': { kind: 'number', min: 0, what: 'entropy bonus coefficient', required: true },
-  'rl.loss_agg_mode': { kind: 'string', what: 'how token losses are averaged', required: true,
-    choices: ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] },
+  'rl.loss_agg_mode': {
+    kind: 'string',
+    what: 'how token losses are averaged',
+    required: true,
+    choices: ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'],
+  },
   'rl.grad_clip': { kind: 'number', min: 0, what: 'gradient norm clip', required: true },
   'rl.filter': { kind: 'string', what: 'rollout filtering the paper applies' },
-  'rl.rollout_engine': { kind: 'string', choices: ['vllm', 'sglang'], what: 'inference engine for rollouts',
-    required: true },
+  'rl.rollout_engine': {
+    kind: 'string',
+    choices: ['vllm', 'sglang'],
+    what: 'inference engine for rollouts',
+    required: true,
+  },
   'rl.tensor_parallel': { kind: 'int', min: 1, what: 'tensor-parallel GPUs per inference engine', required: true },
   'rl.save_freq': { kind: 'int', what: 'checkpoint every N steps (-1: none)' },
   'rl.test_freq': { kind: 'int', what: 'validate every N steps (-1: never)' },
   'rl.val_before_train': { kind: 'bool', what: 'validate before the first step' },
-  'reward.panel': { kind: 'string', what: 'Quarry\'s built-in reward panel (docs/rewards.md)', required: true },
-  'reward.terms': { kind: 'terms', what: 'the paper\'s reward weights and parameters, per panel term' },
+  'reward.panel': { kind: 'string', what: "Quarry's built-in reward panel (docs/rewards.md)", required: true },
+  'reward.terms': { kind: 'terms', what: "the paper's reward weights and parameters, per panel term" },
 };
 
 export const SETTING_KEYS: readonly string[] = Object.keys(RECIPE_SETTINGS);
@@ -156,7 +178,8 @@ export function checkSettingValue(key: string, value: unknown): string | null {
   };
   switch (spec.kind) {
     case 'int':
-      if (typeof value !== 'number' || !Number.isInteger(value)) return `${key} must be a whole number, got ${show(value)}`;
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        return `${key} must be a whole number, got ${show(value)}`;
       return bounds(value);
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) return `${key} must be a number, got ${show(value)}`;
@@ -164,15 +187,19 @@ export function checkSettingValue(key: string, value: unknown): string | null {
     case 'bool':
       return typeof value === 'boolean' ? null : `${key} must be true or false, got ${show(value)}`;
     case 'string':
-      if (typeof value !== 'string' || value.trim() === '') return `${key} must be a non-empty string, got ${show(value)}`;
-      if (spec.choices && !spec.choices.includes(value)) return `${key} must be one of ${spec.choices.join(', ')}, got '${value}'`;
+      if (typeof value !== 'string' || value.trim() === '')
+        return `${key} must be a non-empty string, got ${show(value)}`;
+      if (spec.choices && !spec.choices.includes(value))
+        return `${key} must be one of ${spec.choices.join(', ')}, got '${value}'`;
       return null;
     case 'strings':
       return Array.isArray(value) && value.every((s) => typeof s === 'string')
-        ? null : `${key} must be a list of strings, got ${show(value)}`;
+        ? null
+        : `${key} must be a list of strings, got ${show(value)}`;
     case 'numbers':
       return Array.isArray(value) && value.every((n) => typeof n === 'number' && Number.isFinite(n))
-        ? null : `${key} must be a list of numbers, got ${show(value)}`;
+        ? null
+        : `${key} must be a list of numbers, got ${show(value)}`;
     case 'terms':
       return checkTerms(key, value);
   }
@@ -190,7 +217,8 @@ function checkTerms(key: string, value: unknown): string | null {
     if (spec.params !== undefined) {
       if (!isObject(spec.params)) return `${key}.${term}.params must map names to numbers`;
       for (const [p, n] of Object.entries(spec.params)) {
-        if (typeof n !== 'number' || !Number.isFinite(n)) return `${key}.${term}.params.${p} must be a number, got ${show(n)}`;
+        if (typeof n !== 'number' || !Number.isFinite(n))
+          return `${key}.${term}.params.${p} must be a number, got ${show(n)}`;
       }
     }
   }
@@ -237,8 +265,10 @@ function provenance(where: string, entry: Record<string, unknown>, problems: str
   }
   const said = [out.source, out.quarry, out.set].filter((v) => v !== undefined).length;
   if (said === 0) {
-    problems.push(`${where}: say where the value comes from: source (the paper's section or table) or quarry `
-      + '(the paper leaves it open: Quarry\'s choice and why)');
+    problems.push(
+      `${where}: say where the value comes from: source (the paper's section or table) or quarry ` +
+        "(the paper leaves it open: Quarry's choice and why)",
+    );
   } else if (out.source !== undefined && out.quarry !== undefined) {
     problems.push(`${where}: both source and quarry: a value is either the paper's or Quarry's choice`);
   }
@@ -257,12 +287,15 @@ export function validateRecipe(doc: unknown, where: string): RecipeCheck {
   const fail = (msg: string): RecipeCheck => ({ recipe: null, problems: [...problems, `${where}: ${msg}`] });
   if (!isObject(doc)) return fail('a recipe is a mapping (schema, name, paper, protocol, settings, engines)');
   for (const k of Object.keys(doc)) {
-    if (!['schema', 'name', 'paper', 'protocol', 'settings', 'engines'].includes(k)) problems.push(`${where}: unknown top-level key '${k}'`);
+    if (!['schema', 'name', 'paper', 'protocol', 'settings', 'engines'].includes(k))
+      problems.push(`${where}: unknown top-level key '${k}'`);
   }
   if (doc.schema !== RECIPE_SCHEMA) return fail(`schema must be '${RECIPE_SCHEMA}', got ${show(doc.schema)}`);
-  if (typeof doc.name !== 'string' || !NAME.test(doc.name)) problems.push(`${where}: name must be lowercase letters, digits and '-', got ${show(doc.name)}`);
+  if (typeof doc.name !== 'string' || !NAME.test(doc.name))
+    problems.push(`${where}: name must be lowercase letters, digits and '-', got ${show(doc.name)}`);
   const paper = isObject(doc.paper) ? doc.paper : null;
-  if (!paper || typeof paper.title !== 'string' || paper.title.trim() === '') problems.push(`${where}: paper.title is required`);
+  if (!paper || typeof paper.title !== 'string' || paper.title.trim() === '')
+    problems.push(`${where}: paper.title is required`);
   if (typeof doc.protocol !== 'string' || !(PROTOCOL_NAMES as readonly string[]).includes(doc.protocol)) {
     problems.push(`${where}: protocol must be one of ${PROTOCOL_NAMES.join(', ')}, got ${show(doc.protocol)}`);
   }
@@ -282,12 +315,16 @@ export function validateRecipe(doc: unknown, where: string): RecipeCheck {
       if (!bad) settings[key] = { value: entry.value as SettingValue, ...prov };
     }
     for (const key of SETTING_KEYS.filter((k) => RECIPE_SETTINGS[k].required)) {
-      if (!(key in doc.settings)) problems.push(`${where}: settings.${key} is missing (${RECIPE_SETTINGS[key].what}): `
-        + 'give the paper\'s value with its source, or Quarry\'s choice with its reason');
+      if (!(key in doc.settings))
+        problems.push(
+          `${where}: settings.${key} is missing (${RECIPE_SETTINGS[key].what}): ` +
+            "give the paper's value with its source, or Quarry's choice with its reason",
+        );
     }
   }
   const engines = { verl: {}, skyrl: {} } as Recipe['engines'];
-  if (doc.engines !== undefined && !isObject(doc.engines)) problems.push(`${where}: engines must map verl/skyrl to engine keys`);
+  if (doc.engines !== undefined && !isObject(doc.engines))
+    problems.push(`${where}: engines must map verl/skyrl to engine keys`);
   for (const [engine, keys] of Object.entries(isObject(doc.engines) ? doc.engines : {})) {
     if (!(ENGINE_NAMES as readonly string[]).includes(engine)) {
       problems.push(`${where}: engines.${engine}: engines are ${ENGINE_NAMES.join(', ')}`);
@@ -311,16 +348,24 @@ export function validateRecipe(doc: unknown, where: string): RecipeCheck {
   if (isObject(doc.settings) && typeof settings['reward.panel']?.value === 'string') {
     const panel = settings['reward.panel'].value;
     if (!BUILTIN_PANELS.some((p) => p.name === panel)) {
-      problems.push(`${where}: reward.panel '${panel}' is not a built-in panel (${BUILTIN_PANELS.map((p) => p.name).join(', ')})`);
+      problems.push(
+        `${where}: reward.panel '${panel}' is not a built-in panel (${BUILTIN_PANELS.map((p) => p.name).join(', ')})`,
+      );
     }
   }
   if (problems.length > 0) return { recipe: null, problems };
   return {
     recipe: {
-      schema: RECIPE_SCHEMA, name: doc.name as string,
-      paper: { title: String(paper?.title), ...(typeof paper?.authors === 'string' ? { authors: paper.authors } : {}),
-        ...(typeof paper?.arxiv === 'string' ? { arxiv: paper.arxiv } : {}) },
-      protocol: doc.protocol as ProtocolName, settings, engines,
+      schema: RECIPE_SCHEMA,
+      name: doc.name as string,
+      paper: {
+        title: String(paper?.title),
+        ...(typeof paper?.authors === 'string' ? { authors: paper.authors } : {}),
+        ...(typeof paper?.arxiv === 'string' ? { arxiv: paper.arxiv } : {}),
+      },
+      protocol: doc.protocol as ProtocolName,
+      settings,
+      engines,
     },
     problems,
   };
@@ -359,8 +404,11 @@ export function applyAssignments(recipe: Recipe, assignments: Assignment[]): { r
       continue;
     }
     const before = out.settings[key];
-    out.settings[key] = { value: value as SettingValue, set: '--set on the command line',
-      ...(before ? { note: `the recipe's value was ${show(before.value)}` } : {}) };
+    out.settings[key] = {
+      value: value as SettingValue,
+      set: '--set on the command line',
+      ...(before ? { note: `the recipe's value was ${show(before.value)}` } : {}),
+    };
   }
   return { recipe: out, problems };
 }
@@ -374,7 +422,7 @@ export function settingValue<T extends SettingValue = SettingValue>(recipe: Reci
 export function provenanceLabel(p: Provenance): string {
   if (p.set) return '--set';
   if (p.source) return `paper: ${p.source}`;
-  return 'Quarry\'s choice';
+  return "Quarry's choice";
 }
 
 /**
@@ -395,7 +443,8 @@ export function rewardDifferences(recipe: Recipe, panels: readonly PanelSpec[] =
       continue;
     }
     const weight = t.weight ?? 1;
-    if (spec.weight !== undefined && spec.weight !== weight) out.push(`${name}.weight: recipe ${spec.weight}, panel ${weight}`);
+    if (spec.weight !== undefined && spec.weight !== weight)
+      out.push(`${name}.weight: recipe ${spec.weight}, panel ${weight}`);
     for (const [p, v] of Object.entries(spec.params ?? {})) {
       const defaults = BUILTIN_TERMS.find((d) => d.id === t.term)?.defaultParams;
       const pv = t.params?.[p] ?? defaults?.[p];

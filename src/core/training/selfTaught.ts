@@ -58,7 +58,10 @@ export function selectRollouts(rollouts: readonly Rollout[], hardness: string | 
     let bestDistance = -1;
     pool.forEach((r, i) => {
       const d = Math.min(...picked.map((p) => 1 - jaccard(grams.get(r.id)!, grams.get(p.id)!)));
-      if (d > bestDistance) { bestDistance = d; best = i; }
+      if (d > bestDistance) {
+        bestDistance = d;
+        best = i;
+      }
     });
     picked.push(pool.splice(best, 1)[0]);
   }

@@ -18,7 +18,9 @@ export async function dbSha256(path: string): Promise<string> {
   cache.set(path, { stamp, digest });
   while (cache.size > CAPACITY) cache.delete(cache.keys().next().value as string);
   // A failed read must not stay cached as a rejected promise.
-  digest.catch(() => { if (cache.get(path)?.digest === digest) cache.delete(path); });
+  digest.catch(() => {
+    if (cache.get(path)?.digest === digest) cache.delete(path);
+  });
   return digest;
 }
 

@@ -3,12 +3,17 @@
 
 export type DiffOp = 'same' | 'removed' | 'added';
 /** `a`/`b`: the part as each statement spells it (`removed` parts have b = '', `added` parts a = ''). */
-export interface DiffPart { op: DiffOp; a: string; b: string }
+export interface DiffPart {
+  op: DiffOp;
+  a: string;
+  b: string;
+}
 
 /** Words, quoted strings, numbers and single punctuation marks; whitespace is kept attached so text rebuilds exactly. */
 export function sqlTokens(sql: string): string[] {
   const out: string[] = [];
-  const re = /\s*('(?:[^']|'')*'?|"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]]*\]?|[A-Za-z_][A-Za-z0-9_.]*|\d+(?:\.\d+)?|<=|>=|<>|!=|\|\||\S)\s*/gy;
+  const re =
+    /\s*('(?:[^']|'')*'?|"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]]*\]?|[A-Za-z_][A-Za-z0-9_.]*|\d+(?:\.\d+)?|<=|>=|<>|!=|\|\||\S)\s*/gy;
   let m: RegExpExecArray | null;
   while ((m = re.exec(sql)) !== null && m[0] !== '') out.push(m[0]);
   return out;
@@ -25,27 +30,39 @@ const MAX_CELLS = 4_000_000;
 
 /** Longest-common-subsequence diff of two SQL statements over tokens; `removed` parts are a's, `added` are b's. */
 export function diffSql(a: string, b: string): DiffPart[] {
-  const x = sqlTokens(a), y = sqlTokens(b);
-  const n = x.length, m = y.length;
-  if (n * m > MAX_CELLS) return [...(a ? [{ op: 'removed' as const, a, b: '' }] : []), ...(b ? [{ op: 'added' as const, a: '', b }] : [])];
-  const xn = x.map(norm), yn = y.map(norm);
+  const x = sqlTokens(a),
+    y = sqlTokens(b);
+  const n = x.length,
+    m = y.length;
+  if (n * m > MAX_CELLS)
+    return [...(a ? [{ op: 'removed' as const, a, b: '' }] : []), ...(b ? [{ op: 'added' as const, a: '', b }] : [])];
+  const xn = x.map(norm),
+    yn = y.map(norm);
   // lcs[i][j] = LCS length of x[i..] and y[j..], flattened.
   const w = m + 1;
   const lcs = new Uint32Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = xn[i] === yn[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
+      lcs[i * w + j] =
+        xn[i] === yn[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
     }
   }
   const parts: DiffPart[] = [];
   const push = (op: DiffOp, ta: string, tb: string) => {
     const last = parts[parts.length - 1];
-    if (last && last.op === op) { last.a += ta; last.b += tb; } else parts.push({ op, a: ta, b: tb });
+    if (last && last.op === op) {
+      last.a += ta;
+      last.b += tb;
+    } else parts.push({ op, a: ta, b: tb });
   };
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < n && j < m) {
-    if (xn[i] === yn[j]) { push('same', x[i], y[j]); i++; j++; }
-    else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) push('removed', x[i++], '');
+    if (xn[i] === yn[j]) {
+      push('same', x[i], y[j]);
+      i++;
+      j++;
+    } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) push('removed', x[i++], '');
     else push('added', '', y[j++]);
   }
   while (i < n) push('removed', x[i++], '');

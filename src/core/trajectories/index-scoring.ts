@@ -54,7 +54,11 @@ export interface ReplayScorer {
 }
 
 /** A saved outcome: for trajectory `id` with `panel`, computed when its database had `dbStamp` (size:mtime). */
-export interface SavedOutcome { id: string; dbStamp: string | null; outcome: ScoreOutcome }
+export interface SavedOutcome {
+  id: string;
+  dbStamp: string | null;
+  outcome: ScoreOutcome;
+}
 
 /** Why a record cannot be scored here, or null when it can. */
 export function unscorableReason(r: TrajectoryRecord, dbPath: string, dbExists: (p: string) => boolean): string | null {
@@ -70,10 +74,14 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
   const done = new Map<string, ScoreOutcome>();
   const running = new Map<string, Promise<ScoreOutcome>>();
 
-  const panelNameFor = (r: TrajectoryRecord, name: string) => (name === AUTO_PANEL ? defaultPanelFor(r.protocol.name) : name);
+  const panelNameFor = (r: TrajectoryRecord, name: string) =>
+    name === AUTO_PANEL ? defaultPanelFor(r.protocol.name) : name;
   const panelOf = (name: string) => {
     let p = panels.get(name);
-    if (!p) { p = resolve(name); panels.set(name, p); }
+    if (!p) {
+      p = resolve(name);
+      panels.set(name, p);
+    }
     return p;
   };
 
@@ -82,7 +90,12 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
     const dbPath = dbPathOf(record);
     const why = unscorableReason(record, dbPath, opts.dbExists);
     if (why) throw new Error(why);
-    const input = { goldSql: record.task.gold as string, dbPath, trajectory: record, mode: opts.mode ?? panelOf(name).mode };
+    const input = {
+      goldSql: record.task.gold as string,
+      dbPath,
+      trajectory: record,
+      mode: opts.mode ?? panelOf(name).mode,
+    };
     const result = await scorePanelDetailed(panelOf(name), input, opts.resources);
     const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
     return { panel: name, result, verdict };
@@ -108,7 +121,12 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
     panelNameFor,
     explain,
     cached: (record, panel) => done.get(panelNameFor(record, panel) + '\0' + record.id),
-    snapshot: () => [...done].map(([key, outcome]) => ({ id: key.slice(key.indexOf('\0') + 1), dbStamp: stamps.get(key) ?? null, outcome })),
+    snapshot: () =>
+      [...done].map(([key, outcome]) => ({
+        id: key.slice(key.indexOf('\0') + 1),
+        dbStamp: stamps.get(key) ?? null,
+        outcome,
+      })),
     restore(saved, records) {
       let taken = 0;
       const current = new Map<string, string | null>();
@@ -120,7 +138,10 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
         const db = dbOf.get(s.id);
         if (db === undefined) continue;
         let now = current.get(db);
-        if (now === undefined) { now = stampOf(db); current.set(db, now); }
+        if (now === undefined) {
+          now = stampOf(db);
+          current.set(db, now);
+        }
         if (s.dbStamp === null || now !== s.dbStamp) continue;
         done.set(key, s.outcome);
         stamps.set(key, s.dbStamp);
@@ -137,7 +158,12 @@ export function createReplayScorer(opts: ReplayScorerOptions): ReplayScorer {
       if (!p) {
         const db = dbPathOf(record);
         const stamp = stampOf(db);
-        p = compute(record, name).then((o) => { done.set(key, o); stamps.set(key, stamp); running.delete(key); return o; });
+        p = compute(record, name).then((o) => {
+          done.set(key, o);
+          stamps.set(key, stamp);
+          running.delete(key);
+          return o;
+        });
         running.set(key, p);
       }
       return p;
@@ -160,12 +186,17 @@ export interface GroupStatistics {
 }
 
 /** GRPO statistics of one group from its members' rewards (null = not scored) and verdicts. */
-export function groupStatistics(rewards: readonly (number | null)[], correct: readonly (boolean | null)[] = []): GroupStatistics {
+export function groupStatistics(
+  rewards: readonly (number | null)[],
+  correct: readonly (boolean | null)[] = [],
+): GroupStatistics {
   const have = rewards.map((r, i) => ({ r, i })).filter((x): x is { r: number; i: number } => x.r !== null);
   const values = have.map((x) => x.r);
   const adv = groupAdvantages(values);
   const advantages: (number | null)[] = rewards.map(() => null);
-  have.forEach((x, j) => { advantages[x.i] = adv[j]; });
+  have.forEach((x, j) => {
+    advantages[x.i] = adv[j];
+  });
   return {
     size: rewards.length,
     scored: values.length,

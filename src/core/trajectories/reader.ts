@@ -50,7 +50,10 @@ export function parseTrajectoryLine(text: string, line: number, file: string | n
   return value as TrajectoryRecord;
 }
 
-type Item = { kind: 'record'; line: number; record: TrajectoryRecord } | { kind: 'invalid'; error: TrajectoryFormatError } | { kind: 'truncated'; tail: TruncatedTail };
+type Item =
+  | { kind: 'record'; line: number; record: TrajectoryRecord }
+  | { kind: 'invalid'; error: TrajectoryFormatError }
+  | { kind: 'truncated'; tail: TruncatedTail };
 
 /** Lines of text in, classified items out; `last` is the final line when it had no newline. */
 function classify(text: string, line: number, file: string | null, last: boolean): Item | null {
@@ -67,7 +70,10 @@ function classify(text: string, line: number, file: string | null, last: boolean
 
 /** Thrown for a path that cannot be a trajectory file (a directory); `code` says which, like Node's own errors. */
 export class TrajectoryPathError extends Error {
-  constructor(readonly code: 'EISDIR', readonly path: string) {
+  constructor(
+    readonly code: 'EISDIR',
+    readonly path: string,
+  ) {
     super(`${path} is a directory, not a trajectory file (JSONL): name a file inside it`);
     this.name = 'TrajectoryPathError';
   }
@@ -122,8 +128,10 @@ export async function* iterateTrajectories(path: string): AsyncGenerator<LineRec
 export async function readTrajectories(path: string, opts: ReadOptions = {}): Promise<ReadResult> {
   const out: ReadResult = { records: [], lines: [], invalid: [], truncated: null };
   for await (const item of items(path)) {
-    if (item.kind === 'record') { out.records.push(item.record); out.lines.push(item.line); }
-    else if (item.kind === 'truncated') out.truncated = item.tail;
+    if (item.kind === 'record') {
+      out.records.push(item.record);
+      out.lines.push(item.line);
+    } else if (item.kind === 'truncated') out.truncated = item.tail;
     else if (opts.onInvalid === 'collect') out.invalid.push(item.error);
     else throw item.error;
   }

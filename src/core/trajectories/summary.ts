@@ -66,7 +66,12 @@ export function storedVerdict(r: TrajectoryRecord): Verdict | null {
   return null;
 }
 
-export function summarizeTrajectory(r: TrajectoryRecord, key: number, line: number, label: string | null = null): TrajectorySummary {
+export function summarizeTrajectory(
+  r: TrajectoryRecord,
+  key: number,
+  line: number,
+  label: string | null = null,
+): TrajectorySummary {
   const verdict = storedVerdict(r);
   let errors = 0;
   for (const t of r.turns) if (t.exec && !t.exec.ok) errors++;
@@ -128,11 +133,15 @@ const bound = (v: number | null | undefined): v is number => typeof v === 'numbe
 
 /** A filter with its text split once, for filtering many summaries. */
 export function compileFilter(f: TrajectoryFilter): (s: TrajectorySummary, haystack?: string) => boolean {
-  const words = (f.text ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '');
+  const words = (f.text ?? '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const verdict = f.verdict ?? 'any';
   return (s, haystack) => {
-    if (verdict === 'correct' || verdict === 'incorrect') { if (s.verdict !== verdict) return false; }
-    else if (verdict === 'unscored' && s.verdict !== null) return false;
+    if (verdict === 'correct' || verdict === 'incorrect') {
+      if (s.verdict !== verdict) return false;
+    } else if (verdict === 'unscored' && s.verdict !== null) return false;
     if (set(f.protocol) && s.protocol !== f.protocol) return false;
     if (set(f.model) && s.model !== f.model) return false;
     if (set(f.db) && s.db !== f.db) return false;
@@ -156,14 +165,21 @@ export function compileFilter(f: TrajectoryFilter): (s: TrajectorySummary, hayst
  * Keys of the summaries the filter keeps, in list order. `haystacks[i]` (searchText of summary i's record) makes the
  * text search see the full question and every SQL, not just the clipped list text.
  */
-export function filterSummaries(summaries: readonly TrajectorySummary[], f: TrajectoryFilter, haystacks?: readonly string[]): number[] {
+export function filterSummaries(
+  summaries: readonly TrajectorySummary[],
+  f: TrajectoryFilter,
+  haystacks?: readonly string[],
+): number[] {
   const keep = compileFilter(f);
   const out: number[] = [];
   for (let i = 0; i < summaries.length; i++) if (keep(summaries[i], haystacks?.[i])) out.push(summaries[i].key);
   return out;
 }
 
-export interface FacetValue { value: string; count: number }
+export interface FacetValue {
+  value: string;
+  count: number;
+}
 export interface Facets {
   protocols: FacetValue[];
   models: FacetValue[];
@@ -176,21 +192,33 @@ export interface Facets {
 }
 
 function sortedCounts(m: Map<string, number>): FacetValue[] {
-  return [...m].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+  return [...m]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
 }
 
 const bump = (m: Map<string, number>, v: string) => m.set(v, (m.get(v) ?? 0) + 1);
 
 /** The values each filter can take, with counts, for the filter bar's dropdowns. One pass over the list. */
 export function facets(summaries: readonly TrajectorySummary[]): Facets {
-  let tMin = Infinity, tMax = -Infinity, rMin = Infinity, rMax = -Infinity;
+  let tMin = Infinity,
+    tMax = -Infinity,
+    rMin = Infinity,
+    rMax = -Infinity;
   const verdicts = { correct: 0, incorrect: 0, unscored: 0 };
-  const protocols = new Map<string, number>(), models = new Map<string, number>(), dbs = new Map<string, number>(), labels = new Map<string, number>();
+  const protocols = new Map<string, number>(),
+    models = new Map<string, number>(),
+    dbs = new Map<string, number>(),
+    labels = new Map<string, number>();
   for (const s of summaries) {
     if (s.turns < tMin) tMin = s.turns;
     if (s.turns > tMax) tMax = s.turns;
-    if (s.reward !== null) { if (s.reward < rMin) rMin = s.reward; if (s.reward > rMax) rMax = s.reward; }
-    if (s.verdict === null) verdicts.unscored++; else verdicts[s.verdict]++;
+    if (s.reward !== null) {
+      if (s.reward < rMin) rMin = s.reward;
+      if (s.reward > rMax) rMax = s.reward;
+    }
+    if (s.verdict === null) verdicts.unscored++;
+    else verdicts[s.verdict]++;
     bump(protocols, s.protocol);
     bump(models, s.model);
     bump(dbs, s.db);
@@ -211,7 +239,11 @@ export function facets(summaries: readonly TrajectorySummary[]): Facets {
 // Panels
 
 const PANEL_OF_PROTOCOL: Record<ProtocolName, string> = {
-  skyrl: 'skyrl', sqltrail: 'sqltrail', mtir: 'mtir', mtsqlr1: 'mtsqlr1', progress: 'progress',
+  skyrl: 'skyrl',
+  sqltrail: 'sqltrail',
+  mtir: 'mtir',
+  mtsqlr1: 'mtsqlr1',
+  progress: 'progress',
 };
 
 /** The reward panel a protocol's paper trains with; `auto` in the replay view means this one per trajectory. */
@@ -224,12 +256,16 @@ export function groupKeys(summaries: readonly TrajectorySummary[]): Map<string, 
   const m = new Map<string, TrajectorySummary[]>();
   for (const s of summaries) {
     const g = m.get(s.groupId);
-    if (g) g.push(s); else m.set(s.groupId, [s]);
+    if (g) g.push(s);
+    else m.set(s.groupId, [s]);
   }
   const out = new Map<string, number[]>();
   for (const [id, members] of m) {
     if (members.length < 2) continue;
-    out.set(id, members.sort((a, b) => a.sample - b.sample || a.key - b.key).map((s) => s.key));
+    out.set(
+      id,
+      members.sort((a, b) => a.sample - b.sample || a.key - b.key).map((s) => s.key),
+    );
   }
   return out;
 }

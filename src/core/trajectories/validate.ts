@@ -23,7 +23,9 @@ type Obj = Record<string, unknown>;
 
 /** Thrown at the first problem; the validator catches it and reports it. */
 class Stop extends Error {
-  constructor(readonly problem: TrajectoryProblem) { super(problem.message); }
+  constructor(readonly problem: TrajectoryProblem) {
+    super(problem.message);
+  }
 }
 
 function show(v: unknown): string {
@@ -65,7 +67,8 @@ function ms(v: unknown, path: string): void {
 }
 function oneOf(v: unknown, values: string[], path: string, orNull = false): void {
   if (orNull && v === null) return;
-  if (typeof v !== 'string' || !values.includes(v)) fail(path, `one of ${values.join(', ')}${orNull ? ' or null' : ''}`, v);
+  if (typeof v !== 'string' || !values.includes(v))
+    fail(path, `one of ${values.join(', ')}${orNull ? ' or null' : ''}`, v);
 }
 function arr(v: unknown, path: string): unknown[] {
   if (!Array.isArray(v)) fail(path, 'an array', v);
@@ -94,7 +97,8 @@ function task(v: unknown, path: string): void {
   const db = obj(t.db, at(path, 'db'));
   str(db.path, at(at(path, 'db'), 'path'), true);
   strOrNull(db.id, at(at(path, 'db'), 'id'));
-  if (typeof db.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(db.sha256)) fail(at(at(path, 'db'), 'sha256'), '64 lowercase hex digits', db.sha256);
+  if (typeof db.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(db.sha256))
+    fail(at(at(path, 'db'), 'sha256'), '64 lowercase hex digits', db.sha256);
   strOrNull(t.evidence, at(path, 'evidence'));
   arr(t.history, at(path, 'history')).forEach((h, i) => {
     const p = at(at(path, 'history'), i);
@@ -109,11 +113,14 @@ function task(v: unknown, path: string): void {
 
 function sampling(v: unknown, path: string): void {
   const s = obj(v, path);
-  if (s.temperature !== undefined && (typeof s.temperature !== 'number' || s.temperature < 0)) fail(at(path, 'temperature'), 'a non-negative number', s.temperature);
-  if (s.topP !== undefined && (typeof s.topP !== 'number' || s.topP <= 0 || s.topP > 1)) fail(at(path, 'topP'), 'a number in (0, 1]', s.topP);
+  if (s.temperature !== undefined && (typeof s.temperature !== 'number' || s.temperature < 0))
+    fail(at(path, 'temperature'), 'a non-negative number', s.temperature);
+  if (s.topP !== undefined && (typeof s.topP !== 'number' || s.topP <= 0 || s.topP > 1))
+    fail(at(path, 'topP'), 'a number in (0, 1]', s.topP);
   if (s.maxTokens !== undefined) positiveInt(s.maxTokens, at(path, 'maxTokens'));
   if (s.stop !== undefined) strings(s.stop, at(path, 'stop'));
-  if (s.seed !== undefined && (typeof s.seed !== 'number' || !Number.isInteger(s.seed))) fail(at(path, 'seed'), 'an integer', s.seed);
+  if (s.seed !== undefined && (typeof s.seed !== 'number' || !Number.isInteger(s.seed)))
+    fail(at(path, 'seed'), 'an integer', s.seed);
 }
 
 function action(v: unknown, path: string): void {
@@ -129,7 +136,8 @@ function action(v: unknown, path: string): void {
     if (ver.memory !== undefined) str(ver.memory, at(p, 'memory'));
   }
   strings(a.problems, at(path, 'problems'));
-  if ((a.kind === 'execute' || a.kind === 'answer') && a.sql === null) fail(at(path, 'sql'), `the SQL of a '${String(a.kind)}' action`, a.sql);
+  if ((a.kind === 'execute' || a.kind === 'answer') && a.sql === null)
+    fail(at(path, 'sql'), `the SQL of a '${String(a.kind)}' action`, a.sql);
 }
 
 function exec(v: unknown, path: string): void {
@@ -142,7 +150,8 @@ function exec(v: unknown, path: string): void {
   count(e.rowCount, at(path, 'rowCount'));
   bool(e.truncated, at(path, 'truncated'));
   ms(e.ms, at(path, 'ms'));
-  if (e.ok === false && e.errorClass === null) fail(at(path, 'errorClass'), 'an error class when ok is false', e.errorClass);
+  if (e.ok === false && e.errorClass === null)
+    fail(at(path, 'errorClass'), 'an error class when ok is false', e.errorClass);
 }
 
 function turn(v: unknown, path: string, index: number): void {
@@ -164,12 +173,17 @@ function turn(v: unknown, path: string, index: number): void {
 function record(v: unknown): void {
   const r = obj(v, '');
   if (r.schema !== TRAJECTORY_SCHEMA) {
-    fail('schema', `"${TRAJECTORY_SCHEMA}"${typeof r.schema === 'string' && r.schema.startsWith('quarry.trajectory/') ? ' (this reader does not know that version)' : ''}`, r.schema);
+    fail(
+      'schema',
+      `"${TRAJECTORY_SCHEMA}"${typeof r.schema === 'string' && r.schema.startsWith('quarry.trajectory/') ? ' (this reader does not know that version)' : ''}`,
+      r.schema,
+    );
   }
   str(r.id, 'id', true);
   str(r.groupId, 'groupId', true);
   count(r.sample, 'sample');
-  if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt))) fail('createdAt', 'an ISO-8601 time', r.createdAt);
+  if (typeof r.createdAt !== 'string' || Number.isNaN(Date.parse(r.createdAt)))
+    fail('createdAt', 'an ISO-8601 time', r.createdAt);
   task(r.task, 'task');
   const p = obj(r.protocol, 'protocol');
   oneOf(p.name, PROTOCOLS, 'protocol.name');
@@ -184,7 +198,8 @@ function record(v: unknown): void {
   strOrNull(r.finalSql, 'finalSql');
   oneOf(r.end, ENDS, 'end');
   strOrNull(r.error, 'error');
-  if (r.end === 'error' && typeof r.error !== 'string') fail('error', "the failure in words when end is 'error'", r.error);
+  if (r.end === 'error' && typeof r.error !== 'string')
+    fail('error', "the failure in words when end is 'error'", r.error);
   usage(r.usage, 'usage');
   const tm = obj(r.timings, 'timings');
   ms(tm.totalMs, 'timings.totalMs');

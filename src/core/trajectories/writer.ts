@@ -34,10 +34,13 @@ export class TrajectoryWriter {
   static async open(path: string, opts: WriterOptions = {}): Promise<TrajectoryWriter> {
     const fh = await open(path, opts.append === false ? 'w+' : 'a+');
     try {
-      const repaired = opts.append === false ? 0 : await withFileLock(path, async () => {
-        await removeLeftovers(`${path}.lock`);
-        return cutUnfinishedLine(fh, path);
-      });
+      const repaired =
+        opts.append === false
+          ? 0
+          : await withFileLock(path, async () => {
+              await removeLeftovers(`${path}.lock`);
+              return cutUnfinishedLine(fh, path);
+            });
       return new TrajectoryWriter(path, fh, opts.fsync === true, repaired);
     } catch (err) {
       await fh.close();
@@ -46,7 +49,9 @@ export class TrajectoryWriter {
   }
 
   /** Records written by this writer. */
-  get count(): number { return this.written; }
+  get count(): number {
+    return this.written;
+  }
 
   /** Validates and appends one record; concurrent calls are written one after another, whole. */
   write(record: TrajectoryRecord): Promise<void> {
@@ -57,15 +62,19 @@ export class TrajectoryWriter {
     try {
       line = JSON.stringify(record) + '\n';
     } catch (err) {
-      return Promise.reject(new Error(`the trajectory record ${record.id} cannot be written as JSON: ${(err as Error).message}`));
+      return Promise.reject(
+        new Error(`the trajectory record ${record.id} cannot be written as JSON: ${(err as Error).message}`),
+      );
     }
-    const next = this.chain.then(() => withFileLock(this.path, async () => {
-      // Under the lock nobody else is mid-line, so an unfinished last line is a dead writer's: cut it, then append.
-      await cutUnfinishedLine(this.fh, this.path);
-      await writeAll(this.fh, Buffer.from(line, 'utf8'));
-      if (this.fsync) await this.fh.sync();
-      this.written++;
-    }));
+    const next = this.chain.then(() =>
+      withFileLock(this.path, async () => {
+        // Under the lock nobody else is mid-line, so an unfinished last line is a dead writer's: cut it, then append.
+        await cutUnfinishedLine(this.fh, this.path);
+        await writeAll(this.fh, Buffer.from(line, 'utf8'));
+        if (this.fsync) await this.fh.sync();
+        this.written++;
+      }),
+    );
     this.chain = next.catch(() => {}); // one failed write must not block the ones after it
     return next;
   }
@@ -103,7 +112,9 @@ async function cutUnfinishedLine(fh: FileHandle, path: string): Promise<number> 
   await fh.read(tail, 0, tail.length, keep);
   const text = tail.toString('utf8');
   if (!text.trimStart().startsWith('{')) {
-    throw new Error(`${path} does not end with a newline and its last line is not a trajectory record; refusing to append to it`);
+    throw new Error(
+      `${path} does not end with a newline and its last line is not a trajectory record; refusing to append to it`,
+    );
   }
   try {
     JSON.parse(text);
@@ -181,14 +192,19 @@ export async function withFileLock<T>(path: string, f: () => Promise<T>): Promis
         continue;
       }
       if (!(holder > 0)) {
-        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+        const age = await stat(lock).then(
+          (s) => Date.now() - s.mtimeMs,
+          () => 0,
+        );
         if (age > UNREADABLE_LOCK_MS) {
           await unlink(lock).catch(() => {});
           continue;
         }
       }
       if (Date.now() > deadline) {
-        throw new Error(`${path} stayed locked by another writer (${lock}, pid ${holder || 'unknown'}) for ${LOCK_WAIT_MS / 1000} s`);
+        throw new Error(
+          `${path} stayed locked by another writer (${lock}, pid ${holder || 'unknown'}) for ${LOCK_WAIT_MS / 1000} s`,
+        );
       }
       await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
     }

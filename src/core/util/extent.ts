@@ -5,7 +5,10 @@
 export function maxOf(values: Iterable<number>, empty = -Infinity): number {
   let best = -Infinity;
   let any = false;
-  for (const v of values) { any = true; if (v > best) best = v; }
+  for (const v of values) {
+    any = true;
+    if (v > best) best = v;
+  }
   return any ? best : empty;
 }
 
@@ -13,7 +16,10 @@ export function maxOf(values: Iterable<number>, empty = -Infinity): number {
 export function minOf(values: Iterable<number>, empty = Infinity): number {
   let best = Infinity;
   let any = false;
-  for (const v of values) { any = true; if (v < best) best = v; }
+  for (const v of values) {
+    any = true;
+    if (v < best) best = v;
+  }
   return any ? best : empty;
 }
 

@@ -22,7 +22,11 @@ export interface OutputCheck {
 }
 
 function statOrNull(path: string): Stats | null {
-  try { return statSync(path); } catch { return null; }
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** The first `max` bytes of a file, as text. */
@@ -45,7 +49,9 @@ export function checkOutputPath(out: string, check: OutputCheck): void {
     if (!input) continue;
     const s = statOrNull(input);
     if (s && s.dev === target.dev && s.ino === target.ino) {
-      throw new OutputRefused(`the output ${out} is also an input (${input}); writing it would destroy what is being read`);
+      throw new OutputRefused(
+        `the output ${out} is also an input (${input}); writing it would destroy what is being read`,
+      );
     }
   }
   const start = head(out);
@@ -53,7 +59,10 @@ export function checkOutputPath(out: string, check: OutputCheck): void {
     throw new OutputRefused(`${out} is a SQLite database; Quarry never writes over one (choose another --out)`);
   }
   if (target.size === 0) return;
-  const firstLine = start.toString('utf8').replace(/^\ufeff/, '').split('\n')[0];
+  const firstLine = start
+    .toString('utf8')
+    .replace(/^\ufeff/, '')
+    .split('\n')[0];
   if (check.sameKind(firstLine) || check.force) return;
   throw new OutputRefused(`${out} exists and is not ${check.kind} Quarry wrote; pass --force to replace it`);
 }

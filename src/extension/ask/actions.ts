@@ -11,9 +11,17 @@ import type { TrajectoryRecord } from '../../core/trajectories/types';
  * A new untitled `.sql` editor with the SQL: in the column of the last text editor, unless that is the panel's own
  * column (or there is none) — then beside it, so the panel stays in view.
  */
-export async function openSql(sql: string, last: vscode.TextEditor | undefined, panelColumn?: vscode.ViewColumn): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'sql', content: sql.endsWith('\n') ? sql : sql + '\n' });
-  const column = last?.viewColumn !== undefined && last.viewColumn !== panelColumn ? last.viewColumn : vscode.ViewColumn.Beside;
+export async function openSql(
+  sql: string,
+  last: vscode.TextEditor | undefined,
+  panelColumn?: vscode.ViewColumn,
+): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({
+    language: 'sql',
+    content: sql.endsWith('\n') ? sql : sql + '\n',
+  });
+  const column =
+    last?.viewColumn !== undefined && last.viewColumn !== panelColumn ? last.viewColumn : vscode.ViewColumn.Beside;
   await vscode.window.showTextDocument(doc, { viewColumn: column, preview: false });
 }
 
@@ -25,7 +33,10 @@ export async function insertSql(sql: string, last: vscode.TextEditor | undefined
     return 'No text editor was open: the SQL is in a new editor.';
   }
   const ok = await editor.edit((b) => b.replace(editor.selection, sql));
-  if (!ok) throw new Error(`${vscode.workspace.asRelativePath(editor.document.uri)} did not accept the edit (is it read-only?)`);
+  if (!ok)
+    throw new Error(
+      `${vscode.workspace.asRelativePath(editor.document.uri)} did not accept the edit (is it read-only?)`,
+    );
   await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
   return `SQL inserted into ${vscode.workspace.asRelativePath(editor.document.uri)}.`;
 }
@@ -57,7 +68,12 @@ export async function saveTrajectoryAs(record: TrajectoryRecord): Promise<string
 }
 
 /** Exports the whole result (as run, up to its row cap; in the grid's order) as CSV or JSON records to a file the user picks. */
-export async function exportResult(result: ExecResult, format: 'csv' | 'json', baseName: string, order: RowOrder | null = null): Promise<string | undefined> {
+export async function exportResult(
+  result: ExecResult,
+  format: 'csv' | 'json',
+  baseName: string,
+  order: RowOrder | null = null,
+): Promise<string | undefined> {
   const { toCsv, toJsonRecords, sortedRowIndices } = await import('../../core/db/resultExport');
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const uri = await vscode.window.showSaveDialog({

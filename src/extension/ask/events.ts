@@ -8,22 +8,38 @@ import type { ExchangeEvent, WireResult } from '../../protocol/ask';
 
 export function wireResult(r: ExecResult): WireResult {
   return {
-    ok: r.ok, errorClass: r.errorClass, error: r.error, columns: [...r.columns], rows: wireRows(r.rows),
-    rowCount: r.rowCount, truncated: r.truncated, ms: r.ms,
+    ok: r.ok,
+    errorClass: r.errorClass,
+    error: r.error,
+    columns: [...r.columns],
+    rows: wireRows(r.rows),
+    rowCount: r.rowCount,
+    truncated: r.truncated,
+    ms: r.ms,
   };
 }
 
 export function exchangeEvent(e: EpisodeEvent, question: string): ExchangeEvent {
   switch (e.type) {
-    case 'start': return { kind: 'start', id: e.id, question, protocol: e.protocol, budget: e.budget };
-    case 'turn': return { kind: 'turn', index: e.index, finalCall: e.finalCall };
-    case 'text': return { kind: 'text', index: e.index, delta: e.delta };
+    case 'start':
+      return { kind: 'start', id: e.id, question, protocol: e.protocol, budget: e.budget };
+    case 'turn':
+      return { kind: 'turn', index: e.index, finalCall: e.finalCall };
+    case 'text':
+      return { kind: 'text', index: e.index, delta: e.delta };
     case 'action': {
       const a = e.action;
-      return { kind: 'action', index: e.index, text: e.assistant, action: { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] } };
+      return {
+        kind: 'action',
+        index: e.index,
+        text: e.assistant,
+        action: { kind: a.kind, sql: a.sql, thought: a.thought, mdp: [...a.mdp], problems: [...a.problems] },
+      };
     }
-    case 'exec': return { kind: 'exec', index: e.index, result: wireResult(e.result) };
-    case 'observation': return { kind: 'observation', index: e.index, text: e.observations.map((o) => o.content).join('\n\n') };
+    case 'exec':
+      return { kind: 'exec', index: e.index, result: wireResult(e.result) };
+    case 'observation':
+      return { kind: 'observation', index: e.index, text: e.observations.map((o) => o.content).join('\n\n') };
     case 'done': {
       const r = e.record;
       return { kind: 'end', end: r.end, finalSql: r.finalSql, error: r.error, totalMs: r.timings.totalMs };
@@ -52,8 +68,14 @@ export function recordEvents(r: TrajectoryRecord): ExchangeEvent[] {
     const x = t.exec;
     if (x && a.sql !== null) {
       const result = {
-        ok: x.ok, errorClass: x.errorClass, error: x.error, columns: [...x.columns], rows: [], rowCount: x.rowCount,
-        truncated: x.truncated, ms: x.ms,
+        ok: x.ok,
+        errorClass: x.errorClass,
+        error: x.error,
+        columns: [...x.columns],
+        rows: [],
+        rowCount: x.rowCount,
+        truncated: x.truncated,
+        ms: x.ms,
       };
       events.push({ kind: 'exec', index: t.index, result });
     }
@@ -73,7 +95,10 @@ export class TextBatcher {
   private pending: { exchange: number; index: number; delta: string } | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly send: (exchange: number, e: ExchangeEvent) => void, private readonly delayMs = 40) {}
+  constructor(
+    private readonly send: (exchange: number, e: ExchangeEvent) => void,
+    private readonly delayMs = 40,
+  ) {}
 
   push(exchange: number, e: ExchangeEvent): void {
     if (e.kind === 'text') {
@@ -88,7 +113,10 @@ export class TextBatcher {
   }
 
   flush(): void {
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     const p = this.pending;
     this.pending = null;
     if (p) this.send(p.exchange, { kind: 'text', index: p.index, delta: p.delta });

@@ -19,14 +19,22 @@ export interface AskArgs {
 }
 
 function isAskArgs(v: unknown): v is AskArgs {
-  return !!v && typeof v === 'object' && !(v instanceof vscode.Uri)
-    && ['db', 'question', 'pickDatabase'].some((k) => k in (v as object));
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    !(v instanceof vscode.Uri) &&
+    ['db', 'question', 'pickDatabase'].some((k) => k in (v as object))
+  );
 }
 
 export function register(context: vscode.ExtensionContext, services: Services): void {
   // Insert at Cursor needs the editor the user was in before focusing the panel (a webview has no text editor).
   let lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
-  context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((e) => { if (e) lastEditor = e; }));
+  context.subscriptions.push(
+    vscode.window.onDidChangeActiveTextEditor((e) => {
+      if (e) lastEditor = e;
+    }),
+  );
   const show = () => AskPanel.show(context, services, () => lastEditor);
 
   async function databaseFrom(db: string | vscode.Uri): Promise<DbChoice | undefined> {
@@ -59,7 +67,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       return undefined;
     }
     const followUp = AskPanel.current?.db?.path === db.path;
-    const question = args.question?.trim() || await askQuestion(db, prefill, followUp);
+    const question = args.question?.trim() || (await askQuestion(db, prefill, followUp));
     if (!question) return undefined;
     const panel = show();
     panel.setDatabase(db);
@@ -80,12 +88,16 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // The Databases view's "Ask about this database" comes through here.
-  services.ask = async (dbPath?: string) => { await ask(dbPath ? { db: dbPath } : {}); };
+  services.ask = async (dbPath?: string) => {
+    await ask(dbPath ? { db: dbPath } : {});
+  };
 
   // After a window reload the panel comes back on its database with the conversation (from the trajectory store).
-  registerPanelSerializer(context, services, 'quarry.ask',
-    (panel, state) => AskPanel.revive(panel, context, services, () => lastEditor, state));
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
+  registerPanelSerializer(context, services, 'quarry.ask', (panel, state) =>
+    AskPanel.revive(panel, context, services, () => lastEditor, state),
+  );
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
+    registerTestHook(context);
 }
 
 /**
@@ -94,19 +106,31 @@ export function register(context: vscode.ExtensionContext, services: Services): 
  */
 function registerTestHook(context: vscode.ExtensionContext): void {
   AskPanel.testLog = { posted: [], rejected: [], fromWebview: [] };
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.ask.testHook', async (op: unknown, message?: unknown) => {
-    const log = AskPanel.testLog!;
-    switch (op) {
-      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
-      case 'rejected': return [...log.rejected];
-      case 'fromWebview': return [...log.fromWebview];
-      case 'clear': log.posted.length = 0; log.rejected.length = 0; log.fromWebview.length = 0; return true;
-      case 'receive':
-        if (!AskPanel.current) throw new Error('the Ask panel is not open');
-        await AskPanel.current.receive(message);
-        return true;
-      case 'close': AskPanel.current?.close(); return true;
-      default: throw new Error(`quarry.ask.testHook: unknown op ${JSON.stringify(op)}`);
-    }
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.ask.testHook', async (op: unknown, message?: unknown) => {
+      const log = AskPanel.testLog!;
+      switch (op) {
+        case 'posted':
+          return JSON.parse(JSON.stringify(log.posted)) as unknown;
+        case 'rejected':
+          return [...log.rejected];
+        case 'fromWebview':
+          return [...log.fromWebview];
+        case 'clear':
+          log.posted.length = 0;
+          log.rejected.length = 0;
+          log.fromWebview.length = 0;
+          return true;
+        case 'receive':
+          if (!AskPanel.current) throw new Error('the Ask panel is not open');
+          await AskPanel.current.receive(message);
+          return true;
+        case 'close':
+          AskPanel.current?.close();
+          return true;
+        default:
+          throw new Error(`quarry.ask.testHook: unknown op ${JSON.stringify(op)}`);
+      }
+    }),
+  );
 }

@@ -7,7 +7,14 @@ import { webviewHtml, webviewOptions } from '../webviews/html';
 import { preparePanel } from '../webviews/restore';
 import { askRestore, type AskRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
-import { ASK_RULES, askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../protocol/ask';
+import {
+  ASK_RULES,
+  askMessageProblem,
+  type AskState,
+  type ExchangeEvent,
+  type ToApp,
+  type ToHost,
+} from '../../protocol/ask';
 import { applyEvent, emptyState } from '../../protocol/askState';
 import type { ExecResult } from '../../core/db/types';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
@@ -51,7 +58,8 @@ export class AskPanel {
   private readonly batcher = new TextBatcher((exchange, event) => this.emit(exchange, event));
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,readonly context: vscode.ExtensionContext,
+    private readonly panel: vscode.WebviewPanel,
+    readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly lastEditor: () => vscode.TextEditor | undefined,
   ) {
@@ -65,13 +73,21 @@ export class AskPanel {
   }
 
   /** The Ask panel, created or revealed. */
-  static show(context: vscode.ExtensionContext, services: Services, lastEditor: () => vscode.TextEditor | undefined): AskPanel {
+  static show(
+    context: vscode.ExtensionContext,
+    services: Services,
+    lastEditor: () => vscode.TextEditor | undefined,
+  ): AskPanel {
     if (AskPanel.current && !AskPanel.current.disposed) {
       AskPanel.current.panel.reveal(undefined, false);
       return AskPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel('quarry.ask', 'Quarry: Ask', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      'quarry.ask',
+      'Quarry: Ask',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
+    );
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     AskPanel.current = new AskPanel(panel, context, services, lastEditor);
     return AskPanel.current;
@@ -82,8 +98,13 @@ export class AskPanel {
    * conversation rebuilt from the trajectory store by the saved trajectory ids; results that were shown run again.
    * Resolves to why the state was not used (the panel is then empty), or null.
    */
-  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
-    lastEditor: () => vscode.TextEditor | undefined, state: unknown): Promise<string | null> {
+  static async revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    lastEditor: () => vscode.TextEditor | undefined,
+    state: unknown,
+  ): Promise<string | null> {
     preparePanel(panel, context.extensionUri);
     const revived = new AskPanel(panel, context, services, lastEditor);
     AskPanel.current = revived;
@@ -97,7 +118,10 @@ export class AskPanel {
   }
 
   private async restore(saved: AskRestore): Promise<string | null> {
-    if (!saved.db) { this.postState(); return null; }
+    if (!saved.db) {
+      this.postState();
+      return null;
+    }
     const path = saved.db.path;
     const { assertSqliteFile } = await import('../../core/db/open');
     try {
@@ -119,7 +143,10 @@ export class AskPanel {
       for (const r of read.records) if (wanted.has(r.id)) records.set(r.id, r);
     }
     const rebuilt = rebuildConversation(this.state, saved.exchanges, records, path, store);
-    rebuilt.exchanges.forEach((x, i) => { this.records[i] = x.record; this.finals[i] = null; });
+    rebuilt.exchanges.forEach((x, i) => {
+      this.records[i] = x.record;
+      this.finals[i] = null;
+    });
     this.postState();
     if (rebuilt.missing.length) {
       const n = rebuilt.missing.length;
@@ -145,8 +172,12 @@ export class AskPanel {
     }
   }
 
-  get db(): DbChoice | null { return this.state.db; }
-  get busy(): boolean { return this.running !== null; }
+  get db(): DbChoice | null {
+    return this.state.db;
+  }
+  get busy(): boolean {
+    return this.running !== null;
+  }
 
   /** Points the panel at a database. A different database starts a new conversation (the old one is about other data). */
   setDatabase(db: DbChoice): void {
@@ -155,13 +186,20 @@ export class AskPanel {
     this.reset();
     this.state.db = { ...db };
     this.postState();
-    if (had) this.notice('info', `New conversation about ${db.label}: follow-ups only remember questions about the same database.`);
+    if (had)
+      this.notice(
+        'info',
+        `New conversation about ${db.label}: follow-ups only remember questions about the same database.`,
+      );
   }
 
   /** Asks `question` about the current database: the first question with the chosen protocol, follow-ups with mtsqlr1. */
   async ask(question: string): Promise<AskOutcome | undefined> {
     const db = this.state.db;
-    if (!db) { this.notice('error', 'Choose a database first.'); return undefined; }
+    if (!db) {
+      this.notice('error', 'Choose a database first.');
+      return undefined;
+    }
     if (this.running) {
       this.notice('error', 'A question is still running: stop it first (Stop or Escape).');
       return undefined;
@@ -182,9 +220,18 @@ export class AskPanel {
       model = await this.services.createModel(controller.signal);
       this.services.log.info(`ask: "${question}" about ${db.path} with ${protocolName} on ${model.spec}`);
       const outcome = await ask({
-        question, dbPath: db.path, exchanges, protocol: settings.protocol, pool, model, signal: controller.signal,
-        config: settings.config, sampling: settings.sampling, modelTimeoutMs: settings.modelTimeoutMs,
-        queryTimeoutMs: settings.queryTimeoutMs, runFinal: false,
+        question,
+        dbPath: db.path,
+        exchanges,
+        protocol: settings.protocol,
+        pool,
+        model,
+        signal: controller.signal,
+        config: settings.config,
+        sampling: settings.sampling,
+        modelTimeoutMs: settings.modelTimeoutMs,
+        queryTimeoutMs: settings.queryTimeoutMs,
+        runFinal: false,
         saveTo: all.trajectories.save ? this.services.trajectoryStorePath() : null,
         meta: { source: 'editor-ask', conversation: this.state.exchanges.map((x) => x.id) },
         onEvent: (e) => this.batcher.push(at, exchangeEvent(e, question)),
@@ -192,7 +239,9 @@ export class AskPanel {
       const record = outcome.record;
       this.batcher.flush();
       this.records[at] = record;
-      this.services.log.info(`ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)${record.error ? `: ${record.error}` : ''}`);
+      this.services.log.info(
+        `ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)${record.error ? `: ${record.error}` : ''}`,
+      );
       if (record.end === 'error' && record.error) this.services.log.error(`ask: ${record.error}`);
       if (outcome.savedTo) {
         this.services.log.info(`ask: trajectory ${record.id} appended to ${outcome.savedTo}`);
@@ -203,7 +252,10 @@ export class AskPanel {
       return { id: record.id, end: record.end, finalSql: record.finalSql, error: record.error };
     } catch (err) {
       this.batcher.flush();
-      const message = err instanceof EpisodeSetupError ? `Cannot ask about ${db.label}: ${err.message}` : `Quarry could not ask: ${(err as Error).message}`;
+      const message =
+        err instanceof EpisodeSetupError
+          ? `Cannot ask about ${db.label}: ${err.message}`
+          : `Quarry could not ask: ${(err as Error).message}`;
       this.notice('error', message);
       this.services.log.showError(message);
       return undefined;
@@ -219,7 +271,11 @@ export class AskPanel {
 
   /** What the conversation so far means for the next question: answered questions and the results shown. */
   private exchanges(): Exchange[] {
-    return this.state.exchanges.map((x, i) => ({ question: x.question, sql: x.finalSql, ...(this.shown[i] !== undefined ? { result: this.shown[i] } : {}) }));
+    return this.state.exchanges.map((x, i) => ({
+      question: x.question,
+      sql: x.finalSql,
+      ...(this.shown[i] !== undefined ? { result: this.shown[i] } : {}),
+    }));
   }
 
   /** Runs exchange `at`'s final SQL (capped at FINAL_RESULT_MAX_ROWS rows) and shows it. */
@@ -231,8 +287,20 @@ export class AskPanel {
     this.emit(at, { kind: 'resultRunning' });
     const settings = agentSettings(this.services.settings());
     const { runFinalSql } = await import('../../app/ask');
-    const ran = await runFinalSql(await this.services.pool(), db.path, sql, { timeoutMs: settings.queryTimeoutMs, maxRows: FINAL_RESULT_MAX_ROWS });
-    const result: ExecResult = ran ?? { ok: false, errorClass: 'sql', error: 'the run was cancelled', columns: [], rows: [], rowCount: 0, truncated: false, ms: 0 };
+    const ran = await runFinalSql(await this.services.pool(), db.path, sql, {
+      timeoutMs: settings.queryTimeoutMs,
+      maxRows: FINAL_RESULT_MAX_ROWS,
+    });
+    const result: ExecResult = ran ?? {
+      ok: false,
+      errorClass: 'sql',
+      error: 'the run was cancelled',
+      columns: [],
+      rows: [],
+      rowCount: 0,
+      truncated: false,
+      ms: 0,
+    };
     this.finals[at] = result;
     this.shown[at] = exchangeResult(result);
     this.emit(at, { kind: 'result', result: wireResult(result) });
@@ -288,10 +356,18 @@ export class AskPanel {
 
   private async handle(m: ToHost): Promise<void> {
     switch (m.type) {
-      case 'ready': this.postState(); return;
-      case 'ask': await this.ask(m.question); return;
-      case 'stop': this.stop(); return;
-      case 'changeDb': await vscode.commands.executeCommand('quarry.ask', { pickDatabase: true }); return;
+      case 'ready':
+        this.postState();
+        return;
+      case 'ask':
+        await this.ask(m.question);
+        return;
+      case 'stop':
+        this.stop();
+        return;
+      case 'changeDb':
+        await vscode.commands.executeCommand('quarry.ask', { pickDatabase: true });
+        return;
       case 'newConversation':
         if (this.running) return this.notice('error', 'Stop the running question first.');
         this.reset();
@@ -301,22 +377,35 @@ export class AskPanel {
         await vscode.env.clipboard.writeText(m.text);
         this.notice('info', 'Copied.');
         return;
-      default: break;
+      default:
+        break;
     }
     const x = this.state.exchanges[m.exchange];
     const record = this.records[m.exchange];
     switch (m.type) {
-      case 'run': await this.runFinal(m.exchange); return;
-      case 'openSql': if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn); return;
-      case 'insertSql': if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor())); return;
+      case 'run':
+        await this.runFinal(m.exchange);
+        return;
+      case 'openSql':
+        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn);
+        return;
+      case 'insertSql':
+        if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor()));
+        return;
       case 'copySql':
-        if (x.finalSql) { await vscode.env.clipboard.writeText(x.finalSql); this.notice('info', 'SQL copied.'); }
+        if (x.finalSql) {
+          await vscode.env.clipboard.writeText(x.finalSql);
+          this.notice('info', 'SQL copied.');
+        }
         return;
       case 'saveTrajectory':
       case 'saveTrajectoryAs':
       case 'label': {
         if (!record) return this.notice('error', 'This question is still running: its trajectory is not complete yet.');
-        const path = m.type === 'saveTrajectoryAs' ? await actions.saveTrajectoryAs(record) : await this.saveToStore(m.exchange, record);
+        const path =
+          m.type === 'saveTrajectoryAs'
+            ? await actions.saveTrajectoryAs(record)
+            : await this.saveToStore(m.exchange, record);
         if (!path) return;
         if (m.type !== 'saveTrajectoryAs' && x.savedTo !== path) this.emit(m.exchange, { kind: 'saved', path });
         if (m.type === 'label') await actions.label(path, record.id, this.services);
@@ -326,9 +415,15 @@ export class AskPanel {
       case 'export': {
         const raw = this.finals[m.exchange];
         if (!raw?.ok) return this.notice('error', 'Run the final SQL first: there is no result to export.');
-        if (m.sortColumn !== undefined && m.sortColumn >= raw.columns.length) return this.notice('error', `export: the result has no column ${m.sortColumn}`);
+        if (m.sortColumn !== undefined && m.sortColumn >= raw.columns.length)
+          return this.notice('error', `export: the result has no column ${m.sortColumn}`);
         const order = m.sortColumn === undefined ? null : { column: m.sortColumn, descending: m.descending === true };
-        const path = await actions.exportResult(raw, m.format === 'json' ? 'json' : 'csv', `quarry-result-${m.exchange + 1}`, order);
+        const path = await actions.exportResult(
+          raw,
+          m.format === 'json' ? 'json' : 'csv',
+          `quarry-result-${m.exchange + 1}`,
+          order,
+        );
         if (path) this.notice('info', `Result exported to ${path}.`);
         return;
       }

@@ -42,18 +42,28 @@ export async function workspaceDatabases(glob: string): Promise<string[]> {
  * Asks which database; the last used one is on top and preselected. Undefined when the user dismissed the pick or the
  * workspace has none (said in a message with a way to change the glob).
  */
-export async function pickDatabase(state: vscode.Memento, glob: string, title = 'Quarry: Ask — which database?'): Promise<DbChoice | undefined> {
+export async function pickDatabase(
+  state: vscode.Memento,
+  glob: string,
+  title = 'Quarry: Ask — which database?',
+): Promise<DbChoice | undefined> {
   const found = await workspaceDatabases(glob);
   if (found.length === 0) {
     const pick = await vscode.window.showWarningMessage(
-      `Quarry: no SQLite databases matching ${glob} in this workspace.`, 'Open Settings');
+      `Quarry: no SQLite databases matching ${glob} in this workspace.`,
+      'Open Settings',
+    );
     if (pick) await vscode.commands.executeCommand('workbench.action.openSettings', 'quarry.databases.glob');
     return undefined;
   }
   const last = lastDatabase(state);
   const ordered = last && found.includes(last) ? [last, ...found.filter((f) => f !== last)] : found;
   const items = ordered.map((path) => ({ ...dbChoice(path), description: path === last ? 'last used' : undefined }));
-  const chosen = await vscode.window.showQuickPick(items, { title, placeHolder: 'Database to ask about', matchOnDescription: true });
+  const chosen = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: 'Database to ask about',
+    matchOnDescription: true,
+  });
   if (!chosen) return undefined;
   await rememberDatabase(state, chosen.path);
   return { path: chosen.path, label: chosen.label };
@@ -63,11 +73,14 @@ export async function pickDatabase(state: vscode.Memento, glob: string, title = 
 export async function askQuestion(db: DbChoice, value?: string, followUp = false): Promise<string | undefined> {
   const q = await vscode.window.showInputBox({
     title: `Quarry: Ask about ${db.label}`,
-    prompt: followUp ? 'A follow-up: the agent remembers the earlier questions and answers in the Ask panel' : 'A question in plain words; the agent explores the database with read-only SQL',
+    prompt: followUp
+      ? 'A follow-up: the agent remembers the earlier questions and answers in the Ask panel'
+      : 'A question in plain words; the agent explores the database with read-only SQL',
     placeHolder: 'e.g. Which customers ordered more than three books last year?',
     value,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? 'Type a question' : v.length > 4000 ? 'At most 4000 characters' : undefined),
+    validateInput: (v) =>
+      v.trim() === '' ? 'Type a question' : v.length > 4000 ? 'At most 4000 characters' : undefined,
   });
   return q?.trim() || undefined;
 }

@@ -26,12 +26,20 @@ function restoreRows(x: ExchangeView, shown: readonly ShownRows[]): void {
 }
 
 /** Appends the saved exchanges found in `records` (by id) to `state`, through the same reducer the live events use. */
-export function rebuildConversation(state: AskState, saved: AskRestore['exchanges'],
-  records: ReadonlyMap<string, TrajectoryRecord>, dbPath: string, storePath: string): Rebuilt {
+export function rebuildConversation(
+  state: AskState,
+  saved: AskRestore['exchanges'],
+  records: ReadonlyMap<string, TrajectoryRecord>,
+  dbPath: string,
+  storePath: string,
+): Rebuilt {
   const out: Rebuilt = { exchanges: [], missing: [] };
   for (const x of saved) {
     const record = records.get(x.id);
-    if (!record || record.task.db.path !== dbPath) { out.missing.push(x.id); continue; }
+    if (!record || record.task.db.path !== dbPath) {
+      out.missing.push(x.id);
+      continue;
+    }
     const at = state.exchanges.length;
     for (const e of recordEvents(record)) applyEvent(state, at, e);
     applyEvent(state, at, { kind: 'saved', path: storePath });

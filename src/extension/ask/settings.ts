@@ -19,7 +19,12 @@ export function agentSettings(s: QuarrySettings): AgentSettings {
   return {
     protocol: s.agent.protocol,
     // timeoutMs/maxRows cap every statement the model runs; observationChars caps what it is shown (skyrl/sqltrail/mtir).
-    config: { maxTurns: s.agent.maxTurns, timeoutMs: s.query.timeoutMs, maxRows: s.observation.maxRows, observationChars: s.observation.maxChars },
+    config: {
+      maxTurns: s.agent.maxTurns,
+      timeoutMs: s.query.timeoutMs,
+      maxRows: s.observation.maxRows,
+      observationChars: s.observation.maxChars,
+    },
     sampling: { temperature: s.agent.temperature },
     modelTimeoutMs: s.agent.modelTimeoutMs,
     queryTimeoutMs: s.query.timeoutMs,

@@ -7,12 +7,27 @@ import type { ChatModel } from '../../core/models/types';
 import type { Exchange } from '../../core/agent/conversation';
 import { agentSettings } from '../ask/settings';
 import { lastDatabase, rememberDatabase, workspaceDatabases } from '../ask/pickDatabase';
-import { codeBlock, CHAT_RESULT_ROWS, endMarkdown, escapeMarkdown, inlineCode, resultTable, turnsMarkdown } from './markdown';
+import {
+  codeBlock,
+  CHAT_RESULT_ROWS,
+  endMarkdown,
+  escapeMarkdown,
+  inlineCode,
+  resultTable,
+  turnsMarkdown,
+} from './markdown';
 import { resolveDatabase } from './resolveDatabase';
 
 /** What each answer leaves in the chat history, so the next message can follow up on it. */
 export interface QuarryChatMetadata {
-  quarry: { db: string; question: string; sql: string | null; result?: string; trajectoryId: string; trajectoryPath: string | null };
+  quarry: {
+    db: string;
+    question: string;
+    sql: string | null;
+    result?: string;
+    trajectoryId: string;
+    trajectoryPath: string | null;
+  };
 }
 
 function isQuarryMetadata(m: unknown): m is QuarryChatMetadata {
@@ -28,7 +43,11 @@ function historyExchanges(history: vscode.ChatContext['history'], dbPath: string
     if (!('result' in turn) || turn.participant !== 'quarry.chat') continue;
     const meta = turn.result.metadata;
     if (!isQuarryMetadata(meta) || meta.quarry.db !== dbPath) continue;
-    out.push({ question: meta.quarry.question, sql: meta.quarry.sql, ...(meta.quarry.result !== undefined ? { result: meta.quarry.result } : {}) });
+    out.push({
+      question: meta.quarry.question,
+      sql: meta.quarry.sql,
+      ...(meta.quarry.result !== undefined ? { result: meta.quarry.result } : {}),
+    });
   }
   return out;
 }
@@ -36,7 +55,9 @@ function historyExchanges(history: vscode.ChatContext['history'], dbPath: string
 /** The prompt without the `#file:…` reference text (the reference itself says which database). */
 function promptText(request: vscode.ChatRequest): string {
   let text = request.prompt;
-  const ranges = request.references.map((r) => r.range).filter((r): r is [number, number] => Array.isArray(r))
+  const ranges = request.references
+    .map((r) => r.range)
+    .filter((r): r is [number, number] => Array.isArray(r))
     .sort((a, b) => b[0] - a[0]);
   for (const [start, end] of ranges) text = text.slice(0, start) + text.slice(end);
   return text.replace(/\s+/g, ' ').trim();
@@ -46,7 +67,8 @@ async function referencedDatabases(request: vscode.ChatRequest): Promise<string[
   const { assertSqliteFile } = await import('../../core/db/open');
   const out: string[] = [];
   for (const ref of request.references) {
-    const uri = ref.value instanceof vscode.Uri ? ref.value : ref.value instanceof vscode.Location ? ref.value.uri : undefined;
+    const uri =
+      ref.value instanceof vscode.Uri ? ref.value : ref.value instanceof vscode.Location ? ref.value.uri : undefined;
     if (uri?.scheme !== 'file') continue;
     try {
       assertSqliteFile(uri.fsPath);
@@ -64,10 +86,12 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     return;
   }
   const participant = vscode.chat.createChatParticipant('quarry.chat', (request, chatContext, stream, token) =>
-    answer(context, services, request, chatContext, stream, token));
+    answer(context, services, request, chatContext, stream, token),
+  );
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
   context.subscriptions.push(participant);
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context, services);
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
+    registerTestHook(context, services);
 }
 
 /** What a test hands the chat handler: the prompt, `#file` references, earlier answers' metadata. */
@@ -82,7 +106,9 @@ interface ChatTestRequest {
 }
 
 /** One call the handler made on the response stream. */
-export type StreamPart = { kind: 'markdown' | 'progress'; text: string } | { kind: 'button'; command: string; title: string; arguments: unknown[] };
+export type StreamPart =
+  | { kind: 'markdown' | 'progress'; text: string }
+  | { kind: 'button'; command: string; title: string; arguments: unknown[] };
 
 /**
  * Test-only: `quarry.chat.testHook` runs the participant's handler with a recording response stream and a real
@@ -90,39 +116,70 @@ export type StreamPart = { kind: 'markdown' | 'progress'; text: string } | { kin
  */
 function registerTestHook(context: vscode.ExtensionContext, services: Services): void {
   let current: vscode.CancellationTokenSource | undefined;
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.chat.testHook', async (req: ChatTestRequest) => {
-    if (req.cancel) {
-      current?.cancel();
-      return { cancelled: current !== undefined };
-    }
-    const parts: StreamPart[] = [];
-    const cts = new vscode.CancellationTokenSource();
-    current = cts;
-    const text = (v: string | vscode.MarkdownString) => (typeof v === 'string' ? v : v.value);
-    const stream = {
-      markdown: (v: string | vscode.MarkdownString) => { parts.push({ kind: 'markdown', text: text(v) }); },
-      progress: (v: string) => {
-        parts.push({ kind: 'progress', text: v });
-        if (req.cancelOnProgress && v.includes(req.cancelOnProgress)) cts.cancel();
-      },
-      button: (c: vscode.Command) => { parts.push({ kind: 'button', command: c.command, title: c.title, arguments: c.arguments ?? [] }); },
-    } as unknown as vscode.ChatResponseStream;
-    const references = (req.references ?? []).map((p) => ({ id: 'vscode.file', value: vscode.Uri.file(p), range: undefined }));
-    const request = { prompt: req.prompt, references, command: undefined, toolReferences: [] } as unknown as vscode.ChatRequest;
-    const history = (req.history ?? []).map((h) => ({ participant: 'quarry.chat', response: [], result: { metadata: h.metadata }, command: undefined }));
-    try {
-      const result = await answer(context, services, request, { history } as unknown as vscode.ChatContext, stream, cts.token);
-      return { parts, result: JSON.parse(JSON.stringify(result)) as vscode.ChatResult };
-    } finally {
-      if (current === cts) current = undefined;
-      cts.dispose();
-    }
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.chat.testHook', async (req: ChatTestRequest) => {
+      if (req.cancel) {
+        current?.cancel();
+        return { cancelled: current !== undefined };
+      }
+      const parts: StreamPart[] = [];
+      const cts = new vscode.CancellationTokenSource();
+      current = cts;
+      const text = (v: string | vscode.MarkdownString) => (typeof v === 'string' ? v : v.value);
+      const stream = {
+        markdown: (v: string | vscode.MarkdownString) => {
+          parts.push({ kind: 'markdown', text: text(v) });
+        },
+        progress: (v: string) => {
+          parts.push({ kind: 'progress', text: v });
+          if (req.cancelOnProgress && v.includes(req.cancelOnProgress)) cts.cancel();
+        },
+        button: (c: vscode.Command) => {
+          parts.push({ kind: 'button', command: c.command, title: c.title, arguments: c.arguments ?? [] });
+        },
+      } as unknown as vscode.ChatResponseStream;
+      const references = (req.references ?? []).map((p) => ({
+        id: 'vscode.file',
+        value: vscode.Uri.file(p),
+        range: undefined,
+      }));
+      const request = {
+        prompt: req.prompt,
+        references,
+        command: undefined,
+        toolReferences: [],
+      } as unknown as vscode.ChatRequest;
+      const history = (req.history ?? []).map((h) => ({
+        participant: 'quarry.chat',
+        response: [],
+        result: { metadata: h.metadata },
+        command: undefined,
+      }));
+      try {
+        const result = await answer(
+          context,
+          services,
+          request,
+          { history } as unknown as vscode.ChatContext,
+          stream,
+          cts.token,
+        );
+        return { parts, result: JSON.parse(JSON.stringify(result)) as vscode.ChatResult };
+      } finally {
+        if (current === cts) current = undefined;
+        cts.dispose();
+      }
+    }),
+  );
 }
 
 async function answer(
-  context: vscode.ExtensionContext, services: Services, request: vscode.ChatRequest, chatContext: vscode.ChatContext,
-  stream: vscode.ChatResponseStream, token: vscode.CancellationToken,
+  context: vscode.ExtensionContext,
+  services: Services,
+  request: vscode.ChatRequest,
+  chatContext: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   const controller = new AbortController();
   const onCancel = token.onCancellationRequested(() => controller.abort());
@@ -131,12 +188,22 @@ async function answer(
     const settings = services.settings();
     const question = promptText(request);
     const candidates = await workspaceDatabases(settings.databases.glob);
-    const resolved = resolveDatabase({ referenced: await referencedDatabases(request), prompt: question, candidates, last: lastDatabase(context.workspaceState) });
+    const resolved = resolveDatabase({
+      referenced: await referencedDatabases(request),
+      prompt: question,
+      candidates,
+      last: lastDatabase(context.workspaceState),
+    });
     if (!resolved) {
-      const list = candidates.slice(0, 20).map((p) => `- ${inlineCode(vscode.workspace.asRelativePath(p))}`).join('\n');
-      stream.markdown(candidates.length === 0
-        ? `There are no SQLite databases matching ${inlineCode(settings.databases.glob)} in this workspace.`
-        : `Which database? Name one in your question (e.g. *… in ${escapeMarkdown(vscode.workspace.asRelativePath(candidates[0]))}*) or attach it with \`#file\`:\n\n${list}\n`);
+      const list = candidates
+        .slice(0, 20)
+        .map((p) => `- ${inlineCode(vscode.workspace.asRelativePath(p))}`)
+        .join('\n');
+      stream.markdown(
+        candidates.length === 0
+          ? `There are no SQLite databases matching ${inlineCode(settings.databases.glob)} in this workspace.`
+          : `Which database? Name one in your question (e.g. *… in ${escapeMarkdown(vscode.workspace.asRelativePath(candidates[0]))}*) or attach it with \`#file\`:\n\n${list}\n`,
+      );
       return {};
     }
     if (question === '') {
@@ -162,50 +229,90 @@ async function answer(
     } else {
       model = await services.createModel(controller.signal);
     }
-    services.log.info(`chat: "${question}" about ${resolved.path} (${resolved.source}) with ${protocolName} on ${model.spec}`);
+    services.log.info(
+      `chat: "${question}" about ${resolved.path} (${resolved.source}) with ${protocolName} on ${model.spec}`,
+    );
     let budget = agent.config.maxTurns;
     const outcome = await ask({
-      question, dbPath: resolved.path, exchanges: earlier, protocol: agent.protocol, pool, model, signal: controller.signal,
-      config: agent.config, sampling: agent.sampling, modelTimeoutMs: agent.modelTimeoutMs,
-      queryTimeoutMs: agent.queryTimeoutMs, resultRows: CHAT_RESULT_ROWS,
+      question,
+      dbPath: resolved.path,
+      exchanges: earlier,
+      protocol: agent.protocol,
+      pool,
+      model,
+      signal: controller.signal,
+      config: agent.config,
+      sampling: agent.sampling,
+      modelTimeoutMs: agent.modelTimeoutMs,
+      queryTimeoutMs: agent.queryTimeoutMs,
+      resultRows: CHAT_RESULT_ROWS,
       saveTo: settings.trajectories.save ? services.trajectoryStorePath() : null,
       meta: { source: 'editor-chat' },
       onEvent: (e) => {
         if (e.type === 'start') budget = e.budget;
-        else if (e.type === 'turn') stream.progress(e.finalCall ? 'Turns used up: asking for the final answer…' : `Turn ${e.index + 1} of ${budget}: thinking…`);
-        else if (e.type === 'action' && e.action.kind === 'execute' && e.action.sql) stream.progress(`Turn ${e.index + 1}: running ${e.action.sql.replace(/\s+/g, ' ').slice(0, 80)}`);
+        else if (e.type === 'turn')
+          stream.progress(
+            e.finalCall ? 'Turns used up: asking for the final answer…' : `Turn ${e.index + 1} of ${budget}: thinking…`,
+          );
+        else if (e.type === 'action' && e.action.kind === 'execute' && e.action.sql)
+          stream.progress(`Turn ${e.index + 1}: running ${e.action.sql.replace(/\s+/g, ' ').slice(0, 80)}`);
       },
     });
     const { record, final } = outcome;
     const trajectoryPath = outcome.savedTo;
     if (outcome.saveError) services.log.error(`chat: ${outcome.saveError}`);
-    stream.markdown(`**${escapeMarkdown(label)}** · ${record.protocol.name}${earlier.length ? ` (follow-up ${earlier.length + 1})` : ''} · ${escapeMarkdown(model.spec)}\n\n`);
+    stream.markdown(
+      `**${escapeMarkdown(label)}** · ${record.protocol.name}${earlier.length ? ` (follow-up ${earlier.length + 1})` : ''} · ${escapeMarkdown(model.spec)}\n\n`,
+    );
     stream.markdown(turnsMarkdown(record) + '\n' + endMarkdown(record) + '\n\n');
 
     if (record.finalSql) {
       stream.markdown(codeBlock(record.finalSql, 'sql'));
       if (final) {
-        stream.markdown(final.ok ? resultTable(final.columns, final.rows, final.rowCount)
-          : `✗ The final SQL failed (${final.errorClass}): ${escapeMarkdown(final.error ?? '')}\n`);
+        stream.markdown(
+          final.ok
+            ? resultTable(final.columns, final.rows, final.rowCount)
+            : `✗ The final SQL failed (${final.errorClass}): ${escapeMarkdown(final.error ?? '')}\n`,
+        );
       }
     }
     if (trajectoryPath) {
-      stream.button({ command: 'quarry.openReplay', title: 'Open in Replay', arguments: [{ file: trajectoryPath, id: record.id }] });
+      stream.button({
+        command: 'quarry.openReplay',
+        title: 'Open in Replay',
+        arguments: [{ file: trajectoryPath, id: record.id }],
+      });
     }
-    stream.button({ command: 'quarry.ask', title: 'Ask in the Ask Panel', arguments: [{ db: resolved.path, question }] });
+    stream.button({
+      command: 'quarry.ask',
+      title: 'Ask in the Ask Panel',
+      arguments: [{ db: resolved.path, question }],
+    });
     const metadata: QuarryChatMetadata = {
       quarry: {
-        db: resolved.path, question, sql: record.finalSql, trajectoryId: record.id, trajectoryPath,
+        db: resolved.path,
+        question,
+        sql: record.finalSql,
+        trajectoryId: record.id,
+        trajectoryPath,
         ...(final ? { result: exchangeResult(final) } : {}),
       },
     };
-    return { metadata, ...(record.end === 'error' ? { errorDetails: { message: record.error ?? 'the episode failed' } } : {}) };
+    return {
+      metadata,
+      ...(record.end === 'error' ? { errorDetails: { message: record.error ?? 'the episode failed' } } : {}),
+    };
   } catch (err) {
-    const message = (err as Error)?.name === 'AbortError' ? 'Cancelled.' : `Quarry could not answer: ${(err as Error)?.message ?? String(err)}`;
+    const message =
+      (err as Error)?.name === 'AbortError'
+        ? 'Cancelled.'
+        : `Quarry could not answer: ${(err as Error)?.message ?? String(err)}`;
     services.log.error(`chat: ${message}`);
     return { errorDetails: { message } };
   } finally {
     onCancel.dispose();
-    await model?.close().catch(() => { /* nothing to free */ });
+    await model?.close().catch(() => {
+      /* nothing to free */
+    });
   }
 }

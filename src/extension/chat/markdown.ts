@@ -43,7 +43,11 @@ export function turnsMarkdown(r: TrajectoryRecord): string {
     let what: string;
     if (a.kind === 'execute' && a.sql !== null) {
       const e = t.exec;
-      const outcome = !e ? 'not run' : e.ok ? `${e.rowCount} row${e.rowCount === 1 ? '' : 's'}` : `✗ ${escapeMarkdown(`${e.errorClass}: ${e.error ?? ''}`)}`;
+      const outcome = !e
+        ? 'not run'
+        : e.ok
+          ? `${e.rowCount} row${e.rowCount === 1 ? '' : 's'}`
+          : `✗ ${escapeMarkdown(`${e.errorClass}: ${e.error ?? ''}`)}`;
       what = `runs ${inlineCode(short(a.sql))} → ${outcome}`;
     } else if (a.kind === 'memory') {
       what = 'checks the SQL against the conversation so far';
@@ -61,11 +65,18 @@ export function turnsMarkdown(r: TrajectoryRecord): string {
 export function endMarkdown(r: TrajectoryRecord): string {
   const turns = `${r.turns.length} turn${r.turns.length === 1 ? '' : 's'}`;
   switch (r.end) {
-    case 'answer': return `Answered in ${turns} (${(r.timings.totalMs / 1000).toFixed(1)} s).`;
-    case 'budget': return r.finalSql ? `The turn budget ran out after ${turns}; this is the last SQL it proposed.` : `No answer within the turn budget (${turns}).`;
-    case 'invalid': return `The episode ended on an invalid turn after ${turns}.`;
-    case 'cancelled': return `Stopped after ${turns}.`;
-    case 'error': return `Failed after ${turns}: ${escapeMarkdown(r.error ?? 'unknown error')}`;
+    case 'answer':
+      return `Answered in ${turns} (${(r.timings.totalMs / 1000).toFixed(1)} s).`;
+    case 'budget':
+      return r.finalSql
+        ? `The turn budget ran out after ${turns}; this is the last SQL it proposed.`
+        : `No answer within the turn budget (${turns}).`;
+    case 'invalid':
+      return `The episode ended on an invalid turn after ${turns}.`;
+    case 'cancelled':
+      return `Stopped after ${turns}.`;
+    case 'error':
+      return `Failed after ${turns}: ${escapeMarkdown(r.error ?? 'unknown error')}`;
   }
 }
 
@@ -76,11 +87,24 @@ function tableCell(c: Cell | WireCell): string {
 }
 
 /** The first rows as a Markdown table, with a line saying how many there are in all. */
-export function resultTable(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[], rowCount = rows.length, max = CHAT_RESULT_ROWS): string {
+export function resultTable(
+  columns: readonly string[],
+  rows: readonly (readonly (Cell | WireCell)[])[],
+  rowCount = rows.length,
+  max = CHAT_RESULT_ROWS,
+): string {
   if (columns.length === 0) return '*The query returned no columns.*\n';
   const head = `| ${columns.map((c) => escapeMarkdown(c) || ' ').join(' | ')} |\n|${columns.map(() => ' --- ').join('|')}|\n`;
-  const body = rows.slice(0, max).map((r) => `| ${columns.map((_, i) => tableCell(r[i] ?? null)).join(' | ')} |\n`).join('');
+  const body = rows
+    .slice(0, max)
+    .map((r) => `| ${columns.map((_, i) => tableCell(r[i] ?? null)).join(' | ')} |\n`)
+    .join('');
   const shown = Math.min(rows.length, max);
-  const note = rowCount === 0 ? '*No rows.*\n' : shown < rowCount ? `*First ${shown} of ${rowCount} rows.*\n` : `*${rowCount} row${rowCount === 1 ? '' : 's'}.*\n`;
+  const note =
+    rowCount === 0
+      ? '*No rows.*\n'
+      : shown < rowCount
+        ? `*First ${shown} of ${rowCount} rows.*\n`
+        : `*${rowCount} row${rowCount === 1 ? '' : 's'}.*\n`;
   return (rowCount === 0 ? '' : head + body + '\n') + note;
 }

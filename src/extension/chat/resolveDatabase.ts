@@ -19,7 +19,9 @@ function escapeRegExp(s: string): string {
  */
 export function dbNamedIn(prompt: string, candidates: readonly string[]): string | undefined {
   const text = prompt.toLowerCase();
-  const byFile = candidates.filter((p) => new RegExp(`(^|[^\\w.])${escapeRegExp(basename(p).toLowerCase())}($|[^\\w])`).test(text));
+  const byFile = candidates.filter((p) =>
+    new RegExp(`(^|[^\\w.])${escapeRegExp(basename(p).toLowerCase())}($|[^\\w])`).test(text),
+  );
   if (byFile.length === 1) return byFile[0];
   if (byFile.length > 1) return undefined;
   const byStem = candidates.filter((p) => {
@@ -30,7 +32,12 @@ export function dbNamedIn(prompt: string, candidates: readonly string[]): string
 }
 
 /** Picks the database: referenced SQLite files (already checked by the caller), then the prompt, then the last used, then the workspace's only one. */
-export function resolveDatabase(opts: { referenced: readonly string[]; prompt: string; candidates: readonly string[]; last?: string }): ResolvedDb | undefined {
+export function resolveDatabase(opts: {
+  referenced: readonly string[];
+  prompt: string;
+  candidates: readonly string[];
+  last?: string;
+}): ResolvedDb | undefined {
   if (opts.referenced.length > 0) return { path: opts.referenced[0], source: 'reference' };
   const named = dbNamedIn(opts.prompt, opts.candidates);
   if (named) return { path: named, source: 'prompt' };

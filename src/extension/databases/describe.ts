@@ -32,7 +32,10 @@ export interface ColumnView {
   tooltip: string;
 }
 
-export function describeColumn(c: ColumnInfo, table: Pick<TableInfo, 'name' | 'primaryKey' | 'foreignKeys'>): ColumnView {
+export function describeColumn(
+  c: ColumnInfo,
+  table: Pick<TableInfo, 'name' | 'primaryKey' | 'foreignKeys'>,
+): ColumnView {
   const parts = [c.type === '' ? '(no type)' : c.type];
   const pk = c.pkIndex > 0;
   const targets = columnTargets(c.name, table.foreignKeys);
@@ -40,8 +43,17 @@ export function describeColumn(c: ColumnInfo, table: Pick<TableInfo, 'name' | 'p
   for (const t of targets) parts.push(`FK → ${t}`);
   if (c.notNull && !pk) parts.push('NOT NULL');
   const lines = [`${table.name}.${c.name}: ${c.type === '' ? 'no declared type' : c.type}`];
-  if (pk) lines.push(table.primaryKey.length > 1 ? `part ${c.pkIndex} of the primary key (${table.primaryKey.join(', ')})` : 'primary key');
+  if (pk)
+    lines.push(
+      table.primaryKey.length > 1
+        ? `part ${c.pkIndex} of the primary key (${table.primaryKey.join(', ')})`
+        : 'primary key',
+    );
   for (const t of targets) lines.push(`references ${t}`);
   if (c.notNull) lines.push('NOT NULL');
-  return { role: pk ? 'pk' : targets.length > 0 ? 'fk' : 'plain', description: parts.join(' · '), tooltip: lines.join('\n') };
+  return {
+    role: pk ? 'pk' : targets.length > 0 ? 'fk' : 'plain',
+    description: parts.join(' · '),
+    tooltip: lines.join('\n'),
+  };
 }

@@ -11,7 +11,10 @@ import { registerPanelSerializer } from '../webviews/restore';
 /** What the view's commands accept: a tree node (menus), a database Uri, or { db, table? } (scripts and tests). */
 type Target = DbTreeNode | vscode.Uri | { db: string; table?: string } | string | undefined;
 
-interface Resolved { db: string; table?: string }
+interface Resolved {
+  db: string;
+  table?: string;
+}
 
 function resolve(arg: Target, view: vscode.TreeView<DbTreeNode>): Resolved | undefined {
   const a = arg ?? view.selection[0];
@@ -30,7 +33,13 @@ function resolve(arg: Target, view: vscode.TreeView<DbTreeNode>): Resolved | und
 /** Debounces bursts of file events (a database being written fires many). */
 function debounced(ms: number, f: () => void): { run: () => void; dispose: () => void } {
   let t: NodeJS.Timeout | undefined;
-  return { run: () => { clearTimeout(t); t = setTimeout(f, ms); }, dispose: () => clearTimeout(t) };
+  return {
+    run: () => {
+      clearTimeout(t);
+      t = setTimeout(f, ms);
+    },
+    dispose: () => clearTimeout(t),
+  };
 }
 
 export interface DatabasesFeature {
@@ -42,9 +51,10 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   const tree = new DatabasesTree(services);
   const view = vscode.window.createTreeView('quarry.databases', { treeDataProvider: tree, showCollapseAll: true });
   tree.onDidFindFiles = (_found, rejected) => {
-    view.message = rejected > 0
-      ? `${rejected} file${rejected === 1 ? '' : 's'} matching ${services.settings().databases.glob} ${rejected === 1 ? 'is' : 'are'} not SQLite and ${rejected === 1 ? 'is' : 'are'} left out (see Quarry: Show Log).`
-      : undefined;
+    view.message =
+      rejected > 0
+        ? `${rejected} file${rejected === 1 ? '' : 's'} matching ${services.settings().databases.glob} ${rejected === 1 ? 'is' : 'are'} not SQLite and ${rejected === 1 ? 'is' : 'are'} left out (see Quarry: Show Log).`
+        : undefined;
   };
 
   // File events: the changed database's schema is read again; creations and deletions change the list.
@@ -60,9 +70,18 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   const watch = (): void => {
     watcher?.dispose();
     watcher = vscode.workspace.createFileSystemWatcher(services.settings().databases.glob);
-    watcher.onDidCreate(() => { listChanged = true; flush.run(); });
-    watcher.onDidDelete(() => { listChanged = true; flush.run(); });
-    watcher.onDidChange((uri) => { dirty.add(uri.fsPath); flush.run(); });
+    watcher.onDidCreate(() => {
+      listChanged = true;
+      flush.run();
+    });
+    watcher.onDidDelete(() => {
+      listChanged = true;
+      flush.run();
+    });
+    watcher.onDidChange((uri) => {
+      dirty.add(uri.fsPath);
+      flush.run();
+    });
   };
   watch();
 
@@ -73,10 +92,15 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   };
 
   context.subscriptions.push(
-    tree, view, flush,
+    tree,
+    view,
+    flush,
     { dispose: () => watcher?.dispose() },
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('quarry.databases.glob')) { watch(); tree.refresh(); }
+      if (e.affectsConfiguration('quarry.databases.glob')) {
+        watch();
+        tree.refresh();
+      }
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => tree.refresh()),
 
@@ -90,7 +114,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       const t = need(arg, 'database');
       if (!t) return;
       if (!services.ask) {
-        void vscode.window.showWarningMessage('Quarry: the Ask feature is not available in this build, so there is nothing to hand the database to.');
+        void vscode.window.showWarningMessage(
+          'Quarry: the Ask feature is not available in this build, so there is nothing to hand the database to.',
+        );
         return;
       }
       services.log.info(`databases: ask about ${vscode.workspace.asRelativePath(t.db)}`);
@@ -108,7 +134,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       const t = need(arg, 'table');
       if (!t) return undefined;
       if (!t.table) {
-        void vscode.window.showInformationMessage('Quarry: Preview Table works on a table; expand the database and pick one.');
+        void vscode.window.showInformationMessage(
+          'Quarry: Preview Table works on a table; expand the database and pick one.',
+        );
         return undefined;
       }
       try {
@@ -123,8 +151,17 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       const t = need(arg, 'database or table');
       if (!t) return undefined;
       try {
-        const [{ DDL_CATALOG_SQL, catalogEntries, formatDdl }, pool] = await Promise.all([import('../../core/db/schema/ddl'), services.pool()]);
-        const r = await pool.exec({ db: t.db, sql: DDL_CATALOG_SQL, maxRows: Infinity, maxCellChars: 10_000_000, timeoutMs: services.settings().query.timeoutMs });
+        const [{ DDL_CATALOG_SQL, catalogEntries, formatDdl }, pool] = await Promise.all([
+          import('../../core/db/schema/ddl'),
+          services.pool(),
+        ]);
+        const r = await pool.exec({
+          db: t.db,
+          sql: DDL_CATALOG_SQL,
+          maxRows: Infinity,
+          maxCellChars: 10_000_000,
+          timeoutMs: services.settings().query.timeoutMs,
+        });
         if (!r.ok) throw new Error(r.error ?? 'reading the catalog failed');
         const script = formatDdl(catalogEntries(r.rows), t.table);
         await vscode.env.clipboard.writeText(script);
@@ -139,8 +176,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload a preview comes back on its table and runs its query again.
-  registerPanelSerializer(context, services, 'quarry.preview',
-    async (panel, state) => PreviewPanel.revive(panel, context, services, state));
+  registerPanelSerializer(context, services, 'quarry.preview', async (panel, state) =>
+    PreviewPanel.revive(panel, context, services, state),
+  );
   const testing = context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1';
   if (testing) registerPreviewTestHook(context);
   return { tree, view };
@@ -150,13 +188,21 @@ export function register(context: vscode.ExtensionContext, services: Services): 
  *  `closeAll`). */
 function registerPreviewTestHook(context: vscode.ExtensionContext): void {
   PreviewPanel.testLog = { posted: [] };
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.preview.testHook', (op: unknown) => {
-    const log = PreviewPanel.testLog!;
-    switch (op) {
-      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
-      case 'clear': log.posted.length = 0; return true;
-      case 'closeAll': PreviewPanel.closeAll(); return true;
-      default: throw new Error(`quarry.preview.testHook: unknown op ${JSON.stringify(op)}`);
-    }
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.preview.testHook', (op: unknown) => {
+      const log = PreviewPanel.testLog!;
+      switch (op) {
+        case 'posted':
+          return JSON.parse(JSON.stringify(log.posted)) as unknown;
+        case 'clear':
+          log.posted.length = 0;
+          return true;
+        case 'closeAll':
+          PreviewPanel.closeAll();
+          return true;
+        default:
+          throw new Error(`quarry.preview.testHook: unknown op ${JSON.stringify(op)}`);
+      }
+    }),
+  );
 }

@@ -8,7 +8,13 @@ import { webviewHtml, webviewOptions } from '../webviews/html';
 import { preparePanel } from '../webviews/restore';
 import { previewRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
-import { PREVIEW_RULES, previewMessageProblem, type PreviewData, type ToApp, type ToHost } from '../../protocol/preview';
+import {
+  PREVIEW_RULES,
+  previewMessageProblem,
+  type PreviewData,
+  type ToApp,
+  type ToHost,
+} from '../../protocol/preview';
 
 export const PREVIEW_ROWS = 200;
 
@@ -37,7 +43,9 @@ export class PreviewPanel {
       this.disposed = true;
       PreviewPanel.open.delete(PreviewPanel.key(db, table));
     });
-    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      void this.receive(raw);
+    });
   }
 
   private static key(db: string, table: string): string {
@@ -45,14 +53,23 @@ export class PreviewPanel {
   }
 
   /** Opens (or reveals and refreshes) the preview of `table` in `db`, and resolves once its query has run. */
-  static show(context: vscode.ExtensionContext, services: Services, db: string, table: string): Promise<PreviewOutcome> {
+  static show(
+    context: vscode.ExtensionContext,
+    services: Services,
+    db: string,
+    table: string,
+  ): Promise<PreviewOutcome> {
     const key = PreviewPanel.key(db, table);
     let p = PreviewPanel.open.get(key);
     if (p) {
       p.panel.reveal(undefined, false);
     } else {
-      const panel = vscode.window.createWebviewPanel('quarry.preview', `${table} · ${basename(db)}`,
-        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, webviewOptions(context.extensionUri));
+      const panel = vscode.window.createWebviewPanel(
+        'quarry.preview',
+        `${table} · ${basename(db)}`,
+        { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+        webviewOptions(context.extensionUri),
+      );
       panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
       panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'preview', `Preview: ${table}`);
       p = new PreviewPanel(panel, services, db, table);
@@ -66,14 +83,25 @@ export class PreviewPanel {
    * query runs again. A table already previewed elsewhere is revealed there instead. Returns why the state was not
    * used (the panel is then closed: there is nothing to show), or null.
    */
-  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
-    state: unknown): string | null {
+  static revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    state: unknown,
+  ): string | null {
     const saved = previewRestore(state);
-    if (!saved.ok) { panel.dispose(); return saved.error; }
+    if (!saved.ok) {
+      panel.dispose();
+      return saved.error;
+    }
     const { path, table } = saved.value;
     const key = PreviewPanel.key(path, table);
     const existing = PreviewPanel.open.get(key);
-    if (existing) { panel.dispose(); existing.panel.reveal(undefined, false); return null; }
+    if (existing) {
+      panel.dispose();
+      existing.panel.reveal(undefined, false);
+      return null;
+    }
     preparePanel(panel, context.extensionUri);
     panel.title = `${table} · ${basename(path)}`;
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'preview', `Preview: ${table}`);
@@ -95,7 +123,9 @@ export class PreviewPanel {
   }
 
   private load(): Promise<PreviewOutcome> {
-    this.running ??= this.run().finally(() => { this.running = null; });
+    this.running ??= this.run().finally(() => {
+      this.running = null;
+    });
     return this.running;
   }
 
@@ -105,12 +135,16 @@ export class PreviewPanel {
     const { quoteIdent } = await import('../../core/db/schema/quote');
     const pool = await this.services.pool();
     const result = await pool.exec({
-      db: this.db, sql: `SELECT * FROM ${quoteIdent(this.table)} LIMIT ${PREVIEW_ROWS}`,
-      maxRows: PREVIEW_ROWS, timeoutMs: this.services.settings().query.timeoutMs,
+      db: this.db,
+      sql: `SELECT * FROM ${quoteIdent(this.table)} LIMIT ${PREVIEW_ROWS}`,
+      maxRows: PREVIEW_ROWS,
+      timeoutMs: this.services.settings().query.timeoutMs,
     });
     if (result.ok) {
       this.last = { result };
-      this.services.log.info(`preview: ${dbName} ${this.table}: ${result.rows.length} row(s) in ${Math.round(result.ms)} ms`);
+      this.services.log.info(
+        `preview: ${dbName} ${this.table}: ${result.rows.length} row(s) in ${Math.round(result.ms)} ms`,
+      );
     } else {
       this.last = { error: result.error ?? 'the preview query failed' };
       this.services.log.warn(`preview: ${dbName} ${this.table}: ${result.error}`);
@@ -131,8 +165,14 @@ export class PreviewPanel {
       if (!this.last || !('result' in this.last)) return;
       const r = this.last.result;
       const data: PreviewData = {
-        db: dbName, path: this.db, table: this.table, columns: r.columns, rows: wireRows(r.rows), rowCount: r.rowCount,
-        truncated: r.truncated, ms: r.ms,
+        db: dbName,
+        path: this.db,
+        table: this.table,
+        columns: r.columns,
+        rows: wireRows(r.rows),
+        rowCount: r.rowCount,
+        truncated: r.truncated,
+        ms: r.ms,
       };
       this.post({ type: 'show', data });
     });
@@ -157,8 +197,13 @@ export class PreviewPanel {
         void vscode.window.setStatusBarMessage('Quarry: rows copied', 2000);
       } else if (m.type === 'export' && this.last && 'result' in this.last) {
         const { exportResult } = await import('../ask/actions');
-        const saved = await exportResult(this.last.result, m.format === 'csv' ? 'csv' : 'json', `${this.table}-preview`);
-        if (saved) void vscode.window.showInformationMessage(`Quarry: exported to ${vscode.workspace.asRelativePath(saved)}`);
+        const saved = await exportResult(
+          this.last.result,
+          m.format === 'csv' ? 'csv' : 'json',
+          `${this.table}-preview`,
+        );
+        if (saved)
+          void vscode.window.showInformationMessage(`Quarry: exported to ${vscode.workspace.asRelativePath(saved)}`);
       }
     } catch (err) {
       this.services.log.showError(`preview of ${this.table}`, err);

@@ -8,10 +8,29 @@ import type { SchemaInfo, TableInfo, ColumnInfo } from '../../core/db/schema/typ
 import type { Services } from '../services';
 import { describeColumn, tableDescription } from './describe';
 
-export interface DatabaseNode { kind: 'database'; path: string; uri: vscode.Uri }
-export interface TableNode { kind: 'table'; db: string; table: TableInfo }
-export interface ColumnNode { kind: 'column'; db: string; table: TableInfo; column: ColumnInfo }
-export interface MessageNode { kind: 'message'; id: string; text: string; detail?: string; icon: string }
+export interface DatabaseNode {
+  kind: 'database';
+  path: string;
+  uri: vscode.Uri;
+}
+export interface TableNode {
+  kind: 'table';
+  db: string;
+  table: TableInfo;
+}
+export interface ColumnNode {
+  kind: 'column';
+  db: string;
+  table: TableInfo;
+  column: ColumnInfo;
+}
+export interface MessageNode {
+  kind: 'message';
+  id: string;
+  text: string;
+  detail?: string;
+  icon: string;
+}
 export type DbTreeNode = DatabaseNode | TableNode | ColumnNode | MessageNode;
 
 /** Budget for each row count; past it the count reads "rows: ?". */
@@ -69,7 +88,9 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
         return introspectViaPool(pool, dbPath, { sampleRows: 0, countTimeoutMs: COUNT_TIMEOUT_MS });
       });
       // A failure is not cached: the next expand tries again (the file may have been fixed).
-      p.catch(() => { if (this.schemas.get(dbPath) === p) this.schemas.delete(dbPath); });
+      p.catch(() => {
+        if (this.schemas.get(dbPath) === p) this.schemas.delete(dbPath);
+      });
       this.schemas.set(dbPath, p);
     }
     return p;
@@ -96,7 +117,8 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
       }
     }
     found.sort((a, b) => vscode.workspace.asRelativePath(a.uri).localeCompare(vscode.workspace.asRelativePath(b.uri)));
-    for (const r of rejected) this.services.log.info(`databases: left out ${vscode.workspace.asRelativePath(r.path)}: ${r.why}`);
+    for (const r of rejected)
+      this.services.log.info(`databases: left out ${vscode.workspace.asRelativePath(r.path)}: ${r.why}`);
     this.rejected = rejected;
     this.onDidFindFiles?.(found.length, rejected.length);
     return found;
@@ -113,14 +135,21 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
         const rel = vscode.workspace.asRelativePath(node.uri);
         const dir = dirname(rel);
         let size = '';
-        try { size = sizeText(statSync(node.path).size); } catch { /* gone since discovery; the refresh will drop it */ }
+        try {
+          size = sizeText(statSync(node.path).size);
+        } catch {
+          /* gone since discovery; the refresh will drop it */
+        }
         item.description = [dir === '.' ? '' : dir, size].filter(Boolean).join(' · ');
         item.tooltip = `${rel}${size ? ` (${size})` : ''}\nRight-click: Ask, Show Schema, Copy DDL`;
         return item;
       }
       case 'table': {
         const t = node.table;
-        const item = new vscode.TreeItem(t.name, t.columns.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          t.name,
+          t.columns.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `table:${node.db}:${t.name}`;
         item.contextValue = 'quarry.table';
         item.iconPath = new vscode.ThemeIcon(t.kind === 'view' ? 'eye' : 'table');
@@ -133,7 +162,9 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
         const item = new vscode.TreeItem(node.column.name, vscode.TreeItemCollapsibleState.None);
         item.id = `column:${node.db}:${node.table.name}:${node.column.name}`;
         item.contextValue = 'quarry.column';
-        item.iconPath = new vscode.ThemeIcon(view.role === 'pk' ? 'key' : view.role === 'fk' ? 'references' : 'symbol-field');
+        item.iconPath = new vscode.ThemeIcon(
+          view.role === 'pk' ? 'key' : view.role === 'fk' ? 'references' : 'symbol-field',
+        );
         item.description = view.description;
         item.tooltip = view.tooltip;
         return item;
@@ -154,7 +185,8 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
     if (node.kind === 'database') {
       try {
         const info = await this.schema(node.path);
-        if (info.tables.length === 0) return [{ kind: 'message', id: `empty:${node.path}`, text: 'no tables', icon: 'info' }];
+        if (info.tables.length === 0)
+          return [{ kind: 'message', id: `empty:${node.path}`, text: 'no tables', icon: 'info' }];
         return info.tables.map((table) => ({ kind: 'table', db: node.path, table }));
       } catch (err) {
         const why = (err as Error).message;
@@ -162,7 +194,8 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
         return [{ kind: 'message', id: `error:${node.path}`, text: `cannot read: ${why}`, detail: why, icon: 'error' }];
       }
     }
-    if (node.kind === 'table') return node.table.columns.map((column) => ({ kind: 'column', db: node.db, table: node.table, column }));
+    if (node.kind === 'table')
+      return node.table.columns.map((column) => ({ kind: 'column', db: node.db, table: node.table, column }));
     return [];
   }
 

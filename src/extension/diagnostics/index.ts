@@ -25,33 +25,47 @@ function parseArg(arg: unknown): { file: string; id?: string } | null {
 async function pickSource(services: Services): Promise<string | undefined> {
   type Item = vscode.QuickPickItem & { file?: string; browse?: boolean };
   const store = services.trajectoryStorePath();
-  const items: Item[] = [{
-    label: '$(database) Workspace store',
-    description: `${vscode.workspace.asRelativePath(store)}${existsSync(store) ? '' : ' (nothing saved yet)'}`,
-    file: store,
-  }];
-  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then((u) => u, () => [] as vscode.Uri[]);
-  for (const u of found) if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
+  const items: Item[] = [
+    {
+      label: '$(database) Workspace store',
+      description: `${vscode.workspace.asRelativePath(store)}${existsSync(store) ? '' : ' (nothing saved yet)'}`,
+      file: store,
+    },
+  ];
+  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then(
+    (u) => u,
+    () => [] as vscode.Uri[],
+  );
+  for (const u of found)
+    if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
   items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
-  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Trajectories to diagnose', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    placeHolder: 'Trajectories to diagnose',
+    matchOnDescription: true,
+  });
   if (!pick) return undefined;
   return pick.browse ? pickTrajectoryFile() : pick.file;
 }
 
 export function register(context: vscode.ExtensionContext, services: Services): void {
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.openDiagnostics', async (arg?: unknown) => {
-    const given: { file: string; id?: string } | null = parseArg(arg) ?? await pickSource(services).then((file) => (file ? { file } : null));
-    if (!given) return;
-    if (!existsSync(given.file)) {
-      void vscode.window.showErrorMessage(`Quarry: no trajectory file at ${given.file}`);
-      return;
-    }
-    await DiagnosticsPanel.show(context, services).open(given.file, given.id);
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.openDiagnostics', async (arg?: unknown) => {
+      const given: { file: string; id?: string } | null =
+        parseArg(arg) ?? (await pickSource(services).then((file) => (file ? { file } : null)));
+      if (!given) return;
+      if (!existsSync(given.file)) {
+        void vscode.window.showErrorMessage(`Quarry: no trajectory file at ${given.file}`);
+        return;
+      }
+      await DiagnosticsPanel.show(context, services).open(given.file, given.id);
+    }),
+  );
   // After a window reload the panel comes back on the file, reward panel and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.diagnostics',
-    (panel, state) => DiagnosticsPanel.revive(panel, context, services, state));
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
+  registerPanelSerializer(context, services, 'quarry.diagnostics', (panel, state) =>
+    DiagnosticsPanel.revive(panel, context, services, state),
+  );
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
+    registerTestHook(context);
 }
 
 /**
@@ -60,18 +74,28 @@ export function register(context: vscode.ExtensionContext, services: Services): 
  */
 function registerTestHook(context: vscode.ExtensionContext): void {
   DiagnosticsPanel.testLog = { posted: [], rejected: [] };
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.diagnostics.testHook', async (op: unknown, message?: unknown) => {
-    const log = DiagnosticsPanel.testLog!;
-    switch (op) {
-      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
-      case 'rejected': return [...log.rejected];
-      case 'clear': log.posted.length = 0; log.rejected.length = 0; return true;
-      case 'receive':
-        if (!DiagnosticsPanel.current) throw new Error('the diagnostics panel is not open');
-        await DiagnosticsPanel.current.receive(message);
-        return true;
-      case 'close': DiagnosticsPanel.current?.close(); return true;
-      default: throw new Error(`quarry.diagnostics.testHook: unknown op ${JSON.stringify(op)}`);
-    }
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.diagnostics.testHook', async (op: unknown, message?: unknown) => {
+      const log = DiagnosticsPanel.testLog!;
+      switch (op) {
+        case 'posted':
+          return JSON.parse(JSON.stringify(log.posted)) as unknown;
+        case 'rejected':
+          return [...log.rejected];
+        case 'clear':
+          log.posted.length = 0;
+          log.rejected.length = 0;
+          return true;
+        case 'receive':
+          if (!DiagnosticsPanel.current) throw new Error('the diagnostics panel is not open');
+          await DiagnosticsPanel.current.receive(message);
+          return true;
+        case 'close':
+          DiagnosticsPanel.current?.close();
+          return true;
+        default:
+          throw new Error(`quarry.diagnostics.testHook: unknown op ${JSON.stringify(op)}`);
+      }
+    }),
+  );
 }

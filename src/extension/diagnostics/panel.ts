@@ -9,7 +9,12 @@ import { preparePanel } from '../webviews/restore';
 import { diagnosticsRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import {
-  DIAGNOSTICS_RULES, diagnosticsMessageProblem, type PanelChoice, type SourceInfo, type ToApp, type ToHost,
+  DIAGNOSTICS_RULES,
+  diagnosticsMessageProblem,
+  type PanelChoice,
+  type SourceInfo,
+  type ToApp,
+  type ToHost,
 } from '../../protocol/diagnostics';
 import type { RunDiagnostics } from '../../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
@@ -17,7 +22,13 @@ import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import type { MismatchSql } from '../../core/rewards/mismatch';
 import {
-  Cancelled, loadPanelChoice, loadTrajectories, newResources, scoreFile, scoreOne, withMismatchSql,
+  Cancelled,
+  loadPanelChoice,
+  loadTrajectories,
+  newResources,
+  scoreFile,
+  scoreOne,
+  withMismatchSql,
   type LoadedTrajectories,
 } from './scoring';
 
@@ -32,7 +43,9 @@ export interface DiagnosticsTestLog {
 
 export async function pickTrajectoryFile(): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({
-    canSelectMany: false, openLabel: 'Diagnose', title: 'Trajectory file to diagnose',
+    canSelectMany: false,
+    openLabel: 'Diagnose',
+    title: 'Trajectory file to diagnose',
     filters: { 'Trajectories (JSONL)': ['jsonl', 'json'], 'All files': ['*'] },
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
   });
@@ -57,13 +70,19 @@ export class DiagnosticsPanel {
   private busy = false;
   private disposed = false;
 
-  private constructor(private readonly panel: vscode.WebviewPanel, context: vscode.ExtensionContext, private readonly services: Services) {
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    private readonly services: Services,
+  ) {
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'diagnostics', 'Quarry: Reward Diagnostics');
     panel.onDidDispose(() => {
       this.disposed = true;
       if (DiagnosticsPanel.current === this) DiagnosticsPanel.current = undefined;
     });
-    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      void this.receive(raw);
+    });
   }
 
   static show(context: vscode.ExtensionContext, services: Services): DiagnosticsPanel {
@@ -72,8 +91,12 @@ export class DiagnosticsPanel {
       cur.panel.reveal(undefined, false);
       return cur;
     }
-    const panel = vscode.window.createWebviewPanel('quarry.diagnostics', 'Quarry: Reward Diagnostics',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      'quarry.diagnostics',
+      'Quarry: Reward Diagnostics',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
+    );
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     DiagnosticsPanel.current = new DiagnosticsPanel(panel, context, services);
     return DiagnosticsPanel.current;
@@ -84,8 +107,12 @@ export class DiagnosticsPanel {
    * scored again, and the trajectory that was shown (after its run, when the run came first). Returns why the state
    * (or the panel file it names) was not used, or null.
    */
-  static async revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
-    state: unknown): Promise<string | null> {
+  static async revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    state: unknown,
+  ): Promise<string | null> {
     preparePanel(panel, context.extensionUri);
     const revived = new DiagnosticsPanel(panel, context, services);
     DiagnosticsPanel.current = revived;
@@ -102,7 +129,10 @@ export class DiagnosticsPanel {
 
   /** Selects a built-in panel or a panel file that still loads; says why not otherwise. */
   private async usePanel(choice: string): Promise<string | null> {
-    if (BUILTIN_PANELS.includes(choice)) { this.panelValue = choice; return null; }
+    if (BUILTIN_PANELS.includes(choice)) {
+      this.panelValue = choice;
+      return null;
+    }
     if (!/\.json$/i.test(choice) || !existsSync(choice)) {
       return `the reward panel ${JSON.stringify(choice.slice(0, 200))} is neither built in nor a panel file`;
     }
@@ -117,8 +147,11 @@ export class DiagnosticsPanel {
   }
 
   private async reopen(file: string, trajectoryId: string | null, withRun: boolean): Promise<void> {
-    if (!existsSync(file)) { this.fail(`the trajectory file ${file} is gone`); return; }
-    await this.open(file, withRun ? undefined : trajectoryId ?? undefined);
+    if (!existsSync(file)) {
+      this.fail(`the trajectory file ${file} is gone`);
+      return;
+    }
+    await this.open(file, withRun ? undefined : (trajectoryId ?? undefined));
     if (withRun && trajectoryId !== null) {
       await this.act(`cannot open ${trajectoryId}`, () => this.showTrajectory(trajectoryId));
     }
@@ -141,7 +174,14 @@ export class DiagnosticsPanel {
 
   private source(): SourceInfo | null {
     const l = this.loaded;
-    return l ? { file: l.file, label: vscode.workspace.asRelativePath(l.file), records: l.records.length, invalid: l.invalid.slice(0, 20) } : null;
+    return l
+      ? {
+          file: l.file,
+          label: vscode.workspace.asRelativePath(l.file),
+          records: l.records.length,
+          invalid: l.invalid.slice(0, 20),
+        }
+      : null;
   }
 
   /** Everything the app needs to draw the current view (after `ready`: a new or restored webview). */
@@ -157,7 +197,10 @@ export class DiagnosticsPanel {
 
   private fail(text: string, err?: unknown): void {
     this.services.log.error(`diagnostics: ${text}`, err);
-    this.post({ type: 'error', text: err === undefined ? text : `${text}: ${err instanceof Error ? err.message : String(err)}` });
+    this.post({
+      type: 'error',
+      text: err === undefined ? text : `${text}: ${err instanceof Error ? err.message : String(err)}`,
+    });
   }
 
   private async resolvedPanel(): Promise<ResolvedPanel> {
@@ -181,7 +224,9 @@ export class DiagnosticsPanel {
         return;
       }
       if (loaded.records.length === 0) {
-        this.fail(`${file} holds no valid trajectory records${loaded.invalid.length ? ` (${loaded.invalid.length} invalid line(s): ${loaded.invalid[0]})` : ''}`);
+        this.fail(
+          `${file} holds no valid trajectory records${loaded.invalid.length ? ` (${loaded.invalid.length} invalid line(s): ${loaded.invalid[0]})` : ''}`,
+        );
         return;
       }
       this.loaded = loaded;
@@ -215,7 +260,9 @@ export class DiagnosticsPanel {
         }
         throw err;
       }
-      this.services.log.info(`diagnostics: scored ${this.run.scored} trajectories of ${loaded.file} with ${panel.name}`);
+      this.services.log.info(
+        `diagnostics: scored ${this.run.scored} trajectories of ${loaded.file} with ${panel.name}`,
+      );
     }
     this.view = 'run';
     this.trajectory = null;
@@ -253,7 +300,12 @@ export class DiagnosticsPanel {
 
   async receive(raw: unknown): Promise<void> {
     const checked = checkMessage<ToHost>(raw, DIAGNOSTICS_RULES);
-    const problem = checked.ok ? diagnosticsMessageProblem(checked.message, this.panelChoices().map((p) => p.value)) : checked.error;
+    const problem = checked.ok
+      ? diagnosticsMessageProblem(
+          checked.message,
+          this.panelChoices().map((p) => p.value),
+        )
+      : checked.error;
     if (!checked.ok || problem) {
       DiagnosticsPanel.testLog?.rejected.push(problem ?? 'invalid');
       this.services.log.warn(`diagnostics: ignored a message from the webview: ${problem}`);
@@ -273,7 +325,10 @@ export class DiagnosticsPanel {
         });
       case 'pickPanelFile': {
         const picked = await vscode.window.showOpenDialog({
-          canSelectMany: false, openLabel: 'Use panel', title: 'Reward panel file (JSON)', filters: { 'Panel JSON': ['json'] },
+          canSelectMany: false,
+          openLabel: 'Use panel',
+          title: 'Reward panel file (JSON)',
+          filters: { 'Panel JSON': ['json'] },
           defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
         });
         const file = picked?.[0]?.fsPath;

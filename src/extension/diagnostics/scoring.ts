@@ -39,12 +39,18 @@ export async function loadPanelChoice(value: string, services: Services): Promis
 }
 
 export async function newResources(services: Services): Promise<ScoringResources> {
-  const [{ createScoringResources }, pool] = await Promise.all([import('../../core/rewards/resources'), services.pool()]);
+  const [{ createScoringResources }, pool] = await Promise.all([
+    import('../../core/rewards/resources'),
+    services.pool(),
+  ]);
   return createScoringResources({ run: pool, timeoutMs: services.settings().query.timeoutMs });
 }
 
 export class Cancelled extends Error {
-  constructor() { super('scoring was cancelled'); this.name = 'Cancelled'; }
+  constructor() {
+    super('scoring was cancelled');
+    this.name = 'Cancelled';
+  }
 }
 
 /** The records that can be scored (no gold: scoring skips them; or a gold whose database exists); the others' ids. */
@@ -65,42 +71,55 @@ function presentRecords(loaded: LoadedTrajectories): { present: TrajectoryRecord
  * skipped with that reason instead of failing as "gold-error".
  */
 export async function scoreFile(
-  loaded: LoadedTrajectories, panel: ResolvedPanel, resources: ScoringResources, onBusy: (text: string) => void,
+  loaded: LoadedTrajectories,
+  panel: ResolvedPanel,
+  resources: ScoringResources,
+  onBusy: (text: string) => void,
   mismatchSql: MismatchSql = 'final',
 ): Promise<RunDiagnostics> {
-  const [{ scoreRun }, { runDiagnostics }] = await Promise.all([import('../../core/rewards/scoreRun'), import('../../core/rewards/report')]);
+  const [{ scoreRun }, { runDiagnostics }] = await Promise.all([
+    import('../../core/rewards/scoreRun'),
+    import('../../core/rewards/report'),
+  ]);
   const where = dbPathOf(loaded.file);
   const { present, missing } = presentRecords(loaded);
   const name = vscode.workspace.asRelativePath(loaded.file);
-  return vscode.window.withProgress({
-    location: vscode.ProgressLocation.Notification,
-    title: `Quarry: scoring ${name} with ${panel.name}`,
-    cancellable: true,
-  }, async (progress, token) => {
-    const ac = new AbortController();
-    const sub = token.onCancellationRequested(() => ac.abort(new Cancelled()));
-    try {
-      const total = present.filter((r) => r.task.gold).length;
-      let last = 0;
-      onBusy(`Scoring ${total} trajectories with ${panel.name}…`);
-      const report = await scoreRun(present, panel, {
-        resources, dbPathOf: where, signal: ac.signal, mismatchSql,
-        onProgress: (done, n) => {
-          // Report in whole percents: thousands of tiny increments only flood the notification.
-          const pct = Math.floor((100 * done) / Math.max(1, n));
-          if (pct > last || done === n) {
-            progress.report({ increment: pct - last, message: `${done} / ${n}` });
-            last = pct;
-            onBusy(`Scoring: ${done} / ${n} trajectories with ${panel.name}…`);
-          }
-        },
-      });
-      for (const id of missing) report.skipped.push({ id, reason: `database not found: ${where(loaded.byId.get(id)!)}` });
-      return runDiagnostics(report, present, resources, { dbPathOf: where });
-    } finally {
-      sub.dispose();
-    }
-  });
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Quarry: scoring ${name} with ${panel.name}`,
+      cancellable: true,
+    },
+    async (progress, token) => {
+      const ac = new AbortController();
+      const sub = token.onCancellationRequested(() => ac.abort(new Cancelled()));
+      try {
+        const total = present.filter((r) => r.task.gold).length;
+        let last = 0;
+        onBusy(`Scoring ${total} trajectories with ${panel.name}…`);
+        const report = await scoreRun(present, panel, {
+          resources,
+          dbPathOf: where,
+          signal: ac.signal,
+          mismatchSql,
+          onProgress: (done, n) => {
+            // Report in whole percents: thousands of tiny increments only flood the notification.
+            const pct = Math.floor((100 * done) / Math.max(1, n));
+            if (pct > last || done === n) {
+              progress.report({ increment: pct - last, message: `${done} / ${n}` });
+              last = pct;
+              onBusy(`Scoring: ${done} / ${n} trajectories with ${panel.name}…`);
+            }
+          },
+        });
+        for (const id of missing)
+          report.skipped.push({ id, reason: `database not found: ${where(loaded.byId.get(id)!)}` });
+        return runDiagnostics(report, present, resources, { dbPathOf: where });
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
 }
 
 /**
@@ -108,7 +127,10 @@ export async function scoreFile(
  * only the ODT comparisons, so the scored rewards are kept.
  */
 export async function withMismatchSql(
-  loaded: LoadedTrajectories, run: RunDiagnostics, resources: ScoringResources, sql: MismatchSql,
+  loaded: LoadedTrajectories,
+  run: RunDiagnostics,
+  resources: ScoringResources,
+  sql: MismatchSql,
 ): Promise<RunDiagnostics> {
   const { recordsMismatch } = await import('../../core/rewards/mismatch');
   const { present } = presentRecords(loaded);
@@ -121,7 +143,10 @@ export async function withMismatchSql(
 }
 
 export async function scoreOne(
-  loaded: LoadedTrajectories, id: string, panel: ResolvedPanel, resources: ScoringResources,
+  loaded: LoadedTrajectories,
+  id: string,
+  panel: ResolvedPanel,
+  resources: ScoringResources,
 ): Promise<TrajectoryDiagnostics> {
   const record = loaded.byId.get(id);
   if (!record) throw new Error(`no trajectory with id ${JSON.stringify(id)} in ${loaded.file}`);

@@ -11,7 +11,10 @@ import { LabelPanel, type StoreProvider } from './panel';
 import { registerPanelSerializer } from '../webviews/restore';
 
 /** What `quarry.openLabeling` accepts from code. */
-export type OpenLabelingArg = string | vscode.Uri | { file?: string | vscode.Uri; path?: string; id?: string; trajectory?: TrajectoryRecord };
+export type OpenLabelingArg =
+  | string
+  | vscode.Uri
+  | { file?: string | vscode.Uri; path?: string; id?: string; trajectory?: TrajectoryRecord };
 
 /** Where this window keeps labels: the first folder's .quarry/labels.sqlite, or global storage without a folder. */
 export function labelStoreFile(services: Services): string {
@@ -25,7 +28,13 @@ let provider: StoreProvider | null = null;
 function storeProvider(context: vscode.ExtensionContext, services: Services): StoreProvider {
   if (provider) return provider;
   let opened: { path: string; store: LabelStore } | null = null;
-  context.subscriptions.push({ dispose: () => { opened?.store.close(); opened = null; provider = null; } });
+  context.subscriptions.push({
+    dispose: () => {
+      opened?.store.close();
+      opened = null;
+      provider = null;
+    },
+  });
   provider = async () => {
     const path = labelStoreFile(services);
     if (opened?.path === path) return opened.store;
@@ -41,23 +50,37 @@ function storeProvider(context: vscode.ExtensionContext, services: Services): St
 const fsPath = (v: string | vscode.Uri): string => (typeof v === 'string' ? v : v.fsPath);
 
 function isRecord(v: unknown): v is TrajectoryRecord {
-  return !!v && typeof v === 'object' && typeof (v as TrajectoryRecord).id === 'string' && typeof (v as TrajectoryRecord).task === 'object';
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    typeof (v as TrajectoryRecord).id === 'string' &&
+    typeof (v as TrajectoryRecord).task === 'object'
+  );
 }
 
 /** A trajectory handed over without a file (the Ask panel's record) is appended to the store unless it is there. */
 async function fileFor(record: TrajectoryRecord, services: Services): Promise<string> {
   const { validateTrajectory } = await import('../../core/trajectories/validate');
   const problem = validateTrajectory(record);
-  if (problem) throw new Error(`the trajectory handed to labeling is not a valid record: ${problem.field}: ${problem.message}`);
+  if (problem)
+    throw new Error(`the trajectory handed to labeling is not a valid record: ${problem.field}: ${problem.message}`);
   const store = services.trajectoryStorePath();
   if (existsSync(store)) {
     const { iterateTrajectories } = await import('../../core/trajectories/reader');
     for await (const r of iterateTrajectories(store)) if (r.record.id === record.id) return store;
   }
-  const [{ mkdir }, { dirname }, { TrajectoryWriter }] = await Promise.all([import('node:fs/promises'), import('node:path'), import('../../core/trajectories/writer')]);
+  const [{ mkdir }, { dirname }, { TrajectoryWriter }] = await Promise.all([
+    import('node:fs/promises'),
+    import('node:path'),
+    import('../../core/trajectories/writer'),
+  ]);
   await mkdir(dirname(store), { recursive: true });
   const w = await TrajectoryWriter.open(store);
-  try { await w.write(record); } finally { await w.close(); }
+  try {
+    await w.write(record);
+  } finally {
+    await w.close();
+  }
   services.log.info(`labeling: saved trajectory ${record.id} to ${store} so its label has a file to point at`);
   return store;
 }
@@ -77,38 +100,67 @@ async function parseArg(arg: unknown, services: Services): Promise<{ file: strin
 type SourceItem = vscode.QuickPickItem & { file?: string; browse?: boolean };
 
 /** The store, files that already have labels, other trajectory files in the workspace, and a file dialog. */
-async function pickTrajectoryFile(services: Services, store: StoreProvider, placeHolder: string): Promise<string | undefined> {
+async function pickTrajectoryFile(
+  services: Services,
+  store: StoreProvider,
+  placeHolder: string,
+): Promise<string | undefined> {
   const storePath = services.trajectoryStorePath();
-  const items: SourceItem[] = [{
-    label: '$(database) Workspace store', file: storePath,
-    description: `${vscode.workspace.asRelativePath(storePath)}${existsSync(storePath) ? '' : ' (nothing saved yet)'}`,
-  }];
+  const items: SourceItem[] = [
+    {
+      label: '$(database) Workspace store',
+      file: storePath,
+      description: `${vscode.workspace.asRelativePath(storePath)}${existsSync(storePath) ? '' : ' (nothing saved yet)'}`,
+    },
+  ];
   const seen = new Set([storePath]);
-  const labeledFiles = await store().then((s) => [...new Set(s.all().map((l) => l.file))], () => [] as string[]);
+  const labeledFiles = await store().then(
+    (s) => [...new Set(s.all().map((l) => l.file))],
+    () => [] as string[],
+  );
   for (const f of labeledFiles) {
     if (seen.has(f) || !existsSync(f)) continue;
     seen.add(f);
     items.push({ label: `$(checklist) ${vscode.workspace.asRelativePath(f)}`, description: 'has labels', file: f });
   }
-  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then((u) => u, () => [] as vscode.Uri[]);
-  for (const u of found) if (!seen.has(u.fsPath)) { seen.add(u.fsPath); items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath }); }
+  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then(
+    (u) => u,
+    () => [] as vscode.Uri[],
+  );
+  for (const u of found)
+    if (!seen.has(u.fsPath)) {
+      seen.add(u.fsPath);
+      items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
+    }
   items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
   const pick = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true });
   if (!pick) return undefined;
   if (!pick.browse) return pick.file;
-  const uris = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Trajectories (JSONL)': ['jsonl'], 'All files': ['*'] }, openLabel: 'Open Trajectories' });
+  const uris = await vscode.window.showOpenDialog({
+    canSelectMany: false,
+    filters: { 'Trajectories (JSONL)': ['jsonl'], 'All files': ['*'] },
+    openLabel: 'Open Trajectories',
+  });
   return uris?.[0]?.fsPath;
 }
 
 async function saveTarget(name: string, title: string): Promise<string | undefined> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const uri = await vscode.window.showSaveDialog({
-    title, defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined, filters: { 'JSON Lines': ['jsonl'] }, saveLabel: 'Export',
+    title,
+    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+    filters: { 'JSON Lines': ['jsonl'] },
+    saveLabel: 'Export',
   });
   return uri?.fsPath;
 }
 
-function reportExport(services: Services, what: string, summary: { out: string; written: number; skipped: { id: string; reason: string }[] }, missing: { id: string; reason: string }[] = []): void {
+function reportExport(
+  services: Services,
+  what: string,
+  summary: { out: string; written: number; skipped: { id: string; reason: string }[] },
+  missing: { id: string; reason: string }[] = [],
+): void {
   for (const s of summary.skipped) services.log.info(`export ${what}: left out ${s.id}: ${s.reason}`);
   for (const s of missing) services.log.warn(`export ${what}: ${s.id}: ${s.reason}`);
   const left = summary.skipped.length + missing.length;
@@ -143,17 +195,22 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         const s = await store();
         const labels = s.all();
         if (labels.length === 0) {
-          void vscode.window.showWarningMessage(`Quarry: no labels yet in ${vscode.workspace.asRelativePath(s.path)}; label trajectories first (Quarry: Label Trajectories…).`);
+          void vscode.window.showWarningMessage(
+            `Quarry: no labels yet in ${vscode.workspace.asRelativePath(s.path)}; label trajectories first (Quarry: Label Trajectories…).`,
+          );
           return;
         }
         const target = typeof out === 'string' ? out : await saveTarget('sft.jsonl', 'Export labeled SFT data (JSONL)');
         if (!target) return;
         const { readLabeledRecords, exportSft } = await import('../../core/labels/exportJsonl');
-        const summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Quarry: exporting SFT data' }, async () => {
-          const { records, missing } = await readLabeledRecords(labels);
-          const result = await exportSft(records, new Map(labels.map((l) => [l.trajectoryId, l])), target);
-          return { result, missing };
-        });
+        const summary = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Quarry: exporting SFT data' },
+          async () => {
+            const { records, missing } = await readLabeledRecords(labels);
+            const result = await exportSft(records, new Map(labels.map((l) => [l.trajectoryId, l])), target);
+            return { result, missing };
+          },
+        );
         reportExport(services, 'SFT examples', summary.result, summary.missing);
         return summary.result;
       } catch (err) {
@@ -164,17 +221,27 @@ export function register(context: vscode.ExtensionContext, services: Services): 
 
     vscode.commands.registerCommand('quarry.exportRlPrompts', async (file?: unknown, out?: unknown) => {
       try {
-        const source = typeof file === 'string' && file !== '' ? file : await pickTrajectoryFile(services, store, 'Trajectories whose tasks become RL prompts');
+        const source =
+          typeof file === 'string' && file !== ''
+            ? file
+            : await pickTrajectoryFile(services, store, 'Trajectories whose tasks become RL prompts');
         if (!source) return;
         if (!existsSync(source)) throw new Error(`no such trajectory file: ${source}`);
-        const target = typeof out === 'string' ? out : await saveTarget('rl-prompts.jsonl', 'Export RL prompts (JSONL)');
+        const target =
+          typeof out === 'string' ? out : await saveTarget('rl-prompts.jsonl', 'Export RL prompts (JSONL)');
         if (!target) return;
-        const [{ readTrajectories }, { exportRlPrompts }] = await Promise.all([import('../../core/trajectories/reader'), import('../../core/labels/exportJsonl')]);
+        const [{ readTrajectories }, { exportRlPrompts }] = await Promise.all([
+          import('../../core/trajectories/reader'),
+          import('../../core/labels/exportJsonl'),
+        ]);
         const s = await store();
-        const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Quarry: exporting RL prompts' }, async () => {
-          const read = await readTrajectories(source, { onInvalid: 'collect' });
-          return exportRlPrompts(read.records, s.getMany(read.records.map((r) => r.id)), target);
-        });
+        const result = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Quarry: exporting RL prompts' },
+          async () => {
+            const read = await readTrajectories(source, { onInvalid: 'collect' });
+            return exportRlPrompts(read.records, s.getMany(read.records.map((r) => r.id)), target);
+          },
+        );
         reportExport(services, 'RL prompts', result);
         return result;
       } catch (err) {
@@ -184,9 +251,11 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload the panel comes back on the file, filter and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.labeling',
-    async (panel, state) => LabelPanel.revive(panel, context, services, store, state));
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context, services, store);
+  registerPanelSerializer(context, services, 'quarry.labeling', async (panel, state) =>
+    LabelPanel.revive(panel, context, services, store, state),
+  );
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
+    registerTestHook(context, services, store);
 }
 
 /**
@@ -195,25 +264,37 @@ export function register(context: vscode.ExtensionContext, services: Services): 
  */
 function registerTestHook(context: vscode.ExtensionContext, services: Services, store: StoreProvider): void {
   LabelPanel.testLog = { posted: [], rejected: [] };
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.labeling.testHook', async (op: unknown, message?: unknown) => {
-    const log = LabelPanel.testLog!;
-    switch (op) {
-      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
-      case 'rejected': return [...log.rejected];
-      case 'clear': log.posted.length = 0; log.rejected.length = 0; return true;
-      case 'storePath': return labelStoreFile(services);
-      case 'labels': return (await store()).all();
-      case 'receive':
-        if (!LabelPanel.current) throw new Error('the labeling panel is not open');
-        await LabelPanel.current.receive(message);
-        await LabelPanel.current.idle();
-        return true;
-      case 'idle':
-        if (!LabelPanel.current) throw new Error('the labeling panel is not open');
-        await LabelPanel.current.idle();
-        return true;
-      case 'close': LabelPanel.current?.close(); return true;
-      default: throw new Error(`quarry.labeling.testHook: unknown op ${JSON.stringify(op)}`);
-    }
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.labeling.testHook', async (op: unknown, message?: unknown) => {
+      const log = LabelPanel.testLog!;
+      switch (op) {
+        case 'posted':
+          return JSON.parse(JSON.stringify(log.posted)) as unknown;
+        case 'rejected':
+          return [...log.rejected];
+        case 'clear':
+          log.posted.length = 0;
+          log.rejected.length = 0;
+          return true;
+        case 'storePath':
+          return labelStoreFile(services);
+        case 'labels':
+          return (await store()).all();
+        case 'receive':
+          if (!LabelPanel.current) throw new Error('the labeling panel is not open');
+          await LabelPanel.current.receive(message);
+          await LabelPanel.current.idle();
+          return true;
+        case 'idle':
+          if (!LabelPanel.current) throw new Error('the labeling panel is not open');
+          await LabelPanel.current.idle();
+          return true;
+        case 'close':
+          LabelPanel.current?.close();
+          return true;
+        default:
+          throw new Error(`quarry.labeling.testHook: unknown op ${JSON.stringify(op)}`);
+      }
+    }),
+  );
 }

@@ -10,7 +10,14 @@ import { preparePanel } from '../webviews/restore';
 import { labelRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
 import {
-  LABEL_RULES, RESULT_ROWS_SHOWN, labelMessageProblem, type QueueFilter, type QueueInfo, type RunOutcome, type ToApp, type ToHost,
+  LABEL_RULES,
+  RESULT_ROWS_SHOWN,
+  labelMessageProblem,
+  type QueueFilter,
+  type QueueInfo,
+  type RunOutcome,
+  type ToApp,
+  type ToHost,
 } from '../../protocol/labeling';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Label, LabelStore } from '../../core/labels/index';
@@ -18,7 +25,10 @@ import type { Label, LabelStore } from '../../core/labels/index';
 /** The label store a panel or an export uses; opened once per path and closed on deactivate. */
 export type StoreProvider = () => Promise<LabelStore>;
 
-export interface LabelTestLog { posted: ToApp[]; rejected: string[] }
+export interface LabelTestLog {
+  posted: ToApp[];
+  rejected: string[];
+}
 
 interface Loaded {
   file: string;
@@ -41,13 +51,16 @@ export class LabelPanel {
   private readonly runs = new Set<AbortController>();
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,readonly context: vscode.ExtensionContext,
+    private readonly panel: vscode.WebviewPanel,
+    readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly store: StoreProvider,
   ) {
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'labeling', 'Quarry: Labeling');
     panel.onDidDispose(() => this.dispose());
-    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      void this.receive(raw);
+    });
   }
 
   static show(context: vscode.ExtensionContext, services: Services, store: StoreProvider): LabelPanel {
@@ -55,8 +68,12 @@ export class LabelPanel {
       LabelPanel.current.panel.reveal(undefined, false);
       return LabelPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel('quarry.labeling', 'Quarry: Labeling', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      'quarry.labeling',
+      'Quarry: Labeling',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
+    );
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     LabelPanel.current = new LabelPanel(panel, context, services, store);
     return LabelPanel.current;
@@ -66,8 +83,13 @@ export class LabelPanel {
    * The panel VS Code brings back after a window reload, with the state its app saved: the same file and queue filter,
    * on the trajectory under review (the app keeps unsaved edits itself). Returns why the state was not used, or null.
    */
-  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services, store: StoreProvider,
-    state: unknown): string | null {
+  static revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    store: StoreProvider,
+    state: unknown,
+  ): string | null {
     preparePanel(panel, context.extensionUri);
     const revived = new LabelPanel(panel, context, services, store);
     LabelPanel.current = revived;
@@ -82,12 +104,21 @@ export class LabelPanel {
     return null;
   }
 
-  get file(): string | null { return this.loaded?.file ?? null; }
+  get file(): string | null {
+    return this.loaded?.file ?? null;
+  }
 
-  close(): void { this.panel.dispose(); }
+  close(): void {
+    this.panel.dispose();
+  }
 
   /** Resolves when every message handled so far is done (tests wait on it). */
-  idle(): Promise<void> { return this.work.then(() => undefined, () => undefined); }
+  idle(): Promise<void> {
+    return this.work.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
 
   private dispose(): void {
     this.disposed = true;
@@ -122,13 +153,17 @@ export class LabelPanel {
     this.post({ type: 'loading', file });
     try {
       const { openTrajectoryFile } = await import('../../app/trajectoryFiles');
-      const read = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
-        () => openTrajectoryFile(file));
+      const read = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
+        () => openTrajectoryFile(file),
+      );
       const problems = read.invalid.slice(0, 10).map((e) => e.message);
       if (read.invalid.length > 10) problems.push(`… and ${read.invalid.length - 10} more bad lines`);
       if (read.truncated) problems.push(`${read.truncated}; it is left out`);
       this.loaded = { file, records: read.records, ids: read.records.map((r) => r.id), problems };
-      this.services.log.info(`labeling: ${file}: ${read.records.length} trajectories, ${read.invalid.length} bad line(s)`);
+      this.services.log.info(
+        `labeling: ${file}: ${read.records.length} trajectories, ${read.invalid.length} bad line(s)`,
+      );
     } catch (err) {
       this.loaded = null;
       this.fail((err as Error).message, err);
@@ -181,21 +216,40 @@ export class LabelPanel {
     const l = this.loaded!;
     let labeled = 0;
     for (const lab of labels.values()) if (lab.verdict !== null) labeled++;
-    return { file: l.file, fileLabel: basename(l.file), filter: this.filter, size: this.queue.length, total: l.ids.length, labeled, problems: l.problems };
+    return {
+      file: l.file,
+      fileLabel: basename(l.file),
+      filter: this.filter,
+      size: this.queue.length,
+      total: l.ids.length,
+      labeled,
+      problems: l.problems,
+    };
   }
 
   private async show(position: number, labels?: Map<string, Label>): Promise<void> {
     const l = this.loaded;
     if (!l) return;
     if (this.queue.length === 0) {
-      this.post({ type: 'empty', reason: l.ids.length === 0 ? `${basename(l.file)} holds no trajectories` : 'no trajectory matches this filter' });
+      this.post({
+        type: 'empty',
+        reason: l.ids.length === 0 ? `${basename(l.file)} holds no trajectories` : 'no trajectory matches this filter',
+      });
       return;
     }
     this.position = Math.min(Math.max(0, position), this.queue.length - 1);
     const record = l.records[this.queue[this.position]];
-    const label = labels ? labels.get(record.id) ?? null : (await this.labelsOf([record.id])).get(record.id) ?? null;
+    const label = labels
+      ? (labels.get(record.id) ?? null)
+      : ((await this.labelsOf([record.id])).get(record.id) ?? null);
     const { recordSha } = await import('../../core/labels/recordSha');
-    this.post({ type: 'item', position: this.position, record, label, changed: label !== null && label.recordSha !== recordSha(record) });
+    this.post({
+      type: 'item',
+      position: this.position,
+      record,
+      label,
+      changed: label !== null && label.recordSha !== recordSha(record),
+    });
   }
 
   private async sendTags(): Promise<void> {
@@ -231,14 +285,16 @@ export class LabelPanel {
         this.post({ type: 'queue', queue: this.queueInfo(labels) });
         // The app remembers where it was; the same trajectory wins over the same position (the queue is fixed).
         const byId = m.id !== undefined ? this.queue.findIndex((i) => this.loaded!.ids[i] === m.id) : -1;
-        return this.show(byId >= 0 ? byId : m.position ?? this.position, labels);
+        return this.show(byId >= 0 ? byId : (m.position ?? this.position), labels);
       }
-      case 'go': return this.show(m.position);
+      case 'go':
+        return this.show(m.position);
       case 'setFilter':
         this.filter = m.filter as QueueFilter;
         this.pendingId = this.currentId();
         return this.rebuildQueue(true);
-      case 'save': return this.save(m);
+      case 'save':
+        return this.save(m);
       case 'addTag': {
         try {
           (await this.store()).addTag(m.name);
@@ -253,8 +309,12 @@ export class LabelPanel {
         if (file) await vscode.commands.executeCommand('quarry.openReplay', { file, id: m.id });
         return;
       }
-      case 'exportSft': await vscode.commands.executeCommand('quarry.exportSft'); return;
-      case 'exportRl': await vscode.commands.executeCommand('quarry.exportRlPrompts', this.loaded?.file); return;
+      case 'exportSft':
+        await vscode.commands.executeCommand('quarry.exportSft');
+        return;
+      case 'exportRl':
+        await vscode.commands.executeCommand('quarry.exportRlPrompts', this.loaded?.file);
+        return;
     }
   }
 
@@ -282,8 +342,13 @@ export class LabelPanel {
       const store = await this.store();
       const { recordSha } = await import('../../core/labels/recordSha');
       const label = store.save({
-        trajectoryId: record.id, file: this.loaded.file, recordSha: recordSha(record),
-        verdict: m.verdict === '' ? null : m.verdict as Label['verdict'], correctedSql: m.correctedSql, tags: m.tags, note: m.note,
+        trajectoryId: record.id,
+        file: this.loaded.file,
+        recordSha: recordSha(record),
+        verdict: m.verdict === '' ? null : (m.verdict as Label['verdict']),
+        correctedSql: m.correctedSql,
+        tags: m.tags,
+        note: m.note,
       });
       const counts = store.counts(this.loaded.ids);
       this.post({ type: 'saved', seq: m.seq, id: m.id, label, labeled: counts.labeled, total: this.loaded.ids.length });
@@ -309,24 +374,42 @@ export class LabelPanel {
     }
     const dbPath = this.dbPathOf(record);
     if (!existsSync(dbPath)) {
-      this.post({ type: 'runFailed', seq: m.seq, id: m.id, message: `database not found: ${dbPath} (the trajectory was recorded against it)` });
+      this.post({
+        type: 'runFailed',
+        seq: m.seq,
+        id: m.id,
+        message: `database not found: ${dbPath} (the trajectory was recorded against it)`,
+      });
       return;
     }
     const abort = new AbortController();
     this.runs.add(abort);
     try {
       const [pool, { checkCorrectedSql }, { wireRows }] = await Promise.all([
-        this.services.pool(), import('../../core/labels/checkSql'), import('../../core/db/resultExport'),
+        this.services.pool(),
+        import('../../core/labels/checkSql'),
+        import('../../core/db/resultExport'),
       ]);
       const check = await checkCorrectedSql({
-        sql: m.sql, dbPath, gold: record.task.gold, finalSql: record.finalSql, timeoutMs: this.services.settings().query.timeoutMs,
+        sql: m.sql,
+        dbPath,
+        gold: record.task.gold,
+        finalSql: record.finalSql,
+        timeoutMs: this.services.settings().query.timeoutMs,
         run: (req) => pool.exec(req, abort.signal),
       });
       const r = check.result;
       const outcome: RunOutcome = {
-        columns: r?.columns ?? [], rows: wireRows((r?.rows ?? []).slice(0, RESULT_ROWS_SHOWN)), rowCount: r?.rowCount ?? 0,
-        truncated: (r?.truncated ?? false) || (r?.rows.length ?? 0) > RESULT_ROWS_SHOWN, error: r && !r.ok ? r.error : null,
-        against: check.against, match: check.match, reason: check.reason, detail: check.detail, ms: r?.ms ?? 0,
+        columns: r?.columns ?? [],
+        rows: wireRows((r?.rows ?? []).slice(0, RESULT_ROWS_SHOWN)),
+        rowCount: r?.rowCount ?? 0,
+        truncated: (r?.truncated ?? false) || (r?.rows.length ?? 0) > RESULT_ROWS_SHOWN,
+        error: r && !r.ok ? r.error : null,
+        against: check.against,
+        match: check.match,
+        reason: check.reason,
+        detail: check.detail,
+        ms: r?.ms ?? 0,
       };
       this.post({ type: 'runResult', seq: m.seq, id: m.id, outcome });
     } catch (err) {

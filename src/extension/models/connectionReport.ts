@@ -14,7 +14,9 @@ export interface ConnectionReport {
 function kindOf(err: unknown): ModelErrorKind | 'abort' | 'other' {
   if (err instanceof Error && err.name === 'AbortError') return 'abort';
   const kind = (err as { kind?: unknown } | null)?.kind;
-  return err instanceof Error && err.name === 'ModelError' && typeof kind === 'string' ? (kind as ModelErrorKind) : 'other';
+  return err instanceof Error && err.name === 'ModelError' && typeof kind === 'string'
+    ? (kind as ModelErrorKind)
+    : 'other';
 }
 
 export function describeConnectionFailure(backend: ModelBackend, err: unknown): ConnectionReport {
@@ -44,7 +46,11 @@ export function describeConnectionFailure(backend: ModelBackend, err: unknown): 
     case 'bad-spec':
       return { title: 'Model settings invalid', detail, actions: ['Open Settings'] };
     case 'bad-response':
-      return { title: 'The server answered in a way Quarry does not understand', detail, actions: ['Open Settings', 'Open Log'] };
+      return {
+        title: 'The server answered in a way Quarry does not understand',
+        detail,
+        actions: ['Open Settings', 'Open Log'],
+      };
     case 'server':
       return { title: 'The model failed', detail, actions: ['Open Log'] };
     default:
@@ -57,5 +63,8 @@ export function describeConnectionFailure(backend: ModelBackend, err: unknown): 
  * SecretStorage), so its messages point at the command instead.
  */
 export function withEditorKeyHint(message: string): string {
-  return message.replace(/\(set QUARRY_API_KEY or OPENAI_API_KEY\)/g, '(run "Quarry: Set API Key…" to store one for this server)');
+  return message.replace(
+    /\(set QUARRY_API_KEY or OPENAI_API_KEY\)/g,
+    '(run "Quarry: Set API Key…" to store one for this server)',
+  );
 }

@@ -19,7 +19,11 @@ export interface ModelContext {
 }
 
 /** The bundled demo model (media/models/tiny-sql) unless quarry.model.onnxPath names a directory. */
-export function onnxModelDir(settings: QuarrySettings, extensionPath: string, workspaceDir: string | undefined): string {
+export function onnxModelDir(
+  settings: QuarrySettings,
+  extensionPath: string,
+  workspaceDir: string | undefined,
+): string {
   const p = settings.model.onnxPath;
   if (p === '') return join(extensionPath, 'media', 'models', 'tiny-sql');
   return isAbsolute(p) ? p : resolve(workspaceDir ?? extensionPath, p);
@@ -29,7 +33,8 @@ export function onnxModelDir(settings: QuarrySettings, extensionPath: string, wo
 export function settingsModelLabel(settings: QuarrySettings): string {
   const m = settings.model;
   if (m.backend === 'openai') return `openai · ${m.name || '(first served)'}`;
-  if (m.backend === 'onnx') return `onnx · ${m.onnxPath === '' ? 'tiny-sql (bundled)' : m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath}`;
+  if (m.backend === 'onnx')
+    return `onnx · ${m.onnxPath === '' ? 'tiny-sql (bundled)' : (m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath)}`;
   return `vscode-lm · ${m.name || '(first available)'}`;
 }
 
@@ -76,9 +81,12 @@ export async function createModelForSettings(ctx: ModelContext): Promise<ChatMod
     });
     return {
       spec: model.spec,
-      generate: (req) => model.generate(req).catch((err: unknown) => {
-        throw err instanceof ModelError && err.kind === 'auth' ? new ModelError('auth', withEditorKeyHint(err.message)) : err;
-      }),
+      generate: (req) =>
+        model.generate(req).catch((err: unknown) => {
+          throw err instanceof ModelError && err.kind === 'auth'
+            ? new ModelError('auth', withEditorKeyHint(err.message))
+            : err;
+        }),
       close: () => model.close(),
     };
   }

@@ -10,7 +10,10 @@ export interface LmTurn {
 }
 
 export function foldForLanguageModel(messages: readonly ChatMessage[]): LmTurn[] {
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.content).filter((c) => c !== '');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .filter((c) => c !== '');
   const out: LmTurn[] = [];
   for (const m of messages) {
     if (m.role === 'system') continue;

@@ -21,7 +21,7 @@ export async function listServerModels(baseUrl: string, opts: ListModelsOptions 
     res = await fetch(url, { headers, signal });
   } catch (err) {
     if (opts.signal?.aborted) {
-      const e = new Error('listing the server\'s models was cancelled');
+      const e = new Error("listing the server's models was cancelled");
       e.name = 'AbortError';
       throw e;
     }
@@ -31,11 +31,16 @@ export async function listServerModels(baseUrl: string, opts: ListModelsOptions 
     throw new ModelError('unreachable', `cannot reach ${base} (${why}): is the server running?`);
   }
   if (res.status === 401 || res.status === 403) {
-    throw new ModelError('auth', `${url} answered HTTP ${res.status}: ${opts.apiKey ? 'the API key was refused' : 'it needs an API key (Quarry: Set API Key…)'}`);
+    throw new ModelError(
+      'auth',
+      `${url} answered HTTP ${res.status}: ${opts.apiKey ? 'the API key was refused' : 'it needs an API key (Quarry: Set API Key…)'}`,
+    );
   }
   if (!res.ok) {
-    throw new ModelError(res.status === 404 ? 'unreachable' : 'server',
-      `${url} answered HTTP ${res.status}${res.status === 404 ? ': OpenAI-compatible base URLs usually end in /v1' : ''}`);
+    throw new ModelError(
+      res.status === 404 ? 'unreachable' : 'server',
+      `${url} answered HTTP ${res.status}${res.status === 404 ? ': OpenAI-compatible base URLs usually end in /v1' : ''}`,
+    );
   }
   let json: unknown;
   try {

@@ -30,21 +30,31 @@ export function describeLmModel(chat: vscode.LanguageModelChat): string {
  */
 export async function selectLmModel(name: string): Promise<vscode.LanguageModelChat> {
   if (!vscode.lm || typeof vscode.lm.selectChatModels !== 'function') {
-    throw new ModelError('load', 'this editor has no language-model API (vscode.lm); choose the openai or onnx backend');
+    throw new ModelError(
+      'load',
+      'this editor has no language-model API (vscode.lm); choose the openai or onnx backend',
+    );
   }
   const all = await vscode.lm.selectChatModels();
   if (all.length === 0) {
-    throw new ModelError('unknown-model',
-      'VS Code offers no chat model: install and sign in to a language-model provider (e.g. GitHub Copilot Chat), '
-      + 'or switch the backend to openai or onnx (Quarry: Switch Model…)');
+    throw new ModelError(
+      'unknown-model',
+      'VS Code offers no chat model: install and sign in to a language-model provider (e.g. GitHub Copilot Chat), ' +
+        'or switch the backend to openai or onnx (Quarry: Switch Model…)',
+    );
   }
   if (name === '') return all[0];
   const wanted = name.toLowerCase();
-  const hit = all.find((m) => m.id === name) ?? all.find((m) => m.family.toLowerCase() === wanted)
-    ?? all.find((m) => m.name.toLowerCase() === wanted);
+  const hit =
+    all.find((m) => m.id === name) ??
+    all.find((m) => m.family.toLowerCase() === wanted) ??
+    all.find((m) => m.name.toLowerCase() === wanted);
   if (!hit) {
     const offered = all.map((m) => m.id).join(', ');
-    throw new ModelError('unknown-model', `VS Code offers no chat model called ${JSON.stringify(name)}; available: ${offered}`);
+    throw new ModelError(
+      'unknown-model',
+      `VS Code offers no chat model called ${JSON.stringify(name)}; available: ${offered}`,
+    );
   }
   return hit;
 }
@@ -55,13 +65,19 @@ function toModelError(err: unknown, label: string): unknown {
   if (err instanceof vscode.LanguageModelError) {
     const why = err.message || err.code;
     if (err.code === vscode.LanguageModelError.NoPermissions.name) {
-      return new ModelError('auth', `${label} refused the request: Quarry has not been allowed to use it (${why}); allow it when VS Code asks`);
+      return new ModelError(
+        'auth',
+        `${label} refused the request: Quarry has not been allowed to use it (${why}); allow it when VS Code asks`,
+      );
     }
     if (err.code === vscode.LanguageModelError.Blocked.name) {
       return new ModelError('rate-limit', `${label} is blocked for now, e.g. a quota ran out (${why})`);
     }
     if (err.code === vscode.LanguageModelError.NotFound.name) {
-      return new ModelError('unknown-model', `${label} is no longer available (${why}); pick another with Quarry: Switch Model…`);
+      return new ModelError(
+        'unknown-model',
+        `${label} is no longer available (${why}); pick another with Quarry: Switch Model…`,
+      );
     }
     return new ModelError('server', `${label} failed: ${why}`);
   }
@@ -82,9 +98,13 @@ export function createVscodeLmModel(chat: vscode.LanguageModelChat): ChatModel &
       let timedOut = false;
       const onAbort = (): void => cts.cancel();
       req.signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = req.timeoutMs && req.timeoutMs > 0
-        ? setTimeout(() => { timedOut = true; cts.cancel(); }, req.timeoutMs)
-        : undefined;
+      const timer =
+        req.timeoutMs && req.timeoutMs > 0
+          ? setTimeout(() => {
+              timedOut = true;
+              cts.cancel();
+            }, req.timeoutMs)
+          : undefined;
       const cutter = new StopCutter(req.sampling.stop ?? []);
       // VS Code reports no token counts; maxTokens is honoured approximately, at about 4 characters a token.
       const maxChars = req.sampling.maxTokens && req.sampling.maxTokens > 0 ? req.sampling.maxTokens * 4 : Infinity;
@@ -97,9 +117,11 @@ export function createVscodeLmModel(chat: vscode.LanguageModelChat): ChatModel &
         req.onText?.(piece);
       };
       try {
-        const messages = foldForLanguageModel(req.messages).map((t) => t.role === 'assistant'
-          ? vscode.LanguageModelChatMessage.Assistant(t.content)
-          : vscode.LanguageModelChatMessage.User(t.content));
+        const messages = foldForLanguageModel(req.messages).map((t) =>
+          t.role === 'assistant'
+            ? vscode.LanguageModelChatMessage.Assistant(t.content)
+            : vscode.LanguageModelChatMessage.User(t.content),
+        );
         const modelOptions: Record<string, unknown> = {};
         if (req.sampling.temperature !== undefined) modelOptions.temperature = req.sampling.temperature;
         if (req.sampling.topP !== undefined) modelOptions.top_p = req.sampling.topP;
@@ -139,9 +161,14 @@ export function createVscodeLmModel(chat: vscode.LanguageModelChat): ChatModel &
         ...(stopString !== null ? { stopStringSource: 'client' as const } : {}),
         usage: estimateUsage(req.messages, text),
         usageEstimated: true,
-        timings: { totalMs: performance.now() - started, firstTokenMs: firstTokenAt === null ? null : firstTokenAt - started },
+        timings: {
+          totalMs: performance.now() - started,
+          firstTokenMs: firstTokenAt === null ? null : firstTokenAt - started,
+        },
       };
     },
-    async close(): Promise<void> { /* VS Code owns the model; nothing to free */ },
+    async close(): Promise<void> {
+      /* VS Code owns the model; nothing to free */
+    },
   };
 }

@@ -35,35 +35,56 @@ async function pickSource(services: Services): Promise<string | undefined> {
   type Item = vscode.QuickPickItem & { file?: string; browse?: boolean };
   const store = services.trajectoryStorePath();
   const items: Item[] = [];
-  items.push(existsSync(store)
-    ? { label: '$(database) Workspace store', description: vscode.workspace.asRelativePath(store), file: store }
-    : { label: '$(database) Workspace store', description: `${vscode.workspace.asRelativePath(store)} (nothing saved yet)`, file: store });
-  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then((u) => u, () => [] as vscode.Uri[]);
-  for (const u of found) if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
+  items.push(
+    existsSync(store)
+      ? { label: '$(database) Workspace store', description: vscode.workspace.asRelativePath(store), file: store }
+      : {
+          label: '$(database) Workspace store',
+          description: `${vscode.workspace.asRelativePath(store)} (nothing saved yet)`,
+          file: store,
+        },
+  );
+  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then(
+    (u) => u,
+    () => [] as vscode.Uri[],
+  );
+  for (const u of found)
+    if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
   items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
-  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Trajectories to replay', matchOnDescription: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    placeHolder: 'Trajectories to replay',
+    matchOnDescription: true,
+  });
   if (!pick) return undefined;
   if (pick.browse) return (await panelModule()).pickFile();
   return pick.file;
 }
 
-export function register(context: vscode.ExtensionContext, services: Services, labels: LabelLookup = storeLabels(services)): void {
+export function register(
+  context: vscode.ExtensionContext,
+  services: Services,
+  labels: LabelLookup = storeLabels(services),
+): void {
   const open = async (file: string, id?: string) => {
     const { ReplayPanel } = await panelModule();
     const panel = ReplayPanel.show(context, services, labels);
     await panel.open(file, id);
   };
   services.openReplay = (file?: string, id?: string) => open(file ?? services.trajectoryStorePath(), id);
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.openReplay', async (arg?: unknown) => {
-    const given = parseArg(arg);
-    if (given) return open(given.file, given.id);
-    const file = await pickSource(services);
-    if (file) await open(file);
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.openReplay', async (arg?: unknown) => {
+      const given = parseArg(arg);
+      if (given) return open(given.file, given.id);
+      const file = await pickSource(services);
+      if (file) await open(file);
+    }),
+  );
   // After a window reload the panel comes back on the file and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.replay',
-    async (panel, state) => (await panelModule()).ReplayPanel.revive(panel, context, services, labels, state));
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') registerTestHook(context);
+  registerPanelSerializer(context, services, 'quarry.replay', async (panel, state) =>
+    (await panelModule()).ReplayPanel.revive(panel, context, services, labels, state),
+  );
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
+    registerTestHook(context);
 }
 
 /**
@@ -71,29 +92,44 @@ export function register(context: vscode.ExtensionContext, services: Services, l
  * it messages through the same validation a webview's go through. Registered only under tests.
  */
 function registerTestHook(context: vscode.ExtensionContext): void {
-  const ready = panelModule().then(({ ReplayPanel }) => { ReplayPanel.testLog = { posted: [], rejected: [] }; return ReplayPanel; });
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.replay.testHook', async (op: unknown, message?: unknown) => {
-    const ReplayPanel: typeof ReplayPanelType = await ready;
-    const log = ReplayPanel.testLog!;
-    switch (op) {
-      case 'posted': return JSON.parse(JSON.stringify(log.posted)) as unknown;
-      case 'rejected': return [...log.rejected];
-      case 'clear': log.posted.length = 0; log.rejected.length = 0; return true;
-      case 'receive':
-        if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-        await ReplayPanel.current.receive(message);
-        return true;
-      case 'idle':
-        if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-        await ReplayPanel.current.idle();
-        return true;
-      case 'refreshLabels':
-        if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-        await ReplayPanel.current.refreshLabels();
-        return true;
-      case 'forgetScores': (await panelModule()).forgetScorers(); return true;
-      case 'close': ReplayPanel.current?.close(); return true;
-      default: throw new Error(`quarry.replay.testHook: unknown op ${JSON.stringify(op)}`);
-    }
-  }));
+  const ready = panelModule().then(({ ReplayPanel }) => {
+    ReplayPanel.testLog = { posted: [], rejected: [] };
+    return ReplayPanel;
+  });
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.replay.testHook', async (op: unknown, message?: unknown) => {
+      const ReplayPanel: typeof ReplayPanelType = await ready;
+      const log = ReplayPanel.testLog!;
+      switch (op) {
+        case 'posted':
+          return JSON.parse(JSON.stringify(log.posted)) as unknown;
+        case 'rejected':
+          return [...log.rejected];
+        case 'clear':
+          log.posted.length = 0;
+          log.rejected.length = 0;
+          return true;
+        case 'receive':
+          if (!ReplayPanel.current) throw new Error('the replay panel is not open');
+          await ReplayPanel.current.receive(message);
+          return true;
+        case 'idle':
+          if (!ReplayPanel.current) throw new Error('the replay panel is not open');
+          await ReplayPanel.current.idle();
+          return true;
+        case 'refreshLabels':
+          if (!ReplayPanel.current) throw new Error('the replay panel is not open');
+          await ReplayPanel.current.refreshLabels();
+          return true;
+        case 'forgetScores':
+          (await panelModule()).forgetScorers();
+          return true;
+        case 'close':
+          ReplayPanel.current?.close();
+          return true;
+        default:
+          throw new Error(`quarry.replay.testHook: unknown op ${JSON.stringify(op)}`);
+      }
+    }),
+  );
 }

@@ -9,9 +9,24 @@ import { webviewHtml, webviewOptions } from '../webviews/html';
 import { preparePanel } from '../webviews/restore';
 import { replayRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
-import { REPLAY_RULES, packRows, sanitizeFilter, type Explanation, type GroupMember, type ScoreUpdate, type ToApp, type ToHost } from '../../protocol/replay';
+import {
+  REPLAY_RULES,
+  packRows,
+  sanitizeFilter,
+  type Explanation,
+  type GroupMember,
+  type ScoreUpdate,
+  type ToApp,
+  type ToHost,
+} from '../../protocol/replay';
 import { facets, filterSummaries, groupKeys, type TrajectoryFilter } from '../../core/trajectories/summary';
-import { AUTO_PANEL, createReplayScorer, groupStatistics, type ReplayScorer, type TrajectoryExplanation } from '../../core/trajectories/index-scoring';
+import {
+  AUTO_PANEL,
+  createReplayScorer,
+  groupStatistics,
+  type ReplayScorer,
+  type TrajectoryExplanation,
+} from '../../core/trajectories/index-scoring';
 import { diffSql } from '../../core/trajectories/index-compare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { fileLabel, loadTrajectoryFile, type LabelLookup, type LoadedFile } from './source';
@@ -26,7 +41,10 @@ const SCORE_CONCURRENCY = 4;
 /** Score updates are batched so 10,000 verdicts do not become 10,000 messages. */
 const FLUSH_MS = 250;
 
-export interface ReplayTestLog { posted: ToApp[]; rejected: string[] }
+export interface ReplayTestLog {
+  posted: ToApp[];
+  rejected: string[];
+}
 
 /** One scorer (and its cache) per file version, shared by panels reopening it; the few most recent are kept. */
 const scorers = new Map<string, ReplayScorer>();
@@ -39,8 +57,12 @@ export function forgetScorers(): void {
 
 function toExplanation(e: TrajectoryExplanation): Explanation {
   return {
-    panel: e.panel, total: e.result.total, terms: e.result.terms, correct: e.verdict.correct,
-    reason: e.verdict.reason, detail: e.verdict.detail ?? null,
+    panel: e.panel,
+    total: e.result.total,
+    terms: e.result.terms,
+    correct: e.verdict.correct,
+    reason: e.verdict.reason,
+    detail: e.verdict.detail ?? null,
   };
 }
 
@@ -64,7 +86,8 @@ export class ReplayPanel {
   private readonly cache: ScoreCache;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,readonly context: vscode.ExtensionContext,
+    private readonly panel: vscode.WebviewPanel,
+    readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly labels: LabelLookup | undefined,
   ) {
@@ -72,8 +95,12 @@ export class ReplayPanel {
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'replay', 'Quarry: Replay');
     panel.onDidDispose(() => this.dispose());
     // Labels made in the labeling panel meanwhile show up when the replay comes back into view.
-    panel.onDidChangeViewState((e) => { if (e.webviewPanel.visible) void this.refreshLabels(); });
-    panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); });
+    panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.visible) void this.refreshLabels();
+    });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      void this.receive(raw);
+    });
   }
 
   static show(context: vscode.ExtensionContext, services: Services, labels?: LabelLookup): ReplayPanel {
@@ -81,8 +108,12 @@ export class ReplayPanel {
       ReplayPanel.current.panel.reveal(undefined, false);
       return ReplayPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel('quarry.replay', 'Quarry: Replay', { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      'quarry.replay',
+      'Quarry: Replay',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
+    );
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
     ReplayPanel.current = new ReplayPanel(panel, context, services, labels);
     return ReplayPanel.current;
@@ -93,8 +124,13 @@ export class ReplayPanel {
    * trajectory that was open comes back on the same turn (the app restores its filter, marks and view itself).
    * Returns why the state was not used (the panel then opens empty), or null.
    */
-  static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, services: Services,
-    labels: LabelLookup | undefined, state: unknown): string | null {
+  static revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    labels: LabelLookup | undefined,
+    state: unknown,
+  ): string | null {
     preparePanel(panel, context.extensionUri);
     const revived = new ReplayPanel(panel, context, services, labels);
     ReplayPanel.current = revived;
@@ -108,9 +144,13 @@ export class ReplayPanel {
     return null;
   }
 
-  get file(): string | null { return this.loaded?.file ?? null; }
+  get file(): string | null {
+    return this.loaded?.file ?? null;
+  }
 
-  close(): void { this.panel.dispose(); }
+  close(): void {
+    this.panel.dispose();
+  }
 
   private dispose(): void {
     this.disposed = true;
@@ -136,20 +176,26 @@ export class ReplayPanel {
     this.post({ type: 'loading', file, label: fileLabel(file) });
     let loaded: LoadedFile;
     try {
-      loaded = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
-        () => loadTrajectoryFile(file, this.labels));
+      loaded = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Quarry: reading trajectories' },
+        () => loadTrajectoryFile(file, this.labels),
+      );
     } catch (err) {
       if (seq !== this.openSeq) return;
       const message = (err as Error).message;
       this.services.log.error(`replay: ${message}`);
       this.post({ type: 'error', message });
-      void vscode.window.showErrorMessage(`Quarry: ${message}`, 'Show Log').then((a) => { if (a) this.services.log.show(); });
+      void vscode.window.showErrorMessage(`Quarry: ${message}`, 'Show Log').then((a) => {
+        if (a) this.services.log.show();
+      });
       return;
     }
     if (this.disposed || seq !== this.openSeq) return;
     this.loaded = loaded;
     this.scorer(loaded);
-    this.services.log.info(`replay: ${file}: ${loaded.records.length} trajectories, ${loaded.invalid.length} invalid line(s)`);
+    this.services.log.info(
+      `replay: ${file}: ${loaded.records.length} trajectories, ${loaded.invalid.length} invalid line(s)`,
+    );
     for (const bad of loaded.invalid.slice(0, 20)) this.services.log.warn(`replay: ${bad.message}`);
     this.sendList();
     if (loaded.records.length <= AUTO_SCORE_LIMIT) void this.scoreAll();
@@ -164,7 +210,10 @@ export class ReplayPanel {
     let changed = false;
     l.records.forEach((r, i) => {
       const next = labels.get(r.id) ?? null;
-      if (l.summaries[i].label !== next) { l.summaries[i].label = next; changed = true; }
+      if (l.summaries[i].label !== next) {
+        l.summaries[i].label = next;
+        changed = true;
+      }
     });
     if (changed) this.sendList();
   }
@@ -175,14 +224,27 @@ export class ReplayPanel {
     if (!l) return;
     this.applyCached();
     this.post({
-      type: 'list', file: l.file, label: fileLabel(l.file), rows: packRows(l.summaries), invalid: l.invalid,
-      truncated: l.truncated, panels: ReplayPanel.panelNames, panel: this.panelName,
+      type: 'list',
+      file: l.file,
+      label: fileLabel(l.file),
+      rows: packRows(l.summaries),
+      invalid: l.invalid,
+      truncated: l.truncated,
+      panels: ReplayPanel.panelNames,
+      panel: this.panelName,
     });
     this.sendView();
-    if (l.records.length === 0) this.post({ type: 'empty', message: l.invalid.length ? `No valid trajectories: ${l.invalid.length} invalid line(s)` : 'This file holds no trajectories.' });
+    if (l.records.length === 0)
+      this.post({
+        type: 'empty',
+        message: l.invalid.length
+          ? `No valid trajectories: ${l.invalid.length} invalid line(s)`
+          : 'This file holds no trajectories.',
+      });
     if (this.pendingId !== null) {
       const key = l.byId.get(this.pendingId);
-      if (key === undefined) this.post({ type: 'error', message: `trajectory ${this.pendingId} is not in ${fileLabel(l.file)}` });
+      if (key === undefined)
+        this.post({ type: 'error', message: `trajectory ${this.pendingId} is not in ${fileLabel(l.file)}` });
       else this.sendDetail(key, this.pendingTurn);
       this.pendingId = null;
       this.pendingTurn = null;
@@ -213,7 +275,8 @@ export class ReplayPanel {
     const dbPathOf = databaseResolver(l.file);
     const scorer = createReplayScorer({ resources, dbExists: existsSync, dbPathOf, dbStamp });
     const restored = scorer.restore(this.cache.load(l.version), l.records);
-    if (restored) this.services.log.info(`replay: ${restored} verdicts/rewards of ${l.file} reused from an earlier session`);
+    if (restored)
+      this.services.log.info(`replay: ${restored} verdicts/rewards of ${l.file} reused from an earlier session`);
     if (scorers.size >= MAX_SCORERS) scorers.delete(scorers.keys().next().value as string);
     scorers.set(l.version, scorer);
     return scorer;
@@ -239,7 +302,10 @@ export class ReplayPanel {
       const o = scorer.cached(r, this.panelName);
       const s = l.summaries[i];
       s.reward = o?.status === 'scored' ? o.reward : null;
-      if (o?.status === 'scored' && s.verdictSource !== 'stored') { s.verdict = o.correct ? 'correct' : 'incorrect'; s.verdictSource = 'computed'; }
+      if (o?.status === 'scored' && s.verdictSource !== 'stored') {
+        s.verdict = o.correct ? 'correct' : 'incorrect';
+        s.verdictSource = 'computed';
+      }
       updates.push({ key: i, verdict: s.verdict, reward: s.reward, note: o?.status === 'skipped' ? o.reason : null });
     });
     return updates;
@@ -261,11 +327,17 @@ export class ReplayPanel {
 
   private filterUsesScores(): boolean {
     const f = this.filter;
-    return (f.verdict !== undefined && f.verdict !== 'any') || typeof f.rewardMin === 'number' || typeof f.rewardMax === 'number';
+    return (
+      (f.verdict !== undefined && f.verdict !== 'any') ||
+      typeof f.rewardMin === 'number' ||
+      typeof f.rewardMax === 'number'
+    );
   }
 
   /** Resolves when the scoring in progress (if any) has finished or stopped. */
-  idle(): Promise<void> { return this.scoringRun; }
+  idle(): Promise<void> {
+    return this.scoringRun;
+  }
 
   /** Scores every record not scored yet for the current panel, in list order, posting batched updates. */
   scoreAll(): Promise<void> {
@@ -301,9 +373,17 @@ export class ReplayPanel {
           const s = l.summaries[i];
           if (o.status === 'scored') {
             s.reward = o.reward;
-            if (s.verdictSource !== 'stored') { s.verdict = o.correct ? 'correct' : 'incorrect'; s.verdictSource = 'computed'; }
+            if (s.verdictSource !== 'stored') {
+              s.verdict = o.correct ? 'correct' : 'incorrect';
+              s.verdictSource = 'computed';
+            }
           }
-          pending.push({ key: i, verdict: s.verdict, reward: s.reward, note: o.status === 'skipped' ? o.reason : null });
+          pending.push({
+            key: i,
+            verdict: s.verdict,
+            reward: s.reward,
+            note: o.status === 'skipped' ? o.reason : null,
+          });
         }
       };
       await Promise.all(Array.from({ length: SCORE_CONCURRENCY }, worker));
@@ -327,7 +407,10 @@ export class ReplayPanel {
 
   private record(key: number): TrajectoryRecord | null {
     const r = this.loaded?.records[key];
-    if (!r) { this.post({ type: 'error', message: `no trajectory #${key} in this list` }); return null; }
+    if (!r) {
+      this.post({ type: 'error', message: `no trajectory #${key} in this list` });
+      return null;
+    }
     return r;
   }
 
@@ -349,9 +432,15 @@ export class ReplayPanel {
   }
 
   private sendCompare(a: number, b: number): void {
-    const ra = this.record(a), rb = this.record(b);
+    const ra = this.record(a),
+      rb = this.record(b);
     if (!ra || !rb) return;
-    this.post({ type: 'compare', a: { key: a, record: ra }, b: { key: b, record: rb }, diff: diffSql(ra.finalSql ?? '', rb.finalSql ?? '') });
+    this.post({
+      type: 'compare',
+      a: { key: a, record: ra },
+      b: { key: b, record: rb },
+      diff: diffSql(ra.finalSql ?? '', rb.finalSql ?? ''),
+    });
   }
 
   private async sendGroup(key: number): Promise<void> {
@@ -359,18 +448,28 @@ export class ReplayPanel {
     const r = this.record(key);
     if (!l || !r) return;
     const keys = groupKeys(l.summaries).get(r.groupId) ?? [key];
-    const members: GroupMember[] = await Promise.all(keys.map(async (k) => {
-      const { explanation, error } = await this.explain(l.records[k]);
-      return { key: k, record: l.records[k], explanation, unscored: error, advantage: null };
-    }));
-    const stats = groupStatistics(members.map((m) => m.explanation?.total ?? null), members.map((m) => m.explanation?.correct ?? null));
-    members.forEach((m, i) => { m.advantage = stats.advantages[i]; });
+    const members: GroupMember[] = await Promise.all(
+      keys.map(async (k) => {
+        const { explanation, error } = await this.explain(l.records[k]);
+        return { key: k, record: l.records[k], explanation, unscored: error, advantage: null };
+      }),
+    );
+    const stats = groupStatistics(
+      members.map((m) => m.explanation?.total ?? null),
+      members.map((m) => m.explanation?.correct ?? null),
+    );
+    members.forEach((m, i) => {
+      m.advantage = stats.advantages[i];
+    });
     this.post({ type: 'group', groupId: r.groupId, panel: this.panelName, members, stats });
   }
 
   private setPanel(name: string): void {
     if (!ReplayPanel.panelNames.includes(name) && !/\.json$/i.test(name)) {
-      this.post({ type: 'error', message: `unknown reward panel '${name}' (built-in: ${ReplayPanel.panelNames.join(', ')})` });
+      this.post({
+        type: 'error',
+        message: `unknown reward panel '${name}' (built-in: ${ReplayPanel.panelNames.join(', ')})`,
+      });
       return;
     }
     if (name === this.panelName) return;
@@ -416,12 +515,24 @@ export class ReplayPanel {
         if (this.filterUsesScores() && !this.scoring) void this.scoreAll();
         return;
       }
-      case 'select': this.sendDetail(m.key); return;
-      case 'compare': this.sendCompare(m.a, m.b); return;
-      case 'group': await this.sendGroup(m.key); return;
-      case 'setPanel': this.setPanel(m.panel); return;
-      case 'score': void this.scoreAll(); return;
-      case 'stopScoring': this.stopScoring(); return;
+      case 'select':
+        this.sendDetail(m.key);
+        return;
+      case 'compare':
+        this.sendCompare(m.a, m.b);
+        return;
+      case 'group':
+        await this.sendGroup(m.key);
+        return;
+      case 'setPanel':
+        this.setPanel(m.panel);
+        return;
+      case 'score':
+        void this.scoreAll();
+        return;
+      case 'stopScoring':
+        this.stopScoring();
+        return;
       case 'openSql': {
         const doc = await vscode.workspace.openTextDocument({ language: 'sql', content: m.sql });
         await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
@@ -433,7 +544,9 @@ export class ReplayPanel {
 
 export async function pickFile(): Promise<string | undefined> {
   const uris = await vscode.window.showOpenDialog({
-    canSelectMany: false, openLabel: 'Replay', title: 'Open a trajectory file',
+    canSelectMany: false,
+    openLabel: 'Replay',
+    title: 'Open a trajectory file',
     filters: { 'Trajectories (JSONL)': ['jsonl', 'json', 'ndjson'], 'All files': ['*'] },
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
   });

@@ -9,7 +9,10 @@ import type { SavedOutcome } from '../../core/trajectories/index-scoring';
 /** Files kept; the least recently written go first. */
 const MAX_FILES = 50;
 
-interface CacheFile { version: string; saved: SavedOutcome[] }
+interface CacheFile {
+  version: string;
+  saved: SavedOutcome[];
+}
 
 export function dbStamp(path: string): string | null {
   try {
@@ -48,8 +51,10 @@ export class ScoreCache {
   }
 
   private prune(): void {
-    const files = readdirSync(this.dir).filter((f) => f.endsWith('.json'))
-      .map((f) => ({ f, t: statSync(join(this.dir, f)).mtimeMs })).sort((a, b) => b.t - a.t);
+    const files = readdirSync(this.dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => ({ f, t: statSync(join(this.dir, f)).mtimeMs }))
+      .sort((a, b) => b.t - a.t);
     for (const { f } of files.slice(MAX_FILES)) rmSync(join(this.dir, f), { force: true });
   }
 }
@@ -58,7 +63,19 @@ function isSaved(v: unknown): v is SavedOutcome {
   if (!v || typeof v !== 'object') return false;
   const s = v as SavedOutcome;
   const o = s.outcome as Partial<SavedOutcome['outcome']> | undefined;
-  if (typeof s.id !== 'string' || (s.dbStamp !== null && typeof s.dbStamp !== 'string') || !o || typeof o.panel !== 'string') return false;
-  if (o.status === 'scored') return typeof o.correct === 'boolean' && typeof o.reason === 'string' && typeof o.reward === 'number' && Number.isFinite(o.reward);
+  if (
+    typeof s.id !== 'string' ||
+    (s.dbStamp !== null && typeof s.dbStamp !== 'string') ||
+    !o ||
+    typeof o.panel !== 'string'
+  )
+    return false;
+  if (o.status === 'scored')
+    return (
+      typeof o.correct === 'boolean' &&
+      typeof o.reason === 'string' &&
+      typeof o.reward === 'number' &&
+      Number.isFinite(o.reward)
+    );
   return o.status === 'skipped' && typeof o.reason === 'string';
 }

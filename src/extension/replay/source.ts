@@ -27,14 +27,15 @@ export const metaLabels: LabelLookup = async (records) => {
   return out;
 };
 
-
 /** Throws with a person-readable message when the file cannot be read at all (missing, a directory, unreadable). */
 export async function loadTrajectoryFile(file: string, labels: LabelLookup = metaLabels): Promise<LoadedFile> {
   const read = await openTrajectoryFile(file);
   const labelOf = await labels(read.records).catch(() => new Map<string, string>());
   const summaries = read.records.map((r, i) => summarizeTrajectory(r, i, read.lines[i], labelOf.get(r.id) ?? null));
   const byId = new Map<string, number>();
-  read.records.forEach((r, i) => { if (!byId.has(r.id)) byId.set(r.id, i); });
+  read.records.forEach((r, i) => {
+    if (!byId.has(r.id)) byId.set(r.id, i);
+  });
   return {
     file,
     version: read.version,

@@ -14,9 +14,11 @@ async function pythonExtensionInterpreter(resource: vscode.Uri | undefined): Pro
   const ext = vscode.extensions.getExtension('ms-python.python');
   if (!ext) return undefined;
   try {
-    const api = (ext.isActive ? ext.exports : await ext.activate()) as {
-      environments?: { getActiveEnvironmentPath(r?: vscode.Uri): { path: string } | undefined };
-    } | undefined;
+    const api = (ext.isActive ? ext.exports : await ext.activate()) as
+      | {
+          environments?: { getActiveEnvironmentPath(r?: vscode.Uri): { path: string } | undefined };
+        }
+      | undefined;
     return api?.environments?.getActiveEnvironmentPath(resource)?.path;
   } catch {
     return undefined;
@@ -28,11 +30,14 @@ const reports = new Map<string, string>();
 let checks = 0;
 
 export function registerCheckEnvironment(context: vscode.ExtensionContext, services: Services): void {
-  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
-    provideTextDocumentContent: (uri) => reports.get(uri.query) ?? '',
-  }));
-  context.subscriptions.push(vscode.commands.registerCommand('quarry.checkTrainingEnvironment',
-    () => checkTrainingEnvironment(services)));
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, {
+      provideTextDocumentContent: (uri) => reports.get(uri.query) ?? '',
+    }),
+  );
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.checkTrainingEnvironment', () => checkTrainingEnvironment(services)),
+  );
 }
 
 /** Runs the check with progress and cancellation; returns the report (tests read it). */
@@ -44,15 +49,21 @@ export async function checkTrainingEnvironment(services: Services): Promise<Pyth
     pythonExtension: await pythonExtensionInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri),
     searchRoots: folders,
   });
-  const repoRoot = folders.find((f) => existsSync(join(f, 'trainer', 'pyproject.toml')) && existsSync(join(f, 'scripts', 'python', 'setup.sh')));
-  const report = await vscode.window.withProgress({
-    location: vscode.ProgressLocation.Notification, cancellable: true,
-    title: `Quarry: checking the training environment (${python.path})`,
-  }, (_progress, token) => {
-    const abort = new AbortController();
-    token.onCancellationRequested(() => abort.abort());
-    return probePythonEnv(python, { signal: abort.signal, repoRoot });
-  });
+  const repoRoot = folders.find(
+    (f) => existsSync(join(f, 'trainer', 'pyproject.toml')) && existsSync(join(f, 'scripts', 'python', 'setup.sh')),
+  );
+  const report = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      cancellable: true,
+      title: `Quarry: checking the training environment (${python.path})`,
+    },
+    (_progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      return probePythonEnv(python, { signal: abort.signal, repoRoot });
+    },
+  );
   if (report.problem === 'cancelled') return undefined;
   const text = renderPythonEnvReport(report);
   services.log.info(`training environment check: ${report.ready ? 'ready' : 'not ready'} (${python.path})`);

@@ -20,8 +20,12 @@ export function preparePanel(panel: vscode.WebviewPanel, extensionUri: vscode.Ur
   panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icons', 'quarry.svg');
 }
 
-export function registerPanelSerializer(context: vscode.ExtensionContext, services: Services, viewType: string,
-  revive: Revive): void {
+export function registerPanelSerializer(
+  context: vscode.ExtensionContext,
+  services: Services,
+  viewType: string,
+  revive: Revive,
+): void {
   const serializer: vscode.WebviewPanelSerializer = {
     async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
       try {
@@ -49,16 +53,22 @@ export function registerRestoreTestHook(context: vscode.ExtensionContext): void 
   if (context.extensionMode !== vscode.ExtensionMode.Test && process.env.QUARRY_TEST_HOOKS !== '1') return;
   const hook = async (op: unknown, viewType?: unknown, state?: unknown): Promise<unknown> => {
     switch (op) {
-      case 'viewTypes': return [...serializers.keys()];
+      case 'viewTypes':
+        return [...serializers.keys()];
       case 'revive': {
         const serializer = typeof viewType === 'string' ? serializers.get(viewType) : undefined;
         if (!serializer) throw new Error(`quarry.webviews.testHook: no serializer for ${JSON.stringify(viewType)}`);
-        const panel = vscode.window.createWebviewPanel(viewType as string, 'Quarry',
-          { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, webviewOptions(context.extensionUri));
+        const panel = vscode.window.createWebviewPanel(
+          viewType as string,
+          'Quarry',
+          { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+          webviewOptions(context.extensionUri),
+        );
         await serializer.deserializeWebviewPanel(panel, state);
         return outcomes.get(viewType as string) ?? null;
       }
-      default: throw new Error(`quarry.webviews.testHook: unknown op ${JSON.stringify(op)}`);
+      default:
+        throw new Error(`quarry.webviews.testHook: unknown op ${JSON.stringify(op)}`);
     }
   };
   context.subscriptions.push(vscode.commands.registerCommand('quarry.webviews.testHook', hook));

@@ -6,7 +6,12 @@ import { createSqlPool } from '../../../src/core/db/pool';
 import { runEpisode } from '../../../src/core/agent/loop';
 import { withHistoryResults } from '../../../src/core/agent/protocols/mtsqlr1';
 import {
-  answered, exchangeResult, FOLLOW_UP_PROTOCOL, nextTask, protocolForNext, type Exchange,
+  answered,
+  exchangeResult,
+  FOLLOW_UP_PROTOCOL,
+  nextTask,
+  protocolForNext,
+  type Exchange,
 } from '../../../src/core/agent/conversation';
 import { buildDb } from '../../helpers/fixtures';
 import { scriptedModel } from './envSupport';
@@ -17,7 +22,11 @@ const db = buildDb('bookshop');
 
 test('the first question uses the chosen protocol; once something was answered, follow-ups use mtsqlr1', () => {
   assert.equal(protocolForNext([], 'skyrl'), 'skyrl');
-  assert.equal(protocolForNext([{ question: 'q', sql: null }], 'sqltrail'), 'sqltrail', 'an unanswered question leaves nothing to remember');
+  assert.equal(
+    protocolForNext([{ question: 'q', sql: null }], 'sqltrail'),
+    'sqltrail',
+    'an unanswered question leaves nothing to remember',
+  );
   assert.equal(protocolForNext([{ question: 'q', sql: '  ' }], 'mtir'), 'mtir');
   assert.equal(protocolForNext([{ question: 'q', sql: 'SELECT 1' }], 'skyrl'), FOLLOW_UP_PROTOCOL);
   assert.equal(FOLLOW_UP_PROTOCOL, 'mtsqlr1');
@@ -29,16 +38,24 @@ test('nextTask: answered exchanges become the history in order, with results whe
     { question: 'Stopped one', sql: null },
     { question: 'Which countries?', sql: 'SELECT DISTINCT country FROM author' },
   ];
-  assert.deepEqual(answered(earlier).map((e) => e.question), ['How many authors?', 'Which countries?']);
+  assert.deepEqual(
+    answered(earlier).map((e) => e.question),
+    ['How many authors?', 'Which countries?'],
+  );
   const task = nextTask('  And from Canada?  ', '/x/shop.sqlite', earlier);
   assert.deepEqual(task, {
-    question: 'And from Canada?', dbPath: '/x/shop.sqlite',
+    question: 'And from Canada?',
+    dbPath: '/x/shop.sqlite',
     history: [
       { question: 'How many authors?', sql: 'SELECT count(*) FROM author', result: '[(8,)]' },
       { question: 'Which countries?', sql: 'SELECT DISTINCT country FROM author' },
     ],
   });
-  assert.deepEqual(nextTask('First?', '/x/shop.sqlite', []), { question: 'First?', dbPath: '/x/shop.sqlite' }, 'no history key at all');
+  assert.deepEqual(
+    nextTask('First?', '/x/shop.sqlite', []),
+    { question: 'First?', dbPath: '/x/shop.sqlite' },
+    'no history key at all',
+  );
   assert.throws(() => nextTask(' \n ', '/x/shop.sqlite', []), /the question is empty/);
 });
 
@@ -54,7 +71,9 @@ test('exchangeResult: Python rows of what the user saw, or the error text', asyn
 test('a follow-up through runEpisode: mtsqlr1 memory shows the earlier question, SQL and shown result; the record keeps them', async () => {
   const firstSql = "SELECT name FROM author WHERE country = 'Canada'";
   const first = await runEpisode({
-    task: nextTask('Which authors are Canadian?', db, []), protocolName: protocolForNext([], 'skyrl'), pool,
+    task: nextTask('Which authors are Canadian?', db, []),
+    protocolName: protocolForNext([], 'skyrl'),
+    pool,
     model: scriptedModel([`<think>filter</think>\n<solution>${firstSql}</solution>`]),
   });
   assert.equal(first.end, 'answer', first.error ?? '');
@@ -69,7 +88,9 @@ test('a follow-up through runEpisode: mtsqlr1 memory shows the earlier question,
   assert.equal(second.protocol.name, 'mtsqlr1');
   assert.equal(second.end, 'answer', second.error ?? '');
   assert.equal(second.finalSql, followSql);
-  assert.deepEqual(second.task.history, [{ question: 'Which authors are Canadian?', sql: firstSql, result: "[('Margaret Atwood',)]" }]);
+  assert.deepEqual(second.task.history, [
+    { question: 'Which authors are Canadian?', sql: firstSql, result: "[('Margaret Atwood',)]" },
+  ]);
   const prompt = model.requests[0].messages.map((m) => m.content).join('\n');
   assert.ok(prompt.includes('When was she born?'), 'the new question is asked');
   // The first question and its result are what the memory_retrieve tool returns, not the opening prompt; ask for it.

@@ -1,3 +1,5 @@
+// Tests of agent/env: reset gives the opening messages with the introspected schema; step before reset is refused; an
+// execute action runs its SQL in the sandbox and the observation carries the result
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { utimesSync, writeFileSync } from 'node:fs';
@@ -15,14 +17,26 @@ after(() => pool.close());
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
 function env(config: Record<string, unknown> = {}, question = 'How many authors are there?') {
-  return new SqlAgentEnv({ task: { question, dbPath: db }, protocol: tagProtocol, config, pool, schemaCache: new SchemaCache() });
+  return new SqlAgentEnv({
+    task: { question, dbPath: db },
+    protocol: tagProtocol,
+    config,
+    pool,
+    schemaCache: new SchemaCache(),
+  });
 }
 
 test('reset gives the opening messages with the introspected schema; step before reset is refused', async () => {
   const e = env();
-  await assert.rejects(e.step('<sql>SELECT 1</sql>'), (err: Error) => err instanceof EnvError && /not been reset/.test(err.message));
+  await assert.rejects(
+    e.step('<sql>SELECT 1</sql>'),
+    (err: Error) => err instanceof EnvError && /not been reset/.test(err.message),
+  );
   const opening = e.reset();
-  assert.deepEqual(opening.map((m) => m.role), ['system', 'user']);
+  assert.deepEqual(
+    opening.map((m) => m.role),
+    ['system', 'user'],
+  );
   assert.equal(opening[0].content, 'Tables: author, book, customer, orders, order_item');
   assert.equal(opening[1].content, 'How many authors are there?');
   assert.deepEqual(e.messages(), opening);
@@ -43,13 +57,25 @@ test('an execute action runs its SQL in the sandbox and the observation carries 
   assert.equal(step.done, false);
   assert.equal(step.turnsLeft, 2);
   assert.equal(step.observations.length, 1);
-  assert.match(step.observations[0].content, new RegExp(`^<observation>    n\\n0  ${count}\\n2 turns left</observation>$`));
+  assert.match(
+    step.observations[0].content,
+    new RegExp(`^<observation>    n\\n0  ${count}\\n2 turns left</observation>$`),
+  );
   // The conversation grows by the assistant turn and its observation.
-  assert.deepEqual(e.messages().slice(2).map((m) => m.role), ['assistant', 'user']);
+  assert.deepEqual(
+    e
+      .messages()
+      .slice(2)
+      .map((m) => m.role),
+    ['assistant', 'user'],
+  );
   assert.equal(e.messages()[2].content, '<sql>SELECT count(*) AS n FROM author</sql>');
 
   const answer = await e.step('<solution>SELECT count(*) FROM author</solution>');
-  assert.deepEqual([answer.done, answer.end, answer.finalSql, answer.exec], [true, 'answer', 'SELECT count(*) FROM author', null]);
+  assert.deepEqual(
+    [answer.done, answer.end, answer.finalSql, answer.exec],
+    [true, 'answer', 'SELECT count(*) FROM author', null],
+  );
   await assert.rejects(e.step('<solution>SELECT 1</solution>'), /episode is over/);
   // reset starts over with a fresh budget.
   e.reset();
@@ -99,7 +125,10 @@ test('the budget ends the episode without an answer, or grants one final call wh
   const s = await withFinal.step('<sql>SELECT 1</sql>');
   assert.equal(s.done, false);
   assert.equal(withFinal.inFinalCall, true);
-  assert.deepEqual(s.observations.map((o) => o.content.startsWith('<observation>') || o.content === 'Give the final <solution> now.'), [true, true]);
+  assert.deepEqual(
+    s.observations.map((o) => o.content.startsWith('<observation>') || o.content === 'Give the final <solution> now.'),
+    [true, true],
+  );
   assert.equal(s.observations.at(-1)?.content, 'Give the final <solution> now.');
   const fin = await withFinal.step('<solution>SELECT 42</solution>');
   assert.deepEqual([fin.done, fin.end, fin.finalSql], [true, 'answer', 'SELECT 42']);
@@ -130,7 +159,12 @@ test('aborting mid-query kills the statement, rejects with AbortError, and the p
   e.reset();
   const ac = new AbortController();
   let parsed = '';
-  const running = e.step(`<sql>${RUNAWAY}</sql>`, { signal: ac.signal, onAction: (a) => { parsed = a.sql ?? ''; } });
+  const running = e.step(`<sql>${RUNAWAY}</sql>`, {
+    signal: ac.signal,
+    onAction: (a) => {
+      parsed = a.sql ?? '';
+    },
+  });
   assert.equal(parsed, RUNAWAY, 'the action is reported before the SQL runs');
   setTimeout(() => ac.abort(), 150);
   await assert.rejects(running, (err: Error) => err.name === 'AbortError');
@@ -159,7 +193,10 @@ test('the schema cache introspects a database once and again only after the file
   const notDb = join(dir, 'notes.sqlite');
   writeFileSync(notDb, 'just text, not a database');
   assert.throws(() => new SchemaCache().get(notDb), /not a SQLite database/);
-  assert.throws(() => new SchemaCache().get(join(repoRoot, 'no', 'such.sqlite')), (err: Error) => err.message === `no such file: ${join(repoRoot, 'no', 'such.sqlite')}`);
+  assert.throws(
+    () => new SchemaCache().get(join(repoRoot, 'no', 'such.sqlite')),
+    (err: Error) => err.message === `no such file: ${join(repoRoot, 'no', 'such.sqlite')}`,
+  );
 });
 
 test('a bad turn budget is refused when the env is made', () => {

@@ -25,7 +25,8 @@ export const tagProtocol: Protocol = {
         { role: 'user', content: ctx.task.question },
       ],
       stop: () => ['</sql>', '</solution>'],
-      restoreStop: (text, stopString, finishReason) => (finishReason === 'stop' && stopString ? text + stopString : text),
+      restoreStop: (text, stopString, finishReason) =>
+        finishReason === 'stop' && stopString ? text + stopString : text,
       parse(text): ParsedAction {
         const solution = block(text, 'solution');
         if (solution !== null) return { kind: 'answer', sql: solution, thought: null, mdp: ['FINALIZE'], problems: [] };
@@ -35,11 +36,18 @@ export const tagProtocol: Protocol = {
       },
       respond(action, exec, turnsLeft) {
         if (action.kind === 'answer') return { observations: [], done: true, end: 'answer', finalSql: action.sql };
-        if (action.kind === 'invalid' && ctx.config.endOnInvalid === true) return { observations: [], done: true, end: 'invalid', finalSql: null };
+        if (action.kind === 'invalid' && ctx.config.endOnInvalid === true)
+          return { observations: [], done: true, end: 'invalid', finalSql: null };
         const body = exec ? renderObservation(exec, { format: 'df' }) : 'Your previous action is invalid.';
-        return { observations: [{ role: 'user', content: `<observation>${body}\n${turnsLeft} turns left</observation>` }], done: false, end: null, finalSql: null };
+        return {
+          observations: [{ role: 'user', content: `<observation>${body}\n${turnsLeft} turns left</observation>` }],
+          done: false,
+          end: null,
+          finalSql: null,
+        };
       },
-      finalCall: () => (ctx.config.finalCall === true ? { role: 'user', content: 'Give the final <solution> now.' } : null),
+      finalCall: () =>
+        ctx.config.finalCall === true ? { role: 'user', content: 'Give the final <solution> now.' } : null,
     };
   },
 };

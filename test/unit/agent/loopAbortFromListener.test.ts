@@ -16,8 +16,14 @@ test("aborting from the 'turn' event ends the episode 'cancelled' instead of wai
   // The model never answers on its own: only an abort reaching it ends the call.
   const model = scriptedModel([{ hang: true }]);
   const record = await runEpisode({
-    task: { question: 'How many books?', dbPath: db }, protocolName: 'skyrl', pool, model, signal: stop.signal,
-    onEvent: (e) => { if (e.type === 'turn') stop.abort(); },
+    task: { question: 'How many books?', dbPath: db },
+    protocolName: 'skyrl',
+    pool,
+    model,
+    signal: stop.signal,
+    onEvent: (e) => {
+      if (e.type === 'turn') stop.abort();
+    },
   });
   assert.equal(record.end, 'cancelled');
   assert.equal(record.turns.length, 0);

@@ -15,16 +15,38 @@ import { tempDir } from '../../helpers/fixtures';
 const node = process.execPath;
 const until = async (what: string, f: () => boolean | Promise<boolean>, ms = 20_000) => {
   const deadline = Date.now() + ms;
-  while (Date.now() < deadline) { if (await f()) return; await new Promise((r) => setTimeout(r, 50)); }
+  while (Date.now() < deadline) {
+    if (await f()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   throw new Error(`timed out waiting for ${what}`);
 };
-const groupAlive = (pid: number) => { try { process.kill(-pid, 0); return true; } catch { return false; } };
+const groupAlive = (pid: number) => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''; let err = '';
+  let out = '';
+  let err = '';
   const code = await main(['jobs', ...argv], {
-    stdout: new Writable({ write(c, _e, cb) { out += String(c); cb(); } }),
-    stderr: new Writable({ write(c, _e, cb) { err += String(c); cb(); } }), cwd,
+    stdout: new Writable({
+      write(c, _e, cb) {
+        out += String(c);
+        cb();
+      },
+    }),
+    stderr: new Writable({
+      write(c, _e, cb) {
+        err += String(c);
+        cb();
+      },
+    }),
+    cwd,
   });
   return { code, out, err };
 }
@@ -32,9 +54,24 @@ async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out:
 test('a job that succeeds and one that fails: exit codes, logs, statuses', async () => {
   const ws = tempDir();
   const store = new JobStore(ws);
-  const ok = await submitJob(store, { target: 'local', name: 'ok', command: [node, '-e', 'console.log("step 1"); console.error("warn"); require("fs").writeFileSync("out/metrics.jsonl", JSON.stringify({step: 1}) + "\\n")'] });
-  const bad = await submitJob(store, { target: 'local', command: [node, '-e', 'console.error("boom: no GPU"); process.exit(3)'] });
-  await until('both jobs to end', async () => (await refreshJob(store, ok.id)).status !== 'running' && (await refreshJob(store, bad.id)).status !== 'running');
+  const ok = await submitJob(store, {
+    target: 'local',
+    name: 'ok',
+    command: [
+      node,
+      '-e',
+      'console.log("step 1"); console.error("warn"); require("fs").writeFileSync("out/metrics.jsonl", JSON.stringify({step: 1}) + "\\n")',
+    ],
+  });
+  const bad = await submitJob(store, {
+    target: 'local',
+    command: [node, '-e', 'console.error("boom: no GPU"); process.exit(3)'],
+  });
+  await until(
+    'both jobs to end',
+    async () =>
+      (await refreshJob(store, ok.id)).status !== 'running' && (await refreshJob(store, bad.id)).status !== 'running',
+  );
   const a = store.get(ok.id);
   assert.deepEqual([a.status, a.exitCode], ['succeeded', 0]);
   assert.equal(readLog(store, ok.id, 'stdout').text, 'step 1\n');
@@ -51,7 +88,8 @@ test('a job that succeeds and one that fails: exit codes, logs, statuses', async
 test('a job outlives the CLI process that submitted it, and logs --follow streams it to the end', async () => {
   const ws = tempDir();
   const spec = join(ws, 'job.json');
-  const script = 'let i = 0; const t = setInterval(() => { console.log("line " + (++i)); if (i === 5) { clearInterval(t); } }, 200);';
+  const script =
+    'let i = 0; const t = setInterval(() => { console.log("line " + (++i)); if (i === 5) { clearInterval(t); } }, 200);';
   writeFileSync(spec, JSON.stringify({ target: 'local', name: 'ticker', command: [node, '-e', script] }));
   const cliJs = join(__dirname, '..', '..', '..', 'src', 'cli', 'run.js');
   const submitted = spawnSync(node, [cliJs, 'jobs', 'submit', '--spec', spec, '--json'], { cwd: ws, encoding: 'utf8' });
@@ -67,15 +105,28 @@ test('a job outlives the CLI process that submitted it, and logs --follow stream
 test('cancel: SIGTERM reaches the command (which may save first), then SIGKILL for one that ignores it', async () => {
   const ws = tempDir();
   const store = new JobStore(ws);
-  const polite = await submitJob(store, { target: 'local', command: [node, '-e',
-    'process.on("SIGTERM", () => { require("fs").writeFileSync("out/saved", "yes"); process.exit(0); }); console.log("ready"); setInterval(() => {}, 1000);'] });
+  const polite = await submitJob(store, {
+    target: 'local',
+    command: [
+      node,
+      '-e',
+      'process.on("SIGTERM", () => { require("fs").writeFileSync("out/saved", "yes"); process.exit(0); }); console.log("ready"); setInterval(() => {}, 1000);',
+    ],
+  });
   await until('the job to start', () => readLog(store, polite.id, 'stdout').text.includes('ready'));
   const done = await cancelJob(store, polite.id, 5000);
   assert.equal(done.status, 'cancelled');
-  assert.equal(readFileSync(join(store.dir(polite.id), 'out', 'saved'), 'utf8'), 'yes', 'the command saved before it stopped');
+  assert.equal(
+    readFileSync(join(store.dir(polite.id), 'out', 'saved'), 'utf8'),
+    'yes',
+    'the command saved before it stopped',
+  );
   assert.ok(!groupAlive(polite.remote.pid!));
 
-  const stubborn = await submitJob(store, { target: 'local', command: [node, '-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000);'] });
+  const stubborn = await submitJob(store, {
+    target: 'local',
+    command: [node, '-e', 'process.on("SIGTERM", () => {}); console.log("ready"); setInterval(() => {}, 1000);'],
+  });
   await until('the job to start', () => readLog(store, stubborn.id, 'stdout').text.includes('ready'));
   const t0 = Date.now();
   const killed = await cancelJob(store, stubborn.id, 300);
@@ -98,14 +149,19 @@ test('a job whose processes vanished without an exit code is lost, and a reused 
   const other = await submitJob(store, { target: 'local', command: [node, '-e', 'process.exit(0)'] });
   const rec = store.get(other.id);
   await until('it to end', async () => (await refreshJob(store, other.id)).status === 'succeeded');
-  rec.status = 'running'; rec.exitCode = null; rec.remote = { pid: process.pid, procStart: '1' };
+  rec.status = 'running';
+  rec.exitCode = null;
+  rec.remote = { pid: process.pid, procStart: '1' };
   store.save(rec);
   writeFileSync(join(store.dir(other.id), 'exit_code'), '');
   assert.notEqual((await refreshJob(store, other.id)).status, 'running');
 });
 
 test('bad specs are refused with the reason; unknown targets are named', async () => {
-  assert.equal(jobSpecProblem({ target: 'local', command: [] }), '"command" must be a non-empty list of strings (the program and its arguments)');
+  assert.equal(
+    jobSpecProblem({ target: 'local', command: [] }),
+    '"command" must be a non-empty list of strings (the program and its arguments)',
+  );
   assert.equal(jobSpecProblem({ command: ['x'] }), '"target" must name a target (e.g. "local")');
   assert.equal(jobSpecProblem({ target: 'local', command: ['x'], env: { A: 1 } }), '"env.A" must be a string');
   const store = new JobStore(tempDir());

@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { createSqlPool } from '../../../src/core/db/pool';
 import { runEpisode } from '../../../src/core/agent/loop';
 import { checkMessage } from '../../../src/protocol/validate';
-import { ASK_RULES, askMessageProblem, MAX_QUESTION_CHARS, type ExchangeEvent, type ToHost } from '../../../src/protocol/ask';
+import {
+  ASK_RULES,
+  askMessageProblem,
+  MAX_QUESTION_CHARS,
+  type ExchangeEvent,
+  type ToHost,
+} from '../../../src/protocol/ask';
 import { applyEvent, emptyState, isRunning, turnsUsed } from '../../../src/protocol/askState';
 import { exchangeEvent, TextBatcher } from '../../../src/extension/ask/events';
 import { buildDb } from '../../helpers/fixtures';
@@ -23,12 +29,23 @@ function verdict(raw: unknown, exchanges = 2): string | null {
 
 test('host-bound messages: well-formed ones pass; wrong types, unknown kinds, missing fields are refused', () => {
   for (const ok of [
-    { type: 'ready' }, { type: 'ask', question: 'How many books?' }, { type: 'stop' }, { type: 'run', exchange: 0 },
-    { type: 'openSql', exchange: 1 }, { type: 'insertSql', exchange: 1 }, { type: 'copySql', exchange: 0 },
-    { type: 'saveTrajectory', exchange: 0 }, { type: 'saveTrajectoryAs', exchange: 1 }, { type: 'label', exchange: 0 },
-    { type: 'export', exchange: 0, format: 'csv' }, { type: 'export', exchange: 1, format: 'json' },
-    { type: 'copyText', text: 'a\tb\n' }, { type: 'changeDb' }, { type: 'newConversation' },
-  ]) assert.equal(verdict(ok), null, JSON.stringify(ok));
+    { type: 'ready' },
+    { type: 'ask', question: 'How many books?' },
+    { type: 'stop' },
+    { type: 'run', exchange: 0 },
+    { type: 'openSql', exchange: 1 },
+    { type: 'insertSql', exchange: 1 },
+    { type: 'copySql', exchange: 0 },
+    { type: 'saveTrajectory', exchange: 0 },
+    { type: 'saveTrajectoryAs', exchange: 1 },
+    { type: 'label', exchange: 0 },
+    { type: 'export', exchange: 0, format: 'csv' },
+    { type: 'export', exchange: 1, format: 'json' },
+    { type: 'copyText', text: 'a\tb\n' },
+    { type: 'changeDb' },
+    { type: 'newConversation' },
+  ])
+    assert.equal(verdict(ok), null, JSON.stringify(ok));
   assert.match(verdict(null)!, /not an object/);
   assert.match(verdict([{ type: 'stop' }])!, /not an object/);
   assert.match(verdict({ type: 'deleteEverything' })!, /unknown message type "deleteEverything"/);
@@ -48,13 +65,22 @@ test('host-bound messages: exchange indices must exist, questions must be real, 
   assert.match(verdict({ type: 'ask', question: 'x'.repeat(MAX_QUESTION_CHARS + 1) })!, /longer than 4000/);
   assert.match(verdict({ type: 'export', exchange: 0, format: 'xlsx' })!, /format must be one of csv, json/);
   assert.equal(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: true }), null);
-  assert.match(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: -1 })!, /sortColumn must be a column index/);
-  assert.match(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: 'yes' })!, /descending should be boolean/);
+  assert.match(
+    verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: -1 })!,
+    /sortColumn must be a column index/,
+  );
+  assert.match(
+    verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: 'yes' })!,
+    /descending should be boolean/,
+  );
 });
 
 test('a real episode through exchangeEvent + TextBatcher + applyEvent: streamed text coalesced, turns, SQL, rows, end', async () => {
   const model = scriptedModel([
-    { text: '<think>Count the books of each genre.</think>\n<sql>SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre</sql>', chunks: 12 },
+    {
+      text: '<think>Count the books of each genre.</think>\n<sql>SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre</sql>',
+      chunks: 12,
+    },
     { text: '<think>Mistype.</think>\n<sql>SELECT nme FROM author</sql>', chunks: 5 },
     { text: '<think>Answer.</think>\n<solution>SELECT count(*) FROM book</solution>', chunks: 5 },
   ]);
@@ -71,26 +97,61 @@ test('a real episode through exchangeEvent + TextBatcher + applyEvent: streamed 
     assert.equal(applyEvent(app, wire.exchange, wire.event), true);
   }, 60_000);
   const record = await runEpisode({
-    task: { question: 'How many books?', dbPath: db }, protocolName: 'skyrl', pool, model, config: { maxTurns: 5 },
-    onEvent: (e) => { if (e.type === 'text') deltas++; batcher.push(0, exchangeEvent(e, 'How many books?')); },
+    task: { question: 'How many books?', dbPath: db },
+    protocolName: 'skyrl',
+    pool,
+    model,
+    config: { maxTurns: 5 },
+    onEvent: (e) => {
+      if (e.type === 'text') deltas++;
+      batcher.push(0, exchangeEvent(e, 'How many books?'));
+    },
   });
   batcher.flush();
   assert.equal(record.end, 'answer', record.error ?? '');
   assert.deepEqual(app, JSON.parse(JSON.stringify(host)), 'the app mirrors the host exactly');
   const texts = sent.filter((s) => s.event.kind === 'text').length;
   assert.ok(deltas >= 20 && texts === 3, `${deltas} streamed pieces became ${texts} text events (one per turn)`);
-  assert.deepEqual(sent.map((s) => s.event.kind).filter((k) => k !== 'text'),
-    ['start', 'turn', 'action', 'exec', 'observation', 'turn', 'action', 'exec', 'observation', 'turn', 'action', 'end']);
+  assert.deepEqual(
+    sent.map((s) => s.event.kind).filter((k) => k !== 'text'),
+    [
+      'start',
+      'turn',
+      'action',
+      'exec',
+      'observation',
+      'turn',
+      'action',
+      'exec',
+      'observation',
+      'turn',
+      'action',
+      'end',
+    ],
+  );
 
   const x = app.exchanges[0];
-  assert.deepEqual([x.id, x.question, x.protocol, x.budget, x.running, x.end, x.finalSql], [record.id, 'How many books?', 'skyrl', 5, false, 'answer', 'SELECT count(*) FROM book']);
+  assert.deepEqual(
+    [x.id, x.question, x.protocol, x.budget, x.running, x.end, x.finalSql],
+    [record.id, 'How many books?', 'skyrl', 5, false, 'answer', 'SELECT count(*) FROM book'],
+  );
   assert.equal(turnsUsed(x), 3);
   assert.equal(isRunning(app), false);
   const [t0, t1, t2] = x.turns;
   assert.equal(t0.text, record.turns[0].assistant, 'the whole turn replaces the streamed text');
-  assert.deepEqual([t0.kind, t0.thought, t0.sql], ['execute', 'Count the books of each genre.', 'SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre']);
+  assert.deepEqual(
+    [t0.kind, t0.thought, t0.sql],
+    [
+      'execute',
+      'Count the books of each genre.',
+      'SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre',
+    ],
+  );
   assert.deepEqual(t0.exec?.columns, ['genre', 'n']);
-  assert.ok((t0.exec?.rows.length ?? 0) > 1 && t0.exec?.rows.every((r) => typeof r[1] === 'number'), JSON.stringify(t0.exec?.rows));
+  assert.ok(
+    (t0.exec?.rows.length ?? 0) > 1 && t0.exec?.rows.every((r) => typeof r[1] === 'number'),
+    JSON.stringify(t0.exec?.rows),
+  );
   assert.match(t0.observation ?? '', /<observation>/);
   assert.deepEqual([t1.exec?.ok, t1.exec?.errorClass], [false, 'sql']);
   assert.match(t1.exec?.error ?? '', /no such column: nme/);
@@ -108,8 +169,23 @@ test('the reducer ignores events for exchanges that do not exist and starts only
   assert.equal(s.exchanges[0].turns[0].text, 'hello', 'text before a turn event still lands on its turn');
   applyEvent(s, 0, { kind: 'end', end: 'cancelled', finalSql: null, error: null, totalMs: 12 });
   applyEvent(s, 0, { kind: 'resultRunning' });
-  applyEvent(s, 0, { kind: 'result', result: { ok: true, errorClass: null, error: null, columns: ['a'], rows: [[1]], rowCount: 1, truncated: false, ms: 1 } });
+  applyEvent(s, 0, {
+    kind: 'result',
+    result: {
+      ok: true,
+      errorClass: null,
+      error: null,
+      columns: ['a'],
+      rows: [[1]],
+      rowCount: 1,
+      truncated: false,
+      ms: 1,
+    },
+  });
   applyEvent(s, 0, { kind: 'saved', path: '/tmp/t.jsonl' });
-  assert.deepEqual([s.exchanges[0].end, s.exchanges[0].resultRunning, s.exchanges[0].result?.rows, s.exchanges[0].savedTo], ['cancelled', false, [[1]], '/tmp/t.jsonl']);
+  assert.deepEqual(
+    [s.exchanges[0].end, s.exchanges[0].resultRunning, s.exchanges[0].result?.rows, s.exchanges[0].savedTo],
+    ['cancelled', false, [[1]], '/tmp/t.jsonl'],
+  );
   assert.equal(isRunning(s), false);
 });

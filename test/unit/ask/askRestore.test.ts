@@ -61,8 +61,8 @@ test('a conversation rebuilt from records and saved state equals the one shown l
     'How many books?',
     'skyrl',
     [
-      '<think>Count the books of each genre.</think>\n'
-        + '<sql>SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre</sql>',
+      '<think>Count the books of each genre.</think>\n' +
+        '<sql>SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre</sql>',
       '<think>Mistype.</think>\n<sql>SELECT nme FROM author</sql>',
       '<think>Answer.</think>\n<solution>SELECT count(*) FROM book</solution>',
     ],

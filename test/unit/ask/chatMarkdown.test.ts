@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { createSqlPool } from '../../../src/core/db/pool';
 import { runEpisode } from '../../../src/core/agent/loop';
 import {
-  codeBlock, endMarkdown, escapeMarkdown, inlineCode, resultTable, turnsMarkdown,
+  codeBlock,
+  endMarkdown,
+  escapeMarkdown,
+  inlineCode,
+  resultTable,
+  turnsMarkdown,
 } from '../../../src/extension/chat/markdown';
 import { dbNamedIn, resolveDatabase } from '../../../src/extension/chat/resolveDatabase';
 import { buildDb } from '../../helpers/fixtures';
@@ -16,9 +21,12 @@ const db = buildDb('bookshop');
 
 test('turnsMarkdown / endMarkdown: one numbered line per turn with rows or the error; the ending in words', async () => {
   const record = await runEpisode({
-    task: { question: 'q', dbPath: db }, protocolName: 'skyrl', pool, config: { maxTurns: 5 },
+    task: { question: 'q', dbPath: db },
+    protocolName: 'skyrl',
+    pool,
+    config: { maxTurns: 5 },
     model: scriptedModel([
-      '<think>a</think>\n<sql>SELECT name FROM author WHERE country = \'Canada\'</sql>',
+      "<think>a</think>\n<sql>SELECT name FROM author WHERE country = 'Canada'</sql>",
       '<think>b</think>\n<sql>SELECT nme FROM author</sql>',
       'no tags at all',
       '<think>c</think>\n<solution>SELECT count(*) FROM author</solution>',
@@ -31,12 +39,22 @@ test('turnsMarkdown / endMarkdown: one numbered line per turn with rows or the e
   assert.match(lines[2], /^3\. ✗ invalid turn: /);
   assert.equal(lines[3], '4. answers');
   assert.match(endMarkdown(record), /^Answered in 4 turns \(\d+\.\d s\)\.$/);
-  assert.equal(endMarkdown({ ...record, end: 'error', error: 'model error (unreachable): <b>down</b>' }), 'Failed after 4 turns: model error (unreachable): \\<b\\>down\\</b\\>');
-  assert.equal(endMarkdown({ ...record, end: 'budget', finalSql: null }), 'No answer within the turn budget (4 turns).');
+  assert.equal(
+    endMarkdown({ ...record, end: 'error', error: 'model error (unreachable): <b>down</b>' }),
+    'Failed after 4 turns: model error (unreachable): \\<b\\>down\\</b\\>',
+  );
+  assert.equal(
+    endMarkdown({ ...record, end: 'budget', finalSql: null }),
+    'No answer within the turn budget (4 turns).',
+  );
 });
 
 test('resultTable: header, escaped cells (pipes, markup), NULL, cut long text, a count of what is not shown', async () => {
-  const r = await pool.exec({ db, sql: "SELECT 'a|b' AS x, NULL AS y, '<img src=x>' AS z UNION ALL SELECT '**bold**', 2, printf('%.200c', 'w')", maxRows: 10 });
+  const r = await pool.exec({
+    db,
+    sql: "SELECT 'a|b' AS x, NULL AS y, '<img src=x>' AS z UNION ALL SELECT '**bold**', 2, printf('%.200c', 'w')",
+    maxRows: 10,
+  });
   const md = resultTable(r.columns, r.rows, r.rowCount).split('\n');
   assert.equal(md[0], '| x | y | z |');
   assert.equal(md[1], '| --- | --- | --- |');
@@ -64,10 +82,30 @@ test('the database: a #file reference, then a name in the prompt (file name, the
   assert.equal(dbNamedIn('apples in the ORCHARD db', c), '/w/data/orchard.sqlite');
   assert.equal(dbNamedIn('the clinical trials', c), undefined, 'whole words only');
   assert.equal(dbNamedIn('weather vs clinic', c), undefined, 'two named: neither');
-  assert.equal(dbNamedIn('in data.sqlite', ['/a/data.sqlite', '/b/data.sqlite']), undefined, 'same file name twice: ambiguous');
-  assert.deepEqual(resolveDatabase({ referenced: ['/x/ref.db'], prompt: 'clinic', candidates: c }), { path: '/x/ref.db', source: 'reference' });
-  assert.deepEqual(resolveDatabase({ referenced: [], prompt: 'clinic patients', candidates: c, last: c[2] }), { path: c[0], source: 'prompt' });
-  assert.deepEqual(resolveDatabase({ referenced: [], prompt: 'patients', candidates: c, last: c[2] }), { path: c[2], source: 'last' });
-  assert.equal(resolveDatabase({ referenced: [], prompt: 'patients', candidates: c, last: '/gone.sqlite' }), undefined, 'a last db no longer in the workspace is not used');
-  assert.deepEqual(resolveDatabase({ referenced: [], prompt: 'patients', candidates: [c[1]] }), { path: c[1], source: 'only' });
+  assert.equal(
+    dbNamedIn('in data.sqlite', ['/a/data.sqlite', '/b/data.sqlite']),
+    undefined,
+    'same file name twice: ambiguous',
+  );
+  assert.deepEqual(resolveDatabase({ referenced: ['/x/ref.db'], prompt: 'clinic', candidates: c }), {
+    path: '/x/ref.db',
+    source: 'reference',
+  });
+  assert.deepEqual(resolveDatabase({ referenced: [], prompt: 'clinic patients', candidates: c, last: c[2] }), {
+    path: c[0],
+    source: 'prompt',
+  });
+  assert.deepEqual(resolveDatabase({ referenced: [], prompt: 'patients', candidates: c, last: c[2] }), {
+    path: c[2],
+    source: 'last',
+  });
+  assert.equal(
+    resolveDatabase({ referenced: [], prompt: 'patients', candidates: c, last: '/gone.sqlite' }),
+    undefined,
+    'a last db no longer in the workspace is not used',
+  );
+  assert.deepEqual(resolveDatabase({ referenced: [], prompt: 'patients', candidates: [c[1]] }), {
+    path: c[1],
+    source: 'only',
+  });
 });

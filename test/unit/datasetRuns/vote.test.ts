@@ -1,10 +1,15 @@
+// Tests of datasetRuns/vote: the largest group of equal results wins; failed samples cast no vote; ties go to the
+// group whose first member has the lowest sample index
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { majorityVote, passAtK, passAtKEstimate, sameResultIn, type VoteBallot } from '../../../src/core/eval/vote';
 import { evalMode } from '../../../src/core/eval/modes';
 import type { Cell } from '../../../src/core/db/types';
 
-const table = (rows: Cell[][], floats?: boolean[]): VoteBallot => ({ rows, floatColumns: floats ?? (rows[0] ?? []).map(() => false) });
+const table = (rows: Cell[][], floats?: boolean[]): VoteBallot => ({
+  rows,
+  floatColumns: floats ?? (rows[0] ?? []).map(() => false),
+});
 const spiderSame = sameResultIn(evalMode('spider'));
 const birdSame = sameResultIn(evalMode('bird'));
 
@@ -17,9 +22,22 @@ test('the largest group of equal results wins; failed samples cast no vote', () 
 });
 
 test('ties go to the group whose first member has the lowest sample index', () => {
-  const x = table([['x']]), y = table([['y']]);
-  assert.deepEqual(majorityVote([x, y, y, x], spiderSame), { winner: 0, groups: [[0, 3], [1, 2]] });
-  assert.deepEqual(majorityVote([null, y, x, x, y], spiderSame), { winner: 1, groups: [[1, 4], [2, 3]] });
+  const x = table([['x']]),
+    y = table([['y']]);
+  assert.deepEqual(majorityVote([x, y, y, x], spiderSame), {
+    winner: 0,
+    groups: [
+      [0, 3],
+      [1, 2],
+    ],
+  });
+  assert.deepEqual(majorityVote([null, y, x, x, y], spiderSame), {
+    winner: 1,
+    groups: [
+      [1, 4],
+      [2, 3],
+    ],
+  });
   // Three singletons: the first executed sample wins.
   assert.equal(majorityVote([null, table([[1]]), table([[2]]), table([[3]])], spiderSame).winner, 1);
 });
@@ -31,10 +49,20 @@ test('all samples failing gives no winner; K = 1 votes for the only sample when 
   assert.deepEqual(majorityVote([null], spiderSame), { winner: null, groups: [] });
 });
 
-test('equality is the mode\'s comparator: spider permutes columns and counts duplicates, bird compares sets of tuples', () => {
-  const ab = table([[1, 'a'], [2, 'b']]);
-  const ba = table([['a', 1], ['b', 2]]);
-  const dup = table([[1, 'a'], [1, 'a'], [2, 'b']]);
+test("equality is the mode's comparator: spider permutes columns and counts duplicates, bird compares sets of tuples", () => {
+  const ab = table([
+    [1, 'a'],
+    [2, 'b'],
+  ]);
+  const ba = table([
+    ['a', 1],
+    ['b', 2],
+  ]);
+  const dup = table([
+    [1, 'a'],
+    [1, 'a'],
+    [2, 'b'],
+  ]);
   assert.equal(spiderSame(ab!, ba!), true);
   assert.equal(birdSame(ab!, ba!), false);
   assert.equal(spiderSame(ab!, dup!), false);
@@ -56,9 +84,20 @@ test('pass@K is any correct sample', () => {
 
 test('unbiased pass@k estimator matches 1 - C(n-c,k)/C(n,k)', () => {
   const choose = (n: number, k: number): number => (k < 0 || k > n ? 0 : k === 0 ? 1 : (choose(n - 1, k - 1) * n) / k);
-  for (const [n, c, k] of [[8, 0, 1], [8, 1, 1], [8, 3, 2], [10, 5, 5], [6, 1, 6], [20, 2, 8], [5, 5, 3]]) {
+  for (const [n, c, k] of [
+    [8, 0, 1],
+    [8, 1, 1],
+    [8, 3, 2],
+    [10, 5, 5],
+    [6, 1, 6],
+    [20, 2, 8],
+    [5, 5, 3],
+  ]) {
     const exact = 1 - choose(n - c, k) / choose(n, k);
-    assert.ok(Math.abs(passAtKEstimate(n, c, k) - exact) < 1e-12, `n=${n} c=${c} k=${k}: ${passAtKEstimate(n, c, k)} vs ${exact}`);
+    assert.ok(
+      Math.abs(passAtKEstimate(n, c, k) - exact) < 1e-12,
+      `n=${n} c=${c} k=${k}: ${passAtKEstimate(n, c, k)} vs ${exact}`,
+    );
   }
   assert.ok(Math.abs(passAtKEstimate(8, 3, 1) - 3 / 8) < 1e-12, 'pass@1 is the fraction correct');
   assert.equal(passAtKEstimate(4, 0, 4), 0);

@@ -22,5 +22,6 @@ export const SPIDER_DEV_QUESTIONS = {
 };
 
 /** spider-dev.json's gold for the Math question, as one line. */
-export const SPIDER_DEV_MATH_SQL = 'SELECT T1.name FROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id '
-  + "JOIN course AS T3 ON T2.course_id = T3.course_id WHERE T3.title = 'Math' ORDER BY T1.name";
+export const SPIDER_DEV_MATH_SQL =
+  'SELECT T1.name FROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id ' +
+  "JOIN course AS T3 ON T2.course_id = T3.course_id WHERE T3.title = 'Math' ORDER BY T1.name";

@@ -27,7 +27,11 @@ async function catalog(db: string) {
 
 function schemaOf(path: string): unknown[] {
   const d = new Database(path, { readonly: true });
-  try { return d.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid').all(); } finally { d.close(); }
+  try {
+    return d.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid').all();
+  } finally {
+    d.close();
+  }
 }
 
 test('the whole-database script rebuilds the same schema', async () => {
@@ -44,7 +48,10 @@ test('the whole-database script rebuilds the same schema', async () => {
 test('a table script has the table, its indexes and triggers, nothing else', async () => {
   const entries = await catalog(buildDb('ddl', { sql: SQL }));
   const book = formatDdl(entries, 'book');
-  assert.deepEqual(book.split('\n\n').map((s) => /^CREATE (TABLE|INDEX|TRIGGER|VIEW)\b/.exec(s)?.[1]), ['TABLE', 'INDEX', 'TRIGGER']);
+  assert.deepEqual(
+    book.split('\n\n').map((s) => /^CREATE (TABLE|INDEX|TRIGGER|VIEW)\b/.exec(s)?.[1]),
+    ['TABLE', 'INDEX', 'TRIGGER'],
+  );
   assert.match(book, /END;\n$/);
   assert.doesNotMatch(book, /author_name|VIEW/);
   assert.equal(formatDdl(entries, 'titles'), 'CREATE VIEW titles AS SELECT title FROM book;\n');

@@ -1,6 +1,17 @@
+// Tests of db/open: a missing file, a directory, an empty file and a text file are told apart; a file with a SQLite
+// header but damaged pages is reported as corrupt
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdirSync, readFileSync, readdirSync, copyFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import {
+  writeFileSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  copyFileSync,
+  openSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openReadOnly, DatabaseOpenError, createSqlPool, type OpenErrorKind } from '../../../src/core/db';
@@ -73,7 +84,7 @@ test('reading a WAL-mode database leaves its directory and bytes untouched', () 
   assert.equal(createHash('sha256').update(readFileSync(file)).digest('hex'), hash);
 });
 
-test('a WAL database with a live writer shows the writer\'s committed rows', () => {
+test("a WAL database with a live writer shows the writer's committed rows", () => {
   const file = buildDb('db-sandbox');
   const w = new Database(file);
   w.pragma('journal_mode = WAL');

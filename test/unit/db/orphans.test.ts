@@ -14,12 +14,21 @@ const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) S
 function childrenOf(pid: number): number[] {
   try {
     return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
-  } catch { return []; }
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function waitFor(what: string, f: () => boolean, limitMs = 20_000): Promise<void> {
@@ -33,7 +42,10 @@ async function waitFor(what: string, f: () => boolean, limitMs = 20_000): Promis
 const db = buildDb('db-sandbox', { dir: tempDir() });
 
 // The kernel's parent-death signal (setpriv, where installed) and the watcher thread (everywhere else) both.
-for (const [watch, env] of [['', {}], [' (watcher thread)', { QUARRY_NO_PDEATHSIG: '1' }]] as const) {
+for (const [watch, env] of [
+  ['', {}],
+  [' (watcher thread)', { QUARRY_NO_PDEATHSIG: '1' }],
+] as const) {
   for (const [command, args] of [
     ['exec', ['--db', db, '--sql', RUNAWAY, '--timeout-ms', '60000']],
     ['exec-batch', ['--in', 'IN', '--out', 'OUT', '--timeout-ms', '60000']],
@@ -44,8 +56,10 @@ for (const [watch, env] of [['', {}], [' (watcher thread)', { QUARRY_NO_PDEATHSI
         const input = join(dir, 'in.jsonl');
         writeFileSync(input, `${JSON.stringify({ id: 1, db, sql: RUNAWAY })}\n`);
         const argv = args.map((a) => (a === 'IN' ? input : a === 'OUT' ? join(dir, 'out.jsonl') : a));
-        const parent = spawn(process.execPath, [cli, command, ...argv],
-          { stdio: 'ignore', env: { ...process.env, ...env } });
+        const parent = spawn(process.execPath, [cli, command, ...argv], {
+          stdio: 'ignore',
+          env: { ...process.env, ...env },
+        });
         let workers: number[] = [];
         // The worker is busy once it has been started and the parent has handed it the query.
         await waitFor('the SQL worker to start', () => (workers = childrenOf(parent.pid!)).length > 0);
@@ -53,10 +67,13 @@ for (const [watch, env] of [['', {}], [' (watcher thread)', { QUARRY_NO_PDEATHSI
         workers = childrenOf(parent.pid!);
         assert.ok(workers.length > 0);
         parent.kill(signal);
-        await waitFor(`the parent to exit after ${signal}`,
-          () => parent.exitCode !== null || parent.signalCode !== null);
-        await waitFor(`workers ${workers.join(', ')} to exit after the parent's ${signal}`,
-          () => workers.every((w) => !alive(w)));
+        await waitFor(
+          `the parent to exit after ${signal}`,
+          () => parent.exitCode !== null || parent.signalCode !== null,
+        );
+        await waitFor(`workers ${workers.join(', ')} to exit after the parent's ${signal}`, () =>
+          workers.every((w) => !alive(w)),
+        );
       });
     }
   }

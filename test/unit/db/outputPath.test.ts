@@ -17,7 +17,11 @@ test('exec-batch --out may not be its input (also through a link) or a database;
   const link = join(dir, 'link.jsonl');
   symlinkSync(input, link);
   const dbBytes = readFileSync(db);
-  for (const [out, why] of [[input, /is also an input/], [link, /is also an input/], [db, /SQLite database/]] as const) {
+  for (const [out, why] of [
+    [input, /is also an input/],
+    [link, /is also an input/],
+    [db, /SQLite database/],
+  ] as const) {
     const r = run('exec-batch', '--in', input, '--out', out);
     assert.equal(r.status, 2, r.stdout);
     assert.match(r.stderr, why);

@@ -10,18 +10,27 @@ import { buildDb } from '../../helpers/fixtures';
 const db = buildDb('db-sandbox');
 const forever = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 /** Finishes, after a few hundred milliseconds or more (ten million recursive steps). */
-const slow = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000) '
-  + 'SELECT count(*) FROM c';
+const slow =
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000) ' + 'SELECT count(*) FROM c';
 
 test('a timeout stops the statement that ran past its budget; the ones queued behind it run elsewhere', async () => {
   const pool = createSqlPool({ size: 1, spares: 1, pipeline: 4 });
   try {
     const before = pool.pids()[0];
     const results = await pool.execBatch([
-      { db, sql: 'SELECT 1' }, { db, sql: forever, timeoutMs: 300 }, { db, sql: 'SELECT 2' }, { db, sql: 'SELECT 3' },
+      { db, sql: 'SELECT 1' },
+      { db, sql: forever, timeoutMs: 300 },
+      { db, sql: 'SELECT 2' },
+      { db, sql: 'SELECT 3' },
     ]);
-    assert.deepEqual(results.map((r) => r.errorClass), [null, 'timeout', null, null]);
-    assert.deepEqual([results[0], results[2], results[3]].map((r) => r.rows[0][0]), [1, 2, 3]);
+    assert.deepEqual(
+      results.map((r) => r.errorClass),
+      [null, 'timeout', null, null],
+    );
+    assert.deepEqual(
+      [results[0], results[2], results[3]].map((r) => r.rows[0][0]),
+      [1, 2, 3],
+    );
     assert.match(results[1].error ?? '', /timed out after 300 ms/);
     assert.notEqual(pool.pids()[0], before, 'the worker that ran it was replaced');
   } finally {
@@ -33,7 +42,8 @@ test('a statement queued behind a slow one gets its whole budget once it starts'
   const pool = createSqlPool({ size: 1, spares: 0, pipeline: 2 });
   try {
     const [first, second] = await pool.execBatch([
-      { db, sql: slow, timeoutMs: 60_000 }, { db, sql: 'SELECT 42', timeoutMs: 200 },
+      { db, sql: slow, timeoutMs: 60_000 },
+      { db, sql: 'SELECT 42', timeoutMs: 200 },
     ]);
     assert.deepEqual(first.rows, [[10_000_000]], first.error ?? '');
     assert.ok(first.ms > 200, `the slow statement took ${first.ms} ms: too fast to show anything`);
@@ -66,7 +76,9 @@ test('a worker killed from outside: its running statement fails, those queued be
     assert.equal((await pool.exec({ db, sql: 'SELECT 1' })).ok, true);
     const [runner] = pool.pids();
     const batch = pool.execBatch([
-      { db, sql: forever, timeoutMs: 60_000 }, { db, sql: 'SELECT 2' }, { db, sql: 'SELECT 3' },
+      { db, sql: forever, timeoutMs: 60_000 },
+      { db, sql: 'SELECT 2' },
+      { db, sql: 'SELECT 3' },
     ]);
     await new Promise((res) => setTimeout(res, 150));
     process.kill(runner, 'SIGKILL');

@@ -1,3 +1,4 @@
+// Tests of db/pool: results carry columns, typed cells and exact big integers; SQL errors read as SQLite words them
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqlPool, ROW_COUNT_CEILING } from '../../../src/core/db';
@@ -7,7 +8,12 @@ const db = buildDb('db-sandbox');
 const forever = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A SIGKILLed child lingers as a zombie until Node reaps it; give that a moment. */
@@ -33,7 +39,9 @@ test('results carry columns, typed cells and exact big integers', async () => {
 
 test('SQL errors read as SQLite words them', async () => {
   const [col, syntax, table] = await pool.execBatch([
-    { db, sql: 'SELECT nope FROM player' }, { db, sql: 'SELECT * FROM' }, { db, sql: 'SELECT * FROM ghosts' },
+    { db, sql: 'SELECT nope FROM player' },
+    { db, sql: 'SELECT * FROM' },
+    { db, sql: 'SELECT * FROM ghosts' },
   ]);
   assert.deepEqual([col.errorClass, col.error], ['sql', 'no such column: nope']);
   assert.deepEqual([syntax.errorClass, syntax.error], ['sql', 'incomplete input']);
@@ -66,22 +74,34 @@ test('rows stop at the cap but are still counted; long cells are cut and marked'
 });
 
 test('counting past the cap stops at the documented ceiling', async () => {
-  const r = await pool.exec({ db, sql: `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${ROW_COUNT_CEILING + 10}) SELECT x FROM c`, maxRows: 3 });
+  const r = await pool.exec({
+    db,
+    sql: `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${ROW_COUNT_CEILING + 10}) SELECT x FROM c`,
+    maxRows: 3,
+  });
   assert.equal(r.rowCount, ROW_COUNT_CEILING);
   assert.equal(r.rowCountExact, false);
   assert.equal(r.rows.length, 3);
 });
 
 test('memory bombs fail as resource errors and the pool keeps answering', async () => {
-  const bombs = ['SELECT randomblob(2000000000)', 'SELECT zeroblob(2000000000)',
+  const bombs = [
+    'SELECT randomblob(2000000000)',
+    'SELECT zeroblob(2000000000)',
     "SELECT length(group_concat(printf('%.*c', 1000000, 'x'))) FROM numbers a, numbers b",
     // Each value is legal; together they exceed the worker's memory limit.
-    `SELECT ${Array.from({ length: 8 }, () => 'zeroblob(300000000)').join(', ')}`];
+    `SELECT ${Array.from({ length: 8 }, () => 'zeroblob(300000000)').join(', ')}`,
+  ];
   for (const sql of bombs) {
     const r = await pool.exec({ db, sql, timeoutMs: 20000 });
     assert.equal(r.errorClass, 'resource', `${sql}: ${r.errorClass} ${r.error}`);
   }
-  const huge = await pool.exec({ db, sql: 'SELECT a.n, b.n, c.n FROM numbers a, numbers b, numbers c', maxRows: Infinity, timeoutMs: 20000 });
+  const huge = await pool.exec({
+    db,
+    sql: 'SELECT a.n, b.n, c.n FROM numbers a, numbers b, numbers c',
+    maxRows: Infinity,
+    timeoutMs: 20000,
+  });
   assert.equal(huge.errorClass, 'resource', `${huge.errorClass} ${huge.error}`);
   assert.match(huge.error ?? '', /result too large/);
   assert.equal((await pool.exec({ db, sql: 'SELECT 1' })).ok, true);
@@ -120,7 +140,10 @@ test('a worker killed from outside mid-query gives a clear error and the pool re
     assert.match(r.error ?? '', /worker process stopped while running this statement \(SIGKILL\)/);
     assert.equal(solo.pids()[0], spare, 'the warm spare took over');
     const results = await solo.execBatch([1, 2, 3].map((i) => ({ db, sql: `SELECT ${i}` })));
-    assert.deepEqual(results.map((x) => x.rows[0][0]), [1, 2, 3]);
+    assert.deepEqual(
+      results.map((x) => x.rows[0][0]),
+      [1, 2, 3],
+    );
   } finally {
     await solo.close();
   }
@@ -128,15 +151,29 @@ test('a worker killed from outside mid-query gives a clear error and the pool re
 
 test('an infinite budget means no timeout rather than an instant one', async () => {
   // Long enough (tens of ms) that a 1 ms timer would have killed it.
-  const r = await pool.exec({ db, sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c', timeoutMs: Infinity });
+  const r = await pool.exec({
+    db,
+    sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c',
+    timeoutMs: Infinity,
+  });
   assert.deepEqual(r.rows, [[300000]], r.error ?? '');
 });
 
 test('batch results come back in input order', async () => {
-  const reqs = Array.from({ length: 30 }, (_, i) => ({ db, sql: i % 3 === 0 ? `SELECT ${i} FROM numbers WHERE n < 150 ORDER BY random() LIMIT 1` : `SELECT ${i}` }));
+  const reqs = Array.from({ length: 30 }, (_, i) => ({
+    db,
+    sql: i % 3 === 0 ? `SELECT ${i} FROM numbers WHERE n < 150 ORDER BY random() LIMIT 1` : `SELECT ${i}`,
+  }));
   let progress = 0;
-  const results = await pool.execBatch(reqs, { onProgress: (done) => { progress = done; } });
-  assert.deepEqual(results.map((r) => r.rows[0][0]), reqs.map((_, i) => i));
+  const results = await pool.execBatch(reqs, {
+    onProgress: (done) => {
+      progress = done;
+    },
+  });
+  assert.deepEqual(
+    results.map((r) => r.rows[0][0]),
+    reqs.map((_, i) => i),
+  );
   assert.equal(progress, 30);
 });
 

@@ -27,7 +27,9 @@ test('odd names: composite and multi-column keys, quoted names, a view, untyped 
   const info = await introspectViaPool(pool, buildDb('schema-odd'), { sampleRows: 0 });
   const byName = new Map(info.tables.map((t) => [t.name, t]));
   assert.deepEqual(byName.get('order')?.primaryKey, ['group', 'select']);
-  assert.deepEqual(byName.get('we"ird table')?.foreignKeys, [{ from: ['g', 's'], table: 'order', to: ['group', 'select'] }]);
+  assert.deepEqual(byName.get('we"ird table')?.foreignKeys, [
+    { from: ['g', 's'], table: 'order', to: ['group', 'select'] },
+  ]);
   assert.equal(byName.get('we"ird table')?.columns.find((c) => c.name === 'note')?.type, '');
   assert.equal(byName.get('order summary')?.kind, 'view');
   assert.equal(byName.get('child')?.rowCount, 2);
@@ -36,9 +38,18 @@ test('odd names: composite and multi-column keys, quoted names, a view, untyped 
 
 test('a view over a dropped table keeps its name, with no columns and no count', async () => {
   const dir = tempDir();
-  const db = buildDb('broken', { dir, sql: 'CREATE TABLE t (a INTEGER); CREATE VIEW v AS SELECT a FROM t; DROP TABLE t; CREATE TABLE u (b TEXT); INSERT INTO u VALUES (\'x\');' });
+  const db = buildDb('broken', {
+    dir,
+    sql: "CREATE TABLE t (a INTEGER); CREATE VIEW v AS SELECT a FROM t; DROP TABLE t; CREATE TABLE u (b TEXT); INSERT INTO u VALUES ('x');",
+  });
   const info = await introspectViaPool(pool, db);
-  assert.deepEqual(info.tables.map((t) => [t.name, t.kind, t.columns.length, t.rowCount]), [['v', 'view', 0, null], ['u', 'table', 1, 1]]);
+  assert.deepEqual(
+    info.tables.map((t) => [t.name, t.kind, t.columns.length, t.rowCount]),
+    [
+      ['v', 'view', 0, null],
+      ['u', 'table', 1, 1],
+    ],
+  );
 });
 
 test('countRows: false leaves counts null; an empty database has no tables', async () => {
@@ -54,10 +65,20 @@ test('countRows: false leaves counts null; an empty database has no tables', asy
 test('a count past its budget is null, the rest of the schema still arrives', async () => {
   const dir = tempDir();
   // A view whose count never ends: the worker running it is killed at the budget.
-  const db = buildDb('slow', { dir, sql: 'CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1); '
-    + 'CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;' });
+  const db = buildDb('slow', {
+    dir,
+    sql:
+      'CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1); ' +
+      'CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;',
+  });
   const info = await introspectViaPool(pool, db, { countTimeoutMs: 300, sampleRows: 0 });
-  assert.deepEqual(info.tables.map((t) => [t.name, t.rowCount, t.columns.map((c) => c.name)]), [['t', 1, ['a']], ['forever', null, ['x']]]);
+  assert.deepEqual(
+    info.tables.map((t) => [t.name, t.rowCount, t.columns.map((c) => c.name)]),
+    [
+      ['t', 1, ['a']],
+      ['forever', null, ['x']],
+    ],
+  );
 });
 
 test('a file that is not a database rejects with DatabaseOpenError naming it', async () => {
@@ -69,5 +90,8 @@ test('a file that is not a database rejects with DatabaseOpenError naming it', a
     assert.match(err.message, /notes\.db/);
     return true;
   });
-  await assert.rejects(introspectViaPool(pool, join(tempDir(), 'missing.sqlite')), (err: unknown) => err instanceof DatabaseOpenError && err.kind === 'missing');
+  await assert.rejects(
+    introspectViaPool(pool, join(tempDir(), 'missing.sqlite')),
+    (err: unknown) => err instanceof DatabaseOpenError && err.kind === 'missing',
+  );
 });

@@ -1,3 +1,5 @@
+// Tests of eval/execution: spider: row order matters only when the gold query has ORDER BY; spider: DISTINCT is
+// removed from both queries, columns may be permuted, 1 equals 1.0
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -20,7 +22,11 @@ const pool = createSqlPool({ size: 2 });
 after(() => pool.close());
 const run = (reqs: Parameters<typeof pool.execBatch>[0]) => pool.execBatch(reqs);
 
-async function verdicts(mode: string, pairs: [gold: string, pred: string | undefined, dbId?: string][], timeoutMs = 5000) {
+async function verdicts(
+  mode: string,
+  pairs: [gold: string, pred: string | undefined, dbId?: string][],
+  timeoutMs = 5000,
+) {
   const items: EvalItem[] = pairs.map(([gold, pred, dbId], index) => ({ index, dbId: dbId ?? 'shop', gold, pred }));
   return evaluateExecution(items, { mode: evalMode(mode), dbDir, timeoutMs, run });
 }
@@ -31,8 +37,14 @@ test('spider: row order matters only when the gold query has ORDER BY', async ()
     ['SELECT name FROM item', 'SELECT name FROM item ORDER BY id DESC'],
     ['SELECT name FROM item ORDER BY id', 'SELECT name FROM item ORDER BY id'],
   ]);
-  assert.deepEqual(v.map((x) => x.reason), ['order', 'match', 'match']);
-  assert.deepEqual(v.map((x) => x.exec), [false, true, true]);
+  assert.deepEqual(
+    v.map((x) => x.reason),
+    ['order', 'match', 'match'],
+  );
+  assert.deepEqual(
+    v.map((x) => x.exec),
+    [false, true, true],
+  );
 });
 
 test('spider: DISTINCT is removed from both queries, columns may be permuted, 1 equals 1.0', async () => {
@@ -42,7 +54,10 @@ test('spider: DISTINCT is removed from both queries, columns may be permuted, 1 
     ['SELECT price FROM item WHERE id = 1', 'SELECT qty - 2 FROM item WHERE id = 1'],
     ['SELECT tag FROM item WHERE id = 4', 'SELECT NULL'],
   ]);
-  assert.deepEqual(v.map((x) => x.reason), ['match', 'match', 'match', 'match']);
+  assert.deepEqual(
+    v.map((x) => x.reason),
+    ['match', 'match', 'match', 'match'],
+  );
 });
 
 test('bird: set semantics — duplicates ignored, but column order and DISTINCT are taken as written', async () => {
@@ -51,7 +66,10 @@ test('bird: set semantics — duplicates ignored, but column order and DISTINCT 
     ['SELECT name, qty FROM item', 'SELECT qty, name FROM item'],
     ['SELECT name FROM item ORDER BY id', 'SELECT name FROM item ORDER BY id DESC'],
   ]);
-  assert.deepEqual(v.map((x) => x.reason), ['match', 'values', 'match']);
+  assert.deepEqual(
+    v.map((x) => x.reason),
+    ['match', 'values', 'match'],
+  );
 });
 
 test('spider: every *.sqlite of a test suite must agree', async () => {
@@ -73,19 +91,36 @@ test('errors: prediction error, gold error, empty and missing predictions are al
     ['SELECT name FROM item', ''],
     ['SELECT name FROM item', undefined],
   ]);
-  assert.deepEqual(v.map((x) => [x.exec, x.reason]), [
-    [false, 'pred-error'], [false, 'gold-error'], [false, 'empty-prediction'], [false, 'missing-prediction']]);
+  assert.deepEqual(
+    v.map((x) => [x.exec, x.reason]),
+    [
+      [false, 'pred-error'],
+      [false, 'gold-error'],
+      [false, 'empty-prediction'],
+      [false, 'missing-prediction'],
+    ],
+  );
   assert.match(v[0].detail ?? '', /no such column: nope/);
 });
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c';
 
 test('a runaway prediction and a runaway gold query are told apart', async () => {
-  const v = await verdicts('omnisql', [
-    ['SELECT count(*) FROM item', RUNAWAY],
-    [RUNAWAY, 'SELECT count(*) FROM item'],
-  ], 300);
-  assert.deepEqual(v.map((x) => [x.exec, x.reason]), [[false, 'pred-timeout'], [false, 'gold-timeout']]);
+  const v = await verdicts(
+    'omnisql',
+    [
+      ['SELECT count(*) FROM item', RUNAWAY],
+      [RUNAWAY, 'SELECT count(*) FROM item'],
+    ],
+    300,
+  );
+  assert.deepEqual(
+    v.map((x) => [x.exec, x.reason]),
+    [
+      [false, 'pred-timeout'],
+      [false, 'gold-timeout'],
+    ],
+  );
 });
 
 test('runEval warns about empty gold results, gold timeouts and a prediction file of the wrong length', async () => {
@@ -94,11 +129,22 @@ test('runEval warns about empty gold results, gold timeouts and a prediction fil
     { sql: RUNAWAY, dbId: 'shop', line: 2 },
     { sql: 'SELECT count(*) FROM item', dbId: 'shop', line: 3 },
   ];
-  const report = await runEval(gold, ["SELECT name FROM item WHERE id > 99", 'SELECT 1'], {
-    mode: evalMode('spider'), etype: 'exec', dbDir, timeoutMs: 300, run, scorer: noSpiderScorer,
+  const report = await runEval(gold, ['SELECT name FROM item WHERE id > 99', 'SELECT 1'], {
+    mode: evalMode('spider'),
+    etype: 'exec',
+    dbDir,
+    timeoutMs: 300,
+    run,
+    scorer: noSpiderScorer,
   });
-  assert.deepEqual(report.items.map((i) => [i.index, i.exec, i.reason]), [
-    [0, true, 'match'], [1, false, 'gold-timeout'], [2, false, 'missing-prediction']]);
+  assert.deepEqual(
+    report.items.map((i) => [i.index, i.exec, i.reason]),
+    [
+      [0, true, 'match'],
+      [1, false, 'gold-timeout'],
+      [2, false, 'missing-prediction'],
+    ],
+  );
   const w = report.totals.warnings.join('\n');
   assert.match(w, /LENGTH MISMATCH: 2 predictions for 3 gold/);
   assert.match(w, /1 items have an EMPTY gold result.*: 0$/m);

@@ -5,10 +5,16 @@ import { ModelError } from '../../../src/core/models/types';
 import { describeConnectionFailure, withEditorKeyHint } from '../../../src/extension/models/connectionReport';
 
 test('server down, unknown model and auth failures of the openai backend', () => {
-  const down = describeConnectionFailure('openai', new ModelError('unreachable', 'cannot reach http://127.0.0.1:9/v1 (ECONNREFUSED)'));
+  const down = describeConnectionFailure(
+    'openai',
+    new ModelError('unreachable', 'cannot reach http://127.0.0.1:9/v1 (ECONNREFUSED)'),
+  );
   assert.equal(down.title, 'Server down or unreachable');
   assert.match(down.detail, /ECONNREFUSED/);
-  assert.equal(describeConnectionFailure('openai', new ModelError('unknown-model', 'model "x" is not served')).title, 'Unknown model');
+  assert.equal(
+    describeConnectionFailure('openai', new ModelError('unknown-model', 'model "x" is not served')).title,
+    'Unknown model',
+  );
   const auth = describeConnectionFailure('openai', new ModelError('auth', 'HTTP 401'));
   assert.equal(auth.title, 'Authentication failed');
   assert.ok(auth.actions.includes('Set API Key…'));
@@ -34,7 +40,14 @@ test('cancellation and unexpected errors', () => {
 });
 
 test('auth messages point at the Set API Key command, not at environment variables the editor does not read', () => {
-  const core = 'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (set QUARRY_API_KEY or OPENAI_API_KEY). Server said: no';
-  assert.equal(withEditorKeyHint(core), 'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (run "Quarry: Set API Key…" to store one for this server). Server said: no');
-  assert.equal(withEditorKeyHint('the API key from apiKey option was refused'), 'the API key from apiKey option was refused');
+  const core =
+    'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (set QUARRY_API_KEY or OPENAI_API_KEY). Server said: no';
+  assert.equal(
+    withEditorKeyHint(core),
+    'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (run "Quarry: Set API Key…" to store one for this server). Server said: no',
+  );
+  assert.equal(
+    withEditorKeyHint('the API key from apiKey option was refused'),
+    'the API key from apiKey option was refused',
+  );
 });

@@ -1,7 +1,12 @@
 // What the Databases view shows beside tables and columns.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { columnTargets, describeColumn, rowCountText, tableDescription } from '../../../src/extension/databases/describe';
+import {
+  columnTargets,
+  describeColumn,
+  rowCountText,
+  tableDescription,
+} from '../../../src/extension/databases/describe';
 import { introspectSchema } from '../../../src/core/db/schema';
 import { buildDb } from '../../helpers/fixtures';
 
@@ -27,5 +32,7 @@ test('columns of a real schema: PK, composite PK, FK (also multi-column and to a
   const bookshop = introspectSchema(buildDb('bookshop'), { sampleRows: 0 });
   const author = bookshop.tables.find((x) => x.name === 'author')!;
   assert.equal(describeColumn(author.columns.find((c) => c.name === 'name')!, author).description, 'TEXT · NOT NULL');
-  assert.deepEqual(columnTargets('author_id', bookshop.tables.find((x) => x.name === 'book')!.foreignKeys), ['author.author_id']);
+  assert.deepEqual(columnTargets('author_id', bookshop.tables.find((x) => x.name === 'book')!.foreignKeys), [
+    'author.author_id',
+  ]);
 });

@@ -5,10 +5,13 @@ import assert from 'node:assert/strict';
 import { foldForLanguageModel } from '../../../src/extension/models/lmMessages';
 
 test('the system prompt is folded into the first user message', () => {
-  assert.deepEqual(foldForLanguageModel([
-    { role: 'system', content: 'You are a SQL expert.' },
-    { role: 'user', content: 'How many authors?' },
-  ]), [{ role: 'user', content: 'You are a SQL expert.\n\nHow many authors?' }]);
+  assert.deepEqual(
+    foldForLanguageModel([
+      { role: 'system', content: 'You are a SQL expert.' },
+      { role: 'user', content: 'How many authors?' },
+    ]),
+    [{ role: 'user', content: 'You are a SQL expert.\n\nHow many authors?' }],
+  );
 });
 
 test('a multi-turn episode keeps its order; tool observations become user turns and merge with a following user turn', () => {
@@ -29,8 +32,22 @@ test('a multi-turn episode keeps its order; tool observations become user turns 
 });
 
 test('a conversation that opens with the assistant gets the system prompt as its own first user turn', () => {
-  assert.deepEqual(foldForLanguageModel([{ role: 'system', content: 'S' }, { role: 'assistant', content: 'A' }]),
-    [{ role: 'user', content: 'S' }, { role: 'assistant', content: 'A' }]);
-  assert.deepEqual(foldForLanguageModel([{ role: 'system', content: 'S1' }, { role: 'system', content: 'S2' }]), [{ role: 'user', content: 'S1\n\nS2' }]);
+  assert.deepEqual(
+    foldForLanguageModel([
+      { role: 'system', content: 'S' },
+      { role: 'assistant', content: 'A' },
+    ]),
+    [
+      { role: 'user', content: 'S' },
+      { role: 'assistant', content: 'A' },
+    ],
+  );
+  assert.deepEqual(
+    foldForLanguageModel([
+      { role: 'system', content: 'S1' },
+      { role: 'system', content: 'S2' },
+    ]),
+    [{ role: 'user', content: 'S1\n\nS2' }],
+  );
   assert.deepEqual(foldForLanguageModel([]), []);
 });

@@ -18,7 +18,7 @@ test('authorization headers, bearer tokens and key-shaped strings are masked wit
 });
 
 test('ordinary text is left alone', () => {
-  const text = 'SELECT name FROM author WHERE country = \'sk\'; model openai:http://127.0.0.1:8000/v1#qwen';
+  const text = "SELECT name FROM author WHERE country = 'sk'; model openai:http://127.0.0.1:8000/v1#qwen";
   assert.equal(redact(text, []), text);
 });
 

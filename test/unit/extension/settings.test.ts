@@ -6,8 +6,15 @@ import { join } from 'node:path';
 import { DEFAULT_SETTINGS, EDITOR_PROTOCOLS, MODEL_BACKENDS, readSettings } from '../../../src/extension/settings';
 import { repoRoot } from '../../helpers/fixtures';
 
-interface Prop { default: unknown; enum?: string[]; minimum?: number; maximum?: number }
-const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, Prop> } } };
+interface Prop {
+  default: unknown;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+}
+const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  contributes: { configuration: { properties: Record<string, Prop> } };
+};
 const props = manifest.contributes.configuration.properties;
 
 function get(obj: unknown, path: string): unknown {
@@ -18,21 +25,32 @@ test('every quarry.* setting in the manifest has the same default here, and noth
   const keys = Object.keys(props).map((k) => k.replace(/^quarry\./, ''));
   assert.ok(keys.length >= 13);
   for (const k of keys) assert.deepEqual(get(DEFAULT_SETTINGS, k), props[`quarry.${k}`].default, `quarry.${k}`);
-  const leaves = Object.entries(DEFAULT_SETTINGS)
-    .flatMap(([g, v]) => (typeof v === 'object' ? Object.keys(v as object).map((k) => `${g}.${k}`) : [g]));
+  const leaves = Object.entries(DEFAULT_SETTINGS).flatMap(([g, v]) =>
+    typeof v === 'object' ? Object.keys(v as object).map((k) => `${g}.${k}`) : [g],
+  );
   assert.deepEqual(leaves.sort(), keys.sort());
   assert.deepEqual([...MODEL_BACKENDS], props['quarry.model.backend'].enum);
   assert.deepEqual([...EDITOR_PROTOCOLS], props['quarry.agent.protocol'].enum);
 });
 
 test('nothing set reads as the defaults', () => {
-  assert.deepEqual(readSettings(() => undefined), DEFAULT_SETTINGS);
+  assert.deepEqual(
+    readSettings(() => undefined),
+    DEFAULT_SETTINGS,
+  );
 });
 
 test('valid values are taken; the base URL loses trailing slashes', () => {
   const values: Record<string, unknown> = {
-    'model.backend': 'openai', 'model.baseUrl': 'http://127.0.0.1:9000/v1//', 'model.name': ' qwen ', 'agent.protocol': 'mtir',
-    'agent.maxTurns': 7, 'agent.temperature': 0.6, 'observation.maxRows': 20, 'query.timeoutMs': 800, 'databases.glob': '**/*.db',
+    'model.backend': 'openai',
+    'model.baseUrl': 'http://127.0.0.1:9000/v1//',
+    'model.name': ' qwen ',
+    'agent.protocol': 'mtir',
+    'agent.maxTurns': 7,
+    'agent.temperature': 0.6,
+    'observation.maxRows': 20,
+    'query.timeoutMs': 800,
+    'databases.glob': '**/*.db',
   };
   const s = readSettings((k) => values[k]);
   assert.equal(s.model.backend, 'openai');
@@ -48,9 +66,16 @@ test('valid values are taken; the base URL loses trailing slashes', () => {
 
 test('wrong types and unknown choices fall back to the defaults; numbers are clamped to the manifest range', () => {
   const values: Record<string, unknown> = {
-    'model.backend': 'gpt', 'model.baseUrl': '   ', 'agent.protocol': 'progress', 'agent.maxTurns': 99.4,
-    'agent.temperature': -1, 'observation.maxRows': 'many', 'observation.maxChars': 5, 'query.timeoutMs': Number.NaN,
-    'databases.glob': '', 'trajectories.store': 42,
+    'model.backend': 'gpt',
+    'model.baseUrl': '   ',
+    'agent.protocol': 'progress',
+    'agent.maxTurns': 99.4,
+    'agent.temperature': -1,
+    'observation.maxRows': 'many',
+    'observation.maxChars': 5,
+    'query.timeoutMs': Number.NaN,
+    'databases.glob': '',
+    'trajectories.store': 42,
   };
   const s = readSettings((k) => values[k]);
   assert.equal(s.model.backend, 'vscode-lm');

@@ -36,22 +36,45 @@ const GOLD = 'SELECT count(*) FROM author';
 
 function labelFor(r: TrajectoryRecord, over: Partial<Label> = {}): Label {
   return {
-    trajectoryId: r.id, file: '/w/t.jsonl', recordSha: recordSha(r), verdict: 'correct', correctedSql: null, tags: [], note: '',
-    labeler: 'ana', updatedAt: '2026-11-23T10:00:00.000Z', ...over,
+    trajectoryId: r.id,
+    file: '/w/t.jsonl',
+    recordSha: recordSha(r),
+    verdict: 'correct',
+    correctedSql: null,
+    tags: [],
+    note: '',
+    labeler: 'ana',
+    updatedAt: '2026-11-23T10:00:00.000Z',
+    ...over,
   };
 }
 
 async function answered(id = 'ans'): Promise<TrajectoryRecord> {
   return runEpisode({
-    id, task: { id: 'bk:1', question: Q, dbPath: db, gold: GOLD, difficulty: 'easy' }, protocolName: 'skyrl', pool, schemaCache,
-    model: scriptedModel(['<think>look at authors</think>\n<sql>SELECT name FROM author</sql>', '<think>now count</think>\n<solution>SELECT count(name) FROM book</solution>']),
+    id,
+    task: { id: 'bk:1', question: Q, dbPath: db, gold: GOLD, difficulty: 'easy' },
+    protocolName: 'skyrl',
+    pool,
+    schemaCache,
+    model: scriptedModel([
+      '<think>look at authors</think>\n<sql>SELECT name FROM author</sql>',
+      '<think>now count</think>\n<solution>SELECT count(name) FROM book</solution>',
+    ]),
   });
 }
 
 async function outOfTurns(id = 'spent'): Promise<TrajectoryRecord> {
   return runEpisode({
-    id, task: { id: 'bk:2', question: 'Which genres are there?', dbPath: db }, protocolName: 'skyrl', config: { maxTurns: 2 }, pool, schemaCache,
-    model: scriptedModel(['<think>a</think>\n<sql>SELECT genre FROM book</sql>', '<think>b</think>\n<sql>SELECT DISTINCT genre FROM book</sql>']),
+    id,
+    task: { id: 'bk:2', question: 'Which genres are there?', dbPath: db },
+    protocolName: 'skyrl',
+    config: { maxTurns: 2 },
+    pool,
+    schemaCache,
+    model: scriptedModel([
+      '<think>a</think>\n<sql>SELECT genre FROM book</sql>',
+      '<think>b</think>\n<sql>SELECT DISTINCT genre FROM book</sql>',
+    ]),
   });
 }
 
@@ -72,20 +95,41 @@ test('sft: labeled correct → the chat as generated; loss exactly on the assist
   assert.equal(m.filter((x) => x.loss).length, 2);
   assert.ok(m.every((x) => x.loss === (x.role === 'assistant')));
   assert.equal(o.example.source, 'as-generated');
-  assert.deepEqual([o.example.id, o.example.question, o.example.protocol, o.example.db.path], [r.id, Q, 'skyrl', r.task.db.path]);
+  assert.deepEqual(
+    [o.example.id, o.example.question, o.example.protocol, o.example.db.path],
+    [r.id, Q, 'skyrl', r.task.db.path],
+  );
 });
 
 test('sft: which labels qualify, and why the others do not', async () => {
   const r = await answered();
   assert.deepEqual(toSftExample(r, undefined), { ok: false, reason: 'not labeled' });
-  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: 'incorrect' })), { ok: false, reason: 'labeled incorrect without a corrected SQL' });
-  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: 'unsure' })), { ok: false, reason: 'labeled unsure without a corrected SQL' });
-  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: null })), { ok: false, reason: 'no verdict and no corrected SQL' });
-  assert.match((toSftExample(r, labelFor(r, { recordSha: 'other' })) as { reason: string }).reason, /changed since it was labeled/);
+  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: 'incorrect' })), {
+    ok: false,
+    reason: 'labeled incorrect without a corrected SQL',
+  });
+  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: 'unsure' })), {
+    ok: false,
+    reason: 'labeled unsure without a corrected SQL',
+  });
+  assert.deepEqual(toSftExample(r, labelFor(r, { verdict: null })), {
+    ok: false,
+    reason: 'no verdict and no corrected SQL',
+  });
+  assert.match(
+    (toSftExample(r, labelFor(r, { recordSha: 'other' })) as { reason: string }).reason,
+    /changed since it was labeled/,
+  );
   const spent = await outOfTurns();
   assert.equal(spent.end, 'budget');
-  assert.match((toSftExample(spent, labelFor(spent)) as { reason: string }).reason, /ended without an answer \(budget\)/);
-  assert.ok(toSftExample(r, labelFor(r, { verdict: 'unsure', correctedSql: GOLD })).ok, 'a corrected SQL qualifies whatever the verdict');
+  assert.match(
+    (toSftExample(spent, labelFor(spent)) as { reason: string }).reason,
+    /ended without an answer \(budget\)/,
+  );
+  assert.ok(
+    toSftExample(r, labelFor(r, { verdict: 'unsure', correctedSql: GOLD })).ok,
+    'a corrected SQL qualifies whatever the verdict',
+  );
 });
 
 test('sft: a corrected SQL replaces the final answer block; reasoning dropped by default, kept when asked', async () => {
@@ -96,7 +140,11 @@ test('sft: a corrected SQL replaces the final answer block; reasoning dropped by
   const last = o.example.messages[o.example.messages.length - 1];
   assert.deepEqual(last, { role: 'assistant', content: `<solution>${GOLD}</solution>`, loss: true });
   assert.equal(o.example.source, 'corrected');
-  assert.equal(o.example.messages.length, r.prompt.length + 1 + r.turns[0].observations.length + 1, 'same messages, last one rewritten');
+  assert.equal(
+    o.example.messages.length,
+    r.prompt.length + 1 + r.turns[0].observations.length + 1,
+    'same messages, last one rewritten',
+  );
   const kept = toSftExample(r, label, { keepReasoning: true });
   assert.ok(kept.ok);
   assert.equal(kept.example.messages.at(-1)!.content, `<think>now count</think>\n<solution>${GOLD}</solution>`);
@@ -104,16 +152,30 @@ test('sft: a corrected SQL replaces the final answer block; reasoning dropped by
 
 test('sft: an episode that ran out of turns keeps every turn and gets the corrected answer appended', async () => {
   const r = await outOfTurns();
-  const o = toSftExample(r, labelFor(r, { verdict: 'incorrect', correctedSql: 'SELECT DISTINCT genre FROM book WHERE genre IS NOT NULL' }));
+  const o = toSftExample(
+    r,
+    labelFor(r, { verdict: 'incorrect', correctedSql: 'SELECT DISTINCT genre FROM book WHERE genre IS NOT NULL' }),
+  );
   assert.ok(o.ok);
   const m = o.example.messages;
   const obs = r.turns.flatMap((t) => t.observations).length;
   assert.equal(m.length, r.prompt.length + r.turns.length + obs + 1);
-  assert.deepEqual(m.at(-1), { role: 'assistant', content: '<solution>SELECT DISTINCT genre FROM book WHERE genre IS NOT NULL</solution>', loss: true });
-  assert.deepEqual(m.slice(0, -1), [
-    ...r.prompt.map((p) => ({ ...p, loss: false })),
-    ...r.turns.flatMap((t) => [{ role: 'assistant', content: t.assistant, loss: true }, ...t.observations.map((p) => ({ ...p, loss: false }))]),
-  ], 'every turn and observation as generated, then the appended answer');
+  assert.deepEqual(m.at(-1), {
+    role: 'assistant',
+    content: '<solution>SELECT DISTINCT genre FROM book WHERE genre IS NOT NULL</solution>',
+    loss: true,
+  });
+  assert.deepEqual(
+    m.slice(0, -1),
+    [
+      ...r.prompt.map((p) => ({ ...p, loss: false })),
+      ...r.turns.flatMap((t) => [
+        { role: 'assistant', content: t.assistant, loss: true },
+        ...t.observations.map((p) => ({ ...p, loss: false })),
+      ]),
+    ],
+    'every turn and observation as generated, then the appended answer',
+  );
   assert.ok(obs > 0, 'the turns had observations');
 });
 
@@ -128,13 +190,22 @@ test('answer blocks: every protocol’s own parser reads the corrected SQL back 
     progress: '<think>x</think>\n<sql>SELECT 1</sql>',
   };
   for (const name of PROTOCOL_NAMES) {
-    const session = getProtocol(name).create({ task: { question: Q, dbPath: db, gold: GOLD }, config: getProtocol(name).defaults, schema, feedback: () => null });
+    const session = getProtocol(name).create({
+      task: { question: Q, dbPath: db, gold: GOLD },
+      config: getProtocol(name).defaults,
+      schema,
+      feedback: () => null,
+    });
     for (const keep of [false, true]) {
       const text = rewriteAnswerTurn(name, originals[name], sql, keep);
       const parsed = session.parse(text);
       assert.equal(parsed.sql, sql, `${name} (keepReasoning ${keep}) reads the SQL back`);
-      assert.ok(parsed.kind === 'answer' || (name === 'progress' && parsed.kind === 'execute'), `${name}: ${parsed.kind}`);
-      if (keep) assert.ok(text.startsWith('<'), name) ; else assert.equal(text, answerBlock(name, sql));
+      assert.ok(
+        parsed.kind === 'answer' || (name === 'progress' && parsed.kind === 'execute'),
+        `${name}: ${parsed.kind}`,
+      );
+      if (keep) assert.ok(text.startsWith('<'), name);
+      else assert.equal(text, answerBlock(name, sql));
     }
   }
   assert.equal(answerBlock('mtir', ' SELECT 1 '), '<answer>\n```sql\nSELECT 1\n```\n</answer>');
@@ -146,20 +217,47 @@ test('rl prompts: one per task; a reviewer’s corrected SQL (latest) wins over 
   const a2 = await answered('a2');
   const spent = await outOfTurns();
   const labels = new Map<string, Label>([
-    ['a1', labelFor(a1, { verdict: 'incorrect', correctedSql: 'SELECT count(*) FROM author WHERE 1', updatedAt: '2026-11-23T10:00:00.000Z' })],
-    ['a2', labelFor(a2, { verdict: 'incorrect', correctedSql: 'SELECT count(author_id) FROM author', updatedAt: '2026-11-23T11:00:00.000Z' })],
+    [
+      'a1',
+      labelFor(a1, {
+        verdict: 'incorrect',
+        correctedSql: 'SELECT count(*) FROM author WHERE 1',
+        updatedAt: '2026-11-23T10:00:00.000Z',
+      }),
+    ],
+    [
+      'a2',
+      labelFor(a2, {
+        verdict: 'incorrect',
+        correctedSql: 'SELECT count(author_id) FROM author',
+        updatedAt: '2026-11-23T11:00:00.000Z',
+      }),
+    ],
   ]);
   const { prompts, skipped } = toRlPrompts([a1, a2, spent], labels);
   assert.equal(prompts.length, 1);
   assert.deepEqual(prompts[0], {
-    schema: 'quarry.rl-prompt/1', question: Q, evidence: null, history: [], db: { path: a1.task.db.path, id: null },
-    gold_sql: 'SELECT count(author_id) FROM author', gold_source: 'label', difficulty: 'easy', task_id: 'bk:1', trajectory_ids: ['a1', 'a2'],
+    schema: 'quarry.rl-prompt/1',
+    question: Q,
+    evidence: null,
+    history: [],
+    db: { path: a1.task.db.path, id: null },
+    gold_sql: 'SELECT count(author_id) FROM author',
+    gold_source: 'label',
+    difficulty: 'easy',
+    task_id: 'bk:1',
+    trajectory_ids: ['a1', 'a2'],
   });
-  assert.deepEqual(skipped, [{ id: 'spent', reason: 'no gold SQL: the task has none and no label gives a corrected SQL' }]);
+  assert.deepEqual(skipped, [
+    { id: 'spent', reason: 'no gold SQL: the task has none and no label gives a corrected SQL' },
+  ]);
   const plain = toRlPrompts([a1], new Map());
   assert.equal(plain.prompts[0].gold_sql, GOLD);
   assert.equal(plain.prompts[0].gold_source, 'task');
-  const fixed = toRlPrompts([spent], new Map([['spent', labelFor(spent, { correctedSql: 'SELECT DISTINCT genre FROM book' })]]));
+  const fixed = toRlPrompts(
+    [spent],
+    new Map([['spent', labelFor(spent, { correctedSql: 'SELECT DISTINCT genre FROM book' })]]),
+  );
   assert.equal(fixed.prompts[0].gold_sql, 'SELECT DISTINCT genre FROM book');
 });
 
@@ -173,10 +271,42 @@ test('export files: labels from the store → the trajectories they point at →
   for (const r of [good, fixed, wrong]) await w.write(r);
   await w.close();
   const store = LabelStore.open(labelStorePath(dir));
-  store.save({ trajectoryId: 'good', file, recordSha: recordSha(good), verdict: 'correct', correctedSql: null, tags: [], note: '' });
-  store.save({ trajectoryId: 'fixed', file, recordSha: recordSha(fixed), verdict: 'incorrect', correctedSql: 'SELECT DISTINCT genre FROM book', tags: ['loop'], note: '' });
-  store.save({ trajectoryId: 'wrong', file, recordSha: recordSha(wrong), verdict: 'incorrect', correctedSql: null, tags: ['wrong join'], note: '' });
-  store.save({ trajectoryId: 'gone', file: join(dir, 'missing.jsonl'), recordSha: 'x', verdict: 'correct', correctedSql: null, tags: [], note: '' });
+  store.save({
+    trajectoryId: 'good',
+    file,
+    recordSha: recordSha(good),
+    verdict: 'correct',
+    correctedSql: null,
+    tags: [],
+    note: '',
+  });
+  store.save({
+    trajectoryId: 'fixed',
+    file,
+    recordSha: recordSha(fixed),
+    verdict: 'incorrect',
+    correctedSql: 'SELECT DISTINCT genre FROM book',
+    tags: ['loop'],
+    note: '',
+  });
+  store.save({
+    trajectoryId: 'wrong',
+    file,
+    recordSha: recordSha(wrong),
+    verdict: 'incorrect',
+    correctedSql: null,
+    tags: ['wrong join'],
+    note: '',
+  });
+  store.save({
+    trajectoryId: 'gone',
+    file: join(dir, 'missing.jsonl'),
+    recordSha: 'x',
+    verdict: 'correct',
+    correctedSql: null,
+    tags: [],
+    note: '',
+  });
   const labels = store.all();
   store.close();
 
@@ -188,20 +318,40 @@ test('export files: labels from the store → the trajectories they point at →
   const sft = await exportSft(records, byId, join(dir, 'out', 'sft.jsonl'));
   assert.equal(sft.written, 2);
   assert.deepEqual(sft.skipped, [{ id: 'wrong', reason: 'labeled incorrect without a corrected SQL' }]);
-  const lines = readFileSync(sft.out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; source: string; messages: { loss: boolean; role: string }[] });
-  assert.deepEqual(lines.map((l) => [l.id, l.source]).sort(), [['fixed', 'corrected'], ['good', 'as-generated']]);
+  const lines = readFileSync(sft.out, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; source: string; messages: { loss: boolean; role: string }[] });
+  assert.deepEqual(lines.map((l) => [l.id, l.source]).sort(), [
+    ['fixed', 'corrected'],
+    ['good', 'as-generated'],
+  ]);
   for (const l of lines) assert.ok(l.messages.every((m) => m.loss === (m.role === 'assistant')));
 
   const rl = await exportRlPrompts([good, fixed, wrong], byId, join(dir, 'rl.jsonl'));
   assert.equal(rl.written, 2);
-  const prompts = readFileSync(rl.out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
-  assert.deepEqual(prompts.map((p) => [p.gold_sql, p.gold_source]), [[GOLD, 'task'], ['SELECT DISTINCT genre FROM book', 'label']]);
+  const prompts = readFileSync(rl.out, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
+  assert.deepEqual(
+    prompts.map((p) => [p.gold_sql, p.gold_source]),
+    [
+      [GOLD, 'task'],
+      ['SELECT DISTINCT genre FROM book', 'label'],
+    ],
+  );
 });
 
 test('corrected SQL check: against the gold with the evaluator’s comparator, else against the final SQL, else just run', async () => {
   const run = pool.exec.bind(pool);
   const base = { dbPath: db, run, timeoutMs: 5000 };
-  const ok = await checkCorrectedSql({ ...base, sql: 'SELECT count(author_id) FROM author', gold: GOLD, finalSql: 'SELECT 1' });
+  const ok = await checkCorrectedSql({
+    ...base,
+    sql: 'SELECT count(author_id) FROM author',
+    gold: GOLD,
+    finalSql: 'SELECT 1',
+  });
   assert.equal(ok.against, 'gold');
   assert.equal(ok.match, true);
   assert.equal(ok.reason, 'match');
@@ -212,7 +362,12 @@ test('corrected SQL check: against the gold with the evaluator’s comparator, e
   const broken = await checkCorrectedSql({ ...base, sql: 'SELECT nope FROM author', gold: GOLD, finalSql: null });
   assert.deepEqual([broken.match, broken.reason, broken.result?.ok], [false, 'pred-error', false]);
   assert.match(broken.detail ?? '', /no such column: nope/);
-  const vsFinal = await checkCorrectedSql({ ...base, sql: 'SELECT name FROM author ORDER BY name', gold: null, finalSql: 'SELECT name FROM author' });
+  const vsFinal = await checkCorrectedSql({
+    ...base,
+    sql: 'SELECT name FROM author ORDER BY name',
+    gold: null,
+    finalSql: 'SELECT name FROM author',
+  });
   assert.deepEqual([vsFinal.against, vsFinal.match], ['final', true]);
   const badRef = await checkCorrectedSql({ ...base, sql: 'SELECT 1', gold: 'SELECT x FROM nowhere', finalSql: null });
   assert.equal(badRef.match, null);
@@ -223,7 +378,12 @@ test('corrected SQL check: against the gold with the evaluator’s comparator, e
 
 function capture() {
   let text = '';
-  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb(); } });
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      text += String(chunk);
+      cb();
+    },
+  });
   return { stream, text: () => text };
 }
 
@@ -236,11 +396,28 @@ test('quarry export: sft from the workspace store, rl for a trajectory file; bad
   for (const r of [good, wrong]) await w.write(r);
   await w.close();
   const store = LabelStore.open(labelStorePath(dir));
-  store.save({ trajectoryId: 'cli-good', file, recordSha: recordSha(good), verdict: 'correct', correctedSql: null, tags: [], note: '' });
-  store.save({ trajectoryId: 'cli-wrong', file, recordSha: recordSha(wrong), verdict: 'incorrect', correctedSql: null, tags: [], note: '' });
+  store.save({
+    trajectoryId: 'cli-good',
+    file,
+    recordSha: recordSha(good),
+    verdict: 'correct',
+    correctedSql: null,
+    tags: [],
+    note: '',
+  });
+  store.save({
+    trajectoryId: 'cli-wrong',
+    file,
+    recordSha: recordSha(wrong),
+    verdict: 'incorrect',
+    correctedSql: null,
+    tags: [],
+    note: '',
+  });
   store.close();
   const cli = async (...args: string[]) => {
-    const out = capture(); const err = capture();
+    const out = capture();
+    const err = capture();
     const code = await main(['export', ...args], { stdout: out.stream, stderr: err.stream, cwd: dir });
     return { code, out: out.text(), err: err.text() };
   };
@@ -270,10 +447,19 @@ test('issue 9, item 3: quarry export reads its inputs without changing them and 
   await w.close();
   const storePath = labelStorePath(dir);
   const store = LabelStore.open(storePath);
-  store.save({ trajectoryId: 'safe-good', file, recordSha: recordSha(good), verdict: 'correct', correctedSql: null, tags: [], note: '' });
+  store.save({
+    trajectoryId: 'safe-good',
+    file,
+    recordSha: recordSha(good),
+    verdict: 'correct',
+    correctedSql: null,
+    tags: [],
+    note: '',
+  });
   store.close();
   const cli = async (...args: string[]) => {
-    const out = capture(); const err = capture();
+    const out = capture();
+    const err = capture();
     const code = await main(['export', ...args], { stdout: out.stream, stderr: err.stream, cwd: dir });
     return { code, out: out.text(), err: err.text() };
   };
@@ -295,7 +481,11 @@ test('issue 9, item 3: quarry export reads its inputs without changing them and 
   assert.equal(bytes(empty).length, 0);
   // --out naming an input or a database is refused; the input is untouched.
   const storeBefore = bytes(storePath);
-  for (const [out, why] of [[storePath, /is also an input|SQLite database/], [file, /is also an input/], [userDb, /SQLite database/]] as const) {
+  for (const [out, why] of [
+    [storePath, /is also an input|SQLite database/],
+    [file, /is also an input/],
+    [userDb, /SQLite database/],
+  ] as const) {
     const r = await cli('--format', 'sft', '--trajectories', file, '--out', out);
     assert.equal(r.code, 2, out);
     assert.match(r.err, why);

@@ -7,8 +7,13 @@ if (!path) throw new Error('usage: saveAndDie.js <store path>');
 const store = LabelStore.open(path, { labeler: 'child' });
 for (let i = 0; ; i++) {
   store.save({
-    trajectoryId: `t${i}`, file: '/data/run.jsonl', recordSha: `sha${i}`, verdict: i % 2 === 0 ? 'correct' : 'incorrect',
-    correctedSql: i % 3 === 0 ? `SELECT ${i}` : null, tags: i % 2 === 0 ? ['loop'] : ['wrong join', 'format'], note: `note ${i}`,
+    trajectoryId: `t${i}`,
+    file: '/data/run.jsonl',
+    recordSha: `sha${i}`,
+    verdict: i % 2 === 0 ? 'correct' : 'incorrect',
+    correctedSql: i % 3 === 0 ? `SELECT ${i}` : null,
+    tags: i % 2 === 0 ? ['loop'] : ['wrong join', 'format'],
+    note: `note ${i}`,
   });
   process.stdout.write(`saved t${i}\n`);
 }

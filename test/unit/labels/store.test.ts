@@ -11,8 +11,15 @@ import { BUILTIN_TAGS, type LabelInput } from '../../../src/core/labels/types';
 import { orderQueue } from '../../../src/core/labels/queue';
 
 const input = (over: Partial<LabelInput> = {}): LabelInput => ({
-  trajectoryId: 't1', file: '/w/.quarry/trajectories.jsonl', recordSha: 'abc', verdict: 'incorrect',
-  correctedSql: 'SELECT name FROM author', tags: ['wrong join'], note: 'joined the wrong table', labeler: 'ana', ...over,
+  trajectoryId: 't1',
+  file: '/w/.quarry/trajectories.jsonl',
+  recordSha: 'abc',
+  verdict: 'incorrect',
+  correctedSql: 'SELECT name FROM author',
+  tags: ['wrong join'],
+  note: 'joined the wrong table',
+  labeler: 'ana',
+  ...over,
 });
 
 test('store: a new store is WAL with the schema version and the built-in tags; saves reach the WAL file', () => {
@@ -23,10 +30,18 @@ test('store: a new store is WAL with the schema version and the built-in tags; s
   try {
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(raw.pragma('user_version', { simple: true }), LABEL_SCHEMA_VERSION);
-    assert.deepEqual(raw.prepare('SELECT name FROM tags WHERE builtin = 1 ORDER BY name').pluck().all(), [...BUILTIN_TAGS].sort());
-  } finally { raw.close(); }
+    assert.deepEqual(
+      raw.prepare('SELECT name FROM tags WHERE builtin = 1 ORDER BY name').pluck().all(),
+      [...BUILTIN_TAGS].sort(),
+    );
+  } finally {
+    raw.close();
+  }
   assert.ok(existsSync(path + '-wal'), 'the WAL file exists while the store is open');
-  assert.deepEqual(store.tags().map((t) => t.name), [...BUILTIN_TAGS]);
+  assert.deepEqual(
+    store.tags().map((t) => t.name),
+    [...BUILTIN_TAGS],
+  );
   store.close();
 });
 
@@ -43,7 +58,10 @@ test('store: save, read back, replace; tags are normalised and unknown ones join
   assert.equal(got.recordSha, 'abc');
   assert.deepEqual(got.tags, ['needs review', 'wrong join']);
   assert.ok(!Number.isNaN(Date.parse(got.updatedAt)));
-  assert.deepEqual(store.tags().find((t) => t.name === 'needs review'), { name: 'needs review', builtin: false });
+  assert.deepEqual(
+    store.tags().find((t) => t.name === 'needs review'),
+    { name: 'needs review', builtin: false },
+  );
 
   store.save(input({ verdict: 'correct', correctedSql: '   ', tags: ['format'], note: '' }));
   const again = store.get('t1')!;
@@ -66,7 +84,10 @@ test('store: reviewers extend the tags; built-ins stay first; bad tags and verdi
   const names = store.tags().map((t) => t.name);
   assert.deepEqual(names.slice(0, BUILTIN_TAGS.length), [...BUILTIN_TAGS]);
   assert.deepEqual(names.slice(BUILTIN_TAGS.length), ['ambiguous question', 'off by one']);
-  assert.throws(() => store.addTag('   '), (e: unknown) => e instanceof LabelStoreError && e.kind === 'invalid' && /empty/.test(e.message));
+  assert.throws(
+    () => store.addTag('   '),
+    (e: unknown) => e instanceof LabelStoreError && e.kind === 'invalid' && /empty/.test(e.message),
+  );
   assert.throws(() => store.addTag('x'.repeat(41)), /longer than 40/);
   assert.throws(() => store.save(input({ verdict: 'maybe' as never })), /unknown verdict "maybe"/);
   assert.throws(() => store.save(input({ trajectoryId: '' })), /needs a trajectory id/);
@@ -75,9 +96,13 @@ test('store: reviewers extend the tags; built-ins stay first; bad tags and verdi
 
 test('store: a writer SIGKILLed mid-stream loses no label whose save() had returned', async () => {
   const path = labelStorePath(tempDir());
-  const child = spawn(process.execPath, [join(__dirname, 'saveAndDie.js'), path], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(__dirname, 'saveAndDie.js'), path], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const confirmed: string[] = [];
   await new Promise<void>((resolve, reject) => {
     let buf = '';
@@ -127,8 +152,14 @@ test('store: two connections see each other’s saves; a held lock makes a save 
   other.pragma('busy_timeout = 0');
   other.exec('BEGIN IMMEDIATE');
   try {
-    assert.throws(() => a.save(input({ trajectoryId: 'blocked' })), (e: unknown) => e instanceof LabelStoreError && e.kind === 'busy'
-      && e.message.includes('locked by another process') && e.message.includes('50 ms'));
+    assert.throws(
+      () => a.save(input({ trajectoryId: 'blocked' })),
+      (e: unknown) =>
+        e instanceof LabelStoreError &&
+        e.kind === 'busy' &&
+        e.message.includes('locked by another process') &&
+        e.message.includes('50 ms'),
+    );
     // Readers are not blocked by a writer in WAL mode.
     assert.equal(b.get('from-a')?.trajectoryId, 'from-a');
   } finally {
@@ -145,7 +176,10 @@ test('store: a file that is not a label store, or a newer schema, is refused wit
   const dir = tempDir();
   const junk = join(dir, 'junk.sqlite');
   writeFileSync(junk, 'this is not sqlite at all, just some text long enough to have a header'.repeat(20));
-  assert.throws(() => LabelStore.open(junk), (e: unknown) => e instanceof LabelStoreError && e.kind === 'not-a-store' && e.message.includes(junk));
+  assert.throws(
+    () => LabelStore.open(junk),
+    (e: unknown) => e instanceof LabelStoreError && e.kind === 'not-a-store' && e.message.includes(junk),
+  );
 
   const other = join(dir, 'other.sqlite');
   const db = new Database(other);
@@ -158,14 +192,22 @@ test('store: a file that is not a label store, or a newer schema, is refused wit
   const n = new Database(newer);
   n.pragma('user_version = 99');
   n.close();
-  assert.throws(() => LabelStore.open(newer), (e: unknown) => e instanceof LabelStoreError && e.kind === 'version' && /newer Quarry/.test(e.message));
+  assert.throws(
+    () => LabelStore.open(newer),
+    (e: unknown) => e instanceof LabelStoreError && e.kind === 'version' && /newer Quarry/.test(e.message),
+  );
 });
 
 test('queue: unlabeled first in file order, then labeled; the filters keep what they say', () => {
   const ids = ['a', 'b', 'c', 'd', 'e'];
-  const l = (id: string, verdict: 'correct' | 'incorrect' | 'unsure' | null) => [id, { ...input({ trajectoryId: id, verdict }), labeler: 'x', updatedAt: '' }] as const;
+  const l = (id: string, verdict: 'correct' | 'incorrect' | 'unsure' | null) =>
+    [id, { ...input({ trajectoryId: id, verdict }), labeler: 'x', updatedAt: '' }] as const;
   const labels = new Map([l('b', 'correct'), l('d', 'incorrect'), l('e', null), l('c', 'unsure')]);
-  assert.deepEqual(orderQueue(ids, labels, 'unlabeled-first'), [0, 4, 1, 2, 3], 'a label without a verdict is still unlabeled');
+  assert.deepEqual(
+    orderQueue(ids, labels, 'unlabeled-first'),
+    [0, 4, 1, 2, 3],
+    'a label without a verdict is still unlabeled',
+  );
   assert.deepEqual(orderQueue(ids, labels, 'unlabeled'), [0, 4]);
   assert.deepEqual(orderQueue(ids, labels, 'labeled'), [1, 2, 3]);
   assert.deepEqual(orderQueue(ids, labels, 'incorrect'), [3]);

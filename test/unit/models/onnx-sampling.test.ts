@@ -9,8 +9,14 @@ test('the seeded generator repeats per seed, differs between seeds, and stays in
   const b = seededRandom(42);
   const c = seededRandom(43);
   const xs = Array.from({ length: 1000 }, () => a());
-  assert.deepEqual(Array.from({ length: 1000 }, () => b()), xs);
-  assert.notDeepEqual(Array.from({ length: 1000 }, () => c()), xs);
+  assert.deepEqual(
+    Array.from({ length: 1000 }, () => b()),
+    xs,
+  );
+  assert.notDeepEqual(
+    Array.from({ length: 1000 }, () => c()),
+    xs,
+  );
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(Math.abs(mean - 0.5) < 0.05, `mean ${mean}`);

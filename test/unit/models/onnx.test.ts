@@ -72,12 +72,22 @@ describe('tokenizer and chat template', () => {
 
 describe('generation', () => {
   let model: OnnxChatModel;
-  before(async () => { model = await createOnnxModel(modelDir); });
-  after(async () => { await model.close(); });
+  before(async () => {
+    model = await createOnnxModel(modelDir);
+  });
+  after(async () => {
+    await model.close();
+  });
 
   test('model reports its spec and the Optimum decoder inputs', () => {
     assert.equal(model.spec, `onnx:${modelDir}`);
-    for (const name of ['input_ids', 'attention_mask', 'position_ids', 'past_key_values.0.key', 'past_key_values.0.value']) {
+    for (const name of [
+      'input_ids',
+      'attention_mask',
+      'position_ids',
+      'past_key_values.0.key',
+      'past_key_values.0.value',
+    ]) {
       assert.ok(model.inputNames.includes(name), name);
     }
   });
@@ -85,7 +95,10 @@ describe('generation', () => {
   test('greedy output equals the PyTorch reference token for token', async () => {
     assert.ok(reference.cases.length >= 3);
     for (const c of reference.cases) {
-      const r = await model.generate({ messages: c.messages, sampling: { temperature: 0, maxTokens: c.max_new_tokens } });
+      const r = await model.generate({
+        messages: c.messages,
+        sampling: { temperature: 0, maxTokens: c.max_new_tokens },
+      });
       const want = expected(c);
       assert.deepEqual(r.tokens, want.ids);
       assert.equal(r.finishReason, want.stopped ? 'stop' : 'length');
@@ -100,7 +113,11 @@ describe('generation', () => {
   test('streamed pieces add up to the returned text', async () => {
     const c = reference.cases[0];
     const pieces: string[] = [];
-    const r = await model.generate({ messages: c.messages, sampling: { maxTokens: c.max_new_tokens }, onText: (d) => pieces.push(d) });
+    const r = await model.generate({
+      messages: c.messages,
+      sampling: { maxTokens: c.max_new_tokens },
+      onText: (d) => pieces.push(d),
+    });
     assert.ok(pieces.length > 1, 'text should arrive in several pieces');
     assert.equal(pieces.join(''), r.text);
   });
@@ -115,7 +132,8 @@ describe('generation', () => {
     const first = full.text.indexOf(stop);
     const pieces: string[] = [];
     const r = await model.generate({
-      messages: c.messages, sampling: { maxTokens: c.max_new_tokens, stop: ['never-in-the-output', stop] },
+      messages: c.messages,
+      sampling: { maxTokens: c.max_new_tokens, stop: ['never-in-the-output', stop] },
       onText: (d) => pieces.push(d),
     });
     assert.equal(r.finishReason, 'stop');
@@ -135,40 +153,55 @@ describe('generation', () => {
 
   test('sampling with a seed is reproducible, and the seed matters', async () => {
     const c = reference.cases[0];
-    const run = async (seed: number) => (await model.generate({
-      messages: c.messages, sampling: { temperature: 1.5, topP: 0.98, maxTokens: 24, seed },
-    })).text;
+    const run = async (seed: number) =>
+      (
+        await model.generate({
+          messages: c.messages,
+          sampling: { temperature: 1.5, topP: 0.98, maxTokens: 24, seed },
+        })
+      ).text;
     const a = await run(7);
     assert.equal(await run(7), a);
     const others = [await run(8), await run(9), await run(10)];
-    assert.ok(others.some((t) => t !== a), 'different seeds should not all give the same sample');
+    assert.ok(
+      others.some((t) => t !== a),
+      'different seeds should not all give the same sample',
+    );
   });
 
   test('aborting mid-generation rejects with an AbortError, and the model keeps working', async () => {
     const c = reference.cases[0];
     const ctl = new AbortController();
     const call = model.generate({
-      messages: c.messages, sampling: { maxTokens: c.max_new_tokens }, signal: ctl.signal,
+      messages: c.messages,
+      sampling: { maxTokens: c.max_new_tokens },
+      signal: ctl.signal,
       onText: () => ctl.abort(),
     });
     await assert.rejects(call, (err: Error) => err.name === 'AbortError');
-    await assert.rejects(model.generate({ messages: c.messages, sampling: {}, signal: AbortSignal.abort() }),
-      (err: Error) => err.name === 'AbortError');
+    await assert.rejects(
+      model.generate({ messages: c.messages, sampling: {}, signal: AbortSignal.abort() }),
+      (err: Error) => err.name === 'AbortError',
+    );
     const r = await model.generate({ messages: c.messages, sampling: { maxTokens: c.max_new_tokens } });
     assert.deepEqual(r.tokens, expected(c).ids);
   });
 
   test('calls made at once are answered in turn, each as if alone', async () => {
     const [a, b] = reference.cases;
-    const [ra, rb] = await Promise.all([a, b].map((c) => model.generate({ messages: c.messages, sampling: { maxTokens: c.max_new_tokens } })));
+    const [ra, rb] = await Promise.all(
+      [a, b].map((c) => model.generate({ messages: c.messages, sampling: { maxTokens: c.max_new_tokens } })),
+    );
     assert.deepEqual(ra.tokens, expected(a).ids);
     assert.deepEqual(rb.tokens, expected(b).ids);
   });
 
   test('timeoutMs rejects with a timeout ModelError', async () => {
     const c = reference.cases[0];
-    await assert.rejects(model.generate({ messages: c.messages, sampling: { maxTokens: 400 }, timeoutMs: 1 }),
-      (err: unknown) => err instanceof ModelError && err.kind === 'timeout');
+    await assert.rejects(
+      model.generate({ messages: c.messages, sampling: { maxTokens: 400 }, timeoutMs: 1 }),
+      (err: unknown) => err instanceof ModelError && err.kind === 'timeout',
+    );
   });
 
   test('closing a model in the middle of a generation ends the call and leaves the process running', async () => {
@@ -180,13 +213,18 @@ describe('generation', () => {
       const call = m.generate({
         messages: [{ role: 'user', content: 'How many books are there?' }],
         sampling: { temperature: 0, maxTokens: 400 },
-        onText: () => { if (++pieces === 1 + round) closing = m.close(); },
+        onText: () => {
+          if (++pieces === 1 + round) closing = m.close();
+        },
       });
       await assert.rejects(call, /closed/);
       await closing;
     }
     const again = await createOnnxModel(modelDir);
-    const r = await again.generate({ messages: [{ role: 'user', content: 'hi' }], sampling: { temperature: 0, maxTokens: 3 } });
+    const r = await again.generate({
+      messages: [{ role: 'user', content: 'hi' }],
+      sampling: { temperature: 0, maxTokens: 3 },
+    });
     assert.ok(r.usage.completionTokens > 0);
     await again.close();
   });

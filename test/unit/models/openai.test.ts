@@ -14,9 +14,15 @@ const answer = 'Let me count. <sql>SELECT count(*) FROM singer</sql> That is all
 const fast = { retry: { baseDelayMs: 1, maxDelayMs: 5 }, env: {} };
 
 const open: Array<{ close(): Promise<void> }> = [];
-after(async () => { for (const c of open) await c.close(); });
+after(async () => {
+  for (const c of open) await c.close();
+});
 
-async function setup(opts: ReplayServerOptions = {}, modelOpts: Parameters<typeof createModel>[1] = fast, model?: string) {
+async function setup(
+  opts: ReplayServerOptions = {},
+  modelOpts: Parameters<typeof createModel>[1] = fast,
+  model?: string,
+) {
   const server = await startReplayServer({ script: [{ match: 'singers', response: answer }], ...opts });
   open.push(server);
   const m = await createModel(server.spec(model), modelOpts);
@@ -113,7 +119,11 @@ test('more than 4 stop strings: the first 4 go to the server, the rest are cut h
 test('a client-side stop string closes the stream at once instead of reading the rest', async () => {
   const long = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
   const { server, model } = await setup({ script: [{ response: long }], chunkDelayMs: 2 });
-  const r = await model.generate({ messages: ask, sampling: { stop: ['a', 'b', 'c', 'd', 'w5 '] }, onText: () => undefined });
+  const r = await model.generate({
+    messages: ask,
+    sampling: { stop: ['a', 'b', 'c', 'd', 'w5 '] },
+    onText: () => undefined,
+  });
   assert.deepEqual([r.text, r.stopString, r.stopStringSource], ['w0 w1 w2 w3 w4 ', 'w5 ', 'client']);
   await closedByClient(server.requests.at(-1)!);
 });
@@ -143,7 +153,10 @@ test('script turns: the assistant turn index picks the answer', async () => {
     ],
   });
   const r0 = await model.generate({ messages: ask, sampling: {} });
-  const r1 = await model.generate({ messages: [...ask, { role: 'assistant', content: r0.text }, { role: 'user', content: 'ok' }], sampling: {} });
+  const r1 = await model.generate({
+    messages: [...ask, { role: 'assistant', content: r0.text }, { role: 'user', content: 'ok' }],
+    sampling: {},
+  });
   assert.deepEqual([r0.text, r1.text], ['first', 'second']);
 });
 
@@ -190,7 +203,11 @@ test('a dropped connection before any text is retried; after text it is an error
 
   server.dropNext(3);
   const seen: string[] = [];
-  await rejectsWith(model.generate({ messages: ask, sampling: {}, onText: (d) => seen.push(d) }), 'unreachable', /broke mid-stream.*after \d+ characters/);
+  await rejectsWith(
+    model.generate({ messages: ask, sampling: {}, onText: (d) => seen.push(d) }),
+    'unreachable',
+    /broke mid-stream.*after \d+ characters/,
+  );
   assert.equal(seen.length, 3);
 });
 
@@ -200,12 +217,20 @@ test('unreachable port: a clear error naming the URL, without retrying for long'
   const port = (probe.address() as AddressInfo).port;
   await new Promise<void>((res) => probe.close(() => res()));
   const m = await createModel(`openai:http://127.0.0.1:${port}/v1#x`, fast);
-  await rejectsWith(m.generate({ messages: ask, sampling: {} }), 'unreachable', new RegExp(`127\\.0\\.0\\.1:${port}/v1.*connection refused`));
+  await rejectsWith(
+    m.generate({ messages: ask, sampling: {} }),
+    'unreachable',
+    new RegExp(`127\\.0\\.0\\.1:${port}/v1.*connection refused`),
+  );
 });
 
 test('unknown model: the error lists what the server serves', async () => {
   const { model } = await setup({ models: ['qwen-7b', 'llama-8b'] }, fast, 'gpt-5');
-  await rejectsWith(model.generate({ messages: ask, sampling: {} }), 'unknown-model', /"gpt-5".*serves: qwen-7b, llama-8b/);
+  await rejectsWith(
+    model.generate({ messages: ask, sampling: {} }),
+    'unknown-model',
+    /"gpt-5".*serves: qwen-7b, llama-8b/,
+  );
   const { model: unlisted } = await setup({ models: ['qwen-7b'], listModels: false }, fast, 'gpt-5');
   await rejectsWith(unlisted.generate({ messages: ask, sampling: {} }), 'unknown-model', /does not list its models/);
 });
@@ -214,7 +239,11 @@ test('a wrong base URL path is called what it is', async () => {
   const server = await startReplayServer();
   open.push(server);
   const m = await createModel(`openai:http://127.0.0.1:${server.port}/api#replay`, fast);
-  await rejectsWith(m.generate({ messages: ask, sampling: {} }), 'unreachable', /no chat-completions endpoint.*usually end in \/v1/);
+  await rejectsWith(
+    m.generate({ messages: ask, sampling: {} }),
+    'unreachable',
+    /no chat-completions endpoint.*usually end in \/v1/,
+  );
 });
 
 test('auth: the key comes from the option, then QUARRY_API_KEY, then OPENAI_API_KEY; 401 is explained, never echoing the key', async () => {
@@ -223,8 +252,15 @@ test('auth: the key comes from the option, then QUARRY_API_KEY, then OPENAI_API_
   assert.equal((await model.generate({ messages: ask, sampling: {} })).text, answer);
   assert.equal(server.requests.at(-1)!.authorization, `Bearer ${secret}`);
 
-  const preferQuarry = await createModel(server.spec(), { ...fast, env: { QUARRY_API_KEY: 'sk-wrong', OPENAI_API_KEY: secret } });
-  const e = await rejectsWith(preferQuarry.generate({ messages: ask, sampling: {} }), 'auth', /HTTP 401.*QUARRY_API_KEY was refused/);
+  const preferQuarry = await createModel(server.spec(), {
+    ...fast,
+    env: { QUARRY_API_KEY: 'sk-wrong', OPENAI_API_KEY: secret },
+  });
+  const e = await rejectsWith(
+    preferQuarry.generate({ messages: ask, sampling: {} }),
+    'auth',
+    /HTTP 401.*QUARRY_API_KEY was refused/,
+  );
   assert.doesNotMatch(e.message, /sk-wrong/);
 
   const option = await createModel(server.spec(), { ...fast, apiKey: secret, env: { QUARRY_API_KEY: 'sk-wrong' } });
@@ -239,7 +275,15 @@ test('abort mid-stream rejects with an AbortError and frees the connection', asy
   const ctl = new AbortController();
   const seen: string[] = [];
   await assert.rejects(
-    model.generate({ messages: ask, sampling: {}, signal: ctl.signal, onText: (d) => { seen.push(d); if (seen.length === 2) ctl.abort(); } }),
+    model.generate({
+      messages: ask,
+      sampling: {},
+      signal: ctl.signal,
+      onText: (d) => {
+        seen.push(d);
+        if (seen.length === 2) ctl.abort();
+      },
+    }),
     (e: Error) => e.name === 'AbortError',
   );
   assert.equal(seen.length, 2);
@@ -251,28 +295,42 @@ test('abort mid-stream rejects with an AbortError and frees the connection', asy
 
 test('an already aborted signal rejects without a request', async () => {
   const { server, model } = await setup();
-  await assert.rejects(model.generate({ messages: ask, sampling: {}, signal: AbortSignal.abort() }), { name: 'AbortError' });
+  await assert.rejects(model.generate({ messages: ask, sampling: {}, signal: AbortSignal.abort() }), {
+    name: 'AbortError',
+  });
   assert.equal(server.requests.length, 0);
 });
 
 test('timeout: a server that never answers gives a timeout error', async () => {
   const { server, model } = await setup();
   server.hangNext();
-  await rejectsWith(model.generate({ messages: ask, sampling: {}, timeoutMs: 200 }), 'timeout', /no complete answer from .* within 200 ms/);
+  await rejectsWith(
+    model.generate({ messages: ask, sampling: {}, timeoutMs: 200 }),
+    'timeout',
+    /no complete answer from .* within 200 ms/,
+  );
 });
 
 test('malformed SSE data and a truncated JSON body are bad-response errors quoting what came', async () => {
   const { server, model } = await setup();
   server.corruptNext();
-  await rejectsWith(model.generate({ messages: ask, sampling: {}, onText: () => undefined }), 'bad-response', /stream event that is not JSON: \{"choices"/);
+  await rejectsWith(
+    model.generate({ messages: ask, sampling: {}, onText: () => undefined }),
+    'bad-response',
+    /stream event that is not JSON: \{"choices"/,
+  );
   server.corruptNext();
   await rejectsWith(model.generate({ messages: ask, sampling: {} }), 'bad-response', /response body that is not JSON/);
 });
 
-test('an unmatched conversation gets the replay server\'s explanation; a default answer covers it when set', async () => {
+test("an unmatched conversation gets the replay server's explanation; a default answer covers it when set", async () => {
   const { server, model } = await setup();
   const other: ChatMessage[] = [{ role: 'user', content: 'List the stadiums.' }];
-  await rejectsWith(model.generate({ messages: other, sampling: {} }), 'server', /HTTP 400.*no scripted response.*List the stadiums/);
+  await rejectsWith(
+    model.generate({ messages: other, sampling: {} }),
+    'server',
+    /HTTP 400.*no scripted response.*List the stadiums/,
+  );
   server.options.defaultResponse = 'I do not know.';
   assert.equal((await model.generate({ messages: other, sampling: {} })).text, 'I do not know.');
 });
@@ -296,9 +354,27 @@ test('ChatModel.spec is the spec string it was made from', async () => {
 test('an error thrown by onText reaches the caller unchanged, and is not retried', async () => {
   const { server, model } = await setup();
   const mine = new Error('the UI went away');
-  await assert.rejects(model.generate({ messages: ask, sampling: {}, onText: () => { throw mine; } }), (e: unknown) => e === mine);
+  await assert.rejects(
+    model.generate({
+      messages: ask,
+      sampling: {},
+      onText: () => {
+        throw mine;
+      },
+    }),
+    (e: unknown) => e === mine,
+  );
   assert.equal(server.requests.length, 1);
   const whole = await createModel(server.spec(), { ...fast, stream: false });
-  await assert.rejects(whole.generate({ messages: ask, sampling: {}, onText: () => { throw mine; } }), (e: unknown) => e === mine);
+  await assert.rejects(
+    whole.generate({
+      messages: ask,
+      sampling: {},
+      onText: () => {
+        throw mine;
+      },
+    }),
+    (e: unknown) => e === mine,
+  );
   assert.equal(server.requests.at(-1)!.body!.stream, false);
 });

@@ -15,8 +15,18 @@ const reference = JSON.parse(readFileSync(join(modelDir, 'reference.json'), 'utf
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const stdout = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
-  const stderr = new Writable({ write(c, _e, cb) { err += String(c); cb(); } });
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(c, _e, cb) {
+      err += String(c);
+      cb();
+    },
+  });
   const code = await main(args, { stdout, stderr, cwd: repoRoot });
   return { code, out, err };
 }
@@ -29,7 +39,15 @@ test('compareTokens names the first differing position, including one side endin
 });
 
 test('the tiny model decodes its reference prompts to the reference tokens', async () => {
-  const r = await run(['checkpoints', 'parity', '--onnx', modelDir, '--reference', join(modelDir, 'reference.json'), '--json']);
+  const r = await run([
+    'checkpoints',
+    'parity',
+    '--onnx',
+    modelDir,
+    '--reference',
+    join(modelDir, 'reference.json'),
+    '--json',
+  ]);
   assert.equal(r.code, 0, r.err);
   const report = JSON.parse(r.out) as { equal: boolean; cases: { equal: boolean }[] };
   assert.equal(report.equal, true);

@@ -22,22 +22,35 @@ function streamForever(res: ServerResponse): void {
     while (left > 0) {
       left -= piece.length;
       sentBytes += piece.length;
-      if (!res.write(piece)) { res.once('drain', pump); return; }
+      if (!res.write(piece)) {
+        res.once('drain', pump);
+        return;
+      }
     }
     res.end('data: [DONE]\n\n');
   };
-  res.on('close', () => { left = 0; });
+  res.on('close', () => {
+    left = 0;
+  });
   pump();
 }
 
 const server = createServer((req, res) => {
   let body = '';
-  req.on('data', (d: Buffer) => { body += String(d); });
+  req.on('data', (d: Buffer) => {
+    body += String(d);
+  });
   req.on('end', () => {
     const stream = (JSON.parse(body) as { stream?: boolean }).stream === true;
     if (stream) return streamForever(res);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'y'.repeat(2 * 2 ** 20) }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'y'.repeat(2 * 2 ** 20) }, finish_reason: 'stop' },
+        ],
+      }),
+    );
   });
 });
 let spec: Extract<ReturnType<typeof parseModelSpec>, { kind: 'openai' }>;
@@ -47,7 +60,10 @@ before(async () => {
   if (parsed.kind !== 'openai') throw new Error('not an openai spec');
   spec = parsed;
 });
-after(() => { server.closeAllConnections(); server.close(); });
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 test('a streamed response past the cap is cut there, finishes with length and is marked over-long', async () => {
   sentBytes = 0;
@@ -62,8 +78,10 @@ test('a streamed response past the cap is cut there, finishes with length and is
 
 test('a non-streamed body past the cap is refused with a clear error', async () => {
   const model = createOpenAIModel(spec, { maxResponseChars: 100_000, retry: { maxRetries: 0 }, stream: false });
-  await assert.rejects(model.generate({ messages: [{ role: 'user', content: 'go' }], sampling: {} }),
-    (e: Error) => e instanceof ModelError && e.kind === 'bad-response' && /passed \d+ bytes/.test(e.message));
+  await assert.rejects(
+    model.generate({ messages: [{ role: 'user', content: 'go' }], sampling: {} }),
+    (e: Error) => e instanceof ModelError && e.kind === 'bad-response' && /passed \d+ bytes/.test(e.message),
+  );
   await model.close();
 });
 
@@ -72,8 +90,13 @@ test('the agent loop records the turn as over-long (and the record stays valid)'
   const model = createOpenAIModel(spec, { maxResponseChars: 50_000, retry: { maxRetries: 0 } });
   try {
     const record = await runEpisode({
-      task: { question: 'How many authors?', dbPath: buildDb('bookshop') }, protocolName: 'skyrl', model, pool,
-      config: { maxTurns: 1 }, schemaCache: new SchemaCache(), onEvent: () => {},
+      task: { question: 'How many authors?', dbPath: buildDb('bookshop') },
+      protocolName: 'skyrl',
+      model,
+      pool,
+      config: { maxTurns: 1 },
+      schemaCache: new SchemaCache(),
+      onEvent: () => {},
     });
     assert.equal(record.turns[0].overLong, true);
     assert.equal(record.turns[0].assistant.length >= 50_000, true);

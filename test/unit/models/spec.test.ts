@@ -1,3 +1,5 @@
+// Tests of models/spec: openai specs: base URL without trailing slash, model after the first #; onnx specs keep the
+// directory as written
 import { test } from 'node:test';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/fixtures';
@@ -6,7 +8,10 @@ import { createModel, parseModelSpec, formatModelSpec, ModelError } from '../../
 
 test('openai specs: base URL without trailing slash, model after the first #', () => {
   assert.deepEqual(parseModelSpec('openai:http://127.0.0.1:8000/v1#Qwen2.5-7B'), {
-    kind: 'openai', baseURL: 'http://127.0.0.1:8000/v1', model: 'Qwen2.5-7B', raw: 'openai:http://127.0.0.1:8000/v1#Qwen2.5-7B',
+    kind: 'openai',
+    baseURL: 'http://127.0.0.1:8000/v1',
+    model: 'Qwen2.5-7B',
+    raw: 'openai:http://127.0.0.1:8000/v1#Qwen2.5-7B',
   });
   const ollama = parseModelSpec('openai:http://localhost:11434/v1/#qwen2.5-coder:7b');
   assert.equal(ollama.kind === 'openai' && ollama.baseURL, 'http://localhost:11434/v1');
@@ -17,7 +22,11 @@ test('openai specs: base URL without trailing slash, model after the first #', (
 });
 
 test('onnx specs keep the directory as written', () => {
-  assert.deepEqual(parseModelSpec('onnx:models/qwen-0.5b'), { kind: 'onnx', dir: 'models/qwen-0.5b', raw: 'onnx:models/qwen-0.5b' });
+  assert.deepEqual(parseModelSpec('onnx:models/qwen-0.5b'), {
+    kind: 'onnx',
+    dir: 'models/qwen-0.5b',
+    raw: 'onnx:models/qwen-0.5b',
+  });
   assert.equal(formatModelSpec(parseModelSpec('onnx:/abs/dir')), 'onnx:/abs/dir');
 });
 
@@ -37,13 +46,16 @@ test('bad specs are bad-spec errors that say what is wrong and show the expected
     ['onnx:', /needs a model directory/],
   ];
   for (const [spec, why] of cases) {
-    assert.throws(() => parseModelSpec(spec), (e: unknown) => {
-      assert.ok(e instanceof ModelError, spec);
-      assert.equal(e.kind, 'bad-spec');
-      assert.match(e.message, why, spec);
-      assert.match(e.message, /openai:<baseURL>#<model>.*onnx:<dir>/, spec);
-      return true;
-    });
+    assert.throws(
+      () => parseModelSpec(spec),
+      (e: unknown) => {
+        assert.ok(e instanceof ModelError, spec);
+        assert.equal(e.kind, 'bad-spec');
+        assert.match(e.message, why, spec);
+        assert.match(e.message, /openai:<baseURL>#<model>.*onnx:<dir>/, spec);
+        return true;
+      },
+    );
   }
 });
 

@@ -9,13 +9,22 @@ import { ModelError } from '../../../src/core/models/types';
 import { parseModelSpec } from '../../../src/core/models/spec';
 
 const server = createServer((req, res) => {
-  if (req.url?.includes('reset')) { req.socket.destroy(); return; }
+  if (req.url?.includes('reset')) {
+    req.socket.destroy();
+    return;
+  }
   res.writeHead(500, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { message: 'the GPU fell over' } }));
 });
 let port = 0;
-before(async () => { await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r())); port = (server.address() as AddressInfo).port; });
-after(() => { server.closeAllConnections(); server.close(); });
+before(async () => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  port = (server.address() as AddressInfo).port;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 function model(path: string) {
   const spec = parseModelSpec(`openai:http://127.0.0.1:${port}/${path}#m`);

@@ -1,3 +1,5 @@
+// Tests of rewards/cli: reward --json prints exactly {panel, total, terms: [{name, value, weight, contribution,
+// explanation}]}; reward without --json prints a readable table with every explanation
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -9,12 +11,18 @@ import { schoolDb, skyrlEpisode, trajectory } from './fixtures';
 
 function capture() {
   let text = '';
-  const stream = new Writable({ write(chunk, _enc, cb) { text += String(chunk); cb(); } });
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      text += String(chunk);
+      cb();
+    },
+  });
   return { stream, text: () => text };
 }
 
 async function quarry(args: string[], cwd = process.cwd()) {
-  const out = capture(), err = capture();
+  const out = capture(),
+    err = capture();
   const code = await main(args, { stdout: out.stream, stderr: err.stream, cwd });
   return { code, out: out.text(), err: err.text() };
 }
@@ -27,38 +35,84 @@ const records = [
   skyrlEpisode([], 'SELECT name FROM student', { id: 'q1-s1', groupId: 'q1', gold, difficulty: 'easy' }),
   skyrlEpisode([], gold, { id: 'q2-s0', groupId: 'q2', gold, difficulty: 'easy' }),
   skyrlEpisode([], gold, { id: 'q2-s1', groupId: 'q2', gold, difficulty: 'easy' }),
-  trajectory({ id: 'q3-s0', groupId: 'q3', gold: "SELECT name FROM student WHERE name = 'Nobody'", finalSql: 'SELECT name FROM student WHERE age > 90', turns: [{ assistant: '<solution>SELECT name FROM student WHERE age > 90</solution>', kind: 'answer', sql: 'SELECT name FROM student WHERE age > 90' }] }),
-  trajectory({ id: 'nogold', finalSql: 'SELECT 1', turns: [{ assistant: '<think>x</think><solution>SELECT 1</solution>', kind: 'answer', sql: 'SELECT 1' }] }),
+  trajectory({
+    id: 'q3-s0',
+    groupId: 'q3',
+    gold: "SELECT name FROM student WHERE name = 'Nobody'",
+    finalSql: 'SELECT name FROM student WHERE age > 90',
+    turns: [
+      {
+        assistant: '<solution>SELECT name FROM student WHERE age > 90</solution>',
+        kind: 'answer',
+        sql: 'SELECT name FROM student WHERE age > 90',
+      },
+    ],
+  }),
+  trajectory({
+    id: 'nogold',
+    finalSql: 'SELECT 1',
+    turns: [{ assistant: '<think>x</think><solution>SELECT 1</solution>', kind: 'answer', sql: 'SELECT 1' }],
+  }),
 ];
 records[1].sample = 1;
 records[3].sample = 1;
 writeFileSync(file, records.map((r) => JSON.stringify(r) + '\n').join(''));
 
 test('reward --json prints exactly {panel, total, terms: [{name, value, weight, contribution, explanation}]}', async () => {
-  const r = await quarry(['reward', '--panel', 'sqltrail', '--gold-sql', 'SELECT name FROM student', '--pred-sql', 'SELECT name FROM teacher', '--db', schoolDb, '--difficulty', 'simple', '--json']);
+  const r = await quarry([
+    'reward',
+    '--panel',
+    'sqltrail',
+    '--gold-sql',
+    'SELECT name FROM student',
+    '--pred-sql',
+    'SELECT name FROM teacher',
+    '--db',
+    schoolDb,
+    '--difficulty',
+    'simple',
+    '--json',
+  ]);
   assert.equal(r.code, 0, r.err);
   const json = JSON.parse(r.out);
   assert.deepEqual(Object.keys(json), ['panel', 'total', 'terms']);
   assert.equal(json.panel, 'sqltrail');
-  assert.deepEqual(json.terms.map((t: { name: string }) => t.name), ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format']);
-  for (const t of json.terms) assert.deepEqual(Object.keys(t), ['name', 'value', 'weight', 'contribution', 'explanation']);
+  assert.deepEqual(
+    json.terms.map((t: { name: string }) => t.name),
+    ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
+  );
+  for (const t of json.terms)
+    assert.deepEqual(Object.keys(t), ['name', 'value', 'weight', 'contribution', 'explanation']);
   const bigram = json.terms.find((t: { name: string }) => t.name === 'bigram');
   assert.equal(bigram.value, 0.5);
   // The printed numbers are rounded to 12 decimals, so their sum agrees with the total to that precision.
   const sum = json.terms.reduce((a: number, t: { contribution: number }) => a + t.contribution, 0);
   assert.ok(Math.abs(json.total - sum) < 1e-9, `${json.total} vs ${sum}`);
-  assert.ok(Math.abs(json.terms.find((t: { name: string }) => t.name === 'schema').value - 1 / 3) < 1e-9, 'eq. 10: name is shared');
+  assert.ok(
+    Math.abs(json.terms.find((t: { name: string }) => t.name === 'schema').value - 1 / 3) < 1e-9,
+    'eq. 10: name is shared',
+  );
 });
 
 test('reward without --json prints a readable table with every explanation', async () => {
-  const r = await quarry(['reward', '--panel', 'mtir', '--gold-sql', gold, '--pred-sql', 'SELECT nme FROM student', '--db', schoolDb]);
+  const r = await quarry([
+    'reward',
+    '--panel',
+    'mtir',
+    '--gold-sql',
+    gold,
+    '--pred-sql',
+    'SELECT nme FROM student',
+    '--db',
+    schoolDb,
+  ]);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^panel mtir \(MTIR-SQL §3\.3, eqs\. 5–7\): total 0/);
   assert.match(r.out, /exec\s+-0\.1\s+1\s+-0\.1\s+final SQL does not execute: no such column: nme/);
   assert.match(r.out, /result\s+0\s+1\s+0\s+no reward: gated by 'exec'/);
 });
 
-test('reward --trajectory --index scores one record; gold and db default to the record\'s task', async () => {
+test("reward --trajectory --index scores one record; gold and db default to the record's task", async () => {
   const r = await quarry(['reward', '--panel', 'skyrl', '--trajectory', file, '--index', '1', '--json']);
   assert.equal(r.code, 0, r.err);
   assert.equal(JSON.parse(r.out).total, 0);
@@ -71,15 +125,48 @@ test('reward --trajectory --index scores one record; gold and db default to the 
 test('reward: bad input exits 2 with a message naming the problem', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['reward', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold], /--panel P is required/],
-    [['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb], /exactly one of --pred-sql SQL and --trajectory/],
-    [['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold, '--trajectory', file], /exactly one of/],
+    [
+      ['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb],
+      /exactly one of --pred-sql SQL and --trajectory/,
+    ],
+    [
+      ['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold, '--trajectory', file],
+      /exactly one of/,
+    ],
     [['reward', '--panel', 'nope', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold], /unknown panel 'nope'/],
-    [['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', join(dir, 'none.sqlite'), '--pred-sql', gold], /no such file/],
-    [['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', file, '--pred-sql', gold], /not a SQLite database|not a database/i],
-    [['reward', '--panel', 'sqltrail', '--trajectory', file, '--index', '9'], /--index 9 is past the end: .* holds 6 record/],
+    [
+      ['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', join(dir, 'none.sqlite'), '--pred-sql', gold],
+      /no such file/,
+    ],
+    [
+      ['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', file, '--pred-sql', gold],
+      /not a SQLite database|not a database/i,
+    ],
+    [
+      ['reward', '--panel', 'sqltrail', '--trajectory', file, '--index', '9'],
+      /--index 9 is past the end: .* holds 6 record/,
+    ],
     [['reward', '--panel', 'sqltrail', '--trajectory', file, '--index=1.5'], /--index must be a whole number/],
-    [['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold, '--difficulty', 'brutal'], /--difficulty must be simple, medium, hard or extra/],
-    [['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold, '--mode', 'x'], /--mode must be one of/],
+    [
+      [
+        'reward',
+        '--panel',
+        'sqltrail',
+        '--gold-sql',
+        gold,
+        '--db',
+        schoolDb,
+        '--pred-sql',
+        gold,
+        '--difficulty',
+        'brutal',
+      ],
+      /--difficulty must be simple, medium, hard or extra/,
+    ],
+    [
+      ['reward', '--panel', 'sqltrail', '--gold-sql', gold, '--db', schoolDb, '--pred-sql', gold, '--mode', 'x'],
+      /--mode must be one of/,
+    ],
   ];
   for (const [args, message] of cases) {
     const r = await quarry(args);
@@ -104,8 +191,14 @@ test('score: per-term summary, integrity flags naming items, group statistics, -
   assert.match(r.out, /zero-variance group q2: all 2 samples scored 1/);
   assert.match(r.out, /groups: 2 questions with 2 samples; zero reward variance in 1 \(q2\)/);
   assert.match(r.out, /hard but solvable \(SQL-Trail S\(q\) ascending\): q1 1\/2/);
-  const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(lines.map((l) => l.id), ['q1-s0', 'q1-s1', 'q2-s0', 'q2-s1', 'q3-s0']);
+  const lines = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    lines.map((l) => l.id),
+    ['q1-s0', 'q1-s1', 'q2-s0', 'q2-s1', 'q3-s0'],
+  );
   assert.deepEqual(Object.keys(lines[0]), ['id', 'groupId', 'sample', 'panel', 'total', 'terms', 'exec', 'advantage']);
   assert.ok(lines[0].advantage > 0 && lines[1].advantage < 0);
   assert.equal(lines[4].advantage, null);
@@ -117,7 +210,10 @@ test('score --json: the summary as one object; the empty-gold free win is flagge
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out);
   assert.equal(j.scored, 5);
-  assert.deepEqual(j.terms.map((t: { name: string }) => t.name), ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format']);
+  assert.deepEqual(
+    j.terms.map((t: { name: string }) => t.name),
+    ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
+  );
   assert.deepEqual(j.integrity.emptyGoldWins.items, ['q3-s0']);
   assert.ok(j.integrity.flags.some((f: string) => /suspicious|empty-gold/.test(f)));
   assert.equal(j.groups.groups.length, 2);
@@ -125,7 +221,14 @@ test('score --json: the summary as one object; the empty-gold free win is flagge
 
 test('score: a panel file, --db-dir, and bad inputs', async () => {
   const panel = join(dir, 'p.json');
-  writeFileSync(panel, JSON.stringify({ name: 'exec-only', extends: 'sqltrail', weights: { turns: 0, schema: 0, bigram: 0, syntax: 0, format: 0 } }));
+  writeFileSync(
+    panel,
+    JSON.stringify({
+      name: 'exec-only',
+      extends: 'sqltrail',
+      weights: { turns: 0, schema: 0, bigram: 0, syntax: 0, format: 0 },
+    }),
+  );
   const r = await quarry(['score', '--trajectories', file, '--panel', panel, '--json']);
   assert.equal(r.code, 0, r.err);
   assert.equal(JSON.parse(r.out).panel, 'exec-only');

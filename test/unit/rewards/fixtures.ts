@@ -2,7 +2,12 @@
 // it is about; and one shared database + sandbox pool + scoring resources.
 import { createSqlPool } from '../../../src/core/db';
 import type { ProtocolName, MdpAction, ActionKind } from '../../../src/core/agent/types';
-import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn, type TurnExec } from '../../../src/core/trajectories/types';
+import {
+  TRAJECTORY_SCHEMA,
+  type TrajectoryRecord,
+  type TrajectoryTurn,
+  type TurnExec,
+} from '../../../src/core/trajectories/types';
 import type { Hardness } from '../../../src/core/sql/hardness';
 import { createScoringResources } from '../../../src/core/rewards';
 import { buildDb } from '../../helpers/fixtures';
@@ -27,13 +32,30 @@ export interface TurnSpec {
 }
 
 export function turn(spec: TurnSpec, index: number): TrajectoryTurn {
-  const exec: TurnExec | null = spec.exec === undefined || spec.exec === null ? null : {
-    ok: true, errorClass: null, error: null, columns: [], rowCount: 1, truncated: false, ms: 1, ...spec.exec,
-  };
+  const exec: TurnExec | null =
+    spec.exec === undefined || spec.exec === null
+      ? null
+      : {
+          ok: true,
+          errorClass: null,
+          error: null,
+          columns: [],
+          rowCount: 1,
+          truncated: false,
+          ms: 1,
+          ...spec.exec,
+        };
   return {
     index,
     assistant: spec.assistant,
-    action: { kind: spec.kind ?? 'execute', sql: spec.sql ?? null, thought: null, mdp: spec.mdp ?? [], verify: spec.verify, problems: [] },
+    action: {
+      kind: spec.kind ?? 'execute',
+      sql: spec.sql ?? null,
+      thought: null,
+      mdp: spec.mdp ?? [],
+      verify: spec.verify,
+      problems: [],
+    },
     observations: [],
     exec,
     finishReason: 'stop',
@@ -65,8 +87,13 @@ export function trajectory(spec: TrajectorySpec): TrajectoryRecord {
     sample: 0,
     createdAt: '2026-01-01T00:00:00.000Z',
     task: {
-      id: 'q1', question: 'q?', db: { path: spec.dbPath ?? schoolDb, id: 'school', sha256: '0'.repeat(64) },
-      evidence: null, history: [], gold: spec.gold ?? null, difficulty: spec.difficulty ?? null,
+      id: 'q1',
+      question: 'q?',
+      db: { path: spec.dbPath ?? schoolDb, id: 'school', sha256: '0'.repeat(64) },
+      evidence: null,
+      history: [],
+      gold: spec.gold ?? null,
+      difficulty: spec.difficulty ?? null,
     },
     protocol: { name: spec.protocol ?? 'skyrl', config: { maxTurns: spec.maxTurns ?? 5, ...(spec.config ?? {}) } },
     model: { spec: 'test', sampling: {} },
@@ -82,8 +109,22 @@ export function trajectory(spec: TrajectorySpec): TrajectoryRecord {
 }
 
 /** A well-formed SkyRL-SQL episode: exploratory <sql> turns, then a <solution>. */
-export function skyrlEpisode(explore: string[], solution: string, extra: Partial<TrajectorySpec> = {}): TrajectoryRecord {
-  const turns: TurnSpec[] = explore.map((sql) => ({ assistant: `<think>look</think>\n<sql>${sql}</sql>`, sql, mdp: ['PROPOSE', 'EXECUTE'], exec: {} }));
-  turns.push({ assistant: `<think>done</think>\n<solution>${solution}</solution>`, kind: 'answer', sql: solution, mdp: ['FINALIZE'] });
+export function skyrlEpisode(
+  explore: string[],
+  solution: string,
+  extra: Partial<TrajectorySpec> = {},
+): TrajectoryRecord {
+  const turns: TurnSpec[] = explore.map((sql) => ({
+    assistant: `<think>look</think>\n<sql>${sql}</sql>`,
+    sql,
+    mdp: ['PROPOSE', 'EXECUTE'],
+    exec: {},
+  }));
+  turns.push({
+    assistant: `<think>done</think>\n<solution>${solution}</solution>`,
+    kind: 'answer',
+    sql: solution,
+    mdp: ['FINALIZE'],
+  });
   return trajectory({ protocol: 'skyrl', turns, finalSql: solution, ...extra });
 }

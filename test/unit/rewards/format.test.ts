@@ -13,8 +13,15 @@ const read = (p: string) => readFileSync(join(fixturesDir, 'model-outputs', p), 
 
 /** Assistant turns of a transcript: the text between <observation> blocks (the environment's messages). */
 function turnsOf(transcript: string): TurnSpec[] {
-  const parts = transcript.split(/<observation>[\s\S]*?<\/observation>/).map((s) => s.trim()).filter(Boolean);
-  return parts.map((assistant, i) => ({ assistant, kind: i === parts.length - 1 ? 'answer' : 'execute', sql: 'SELECT 1' }));
+  const parts = transcript
+    .split(/<observation>[\s\S]*?<\/observation>/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return parts.map((assistant, i) => ({
+    assistant,
+    kind: i === parts.length - 1 ? 'answer' : 'execute',
+    sql: 'SELECT 1',
+  }));
 }
 
 function episode(protocol: ProtocolName, turns: TurnSpec[], end: 'answer' | 'budget' = 'answer') {
@@ -25,7 +32,10 @@ test('SkyRL-SQL App. A example (schema preamble dropped) is well-formed; breakin
   const text = read('skyrl/appA-example.txt').replace(/^[\s\S]*?(?=<think>)/, '');
   const turns = turnsOf(text);
   assert.equal(turns.length, 2);
-  assert.deepEqual(checkFormat(episode('skyrl', turns)), { ok: true, explanation: '2 turn(s) with <think> and <sql> blocks, ending in one <solution>' });
+  assert.deepEqual(checkFormat(episode('skyrl', turns)), {
+    ok: true,
+    explanation: '2 turn(s) with <think> and <sql> blocks, ending in one <solution>',
+  });
   const noThink = turns.map((t) => ({ ...t, assistant: t.assistant.replace(/<think>[\s\S]*?<\/think>/, '') }));
   assert.equal(checkFormat(episode('skyrl', noThink)).kind, 'missing-think');
   const cut = [turns[0]];
@@ -43,15 +53,32 @@ test('SQL-Trail App. A.8 example: final output has <think> and <solution>; <reas
 });
 
 test('MTIR-SQL: <think> + <tool_call> turns, then <think> + <answer>', () => {
-  const call = read('mtir/constructed-call.txt').trim(), answer = read('mtir/constructed-answer.txt').trim();
+  const call = read('mtir/constructed-call.txt').trim(),
+    answer = read('mtir/constructed-answer.txt').trim();
   assert.equal(checkFormat(episode('mtir', [{ assistant: call }, { assistant: answer, kind: 'answer' }])).ok, true);
-  assert.equal(checkFormat(episode('mtir', [{ assistant: answer, kind: 'answer' }, { assistant: answer, kind: 'answer' }])).kind, 'answer-before-end');
-  assert.equal(checkFormat(episode('mtir', [{ assistant: call }, { assistant: `${answer}\nthanks!`, kind: 'answer' }])).kind, 'text-after-answer');
-  assert.equal(checkFormat(episode('mtir', [{ assistant: `Let me think.${call}` }, { assistant: answer, kind: 'answer' }])).kind, 'missing-think');
+  assert.equal(
+    checkFormat(
+      episode('mtir', [
+        { assistant: answer, kind: 'answer' },
+        { assistant: answer, kind: 'answer' },
+      ]),
+    ).kind,
+    'answer-before-end',
+  );
+  assert.equal(
+    checkFormat(episode('mtir', [{ assistant: call }, { assistant: `${answer}\nthanks!`, kind: 'answer' }])).kind,
+    'text-after-answer',
+  );
+  assert.equal(
+    checkFormat(episode('mtir', [{ assistant: `Let me think.${call}` }, { assistant: answer, kind: 'answer' }])).kind,
+    'missing-think',
+  );
 });
 
 test('a turn that starts inside a template-opened <think> (Qwen3) is not a format failure', () => {
-  const answer = read('mtir/constructed-answer.txt').trim().replace(/^<think>/, '');
+  const answer = read('mtir/constructed-answer.txt')
+    .trim()
+    .replace(/^<think>/, '');
   assert.equal(reopenTemplateTag(answer, 'think').startsWith('<think>'), true);
   assert.equal(checkFormat(episode('mtir', [{ assistant: answer, kind: 'answer' }])).ok, true);
   assert.equal(reopenTemplateTag('<think>a</think>', 'think'), '<think>a</think>');
@@ -60,7 +87,12 @@ test('a turn that starts inside a template-opened <think> (Qwen3) is not a forma
 
 test('generic rule for other protocols: ended with an answer, no invalid action', () => {
   assert.equal(checkFormat(episode('mtsqlr1', [{ assistant: 'x', kind: 'answer' }])).ok, true);
-  const bad = trajectory({ protocol: 'mtsqlr1', finalSql: null, end: 'budget', turns: [{ assistant: 'x', kind: 'invalid' }] });
+  const bad = trajectory({
+    protocol: 'mtsqlr1',
+    finalSql: null,
+    end: 'budget',
+    turns: [{ assistant: 'x', kind: 'invalid' }],
+  });
   assert.equal(checkFormat(bad).kind, 'invalid-action');
   assert.equal(checkFormat(null).ok, true, 'a bare SQL has no format');
 });

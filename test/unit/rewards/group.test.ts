@@ -1,8 +1,19 @@
+// Tests of rewards/group: advantages: (r − mean) / (std + ε) with the sample std by default; advantages:
+// zero-variance groups and lone samples give all zeros
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  groupAdvantages, isZeroVariance, zeroVarianceGroups, passAtG, passAtK, difficultyScore, rankHardButSolvable,
-  curriculumBins, filterTrajectories, standardDeviation, DEFAULT_ADVANTAGE_EPSILON,
+  groupAdvantages,
+  isZeroVariance,
+  zeroVarianceGroups,
+  passAtG,
+  passAtK,
+  difficultyScore,
+  rankHardButSolvable,
+  curriculumBins,
+  filterTrajectories,
+  standardDeviation,
+  DEFAULT_ADVANTAGE_EPSILON,
 } from '../../../src/core/rewards/group';
 
 const close = (a: number, b: number, tol = 1e-9) => assert.ok(Math.abs(a - b) <= tol, `${a} ≉ ${b}`);
@@ -15,7 +26,10 @@ test('advantages: (r − mean) / (std + ε) with the sample std by default', () 
   r.forEach((x, i) => close(a[i], (x - 0.5) / (s + DEFAULT_ADVANTAGE_EPSILON)));
   const p = groupAdvantages(r, { std: 'population', epsilon: 0 });
   r.forEach((x, i) => close(p[i], (x - 0.5) / 0.5));
-  close(a.reduce((x, y) => x + y, 0), 0);
+  close(
+    a.reduce((x, y) => x + y, 0),
+    0,
+  );
 });
 
 test('advantages: zero-variance groups and lone samples give all zeros', () => {
@@ -35,7 +49,11 @@ test('zero-variance detection names the groups', () => {
   assert.equal(isZeroVariance([1, 1, 1]), true);
   assert.equal(isZeroVariance([1, 1, 1.5]), false);
   assert.equal(isZeroVariance([0.1 + 0.2, 0.3]), true, 'within the float tolerance');
-  const groups = new Map([['q1', [1, 1]], ['q2', [0, 1]], ['q3', [-1, -1, -1]]]);
+  const groups = new Map([
+    ['q1', [1, 1]],
+    ['q2', [0, 1]],
+    ['q3', [-1, -1, -1]],
+  ]);
   assert.deepEqual(zeroVarianceGroups(groups), ['q1', 'q3']);
   assert.equal(standardDeviation([4]), 0);
 });
@@ -63,19 +81,44 @@ test('SQL-Trail S(q): pass@G inside (0, 1), else 1; ranking puts hard-but-solvab
     { id: 'once', correct: 1, total: 6 },
     { id: 'twice', correct: 2, total: 6 },
   ]);
-  assert.deepEqual(ranked.map((r) => r.id), ['once', 'twice', 'half', 'always', 'never']);
-  assert.deepEqual(ranked.map((r) => r.score), [1 / 6, 2 / 6, 3 / 6, 1, 1]);
-  assert.deepEqual(rankHardButSolvable([{ id: 'a', correct: 2, total: 6 }, { id: 'b', correct: 1, total: 6 }], 1).map((r) => r.id), ['b']);
+  assert.deepEqual(
+    ranked.map((r) => r.id),
+    ['once', 'twice', 'half', 'always', 'never'],
+  );
+  assert.deepEqual(
+    ranked.map((r) => r.score),
+    [1 / 6, 2 / 6, 3 / 6, 1, 1],
+  );
+  assert.deepEqual(
+    rankHardButSolvable(
+      [
+        { id: 'a', correct: 2, total: 6 },
+        { id: 'b', correct: 1, total: 6 },
+      ],
+      1,
+    ).map((r) => r.id),
+    ['b'],
+  );
 });
 
 test('MTSQL-R1 curriculum: drop s = N, sort by s descending, contiguous bins, level 1 easiest', () => {
   const items = [
-    { id: 'a', successes: 20 }, { id: 'b', successes: 3 }, { id: 'c', successes: 19 }, { id: 'd', successes: 0 },
-    { id: 'e', successes: 12 }, { id: 'f', successes: 12 },
+    { id: 'a', successes: 20 },
+    { id: 'b', successes: 3 },
+    { id: 'c', successes: 19 },
+    { id: 'd', successes: 0 },
+    { id: 'e', successes: 12 },
+    { id: 'f', successes: 12 },
   ];
   const bins = curriculumBins(items, { samples: 20, binSize: 2 });
-  assert.deepEqual(bins.discarded.map((x) => x.id), ['a']);
-  assert.deepEqual(bins.levels.map((l) => l.map((x) => x.id)), [['c', 'e'], ['f', 'b'], ['d']]);
+  assert.deepEqual(
+    bins.discarded.map((x) => x.id),
+    ['a'],
+  );
+  assert.deepEqual(
+    bins.levels.map((l) => l.map((x) => x.id)),
+    [['c', 'e'], ['f', 'b'], ['d']],
+  );
   assert.equal(curriculumBins(items).levels.length, 1, 'default bin size 2000');
   assert.throws(() => curriculumBins([{ id: 'x', successes: 21 }]), /question x: successes 21/);
 });
@@ -83,6 +126,12 @@ test('MTSQL-R1 curriculum: drop s = N, sort by s descending, contiguous bins, le
 test('MTIR-SQL filter keeps F > τ (strictly)', () => {
   const items = [{ f: 0.1 }, { f: -0.1 }, { f: 0 }, { f: 0.5 }];
   const { kept, dropped } = filterTrajectories(items, (x) => x.f, 0);
-  assert.deepEqual(kept.map((x) => x.f), [0.1, 0.5]);
-  assert.deepEqual(dropped.map((x) => x.f), [-0.1, 0]);
+  assert.deepEqual(
+    kept.map((x) => x.f),
+    [0.1, 0.5],
+  );
+  assert.deepEqual(
+    dropped.map((x) => x.f),
+    [-0.1, 0],
+  );
 });

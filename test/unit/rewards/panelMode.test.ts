@@ -21,8 +21,16 @@ const exec = async (panel: ReturnType<typeof loadPanel>, mode?: 'spider' | 'bird
 };
 
 test('built-in panels state their comparator: skyrl bird (skyrl-gym frozenset), progress omnisql (App. B), the rest spider', () => {
-  assert.deepEqual(['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'].map((n) => [n, loadPanel(n).mode]),
-    [['skyrl', 'bird'], ['sqltrail', 'spider'], ['mtir', 'spider'], ['mtsqlr1', 'spider'], ['progress', 'omnisql']]);
+  assert.deepEqual(
+    ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'].map((n) => [n, loadPanel(n).mode]),
+    [
+      ['skyrl', 'bird'],
+      ['sqltrail', 'spider'],
+      ['mtir', 'spider'],
+      ['mtsqlr1', 'spider'],
+      ['progress', 'omnisql'],
+    ],
+  );
 });
 
 test('a panel scores with its own comparator unless the call names one', async () => {

@@ -14,13 +14,20 @@ const res = newResources(pool);
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
 
 function generator(seed: number) {
   const r = rng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
-  const tables: Record<string, string[]> = { student: ['id', 'name', 'age', 'class_id'], teacher: ['id', 'name', 'subject'], class: ['id', 'title', 'teacher_id'] };
+  const tables: Record<string, string[]> = {
+    student: ['id', 'name', 'age', 'class_id'],
+    teacher: ['id', 'name', 'subject'],
+    class: ['id', 'title', 'teacher_id'],
+  };
   return (): string => {
     const kind = r();
     if (kind < 0.15) {
@@ -47,7 +54,8 @@ test('bigram, schema and clause-F1 similarities lie in [0, 1], are symmetric, an
     const bg = bigramSimilarity(a, b);
     assert.ok(bg >= 0 && bg <= 1, `${a} | ${b}`);
     assert.equal(bg, bigramSimilarity(b, a));
-    const sa = schemaItemsOf(res, schoolDb, a).items, sb = schemaItemsOf(res, schoolDb, b).items;
+    const sa = schemaItemsOf(res, schoolDb, a).items,
+      sb = schemaItemsOf(res, schoolDb, b).items;
     const sj = jaccard(sa, sb);
     assert.ok(sj >= 0 && sj <= 1);
     assert.equal(sj, jaccard(sb, sa));
@@ -61,7 +69,10 @@ test('bigram, schema and clause-F1 similarities lie in [0, 1], are symmetric, an
 });
 
 test('panel totals stay in their ranges; every contribution is weight·value', async () => {
-  const sqltrail = loadPanel('sqltrail'), skyrl = loadPanel('skyrl'), mtir = loadPanel('mtir'), mtsqlr1 = loadPanel('mtsqlr1');
+  const sqltrail = loadPanel('sqltrail'),
+    skyrl = loadPanel('skyrl'),
+    mtir = loadPanel('mtir'),
+    mtsqlr1 = loadPanel('mtsqlr1');
   const mtirTotals = new Set([-0.1, 0, -0.8, 1.2]);
   for (const [gold, pred] of pairs(11, 120)) {
     const goldOk = !gold.startsWith('SELEC ');

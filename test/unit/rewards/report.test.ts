@@ -1,3 +1,5 @@
+// Tests of rewards/report: histogram: integer data gets one bin per value, including empty ones in between;
+// histogram: continuous values in equal-width bins, the maximum in the last bin, non-finite left out
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPanel, integrityFlags } from '../../../src/core/rewards';
@@ -10,7 +12,15 @@ after(() => pool.close());
 
 test('histogram: integer data gets one bin per value, including empty ones in between', () => {
   const h = histogram([1, 1, 2, 4, 4, 4], { integer: true });
-  assert.deepEqual(h.bins.map((b) => [b.lo, b.count]), [[1, 2], [2, 1], [3, 0], [4, 3]]);
+  assert.deepEqual(
+    h.bins.map((b) => [b.lo, b.count]),
+    [
+      [1, 2],
+      [2, 1],
+      [3, 0],
+      [4, 3],
+    ],
+  );
   assert.equal(h.n, 6);
   assert.equal(h.min, 1);
   assert.equal(h.max, 4);
@@ -20,11 +30,17 @@ test('histogram: integer data gets one bin per value, including empty ones in be
 test('histogram: continuous values in equal-width bins, the maximum in the last bin, non-finite left out', () => {
   const h = histogram([0, 0.1, 0.5, 0.99, 1, NaN, Infinity], { bins: 4 });
   assert.equal(h.bins.length, 4);
-  assert.deepEqual(h.bins.map((b) => b.count), [2, 0, 1, 2]);
+  assert.deepEqual(
+    h.bins.map((b) => b.count),
+    [2, 0, 1, 2],
+  );
   assert.equal(h.bins[0].lo, 0);
   assert.equal(h.bins[3].hi, 1);
   assert.equal(h.n, 5);
-  assert.equal(h.bins.reduce((a, b) => a + b.count, 0), 5);
+  assert.equal(
+    h.bins.reduce((a, b) => a + b.count, 0),
+    5,
+  );
 });
 
 test('histogram: all values equal is one bin; no values is no bins', () => {
@@ -37,13 +53,20 @@ test('histogram: bins are no narrower than three significant digits (advantage s
   assert.equal(h.bins.length, 1);
   assert.equal(h.bins[0].count, 3);
   assert.equal(histogram([0, 0.5]).bins.length, 10, 'a real spread gets the bins asked for');
-  assert.deepEqual(histogram([0, 0.0015, 0.002]).bins.map((b) => b.count), [1, 2], 'two bins of 0.001');
+  assert.deepEqual(
+    histogram([0, 0.0015, 0.002]).bins.map((b) => b.count),
+    [1, 2],
+    'two bins of 0.001',
+  );
 });
 
 test('histogram: integer data spanning too many values falls back to equal-width bins', () => {
   const h = histogram([0, 100], { integer: true, bins: 5 });
   assert.equal(h.bins.length, 5);
-  assert.deepEqual(h.bins.map((b) => b.count), [1, 0, 0, 0, 1]);
+  assert.deepEqual(
+    h.bins.map((b) => b.count),
+    [1, 0, 0, 0, 1],
+  );
 });
 
 const GOLD = 'SELECT name FROM teacher';
@@ -55,10 +78,25 @@ function fixtureRun() {
     skyrlEpisode(['SELECT * FROM teacher'], GOLD, { id: 'g1-a', groupId: 'g1', gold: GOLD, difficulty: 'easy' }),
     skyrlEpisode([], 'SELECT subject FROM teacher', { id: 'g1-b', groupId: 'g1', gold: GOLD, difficulty: 'easy' }),
     // g2: both samples win on an empty gold → zero variance, empty-gold win flag
-    skyrlEpisode([], 'SELECT name FROM student WHERE age > 99', { id: 'g2-a', groupId: 'g2', gold: EMPTY_GOLD, difficulty: 'medium' }),
-    skyrlEpisode(['SELECT 1', 'SELECT 2'], 'SELECT name FROM student WHERE age > 98', { id: 'g2-b', groupId: 'g2', gold: EMPTY_GOLD, difficulty: 'medium' }),
+    skyrlEpisode([], 'SELECT name FROM student WHERE age > 99', {
+      id: 'g2-a',
+      groupId: 'g2',
+      gold: EMPTY_GOLD,
+      difficulty: 'medium',
+    }),
+    skyrlEpisode(['SELECT 1', 'SELECT 2'], 'SELECT name FROM student WHERE age > 98', {
+      id: 'g2-b',
+      groupId: 'g2',
+      gold: EMPTY_GOLD,
+      difficulty: 'medium',
+    }),
     // alone, bad format (no <solution>), hardness from the gold
-    trajectory({ id: 'solo', turns: [{ assistant: 'SELECT name FROM teacher', kind: 'answer', sql: 'SELECT name FROM teacher' }], finalSql: 'SELECT name FROM teacher', gold: GOLD }),
+    trajectory({
+      id: 'solo',
+      turns: [{ assistant: 'SELECT name FROM teacher', kind: 'answer', sql: 'SELECT name FROM teacher' }],
+      finalSql: 'SELECT name FROM teacher',
+      gold: GOLD,
+    }),
     // no gold: skipped
     skyrlEpisode([], GOLD, { id: 'nogold' }),
   ];
@@ -70,13 +108,19 @@ test('runDiagnostics: reward and turn histograms, EX by hardness, term means, fl
   const panel = loadPanel('skyrl');
   const progress: Array<[number, number]> = [];
   const report = await scoreRun(records, panel, { resources, onProgress: (d, t) => progress.push([d, t]) });
-  assert.deepEqual(progress.map(([d]) => d), [1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    progress.map(([d]) => d),
+    [1, 2, 3, 4, 5],
+  );
   assert.ok(progress.every(([, t]) => t === 5));
 
   const d = runDiagnostics(report, records, resources);
   assert.equal(d.panel, 'skyrl');
   assert.equal(d.scored, 5);
-  assert.deepEqual(d.skipped.map((s) => s.id), ['nogold']);
+  assert.deepEqual(
+    d.skipped.map((s) => s.id),
+    ['nogold'],
+  );
   const byId = new Map(d.items.map((it) => [it.id, it]));
   assert.deepEqual([...byId.keys()].sort(), ['g1-a', 'g1-b', 'g2-a', 'g2-b', 'solo']);
   assert.equal(byId.get('g1-a')!.correct, true);
@@ -88,8 +132,18 @@ test('runDiagnostics: reward and turn histograms, EX by hardness, term means, fl
   assert.equal(d.reward.n, 5);
   assert.equal(d.reward.min, -1);
   assert.equal(d.reward.max, 1);
-  assert.equal(d.reward.bins.reduce((a, b) => a + b.count, 0), 5);
-  assert.deepEqual(d.turns.bins.map((b) => [b.lo, b.count]), [[1, 3], [2, 1], [3, 1]]);
+  assert.equal(
+    d.reward.bins.reduce((a, b) => a + b.count, 0),
+    5,
+  );
+  assert.deepEqual(
+    d.turns.bins.map((b) => [b.lo, b.count]),
+    [
+      [1, 3],
+      [2, 1],
+      [3, 1],
+    ],
+  );
 
   // solo's gold is a one-table select: Spider hardness easy, computed from the gold.
   assert.equal(byId.get('solo')!.hardness, 'easy');
@@ -99,16 +153,25 @@ test('runDiagnostics: reward and turn histograms, EX by hardness, term means, fl
   assert.equal(easy.ex, 2 / 3);
   const medium = d.byHardness.find((r) => r.hardness === 'medium')!;
   assert.deepEqual([medium.count, medium.correct, medium.ex], [2, 2, 1]);
-  assert.deepEqual(d.byHardness.map((r) => r.hardness), ['easy', 'medium', 'hard', 'extra']);
+  assert.deepEqual(
+    d.byHardness.map((r) => r.hardness),
+    ['easy', 'medium', 'hard', 'extra'],
+  );
   assert.equal(d.byHardness.find((r) => r.hardness === 'hard')!.ex, null);
   assert.equal(d.ex, 4 / 5);
 
-  assert.deepEqual(d.terms.map((t) => t.name), ['format', 'exec']);
+  assert.deepEqual(
+    d.terms.map((t) => t.name),
+    ['format', 'exec'],
+  );
   assert.equal(d.terms[0].meanContribution, -1 / 5);
   assert.equal(d.terms[1].meanContribution, 3 / 5);
 
   // Flags carry the items they are about, in the order of integrityFlags' lines.
-  assert.deepEqual(d.flags.map((f) => f.text), integrityFlags(report.integrity));
+  assert.deepEqual(
+    d.flags.map((f) => f.text),
+    integrityFlags(report.integrity),
+  );
   const empty = d.flags.find((f) => f.kind === 'empty-gold-wins')!;
   assert.deepEqual(empty.items, ['g2-a', 'g2-b']);
   const zero = d.flags.find((f) => f.kind === 'zero-variance-group')!;
@@ -137,7 +200,10 @@ test('runDiagnostics: a run of single samples has no group statistics', async ()
   const resources = newResources(pool);
   const d = runDiagnostics(await scoreRun(records, loadPanel('sqltrail'), { resources }), records, resources);
   assert.equal(d.groups, null);
-  assert.deepEqual(d.terms.map((t) => t.name), ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format']);
+  assert.deepEqual(
+    d.terms.map((t) => t.name),
+    ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
+  );
   assert.equal(d.items[0].advantage, null);
   assert.equal(d.turns.bins.length, 1);
 });
@@ -146,6 +212,8 @@ test('scoreRun stops when its signal is aborted', async () => {
   const records = fixtureRun().slice(0, 5);
   const ac = new AbortController();
   ac.abort(new Error('stopped by the user'));
-  await assert.rejects(scoreRun(records, loadPanel('skyrl'), { resources: newResources(pool), signal: ac.signal }), /stopped by the user/);
+  await assert.rejects(
+    scoreRun(records, loadPanel('skyrl'), { resources: newResources(pool), signal: ac.signal }),
+    /stopped by the user/,
+  );
 });
-

@@ -1,3 +1,5 @@
+// Tests of rewards/reportTrajectory: odtView: identical queries are one matched node per side, nothing only on one
+// side; odtView: a wrong WHERE and a missing GROUP BY mark the SELECT pair mismatching, with the differing items
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPanel } from '../../../src/core/rewards';
@@ -22,7 +24,10 @@ test('odtView: identical queries are one matched node per side, nothing only on 
   for (const side of [v.pred, v.gold]) {
     const nodes = walk(side);
     assert.ok(nodes.length >= 2);
-    assert.ok(nodes.every((n) => n.status === 'match'), JSON.stringify(nodes.map((n) => n.status)));
+    assert.ok(
+      nodes.every((n) => n.status === 'match'),
+      JSON.stringify(nodes.map((n) => n.status)),
+    );
     assert.ok(nodes.flatMap((n) => n.fields).every((f) => f.items.every((i) => !i.onlyHere)));
   }
 });
@@ -33,7 +38,8 @@ test('odtView: a wrong WHERE and a missing GROUP BY mark the SELECT pair mismatc
   const v = odtView(pred, gold);
   assert.ok(v.struct < 1);
   const tags = v.tags.map((t) => t.tag);
-  for (const t of ['WHERE_ERROR', 'GROUP_BY_MISSING', 'AGGREGATE_ERROR'] as const) assert.ok(tags.includes(t), tags.join());
+  for (const t of ['WHERE_ERROR', 'GROUP_BY_MISSING', 'AGGREGATE_ERROR'] as const)
+    assert.ok(tags.includes(t), tags.join());
   const predSelect = walk(v.pred).find((n) => n.type === 'SELECT')!;
   const goldSelect = walk(v.gold).find((n) => n.type === 'SELECT')!;
   assert.equal(predSelect.status, 'mismatch');
@@ -68,14 +74,22 @@ test('odtView: a prediction that does not parse keeps the gold tree, says why, a
   assert.ok(walk(v.gold).every((n) => n.status === 'missing' && n.tags.length === 0));
 });
 
-const GOLD = 'SELECT T1.name FROM student AS T1 JOIN class AS T2 ON T1.class_id = T2.id WHERE T2.title = \'Algebra\' ORDER BY T1.name';
+const GOLD =
+  "SELECT T1.name FROM student AS T1 JOIN class AS T2 ON T1.class_id = T2.id WHERE T2.title = 'Algebra' ORDER BY T1.name";
 
 test('trajectoryDiagnostics: sqltrail terms with explanations, verdict, clause rows with items, ODT', async () => {
-  const rec = skyrlEpisode(['SELECT title FROM class'], 'SELECT name FROM student WHERE class_id = 1', { id: 'one', gold: GOLD, difficulty: 'medium' });
+  const rec = skyrlEpisode(['SELECT title FROM class'], 'SELECT name FROM student WHERE class_id = 1', {
+    id: 'one',
+    gold: GOLD,
+    difficulty: 'medium',
+  });
   const d = await trajectoryDiagnostics(rec, loadPanel('sqltrail'), newResources(pool));
   assert.equal(d.id, 'one');
   assert.equal(d.panel, 'sqltrail');
-  assert.deepEqual(d.terms.map((t) => t.name), ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format']);
+  assert.deepEqual(
+    d.terms.map((t) => t.name),
+    ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
+  );
   assert.ok(d.terms.every((t) => t.explanation.length > 0));
   assert.equal(d.total, Math.round(d.terms.reduce((a, t) => a + t.contribution, 0) * 1e12) / 1e12);
   // Same rows (Ada, Ben): the gold orders by name and the prediction's id order is name order here.
@@ -83,7 +97,10 @@ test('trajectoryDiagnostics: sqltrail terms with explanations, verdict, clause r
   assert.equal(d.terms[0].contribution, 5);
   assert.equal(d.terms[0].passed, true);
   assert.equal(d.hardness, 'medium');
-  assert.deepEqual(d.clauses!.rows.map((r) => r.clause), ['select', 'where', 'join', 'group', 'order']);
+  assert.deepEqual(
+    d.clauses!.rows.map((r) => r.clause),
+    ['select', 'where', 'join', 'group', 'order'],
+  );
   const join = d.clauses!.rows.find((r) => r.clause === 'join')!;
   assert.equal(join.pred.length, 0);
   assert.ok(join.gold.length > 0);
@@ -97,7 +114,10 @@ test('trajectoryDiagnostics: sqltrail terms with explanations, verdict, clause r
 test('trajectoryDiagnostics: MTSQL-R1 verification verdicts per turn with their process reward', async () => {
   const sql = 'SELECT name FROM teacher';
   const rec = trajectory({
-    id: 'mt', protocol: 'mtsqlr1', gold: sql, finalSql: sql,
+    id: 'mt',
+    protocol: 'mtsqlr1',
+    gold: sql,
+    finalSql: sql,
     turns: [
       { assistant: 'propose', sql, mdp: ['PROPOSE', 'EXECUTE'], exec: { rowCount: 2 } },
       { assistant: 'verify', kind: 'execute', mdp: ['E-VERIFY'], verify: { exec: 'pass' } },
@@ -106,17 +126,35 @@ test('trajectoryDiagnostics: MTSQL-R1 verification verdicts per turn with their 
     ],
   });
   const d = await trajectoryDiagnostics(rec, loadPanel('mtsqlr1'), newResources(pool));
-  assert.deepEqual(d.terms.map((t) => t.name), ['ex', 'em', 'clause', 'verify']);
+  assert.deepEqual(
+    d.terms.map((t) => t.name),
+    ['ex', 'em', 'clause', 'verify'],
+  );
   const v = d.verification!;
-  assert.deepEqual(v.map((r) => [r.turn, r.kind, r.said, r.verdict]), [[1, 'E-VERIFY', 'pass', 'pass'], [2, 'M-VERIFY', 'no_pass', 'fail']]);
+  assert.deepEqual(
+    v.map((r) => [r.turn, r.kind, r.said, r.verdict]),
+    [
+      [1, 'E-VERIFY', 'pass', 'pass'],
+      [2, 'M-VERIFY', 'no_pass', 'fail'],
+    ],
+  );
   // E-VERIFY: rows came back and the model said pass → 1; M-VERIFY: said fail on a perfect candidate → 1 − F1 = 0.
-  assert.deepEqual(v.map((r) => r.value), [1, 0]);
+  assert.deepEqual(
+    v.map((r) => r.value),
+    [1, 0],
+  );
   assert.equal(d.terms[3].value, 1);
   assert.ok(d.clauses!.rows.filter((r) => r.f1 !== null).every((r) => r.f1 === 1));
 });
 
 test('trajectoryDiagnostics: no final SQL and no gold are explained, not thrown', async () => {
-  const noSql = trajectory({ id: 'cut', turns: [{ assistant: '<think>hm' }], finalSql: null, end: 'budget', gold: 'SELECT 1' });
+  const noSql = trajectory({
+    id: 'cut',
+    turns: [{ assistant: '<think>hm' }],
+    finalSql: null,
+    end: 'budget',
+    gold: 'SELECT 1',
+  });
   const d = await trajectoryDiagnostics(noSql, loadPanel('skyrl'), newResources(pool));
   assert.equal(d.odt, null);
   assert.equal(d.clauses, null);

@@ -1,3 +1,4 @@
+// Tests of schema/cli: quarry schema prints each style; quarry schema --json prints the introspected schema
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -10,8 +11,22 @@ const db = buildDb('bookshop');
 async function run(...argv: string[]) {
   let out = '';
   let err = '';
-  const sink = (f: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { f(String(chunk)); cb(); } });
-  const code = await main(argv, { stdout: sink((s) => { out += s; }), stderr: sink((s) => { err += s; }), cwd: process.cwd() });
+  const sink = (f: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, cb) {
+        f(String(chunk));
+        cb();
+      },
+    });
+  const code = await main(argv, {
+    stdout: sink((s) => {
+      out += s;
+    }),
+    stderr: sink((s) => {
+      err += s;
+    }),
+    cwd: process.cwd(),
+  });
   return { code, out, err };
 }
 

@@ -1,3 +1,5 @@
+// Tests of sql/parse: parse failures are returned, never thrown; INTERSECT and EXCEPT, which the grammar rejects, are
+// split and parsed (rewrite R1), left to right
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSql } from '../../../src/core/sql';

@@ -1,3 +1,5 @@
+// Tests of sql/schemaItems: aliases resolve to tables; unqualified columns resolve against the schema; CTEs and
+// derived tables are not base tables; their columns count where they come from
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractSchemaItems, extractByTokens, schemaItemSet, jaccard } from '../../../src/core/sql';
@@ -7,8 +9,9 @@ import { buildDb } from '../../helpers/fixtures';
 const schema = introspectSchema(buildDb('bookshop'), { sampleRows: 0 });
 
 test('aliases resolve to tables; unqualified columns resolve against the schema', () => {
-  const sql = 'SELECT T1.name, count(*) AS n FROM author AS T1 JOIN book T2 ON T1.author_id = T2.author_id '
-    + 'WHERE genre = "Fiction" GROUP BY T1.name ORDER BY n DESC';
+  const sql =
+    'SELECT T1.name, count(*) AS n FROM author AS T1 JOIN book T2 ON T1.author_id = T2.author_id ' +
+    'WHERE genre = "Fiction" GROUP BY T1.name ORDER BY n DESC';
   assert.deepEqual(extractSchemaItems(sql, schema), {
     tables: ['author', 'book'],
     columns: ['author.author_id', 'author.name', 'book.author_id', 'book.genre'],
@@ -19,19 +22,28 @@ test('aliases resolve to tables; unqualified columns resolve against the schema'
 });
 
 test('CTEs and derived tables are not base tables; their columns count where they come from', () => {
-  const sql = 'WITH big AS (SELECT customer_id FROM orders WHERE status = \'placed\') '
-    + 'SELECT c.name FROM customer c JOIN big b ON c.customer_id = b.customer_id '
-    + 'WHERE c.city IN (SELECT city FROM (SELECT city, country FROM customer) AS x WHERE x.country = \'Poland\')';
+  const sql =
+    "WITH big AS (SELECT customer_id FROM orders WHERE status = 'placed') " +
+    'SELECT c.name FROM customer c JOIN big b ON c.customer_id = b.customer_id ' +
+    "WHERE c.city IN (SELECT city FROM (SELECT city, country FROM customer) AS x WHERE x.country = 'Poland')";
   assert.deepEqual(extractSchemaItems(sql, schema), {
     tables: ['customer', 'orders'],
-    columns: ['customer.city', 'customer.country', 'customer.customer_id', 'customer.name', 'orders.customer_id', 'orders.status'],
+    columns: [
+      'customer.city',
+      'customer.country',
+      'customer.customer_id',
+      'customer.name',
+      'orders.customer_id',
+      'orders.status',
+    ],
     method: 'parser',
   });
 });
 
 test('correlated subqueries see the outer aliases; set-operation arms and cut-out subqueries all count', () => {
-  const sql = 'SELECT a.name FROM author a WHERE EXISTS (SELECT 1 FROM book b WHERE b.author_id = a.author_id) '
-    + 'INTERSECT SELECT name FROM author WHERE author_id IN (SELECT author_id FROM book EXCEPT SELECT book_id FROM order_item)';
+  const sql =
+    'SELECT a.name FROM author a WHERE EXISTS (SELECT 1 FROM book b WHERE b.author_id = a.author_id) ' +
+    'INTERSECT SELECT name FROM author WHERE author_id IN (SELECT author_id FROM book EXCEPT SELECT book_id FROM order_item)';
   const items = extractSchemaItems(sql, schema);
   assert.deepEqual(items.tables, ['author', 'book', 'order_item']);
   assert.deepEqual(items.columns, ['author.author_id', 'author.name', 'book.author_id', 'order_item.book_id']);
@@ -45,7 +57,10 @@ test('unknown names are kept, so hallucinated schema items lower r_schema', () =
 });
 
 test('unparseable SQL falls back to tokens and says so', () => {
-  const items = extractSchemaItems('SELEC b.title FROM book AS b JOIN author a ON a.author_id = b.author_id WHERE price > 10', schema);
+  const items = extractSchemaItems(
+    'SELEC b.title FROM book AS b JOIN author a ON a.author_id = b.author_id WHERE price > 10',
+    schema,
+  );
   assert.equal(items.method, 'tokens');
   assert.ok(items.parseError);
   assert.deepEqual(items.tables, ['author', 'book']);

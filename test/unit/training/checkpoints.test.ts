@@ -22,7 +22,15 @@ function jobTree(): string {
     touch(join(root, 'trl', `checkpoint-${n}`, 'config.json'), '{}');
     touch(join(root, 'trl', `checkpoint-${n}`, 'model.safetensors'));
   }
-  touch(join(root, 'trl', 'checkpoint-200', 'trainer_state.json'), JSON.stringify({ log_history: [{ step: 100, loss: 2 }, { step: 200, loss: 1.5, reward: 0.4 }] }));
+  touch(
+    join(root, 'trl', 'checkpoint-200', 'trainer_state.json'),
+    JSON.stringify({
+      log_history: [
+        { step: 100, loss: 2 },
+        { step: 200, loss: 1.5, reward: 0.4 },
+      ],
+    }),
+  );
   touch(join(root, 'trl', 'checkpoint-300', 'optimizer.pt'));
   // verl: shards only, then shards + huggingface/ with full weights
   touch(join(root, 'verl', 'global_step_10', 'actor', 'model_world_size_2_rank_0.pt'));
@@ -36,42 +44,83 @@ function jobTree(): string {
   touch(join(root, 'skyrl', 'ckpts', 'global_step_5', 'policy', 'model_state.pt'));
   touch(join(root, 'skyrl', 'exports', 'global_step_5', 'policy', 'config.json'), '{}');
   touch(join(root, 'skyrl', 'exports', 'global_step_5', 'policy', 'model.safetensors'));
-  writeFileSync(join(root, 'metrics.jsonl'), [{ step: 5, reward: 0.1 }, { step: 15, reward: 0.3 }, 'torn', { step: 150, reward: 0.5 }]
-    .map((x) => (typeof x === 'string' ? '{"step": 1' : JSON.stringify(x))).join('\n'));
+  writeFileSync(
+    join(root, 'metrics.jsonl'),
+    [{ step: 5, reward: 0.1 }, { step: 15, reward: 0.3 }, 'torn', { step: 150, reward: 0.5 }]
+      .map((x) => (typeof x === 'string' ? '{"step": 1' : JSON.stringify(x)))
+      .join('\n'),
+  );
   return root;
 }
 
-test('findCheckpoints: every engine\'s layout, loadable or what to do, and the metrics of its step', () => {
+test("findCheckpoints: every engine's layout, loadable or what to do, and the metrics of its step", () => {
   const root = jobTree();
   const found = findCheckpoints(root);
-  assert.deepEqual(found.map((c) => [c.engine, c.step, c.name, c.layout, c.loadable]), [
-    ['skyrl', 5, 'skyrl/ckpts/global_step_5/policy', 'skyrl-sharded', false],
-    ['skyrl', 5, 'skyrl/exports/global_step_5/policy', 'hf', true],
-    ['trl', 100, 'trl/checkpoint-100', 'hf', true],
-    ['trl', 200, 'trl/checkpoint-200', 'hf', true],
-    ['trl', 300, 'trl/checkpoint-300', 'hf', false],
-    ['verl', 10, 'verl/global_step_10/actor', 'verl-fsdp', false],
-    ['verl', 20, 'verl/global_step_20/actor', 'verl-fsdp', true],
-  ]);
+  assert.deepEqual(
+    found.map((c) => [c.engine, c.step, c.name, c.layout, c.loadable]),
+    [
+      ['skyrl', 5, 'skyrl/ckpts/global_step_5/policy', 'skyrl-sharded', false],
+      ['skyrl', 5, 'skyrl/exports/global_step_5/policy', 'hf', true],
+      ['trl', 100, 'trl/checkpoint-100', 'hf', true],
+      ['trl', 200, 'trl/checkpoint-200', 'hf', true],
+      ['trl', 300, 'trl/checkpoint-300', 'hf', false],
+      ['verl', 10, 'verl/global_step_10/actor', 'verl-fsdp', false],
+      ['verl', 20, 'verl/global_step_20/actor', 'verl-fsdp', true],
+    ],
+  );
   const verl10 = found.find((c) => c.engine === 'verl' && c.step === 10)!;
-  assert.match(verl10.note ?? '', /^2 FSDP shard\(s\): merge them with `python -m verl\.model_merger merge --backend fsdp --local_dir /);
-  assert.equal(found.find((c) => c.engine === 'verl' && c.step === 20)!.path, join(root, 'verl', 'global_step_20', 'actor', 'huggingface'));
+  assert.match(
+    verl10.note ?? '',
+    /^2 FSDP shard\(s\): merge them with `python -m verl\.model_merger merge --backend fsdp --local_dir /,
+  );
+  assert.equal(
+    found.find((c) => c.engine === 'verl' && c.step === 20)!.path,
+    join(root, 'verl', 'global_step_20', 'actor', 'huggingface'),
+  );
   // metrics.jsonl: the last row at or before the step; a torn line is skipped
-  assert.deepEqual(readMetrics(join(root, 'metrics.jsonl')).map((r) => r.step), [5, 15, 150]);
+  assert.deepEqual(
+    readMetrics(join(root, 'metrics.jsonl')).map((r) => r.step),
+    [5, 15, 150],
+  );
   assert.deepEqual(found.find((c) => c.name === 'trl/checkpoint-200')!.metrics, { step: 150, reward: 0.5 });
   assert.deepEqual(found.find((c) => c.engine === 'verl' && c.step === 10)!.metrics, { step: 5, reward: 0.1 });
 });
 
 test('quarry checkpoints list --json and export-onnx refusing a folder that is not a Hugging Face checkpoint', async () => {
   const root = jobTree();
-  let out = ''; let err = '';
+  let out = '';
+  let err = '';
   const io = {
-    stdout: new Writable({ write(c, _e, cb) { out += String(c); cb(); } }),
-    stderr: new Writable({ write(c, _e, cb) { err += String(c); cb(); } }), cwd: root,
+    stdout: new Writable({
+      write(c, _e, cb) {
+        out += String(c);
+        cb();
+      },
+    }),
+    stderr: new Writable({
+      write(c, _e, cb) {
+        err += String(c);
+        cb();
+      },
+    }),
+    cwd: root,
   };
   assert.equal(await main(['checkpoints', 'list', root, '--json'], io), 0);
   assert.equal((JSON.parse(out) as { checkpoints: unknown[] }).checkpoints.length, 7);
-  assert.equal(await main(['checkpoints', 'export-onnx', '--checkpoint', join(root, 'verl', 'global_step_10', 'actor'), '--out', join(root, 'x')], io), 2);
+  assert.equal(
+    await main(
+      [
+        'checkpoints',
+        'export-onnx',
+        '--checkpoint',
+        join(root, 'verl', 'global_step_10', 'actor'),
+        '--out',
+        join(root, 'x'),
+      ],
+      io,
+    ),
+    2,
+  );
   assert.match(err, /is not a Hugging Face checkpoint/);
   assert.equal(await main(['checkpoints', 'list', join(root, 'missing')], io), 2);
 });

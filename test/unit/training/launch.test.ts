@@ -19,8 +19,17 @@ import { tempDir } from '../../helpers/fixtures';
 
 function launch(name: string, extra: Partial<LaunchInputs> = {}): LaunchInputs {
   const recipe = readRecipe(name, process.cwd());
-  return { recipe, model: '/models/base', trainFile: '/data/train.parquet', valFile: null, outDir: '/runs/x', rows: null,
-    rowsFrom: 'test', stops: protocolStops(recipe.protocol), ...extra };
+  return {
+    recipe,
+    model: '/models/base',
+    trainFile: '/data/train.parquet',
+    valFile: null,
+    outDir: '/runs/x',
+    rows: null,
+    rowsFrom: 'test',
+    stops: protocolStops(recipe.protocol),
+    ...extra,
+  };
 }
 
 test('SQL-Trail on verl: G 6, T 1.0, top-p 0.99, clip-higher 0.2/0.28, no KL, lr 1e-6, batch 128, 108 steps', () => {
@@ -47,12 +56,15 @@ test('SQL-Trail on verl: G 6, T 1.0, top-p 0.99, clip-higher 0.2/0.28, no KL, lr
   assert.ok(p.notes.some((n) => /1027 rows \(the paper\) make 8 batches of 128 per epoch/.test(n)));
 });
 
-test('MTIR-SQL on verl: the tool agent loop with Quarry\'s tool config, 6 assistant turns, 8192-token sequences', () => {
+test("MTIR-SQL on verl: the tool agent loop with Quarry's tool config, 6 assistant turns, 8192-token sequences", () => {
   const p = planVerl(launch('mtir-sql'));
   const v = (k: string) => overrideValue(p.overrides, k);
   assert.equal(v('actor_rollout_ref.rollout.multi_turn.enable'), true);
   assert.equal(v('actor_rollout_ref.rollout.multi_turn.max_assistant_turns'), 6);
-  assert.equal(v('actor_rollout_ref.rollout.multi_turn.tool_config_path'), '${QUARRY_TRAINER_DIR}/verl/tool_config.yaml');
+  assert.equal(
+    v('actor_rollout_ref.rollout.multi_turn.tool_config_path'),
+    '${QUARRY_TRAINER_DIR}/verl/tool_config.yaml',
+  );
   assert.equal(v('actor_rollout_ref.rollout.agent.default_agent_loop'), 'tool_agent');
   assert.equal((v('data.max_prompt_length') as number) + (v('data.max_response_length') as number), 8192);
   assert.equal(v('actor_rollout_ref.rollout.temperature'), 0.6);
@@ -60,21 +72,27 @@ test('MTIR-SQL on verl: the tool agent loop with Quarry\'s tool config, 6 assist
   assert.ok(p.notCarried.some((n) => n.key === 'rl.filter'));
 });
 
-test('MTSQL-R1 on verl: App. B\'s own keys pass through after the table, and win over it', () => {
+test("MTSQL-R1 on verl: App. B's own keys pass through after the table, and win over it", () => {
   const p = planVerl(launch('mtsql-r1'));
   const v = (k: string) => overrideValue(p.overrides, k);
   assert.equal(v('actor_rollout_ref.actor.use_dynamic_bsz'), true);
   assert.equal(v('actor_rollout_ref.actor.ppo_max_token_len_per_gpu'), 30000);
   // The table sets the log-prob micro-batch to rl.micro_batch_size_per_gpu (32); App. B says 64, and App. B wins.
   assert.equal(v('actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu'), 64);
-  assert.equal(p.overrides.filter((o) => o.key === 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu').length, 1);
+  assert.equal(
+    p.overrides.filter((o) => o.key === 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu').length,
+    1,
+  );
   assert.equal(v('actor_rollout_ref.actor.loss_agg_mode'), 'seq-mean-token-mean');
   assert.equal(v('trainer.total_epochs'), 60);
   assert.equal(v('actor_rollout_ref.rollout.name'), 'sglang');
   // No held-out file: validation off even though App. B validates every 10 steps.
   assert.equal(v('trainer.test_freq'), -1);
-  assert.equal(planVerl(launch('mtsql-r1', { valFile: '/data/val.parquet' })).overrides
-    .find((o) => o.key === 'trainer.test_freq')?.value, 10);
+  assert.equal(
+    planVerl(launch('mtsql-r1', { valFile: '/data/val.parquet' })).overrides.find((o) => o.key === 'trainer.test_freq')
+      ?.value,
+    10,
+  );
 });
 
 test('SkyRL-SQL on SkyRL: n 5, T 0.6, top-p 0.95, 5 turns, stop strings; 35 steps become epochs by hand', () => {
@@ -109,7 +127,10 @@ test('SkyRL: the curriculum order cannot be kept, KL estimators and loss reducti
 });
 
 test('the mapping tables cite an engine file for each row, and read only known recipe keys', () => {
-  for (const [engine, table] of [['verl', VERL_MAPPING], ['skyrl', SKYRL_MAPPING]] as const) {
+  for (const [engine, table] of [
+    ['verl', VERL_MAPPING],
+    ['skyrl', SKYRL_MAPPING],
+  ] as const) {
     for (const row of table) {
       assert.match(row.file, engine === 'verl' ? /^verl\/trainer\/config\// : /^skyrl_train\/config\//);
       for (const k of row.recipe) assert.ok(RECIPE_SETTINGS[k], `${engine}: ${k}`);
@@ -131,17 +152,29 @@ test('Hydra values: numbers as Hydra reads them back, strings quoted when they w
 });
 
 test('shell quoting: what bash hands the program is the argument, with ${VAR} expanded only where meant', () => {
-  const args = ['plain=1', "g.stop=['</sql>','</solution>']", 'a=it\'s "q" $HOME `x`', 'p=${QUARRY_TRAINER_DIR}/verl/r.py'];
+  const args = [
+    'plain=1',
+    "g.stop=['</sql>','</solution>']",
+    'a=it\'s "q" $HOME `x`',
+    'p=${QUARRY_TRAINER_DIR}/verl/r.py',
+  ];
   const quoted = args.map((a) => shellQuote(a, a.includes('${QUARRY_TRAINER_DIR}')));
-  const out = execFileSync('bash', ['-c', `QUARRY_TRAINER_DIR=/t; printf '%s\\n' ${quoted.join(' ')}`], { encoding: 'utf8' });
+  const out = execFileSync('bash', ['-c', `QUARRY_TRAINER_DIR=/t; printf '%s\\n' ${quoted.join(' ')}`], {
+    encoding: 'utf8',
+  });
   assert.deepEqual(out.trimEnd().split('\n'), [args[0], args[1], args[2], 'p=/t/verl/r.py']);
 });
 
 test('the launch script parses in bash and runs the engine with every override', () => {
   const inputs = launch('skyrl-sql');
   const plan = planSkyrl(inputs);
-  const script = renderLaunchScript({ recipe: inputs.recipe, plan, quarryCommand: '/opt/quarry/bin/quarry', dbDir: '/db dir',
-    multiNode: false });
+  const script = renderLaunchScript({
+    recipe: inputs.recipe,
+    plan,
+    quarryCommand: '/opt/quarry/bin/quarry',
+    dbDir: '/db dir',
+    multiNode: false,
+  });
   const file = join(tempDir('quarry-launch-'), 'launch.sh');
   writeFileSync(file, script);
   execFileSync('bash', ['-n', file]);

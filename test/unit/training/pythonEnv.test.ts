@@ -32,12 +32,18 @@ test('the interpreter: flag, then setting, then the Python extension, then the n
   const root = join(venv, '..');
   const nested = join(root, 'a', 'b');
   mkdirSync(nested, { recursive: true });
-  assert.deepEqual(choosePython({ flag: '/x/py', setting: '/y/py', pythonExtension: '/z/py', searchRoots: [nested] }),
-    { path: '/x/py', source: 'flag' });
-  assert.deepEqual(choosePython({ setting: ' /y/py ', pythonExtension: '/z/py', searchRoots: [nested] }),
-    { path: '/y/py', source: 'setting' });
-  assert.deepEqual(choosePython({ setting: '', pythonExtension: '/z/py', searchRoots: [nested] }),
-    { path: '/z/py', source: 'python-extension' });
+  assert.deepEqual(choosePython({ flag: '/x/py', setting: '/y/py', pythonExtension: '/z/py', searchRoots: [nested] }), {
+    path: '/x/py',
+    source: 'flag',
+  });
+  assert.deepEqual(choosePython({ setting: ' /y/py ', pythonExtension: '/z/py', searchRoots: [nested] }), {
+    path: '/y/py',
+    source: 'setting',
+  });
+  assert.deepEqual(choosePython({ setting: '', pythonExtension: '/z/py', searchRoots: [nested] }), {
+    path: '/z/py',
+    source: 'python-extension',
+  });
   assert.deepEqual(choosePython({ searchRoots: [nested] }), { path: venvPython(venv), source: 'venv' });
   assert.equal(choosePython({ searchRoots: [tempDir()] }).source, 'path');
 });
@@ -45,13 +51,23 @@ test('the interpreter: flag, then setting, then the Python extension, then the n
 test('a probed environment: versions, an engine that is installed but does not import, missing ones and their fixes', async () => {
   const venv = fakeVenv({
     'quarry-trainer': { version: '0.1.0', module: 'quarry_trainer', source: '' },
-    torch: { version: '9.9.0', module: 'torch', source: 'raise ImportError("libtorch_cuda.so: cannot open shared object file")\n' },
+    torch: {
+      version: '9.9.0',
+      module: 'torch',
+      source: 'raise ImportError("libtorch_cuda.so: cannot open shared object file")\n',
+    },
     transformers: { version: '5.0.0', module: 'transformers', source: '' },
   });
   const report = await probePythonEnv({ path: venvPython(venv), source: 'venv' }, { timeoutMs: 60_000 });
   assert.equal(report.ok, true, report.problem);
   const byName = new Map(report.engines.map((e) => [e.name, e]));
-  assert.deepEqual(byName.get('transformers'), { name: 'transformers', version: '5.0.0', imports: true, required: true, extra: 'trl' });
+  assert.deepEqual(byName.get('transformers'), {
+    name: 'transformers',
+    version: '5.0.0',
+    imports: true,
+    required: true,
+    extra: 'trl',
+  });
   assert.equal(byName.get('torch')!.version, '9.9.0');
   assert.equal(byName.get('torch')!.imports, false);
   assert.match(byName.get('torch')!.error!, /^ImportError: libtorch_cuda\.so/);
@@ -59,8 +75,14 @@ test('a probed environment: versions, an engine that is installed but does not i
   assert.equal(byName.get('trl')!.error, 'not installed');
   assert.equal(report.ready, false, 'trl missing and torch broken: not ready');
   assert.equal(report.gpus.torchCuda, null, 'torch does not import, so it reports no GPUs');
-  assert.ok(report.fixes.some((f) => f.includes('pip install') && f.includes('[trl,verl,skyrl,ray,export]')), report.fixes.join('\n'));
-  assert.ok(report.fixes.some((f) => f.startsWith('torch 9.9.0 is installed but does not import')), report.fixes.join('\n'));
+  assert.ok(
+    report.fixes.some((f) => f.includes('pip install') && f.includes('[trl,verl,skyrl,ray,export]')),
+    report.fixes.join('\n'),
+  );
+  assert.ok(
+    report.fixes.some((f) => f.startsWith('torch 9.9.0 is installed but does not import')),
+    report.fixes.join('\n'),
+  );
   assert.ok(report.notes.some((n) => n.startsWith('skyrl-train needs Python 3.12')));
   const text = renderPythonEnvReport(report);
   assert.match(text, /torch\s+9\.9\.0\s+does not import: ImportError/);
@@ -88,8 +110,17 @@ test('a path with no interpreter, and a program that is not Python, are reports,
 test('quarry doctor --python --json prints the report and exits 1 when not ready, 2 on a bad flag', async () => {
   const venv = fakeVenv({ 'quarry-trainer': { version: '0.1.0', module: 'quarry_trainer', source: '' } });
   let out = '';
-  const stdout = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
-  const stderr = new Writable({ write(_c, _e, cb) { cb(); } });
+  const stdout = new Writable({
+    write(c, _e, cb) {
+      out += String(c);
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(_c, _e, cb) {
+      cb();
+    },
+  });
   const code = await main(['doctor', '--python', venvPython(venv), '--json'], { stdout, stderr, cwd: process.cwd() });
   assert.equal(code, 1);
   const report = JSON.parse(out) as { python: { source: string }; engines: { name: string; imports: boolean }[] };

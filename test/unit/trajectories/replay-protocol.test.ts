@@ -2,7 +2,14 @@
 // from the webview is cleaned field by field before the host uses it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packRows, unpackRows, sanitizeFilter, REPLAY_RULES, ROW_QUESTION_CHARS, type ToHost } from '../../../src/protocol/replay';
+import {
+  packRows,
+  unpackRows,
+  sanitizeFilter,
+  REPLAY_RULES,
+  ROW_QUESTION_CHARS,
+  type ToHost,
+} from '../../../src/protocol/replay';
 import { checkMessage } from '../../../src/protocol/validate';
 import { summarizeTrajectory } from '../../../src/core/trajectories/summary';
 import { skyrlEpisode } from '../rewards/fixtures';
@@ -13,17 +20,37 @@ test('rows: pack → JSON → unpack keeps every field the list shows, with shar
   rs[2].task = { ...rs[2].task, question: 'q '.repeat(200) };
   rs[3].end = 'budget';
   const sums = rs.map((r, i) => summarizeTrajectory(r, i, 10 + i, i === 1 ? 'loop' : null));
-  sums[0].verdict = 'correct'; sums[0].verdictSource = 'stored';
-  sums[1].verdict = 'incorrect'; sums[1].verdictSource = 'computed'; sums[1].reward = -0.25;
-  sums[2].verdict = 'correct'; sums[2].verdictSource = 'computed'; sums[2].reward = 1;
+  sums[0].verdict = 'correct';
+  sums[0].verdictSource = 'stored';
+  sums[1].verdict = 'incorrect';
+  sums[1].verdictSource = 'computed';
+  sums[1].reward = -0.25;
+  sums[2].verdict = 'correct';
+  sums[2].verdictSource = 'computed';
+  sums[2].reward = 1;
   const packed = packRows(sums);
   assert.equal(packed.strings.filter((s) => s === 'skyrl').length, 1, 'a repeated string is stored once');
   const rows = unpackRows(JSON.parse(JSON.stringify(packed)));
   assert.equal(rows.length, 4);
   rows.forEach((row, i) => {
     const s = sums[i];
-    const want = { key: i, id: s.id, groupId: s.groupId, sample: s.sample, line: s.line, protocol: s.protocol, model: s.model, db: s.db,
-      turns: s.turns, errors: s.errors, end: s.end, verdict: s.verdict, verdictSource: s.verdictSource, reward: s.reward, label: s.label };
+    const want = {
+      key: i,
+      id: s.id,
+      groupId: s.groupId,
+      sample: s.sample,
+      line: s.line,
+      protocol: s.protocol,
+      model: s.model,
+      db: s.db,
+      turns: s.turns,
+      errors: s.errors,
+      end: s.end,
+      verdict: s.verdict,
+      verdictSource: s.verdictSource,
+      reward: s.reward,
+      label: s.label,
+    };
     const { question, ...rest } = row;
     assert.deepEqual(rest, want, `row ${i}`);
     assert.ok(question.length <= ROW_QUESTION_CHARS);
@@ -35,8 +62,18 @@ test('rows: pack → JSON → unpack keeps every field the list shows, with shar
 
 test('filter from the webview: known fields of the right type pass, the rest is dropped and named', () => {
   const { filter, dropped } = sanitizeFilter({
-    verdict: 'correct', protocol: 'skyrl', model: 3, db: 'x', label: '(none)', text: 'a'.repeat(5000),
-    turnsMin: 2, turnsMax: Infinity, rewardMin: '0.5', rewardMax: -1, evil: '<script>', turns: null,
+    verdict: 'correct',
+    protocol: 'skyrl',
+    model: 3,
+    db: 'x',
+    label: '(none)',
+    text: 'a'.repeat(5000),
+    turnsMin: 2,
+    turnsMax: Infinity,
+    rewardMin: '0.5',
+    rewardMax: -1,
+    evil: '<script>',
+    turns: null,
   });
   assert.deepEqual(Object.keys(filter).sort(), ['db', 'label', 'protocol', 'rewardMax', 'text', 'turnsMin', 'verdict']);
   assert.equal(filter.text!.length, 1000);

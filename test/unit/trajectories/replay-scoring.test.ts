@@ -3,7 +3,12 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createReplayScorer, groupStatistics, unscorableReason, AUTO_PANEL } from '../../../src/core/trajectories/index-scoring';
+import {
+  createReplayScorer,
+  groupStatistics,
+  unscorableReason,
+  AUTO_PANEL,
+} from '../../../src/core/trajectories/index-scoring';
 import { groupAdvantages } from '../../../src/core/rewards/group';
 import { skyrlEpisode, trajectory, newPool, newResources, schoolDb } from '../rewards/fixtures';
 
@@ -15,7 +20,10 @@ const GOLD = 'SELECT name FROM student WHERE age > 20 ORDER BY name';
 test('scores verdict and panel total once, and explains the terms', async () => {
   const resources = newResources(pool);
   const scorer = createReplayScorer({ resources, dbExists: existsSync });
-  const right = skyrlEpisode(['SELECT * FROM student'], 'SELECT name FROM student WHERE age > 20', { id: 'right', gold: GOLD });
+  const right = skyrlEpisode(['SELECT * FROM student'], 'SELECT name FROM student WHERE age > 20', {
+    id: 'right',
+    gold: GOLD,
+  });
   const wrong = skyrlEpisode([], 'SELECT name FROM student', { id: 'wrong', gold: GOLD });
 
   const a = await scorer.score(right, AUTO_PANEL);
@@ -43,13 +51,21 @@ test('records without gold or database are skipped with the reason; explain thro
   const scorer = createReplayScorer({ resources: newResources(pool), dbExists: existsSync });
   const noGold = trajectory({ id: 'ng', turns: [], finalSql: 'SELECT 1' });
   const noDb = skyrlEpisode([], 'SELECT 1', { id: 'nd', gold: 'SELECT 1', dbPath: '/nonexistent/x.sqlite' });
-  assert.deepEqual(await scorer.score(noGold, AUTO_PANEL), { status: 'skipped', panel: 'skyrl', reason: 'no gold SQL in the task' });
-  assert.deepEqual(await scorer.score(noDb, AUTO_PANEL), { status: 'skipped', panel: 'skyrl', reason: 'database not found: /nonexistent/x.sqlite' });
+  assert.deepEqual(await scorer.score(noGold, AUTO_PANEL), {
+    status: 'skipped',
+    panel: 'skyrl',
+    reason: 'no gold SQL in the task',
+  });
+  assert.deepEqual(await scorer.score(noDb, AUTO_PANEL), {
+    status: 'skipped',
+    panel: 'skyrl',
+    reason: 'database not found: /nonexistent/x.sqlite',
+  });
   await assert.rejects(scorer.explain(noDb, 'skyrl'), /database not found/);
   assert.equal(unscorableReason(noDb, schoolDb, existsSync), null, 'the caller may point the record at another copy');
 });
 
-test('an unknown panel is a skipped score with the registry\'s message, not a crash', async () => {
+test("an unknown panel is a skipped score with the registry's message, not a crash", async () => {
   const scorer = createReplayScorer({ resources: newResources(pool), dbExists: existsSync });
   const r = skyrlEpisode([], 'SELECT 1', { gold: 'SELECT 1' });
   const o = await scorer.score(r, 'no-such-panel');
@@ -74,7 +90,11 @@ test('group statistics: mean, sample std, advantages over the scored members, ze
 
 test('saved outcomes come back in a new scorer only while their database is unchanged', async () => {
   let stamp = 'v1';
-  const opts = () => ({ resources: newResources(pool), dbExists: existsSync, dbStamp: (p: string) => (p === schoolDb ? stamp : null) });
+  const opts = () => ({
+    resources: newResources(pool),
+    dbExists: existsSync,
+    dbStamp: (p: string) => (p === schoolDb ? stamp : null),
+  });
   const first = createReplayScorer(opts());
   const right = skyrlEpisode([], 'SELECT name FROM student WHERE age > 20', { id: 'right', gold: GOLD });
   const noGold = trajectory({ id: 'ng', turns: [], finalSql: 'SELECT 1' });
@@ -82,7 +102,10 @@ test('saved outcomes come back in a new scorer only while their database is unch
   const b = await first.score(noGold, AUTO_PANEL);
   const saved = JSON.parse(JSON.stringify(first.snapshot()));
   assert.equal(saved.length, 2);
-  assert.deepEqual(saved.map((s: { dbStamp: string }) => s.dbStamp), ['v1', 'v1']);
+  assert.deepEqual(
+    saved.map((s: { dbStamp: string }) => s.dbStamp),
+    ['v1', 'v1'],
+  );
 
   const resources = newResources(pool);
   const second = createReplayScorer({ ...opts(), resources });
@@ -90,7 +113,11 @@ test('saved outcomes come back in a new scorer only while their database is unch
   assert.deepEqual(second.cached(right, AUTO_PANEL), a);
   assert.deepEqual(await second.score(noGold, AUTO_PANEL), b);
   assert.equal(resources.stats().execRuns, 0, 'nothing ran again');
-  assert.equal(createReplayScorer(opts()).restore(saved, [noGold]), 1, 'outcomes of trajectories not in the file are left out');
+  assert.equal(
+    createReplayScorer(opts()).restore(saved, [noGold]),
+    1,
+    'outcomes of trajectories not in the file are left out',
+  );
 
   stamp = 'v2';
   const third = createReplayScorer(opts());

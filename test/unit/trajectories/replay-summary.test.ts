@@ -2,25 +2,55 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  summarizeTrajectory, filterSummaries, facets, searchText, storedVerdict, defaultPanelFor, groupKeys, dbLabel,
-  NO_LABEL, SUMMARY_TEXT_CHARS, type TrajectorySummary,
+  summarizeTrajectory,
+  filterSummaries,
+  facets,
+  searchText,
+  storedVerdict,
+  defaultPanelFor,
+  groupKeys,
+  dbLabel,
+  NO_LABEL,
+  SUMMARY_TEXT_CHARS,
+  type TrajectorySummary,
 } from '../../../src/core/trajectories/summary';
 import { diffSql, sameSql, sqlTokens, alignTurns } from '../../../src/core/trajectories/index-compare';
 import { trajectory, skyrlEpisode } from '../rewards/fixtures';
 import type { TrajectoryRecord } from '../../../src/core/trajectories/types';
 
-function rec(over: Partial<TrajectoryRecord> & { question?: string; dbId?: string | null; gold?: string | null }): TrajectoryRecord {
+function rec(
+  over: Partial<TrajectoryRecord> & { question?: string; dbId?: string | null; gold?: string | null },
+): TrajectoryRecord {
   const r = skyrlEpisode(['SELECT 1'], over.finalSql ?? 'SELECT name FROM student');
   const out: TrajectoryRecord = { ...r, ...over };
-  out.task = { ...r.task, question: over.question ?? r.task.question, gold: over.gold === undefined ? r.task.gold : over.gold,
-    db: { ...r.task.db, id: over.dbId === undefined ? r.task.db.id : over.dbId } };
+  out.task = {
+    ...r.task,
+    question: over.question ?? r.task.question,
+    gold: over.gold === undefined ? r.task.gold : over.gold,
+    db: { ...r.task.db, id: over.dbId === undefined ? r.task.db.id : over.dbId },
+  };
   return out;
 }
 
 test('summary: the list fields come from the record; the question and SQL are clipped to one line', () => {
   const long = 'How many students are older than twenty?\n' + 'x'.repeat(400);
-  const r = rec({ id: 'a', groupId: 'g', sample: 2, question: long, finalSql: 'SELECT  *\nFROM student', gold: 'SELECT 1' });
-  r.turns[0].exec = { ok: false, errorClass: 'sql', error: 'no such table', columns: [], rowCount: 0, truncated: false, ms: 1 };
+  const r = rec({
+    id: 'a',
+    groupId: 'g',
+    sample: 2,
+    question: long,
+    finalSql: 'SELECT  *\nFROM student',
+    gold: 'SELECT 1',
+  });
+  r.turns[0].exec = {
+    ok: false,
+    errorClass: 'sql',
+    error: 'no such table',
+    columns: [],
+    rowCount: 0,
+    truncated: false,
+    ms: 1,
+  };
   const s = summarizeTrajectory(r, 7, 12, 'wrong join');
   assert.equal(s.key, 7);
   assert.equal(s.line, 12);
@@ -67,14 +97,22 @@ test('stored verdicts: meta.correct, meta.verdict and meta.ex; anything else is 
 function listOf(): { records: TrajectoryRecord[]; summaries: TrajectorySummary[] } {
   const records = [
     rec({ id: 'r0', question: 'Names of students', finalSql: 'SELECT name FROM student', meta: { correct: true } }),
-    rec({ id: 'r1', question: 'Oldest teacher', finalSql: 'SELECT name FROM teacher ORDER BY age DESC', meta: { correct: false } }),
+    rec({
+      id: 'r1',
+      question: 'Oldest teacher',
+      finalSql: 'SELECT name FROM teacher ORDER BY age DESC',
+      meta: { correct: false },
+    }),
     rec({ id: 'r2', question: 'Count classes', finalSql: 'SELECT count(*) FROM class', dbId: 'other' }),
-    rec({ id: 'r3', question: 'Salary of Eve', finalSql: 'SELECT Salary FROM Employees WHERE name = \'Eve\'' }),
+    rec({ id: 'r3', question: 'Salary of Eve', finalSql: "SELECT Salary FROM Employees WHERE name = 'Eve'" }),
   ];
   records[1].protocol = { ...records[1].protocol, name: 'sqltrail' };
   records[2].model = { ...records[2].model, spec: 'openai:http://x#qwen' };
   records[3].turns.push(records[3].turns[0], records[3].turns[0]);
-  records[3].turns[0] = { ...records[3].turns[0], action: { ...records[3].turns[0].action, sql: 'SELECT hidden_column FROM Employees' } };
+  records[3].turns[0] = {
+    ...records[3].turns[0],
+    action: { ...records[3].turns[0].action, sql: 'SELECT hidden_column FROM Employees' },
+  };
   const labels = ['good', null, 'good', 'wrong join'];
   const summaries = records.map((r, i) => summarizeTrajectory(r, i, i + 1, labels[i]));
   summaries[0].reward = 1;
@@ -102,11 +140,15 @@ test('filter: each filter keeps exactly the matching rows, and filters combine',
   assert.deepEqual(f({ rewardMin: -1, rewardMax: 0.5 }), [1, 3]);
   assert.deepEqual(f({ text: 'TEACHER' }), [1]);
   assert.deepEqual(f({ text: 'select   employees' }), [3], 'every word must occur');
-  assert.deepEqual(f({ text: 'hidden_column' }), [3], 'search sees every turn\'s SQL, not only the final one');
+  assert.deepEqual(f({ text: 'hidden_column' }), [3], "search sees every turn's SQL, not only the final one");
   assert.deepEqual(f({ text: 'r2' }), [2], 'and the trajectory id');
   assert.deepEqual(f({ text: 'nowhere' }), []);
   assert.deepEqual(f({ label: 'good', protocol: 'skyrl', text: 'class' }), [2]);
-  assert.deepEqual(f({ protocol: '', model: '', verdict: 'any', turnsMin: null, rewardMax: null }), [0, 1, 2, 3], 'empty means any');
+  assert.deepEqual(
+    f({ protocol: '', model: '', verdict: 'any', turnsMin: null, rewardMax: null }),
+    [0, 1, 2, 3],
+    'empty means any',
+  );
   // Without haystacks, the text search falls back to the summary's own (clipped) text.
   assert.deepEqual(filterSummaries(summaries, { text: 'hidden_column' }), []);
 });
@@ -114,10 +156,23 @@ test('filter: each filter keeps exactly the matching rows, and filters combine',
 test('facets: values with counts (most common first), ranges and verdict counts', () => {
   const { summaries } = listOf();
   const fc = facets(summaries);
-  assert.deepEqual(fc.protocols, [{ value: 'skyrl', count: 3 }, { value: 'sqltrail', count: 1 }]);
-  assert.deepEqual(fc.models.map((m) => m.value), ['test', 'openai:http://x#qwen']);
-  assert.deepEqual(fc.dbs, [{ value: 'school', count: 3 }, { value: 'other', count: 1 }]);
-  assert.deepEqual(fc.labels, [{ value: 'good', count: 2 }, { value: NO_LABEL, count: 1 }, { value: 'wrong join', count: 1 }]);
+  assert.deepEqual(fc.protocols, [
+    { value: 'skyrl', count: 3 },
+    { value: 'sqltrail', count: 1 },
+  ]);
+  assert.deepEqual(
+    fc.models.map((m) => m.value),
+    ['test', 'openai:http://x#qwen'],
+  );
+  assert.deepEqual(fc.dbs, [
+    { value: 'school', count: 3 },
+    { value: 'other', count: 1 },
+  ]);
+  assert.deepEqual(fc.labels, [
+    { value: 'good', count: 2 },
+    { value: NO_LABEL, count: 1 },
+    { value: 'wrong join', count: 1 },
+  ]);
   assert.deepEqual(fc.turns, { min: 2, max: 4 });
   assert.deepEqual(fc.verdicts, { correct: 1, incorrect: 1, unscored: 2 });
   assert.deepEqual(fc.reward, { min: -0.5, max: 1 });
@@ -127,11 +182,20 @@ test('facets: values with counts (most common first), ranges and verdict counts'
 
 test('groups: members of groups of two or more, in sample order', () => {
   const rs = [
-    rec({ id: 'a1', groupId: 'A', sample: 1 }), rec({ id: 'b0', groupId: 'B', sample: 0 }),
-    rec({ id: 'a0', groupId: 'A', sample: 0 }), rec({ id: 'c', groupId: 'c', sample: 0 }), rec({ id: 'b1', groupId: 'B', sample: 1 }),
+    rec({ id: 'a1', groupId: 'A', sample: 1 }),
+    rec({ id: 'b0', groupId: 'B', sample: 0 }),
+    rec({ id: 'a0', groupId: 'A', sample: 0 }),
+    rec({ id: 'c', groupId: 'c', sample: 0 }),
+    rec({ id: 'b1', groupId: 'B', sample: 1 }),
   ];
   const g = groupKeys(rs.map((r, i) => summarizeTrajectory(r, i, i + 1)));
-  assert.deepEqual([...g], [['A', [2, 0]], ['B', [1, 4]]]);
+  assert.deepEqual(
+    [...g],
+    [
+      ['A', [2, 0]],
+      ['B', [1, 4]],
+    ],
+  );
 });
 
 test('default panel follows the protocol', () => {
@@ -143,7 +207,10 @@ test('sql diff: tokens rebuild the text; the diff marks only what changed, ignor
   const a = "SELECT name FROM student WHERE age > 20 AND name != 'Bo'";
   assert.equal(sqlTokens(a).join(''), a);
   assert.deepEqual(sqlTokens('a<=b'), ['a', '<=', 'b']);
-  const d = diffSql('SELECT name FROM student WHERE age > 20', 'select name  from student where age >= 21 ORDER BY name');
+  const d = diffSql(
+    'SELECT name FROM student WHERE age > 20',
+    'select name  from student where age >= 21 ORDER BY name',
+  );
   const removed = d.filter((p) => p.op === 'removed').map((p) => p.a.trim());
   const added = d.filter((p) => p.op === 'added').map((p) => p.b.trim());
   assert.deepEqual(removed, ['> 20']);
@@ -159,12 +226,19 @@ test('sql diff: tokens rebuild the text; the diff marks only what changed, ignor
 
 test('turn alignment pairs turns by index and pads the shorter side', () => {
   const rows = alignTurns(['a0', 'a1', 'a2'], ['b0']);
-  assert.deepEqual(rows, [{ index: 0, a: 'a0', b: 'b0' }, { index: 1, a: 'a1', b: null }, { index: 2, a: 'a2', b: null }]);
+  assert.deepEqual(rows, [
+    { index: 0, a: 'a0', b: 'b0' },
+    { index: 1, a: 'a1', b: null },
+    { index: 2, a: 'a2', b: null },
+  ]);
   assert.deepEqual(alignTurns([], []), []);
 });
 
 test('summaries of a real-shaped record validate round trip through the fixture builder', () => {
-  const r = trajectory({ turns: [{ assistant: '<solution>SELECT 1</solution>', kind: 'answer', sql: 'SELECT 1' }], finalSql: 'SELECT 1' });
+  const r = trajectory({
+    turns: [{ assistant: '<solution>SELECT 1</solution>', kind: 'answer', sql: 'SELECT 1' }],
+    finalSql: 'SELECT 1',
+  });
   const s = summarizeTrajectory(r, 0, 1);
   assert.equal(s.hasGold, false);
   assert.equal(s.turns, 1);

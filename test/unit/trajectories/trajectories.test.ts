@@ -1,3 +1,5 @@
+// Tests of trajectories/trajectories: records from the loop are valid and survive the writer and reader unchanged;
+// the validator names the field of a broken record and says what it expected
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -8,7 +10,12 @@ import { createSqlPool } from '../../../src/core/db/pool';
 import { runEpisode } from '../../../src/core/agent/loop';
 import { SchemaCache } from '../../../src/core/agent/env';
 import {
-  TrajectoryWriter, readTrajectories, iterateTrajectories, validateTrajectory, TrajectoryFormatError, dbSha256,
+  TrajectoryWriter,
+  readTrajectories,
+  iterateTrajectories,
+  validateTrajectory,
+  TrajectoryFormatError,
+  dbSha256,
   type TrajectoryRecord,
 } from '../../../src/core/trajectories';
 import { buildDb, tempDir } from '../../helpers/fixtures';
@@ -22,18 +29,39 @@ let answered: TrajectoryRecord;
 let failed: TrajectoryRecord;
 
 before(async () => {
-  const task = { id: 'bookshop:1', question: 'How many books?', dbPath: db, history: [
-    { question: 'Authors?', sql: 'SELECT name FROM author' },
-    { question: 'And books?', sql: 'SELECT count(*) FROM book', result: '[(12,)]' },
-  ] };
+  const task = {
+    id: 'bookshop:1',
+    question: 'How many books?',
+    dbPath: db,
+    history: [
+      { question: 'Authors?', sql: 'SELECT name FROM author' },
+      { question: 'And books?', sql: 'SELECT count(*) FROM book', result: '[(12,)]' },
+    ],
+  };
   answered = await runEpisode({
-    task, protocol: tagProtocol, pool, schemaCache: new SchemaCache(), sampling: { temperature: 0.7, seed: 3 },
-    model: scriptedModel(['<sql>SELECT count(*) FROM book</sql>', 'bad turn', '<solution>SELECT count(*) FROM book</solution>']),
+    task,
+    protocol: tagProtocol,
+    pool,
+    schemaCache: new SchemaCache(),
+    sampling: { temperature: 0.7, seed: 3 },
+    model: scriptedModel([
+      '<sql>SELECT count(*) FROM book</sql>',
+      'bad turn',
+      '<solution>SELECT count(*) FROM book</solution>',
+    ]),
   });
-  failed = await runEpisode({ task, protocol: tagProtocol, pool, model: scriptedModel([]), groupId: answered.groupId, sample: 1 });
+  failed = await runEpisode({
+    task,
+    protocol: tagProtocol,
+    pool,
+    model: scriptedModel([]),
+    groupId: answered.groupId,
+    sample: 1,
+  });
 });
 
-const clone = (r: TrajectoryRecord): Record<string, unknown> => JSON.parse(JSON.stringify(r)) as Record<string, unknown>;
+const clone = (r: TrajectoryRecord): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(r)) as Record<string, unknown>;
 
 test('records from the loop are valid and survive the writer and reader unchanged', async () => {
   assert.equal(validateTrajectory(answered), null);
@@ -58,7 +86,10 @@ test('records from the loop are valid and survive the writer and reader unchange
   await w2.write(answered);
   await w2.close();
   const lines: number[] = [];
-  for await (const { line, record } of iterateTrajectories(file)) { lines.push(line); assert.equal(record.schema, 'quarry.trajectory/1'); }
+  for await (const { line, record } of iterateTrajectories(file)) {
+    lines.push(line);
+    assert.equal(record.schema, 'quarry.trajectory/1');
+  }
   assert.deepEqual(lines, [1, 2, 3]);
   // append: false starts afresh.
   const w3 = await TrajectoryWriter.open(file, { append: false });
@@ -76,33 +107,130 @@ function broken(edit: (r: any) => void): { field: string; message: string } | nu
 }
 
 test('the validator names the field of a broken record and says what it expected', () => {
-  assert.deepEqual(broken((r) => { delete r.task.db.sha256; }), { field: 'task.db.sha256', message: 'expected 64 lowercase hex digits, got nothing (the field is missing)' });
-  assert.deepEqual(broken((r) => { r.turns[0].exec.rowCount = -1; }), { field: 'turns[0].exec.rowCount', message: 'expected a non-negative integer, got -1' });
-  assert.deepEqual(broken((r) => { r.turns[2].index = 5; }), { field: 'turns[2].index', message: 'expected 2 (turns are numbered from 0 in order), got 5' });
-  assert.deepEqual(broken((r) => { r.schema = 'quarry.trajectory/2'; }), { field: 'schema', message: 'expected "quarry.trajectory/1" (this reader does not know that version), got "quarry.trajectory/2"' });
-  assert.deepEqual(broken((r) => { r.end = 'done'; }), { field: 'end', message: 'expected one of answer, budget, invalid, error, cancelled, got "done"' });
-  assert.deepEqual(broken((r) => { r.end = 'error'; }), { field: 'error', message: "expected the failure in words when end is 'error', got null" });
-  assert.deepEqual(broken((r) => { r.turns[0].action.sql = null; }), { field: 'turns[0].action.sql', message: "expected the SQL of a 'execute' action, got null" });
-  assert.deepEqual(broken((r) => { r.prompt[1].role = 'bot'; }), { field: 'prompt[1].role', message: 'expected one of system, user, assistant, tool, got "bot"' });
-  assert.deepEqual(broken((r) => { r.task.history[1].result = 12; }), { field: 'task.history[1].result', message: 'expected a string, got 12' });
-  assert.deepEqual(broken((r) => { r.task.history[0].sql = 7; }), { field: 'task.history[0].sql', message: 'expected a string, got 7' });
-  assert.deepEqual(broken((r) => { r.model.sampling.temperature = -1; }), { field: 'model.sampling.temperature', message: 'expected a non-negative number, got -1' });
-  assert.deepEqual(broken((r) => { r.turns[1].action.mdp = ['THINK']; }), { field: 'turns[1].action.mdp[0]', message: 'expected one of PROPOSE, EXECUTE, E-VERIFY, M-VERIFY, SELF-CORRECT, FINALIZE, got "THINK"' });
-  assert.deepEqual(broken((r) => { r.turns[0].exec.ok = false; }), { field: 'turns[0].exec.errorClass', message: 'expected an error class when ok is false, got null' });
-  assert.deepEqual(broken((r) => { r.protocol.config = { thinking: true }; }), { field: 'protocol.config.maxTurns', message: 'expected a positive integer, got nothing (the field is missing)' });
-  assert.deepEqual(broken((r) => { r.turns[0].usageEstimated = 'yes'; }), { field: 'turns[0].usageEstimated', message: 'expected true or false, got "yes"' });
-  assert.deepEqual(broken((r) => { r.timings = null; }), { field: 'timings', message: 'expected an object, got null' });
+  assert.deepEqual(
+    broken((r) => {
+      delete r.task.db.sha256;
+    }),
+    { field: 'task.db.sha256', message: 'expected 64 lowercase hex digits, got nothing (the field is missing)' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.turns[0].exec.rowCount = -1;
+    }),
+    { field: 'turns[0].exec.rowCount', message: 'expected a non-negative integer, got -1' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.turns[2].index = 5;
+    }),
+    { field: 'turns[2].index', message: 'expected 2 (turns are numbered from 0 in order), got 5' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.schema = 'quarry.trajectory/2';
+    }),
+    {
+      field: 'schema',
+      message: 'expected "quarry.trajectory/1" (this reader does not know that version), got "quarry.trajectory/2"',
+    },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.end = 'done';
+    }),
+    { field: 'end', message: 'expected one of answer, budget, invalid, error, cancelled, got "done"' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.end = 'error';
+    }),
+    { field: 'error', message: "expected the failure in words when end is 'error', got null" },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.turns[0].action.sql = null;
+    }),
+    { field: 'turns[0].action.sql', message: "expected the SQL of a 'execute' action, got null" },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.prompt[1].role = 'bot';
+    }),
+    { field: 'prompt[1].role', message: 'expected one of system, user, assistant, tool, got "bot"' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.task.history[1].result = 12;
+    }),
+    { field: 'task.history[1].result', message: 'expected a string, got 12' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.task.history[0].sql = 7;
+    }),
+    { field: 'task.history[0].sql', message: 'expected a string, got 7' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.model.sampling.temperature = -1;
+    }),
+    { field: 'model.sampling.temperature', message: 'expected a non-negative number, got -1' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.turns[1].action.mdp = ['THINK'];
+    }),
+    {
+      field: 'turns[1].action.mdp[0]',
+      message: 'expected one of PROPOSE, EXECUTE, E-VERIFY, M-VERIFY, SELF-CORRECT, FINALIZE, got "THINK"',
+    },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.turns[0].exec.ok = false;
+    }),
+    { field: 'turns[0].exec.errorClass', message: 'expected an error class when ok is false, got null' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.protocol.config = { thinking: true };
+    }),
+    { field: 'protocol.config.maxTurns', message: 'expected a positive integer, got nothing (the field is missing)' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.turns[0].usageEstimated = 'yes';
+    }),
+    { field: 'turns[0].usageEstimated', message: 'expected true or false, got "yes"' },
+  );
+  assert.deepEqual(
+    broken((r) => {
+      r.timings = null;
+    }),
+    { field: 'timings', message: 'expected an object, got null' },
+  );
   assert.deepEqual(validateTrajectory([1, 2]), { field: '', message: 'expected an object, got [1,2]' });
   // Extra fields are additive and stay valid.
-  assert.equal(broken((r) => { r.turns[0].rewardTerms = { exec: 1 }; r.labels = []; }), null);
+  assert.equal(
+    broken((r) => {
+      r.turns[0].rewardTerms = { exec: 1 };
+      r.labels = [];
+    }),
+    null,
+  );
 });
 
 test('the writer refuses an invalid record, naming the field, and writes nothing', async () => {
   const file = join(tempDir(), 'w.jsonl');
   const w = await TrajectoryWriter.open(file);
   const bad = { ...clone(answered), sample: 1.5 } as unknown as TrajectoryRecord;
-  await assert.rejects(w.write(bad), (err: Error) => err instanceof TrajectoryFormatError && err.field === 'sample'
-    && err.message === 'field sample: expected a non-negative integer, got 1.5');
+  await assert.rejects(
+    w.write(bad),
+    (err: Error) =>
+      err instanceof TrajectoryFormatError &&
+      err.field === 'sample' &&
+      err.message === 'field sample: expected a non-negative integer, got 1.5',
+  );
   await w.write(answered);
   await w.close();
   await assert.rejects(w.write(answered), /closed/);
@@ -113,14 +241,31 @@ test('the reader names the line and field of a bad record; collect mode lists ev
   const file = join(tempDir(), 'r.jsonl');
   const bad = clone(answered);
   (bad.task as { question: unknown }).question = null;
-  writeFileSync(file, [JSON.stringify(answered), '', JSON.stringify(bad), '{oops', JSON.stringify(failed)].join('\r\n') + '\r\n');
-  await assert.rejects(readTrajectories(file), (err: Error) => err instanceof TrajectoryFormatError
-    && err.line === 3 && err.field === 'task.question' && err.message === `${file}, line 3: field task.question: expected a string, got null`);
+  writeFileSync(
+    file,
+    [JSON.stringify(answered), '', JSON.stringify(bad), '{oops', JSON.stringify(failed)].join('\r\n') + '\r\n',
+  );
+  await assert.rejects(
+    readTrajectories(file),
+    (err: Error) =>
+      err instanceof TrajectoryFormatError &&
+      err.line === 3 &&
+      err.field === 'task.question' &&
+      err.message === `${file}, line 3: field task.question: expected a string, got null`,
+  );
   const all = await readTrajectories(file, { onInvalid: 'collect' });
   assert.equal(all.records.length, 2);
-  assert.deepEqual(all.invalid.map((e) => [e.line, e.field]), [[3, 'task.question'], [4, null]]);
+  assert.deepEqual(
+    all.invalid.map((e) => [e.line, e.field]),
+    [
+      [3, 'task.question'],
+      [4, null],
+    ],
+  );
   assert.match(all.invalid[1].message, /, line 4: not valid JSON/);
-  await assert.rejects(async () => { for await (const x of iterateTrajectories(file)) void x; }, /line 3: field task\.question/);
+  await assert.rejects(async () => {
+    for await (const x of iterateTrajectories(file)) void x;
+  }, /line 3: field task\.question/);
 });
 
 test('a truncated last line is reported, not fatal, and the next writer cuts it before appending', async () => {
@@ -173,12 +318,20 @@ test('a writer process killed with SIGKILL leaves only whole records, at most th
   await new Promise((resolve) => child.once('exit', resolve));
   const r = await readTrajectories(file);
   assert.ok(r.records.length > 50);
-  assert.deepEqual(r.records.map((x) => x.meta.i), r.records.map((_, i) => i), 'every record before the kill is there, in order');
+  assert.deepEqual(
+    r.records.map((x) => x.meta.i),
+    r.records.map((_, i) => i),
+    'every record before the kill is there, in order',
+  );
   if (r.truncated) assert.equal(r.truncated.line, r.records.length + 1);
   const w = await TrajectoryWriter.open(file);
   assert.equal(w.repairedBytes, r.truncated?.chars ?? 0);
   await w.close();
-  assert.deepEqual(readdirSync(killedDir), ['killed.jsonl'], 'the next writer takes over the lock and clears what the killed one left');
+  assert.deepEqual(
+    readdirSync(killedDir),
+    ['killed.jsonl'],
+    'the next writer takes over the lock and clears what the killed one left',
+  );
 });
 
 test('a lock file with no pid in it (killed mid-write by an older writer) is taken over once it is a few seconds old', async () => {
@@ -212,8 +365,14 @@ test('issue 9, item 8: a byte-order mark is tolerated, a directory is named, and
   const bom = join(dir, 'bom.jsonl');
   writeFileSync(bom, '\ufeff' + JSON.stringify(answered) + '\n' + JSON.stringify(failed) + '\n');
   const read = await readTrajectories(bom);
-  assert.deepEqual(read.records.map((r) => r.id), [answered.id, failed.id]);
-  await assert.rejects(readTrajectories(dir), (err: Error) => err.message === `${dir} is a directory, not a trajectory file (JSONL): name a file inside it`);
+  assert.deepEqual(
+    read.records.map((r) => r.id),
+    [answered.id, failed.id],
+  );
+  await assert.rejects(
+    readTrajectories(dir),
+    (err: Error) => err.message === `${dir} is a directory, not a trajectory file (JSONL): name a file inside it`,
+  );
   // A record whose line is about 5 MB (a long model turn), between two ordinary ones: read whole, in order.
   const big = clone(answered);
   (big.turns as { assistant: string }[])[0].assistant = 'x'.repeat(5 * 2 ** 20);
@@ -221,7 +380,10 @@ test('issue 9, item 8: a byte-order mark is tolerated, a directory is named, and
   const file = join(dir, 'big.jsonl');
   writeFileSync(file, [answered, big, failed].map((r) => JSON.stringify(r)).join('\n') + '\n');
   const all = await readTrajectories(file);
-  assert.deepEqual(all.records.map((r) => r.id), [answered.id, 'big', failed.id]);
+  assert.deepEqual(
+    all.records.map((r) => r.id),
+    [answered.id, 'big', failed.id],
+  );
   assert.equal(all.records[1].turns[0].assistant.length, 5 * 2 ** 20);
 });
 
@@ -244,16 +406,24 @@ test('issue 9, item 9: three processes appending 5 MB records to one file at onc
         await w.close();
       }
     })().catch((e) => { console.error(e); process.exit(1); });`;
-  const codes = await Promise.all(['a', 'b', 'c'].map((tag) => new Promise<number | null>((res) => {
-    spawn(process.execPath, ['-e', script, tag], { stdio: 'inherit' }).on('exit', res);
-  })));
+  const codes = await Promise.all(
+    ['a', 'b', 'c'].map(
+      (tag) =>
+        new Promise<number | null>((res) => {
+          spawn(process.execPath, ['-e', script, tag], { stdio: 'inherit' }).on('exit', res);
+        }),
+    ),
+  );
   assert.deepEqual(codes, [0, 0, 0]);
   const read = await readTrajectories(file);
   assert.equal(read.truncated, null);
   assert.equal(read.records.length, 36);
   for (const tag of ['a', 'b', 'c']) {
     const mine = read.records.filter((r) => r.id.startsWith(`${tag}-`));
-    assert.deepEqual(mine.map((r) => r.id), Array.from({ length: 12 }, (_, i) => `${tag}-${i}`));
+    assert.deepEqual(
+      mine.map((r) => r.id),
+      Array.from({ length: 12 }, (_, i) => `${tag}-${i}`),
+    );
     assert.ok(mine.every((r) => r.turns[0].assistant === tag.repeat(5 << 20)));
   }
   assert.equal(readFileSync(file).includes(0), false, 'no NUL bytes');

@@ -57,7 +57,10 @@ export class LocalTarget implements Target {
 
   async submit(job: JobRecord, dir: string): Promise<void> {
     const child = spawn('/bin/sh', ['-c', WRAPPER, 'quarry-job', ...job.command], {
-      cwd: dir, detached: true, stdio: 'ignore', env: { ...process.env, ...job.env, QUARRY_JOB_ID: job.id, QUARRY_JOB_DIR: dir },
+      cwd: dir,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, ...job.env, QUARRY_JOB_ID: job.id, QUARRY_JOB_DIR: dir },
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
@@ -72,8 +75,11 @@ export class LocalTarget implements Target {
     const code = exitCodeOf(dir);
     const cancelled = job.status === 'cancelled';
     if (code !== null) {
-      return { status: cancelled ? 'cancelled' : code === 0 ? 'succeeded' : 'failed', exitCode: code,
-        reason: cancelled ? 'cancelled' : code === 0 ? null : `exited with code ${code}${tail(dir)}` };
+      return {
+        status: cancelled ? 'cancelled' : code === 0 ? 'succeeded' : 'failed',
+        exitCode: code,
+        reason: cancelled ? 'cancelled' : code === 0 ? null : `exited with code ${code}${tail(dir)}`,
+      };
     }
     const pid = job.remote.pid;
     if (pid !== undefined && groupAlive(pid)) {
@@ -85,17 +91,31 @@ export class LocalTarget implements Target {
       }
     }
     if (cancelled) return { status: 'cancelled', exitCode: null, reason: 'cancelled' };
-    return { status: 'lost', exitCode: null, reason: 'the job\'s processes ended without recording an exit code (killed with SIGKILL, or the machine restarted)' };
+    return {
+      status: 'lost',
+      exitCode: null,
+      reason:
+        "the job's processes ended without recording an exit code (killed with SIGKILL, or the machine restarted)",
+    };
   }
 
   async cancel(job: JobRecord, dir: string, graceMs = 10_000): Promise<void> {
     const pid = job.remote.pid;
     if (pid === undefined || !groupAlive(pid)) return;
-    try { process.kill(-pid, 'SIGTERM'); } catch { /* ended meanwhile */ }
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      /* ended meanwhile */
+    }
     const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && groupAlive(pid) && exitCodeOf(dir) === null) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < deadline && groupAlive(pid) && exitCodeOf(dir) === null)
+      await new Promise((r) => setTimeout(r, 50));
     if (groupAlive(pid)) {
-      try { process.kill(-pid, 'SIGKILL'); } catch { /* ended meanwhile */ }
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* ended meanwhile */
+      }
       // The kernel takes a moment to tear the group down (and its leader's parent to reap it).
       const gone = Date.now() + 5000;
       while (Date.now() < gone && groupAlive(pid)) await new Promise((r) => setTimeout(r, 20));

@@ -35,7 +35,8 @@ export function createResultJudge(opts: JudgeOptions = {}): ResultJudge {
   const workerPath = opts.workerPath ?? defaultWorkerPath();
   const timeoutMs = opts.timeoutMs ?? 30_000;
   return (predSql, goldSql, dbPath) => {
-    if (!existsSync(workerPath)) return { correct: null, reason: 'judge-failed', detail: `judge worker not found at ${workerPath}` };
+    if (!existsSync(workerPath))
+      return { correct: null, reason: 'judge-failed', detail: `judge worker not found at ${workerPath}` };
     const r = spawnSync(process.execPath, ['--max-old-space-size=768', workerPath], {
       input: JSON.stringify({ db: dbPath, gold: goldSql, pred: predSql, mode: opts.mode ?? 'spider' }),
       timeout: timeoutMs,
@@ -47,7 +48,11 @@ export function createResultJudge(opts: JudgeOptions = {}): ResultJudge {
       return { correct: null, reason: 'judge-timeout', detail: `no verdict within ${timeoutMs} ms` };
     }
     if (r.status !== 0 || r.error) {
-      return { correct: null, reason: 'judge-failed', detail: (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim() };
+      return {
+        correct: null,
+        reason: 'judge-failed',
+        detail: (r.stderr || r.error?.message || `exit ${r.status ?? r.signal}`).trim(),
+      };
     }
     try {
       const out = JSON.parse(r.stdout) as { correct: boolean; reason: ExecReason; detail: string | null };

@@ -11,7 +11,12 @@ import { evalMode } from '../../eval/modes';
 import type { ExecResult } from '../../db/types';
 import type { ScoringResources } from '../../rewards/types';
 
-interface JudgeRequest { db: string; gold: string; pred: string; mode?: string }
+interface JudgeRequest {
+  db: string;
+  gold: string;
+  pred: string;
+  mode?: string;
+}
 
 async function main(): Promise<void> {
   const req = JSON.parse(readFileSync(0, 'utf8')) as JudgeRequest;
@@ -25,7 +30,9 @@ async function main(): Promise<void> {
   };
   const resources: ScoringResources = { exec, memo: (_ns, _key, compute) => compute(), timeoutMs: 0 };
   const v = await computeVerdict(req.pred, req.gold, req.db, evalMode(req.mode ?? 'spider'), resources);
-  process.stdout.write(JSON.stringify({ correct: v.correct, reason: v.reason, detail: v.detail ?? null, goldEmpty: v.goldEmpty }));
+  process.stdout.write(
+    JSON.stringify({ correct: v.correct, reason: v.reason, detail: v.detail ?? null, goldEmpty: v.goldEmpty }),
+  );
 }
 
 main().catch((err) => {

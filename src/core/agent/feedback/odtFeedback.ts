@@ -15,10 +15,11 @@ import type { FeedbackSource } from '../protocol';
 import type { Task } from '../types';
 import { createResultJudge, type JudgeOptions, type ResultJudge } from './judge';
 
-export const NO_STRUCTURAL_ISSUE_FEEDBACK = 'Feedback: your previous SQL has no clause-level structural issues, but its result '
-  + 'differs from the expected result; check literal values, conditions and selected columns. Revise your previous answer for SQLite. '
-  + 'Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query inside <sql>...</sql>. '
-  + 'Do not output any text outside those tags.';
+export const NO_STRUCTURAL_ISSUE_FEEDBACK =
+  'Feedback: your previous SQL has no clause-level structural issues, but its result ' +
+  'differs from the expected result; check literal values, conditions and selected columns. Revise your previous answer for SQLite. ' +
+  'Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query inside <sql>...</sql>. ' +
+  'Do not output any text outside those tags.';
 
 export interface OdtFeedbackOptions extends JudgeOptions {
   /** Decides result equality; default a sandboxed child-process judge (judge.ts). */
@@ -32,7 +33,10 @@ export interface OdtFeedbackSource extends FeedbackSource {
   readonly goldTreesBuilt: () => number;
 }
 
-interface GoldEntry { tree: OdtBuild; bigrams: Set<string> }
+interface GoldEntry {
+  tree: OdtBuild;
+  bigrams: Set<string>;
+}
 
 export function createOdtFeedback(opts: OdtFeedbackOptions = {}): OdtFeedbackSource {
   const judge = opts.judge ?? createResultJudge(opts);
@@ -44,7 +48,11 @@ export function createOdtFeedback(opts: OdtFeedbackOptions = {}): OdtFeedbackSou
   const schemaOf = (dbPath: string): SchemaLike | undefined => {
     if (!schemas.has(dbPath)) {
       let s: SchemaLike | undefined;
-      try { s = introspectSchema(dbPath, { sampleRows: 0, countRows: false }); } catch { s = undefined; }
+      try {
+        s = introspectSchema(dbPath, { sampleRows: 0, countRows: false });
+      } catch {
+        s = undefined;
+      }
       if (schemas.size >= 1000) schemas.clear();
       schemas.set(dbPath, s);
     }
@@ -66,7 +74,7 @@ export function createOdtFeedback(opts: OdtFeedbackOptions = {}): OdtFeedbackSou
   const source = (predSql: string, task: Task): string | null => {
     const gold = task.gold;
     if (typeof gold !== 'string' || gold.trim() === '') {
-      throw new Error('ODT feedback needs the task\'s gold SQL (Progress-SQL feedback is oracle-guided)');
+      throw new Error("ODT feedback needs the task's gold SQL (Progress-SQL feedback is oracle-guided)");
     }
     if (judge(predSql, gold, task.dbPath).correct === true) return null;
     const schema = schemaOf(task.dbPath);

@@ -67,8 +67,10 @@ export function readTagTurn(text: string, actionTags: string[], thinkTags: strin
   let inner = block.inner;
   if (block.unclosed) {
     // A close of another action tag inside an unclosed block is a mismatched close (<solution>…</sql>): cut there.
-    const other = actionTags.filter((t) => t !== block.tag)
-      .map((t) => new RegExp(`</\\s*${t}\\s*>`, 'i').exec(inner)).filter((m): m is RegExpExecArray => m !== null)
+    const other = actionTags
+      .filter((t) => t !== block.tag)
+      .map((t) => new RegExp(`</\\s*${t}\\s*>`, 'i').exec(inner))
+      .filter((m): m is RegExpExecArray => m !== null)
       .sort((a, b) => a.index - b.index)[0];
     if (other) {
       problems.push(`<${block.tag}> closed by a mismatched ${other[0]}`);
@@ -88,12 +90,18 @@ export function readTagTurn(text: string, actionTags: string[], thinkTags: strin
 
   const rest = block.unclosed ? '' : text.slice(block.end);
   if (rest.trim() !== '') {
-    const more = actionTags.map((t) => [t, findBlocks(rest, t).length] as const).filter(([, n]) => n > 0)
+    const more = actionTags
+      .map((t) => [t, findBlocks(rest, t).length] as const)
+      .filter(([, n]) => n > 0)
       .map(([t, n]) => `${n} <${t}>`);
-    problems.push(`${rest.trim().length} characters after </${block.tag}> ignored` +
-      (more.length ? ` (including ${more.join(', ')}); generation stops at the first closing tag` : ''));
+    problems.push(
+      `${rest.trim().length} characters after </${block.tag}> ignored` +
+        (more.length ? ` (including ${more.join(', ')}); generation stops at the first closing tag` : ''),
+    );
   }
-  const insideThink = thinkTags.some((t) => findBlocks(text, t).some((b) => b.start < block.start && b.end > block.end));
+  const insideThink = thinkTags.some((t) =>
+    findBlocks(text, t).some((b) => b.start < block.start && b.end > block.end),
+  );
   if (insideThink) problems.push(`the <${block.tag}> block is inside a reasoning block`);
   return { block, tag: block.tag, body: unfenced.text, thought, problems };
 }
@@ -103,7 +111,13 @@ export function readTagTurn(text: string, actionTags: string[], thinkTags: strin
  * opening tag is the Qwen3 case, where the chat template opened the block in the prompt: the text before it is the
  * thought.
  */
-export function readThought(before: string, thinkTags: string[], problems: string[], hasAction: boolean, requireThink: boolean): string | null {
+export function readThought(
+  before: string,
+  thinkTags: string[],
+  problems: string[],
+  hasAction: boolean,
+  requireThink: boolean,
+): string | null {
   let head: string | null = null;
   let rest = before;
   for (const tag of thinkTags) {
@@ -112,7 +126,9 @@ export function readThought(before: string, thinkTags: string[], problems: strin
     if (close && (!open || open.index > close.index)) {
       head = rest.slice(0, close.index).trim();
       rest = rest.slice(close.index + close[0].length);
-      problems.push(`no opening <${tag}> before </${tag}> (a chat template may have opened it); the text before it is the thought`);
+      problems.push(
+        `no opening <${tag}> before </${tag}> (a chat template may have opened it); the text before it is the thought`,
+      );
       break;
     }
   }
@@ -124,7 +140,9 @@ export function readThought(before: string, thinkTags: string[], problems: strin
       if (requireThink) problems.push(`no <${thinkTags[0]}> block`);
       return null;
     }
-    problems.push(`no <${thinkTags[0]}> block; ${hasAction ? 'text before the action' : 'the text'} taken as the thought`);
+    problems.push(
+      `no <${thinkTags[0]}> block; ${hasAction ? 'text before the action' : 'the text'} taken as the thought`,
+    );
     return outside;
   }
   if (outside !== '') problems.push(`${outside.length} characters of reasoning outside <${thinkTags[0]}>`);
@@ -151,7 +169,9 @@ export function restoreTagStop(text: string, stopString: string | null, finishRe
   for (const stop of stops) {
     const tag = /^<\/\s*([^>\s]+)\s*>$/.exec(stop)?.[1];
     if (!tag) continue;
-    const open = findBlocks(text, tag).filter((b) => b.unclosed).pop();
+    const open = findBlocks(text, tag)
+      .filter((b) => b.unclosed)
+      .pop();
     if (open && (!best || open.start > best.at)) best = { tag, at: open.start };
   }
   return best ? `${text}</${best.tag}>` : text;
@@ -191,7 +211,10 @@ export function schemaText(schema: SchemaInfo, config: ProtocolConfig, fallbackS
 }
 
 /** BIRD-style evidence and earlier conversation turns, as one "External Knowledge" text ('' when there is none). */
-export function externalKnowledge(evidence: string | undefined, history: { question: string; sql: string }[] | undefined): string {
+export function externalKnowledge(
+  evidence: string | undefined,
+  history: { question: string; sql: string }[] | undefined,
+): string {
   const parts: string[] = [];
   if (evidence && evidence.trim() !== '') parts.push(evidence.trim());
   for (const h of history ?? []) parts.push(`Earlier question: ${h.question}\nIts SQL: ${h.sql}`);

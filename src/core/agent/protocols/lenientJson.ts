@@ -25,7 +25,10 @@ class Reader {
   ws(): void {
     for (;;) {
       const c = this.s[this.pos];
-      if (c === ' ' || c === '\n' || c === '\r' || c === '\t') { this.pos++; continue; }
+      if (c === ' ' || c === '\n' || c === '\r' || c === '\t') {
+        this.pos++;
+        continue;
+      }
       if (c === '/' && this.s[this.pos + 1] === '/') {
         this.tolerated.add('comment');
         while (this.pos < this.s.length && this.s[this.pos] !== '\n') this.pos++;
@@ -50,7 +53,10 @@ class Reader {
     if (c === '"' || c === "'") return this.string();
     if (c === '-' || c === '+' || (c !== undefined && c >= '0' && c <= '9') || c === '.') return this.number();
     const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(this.s.slice(this.pos, this.pos + 32))?.[0];
-    if (word === 'true' || word === 'false' || word === 'null') { this.pos += word.length; return word === 'true' ? true : word === 'false' ? false : null; }
+    if (word === 'true' || word === 'false' || word === 'null') {
+      this.pos += word.length;
+      return word === 'true' ? true : word === 'false' ? false : null;
+    }
     if (word === 'True' || word === 'False' || word === 'None') {
       this.tolerated.add('Python literal');
       this.pos += word.length;
@@ -65,12 +71,21 @@ class Reader {
     const out: { [key: string]: JsonValue } = {};
     for (;;) {
       this.ws();
-      if (this.s[this.pos] === '}') { this.pos++; return out; }
-      if (this.pos >= this.s.length) { this.tolerated.add('unclosed object'); return out; }
+      if (this.s[this.pos] === '}') {
+        this.pos++;
+        return out;
+      }
+      if (this.pos >= this.s.length) {
+        this.tolerated.add('unclosed object');
+        return out;
+      }
       const key = this.key();
       this.ws();
       if (this.s[this.pos] === ':') this.pos++;
-      else if (this.s[this.pos] === '=') { this.tolerated.add('= instead of :'); this.pos++; } else this.fail('expected ":"');
+      else if (this.s[this.pos] === '=') {
+        this.tolerated.add('= instead of :');
+        this.pos++;
+      } else this.fail('expected ":"');
       if (Object.hasOwn(out, key)) this.tolerated.add(`duplicate key "${key}" (last kept)`);
       out[key] = this.value(depth + 1);
       this.ws();
@@ -81,8 +96,14 @@ class Reader {
         if (this.s[this.pos] === '}') this.tolerated.add('trailing comma');
         continue;
       }
-      if (c === '}') { this.pos++; return out; }
-      if (this.pos >= this.s.length) { this.tolerated.add('unclosed object'); return out; }
+      if (c === '}') {
+        this.pos++;
+        return out;
+      }
+      if (this.pos >= this.s.length) {
+        this.tolerated.add('unclosed object');
+        return out;
+      }
       this.fail('expected "," or "}"');
     }
   }
@@ -102,8 +123,14 @@ class Reader {
     const out: JsonValue[] = [];
     for (;;) {
       this.ws();
-      if (this.s[this.pos] === ']') { this.pos++; return out; }
-      if (this.pos >= this.s.length) { this.tolerated.add('unclosed array'); return out; }
+      if (this.s[this.pos] === ']') {
+        this.pos++;
+        return out;
+      }
+      if (this.pos >= this.s.length) {
+        this.tolerated.add('unclosed array');
+        return out;
+      }
       out.push(this.value(depth + 1));
       this.ws();
       const c = this.s[this.pos];
@@ -113,8 +140,14 @@ class Reader {
         if (this.s[this.pos] === ']') this.tolerated.add('trailing comma');
         continue;
       }
-      if (c === ']') { this.pos++; return out; }
-      if (this.pos >= this.s.length) { this.tolerated.add('unclosed array'); return out; }
+      if (c === ']') {
+        this.pos++;
+        return out;
+      }
+      if (this.pos >= this.s.length) {
+        this.tolerated.add('unclosed array');
+        return out;
+      }
       this.fail('expected "," or "]"');
     }
   }
@@ -125,7 +158,10 @@ class Reader {
     this.pos++;
     let out = '';
     for (;;) {
-      if (this.pos >= this.s.length) { this.tolerated.add('unclosed string'); return out; }
+      if (this.pos >= this.s.length) {
+        this.tolerated.add('unclosed string');
+        return out;
+      }
       const c = this.s[this.pos++];
       if (c === quote) {
         // SQL inside a string often holds the same quote unescaped (name = 'x', "col"): a quote ends the string
@@ -136,25 +172,57 @@ class Reader {
         continue;
       }
       if (c === '\n' || c === '\r' || c === '\t') this.tolerated.add('raw control character in string');
-      if (c !== '\\') { out += c; continue; }
+      if (c !== '\\') {
+        out += c;
+        continue;
+      }
       const e = this.s[this.pos++];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case '/': out += '/'; break;
-        case '\\': out += '\\'; break;
-        case '"': out += '"'; break;
-        case "'": out += "'"; if (quote === '"') this.tolerated.add("escaped ' in string"); break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case "'":
+          out += "'";
+          if (quote === '"') this.tolerated.add("escaped ' in string");
+          break;
         case 'u': {
           const hex = this.s.slice(this.pos, this.pos + 4);
-          if (/^[0-9a-fA-F]{4}$/.test(hex)) { out += String.fromCharCode(parseInt(hex, 16)); this.pos += 4; } else { this.tolerated.add('bad \\u escape'); out += 'u'; }
+          if (/^[0-9a-fA-F]{4}$/.test(hex)) {
+            out += String.fromCharCode(parseInt(hex, 16));
+            this.pos += 4;
+          } else {
+            this.tolerated.add('bad \\u escape');
+            out += 'u';
+          }
           break;
         }
-        case undefined: this.tolerated.add('unclosed string'); return out;
-        default: this.tolerated.add('unknown escape'); out += e;
+        case undefined:
+          this.tolerated.add('unclosed string');
+          return out;
+        default:
+          this.tolerated.add('unknown escape');
+          out += e;
       }
     }
   }
@@ -168,7 +236,8 @@ class Reader {
   number(): number {
     const m = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(this.s.slice(this.pos, this.pos + 64));
     if (!m) this.fail('bad number');
-    if (m[0].startsWith('+') || m[0].startsWith('.') || /\.$|\.(?=[eE])/.test(m[0])) this.tolerated.add('non-JSON number');
+    if (m[0].startsWith('+') || m[0].startsWith('.') || /\.$|\.(?=[eE])/.test(m[0]))
+      this.tolerated.add('non-JSON number');
     this.pos += m[0].length;
     return Number(m[0]);
   }
@@ -191,7 +260,8 @@ export function parseLenientJson(text: string): LenientResult {
     // fall through to the lenient reader
   }
   const start = trimmed.search(/[{[]/);
-  if (start < 0) return { value: undefined, tolerated: [], error: trimmed === '' ? 'empty text' : 'no JSON object found' };
+  if (start < 0)
+    return { value: undefined, tolerated: [], error: trimmed === '' ? 'empty text' : 'no JSON object found' };
   const r = new Reader(trimmed);
   r.pos = start;
   try {
@@ -202,6 +272,10 @@ export function parseLenientJson(text: string): LenientResult {
     if (rest !== '') tolerated.push('text after the JSON');
     return { value, tolerated, error: null };
   } catch (err) {
-    return { value: undefined, tolerated: [...r.tolerated], error: err instanceof LenientJsonError ? err.message : 'unreadable JSON' };
+    return {
+      value: undefined,
+      tolerated: [...r.tolerated],
+      error: err instanceof LenientJsonError ? err.message : 'unreadable JSON',
+    };
   }
 }

@@ -9,7 +9,15 @@ import { renderObservation } from '../../db/observation';
 import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../protocol';
 import type { ChatMessage } from '../../models/types';
 import type { Observation, ParsedAction, ProtocolConfig } from '../types';
-import { MdpTracker, LONG_RESPONSE_CHARS, configNumber, invalid, readThought, restoreTagStop, schemaText } from './common';
+import {
+  MdpTracker,
+  LONG_RESPONSE_CHARS,
+  configNumber,
+  invalid,
+  readThought,
+  restoreTagStop,
+  schemaText,
+} from './common';
 import { findBlocks, stripCodeFence, excerpt, type TagBlock } from './tags';
 import { parseLenientJson, type JsonValue } from './lenientJson';
 
@@ -124,14 +132,19 @@ export function readToolCall(body: string, expectedDb: string): CallRead {
   const name = call.name;
   if (typeof name !== 'string') problems.push('tool call has no "name"');
   else if (name !== MTIR_TOOL_NAME) {
-    if (!/execute_sql/i.test(name)) return { sql: null, problems: [...problems, `unknown tool "${excerpt(name, 40)}"; the only tool is ${MTIR_TOOL_NAME}`] };
+    if (!/execute_sql/i.test(name))
+      return {
+        sql: null,
+        problems: [...problems, `unknown tool "${excerpt(name, 40)}"; the only tool is ${MTIR_TOOL_NAME}`],
+      };
     problems.push(`tool name "${excerpt(name, 40)}" taken as ${MTIR_TOOL_NAME}`);
   }
   let args: JsonValue | undefined = call.arguments;
   if (typeof args === 'string') {
     // OpenAI-style arguments: a JSON document inside a string.
     const inner = parseLenientJson(args);
-    if (inner.value === undefined) return { sql: null, problems: [...problems, `"arguments" is a string that is not JSON (${inner.error})`] };
+    if (inner.value === undefined)
+      return { sql: null, problems: [...problems, `"arguments" is a string that is not JSON (${inner.error})`] };
     problems.push('"arguments" given as a JSON string', ...inner.tolerated.map((t) => `arguments JSON: ${t}`));
     args = inner.value;
   }
@@ -146,7 +159,10 @@ export function readToolCall(body: string, expectedDb: string): CallRead {
   if (argExtra.length > 0) problems.push(`extra arguments ignored: ${argExtra.join(', ')}`);
   const db = args.db_name;
   if (db === undefined) problems.push('"db_name" missing; the task\'s database is used');
-  else if (typeof db !== 'string' || db !== expectedDb) problems.push(`db_name ${JSON.stringify(db)} is not this task's database "${expectedDb}"; the task's database is used`);
+  else if (typeof db !== 'string' || db !== expectedDb)
+    problems.push(
+      `db_name ${JSON.stringify(db)} is not this task's database "${expectedDb}"; the task's database is used`,
+    );
   const sql = args.sql;
   if (typeof sql !== 'string') return { sql: null, problems: [...problems, 'tool call has no "sql" string'] };
   const cleaned = stripCodeFence(sql);
@@ -161,7 +177,8 @@ export function readAnswer(inner: string): CallRead {
   const text = inner.replace(/‘‘‘|’’’/g, '```');
   const unfenced = stripCodeFence(text);
   if (!unfenced.fenced) problems.push('no ```sql block in <answer>; its text is taken as the SQL');
-  else if (unfenced.lang !== 'sql' && unfenced.lang !== 'sqlite') problems.push(`code fence in <answer> is ${unfenced.lang ? `"${unfenced.lang}"` : 'unlabelled'}, not sql`);
+  else if (unfenced.lang !== 'sql' && unfenced.lang !== 'sqlite')
+    problems.push(`code fence in <answer> is ${unfenced.lang ? `"${unfenced.lang}"` : 'unlabelled'}, not sql`);
   const stray = /<\/?\s*(?:think|tool_call|tool_response|answer)(?:\s[^<>]*)?>/gi;
   let sql = unfenced.text;
   if (stray.test(sql)) {
@@ -181,7 +198,10 @@ class MtirSession implements ProtocolSession {
   }
 
   start(): ChatMessage[] {
-    return [{ role: 'system', content: MTIR_SYSTEM_PROMPT }, { role: 'user', content: mtirUserPrompt(this.ctx) }];
+    return [
+      { role: 'system', content: MTIR_SYSTEM_PROMPT },
+      { role: 'user', content: mtirUserPrompt(this.ctx) },
+    ];
   }
 
   stop(): string[] {
@@ -208,7 +228,9 @@ class MtirSession implements ProtocolSession {
       return invalid([`no <tool_call> or <answer> (${shown})`, ...problems], thought);
     }
     if (calls.length > 0 && answers.length > 0) {
-      problems.push(`a tool call and an answer in one turn (the format says not to mix them); the first, <${first.tag}>, is used`);
+      problems.push(
+        `a tool call and an answer in one turn (the format says not to mix them); the first, <${first.tag}>, is used`,
+      );
     } else if (first.tag === 'tool_call' && calls.length > 1) {
       problems.push(`${calls.length} tool calls in one turn; the first is used (generation stops at </tool_call>)`);
     } else if (first.tag === 'answer' && answers.length > 1) {
@@ -216,7 +238,8 @@ class MtirSession implements ProtocolSession {
     }
     if (first.unclosed) problems.push(`unclosed <${first.tag}>: taken to the end of the text`);
     if (first.nested) problems.push(`nested <${first.tag}> tags`);
-    if (/<tool_response>/i.test(text.slice(first.start))) problems.push('the model wrote its own <tool_response>; ignored');
+    if (/<tool_response>/i.test(text.slice(first.start)))
+      problems.push('the model wrote its own <tool_response>; ignored');
     if (first.tag === 'answer') {
       const a = readAnswer(first.inner);
       if (a.sql === null) return invalid([...problems, ...a.problems], thought);

@@ -31,8 +31,8 @@ export function isProgressEvaluation(config: Partial<ProtocolConfig> | undefined
 }
 
 export const PROGRESS_REQUIRES =
-  'progress protocol needs gold SQL and an oracle feedback source; it is for training and evaluation '
-  + "(the paper's evaluation protocol, without either, is config feedback: 'none')";
+  'progress protocol needs gold SQL and an oracle feedback source; it is for training and evaluation ' +
+  "(the paper's evaluation protocol, without either, is config feedback: 'none')";
 
 /** App. F, system prompt ({db_engine} is SQLite). */
 export const PROGRESS_SYSTEM_PROMPT = [
@@ -79,8 +79,10 @@ export function progressFeedbackMessage(feedback: string): string {
 
 /** App. F, Round 1 user prompt (the apostrophe in "database’s" is the paper's). */
 export function progressUserPrompt(ctx: ProtocolContext): string {
-  const extra = [ctx.task.evidence?.trim(), ...(ctx.task.history ?? []).map((h) => `Earlier question: ${h.question}\nIts SQL: ${h.sql}`)]
-    .filter((s): s is string => !!s);
+  const extra = [
+    ctx.task.evidence?.trim(),
+    ...(ctx.task.history ?? []).map((h) => `Earlier question: ${h.question}\nIts SQL: ${h.sql}`),
+  ].filter((s): s is string => !!s);
   return [
     'Database Schema:',
     schemaText(ctx.schema, ctx.config, 'ddl'),
@@ -96,7 +98,10 @@ class ProgressSession implements ProtocolSession {
   constructor(protected readonly ctx: ProtocolContext) {}
 
   start(): ChatMessage[] {
-    return [{ role: 'system', content: PROGRESS_SYSTEM_PROMPT }, { role: 'user', content: progressUserPrompt(this.ctx) }];
+    return [
+      { role: 'system', content: PROGRESS_SYSTEM_PROMPT },
+      { role: 'user', content: progressUserPrompt(this.ctx) },
+    ];
   }
 
   stop(): string[] {
@@ -114,11 +119,16 @@ class ProgressSession implements ProtocolSession {
     if (text.length > LONG_RESPONSE_CHARS) problems.push(`very long response (${text.length} characters)`);
     const sqls = findBlocks(text, 'sql');
     const thinks = findBlocks(text, 'think');
-    const thought = thinks.map((b) => b.inner.trim()).filter((s) => s !== '').join('\n\n') || null;
+    const thought =
+      thinks
+        .map((b) => b.inner.trim())
+        .filter((s) => s !== '')
+        .join('\n\n') || null;
     if (thinks.length === 0) problems.push('no <think> block');
     else if (thinks.some((b) => b.unclosed)) problems.push('unclosed <think>');
     const outside = removeBlocks(text, ['think', 'sql']).trim();
-    if (outside !== '') problems.push(`${outside.length} characters outside <think> and <sql> (the format allows none)`);
+    if (outside !== '')
+      problems.push(`${outside.length} characters outside <think> and <sql> (the format allows none)`);
     if (sqls.length === 0) {
       const shown = text.trim() === '' ? 'empty response' : `"${excerpt(text)}"`;
       return invalid([`no <sql> block (${shown})`, ...problems], thought ?? (outside || null));
@@ -128,7 +138,8 @@ class ProgressSession implements ProtocolSession {
     if (sqls.length > 1) problems.push(`${sqls.length} <sql> blocks; the last one is used`);
     if (block.unclosed) problems.push('unclosed <sql>: taken to the end of the text');
     if (block.nested) problems.push('nested <sql> tags');
-    if (thinks.some((b) => b.start < block.start && b.end > block.end)) problems.push('the <sql> block is inside <think>');
+    if (thinks.some((b) => b.start < block.start && b.end > block.end))
+      problems.push('the <sql> block is inside <think>');
     let inner = block.inner;
     const markup = /<\/?\s*(?:sql|think)(?:\s[^<>]*)?>/gi;
     if (markup.test(inner)) {
@@ -173,7 +184,12 @@ class ProgressOracleSession extends ProgressSession {
     void exec;
     if (action.kind !== 'execute' || action.sql === null) {
       if (turnsLeft <= 0) return { observations: [], done: true, end: 'budget', finalSql: null };
-      return { observations: [{ role: 'user', content: PROGRESS_INVALID_MESSAGE }], done: false, end: null, finalSql: null };
+      return {
+        observations: [{ role: 'user', content: PROGRESS_INVALID_MESSAGE }],
+        done: false,
+        end: null,
+        finalSql: null,
+      };
     }
     const fb = this.feedback(action.sql, { ...this.ctx.task, gold: this.gold });
     // Algorithm 1, lines 6-7: a SQL that matches the gold result ends the rollout there.
@@ -181,7 +197,12 @@ class ProgressOracleSession extends ProgressSession {
     this.mdp.record(true);
     // Lines 9-13: feedback only while turns remain; the final SQL is the last one written either way.
     if (turnsLeft <= 0) return { observations: [], done: true, end: 'budget', finalSql: action.sql };
-    return { observations: [{ role: 'user', content: progressFeedbackMessage(fb) }], done: false, end: null, finalSql: null };
+    return {
+      observations: [{ role: 'user', content: progressFeedbackMessage(fb) }],
+      done: false,
+      end: null,
+      finalSql: null,
+    };
   }
 }
 

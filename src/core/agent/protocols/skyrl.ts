@@ -8,8 +8,16 @@ import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../pr
 import type { ChatMessage } from '../../models/types';
 import type { Observation, ParsedAction, ProtocolConfig } from '../types';
 import {
-  MdpTracker, configBool, configNumber, externalKnowledge, invalid, noActionProblem, pythonErrorText, readTagTurn,
-  restoreTagStop, schemaText,
+  MdpTracker,
+  configBool,
+  configNumber,
+  externalKnowledge,
+  invalid,
+  noActionProblem,
+  pythonErrorText,
+  readTagTurn,
+  restoreTagStop,
+  schemaText,
 } from './common';
 
 export const SKYRL_STOPS = ['</sql>', '</solution>'];
@@ -56,20 +64,37 @@ const INSTRUCTIONS = [
   '- Before generating the final SQL query, please think through the steps of how to write the query. It should include detailed considerations such as analisying questions, summarizing relevant findings, brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, thinking of how to call SQL tools, and revisiting previous steps.',
 ].join('\n');
 
-const FORMAT_THINK = '- Conduct thinking inside <think>...</think> blocks every time you get new observation or information.';
+const FORMAT_THINK =
+  '- Conduct thinking inside <think>...</think> blocks every time you get new observation or information.';
 const FORMAT_REST = [
   '- You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL tool output will be shown as dataframe inside <observation>...</observation>. Based on this observation, you can think again and refine.',
   '- The returned dataframe will be truncated in 50 rows if observation is too long.',
   '- If you find no further exploration is needed or reaches max turns, you MUST directly provide the final SQL query solution inside <solution>...</solution>.',
 ].join('\n');
 
-const EXAMPLE_SCHEMA = ['Table: animals', '- id (INTEGER, PRIMARY KEY)', '- species (TEXT)', '- age (INTEGER)', '- name (TEXT)'].join('\n');
-const EXAMPLE_OBSERVATION = ['<observation>', '+----------+', '| COUNT(*) |', '+----------+', '| 12       |', '+----------+', '</observation>'].join('\n');
+const EXAMPLE_SCHEMA = [
+  'Table: animals',
+  '- id (INTEGER, PRIMARY KEY)',
+  '- species (TEXT)',
+  '- age (INTEGER)',
+  '- name (TEXT)',
+].join('\n');
+const EXAMPLE_OBSERVATION = [
+  '<observation>',
+  '+----------+',
+  '| COUNT(*) |',
+  '+----------+',
+  '| 12       |',
+  '+----------+',
+  '</observation>',
+].join('\n');
 const EXAMPLE_SQL = "SELECT COUNT(*) FROM animals WHERE species = 'pig';";
 
 function example(thinking: boolean): string {
-  const think1 = "<think>I am querying how many pigs are in the farm. I will begin by checking if the 'animals' table exists and contains entries with species = 'pig'.</think>";
-  const think2 = '<think>The result indicates that there are 12 pigs in the farm. Since the question asks for how many pigs, I can now output the final SQL as the solution.</think>';
+  const think1 =
+    "<think>I am querying how many pigs are in the farm. I will begin by checking if the 'animals' table exists and contains entries with species = 'pig'.</think>";
+  const think2 =
+    '<think>The result indicates that there are 12 pigs in the farm. Since the question asks for how many pigs, I can now output the final SQL as the solution.</think>';
   return [
     // App. D.2 prints the opening marker this way; the closing one mirrors it.
     '----- START OF EXAMPLE -----',

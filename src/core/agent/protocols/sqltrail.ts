@@ -9,7 +9,14 @@ import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../pr
 import type { ChatMessage } from '../../models/types';
 import type { Observation, ParsedAction, ProtocolConfig } from '../types';
 import {
-  MdpTracker, configBool, configNumber, externalKnowledge, invalid, noActionProblem, readTagTurn, restoreTagStop,
+  MdpTracker,
+  configBool,
+  configNumber,
+  externalKnowledge,
+  invalid,
+  noActionProblem,
+  readTagTurn,
+  restoreTagStop,
   schemaText,
 } from './common';
 
@@ -17,7 +24,6 @@ export const SQLTRAIL_STOPS = ['</sql>', '</solution>'];
 
 /** Algorithm 1, line 22. */
 export const SQLTRAIL_INVALID_MESSAGE = 'Your previous action is invalid. Think and try again.';
-
 
 export const SQLTRAIL_DEFAULTS: ProtocolConfig = {
   // §4 / App. A.5: "a 10-turn trajectory cap", "maximum turn budget of ten".
@@ -118,7 +124,10 @@ export function sqlTrailPrompt(ctx: ProtocolContext): string {
  * which the final generation then uses).
  */
 export function sqlTrailObservation(body: string, turnsLeft: number): Observation {
-  return { role: 'user', content: `<observation>\n${body}\nYou have ${turnsLeft + 1} turns left to complete the task.\n</observation>` };
+  return {
+    role: 'user',
+    content: `<observation>\n${body}\nYou have ${turnsLeft + 1} turns left to complete the task.\n</observation>`,
+  };
 }
 
 /** Where a turn ends in Algorithm 1 (line 10), besides the end of sequence. */
@@ -155,10 +164,19 @@ class SqlTrailSession implements ProtocolSession {
     if (!turn.block) return invalid([noActionProblem(text, ['sql', 'solution']), ...turn.problems], turn.thought);
     if (turn.body === '') return invalid([`empty <${turn.tag}> block`, ...turn.problems], turn.thought);
     if (turn.tag === 'solution' || this.final) {
-      const problems = turn.tag === 'sql' ? ['the final generation gave <sql> instead of <solution>; taken as the answer', ...turn.problems] : turn.problems;
+      const problems =
+        turn.tag === 'sql'
+          ? ['the final generation gave <sql> instead of <solution>; taken as the answer', ...turn.problems]
+          : turn.problems;
       return { kind: 'answer', sql: turn.body, thought: turn.thought, mdp: this.mdp.forAnswer(), problems };
     }
-    return { kind: 'execute', sql: turn.body, thought: turn.thought, mdp: this.mdp.forExecute(), problems: turn.problems };
+    return {
+      kind: 'execute',
+      sql: turn.body,
+      thought: turn.thought,
+      mdp: this.mdp.forExecute(),
+      problems: turn.problems,
+    };
   }
 
   respond(action: ParsedAction, exec: ExecResult | null, turnsLeft: number): Response {
@@ -168,15 +186,21 @@ class SqlTrailSession implements ProtocolSession {
     if (action.kind === 'invalid' && this.noAction) {
       // Algorithm 1 lines 15-29: a turn with neither <solution> nor <sql> (it stopped at </reasoning>, or ended) gets
       // no observation; it still uses up its turn, and the next generation continues from the history.
-      return turnsLeft <= 0 ? { observations: [], done: true, end: 'budget', finalSql: null }
+      return turnsLeft <= 0
+        ? { observations: [], done: true, end: 'budget', finalSql: null }
         : { observations: [], done: false, end: null, finalSql: null };
     }
     let body = SQLTRAIL_INVALID_MESSAGE;
     if (action.kind === 'execute' && action.sql !== null) {
       const failed = !exec?.ok;
       this.mdp.record(failed);
-      if (exec?.ok) body = renderObservation(exec, { format: 'df', maxChars: configNumber(this.ctx.config, 'observationChars', 9000) });
-      else if (exec && configBool(this.ctx.config, 'errorDetail', false)) body = `${SQLTRAIL_INVALID_MESSAGE}\n${exec.error ?? ''}`.trimEnd();
+      if (exec?.ok)
+        body = renderObservation(exec, {
+          format: 'df',
+          maxChars: configNumber(this.ctx.config, 'observationChars', 9000),
+        });
+      else if (exec && configBool(this.ctx.config, 'errorDetail', false))
+        body = `${SQLTRAIL_INVALID_MESSAGE}\n${exec.error ?? ''}`.trimEnd();
     }
     const observation = sqlTrailObservation(body, Math.max(0, turnsLeft));
     // Out of turns: the observation still goes in (line 27), then finalCall() asks for the answer (line 31).

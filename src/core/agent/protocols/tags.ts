@@ -31,7 +31,11 @@ function closeRe(tag: string): RegExp {
   return new RegExp(`</\\s*${escapeRegExp(tag)}\\s*>`, 'gi');
 }
 
-interface Mark { pos: number; len: number; open: boolean }
+interface Mark {
+  pos: number;
+  len: number;
+  open: boolean;
+}
 
 function marks(text: string, tag: string): Mark[] {
   const out: Mark[] = [];
@@ -53,20 +57,39 @@ export function findBlocks(text: string, tag: string): TagBlock[] {
   let nested = false;
   for (const m of marks(text, tag)) {
     if (m.open) {
-      if (depth === 0) { open = m; nested = false; } else nested = true;
+      if (depth === 0) {
+        open = m;
+        nested = false;
+      } else nested = true;
       depth++;
     } else if (depth > 0) {
       depth--;
       if (depth === 0 && open) {
         const innerStart = open.pos + open.len;
-        blocks.push({ tag, inner: text.slice(innerStart, m.pos), start: open.pos, end: m.pos + m.len, innerStart, unclosed: false, nested });
+        blocks.push({
+          tag,
+          inner: text.slice(innerStart, m.pos),
+          start: open.pos,
+          end: m.pos + m.len,
+          innerStart,
+          unclosed: false,
+          nested,
+        });
         open = null;
       }
     }
   }
   if (open) {
     const innerStart = open.pos + open.len;
-    blocks.push({ tag, inner: text.slice(innerStart), start: open.pos, end: text.length, innerStart, unclosed: true, nested });
+    blocks.push({
+      tag,
+      inner: text.slice(innerStart),
+      start: open.pos,
+      end: text.length,
+      innerStart,
+      unclosed: true,
+      nested,
+    });
   }
   return blocks;
 }
@@ -103,7 +126,17 @@ export interface Unfenced {
   lang: string;
 }
 
-const FENCE_LANGS = new Set(['sql', 'sqlite', 'json', 'mysql', 'postgresql', 'postgres', 'text', 'python', 'plaintext']);
+const FENCE_LANGS = new Set([
+  'sql',
+  'sqlite',
+  'json',
+  'mysql',
+  'postgresql',
+  'postgres',
+  'text',
+  'python',
+  'plaintext',
+]);
 
 /**
  * The content of a Markdown code fence inside a block (```sql … ```), trimmed. With several fences the first is

@@ -14,9 +14,25 @@ export interface IntrospectOptions {
 
 export const DEFAULT_SAMPLE_ROWS = 3;
 
-interface MasterRow { name: string; type: 'table' | 'view'; sql: string | null }
-interface XInfoRow { name: string; type: string; notnull: number; pk: number; hidden: number }
-interface FkRow { id: number; seq: number; table: string; from: string; to: string | null }
+interface MasterRow {
+  name: string;
+  type: 'table' | 'view';
+  sql: string | null;
+}
+interface XInfoRow {
+  name: string;
+  type: string;
+  notnull: number;
+  pk: number;
+  hidden: number;
+}
+interface FkRow {
+  id: number;
+  seq: number;
+  table: string;
+  from: string;
+  to: string | null;
+}
 
 /** Opens `dbPath` read-only (throws DatabaseOpenError for files that are not usable databases) and describes it. */
 export function introspectSchema(dbPath: string, opts: IntrospectOptions = {}): SchemaInfo {
@@ -32,9 +48,11 @@ export function introspectSchema(dbPath: string, opts: IntrospectOptions = {}): 
 export function introspectHandle(db: Database.Database, opts: IntrospectOptions = {}): SchemaInfo {
   const sampleRows = Math.max(0, Math.floor(opts.sampleRows ?? DEFAULT_SAMPLE_ROWS));
   const countRows = opts.countRows ?? true;
-  const master = db.prepare(
-    "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
-  ).all() as MasterRow[];
+  const master = db
+    .prepare(
+      "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+    )
+    .all() as MasterRow[];
   return { tables: master.map((m) => describe(db, m, sampleRows, countRows)) };
 }
 
@@ -46,13 +64,29 @@ function describe(db: Database.Database, m: MasterRow, sampleRows: number, count
     columns = (db.prepare(`PRAGMA table_xinfo(${q})`).all() as XInfoRow[])
       .filter((c) => c.hidden !== 1)
       .map((c) => ({ name: c.name, type: c.type ?? '', notNull: c.notnull === 1, pkIndex: c.pk }));
-  } catch { /* a view whose tables are gone: keep the name, show no columns */ }
-  const primaryKey = columns.filter((c) => c.pkIndex > 0).sort((a, b) => a.pkIndex - b.pkIndex).map((c) => c.name);
+  } catch {
+    /* a view whose tables are gone: keep the name, show no columns */
+  }
+  const primaryKey = columns
+    .filter((c) => c.pkIndex > 0)
+    .sort((a, b) => a.pkIndex - b.pkIndex)
+    .map((c) => c.name);
   const foreignKeys = m.type === 'table' ? readForeignKeys(db, q) : [];
   return {
-    name: m.name, kind: m.type, columns, primaryKey, foreignKeys,
-    rowCount: countRows ? tryGet(() => Number((db.prepare(`SELECT count(*) AS n FROM ${q}`).get() as { n: number }).n)) : null,
-    sampleRows: sampleRows > 0 ? tryGet(() => db.prepare(`SELECT * FROM ${q} LIMIT ${sampleRows}`).raw(true).safeIntegers(false).all() as Cell[][]) ?? [] : [],
+    name: m.name,
+    kind: m.type,
+    columns,
+    primaryKey,
+    foreignKeys,
+    rowCount: countRows
+      ? tryGet(() => Number((db.prepare(`SELECT count(*) AS n FROM ${q}`).get() as { n: number }).n))
+      : null,
+    sampleRows:
+      sampleRows > 0
+        ? (tryGet(
+            () => db.prepare(`SELECT * FROM ${q} LIMIT ${sampleRows}`).raw(true).safeIntegers(false).all() as Cell[][],
+          ) ?? [])
+        : [],
     sql: m.sql ?? '',
   };
 }
@@ -62,12 +96,22 @@ function readForeignKeys(db: Database.Database, quotedTable: string): ForeignKey
   const byId = new Map<number, FkRow[]>();
   for (const r of rows) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
   // SQLite lists keys newest-first (highest id first); declaration order reads better.
-  return [...byId.entries()].sort((a, b) => b[0] - a[0]).map(([, parts]) => {
-    parts.sort((a, b) => a.seq - b.seq);
-    return { from: parts.map((p) => p.from), table: parts[0].table, to: parts.every((p) => p.to) ? parts.map((p) => p.to as string) : [] };
-  });
+  return [...byId.entries()]
+    .sort((a, b) => b[0] - a[0])
+    .map(([, parts]) => {
+      parts.sort((a, b) => a.seq - b.seq);
+      return {
+        from: parts.map((p) => p.from),
+        table: parts[0].table,
+        to: parts.every((p) => p.to) ? parts.map((p) => p.to as string) : [],
+      };
+    });
 }
 
 function tryGet<T>(f: () => T): T | null {
-  try { return f(); } catch { return null; }
+  try {
+    return f();
+  } catch {
+    return null;
+  }
 }

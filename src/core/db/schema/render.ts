@@ -25,12 +25,13 @@ export function renderSchema(info: SchemaInfo, opts: RenderOptions = {}): string
   const style = opts.style ?? 'list';
   const rows = Math.max(0, opts.sampleRows ?? (style === 'ddl' ? DEFAULT_DDL_SAMPLE_ROWS : 0));
   const budget = opts.maxChars ?? Infinity;
-  const shown = (columnCap: number, keepRows: boolean): ShownTable[] => info.tables.map((t) => ({
-    table: t,
-    columns: t.columns.slice(0, columnCap),
-    omittedColumns: Math.max(0, t.columns.length - columnCap),
-    rows: keepRows ? t.sampleRows.slice(0, rows) : [],
-  }));
+  const shown = (columnCap: number, keepRows: boolean): ShownTable[] =>
+    info.tables.map((t) => ({
+      table: t,
+      columns: t.columns.slice(0, columnCap),
+      omittedColumns: Math.max(0, t.columns.length - columnCap),
+      rows: keepRows ? t.sampleRows.slice(0, rows) : [],
+    }));
   const render = (tables: ShownTable[]) => renderTables(style, tables, opts.descriptions);
 
   let text = render(shown(Infinity, true));

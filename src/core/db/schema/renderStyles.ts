@@ -20,12 +20,22 @@ export interface ShownTable {
   rows: Cell[][];
 }
 
-export function renderTables(style: SchemaStyle, shown: ShownTable[], descriptions: ColumnDescriptions | undefined): string {
-  if (style === 'names') return shown.map((s) => s.table.kind === 'view' ? `${s.table.name} (view)` : s.table.name).join('\n');
+export function renderTables(
+  style: SchemaStyle,
+  shown: ShownTable[],
+  descriptions: ColumnDescriptions | undefined,
+): string {
+  if (style === 'names')
+    return shown.map((s) => (s.table.kind === 'view' ? `${s.table.name} (view)` : s.table.name)).join('\n');
   if (style === 'ddl') return shown.map((s) => ddlBlock(s, descriptions?.[s.table.name])).join('\n');
   const blocks = shown.map((s) => listBlock(s, descriptions?.[s.table.name]));
-  const fks = shown.flatMap((s) => s.table.foreignKeys.flatMap((fk) => fk.from.map((from, i) =>
-    `${s.table.name}.${from} = ${fk.table}.${fk.to[i] ?? primaryKeyOf(shown, fk.table)[i] ?? '?'}`)));
+  const fks = shown.flatMap((s) =>
+    s.table.foreignKeys.flatMap((fk) =>
+      fk.from.map(
+        (from, i) => `${s.table.name}.${from} = ${fk.table}.${fk.to[i] ?? primaryKeyOf(shown, fk.table)[i] ?? '?'}`,
+      ),
+    ),
+  );
   if (fks.length > 0) blocks.push(['Foreign keys:', ...fks].join('\n'));
   return blocks.join('\n\n');
 }
@@ -62,7 +72,9 @@ function ddlBlock(s: ShownTable, desc: Record<string, string> | undefined): stri
     if (s.omittedColumns > 0) body.push(`    -- … ${s.omittedColumns} more columns`);
     if (t.primaryKey.length > 0) body.push(`    primary key (${t.primaryKey.map(qi).join(', ')})`);
     for (const fk of t.foreignKeys) {
-      body.push(`    foreign key (${fk.from.map(qi).join(', ')}) references ${qi(fk.table)}${fk.to.length ? `(${fk.to.map(qi).join(', ')})` : ''}`);
+      body.push(
+        `    foreign key (${fk.from.map(qi).join(', ')}) references ${qi(fk.table)}${fk.to.length ? `(${fk.to.map(qi).join(', ')})` : ''}`,
+      );
     }
     // Commas separate definitions; a description comment goes after the comma so the DDL stays valid.
     const isComment = (line: string) => line.trimStart().startsWith('--');
@@ -83,9 +95,17 @@ function ddlBlock(s: ShownTable, desc: Record<string, string> | undefined): stri
 /** Columns padded to their widest cell plus four spaces, as in MTSQL-R1's example blocks. */
 function sampleTable(s: ShownTable): string[] {
   const n = s.columns.length;
-  const grid = [s.columns.map((c) => c.name), ...s.rows.map((r) => r.slice(0, n).map((v, j) => cellText(v, s.columns[j].type)))];
+  const grid = [
+    s.columns.map((c) => c.name),
+    ...s.rows.map((r) => r.slice(0, n).map((v, j) => cellText(v, s.columns[j].type))),
+  ];
   const widths = s.columns.map((_, j) => longest(grid.map((row) => row[j] ?? '')));
-  return grid.map((row) => row.map((cell, j) => (j === n - 1 ? cell : cell.padEnd(widths[j] + 4))).join('').trimEnd());
+  return grid.map((row) =>
+    row
+      .map((cell, j) => (j === n - 1 ? cell : cell.padEnd(widths[j] + 4)))
+      .join('')
+      .trimEnd(),
+  );
 }
 
 const MAX_CELL = 60;

@@ -22,8 +22,9 @@ export interface PoolIntrospectOptions {
 /** Structure queries return whole catalogs and CREATE statements: no row or cell caps. */
 const ALL = { maxRows: Infinity, maxCellChars: 10_000_000 } as const;
 
-const MASTER_SQL = "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') "
-  + "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid";
+const MASTER_SQL =
+  "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') " +
+  "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid";
 
 /** A string literal for SQL text (table-valued PRAGMA functions take the table name as an argument). */
 function literal(s: string): string {
@@ -39,50 +40,94 @@ type Row = Cell[];
 
 function columnsFrom(rows: Row[]): ColumnInfo[] {
   // (name, type, notnull, pk, hidden); hidden = 1 marks virtual-table internals, which queries cannot name.
-  return rows.filter((r) => Number(r[4]) !== 1)
-    .map((r) => ({ name: String(r[0]), type: r[1] == null ? '' : String(r[1]), notNull: Number(r[2]) === 1, pkIndex: Number(r[3]) }));
+  return rows
+    .filter((r) => Number(r[4]) !== 1)
+    .map((r) => ({
+      name: String(r[0]),
+      type: r[1] == null ? '' : String(r[1]),
+      notNull: Number(r[2]) === 1,
+      pkIndex: Number(r[3]),
+    }));
 }
 
 function foreignKeysFrom(rows: Row[]): ForeignKeyInfo[] {
   // (id, seq, table, from, to); SQLite lists keys newest-first (highest id first), declaration order reads better.
   const byId = new Map<number, Row[]>();
   for (const r of rows) byId.set(Number(r[0]), [...(byId.get(Number(r[0])) ?? []), r]);
-  return [...byId.entries()].sort((a, b) => b[0] - a[0]).map(([, parts]) => {
-    parts.sort((a, b) => Number(a[1]) - Number(b[1]));
-    return {
-      from: parts.map((p) => String(p[3])),
-      table: String(parts[0][2]),
-      to: parts.every((p) => p[4] != null) ? parts.map((p) => String(p[4])) : [],
-    };
-  });
+  return [...byId.entries()]
+    .sort((a, b) => b[0] - a[0])
+    .map(([, parts]) => {
+      parts.sort((a, b) => Number(a[1]) - Number(b[1]));
+      return {
+        from: parts.map((p) => String(p[3])),
+        table: String(parts[0][2]),
+        to: parts.every((p) => p[4] != null) ? parts.map((p) => String(p[4])) : [],
+      };
+    });
 }
 
 /**
  * Describes `dbPath` with queries run by `pool`. Rejects with a DatabaseOpenError when the file is not a usable
  * database. Tables whose columns cannot be read (a view over a dropped table) keep their name with no columns.
  */
-export async function introspectViaPool(pool: SqlPool, dbPath: string, opts: PoolIntrospectOptions = {}): Promise<SchemaInfo> {
+export async function introspectViaPool(
+  pool: SqlPool,
+  dbPath: string,
+  opts: PoolIntrospectOptions = {},
+): Promise<SchemaInfo> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const countTimeoutMs = opts.countTimeoutMs ?? 3000;
   const sampleRows = Math.max(0, Math.floor(opts.sampleRows ?? DEFAULT_SAMPLE_ROWS));
   const countRows = opts.countRows ?? true;
   const master = await pool.exec({ db: dbPath, sql: MASTER_SQL, timeoutMs, ...ALL });
   if (!master.ok) throw openFailure(dbPath, master);
-  const entries = master.rows.map((r) => ({ name: String(r[0]), kind: r[1] === 'view' ? 'view' as const : 'table' as const, sql: r[2] == null ? '' : String(r[2]) }));
+  const entries = master.rows.map((r) => ({
+    name: String(r[0]),
+    kind: r[1] === 'view' ? ('view' as const) : ('table' as const),
+    sql: r[2] == null ? '' : String(r[2]),
+  }));
   if (entries.length === 0) return { tables: [] };
 
   // One query per table and kind keeps a broken view from hiding every other table's columns.
-  const structure = await pool.execBatch(entries.flatMap((e) => [
-    { db: dbPath, sql: `SELECT name, type, "notnull", pk, hidden FROM pragma_table_xinfo(${literal(e.name)}) ORDER BY cid`, timeoutMs, ...ALL },
-    e.kind === 'table'
-      ? { db: dbPath, sql: `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(${literal(e.name)})`, timeoutMs, ...ALL }
-      : null,
-  ]).filter((r): r is NonNullable<typeof r> => r !== null));
+  const structure = await pool.execBatch(
+    entries
+      .flatMap((e) => [
+        {
+          db: dbPath,
+          sql: `SELECT name, type, "notnull", pk, hidden FROM pragma_table_xinfo(${literal(e.name)}) ORDER BY cid`,
+          timeoutMs,
+          ...ALL,
+        },
+        e.kind === 'table'
+          ? {
+              db: dbPath,
+              sql: `SELECT id, seq, "table", "from", "to" FROM pragma_foreign_key_list(${literal(e.name)})`,
+              timeoutMs,
+              ...ALL,
+            }
+          : null,
+      ])
+      .filter((r): r is NonNullable<typeof r> => r !== null),
+  );
 
-  const extra = await pool.execBatch(entries.flatMap((e) => [
-    ...(countRows ? [{ db: dbPath, sql: `SELECT count(*) FROM ${quoteIdent(e.name)}`, timeoutMs: countTimeoutMs }] : []),
-    ...(sampleRows > 0 ? [{ db: dbPath, sql: `SELECT * FROM ${quoteIdent(e.name)} LIMIT ${sampleRows}`, timeoutMs: countTimeoutMs, maxRows: sampleRows, maxCellChars: 10_000_000 }] : []),
-  ]));
+  const extra = await pool.execBatch(
+    entries.flatMap((e) => [
+      ...(countRows
+        ? [{ db: dbPath, sql: `SELECT count(*) FROM ${quoteIdent(e.name)}`, timeoutMs: countTimeoutMs }]
+        : []),
+      ...(sampleRows > 0
+        ? [
+            {
+              db: dbPath,
+              sql: `SELECT * FROM ${quoteIdent(e.name)} LIMIT ${sampleRows}`,
+              timeoutMs: countTimeoutMs,
+              maxRows: sampleRows,
+              maxCellChars: 10_000_000,
+            },
+          ]
+        : []),
+    ]),
+  );
 
   let s = 0;
   let x = 0;
@@ -96,7 +141,10 @@ export async function introspectViaPool(pool: SqlPool, dbPath: string, opts: Poo
       name: e.name,
       kind: e.kind,
       columns,
-      primaryKey: columns.filter((c) => c.pkIndex > 0).sort((a, b) => a.pkIndex - b.pkIndex).map((c) => c.name),
+      primaryKey: columns
+        .filter((c) => c.pkIndex > 0)
+        .sort((a, b) => a.pkIndex - b.pkIndex)
+        .map((c) => c.name),
       foreignKeys: fks?.ok ? foreignKeysFrom(fks.rows) : [],
       rowCount: count?.ok && count.rows.length === 1 ? Number(count.rows[0][0]) : null,
       sampleRows: sample?.ok ? sample.rows : [],

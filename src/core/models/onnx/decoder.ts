@@ -55,17 +55,25 @@ export class Decoder {
     const missingOut = want.outputs.filter((n) => !session.outputNames.includes(n));
     if (missingIn.length || missingOut.length) {
       await session.release().catch(() => undefined);
-      const list = (names: readonly string[]) => names.slice(0, 4).join(', ') + (names.length > 4 ? `, … (${names.length} in all)` : '');
-      throw new ModelError('load', `${modelPath} is not a decoder with a key/value cache in Hugging Face Optimum's layout`
-        + ` (${shape.layers} layers per config.json): ${missingIn.length ? `missing inputs ${list(missingIn)}` : ''}`
-        + `${missingIn.length && missingOut.length ? '; ' : ''}${missingOut.length ? `missing outputs ${list(missingOut)}` : ''}`
-        + `; it has inputs ${list(session.inputNames)}`);
+      const list = (names: readonly string[]) =>
+        names.slice(0, 4).join(', ') + (names.length > 4 ? `, … (${names.length} in all)` : '');
+      throw new ModelError(
+        'load',
+        `${modelPath} is not a decoder with a key/value cache in Hugging Face Optimum's layout` +
+          ` (${shape.layers} layers per config.json): ${missingIn.length ? `missing inputs ${list(missingIn)}` : ''}` +
+          `${missingIn.length && missingOut.length ? '; ' : ''}${missingOut.length ? `missing outputs ${list(missingOut)}` : ''}` +
+          `; it has inputs ${list(session.inputNames)}`,
+      );
     }
     return new Decoder(session, shape, session.inputNames.includes('position_ids'));
   }
 
-  get inputNames(): readonly string[] { return this.session.inputNames; }
-  get outputNames(): readonly string[] { return this.session.outputNames; }
+  get inputNames(): readonly string[] {
+    return this.session.inputNames;
+  }
+  get outputNames(): readonly string[] {
+    return this.session.outputNames;
+  }
 
   /** Forget the cache: the next step starts a new sequence. */
   reset(): void {
@@ -80,7 +88,9 @@ export class Decoder {
   }
 
   /** Tokens in the cache so far. */
-  get cached(): number { return this.length; }
+  get cached(): number {
+    return this.length;
+  }
 
   /** Runs `tokens` after everything cached; returns the logits of the last one and keeps the new cache. */
   async step(tokens: readonly number[]): Promise<StepOutput> {

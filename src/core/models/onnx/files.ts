@@ -60,13 +60,21 @@ function chatTemplate(dir: string, config: Record<string, unknown>): string {
   const t = config.chat_template;
   if (typeof t === 'string' && t.trim()) return t;
   if (Array.isArray(t)) {
-    const named = t.find((e): e is { name: string; template: string } =>
-      typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'default' && typeof (e as { template?: unknown }).template === 'string');
+    const named = t.find(
+      (e): e is { name: string; template: string } =>
+        typeof e === 'object' &&
+        e !== null &&
+        (e as { name?: unknown }).name === 'default' &&
+        typeof (e as { template?: unknown }).template === 'string',
+    );
     if (named) return named.template;
   }
   const file = join(dir, 'chat_template.jinja');
   if (existsSync(file)) return readFileSync(file, 'utf8');
-  throw new ModelError('load', `the model in ${dir} has no chat template (tokenizer_config.json chat_template or chat_template.jinja)`);
+  throw new ModelError(
+    'load',
+    `the model in ${dir} has no chat template (tokenizer_config.json chat_template or chat_template.jinja)`,
+  );
 }
 
 export function readModelFiles(dirArg: string): ModelFiles {
@@ -77,7 +85,11 @@ export function readModelFiles(dirArg: string): ModelFiles {
   } catch {
     throw new ModelError('load', `no model directory at ${dir}`);
   }
-  if (!st.isDirectory()) throw new ModelError('load', `${dir} is a file; an onnx model is a directory holding model.onnx, tokenizer.json and config.json`);
+  if (!st.isDirectory())
+    throw new ModelError(
+      'load',
+      `${dir} is a file; an onnx model is a directory holding model.onnx, tokenizer.json and config.json`,
+    );
   const modelPath = join(dir, 'model.onnx');
   if (!existsSync(modelPath)) throw new ModelError('load', `the model directory ${dir} has no model.onnx`);
   const config = readJson(dir, 'config.json', true)!;
@@ -86,26 +98,38 @@ export function readModelFiles(dirArg: string): ModelFiles {
   const generation = readJson(dir, 'generation_config.json', false) ?? {};
 
   const heads = positiveInt(config, 'num_attention_heads', dir);
-  const headDim = typeof config.head_dim === 'number' ? positiveInt(config, 'head_dim', dir) : positiveInt(config, 'hidden_size', dir) / heads;
-  if (!Number.isInteger(headDim)) throw new ModelError('load', `config.json in ${dir}: hidden_size is not a multiple of num_attention_heads`);
+  const headDim =
+    typeof config.head_dim === 'number'
+      ? positiveInt(config, 'head_dim', dir)
+      : positiveInt(config, 'hidden_size', dir) / heads;
+  if (!Number.isInteger(headDim))
+    throw new ModelError('load', `config.json in ${dir}: hidden_size is not a multiple of num_attention_heads`);
   const shape: DecoderShape = {
     layers: positiveInt(config, 'num_hidden_layers', dir),
     kvHeads: typeof config.num_key_value_heads === 'number' ? positiveInt(config, 'num_key_value_heads', dir) : heads,
     headDim,
-    maxPositions: typeof config.max_position_embeddings === 'number' ? positiveInt(config, 'max_position_embeddings', dir) : 32768,
+    maxPositions:
+      typeof config.max_position_embeddings === 'number' ? positiveInt(config, 'max_position_embeddings', dir) : 32768,
   };
 
   const eos = new Set([...ids(generation.eos_token_id), ...ids(config.eos_token_id)]);
   const eosToken = tokenizerConfig.eos_token;
   const eosName = typeof eosToken === 'string' ? eosToken : (eosToken as { content?: unknown } | null)?.content;
-  const added = Array.isArray(tokenizerJson.added_tokens) ? tokenizerJson.added_tokens as { id: number; content: string }[] : [];
+  const added = Array.isArray(tokenizerJson.added_tokens)
+    ? (tokenizerJson.added_tokens as { id: number; content: string }[])
+    : [];
   const eosAdded = added.find((t) => t.content === eosName);
   if (eosAdded) eos.add(eosAdded.id);
   if (eos.size === 0) throw new ModelError('load', `the model in ${dir} names no end-of-sequence token (eos_token_id)`);
   const maxNew = generation.max_new_tokens;
 
   return {
-    dir, modelPath, tokenizerJson, tokenizerConfig, chatTemplate: chatTemplate(dir, tokenizerConfig), shape,
+    dir,
+    modelPath,
+    tokenizerJson,
+    tokenizerConfig,
+    chatTemplate: chatTemplate(dir, tokenizerConfig),
+    shape,
     eosIds: [...eos].sort((a, b) => a - b),
     defaultMaxTokens: typeof maxNew === 'number' && maxNew > 0 ? maxNew : null,
   };

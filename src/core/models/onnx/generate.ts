@@ -12,7 +12,10 @@ import { PromptEncoder } from './prompt';
 export const FALLBACK_MAX_TOKENS = 512;
 
 export class Aborted extends Error {
-  constructor() { super('generation aborted'); this.name = 'AbortError'; }
+  constructor() {
+    super('generation aborted');
+    this.name = 'AbortError';
+  }
 }
 
 export interface Hooks {
@@ -25,7 +28,10 @@ export class Generator {
   private readonly eos: Set<number>;
   readonly prompts: PromptEncoder;
 
-  constructor(private readonly files: ModelFiles, private readonly decoder: Decoder) {
+  constructor(
+    private readonly files: ModelFiles,
+    private readonly decoder: Decoder,
+  ) {
     this.prompts = new PromptEncoder(files);
     this.eos = new Set(files.eosIds);
   }
@@ -38,8 +44,10 @@ export class Generator {
     if (prompt.length >= limit) {
       throw new ModelError('server', `the prompt is ${prompt.length} tokens; this model's context is ${limit} tokens`);
     }
-    const maxTokens = Math.max(0, Math.min(
-      sampling.maxTokens ?? this.files.defaultMaxTokens ?? FALLBACK_MAX_TOKENS, limit - prompt.length));
+    const maxTokens = Math.max(
+      0,
+      Math.min(sampling.maxTokens ?? this.files.defaultMaxTokens ?? FALLBACK_MAX_TOKENS, limit - prompt.length),
+    );
     const stops = (sampling.stop ?? []).filter((s) => s.length > 0);
     const pick = {
       temperature: sampling.temperature ?? 0,
@@ -56,7 +64,10 @@ export class Generator {
     let finishReason: JobResult['finishReason'] = 'length';
     let stopString: string | null = null;
     const emit = (upTo: number) => {
-      if (upTo > shown) { hooks.onText(text.slice(shown, upTo)); shown = upTo; }
+      if (upTo > shown) {
+        hooks.onText(text.slice(shown, upTo));
+        shown = upTo;
+      }
     };
 
     this.decoder.reset();
@@ -70,7 +81,10 @@ export class Generator {
       if (generated.length === 0) prefillMs = ran;
       const token = sampleToken(logits, 0, vocab, pick);
       if (firstTokenMs === null) firstTokenMs = performance.now() - started;
-      if (this.eos.has(token)) { finishReason = 'stop'; break; }
+      if (this.eos.has(token)) {
+        finishReason = 'stop';
+        break;
+      }
       generated.push(token);
       const before = text.length;
       text = this.prompts.decode(generated);
@@ -87,10 +101,19 @@ export class Generator {
     if (hooks.aborted()) throw new Aborted();
     emit(text.length);
     return {
-      text, finishReason, stopString, tokens: generated,
+      text,
+      finishReason,
+      stopString,
+      tokens: generated,
       onnx: {
-        promptTokens: prompt.length, completionTokens: generated.length, encodeMs, prefillMs,
-        decodeRunMs: runMs - prefillMs, runMs, loopMs: performance.now() - started, firstTokenMs,
+        promptTokens: prompt.length,
+        completionTokens: generated.length,
+        encodeMs,
+        prefillMs,
+        decodeRunMs: runMs - prefillMs,
+        runMs,
+        loopMs: performance.now() - started,
+        firstTokenMs,
       },
     };
   }

@@ -5,7 +5,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelError, type ChatModel, type GenerateRequest, type GenerateResult } from '../types';
 import { readModelFiles } from './files';
-import { ABORT_ALL, type CloseJob, type GenerateJob, type OnnxTimings, type WorkerInit, type WorkerMessage } from './messages';
+import {
+  ABORT_ALL,
+  type CloseJob,
+  type GenerateJob,
+  type OnnxTimings,
+  type WorkerInit,
+  type WorkerMessage,
+} from './messages';
 
 /** How long close() waits for the worker to stop its job and exit before terminating it. */
 const CLOSE_GRACE_MS = 10_000;
@@ -35,7 +42,11 @@ export interface OnnxChatModel extends ChatModel {
 }
 
 function defaultWorkerPath(): string {
-  const candidates = [join(__dirname, 'onnxWorker.js'), join(__dirname, '..', 'onnxWorker.js'), join(__dirname, 'worker.js')];
+  const candidates = [
+    join(__dirname, 'onnxWorker.js'),
+    join(__dirname, '..', 'onnxWorker.js'),
+    join(__dirname, 'worker.js'),
+  ];
   return candidates.find((p) => existsSync(p)) ?? candidates[0];
 }
 
@@ -62,7 +73,8 @@ interface Running {
 export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}): Promise<OnnxChatModel> {
   const files = readModelFiles(dir);
   const workerPath = opts.workerPath ?? defaultWorkerPath();
-  if (!existsSync(workerPath)) throw new ModelError('load', `the ONNX worker script is missing (${workerPath}); run the build`);
+  if (!existsSync(workerPath))
+    throw new ModelError('load', `the ONNX worker script is missing (${workerPath}); run the build`);
   const threads = Math.max(1, Math.floor(opts.threads ?? 1));
   const abortBuffer = new SharedArrayBuffer(4);
   const abortFlag = new Int32Array(abortBuffer);
@@ -82,8 +94,18 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
     return new Promise((resolve, reject) => {
       let ready = false;
       worker.on('message', (m: WorkerMessage) => {
-        if (m.type === 'ready') { ready = true; inputNames = m.inputs; resolve(running); return; }
-        if (m.type === 'load-error') { running.stopping = true; void worker.terminate(); reject(new ModelError('load', m.message)); return; }
+        if (m.type === 'ready') {
+          ready = true;
+          inputNames = m.inputs;
+          resolve(running);
+          return;
+        }
+        if (m.type === 'load-error') {
+          running.stopping = true;
+          void worker.terminate();
+          reject(new ModelError('load', m.message));
+          return;
+        }
         onMessage(m);
       });
       worker.on('error', (err) => {
@@ -91,9 +113,11 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
         else failCurrent(new ModelError('server', `the ONNX worker failed: ${err.message}`));
       });
       worker.on('exit', (code) => {
-        if (!ready) reject(new ModelError('load', `the ONNX worker exited while loading ${files.modelPath} (exit code ${code})`));
+        if (!ready)
+          reject(new ModelError('load', `the ONNX worker exited while loading ${files.modelPath} (exit code ${code})`));
         if (worker === running.worker && live === running) live = null;
-        if (!running.stopping) failCurrent(new ModelError('server', `the ONNX worker stopped unexpectedly (exit code ${code})`));
+        if (!running.stopping)
+          failCurrent(new ModelError('server', `the ONNX worker stopped unexpectedly (exit code ${code})`));
       });
     });
   }
@@ -102,7 +126,9 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
 
   async function worker(): Promise<Running> {
     if (live) return live;
-    starting ??= start().finally(() => { starting = null; });
+    starting ??= start().finally(() => {
+      starting = null;
+    });
     live = await starting;
     return live;
   }
@@ -125,14 +151,20 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
     const p = current;
     if (!p || !('id' in m) || m.id !== p.id) return;
     if (m.type === 'text') {
-      try { p.req.onText?.(m.delta); } catch { /* a listener's error must not break generation */ }
+      try {
+        p.req.onText?.(m.delta);
+      } catch {
+        /* a listener's error must not break generation */
+      }
       return;
     }
     settle(p);
     if (m.type === 'done') {
       const r = m.result;
       p.resolve({
-        text: r.text, finishReason: r.finishReason, stopString: r.stopString,
+        text: r.text,
+        finishReason: r.finishReason,
+        stopString: r.stopString,
         usage: { promptTokens: r.onnx.promptTokens, completionTokens: r.onnx.completionTokens },
         timings: { totalMs: performance.now() - p.started, firstTokenMs: r.onnx.firstTokenMs },
         tokens: r.tokens,
@@ -156,7 +188,10 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
       const job: GenerateJob = { type: 'generate', id: p.id, messages: p.req.messages, sampling: p.req.sampling };
       w.worker.postMessage(job);
     } catch (err) {
-      if (current === p) { settle(p); p.reject(err as Error); }
+      if (current === p) {
+        settle(p);
+        p.reject(err as Error);
+      }
     }
   }
 
@@ -185,9 +220,15 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
     Atomics.store(abortFlag, 0, ABORT_ALL);
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
     const close: CloseJob = { type: 'close' };
-    try { w.postMessage(close); } catch { return; }
+    try {
+      w.postMessage(close);
+    } catch {
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), CLOSE_GRACE_MS); });
+    const gaveUp = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), CLOSE_GRACE_MS);
+    });
     const stuck = await Promise.race([exited.then(() => false), gaveUp]);
     clearTimeout(timer);
     if (stuck) await w.terminate();
@@ -195,7 +236,9 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
 
   const model: OnnxChatModel = {
     spec: `onnx:${dir}`,
-    get inputNames() { return inputNames; },
+    get inputNames() {
+      return inputNames;
+    },
     generate(req: GenerateRequest): Promise<OnnxGenerateResult> {
       if (closed) return Promise.reject(new ModelError('server', `the model ${dir} has been closed`));
       if (req.signal?.aborted) return Promise.reject(abortError());
@@ -203,9 +246,13 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
         const p: Pending = { id: nextId++, req, started: performance.now(), resolve, reject };
         const onAbort = () => cancel(p, abortError());
         req.signal?.addEventListener('abort', onAbort, { once: true });
-        const timer = req.timeoutMs && req.timeoutMs > 0
-          ? setTimeout(() => cancel(p, new ModelError('timeout', `generation took longer than ${req.timeoutMs} ms`)), req.timeoutMs)
-          : null;
+        const timer =
+          req.timeoutMs && req.timeoutMs > 0
+            ? setTimeout(
+                () => cancel(p, new ModelError('timeout', `generation took longer than ${req.timeoutMs} ms`)),
+                req.timeoutMs,
+              )
+            : null;
         cleanup.set(p, () => {
           req.signal?.removeEventListener('abort', onAbort);
           if (timer) clearTimeout(timer);
@@ -218,11 +265,17 @@ export async function createOnnxModel(dir: string, opts: OnnxModelOptions = {}):
       if (closed) return;
       closed = true;
       const err = new ModelError('server', `the model ${dir} was closed`);
-      for (const p of queue.splice(0)) { cleanup.get(p)?.(); p.reject(err); }
+      for (const p of queue.splice(0)) {
+        cleanup.get(p)?.();
+        p.reject(err);
+      }
       if (current) failCurrent(err);
       const w = live ?? (starting ? await starting.catch(() => null) : null);
       live = null;
-      if (w) { w.stopping = true; await stopWorker(w.worker); }
+      if (w) {
+        w.stopping = true;
+        await stopWorker(w.worker);
+      }
     },
   };
   return model;

@@ -11,7 +11,9 @@ export interface WorkerInit {
 }
 
 /** Ends the worker cleanly: the running job stops at its next step, the session is released, the thread exits. */
-export interface CloseJob { type: 'close' }
+export interface CloseJob {
+  type: 'close';
+}
 
 /** Written to the abort flag by close(): every job counts as aborted. */
 export const ABORT_ALL = -1;

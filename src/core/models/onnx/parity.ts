@@ -46,21 +46,34 @@ export function parityReferenceProblem(v: unknown): string | null {
   if (!Array.isArray(r.stop_ids) || !r.stop_ids.every(Number.isInteger)) return 'stop_ids must be a list of token ids';
   if (!Array.isArray(r.cases) || r.cases.length === 0) return 'cases must be a non-empty list';
   for (const [i, c] of r.cases.entries()) {
-    if (!c || !Array.isArray(c.messages) || !c.messages.every((m) => m && typeof m.role === 'string' && typeof m.content === 'string')) {
+    if (
+      !c ||
+      !Array.isArray(c.messages) ||
+      !c.messages.every((m) => m && typeof m.role === 'string' && typeof m.content === 'string')
+    ) {
       return `case ${i}: messages must be a list of {role, content}`;
     }
-    if (!Number.isInteger(c.max_new_tokens) || c.max_new_tokens <= 0) return `case ${i}: max_new_tokens must be a positive integer`;
-    if (!Array.isArray(c.output_ids) || !c.output_ids.every(Number.isInteger)) return `case ${i}: output_ids must be token ids`;
+    if (!Number.isInteger(c.max_new_tokens) || c.max_new_tokens <= 0)
+      return `case ${i}: max_new_tokens must be a positive integer`;
+    if (!Array.isArray(c.output_ids) || !c.output_ids.every(Number.isInteger))
+      return `case ${i}: output_ids must be token ids`;
   }
   return null;
 }
 
 /** Decodes every case greedily with `model` and compares with the reference. */
-export async function checkParity(model: OnnxChatModel, reference: ParityReference, signal?: AbortSignal):
-  Promise<ParityOutcome[]> {
+export async function checkParity(
+  model: OnnxChatModel,
+  reference: ParityReference,
+  signal?: AbortSignal,
+): Promise<ParityOutcome[]> {
   const out: ParityOutcome[] = [];
   for (const [index, c] of reference.cases.entries()) {
-    const r = await model.generate({ messages: c.messages, sampling: { temperature: 0, maxTokens: c.max_new_tokens }, signal });
+    const r = await model.generate({
+      messages: c.messages,
+      sampling: { temperature: 0, maxTokens: c.max_new_tokens },
+      signal,
+    });
     const expected = withoutStop(c.output_ids, reference.stop_ids);
     const firstDivergence = compareTokens(expected, r.tokens);
     out.push({ index, equal: firstDivergence === null, firstDivergence, expected, got: r.tokens });

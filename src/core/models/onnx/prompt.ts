@@ -38,7 +38,10 @@ export class PromptEncoder {
         eos_token: tokenString(cfg.eos_token) ?? '',
       });
     } catch (err) {
-      throw new ModelError('bad-spec', `the chat template of ${this.files.dir} failed on these messages: ${(err as Error).message}`);
+      throw new ModelError(
+        'bad-spec',
+        `the chat template of ${this.files.dir} failed on these messages: ${(err as Error).message}`,
+      );
     }
   }
 

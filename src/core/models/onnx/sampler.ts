@@ -4,7 +4,7 @@
 
 /** mulberry32: a small, fast 32-bit generator; plenty for sampling and identical on every platform. */
 export function seededRandom(seed: number): () => number {
-  let a = (Math.floor(seed) >>> 0) || 0x9e3779b9;
+  let a = Math.floor(seed) >>> 0 || 0x9e3779b9;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
@@ -19,7 +19,10 @@ export function argmax(logits: Float32Array, offset = 0, length = logits.length 
   let bestValue = -Infinity;
   for (let i = 0; i < length; i++) {
     const v = logits[offset + i];
-    if (v > bestValue) { bestValue = v; best = i; }
+    if (v > bestValue) {
+      bestValue = v;
+      best = i;
+    }
   }
   return best;
 }

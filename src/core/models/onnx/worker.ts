@@ -28,7 +28,10 @@ async function main(): Promise<void> {
     if (job.type === 'close') {
       // Terminating a thread inside session.run aborts the whole process (onnxruntime throws from its teardown), so
       // the worker ends itself: after the running job has stopped, release the session and let the thread exit.
-      chain = chain.then(async () => { await decoder.release().catch(() => undefined); port.close(); });
+      chain = chain.then(async () => {
+        await decoder.release().catch(() => undefined);
+        port.close();
+      });
       return;
     }
     if (job.type !== 'generate') return;
@@ -40,14 +43,18 @@ async function main(): Promise<void> {
 async function runJob(generator: Generator, job: GenerateJob): Promise<void> {
   try {
     const result = await generator.run(job.messages, job.sampling, {
-      aborted: () => { const flag = Atomics.load(abortFlag, 0); return flag === job.id || flag === ABORT_ALL; },
+      aborted: () => {
+        const flag = Atomics.load(abortFlag, 0);
+        return flag === job.id || flag === ABORT_ALL;
+      },
       onText: (delta) => post({ type: 'text', id: job.id, delta }),
     });
     post({ type: 'done', id: job.id, result });
   } catch (err) {
     if (err instanceof Aborted) post({ type: 'error', id: job.id, kind: 'timeout', message: 'aborted' });
     else if (err instanceof ModelError) post({ type: 'error', id: job.id, kind: err.kind, message: err.message });
-    else post({ type: 'error', id: job.id, kind: 'server', message: `ONNX generation failed: ${(err as Error).message}` });
+    else
+      post({ type: 'error', id: job.id, kind: 'server', message: `ONNX generation failed: ${(err as Error).message}` });
   }
 }
 

@@ -40,21 +40,32 @@ export function buildOdt(sql: string, options: BuildOptions = {}): OdtBuild {
   if (!parsed.ok) return { ok: false, error: parsed.error };
   try {
     // parseSql returns fresh ASTs, so they are ours to rewrite in place.
-    walkQuery(parsed.query, undefined, new Set(), { schema: indexSchema(options.schema), subqueries: parsed.subqueries }, {
-      column: (hit) => {
-        const n = hit.node as Ast;
-        if (hit.doubleQuoted) {
-          // SQLite reads a "double-quoted" token that names no column as a string literal.
-          if (hit.table) Object.assign(n, { type: 'column_ref', table: hit.table, column: hit.column });
-          else n.type = 'single_quote_string';
-        } else if (hit.table) {
-          n.table = hit.table;
-        } else if (hit.selectAlias) {
-          n[ALIAS_FLAG] = true;
-        }
+    walkQuery(
+      parsed.query,
+      undefined,
+      new Set(),
+      { schema: indexSchema(options.schema), subqueries: parsed.subqueries },
+      {
+        column: (hit) => {
+          const n = hit.node as Ast;
+          if (hit.doubleQuoted) {
+            // SQLite reads a "double-quoted" token that names no column as a string literal.
+            if (hit.table) Object.assign(n, { type: 'column_ref', table: hit.table, column: hit.column });
+            else n.type = 'single_quote_string';
+          } else if (hit.table) {
+            n.table = hit.table;
+          } else if (hit.selectAlias) {
+            n[ALIAS_FLAG] = true;
+          }
+        },
       },
-    });
-    const root: OdtNode = { type: 'ROOT', label: null, profile: null, children: new Builder(parsed.subqueries).queryChildren(parsed.query) };
+    );
+    const root: OdtNode = {
+      type: 'ROOT',
+      label: null,
+      profile: null,
+      children: new Builder(parsed.subqueries).queryChildren(parsed.query),
+    };
     return { ok: true, root, rewrites: parsed.rewrites };
   } catch (err) {
     return { ok: false, error: `ODT construction failed: ${(err as Error)?.message ?? String(err)}` };
@@ -81,7 +92,10 @@ class Builder {
     if (q.kind === 'select') return this.select(q.ast);
     const arms: QueryNode[] = [];
     const collect = (n: QueryNode) => {
-      if (n.kind === 'set' && n.op === q.op) { collect(n.left); collect(n.right); } else arms.push(n);
+      if (n.kind === 'set' && n.op === q.op) {
+        collect(n.left);
+        collect(n.right);
+      } else arms.push(n);
     };
     collect(q);
     return { type: 'SET_OP', label: q.op, profile: null, children: arms.map((a) => this.body(a)) };
@@ -115,9 +129,17 @@ class Builder {
   /** Replaces each nested query in an expression by SUBQUERY_MARK, adding it as a child (outermost only). */
   private cutSubqueries(node: unknown, clause: string, out: OdtNode[]): void {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) { for (const x of node) this.cutSubqueries(x, clause, out); return; }
+    if (Array.isArray(node)) {
+      for (const x of node) this.cutSubqueries(x, clause, out);
+      return;
+    }
     const o = node as Ast;
-    const sub = o.ast && typeof o.ast === 'object' ? o.ast as SelectAst : o.type === 'select' && Array.isArray(o.columns) ? o as SelectAst : null;
+    const sub =
+      o.ast && typeof o.ast === 'object'
+        ? (o.ast as SelectAst)
+        : o.type === 'select' && Array.isArray(o.columns)
+          ? (o as SelectAst)
+          : null;
     if (sub) {
       out.push(this.subquery(this.resolve(sub), clause));
       for (const k of Object.keys(o)) delete o[k];
@@ -131,8 +153,15 @@ class Builder {
   private resolve(ast: SelectAst): QueryNode {
     const from = ast.from as Ast[] | null | undefined;
     const cols = ast.columns as Ast[] | string | null | undefined;
-    if (!ast._next && Array.isArray(from) && from.length === 1 && typeof from[0].table === 'string'
-      && SUBQUERY_PLACEHOLDER.test(from[0].table) && !ast.where && isStar(cols)) {
+    if (
+      !ast._next &&
+      Array.isArray(from) &&
+      from.length === 1 &&
+      typeof from[0].table === 'string' &&
+      SUBQUERY_PLACEHOLDER.test(from[0].table) &&
+      !ast.where &&
+      isStar(cols)
+    ) {
       const q = this.placeholders.get(from[0].table);
       if (q) return q;
     }
@@ -142,7 +171,13 @@ class Builder {
 
 function isStar(cols: Ast[] | string | null | undefined): boolean {
   if (cols === '*') return true;
-  return Array.isArray(cols) && cols.length === 1 && cols[0]?.expr?.type === 'column_ref' && cols[0].expr.column === '*' && !cols[0].expr.table;
+  return (
+    Array.isArray(cols) &&
+    cols.length === 1 &&
+    cols[0]?.expr?.type === 'column_ref' &&
+    cols[0].expr.column === '*' &&
+    !cols[0].expr.table
+  );
 }
 
 function leftmost(q: QueryNode): SelectAst {
@@ -156,11 +191,16 @@ function leftmost(q: QueryNode): SelectAst {
  */
 function qualifyAndExpandAliases(ast: SelectAst): void {
   const from = (Array.isArray(ast.from) ? ast.from : []) as Ast[];
-  const only = from.length === 1 && typeof from[0].table === 'string' && !SUBQUERY_PLACEHOLDER.test(from[0].table)
-    ? String(from[0].table).toLowerCase() : null;
+  const only =
+    from.length === 1 && typeof from[0].table === 'string' && !SUBQUERY_PLACEHOLDER.test(from[0].table)
+      ? String(from[0].table).toLowerCase()
+      : null;
   const qualify = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) { node.forEach(qualify); return; }
+    if (Array.isArray(node)) {
+      node.forEach(qualify);
+      return;
+    }
     const o = node as Ast;
     if (o.type === 'column_ref') {
       if (only && !o.table && o.column !== '*' && o.column !== SUBQUERY_MARK) o.table = only;
@@ -177,11 +217,17 @@ function qualifyAndExpandAliases(ast: SelectAst): void {
   }
   const expand = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) { node.forEach(expand); return; }
+    if (Array.isArray(node)) {
+      node.forEach(expand);
+      return;
+    }
     const o = node as Ast;
     if (o.type === 'column_ref' && o[ALIAS_FLAG]) {
       const target = aliases.get(String(o.column).toLowerCase());
-      if (target) { for (const k of Object.keys(o)) delete o[k]; Object.assign(o, structuredClone(target)); }
+      if (target) {
+        for (const k of Object.keys(o)) delete o[k];
+        Object.assign(o, structuredClone(target));
+      }
       return;
     }
     Object.values(o).forEach(expand);

@@ -40,13 +40,30 @@ export function compareOdt(predSql: string, goldSql: string, options: CompareOpt
   const pred = gold.ok && normalizeSql(predSql) === normalizeSql(goldSql) ? gold : buildOdt(predSql, options);
   const lexical = jaccard(sqlBigrams(predSql), options.goldBigrams ?? sqlBigrams(goldSql));
   if (!pred.ok || !gold.ok) {
-    return { pred, gold, struct: 0, lexical, F: lexical / 2, match: null, tags: [], reasons: [], feedback: FALLBACK_FEEDBACK };
+    return {
+      pred,
+      gold,
+      struct: 0,
+      lexical,
+      F: lexical / 2,
+      match: null,
+      tags: [],
+      reasons: [],
+      feedback: FALLBACK_FEEDBACK,
+    };
   }
   const match = structuralSimilarity(pred.root, gold.root);
   const { tags, reasons } = diagnose(match);
   const struct = match.score;
   return {
-    pred, gold, struct, lexical, F: (struct + lexical) / 2, match, tags, reasons,
+    pred,
+    gold,
+    struct,
+    lexical,
+    F: (struct + lexical) / 2,
+    match,
+    tags,
+    reasons,
     feedback: tags.length > 0 ? verbalizeTags(tags) : null,
   };
 }

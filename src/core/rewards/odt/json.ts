@@ -6,7 +6,15 @@ export function odtJson(c: OdtComparison): Record<string, unknown> {
   const tree = (b: OdtBuild) => (b.ok ? b.root : null);
   const error = (b: OdtBuild) => (b.ok ? null : b.error);
   return {
-    pred: tree(c.pred), gold: tree(c.gold), predError: error(c.pred), goldError: error(c.gold),
-    struct: c.struct, lexical: c.lexical, F: c.F, tags: c.tags, reasons: c.reasons, feedback: c.feedback,
+    pred: tree(c.pred),
+    gold: tree(c.gold),
+    predError: error(c.pred),
+    goldError: error(c.gold),
+    struct: c.struct,
+    lexical: c.lexical,
+    F: c.F,
+    tags: c.tags,
+    reasons: c.reasons,
+    feedback: c.feedback,
   };
 }

@@ -19,18 +19,29 @@ export function extractProfile(ast: SelectAst): LocalProfile {
   return {
     counts: { joins: Math.max(0, from.length - 1), selectItems: columns.length },
     flags: {
-      where: !!ast.where, groupBy: groupItems.length > 0, having: !!ast.having, orderBy: orderItems.length > 0,
-      limit: limit !== null, aggregation: usesAggregation([columns, ast.having, orderItems]), distinct,
+      where: !!ast.where,
+      groupBy: groupItems.length > 0,
+      having: !!ast.having,
+      orderBy: orderItems.length > 0,
+      limit: limit !== null,
+      aggregation: usesAggregation([columns, ast.having, orderItems]),
+      distinct,
     },
-    tables: uniqueSorted(from
-      .filter((f) => typeof f.table === 'string' && !SUBQUERY_PLACEHOLDER.test(f.table))
-      .map((f) => String(f.table).toLowerCase())),
+    tables: uniqueSorted(
+      from
+        .filter((f) => typeof f.table === 'string' && !SUBQUERY_PLACEHOLDER.test(f.table))
+        .map((f) => String(f.table).toLowerCase()),
+    ),
     select: uniqueSorted(columns.map((c) => exprSignature(c.expr))),
     where: ast.where ? predicateSignatures(ast.where) : [],
-    join: uniqueSorted(from.flatMap((f) => [
-      ...(f.on ? predicateSignatures(f.on) : []),
-      ...((f.using as unknown[] | null | undefined) ?? []).map((u) => `USING ${String(typeof u === 'string' ? u : (u as Ast)?.value ?? '').toLowerCase()}`),
-    ])),
+    join: uniqueSorted(
+      from.flatMap((f) => [
+        ...(f.on ? predicateSignatures(f.on) : []),
+        ...((f.using as unknown[] | null | undefined) ?? []).map(
+          (u) => `USING ${String(typeof u === 'string' ? u : ((u as Ast)?.value ?? '')).toLowerCase()}`,
+        ),
+      ]),
+    ),
     groupBy: uniqueSorted(groupItems.map(exprSignature)),
     having: ast.having ? predicateSignatures(ast.having) : [],
     orderBy: uniqueSorted([
@@ -55,6 +66,11 @@ function usesAggregation(node: unknown): boolean {
   // a window aggregate (OVER …) does not collapse rows, so it is not aggregation usage
   if (o.type === 'aggr_func') return !o.over;
   // SQLite's max(a, b) and min(a, b) with two or more arguments are scalar functions, not aggregates.
-  if (o.type === 'function' && AGGREGATES.has(functionName(o)) && ((o.args?.value as unknown[] | undefined)?.length ?? 0) === 1) return true;
+  if (
+    o.type === 'function' &&
+    AGGREGATES.has(functionName(o)) &&
+    ((o.args?.value as unknown[] | undefined)?.length ?? 0) === 1
+  )
+    return true;
   return Object.values(o).some(usesAggregation);
 }

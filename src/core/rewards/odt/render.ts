@@ -12,7 +12,9 @@ export function renderTree(node: OdtNode, indent = ''): string[] {
 
 function renderProfile(p: LocalProfile): string[] {
   const set = (xs: string[]) => (xs.length === 0 ? '∅' : `{${xs.join(' | ')}}`);
-  const flags = Object.entries(p.flags).filter(([, v]) => v).map(([k]) => k);
+  const flags = Object.entries(p.flags)
+    .filter(([, v]) => v)
+    .map(([k]) => k);
   return [
     `counts: joins=${p.counts.joins} selectItems=${p.counts.selectItems}; flags: ${flags.length ? flags.join(', ') : 'none'}`,
     `tables:  ${set(p.tables)}`,
@@ -27,8 +29,11 @@ function renderProfile(p: LocalProfile): string[] {
 
 export function renderMatch(m: NodeMatch, indent = ''): string[] {
   const label = (n: OdtNode) => `${n.type}${n.label ? `(${n.label})` : ''}`;
-  const lines = [`${indent}${label(m.gold)} ← ${label(m.pred)}: s_node=${m.score.toFixed(4)}`
-    + (m.local !== null ? ` s_local=${m.local.toFixed(4)}` : '') + (m.child !== null ? ` s_child=${m.child.toFixed(4)}` : '')];
+  const lines = [
+    `${indent}${label(m.gold)} ← ${label(m.pred)}: s_node=${m.score.toFixed(4)}` +
+      (m.local !== null ? ` s_local=${m.local.toFixed(4)}` : '') +
+      (m.child !== null ? ` s_child=${m.child.toFixed(4)}` : ''),
+  ];
   if (m.features) lines.push(`${indent}  ${FEATURES.map((f) => `${f}=${m.features![f].toFixed(2)}`).join(' ')}`);
   for (const c of m.children) lines.push(...renderMatch(c, indent + '  '));
   for (const n of m.missing) lines.push(`${indent}  missing gold ${label(n)}`);

@@ -16,8 +16,22 @@ type Ast = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 /** The column name build.ts puts where a nested query was; signatures print it as `(subquery)`. */
 export const SUBQUERY_MARK = '__odt_subquery__';
 
-const LITERAL_TYPES = new Set(['number', 'single_quote_string', 'double_quote_string', 'string', 'bool', 'boolean',
-  'hex_string', 'full_hex_string', 'natural_string', 'bit_string', 'date', 'datetime', 'time', 'timestamp']);
+const LITERAL_TYPES = new Set([
+  'number',
+  'single_quote_string',
+  'double_quote_string',
+  'string',
+  'bool',
+  'boolean',
+  'hex_string',
+  'full_hex_string',
+  'natural_string',
+  'bit_string',
+  'date',
+  'datetime',
+  'time',
+  'timestamp',
+]);
 
 export function isLiteral(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
@@ -64,7 +78,11 @@ export function textSignature(sql: string): string {
   let prev: Token | undefined;
   for (const t of tokenize(sql)) {
     // a function call's parenthesis stays glued to its name: avg(x), not avg (x)
-    if (t.text === '(' && prev?.kind === 'word' && !isKeyword(prev.text) && out.length > 0) { out[out.length - 1] += '('; prev = t; continue; }
+    if (t.text === '(' && prev?.kind === 'word' && !isKeyword(prev.text) && out.length > 0) {
+      out[out.length - 1] += '(';
+      prev = t;
+      continue;
+    }
     prev = t;
     if (t.kind === 'string' || t.kind === 'number') out.push('?');
     else if (t.kind === 'quoted') {
@@ -72,9 +90,12 @@ export function textSignature(sql: string): string {
       out.push(name === SUBQUERY_MARK ? '(subquery)' : identifier(name));
     } else out.push(t.text.toLowerCase());
   }
-  return out.join(' ')
+  return out
+    .join(' ')
     .replace(/ ?\. ?/g, '.')
-    .replace(/\( /g, '(').replace(/ \)/g, ')').replace(/ ,/g, ',')
+    .replace(/\( /g, '(')
+    .replace(/ \)/g, ')')
+    .replace(/ ,/g, ',')
     .replace(/\(\(subquery\)\)/g, '(subquery)');
 }
 
@@ -82,7 +103,8 @@ export function textSignature(sql: string): string {
 export function conjuncts(e: unknown): Ast[] {
   if (!e || typeof e !== 'object') return [];
   const o = e as Ast;
-  if (o.type === 'binary_expr' && String(o.operator).toUpperCase() === 'AND') return [...conjuncts(o.left), ...conjuncts(o.right)];
+  if (o.type === 'binary_expr' && String(o.operator).toUpperCase() === 'AND')
+    return [...conjuncts(o.left), ...conjuncts(o.right)];
   return [o];
 }
 
@@ -94,7 +116,10 @@ export function predicateSignatures(e: unknown): string[] {
 const MIRROR: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
 
 function canonicalOperator(op: unknown): string {
-  const up = String(op ?? '').toUpperCase().replace(/\s+/g, ' ').trim();
+  const up = String(op ?? '')
+    .toUpperCase()
+    .replace(/\s+/g, ' ')
+    .trim();
   if (up === '!=') return '<>';
   if (up === '==') return '=';
   return up;
@@ -123,14 +148,18 @@ export function predicateSignature(p: Ast): string {
       let left = p.left as Ast;
       let right = p.right as Ast;
       let o = op;
-      if (isLiteral(left) && !isLiteral(right)) { [left, right] = [right, left]; o = MIRROR[op]; }
+      if (isLiteral(left) && !isLiteral(right)) {
+        [left, right] = [right, left];
+        o = MIRROR[op];
+      }
       let l = exprSignature(left);
       let r = exprSignature(right);
       if (o === '=' && left?.type === 'column_ref' && right?.type === 'column_ref' && r < l) [l, r] = [r, l];
       return `${l} ${o} ${r}`;
     }
   }
-  if (p.type === 'unary_expr' && String(p.operator).toUpperCase() === 'NOT') return `NOT ${wrap(predicateSignature(p.expr as Ast))}`;
+  if (p.type === 'unary_expr' && String(p.operator).toUpperCase() === 'NOT')
+    return `NOT ${wrap(predicateSignature(p.expr as Ast))}`;
   if (p.type === 'function' && functionName(p) === 'not') {
     const args = (p.args?.value as Ast[] | undefined) ?? [];
     if (args.length === 1) return `NOT ${wrap(predicateSignature(args[0]))}`;
@@ -143,7 +172,8 @@ function wrap(s: string): string {
 }
 
 function disjuncts(e: Ast): Ast[] {
-  if (e?.type === 'binary_expr' && String(e.operator).toUpperCase() === 'OR') return [...disjuncts(e.left as Ast), ...disjuncts(e.right as Ast)];
+  if (e?.type === 'binary_expr' && String(e.operator).toUpperCase() === 'OR')
+    return [...disjuncts(e.left as Ast), ...disjuncts(e.right as Ast)];
   return [e];
 }
 
@@ -163,7 +193,10 @@ export function functionName(f: Ast): string {
   const n = f.name;
   if (typeof n === 'string') return n.toLowerCase();
   const parts = (n?.name as Array<{ value?: unknown }> | undefined) ?? [];
-  return parts.map((x) => String(x?.value ?? '')).join('.').toLowerCase();
+  return parts
+    .map((x) => String(x?.value ?? ''))
+    .join('.')
+    .toLowerCase();
 }
 
 export function uniqueSorted(xs: Iterable<string>): string[] {

@@ -22,10 +22,26 @@ import type { FeatureName, FeatureSims, LocalProfile, NodeMatch, OdtNode } from 
 
 /** Table 5. */
 export const FEATURE_WEIGHTS: Readonly<Record<FeatureName, number>> = Object.freeze({
-  join: 0.22, where: 0.20, select: 0.16, tables: 0.12, groupBy: 0.10, counts: 0.10, orderBy: 0.06, distinct: 0.04,
+  join: 0.22,
+  where: 0.2,
+  select: 0.16,
+  tables: 0.12,
+  groupBy: 0.1,
+  counts: 0.1,
+  orderBy: 0.06,
+  distinct: 0.04,
 });
 
-export const FEATURES: readonly FeatureName[] = ['join', 'where', 'select', 'tables', 'groupBy', 'counts', 'orderBy', 'distinct'];
+export const FEATURES: readonly FeatureName[] = [
+  'join',
+  'where',
+  'select',
+  'tables',
+  'groupBy',
+  'counts',
+  'orderBy',
+  'distinct',
+];
 
 /** α for SELECT nodes. */
 export const ALPHA = 0.7;
@@ -35,7 +51,14 @@ export function numSim(pred: number, gold: number): number {
   return 1 - Math.min(1, Math.abs(pred - gold) / Math.max(1, gold));
 }
 
-interface ProfileSets { join: Set<string>; where: Set<string>; select: Set<string>; tables: Set<string>; groupBy: Set<string>; orderBy: Set<string> }
+interface ProfileSets {
+  join: Set<string>;
+  where: Set<string>;
+  select: Set<string>;
+  tables: Set<string>;
+  groupBy: Set<string>;
+  orderBy: Set<string>;
+}
 
 // Gold trees are cached and scored against many predictions: build each profile's sets once.
 const setCache = new WeakMap<LocalProfile, ProfileSets>();
@@ -44,8 +67,12 @@ function setsOf(p: LocalProfile): ProfileSets {
   let s = setCache.get(p);
   if (!s) {
     s = {
-      join: new Set(p.join), where: new Set(p.where), select: new Set(p.select), tables: new Set(p.tables),
-      groupBy: new Set(p.groupBy), orderBy: new Set(p.orderBy),
+      join: new Set(p.join),
+      where: new Set(p.where),
+      select: new Set(p.select),
+      tables: new Set(p.tables),
+      groupBy: new Set(p.groupBy),
+      orderBy: new Set(p.orderBy),
     };
     setCache.set(p, s);
   }
@@ -61,7 +88,8 @@ export function featureSimilarities(pred: LocalProfile, gold: LocalProfile): Fea
     select: jaccard(p.select, g.select),
     tables: jaccard(p.tables, g.tables),
     groupBy: jaccard(p.groupBy, g.groupBy),
-    counts: (numSim(pred.counts.joins, gold.counts.joins) + numSim(pred.counts.selectItems, gold.counts.selectItems)) / 2,
+    counts:
+      (numSim(pred.counts.joins, gold.counts.joins) + numSim(pred.counts.selectItems, gold.counts.selectItems)) / 2,
     orderBy: jaccard(p.orderBy, g.orderBy),
     distinct: pred.flags.distinct === gold.flags.distinct ? 1 : 0,
   };
@@ -70,7 +98,10 @@ export function featureSimilarities(pred: LocalProfile, gold: LocalProfile): Fea
 export function localSimilarity(sims: FeatureSims): number {
   let num = 0;
   let den = 0;
-  for (const f of FEATURES) { num += FEATURE_WEIGHTS[f] * sims[f]; den += FEATURE_WEIGHTS[f]; }
+  for (const f of FEATURES) {
+    num += FEATURE_WEIGHTS[f] * sims[f];
+    den += FEATURE_WEIGHTS[f];
+  }
   return num / den;
 }
 
@@ -93,7 +124,10 @@ export function scoreNodes(pred: OdtNode, gold: OdtNode): NodeMatch {
   return { pred, gold, score: child, local: null, features: null, child, children, missing, extra };
 }
 
-export function matchChildren(pred: OdtNode[], gold: OdtNode[]): { children: NodeMatch[]; missing: OdtNode[]; extra: OdtNode[]; score: number } {
+export function matchChildren(
+  pred: OdtNode[],
+  gold: OdtNode[],
+): { children: NodeMatch[]; missing: OdtNode[]; extra: OdtNode[]; score: number } {
   if (pred.length === 0 && gold.length === 0) return { children: [], missing: [], extra: [], score: 1 };
   const used = new Array<boolean>(pred.length).fill(false);
   const children: NodeMatch[] = [];
@@ -105,10 +139,17 @@ export function matchChildren(pred: OdtNode[], gold: OdtNode[]): { children: Nod
     for (let i = 0; i < pred.length; i++) {
       if (used[i] || !compatible(pred[i], g)) continue;
       const m = scoreNodes(pred[i], g);
-      if (!best || m.score > best.score) { best = m; bestAt = i; }
+      if (!best || m.score > best.score) {
+        best = m;
+        bestAt = i;
+      }
       if (best.score === 1) break; // nothing scores higher, and ties go to the first
     }
-    if (best) { used[bestAt] = true; children.push(best); sum += best.score; } else missing.push(g);
+    if (best) {
+      used[bestAt] = true;
+      children.push(best);
+      sum += best.score;
+    } else missing.push(g);
   }
   const extra = pred.filter((_, i) => !used[i]);
   return { children, missing, extra, score: sum / Math.max(pred.length, gold.length) };

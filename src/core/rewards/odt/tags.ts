@@ -14,7 +14,12 @@ import type { FeatureName, NodeMatch, OdtTag } from './types';
 
 /** Table 6. */
 export const TAG_THRESHOLDS: Readonly<Partial<Record<FeatureName, number>>> = Object.freeze({
-  join: 0.60, where: 0.60, select: 0.60, groupBy: 0.65, orderBy: 0.65, tables: 0.70,
+  join: 0.6,
+  where: 0.6,
+  select: 0.6,
+  groupBy: 0.65,
+  orderBy: 0.65,
+  tables: 0.7,
 });
 
 /** Table 7, "Meaning". */
@@ -34,13 +39,27 @@ export const TAG_MEANINGS: Readonly<Record<OdtTag, string>> = Object.freeze({
 });
 
 export const TAG_ORDER: readonly OdtTag[] = [
-  'JOIN_MISSING', 'JOIN_KEY_MISMATCH', 'FROM_OR_JOIN_TABLE_MISMATCH', 'WHERE_ERROR', 'SELECT_ERROR', 'AGGREGATE_ERROR',
-  'DISTINCT_MISMATCH', 'GROUP_BY_MISSING', 'GROUP_BY_ERROR', 'ORDER_BY_MISMATCH', 'SUBQUERY_MISSING', 'EXTRA_SUBQUERY_OR_CTE',
+  'JOIN_MISSING',
+  'JOIN_KEY_MISMATCH',
+  'FROM_OR_JOIN_TABLE_MISMATCH',
+  'WHERE_ERROR',
+  'SELECT_ERROR',
+  'AGGREGATE_ERROR',
+  'DISTINCT_MISMATCH',
+  'GROUP_BY_MISSING',
+  'GROUP_BY_ERROR',
+  'ORDER_BY_MISMATCH',
+  'SUBQUERY_MISSING',
+  'EXTRA_SUBQUERY_OR_CTE',
 ];
 
 const THRESHOLD_TAGS: ReadonlyArray<[FeatureName, OdtTag]> = [
-  ['join', 'JOIN_KEY_MISMATCH'], ['tables', 'FROM_OR_JOIN_TABLE_MISMATCH'], ['where', 'WHERE_ERROR'],
-  ['select', 'SELECT_ERROR'], ['groupBy', 'GROUP_BY_ERROR'], ['orderBy', 'ORDER_BY_MISMATCH'],
+  ['join', 'JOIN_KEY_MISMATCH'],
+  ['tables', 'FROM_OR_JOIN_TABLE_MISMATCH'],
+  ['where', 'WHERE_ERROR'],
+  ['select', 'SELECT_ERROR'],
+  ['groupBy', 'GROUP_BY_ERROR'],
+  ['orderBy', 'ORDER_BY_MISMATCH'],
 ];
 
 /** One reason a tag fired (a tag may fire for several SELECT pairs; each reason is listed). */
@@ -61,22 +80,39 @@ function visit(m: NodeMatch, out: TagReason[]): void {
   const p = m.pred.profile;
   const g = m.gold.profile;
   if (m.features && p && g) {
-    if (p.counts.joins < g.counts.joins) out.push({ tag: 'JOIN_MISSING', detail: `JOIN count ${p.counts.joins} < gold ${g.counts.joins}` });
+    if (p.counts.joins < g.counts.joins)
+      out.push({ tag: 'JOIN_MISSING', detail: `JOIN count ${p.counts.joins} < gold ${g.counts.joins}` });
     for (const [feature, tag] of THRESHOLD_TAGS) {
       const threshold = TAG_THRESHOLDS[feature] as number;
       const sim = m.features[feature];
-      if (sim < threshold) out.push({ tag, detail: `${feature} similarity ${sim.toFixed(2)} < ${threshold.toFixed(2)}` });
+      if (sim < threshold)
+        out.push({ tag, detail: `${feature} similarity ${sim.toFixed(2)} < ${threshold.toFixed(2)}` });
     }
-    if (g.flags.groupBy && !p.flags.groupBy) out.push({ tag: 'GROUP_BY_MISSING', detail: 'gold groups, the prediction has no GROUP BY' });
+    if (g.flags.groupBy && !p.flags.groupBy)
+      out.push({ tag: 'GROUP_BY_MISSING', detail: 'gold groups, the prediction has no GROUP BY' });
     if (p.flags.aggregation !== g.flags.aggregation) {
-      out.push({ tag: 'AGGREGATE_ERROR', detail: `aggregation ${p.flags.aggregation ? 'used' : 'not used'}, gold ${g.flags.aggregation ? 'uses' : 'does not use'} it` });
+      out.push({
+        tag: 'AGGREGATE_ERROR',
+        detail: `aggregation ${p.flags.aggregation ? 'used' : 'not used'}, gold ${g.flags.aggregation ? 'uses' : 'does not use'} it`,
+      });
     }
     if (p.flags.distinct !== g.flags.distinct) {
-      out.push({ tag: 'DISTINCT_MISMATCH', detail: `DISTINCT ${p.flags.distinct ? 'used' : 'not used'}, gold ${g.flags.distinct ? 'uses' : 'does not use'} it` });
+      out.push({
+        tag: 'DISTINCT_MISMATCH',
+        detail: `DISTINCT ${p.flags.distinct ? 'used' : 'not used'}, gold ${g.flags.distinct ? 'uses' : 'does not use'} it`,
+      });
     }
   }
-  for (const n of m.missing) out.push({ tag: 'SUBQUERY_MISSING', detail: `gold ${describe(n)} under ${describe(m.gold)} has no compatible match` });
-  for (const n of m.extra) out.push({ tag: 'EXTRA_SUBQUERY_OR_CTE', detail: `predicted ${describe(n)} under ${describe(m.pred)} is unmatched` });
+  for (const n of m.missing)
+    out.push({
+      tag: 'SUBQUERY_MISSING',
+      detail: `gold ${describe(n)} under ${describe(m.gold)} has no compatible match`,
+    });
+  for (const n of m.extra)
+    out.push({
+      tag: 'EXTRA_SUBQUERY_OR_CTE',
+      detail: `predicted ${describe(n)} under ${describe(m.pred)} is unmatched`,
+    });
   for (const c of m.children) visit(c, out);
 }
 

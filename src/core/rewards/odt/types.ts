@@ -13,8 +13,13 @@ export interface LocalProfile {
   counts: { joins: number; selectItems: number };
   /** b: Boolean indicators. */
   flags: {
-    where: boolean; groupBy: boolean; having: boolean; orderBy: boolean; limit: boolean;
-    aggregation: boolean; distinct: boolean;
+    where: boolean;
+    groupBy: boolean;
+    having: boolean;
+    orderBy: boolean;
+    limit: boolean;
+    aggregation: boolean;
+    distinct: boolean;
   };
   /** T: normalised table names (base tables and CTE names in FROM/JOIN). */
   tables: string[];
@@ -41,9 +46,7 @@ export interface OdtNode {
   children: OdtNode[];
 }
 
-export type OdtBuild =
-  | { ok: true; root: OdtNode; rewrites: string[] }
-  | { ok: false; error: string };
+export type OdtBuild = { ok: true; root: OdtNode; rewrites: string[] } | { ok: false; error: string };
 
 /** The eight weighted features of Table 5. */
 export type FeatureName = 'join' | 'where' | 'select' | 'tables' | 'groupBy' | 'counts' | 'orderBy' | 'distinct';
@@ -71,6 +74,15 @@ export interface NodeMatch {
 
 /** The twelve diagnostic tags of Table 7. */
 export type OdtTag =
-  | 'JOIN_MISSING' | 'JOIN_KEY_MISMATCH' | 'FROM_OR_JOIN_TABLE_MISMATCH' | 'WHERE_ERROR' | 'GROUP_BY_MISSING'
-  | 'GROUP_BY_ERROR' | 'ORDER_BY_MISMATCH' | 'SELECT_ERROR' | 'AGGREGATE_ERROR' | 'DISTINCT_MISMATCH'
-  | 'SUBQUERY_MISSING' | 'EXTRA_SUBQUERY_OR_CTE';
+  | 'JOIN_MISSING'
+  | 'JOIN_KEY_MISMATCH'
+  | 'FROM_OR_JOIN_TABLE_MISMATCH'
+  | 'WHERE_ERROR'
+  | 'GROUP_BY_MISSING'
+  | 'GROUP_BY_ERROR'
+  | 'ORDER_BY_MISMATCH'
+  | 'SELECT_ERROR'
+  | 'AGGREGATE_ERROR'
+  | 'DISTINCT_MISMATCH'
+  | 'SUBQUERY_MISSING'
+  | 'EXTRA_SUBQUERY_OR_CTE';

@@ -10,16 +10,21 @@
 import { TAG_MEANINGS } from './tags';
 import type { OdtTag } from './types';
 
-const INSTRUCTIONS = 'Revise your previous answer for SQLite. Put step-by-step reasoning inside <think>...</think>, '
-  + 'then output exactly one corrected SQLite query inside <sql>...</sql>. Do not output any text outside those tags.';
+const INSTRUCTIONS =
+  'Revise your previous answer for SQLite. Put step-by-step reasoning inside <think>...</think>, ' +
+  'then output exactly one corrected SQLite query inside <sql>...</sql>. Do not output any text outside those tags.';
 
-export const FALLBACK_FEEDBACK = 'Feedback: your previous SQL could not be parsed for structural comparison. '
-  + `First fix syntax and identifier errors. ${INSTRUCTIONS}`;
+export const FALLBACK_FEEDBACK =
+  'Feedback: your previous SQL could not be parsed for structural comparison. ' +
+  `First fix syntax and identifier errors. ${INSTRUCTIONS}`;
 
 /** The App. F feedback for a non-empty tag list. */
 export function verbalizeTags(tags: readonly OdtTag[]): string {
   if (tags.length === 0) throw new Error('verbalizeTags needs at least one tag');
   const codes = tags.join(', ');
-  const descriptions = tags.map((t) => TAG_MEANINGS[t]).join(' ').replace(/\.$/, '');
+  const descriptions = tags
+    .map((t) => TAG_MEANINGS[t])
+    .join(' ')
+    .replace(/\.$/, '');
   return `Feedback: your previous SQL has structural issues: ${codes}, ${descriptions} . Revise your previous answer using these issues. ${INSTRUCTIONS}`;
 }

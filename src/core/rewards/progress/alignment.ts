@@ -8,7 +8,11 @@ import type { ScoringResources } from '../types';
 /** Table 4: ω⁺_align = 1.0, ω⁻_align = −0.25. */
 export const ALIGN_DEFAULTS = Object.freeze({ positive: 1.0, negative: -0.25 });
 
-export function alignReward(delta: number, positive: number = ALIGN_DEFAULTS.positive, negative: number = ALIGN_DEFAULTS.negative): number {
+export function alignReward(
+  delta: number,
+  positive: number = ALIGN_DEFAULTS.positive,
+  negative: number = ALIGN_DEFAULTS.negative,
+): number {
   return delta > 0 ? positive * delta : negative;
 }
 
@@ -18,11 +22,18 @@ export function goldTreeOf(res: ScoringResources, dbPath: string, goldSql: strin
 }
 
 /** The ODT comparison of one predicted SQL (null or blank: nothing to compare, F = 0) with the gold. */
-export function alignmentOf(res: ScoringResources, dbPath: string, goldSql: string, predSql: string | null): OdtComparison | null {
+export function alignmentOf(
+  res: ScoringResources,
+  dbPath: string,
+  goldSql: string,
+  predSql: string | null,
+): OdtComparison | null {
   if (predSql === null || predSql.trim() === '') return null;
-  return res.memo('odtCompare', dbPath + '\0' + goldSql + '\0' + predSql, () => compareOdt(predSql, goldSql, {
-    schema: dbSchema(res, dbPath),
-    goldTree: goldTreeOf(res, dbPath, goldSql),
-    goldBigrams: bigramsOf(res, goldSql),
-  }));
+  return res.memo('odtCompare', dbPath + '\0' + goldSql + '\0' + predSql, () =>
+    compareOdt(predSql, goldSql, {
+      schema: dbSchema(res, dbPath),
+      goldTree: goldTreeOf(res, dbPath, goldSql),
+      goldBigrams: bigramsOf(res, goldSql),
+    }),
+  );
 }

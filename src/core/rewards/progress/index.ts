@@ -10,7 +10,8 @@ export { checkProgressFormat } from './format';
 /** Weights of App. B, Table 4: ω_fmt = 0.5, ω_acc = 2.0; keep/recover/deteriorate and ω±_align as term params. */
 export const PROGRESS_PANEL: PanelSpec = {
   name: 'progress',
-  description: 'format 0.5; executability keep 0.5 / recover 0.25 / deteriorate −0.25; 2.0·0.5^(k*−1) for the first correct turn; alignment progress Δ (ODT + bigrams)',
+  description:
+    'format 0.5; executability keep 0.5 / recover 0.25 / deteriorate −0.25; 2.0·0.5^(k*−1) for the first correct turn; alignment progress Δ (ODT + bigrams)',
   source: 'Progress-SQL §4.2, App. B (Table 4), App. D',
   // App. B, "Evaluation Setup": "We follow the evaluation scripts and protocol released by OmniSQL" (BIRD's set
   // comparison, OmniSQL's 10 s limit).
@@ -31,8 +32,9 @@ export const PROGRESS_PANEL: PanelSpec = {
  */
 export const PROGRESS_ONESHOT_PANEL: PanelSpec = {
   name: 'progress-oneshot',
-  description: 'single-turn one-shot baseline: 2.0 if the result matches the gold, 0.5 if the SQL executes, '
-    + '0.5 if the output follows the format',
+  description:
+    'single-turn one-shot baseline: 2.0 if the result matches the gold, 0.5 if the SQL executes, ' +
+    '0.5 if the output follows the format',
   source: 'Progress-SQL App. E.1',
   // The same comparator as the progress panel (App. B: OmniSQL's scripts), so the ablation changes only the reward.
   mode: 'omnisql',

@@ -21,9 +21,15 @@ export const progressFormat: TermDefinition = {
     if (!ctx.trajectory) {
       return { value: 1, explanation: 'bare SQL, no model output to check: counted as well-formed', passed: true };
     }
-    if (turns.length === 0) return { value: 0, explanation: 'the trajectory has no assistant turns', passed: false, failure: 'no-turns' };
+    if (turns.length === 0)
+      return { value: 0, explanation: 'the trajectory has no assistant turns', passed: false, failure: 'no-turns' };
     const f = checkProgressFormat(turns[turns.length - 1].assistant ?? '');
-    return { value: f.ok ? 1 : 0, explanation: f.ok ? f.explanation : `format invalid: ${f.explanation}`, passed: f.ok, failure: f.ok ? undefined : 'format' };
+    return {
+      value: f.ok ? 1 : 0,
+      explanation: f.ok ? f.explanation : `format invalid: ${f.explanation}`,
+      passed: f.ok,
+      failure: f.ok ? undefined : 'format',
+    };
   },
 };
 
@@ -37,10 +43,14 @@ export const progressExec: TermDefinition = {
     const first = await executable(ctx, ys[0]);
     const final = await executable(ctx, ys[ys.length - 1]);
     const k = ys.length;
-    const [value, what] = first && final ? [num(ctx, 'keep', 0.5), 'keep']
-      : !first && final ? [num(ctx, 'recover', 0.25), 'recover']
-        : first && !final ? [num(ctx, 'deteriorate', -0.25), 'deteriorate']
-          : [0, 'neither'];
+    const [value, what] =
+      first && final
+        ? [num(ctx, 'keep', 0.5), 'keep']
+        : !first && final
+          ? [num(ctx, 'recover', 0.25), 'recover']
+          : first && !final
+            ? [num(ctx, 'deteriorate', -0.25), 'deteriorate']
+            : [0, 'neither'];
     const state = (ok: boolean) => (ok ? 'executable' : 'not executable');
     return {
       value,
@@ -61,7 +71,10 @@ export const progressLate: TermDefinition = {
     const ys = sqlTrajectory(ctx);
     const k = await firstSuccess(ctx, ys);
     if (k === null || k > ctx.turnBudget) {
-      const why = k === null ? `no turn of ${ys.length} matches the gold result` : `first match at turn ${k} is beyond the budget T = ${ctx.turnBudget}`;
+      const why =
+        k === null
+          ? `no turn of ${ys.length} matches the gold result`
+          : `first match at turn ${k} is beyond the budget T = ${ctx.turnBudget}`;
       return { value: 0, explanation: why, passed: false, failure: 'no-match', data: { kStar: k } };
     }
     const value = gamma ** (k - 1);
@@ -87,19 +100,33 @@ export const progressAlign: TermDefinition = {
     const F1 = first?.F ?? 0;
     const FK = final?.F ?? 0;
     const delta = FK - F1;
-    const value = alignReward(delta, num(ctx, 'positive', ALIGN_DEFAULTS.positive), num(ctx, 'negative', ALIGN_DEFAULTS.negative));
-    const describe = (c: typeof first, y: string | null) => (c === null
-      ? `${y === null ? 'no SQL' : 'empty SQL'} (F 0)`
-      : `F ${round(c.F)} (struct ${round(c.struct)}${c.pred.ok ? '' : ', unparsed'}, lexical ${round(c.lexical)})`);
-    const explanation = ys.length === 1
-      ? `one SQL only, Δ = 0 (no progress): ${describe(first, ys[0])}`
-      : `Δ = ${round(delta)}: first ${describe(first, ys[0])} → final ${describe(final, ys[ys.length - 1])}`;
-    const summary = (c: typeof first) => (c === null ? null : { F: c.F, struct: c.struct, lexical: c.lexical, tags: c.tags, parsed: c.pred.ok && c.gold.ok });
+    const value = alignReward(
+      delta,
+      num(ctx, 'positive', ALIGN_DEFAULTS.positive),
+      num(ctx, 'negative', ALIGN_DEFAULTS.negative),
+    );
+    const describe = (c: typeof first, y: string | null) =>
+      c === null
+        ? `${y === null ? 'no SQL' : 'empty SQL'} (F 0)`
+        : `F ${round(c.F)} (struct ${round(c.struct)}${c.pred.ok ? '' : ', unparsed'}, lexical ${round(c.lexical)})`;
+    const explanation =
+      ys.length === 1
+        ? `one SQL only, Δ = 0 (no progress): ${describe(first, ys[0])}`
+        : `Δ = ${round(delta)}: first ${describe(first, ys[0])} → final ${describe(final, ys[ys.length - 1])}`;
+    const summary = (c: typeof first) =>
+      c === null
+        ? null
+        : { F: c.F, struct: c.struct, lexical: c.lexical, tags: c.tags, parsed: c.pred.ok && c.gold.ok };
     return {
       value,
       explanation: delta > 0 ? explanation : `${explanation}; no improvement`,
       passed: delta > 0,
-      data: { delta, first: summary(first), final: summary(final), firstSql: ys[0] === null ? null : brief(ys[0], 200) },
+      data: {
+        delta,
+        first: summary(first),
+        final: summary(final),
+        firstSql: ys[0] === null ? null : brief(ys[0], 200),
+      },
     };
   },
 };

@@ -14,26 +14,38 @@ const num = (ctx: TermContext, key: string, fallback: number): number => {
 export function describeVerdict(v: ExecOutcome, mode: string): string {
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
   switch (v.reason) {
-    case 'match': return v.goldEmpty
-      ? `final SQL matches the gold result (${mode} mode) — but the gold result is empty`
-      : `final SQL returns the gold result (${mode} mode, ${rows(v.gold!.rows.length)})`;
-    case 'missing-prediction': return 'no final SQL to execute';
-    case 'empty-prediction': return 'the final SQL is empty';
-    case 'pred-error': return `final SQL failed: ${brief(v.detail ?? 'error', 80)}`;
-    case 'pred-timeout': return `final SQL timed out (${brief(v.detail ?? '', 60)})`;
-    case 'gold-error': return `gold SQL failed, nothing to compare with: ${brief(v.detail ?? 'error', 70)}`;
-    case 'gold-timeout': return 'gold SQL timed out, nothing to compare with';
-    case 'row-count': return `result differs: ${rows(v.pred!.rows.length)} vs gold ${rows(v.gold!.rows.length)}`;
-    case 'columns': return `result differs: ${v.pred!.columns.length} columns vs gold ${v.gold!.columns.length}`;
-    case 'order': return 'result has the gold rows in a different order (gold has ORDER BY)';
-    case 'values': return `result differs in values (${rows(v.pred!.rows.length)}, same shape as gold)`;
-    default: return `result differs (${v.reason})`;
+    case 'match':
+      return v.goldEmpty
+        ? `final SQL matches the gold result (${mode} mode) — but the gold result is empty`
+        : `final SQL returns the gold result (${mode} mode, ${rows(v.gold!.rows.length)})`;
+    case 'missing-prediction':
+      return 'no final SQL to execute';
+    case 'empty-prediction':
+      return 'the final SQL is empty';
+    case 'pred-error':
+      return `final SQL failed: ${brief(v.detail ?? 'error', 80)}`;
+    case 'pred-timeout':
+      return `final SQL timed out (${brief(v.detail ?? '', 60)})`;
+    case 'gold-error':
+      return `gold SQL failed, nothing to compare with: ${brief(v.detail ?? 'error', 70)}`;
+    case 'gold-timeout':
+      return 'gold SQL timed out, nothing to compare with';
+    case 'row-count':
+      return `result differs: ${rows(v.pred!.rows.length)} vs gold ${rows(v.gold!.rows.length)}`;
+    case 'columns':
+      return `result differs: ${v.pred!.columns.length} columns vs gold ${v.gold!.columns.length}`;
+    case 'order':
+      return 'result has the gold rows in a different order (gold has ORDER BY)';
+    case 'values':
+      return `result differs in values (${rows(v.pred!.rows.length)}, same shape as gold)`;
+    default:
+      return `result differs (${v.reason})`;
   }
 }
 
 export const execMatch: TermDefinition = {
   id: 'exec.match',
-  description: 'the final SQL\'s result equals the gold result under the comparison mode',
+  description: "the final SQL's result equals the gold result under the comparison mode",
   source: 'SQL-Trail eq. 6; SkyRL-SQL §4.1; MTIR-SQL eq. 7; MTSQL-R1 R_EX',
   defaultParams: { match: 1, miss: 0 },
   async fn(ctx) {
@@ -55,16 +67,28 @@ export const sqlExecutable: TermDefinition = {
   defaultParams: { ok: 1, fail: 0 },
   async fn(ctx) {
     if (ctx.predSql === null || ctx.predSql.trim() === '') {
-      return { value: num(ctx, 'fail', 0), explanation: 'no final SQL to execute', passed: false, failure: 'missing-prediction' };
+      return {
+        value: num(ctx, 'fail', 0),
+        explanation: 'no final SQL to execute',
+        passed: false,
+        failure: 'missing-prediction',
+      };
     }
     // The SQL as written, not as the comparison mode rewrites it (spider mode drops DISTINCT): a cache hit whenever
     // the mode left it unchanged.
     const r = await ctx.resources.exec(ctx.input.dbPath, ctx.predSql);
-    if (r.ok) return { value: num(ctx, 'ok', 1), explanation: `final SQL executes (${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`, passed: true };
+    if (r.ok)
+      return {
+        value: num(ctx, 'ok', 1),
+        explanation: `final SQL executes (${r.rows.length} row${r.rows.length === 1 ? '' : 's'})`,
+        passed: true,
+      };
     const timeout = r.errorClass === 'timeout';
     return {
       value: num(ctx, 'fail', 0),
-      explanation: timeout ? `final SQL did not finish: ${brief(r.error ?? 'timeout', 70)}` : `final SQL does not execute: ${brief(r.error ?? 'error', 70)}`,
+      explanation: timeout
+        ? `final SQL did not finish: ${brief(r.error ?? 'timeout', 70)}`
+        : `final SQL does not execute: ${brief(r.error ?? 'error', 70)}`,
       passed: false,
       failure: timeout ? 'pred-timeout' : r.errorClass === 'rejected' ? 'pred-rejected' : 'pred-error',
     };
@@ -73,7 +97,7 @@ export const sqlExecutable: TermDefinition = {
 
 export const formatValid: TermDefinition = {
   id: 'format.valid',
-  description: 'the model output follows its protocol\'s required tags (rule per paper, see format.ts)',
+  description: "the model output follows its protocol's required tags (rule per paper, see format.ts)",
   source: 'SkyRL-SQL §4.1; SQL-Trail eq. 11; MTIR-SQL eq. 5',
   defaultParams: { valid: 1, invalid: 0 },
   fn(ctx) {
@@ -93,14 +117,18 @@ export const sqlBigram: TermDefinition = {
   description: 'Jaccard similarity of the token bigrams of the final SQL and the gold SQL',
   source: 'SQL-Trail App. A.4, eq. 9',
   fn(ctx) {
-    if (ctx.predSql === null || ctx.predSql.trim() === '') return { value: 0, explanation: 'no final SQL: no bigrams to compare' };
+    if (ctx.predSql === null || ctx.predSql.trim() === '')
+      return { value: 0, explanation: 'no final SQL: no bigrams to compare' };
     const gold = bigramsOf(ctx.resources, ctx.input.goldSql);
     const pred = bigramsOf(ctx.resources, ctx.predSql);
     let inter = 0;
     for (const b of pred) if (gold.has(b)) inter++;
     const union = pred.size + gold.size - inter;
     const value = jaccard(pred, gold);
-    return { value, explanation: `${inter} of ${union} distinct bigrams shared (${pred.size} predicted, ${gold.size} gold)` };
+    return {
+      value,
+      explanation: `${inter} of ${union} distinct bigrams shared (${pred.size} predicted, ${gold.size} gold)`,
+    };
   },
 };
 
@@ -109,7 +137,8 @@ export const sqlSchema: TermDefinition = {
   description: 'Jaccard similarity of the schema items (tables and columns) of the final SQL and the gold SQL',
   source: 'SQL-Trail App. A.4, eq. 10',
   fn(ctx) {
-    if (ctx.predSql === null || ctx.predSql.trim() === '') return { value: 0, explanation: 'no final SQL: no schema items to compare' };
+    if (ctx.predSql === null || ctx.predSql.trim() === '')
+      return { value: 0, explanation: 'no final SQL: no schema items to compare' };
     const gold = schemaItemsOf(ctx.resources, ctx.input.dbPath, ctx.input.goldSql);
     const pred = schemaItemsOf(ctx.resources, ctx.input.dbPath, ctx.predSql);
     const inter = [...pred.items].filter((x) => gold.items.has(x));

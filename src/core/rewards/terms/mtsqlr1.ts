@@ -40,10 +40,15 @@ export const mtsqlr1Em: TermDefinition = {
     const norm = (s: string) => emText(s, ctx.params.normalize as EmNormalize);
     const ok = norm(ctx.predSql) === norm(ctx.input.goldSql);
     if (ok) return { value: 1, explanation: 'final SQL is the gold SQL, character for character', passed: true };
-    const p = norm(ctx.predSql), g = norm(ctx.input.goldSql);
+    const p = norm(ctx.predSql),
+      g = norm(ctx.input.goldSql);
     let i = 0;
     while (i < p.length && i < g.length && p[i] === g[i]) i++;
-    return { value: 0, explanation: `strings differ at character ${i + 1}: "${brief(p.slice(i), 24)}" vs gold "${brief(g.slice(i), 24)}"`, passed: false };
+    return {
+      value: 0,
+      explanation: `strings differ at character ${i + 1}: "${brief(p.slice(i), 24)}" vs gold "${brief(g.slice(i), 24)}"`,
+      passed: false,
+    };
   },
 };
 
@@ -59,20 +64,34 @@ export function proposals(t: TrajectoryRecord): Array<{ turn: number; sql: strin
 
 export const mtsqlr1Clause: TermDefinition = {
   id: 'mtsqlr1.clause',
-  description: 'clause-match F1 (SELECT, WHERE, JOIN, GROUP, ORDER) of each PROPOSE/SELF-CORRECT candidate with the gold',
+  description:
+    'clause-match F1 (SELECT, WHERE, JOIN, GROUP, ORDER) of each PROPOSE/SELF-CORRECT candidate with the gold',
   source: 'MTSQL-R1 §3.3.2 (R_Propose/Self-Correct)',
   defaultParams: { aggregate: 'mean' },
   fn(ctx) {
     const steps = ctx.trajectory
       ? proposals(ctx.trajectory)
-      : ctx.predSql ? [{ turn: 0, sql: ctx.predSql, label: 'PROPOSE' }] : [];
+      : ctx.predSql
+        ? [{ turn: 0, sql: ctx.predSql, label: 'PROPOSE' }]
+        : [];
     if (steps.length === 0) return { value: 0, explanation: 'no PROPOSE or SELF-CORRECT step with a SQL candidate' };
-    const scored = steps.map((s) => ({ ...s, f1: clauseF1(ctx.resources, ctx.input.dbPath, s.sql, ctx.input.goldSql) }));
-    const value = aggregate(ctx, scored.map((s) => s.f1.value));
-    const explanation = scored.length === 1
-      ? `${scored[0].label}: ${describeClauseF1(scored[0].f1)}`
-      : `${aggWord(ctx)} of ${scored.length} steps: ${scored.map((s) => `${s.label}@${s.turn + 1} ${round(s.f1.value)}`).join(', ')}`;
-    return { value, explanation, data: { steps: scored.map((s) => ({ turn: s.turn, label: s.label, f1: s.f1.value, perClause: s.f1.perClause })) } };
+    const scored = steps.map((s) => ({
+      ...s,
+      f1: clauseF1(ctx.resources, ctx.input.dbPath, s.sql, ctx.input.goldSql),
+    }));
+    const value = aggregate(
+      ctx,
+      scored.map((s) => s.f1.value),
+    );
+    const explanation =
+      scored.length === 1
+        ? `${scored[0].label}: ${describeClauseF1(scored[0].f1)}`
+        : `${aggWord(ctx)} of ${scored.length} steps: ${scored.map((s) => `${s.label}@${s.turn + 1} ${round(s.f1.value)}`).join(', ')}`;
+    return {
+      value,
+      explanation,
+      data: { steps: scored.map((s) => ({ turn: s.turn, label: s.label, f1: s.f1.value, perClause: s.f1.perClause })) },
+    };
   },
 };
 
@@ -91,7 +110,11 @@ export const E_VERIFY_TABLE: Record<ExecCategory, { fail: number; pass: number }
   error: { fail: 1, pass: 0 },
 };
 
-function latestBefore<T>(turns: TrajectoryTurn[], k: number, pick: (t: TrajectoryTurn) => T | null | undefined): { turn: number; value: T } | null {
+function latestBefore<T>(
+  turns: TrajectoryTurn[],
+  k: number,
+  pick: (t: TrajectoryTurn) => T | null | undefined,
+): { turn: number; value: T } | null {
   for (let j = k - 1; j >= 0; j--) {
     const v = pick(turns[j]);
     if (v !== null && v !== undefined) return { turn: j, value: v };
@@ -99,7 +122,13 @@ function latestBefore<T>(turns: TrajectoryTurn[], k: number, pick: (t: Trajector
   return null;
 }
 
-interface VerifyStep { kind: 'E-VERIFY' | 'M-VERIFY'; turn: number; verdict: 'pass' | 'fail'; value: number; why: string }
+interface VerifyStep {
+  kind: 'E-VERIFY' | 'M-VERIFY';
+  turn: number;
+  verdict: 'pass' | 'fail';
+  value: number;
+  why: string;
+}
 
 export function verifySteps(ctx: TermContext, t: TrajectoryRecord): VerifyStep[] {
   const steps: VerifyStep[] = [];
@@ -114,19 +143,32 @@ export function verifySteps(ctx: TermContext, t: TrajectoryRecord): VerifyStep[]
         steps.push({ kind: 'E-VERIFY', turn: k, verdict, value: 0, why: 'no earlier execution to verify' });
       } else {
         const cat = execCategory(executed.value);
-        steps.push({ kind: 'E-VERIFY', turn: k, verdict, value: E_VERIFY_TABLE[cat][verdict], why: `exec ${cat} (turn ${executed.turn + 1}), VR ${verdict}` });
+        steps.push({
+          kind: 'E-VERIFY',
+          turn: k,
+          verdict,
+          value: E_VERIFY_TABLE[cat][verdict],
+          why: `exec ${cat} (turn ${executed.turn + 1}), VR ${verdict}`,
+        });
       }
     }
     const mv = turn.action.verify?.memory;
     if (mv !== undefined) {
       const verdict = mv.trim().toLowerCase() === 'pass' ? 'pass' : 'fail';
-      const candidate = latestBefore(t.turns, k, (x) => x.action.sql) ?? (turn.action.sql ? { turn: k, value: turn.action.sql } : null);
+      const candidate =
+        latestBefore(t.turns, k, (x) => x.action.sql) ?? (turn.action.sql ? { turn: k, value: turn.action.sql } : null);
       if (!candidate) {
         steps.push({ kind: 'M-VERIFY', turn: k, verdict, value: 0, why: 'no candidate SQL to verify' });
       } else {
         const f1 = clauseF1(ctx.resources, ctx.input.dbPath, candidate.value, ctx.input.goldSql);
         const value = verdict === 'pass' ? f1.value : 1 - f1.value;
-        steps.push({ kind: 'M-VERIFY', turn: k, verdict, value, why: `VR ${verdict}, clause F1 ${round(f1.value)} → ${verdict === 'pass' ? 'F1' : '1 − F1'}` });
+        steps.push({
+          kind: 'M-VERIFY',
+          turn: k,
+          verdict,
+          value,
+          why: `VR ${verdict}, clause F1 ${round(f1.value)} → ${verdict === 'pass' ? 'F1' : '1 − F1'}`,
+        });
       }
     }
   }
@@ -142,10 +184,22 @@ export const mtsqlr1Verify: TermDefinition = {
     if (!ctx.trajectory) return { value: 0, explanation: 'bare SQL: no verification steps' };
     const steps = verifySteps(ctx, ctx.trajectory);
     if (steps.length === 0) return { value: 0, explanation: 'no E-VERIFY or M-VERIFY verdict in the trajectory' };
-    const e = steps.filter((s) => s.kind === 'E-VERIFY'), m = steps.filter((s) => s.kind === 'M-VERIFY');
-    const rE = aggregate(ctx, e.map((s) => s.value)), rM = aggregate(ctx, m.map((s) => s.value));
-    const part = (name: string, xs: VerifyStep[], r: number) => xs.length === 0 ? `${name} none`
-      : xs.length === 1 ? `${name} ${round(r)} (${xs[0].why})` : `${name} ${aggWord(ctx)} ${round(r)} over ${xs.length}`;
+    const e = steps.filter((s) => s.kind === 'E-VERIFY'),
+      m = steps.filter((s) => s.kind === 'M-VERIFY');
+    const rE = aggregate(
+        ctx,
+        e.map((s) => s.value),
+      ),
+      rM = aggregate(
+        ctx,
+        m.map((s) => s.value),
+      );
+    const part = (name: string, xs: VerifyStep[], r: number) =>
+      xs.length === 0
+        ? `${name} none`
+        : xs.length === 1
+          ? `${name} ${round(r)} (${xs[0].why})`
+          : `${name} ${aggWord(ctx)} ${round(r)} over ${xs.length}`;
     return {
       value: rE + rM,
       explanation: `${part('E-VERIFY', e, rE)}; ${part('M-VERIFY', m, rM)}`,

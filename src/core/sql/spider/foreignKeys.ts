@@ -7,13 +7,18 @@ export type ForeignKeyMap = ReadonlyMap<string, string>;
 
 export function foreignKeyMap(entry: TablesJsonEntry): ForeignKeyMap {
   const cols = entry.column_names_original.map(([ti, c]) =>
-    ti >= 0 ? `__${entry.table_names_original[ti]!.toLowerCase()}.${c.toLowerCase()}__` : '__all__');
+    ti >= 0 ? `__${entry.table_names_original[ti]!.toLowerCase()}.${c.toLowerCase()}__` : '__all__',
+  );
   // As the official keyset_in_list: the first group holding either key takes both (groups are never merged).
   const groups: Array<Set<number>> = [];
   for (const [k1, k2] of entry.foreign_keys) {
     let g = groups.find((s) => s.has(k1) || s.has(k2));
-    if (!g) { g = new Set(); groups.push(g); }
-    g.add(k1); g.add(k2);
+    if (!g) {
+      g = new Set();
+      groups.push(g);
+    }
+    g.add(k1);
+    g.add(k2);
   }
   const map = new Map<string, string>();
   for (const g of groups) {

@@ -4,8 +4,22 @@ import { pyAssert, pyGet, pyIndex, pyFloat, pyInt, SpiderParseError } from './py
 import type { SpiderSchema } from './schema';
 import { spiderTokenize } from './tokenize';
 import {
-  AGG_OPS, CLAUSE_KEYWORDS, COND_OPS, JOIN_KEYWORDS, ORDER_OPS, SQL_OPS, UNIT_OPS, WHERE_OPS,
-  type ColUnit, type Condition, type CondUnit, type OrderDirection, type SpiderSql, type SpiderValue, type TableUnit, type ValUnit,
+  AGG_OPS,
+  CLAUSE_KEYWORDS,
+  COND_OPS,
+  JOIN_KEYWORDS,
+  ORDER_OPS,
+  SQL_OPS,
+  UNIT_OPS,
+  WHERE_OPS,
+  type ColUnit,
+  type Condition,
+  type CondUnit,
+  type OrderDirection,
+  type SpiderSql,
+  type SpiderValue,
+  type TableUnit,
+  type ValUnit,
 } from './types';
 
 type Aliases = Map<string, string>;
@@ -14,10 +28,18 @@ const isClause = (t: string) => isIn(CLAUSE_KEYWORDS, t);
 const isJoinKw = (t: string) => isIn(JOIN_KEYWORDS, t);
 
 class Parser {
-  constructor(private readonly toks: string[], private readonly aliases: Aliases, private readonly schema: SpiderSchema) {}
+  constructor(
+    private readonly toks: string[],
+    private readonly aliases: Aliases,
+    private readonly schema: SpiderSchema,
+  ) {}
 
-  private t(i: number): string { return pyIndex(this.toks, i); }
-  private get len(): number { return this.toks.length; }
+  private t(i: number): string {
+    return pyIndex(this.toks, i);
+  }
+  private get len(): number {
+    return this.toks.length;
+  }
 
   col(toks: string[], start: number, defaultTables?: string[]): [number, string] {
     const tok = pyIndex(toks, start);
@@ -31,7 +53,8 @@ class Parser {
     pyAssert(defaultTables !== undefined && defaultTables.length > 0, 'Default tables should not be None or empty');
     for (const alias of defaultTables) {
       const table = pyGet(this.aliases, alias);
-      if (pyGet(this.schema.tables, table).includes(tok)) return [start + 1, pyGet(this.schema.idMap, table + '.' + tok)];
+      if (pyGet(this.schema.tables, table).includes(tok))
+        return [start + 1, pyGet(this.schema.idMap, table + '.' + tok)];
     }
     throw new SpiderParseError('AssertionError', `Error col: ${tok}`);
   }
@@ -41,31 +64,46 @@ class Parser {
     const len = toks.length;
     let isBlock = false;
     let isDistinct = false;
-    if (pyIndex(toks, idx) === '(') { isBlock = true; idx++; }
+    if (pyIndex(toks, idx) === '(') {
+      isBlock = true;
+      idx++;
+    }
     if (isIn(AGG_OPS, pyIndex(toks, idx))) {
       const aggId = AGG_OPS.indexOf(pyIndex(toks, idx) as (typeof AGG_OPS)[number]);
       idx++;
       pyAssert(idx < len && toks[idx] === '(');
       idx++;
-      if (pyIndex(toks, idx) === 'distinct') { idx++; isDistinct = true; }
+      if (pyIndex(toks, idx) === 'distinct') {
+        idx++;
+        isDistinct = true;
+      }
       let colId: string;
       [idx, colId] = this.col(toks, idx, defaultTables);
       pyAssert(idx < len && toks[idx] === ')');
       idx++;
       return [idx, [aggId, colId, isDistinct]];
     }
-    if (pyIndex(toks, idx) === 'distinct') { idx++; isDistinct = true; }
+    if (pyIndex(toks, idx) === 'distinct') {
+      idx++;
+      isDistinct = true;
+    }
     // biome-ignore lint/style/useConst: assigned together with idx in one destructuring (the port follows the Python)
     let colId: string;
     [idx, colId] = this.col(toks, idx, defaultTables);
-    if (isBlock) { pyAssert(pyIndex(toks, idx) === ')'); idx++; }
+    if (isBlock) {
+      pyAssert(pyIndex(toks, idx) === ')');
+      idx++;
+    }
     return [idx, [0, colId, isDistinct]];
   }
 
   valUnit(start: number, defaultTables?: string[]): [number, ValUnit] {
     let idx = start;
     let isBlock = false;
-    if (this.t(idx) === '(') { isBlock = true; idx++; }
+    if (this.t(idx) === '(') {
+      isBlock = true;
+      idx++;
+    }
     let unitOp = 0;
     // biome-ignore lint/style/useConst: assigned together with idx in one destructuring (the port follows the Python)
     let c1: ColUnit;
@@ -76,7 +114,10 @@ class Parser {
       idx++;
       [idx, c2] = this.colUnit(this.toks, idx, defaultTables);
     }
-    if (isBlock) { pyAssert(this.t(idx) === ')'); idx++; }
+    if (isBlock) {
+      pyAssert(this.t(idx) === ')');
+      idx++;
+    }
     return [idx, [unitOp, c1, c2]];
   }
 
@@ -91,7 +132,10 @@ class Parser {
     let idx = start;
     let isBlock = false;
     let val: SpiderValue;
-    if (this.t(idx) === '(') { isBlock = true; idx++; }
+    if (this.t(idx) === '(') {
+      isBlock = true;
+      idx++;
+    }
     const tok = this.t(idx);
     const num = pyFloat(tok);
     if (tok === 'select') {
@@ -104,13 +148,23 @@ class Parser {
       idx++;
     } else {
       let end = idx;
-      while (end < this.len && this.toks[end] !== ',' && this.toks[end] !== ')' && this.toks[end] !== 'and'
-        && !isClause(this.toks[end]!) && !isJoinKw(this.toks[end]!)) end++;
+      while (
+        end < this.len &&
+        this.toks[end] !== ',' &&
+        this.toks[end] !== ')' &&
+        this.toks[end] !== 'and' &&
+        !isClause(this.toks[end]!) &&
+        !isJoinKw(this.toks[end]!)
+      )
+        end++;
       // From start, not idx: the official slice keeps a leading "(".
       [, val] = this.colUnit(this.toks.slice(start, end), 0, defaultTables);
       idx = end;
     }
-    if (isBlock) { pyAssert(this.t(idx) === ')'); idx++; }
+    if (isBlock) {
+      pyAssert(this.t(idx) === ')');
+      idx++;
+    }
     return [idx, val];
   }
 
@@ -121,7 +175,10 @@ class Parser {
       let vu: ValUnit;
       [idx, vu] = this.valUnit(idx, defaultTables);
       let notOp = false;
-      if (this.t(idx) === 'not') { notOp = true; idx++; }
+      if (this.t(idx) === 'not') {
+        notOp = true;
+        idx++;
+      }
       pyAssert(idx < this.len && isIn(WHERE_OPS, this.t(idx)), `Error condition: idx: ${idx}, tok: ${this.toks[idx]}`);
       const opId = WHERE_OPS.indexOf(this.t(idx) as (typeof WHERE_OPS)[number]);
       idx++;
@@ -136,8 +193,15 @@ class Parser {
         [idx, val1] = this.value(idx, defaultTables);
       }
       conds.push([notOp, opId, vu, val1, val2] as CondUnit);
-      if (idx < this.len && (isClause(this.t(idx)) || this.t(idx) === ')' || this.t(idx) === ';' || isJoinKw(this.t(idx)))) break;
-      if (idx < this.len && isIn(COND_OPS, this.t(idx))) { conds.push(this.t(idx) as 'and' | 'or'); idx++; }
+      if (
+        idx < this.len &&
+        (isClause(this.t(idx)) || this.t(idx) === ')' || this.t(idx) === ';' || isJoinKw(this.t(idx)))
+      )
+        break;
+      if (idx < this.len && isIn(COND_OPS, this.t(idx))) {
+        conds.push(this.t(idx) as 'and' | 'or');
+        idx++;
+      }
     }
     return [idx, conds];
   }
@@ -147,11 +211,17 @@ class Parser {
     pyAssert(this.t(idx) === 'select', "'select' not found");
     idx++;
     let isDistinct = false;
-    if (idx < this.len && this.t(idx) === 'distinct') { idx++; isDistinct = true; }
+    if (idx < this.len && this.t(idx) === 'distinct') {
+      idx++;
+      isDistinct = true;
+    }
     const units: Array<[number, ValUnit]> = [];
     while (idx < this.len && !isClause(this.t(idx))) {
       let agg = 0;
-      if (isIn(AGG_OPS, this.t(idx))) { agg = AGG_OPS.indexOf(this.t(idx) as (typeof AGG_OPS)[number]); idx++; }
+      if (isIn(AGG_OPS, this.t(idx))) {
+        agg = AGG_OPS.indexOf(this.t(idx) as (typeof AGG_OPS)[number]);
+        idx++;
+      }
       let vu: ValUnit;
       [idx, vu] = this.valUnit(idx, defaultTables);
       units.push([agg, vu]);
@@ -169,7 +239,10 @@ class Parser {
     const conds: Condition = [];
     while (idx < this.len) {
       let isBlock = false;
-      if (this.t(idx) === '(') { isBlock = true; idx++; }
+      if (this.t(idx) === '(') {
+        isBlock = true;
+        idx++;
+      }
       if (this.t(idx) === 'select') {
         let sub: SpiderSql;
         [idx, sub] = this.sql(idx);
@@ -188,7 +261,10 @@ class Parser {
         if (conds.length > 0) conds.push('and');
         conds.push(...these);
       }
-      if (isBlock) { pyAssert(this.t(idx) === ')'); idx++; }
+      if (isBlock) {
+        pyAssert(this.t(idx) === ')');
+        idx++;
+      }
       if (idx < this.len && (isClause(this.t(idx)) || this.t(idx) === ')' || this.t(idx) === ';')) break;
     }
     return [idx, tableUnits, conds, defaultTables];
@@ -228,7 +304,10 @@ class Parser {
       let vu: ValUnit;
       [idx, vu] = this.valUnit(idx, defaultTables);
       units.push(vu);
-      if (idx < this.len && isIn(ORDER_OPS, this.t(idx))) { dir = this.t(idx) as OrderDirection; idx++; }
+      if (idx < this.len && isIn(ORDER_OPS, this.t(idx))) {
+        dir = this.t(idx) as OrderDirection;
+        idx++;
+      }
       if (idx < this.len && this.t(idx) === ',') idx++;
       else break;
     }
@@ -254,7 +333,10 @@ class Parser {
   sql(start: number): [number, SpiderSql] {
     let idx = start;
     let isBlock = false;
-    if (this.t(idx) === '(') { isBlock = true; idx++; }
+    if (this.t(idx) === '(') {
+      isBlock = true;
+      idx++;
+    }
     const [fromEnd, tableUnits, fromConds, defaultTables] = this.from(start);
     const [, select] = this.select(idx, defaultTables);
     idx = fromEnd;
@@ -266,11 +348,22 @@ class Parser {
     [idx, orderBy] = this.orderBy(idx, defaultTables);
     [idx, limit] = this.limit(idx);
     idx = this.skipSemicolons(idx);
-    if (isBlock) { pyAssert(this.t(idx) === ')'); idx++; }
+    if (isBlock) {
+      pyAssert(this.t(idx) === ')');
+      idx++;
+    }
     idx = this.skipSemicolons(idx);
     const sql: SpiderSql = {
-      select, from: { table_units: tableUnits, conds: fromConds }, where, groupBy, having, orderBy, limit,
-      intersect: null, union: null, except: null,
+      select,
+      from: { table_units: tableUnits, conds: fromConds },
+      where,
+      groupBy,
+      having,
+      orderBy,
+      limit,
+      intersect: null,
+      union: null,
+      except: null,
     };
     if (idx < this.len && isIn(SQL_OPS, this.t(idx))) {
       const op = this.t(idx) as (typeof SQL_OPS)[number];
@@ -286,7 +379,9 @@ class Parser {
 /** scan_alias + get_tables_with_alias: "x as y" anywhere maps y -> x; a table name may not be used as an alias. */
 export function tablesWithAlias(schema: SpiderSchema, toks: string[]): Aliases {
   const aliases: Aliases = new Map();
-  toks.forEach((t, i) => { if (t === 'as') aliases.set(pyIndex(toks, i + 1), pyIndex(toks, i - 1)); });
+  toks.forEach((t, i) => {
+    if (t === 'as') aliases.set(pyIndex(toks, i + 1), pyIndex(toks, i - 1));
+  });
   for (const table of schema.tables.keys()) {
     pyAssert(!aliases.has(table), `Alias ${table} has the same name in table`);
     aliases.set(table, table);

@@ -12,11 +12,13 @@ export function pyEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
     if (ka.length !== kb.length) return false;
-    return ka.every((k) => Object.hasOwn(b, k)
-      && pyEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return ka.every(
+      (k) => Object.hasOwn(b, k) && pyEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    );
   }
   // Python's bool is an int: True == 1.
-  if ((typeof a === 'boolean' || typeof a === 'number') && (typeof b === 'boolean' || typeof b === 'number')) return Number(a) === Number(b);
+  if ((typeof a === 'boolean' || typeof a === 'number') && (typeof b === 'boolean' || typeof b === 'number'))
+    return Number(a) === Number(b);
   return false;
 }
 

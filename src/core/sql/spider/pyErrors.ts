@@ -1,7 +1,10 @@
 // The official parser signals a query it cannot read by raising (IndexError, KeyError, AssertionError, ValueError);
 // the scorer catches any of them. One error class stands for all, with the Python error kind kept for messages.
 export class SpiderParseError extends Error {
-  constructor(readonly pyKind: 'IndexError' | 'KeyError' | 'AssertionError' | 'ValueError' | 'TypeError', message: string) {
+  constructor(
+    readonly pyKind: 'IndexError' | 'KeyError' | 'AssertionError' | 'ValueError' | 'TypeError',
+    message: string,
+  ) {
     super(`${pyKind}: ${message}`);
     this.name = 'SpiderParseError';
   }

@@ -9,7 +9,11 @@ export interface SpiderSchema {
 
 export function buildSpiderSchema(tables: Iterable<[table: string, columns: readonly string[]]>): SpiderSchema {
   const byTable = new Map<string, readonly string[]>();
-  for (const [t, cols] of tables) byTable.set(t.toLowerCase(), cols.map((c) => c.toLowerCase()));
+  for (const [t, cols] of tables)
+    byTable.set(
+      t.toLowerCase(),
+      cols.map((c) => c.toLowerCase()),
+    );
   const idMap = new Map<string, string>([['*', '__all__']]);
   for (const [t, cols] of byTable) for (const c of cols) idMap.set(`${t}.${c}`, `__${t}.${c}__`);
   for (const t of byTable.keys()) idMap.set(t, `__${t}__`);
@@ -20,8 +24,9 @@ export function buildSpiderSchema(tables: Iterable<[table: string, columns: read
 export function readSpiderSchema(dbPath: string): SpiderSchema {
   const db = openReadOnly(dbPath);
   try {
-    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>)
-      .map((r) => r.name.toLowerCase());
+    const names = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>
+    ).map((r) => r.name.toLowerCase());
     const tables: Array<[string, string[]]> = names.map((t) => [t, tableColumns(db, t)]);
     return buildSpiderSchema(tables);
   } finally {

@@ -34,8 +34,16 @@ const ENDING_QUOTES: Rule[] = [
   [/([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) /g, '$1 $2 '],
 ];
 const CONTRACTIONS: RegExp[] = [
-  /\b(can)(not)\b/gi, /\b(d)('ye)\b/gi, /\b(gim)(me)\b/gi, /\b(gon)(na)\b/gi, /\b(got)(ta)\b/gi,
-  /\b(lem)(me)\b/gi, /\b(more)('n)\b/gi, /\b(wan)(na)(?=\s)/gi, / ('t)(is)\b/gi, / ('t)(was)\b/gi,
+  /\b(can)(not)\b/gi,
+  /\b(d)('ye)\b/gi,
+  /\b(gim)(me)\b/gi,
+  /\b(gon)(na)\b/gi,
+  /\b(got)(ta)\b/gi,
+  /\b(lem)(me)\b/gi,
+  /\b(more)('n)\b/gi,
+  /\b(wan)(na)(?=\s)/gi,
+  / ('t)(is)\b/gi,
+  / ('t)(was)\b/gi,
 ];
 
 /** NLTK's word tokenizer on one sentence (word_tokenize without its Punkt sentence split). */
@@ -66,9 +74,13 @@ export function spiderTokenize(sql: string): string[] {
     vals.set(key, s.slice(q1, q2 + 1));
     s = s.slice(0, q1) + key + s.slice(q2 + 1);
   }
-  let toks = nltkWordTokenize(s).map((w) => w.toLowerCase()).map((t) => vals.get(t) ?? t);
+  let toks = nltkWordTokenize(s)
+    .map((w) => w.toLowerCase())
+    .map((t) => vals.get(t) ?? t);
   const eqIdxs: number[] = [];
-  toks.forEach((t, i) => { if (t === '=') eqIdxs.push(i); });
+  toks.forEach((t, i) => {
+    if (t === '=') eqIdxs.push(i);
+  });
   eqIdxs.reverse();
   for (const i of eqIdxs) {
     // Python's toks[i-1] reads the last token when i is 0, and the slices below follow Python's too.

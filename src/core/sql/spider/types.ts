@@ -1,7 +1,17 @@
 // The Spider SQL structure of the official process_sql.py, one TS tuple per Python tuple so that equality and
 // ordering follow Python's (see pyCompare.ts). Ids are strings: "__all__", "__table__", "__table.column__".
 
-export const CLAUSE_KEYWORDS = ['select', 'from', 'where', 'group', 'order', 'limit', 'intersect', 'union', 'except'] as const;
+export const CLAUSE_KEYWORDS = [
+  'select',
+  'from',
+  'where',
+  'group',
+  'order',
+  'limit',
+  'intersect',
+  'union',
+  'except',
+] as const;
 export const JOIN_KEYWORDS = ['join', 'on', 'as'] as const;
 export const WHERE_OPS = ['not', 'between', '=', '>', '<', '>=', '<=', '!=', 'in', 'like', 'is', 'exists'] as const;
 export const UNIT_OPS = ['none', '-', '+', '*', '/'] as const;
@@ -45,7 +55,15 @@ export function isSql(v: unknown): v is SpiderSql {
 /** The query the official evaluator scores in place of a prediction it cannot parse. */
 export function emptySql(): SpiderSql {
   return {
-    except: null, from: { conds: [], table_units: [] }, groupBy: [], having: [], intersect: null,
-    limit: null, orderBy: [], select: [false, []], union: null, where: [],
+    except: null,
+    from: { conds: [], table_units: [] },
+    groupBy: [],
+    having: [],
+    intersect: null,
+    limit: null,
+    orderBy: [],
+    select: [false, []],
+    union: null,
+    where: [],
   };
 }

@@ -64,14 +64,35 @@ export function jobSpecProblem(spec: unknown): string | null {
 /** A sortable id: the UTC time and a random tail. */
 export function newJobId(now = new Date(), random = Math.random): string {
   const t = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  return `${t}-${Math.floor(random() * 0x10000).toString(16).padStart(4, '0')}`;
+  return `${t}-${Math.floor(random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0')}`;
 }
 
 export function newJobRecord(spec: JobSpec, id: string, now = new Date()): JobRecord {
   return {
-    schema: JOB_SCHEMA, id, name: spec.name ?? spec.command.map((c) => c.split('/').pop()).join(' ').slice(0, 60),
-    target: spec.target, engine: spec.engine ?? null, recipe: spec.recipe ?? null, model: spec.model ?? null,
-    data: spec.data ?? null, command: [...spec.command], cwd: spec.cwd ?? null, env: { ...(spec.env ?? {}) },
-    createdAt: now.toISOString(), status: 'staged', remote: {}, startedAt: null, endedAt: null, exitCode: null, reason: null,
+    schema: JOB_SCHEMA,
+    id,
+    name:
+      spec.name ??
+      spec.command
+        .map((c) => c.split('/').pop())
+        .join(' ')
+        .slice(0, 60),
+    target: spec.target,
+    engine: spec.engine ?? null,
+    recipe: spec.recipe ?? null,
+    model: spec.model ?? null,
+    data: spec.data ?? null,
+    command: [...spec.command],
+    cwd: spec.cwd ?? null,
+    env: { ...(spec.env ?? {}) },
+    createdAt: now.toISOString(),
+    status: 'staged',
+    remote: {},
+    startedAt: null,
+    endedAt: null,
+    exitCode: null,
+    reason: null,
   };
 }

@@ -18,20 +18,64 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ['<tool_call>', '</tool_call>', '<answer_sql>', '</answer_sql>', '<think>', '</think>', '<exec_verify>pass</exec_verify>',
-  '<exec_verify>', '</exec_verify>', '<memory_verify>no_pass</memory_verify>', '<memory_verify>', '<tool_response>', '```sql\n', '```',
-  '{', '}', '"', "'", ',', ':', '\\', '"code"', '"name": "memory_retrieve"', '<answer\\_sql>', '\u0000', '\u{1F600}'];
+const PIECES = [
+  '<tool_call>',
+  '</tool_call>',
+  '<answer_sql>',
+  '</answer_sql>',
+  '<think>',
+  '</think>',
+  '<exec_verify>pass</exec_verify>',
+  '<exec_verify>',
+  '</exec_verify>',
+  '<memory_verify>no_pass</memory_verify>',
+  '<memory_verify>',
+  '<tool_response>',
+  '```sql\n',
+  '```',
+  '{',
+  '}',
+  '"',
+  "'",
+  ',',
+  ':',
+  '\\',
+  '"code"',
+  '"name": "memory_retrieve"',
+  '<answer\\_sql>',
+  '\u0000',
+  '\u{1F600}',
+];
 
 function mutate(text: string, r: () => number): string {
   const at = () => Math.floor(r() * (text.length + 1));
   switch (Math.floor(r() * 7)) {
-    case 0: return text.slice(0, at());
-    case 1: { const i = at(); return text.slice(0, i) + PIECES[Math.floor(r() * PIECES.length)] + text.slice(i); }
-    case 2: { const i = at(); const j = Math.min(text.length, i + Math.floor(r() * 300)); return text.slice(0, j) + text.slice(i, j) + text.slice(j); }
-    case 3: { const i = at(); return text.slice(0, i) + text.slice(i + Math.floor(r() * 80)); }
-    case 4: { const i = at(); return text.slice(0, i) + String.fromCharCode(Math.floor(r() * 0x3000)) + text.slice(i + 1); }
-    case 5: { const i = at(); const j = at(); return text.slice(Math.min(i, j), Math.max(i, j)); }
-    default: return text.replace(/[<>]/g, (c) => (r() < 0.2 ? '' : c));
+    case 0:
+      return text.slice(0, at());
+    case 1: {
+      const i = at();
+      return text.slice(0, i) + PIECES[Math.floor(r() * PIECES.length)] + text.slice(i);
+    }
+    case 2: {
+      const i = at();
+      const j = Math.min(text.length, i + Math.floor(r() * 300));
+      return text.slice(0, j) + text.slice(i, j) + text.slice(j);
+    }
+    case 3: {
+      const i = at();
+      return text.slice(0, i) + text.slice(i + Math.floor(r() * 80));
+    }
+    case 4: {
+      const i = at();
+      return text.slice(0, i) + String.fromCharCode(Math.floor(r() * 0x3000)) + text.slice(i + 1);
+    }
+    case 5: {
+      const i = at();
+      const j = at();
+      return text.slice(Math.min(i, j), Math.max(i, j));
+    }
+    default:
+      return text.replace(/[<>]/g, (c) => (r() < 0.2 ? '' : c));
   }
 }
 
@@ -52,7 +96,8 @@ function checkWellFormed(a: ParsedAction, where: string): void {
   if (a.kind === 'memory') assert.equal(a.mdp[a.mdp.length - 1], 'M-VERIFY', where);
   if (a.kind === 'answer') assert.equal(a.mdp[a.mdp.length - 1], 'FINALIZE', where);
   assert.ok(Array.isArray(a.problems) && a.problems.every((x) => typeof x === 'string' && x.length > 0), where);
-  for (const v of [a.verify?.exec, a.verify?.memory]) assert.ok(v === undefined || v === 'pass' || v === 'no_pass', where);
+  for (const v of [a.verify?.exec, a.verify?.memory])
+    assert.ok(v === undefined || v === 'pass' || v === 'no_pass', where);
 }
 
 test('random mutations of the App. D turns: never throw, always a well-formed action that respond() accepts', () => {
@@ -77,7 +122,11 @@ test('random mutations of the App. D turns: never throw, always a well-formed ac
       // The session end to end, with a result of either kind, so respond() is exercised on damaged actions too.
       const s = d1Session();
       const a = s.parse(text);
-      const res = s.respond(a, a.kind === 'execute' ? (seed % 2 ? okResult(['x'], [[seed]]) : errResult('no such column: x')) : null, seed % 3);
+      const res = s.respond(
+        a,
+        a.kind === 'execute' ? (seed % 2 ? okResult(['x'], [[seed]]) : errResult('no such column: x')) : null,
+        seed % 3,
+      );
       assert.ok(Array.isArray(res.observations), `${file} seed ${seed}`);
       assert.equal(res.done, a.kind === 'answer' || seed % 3 === 0, `${file} seed ${seed}`);
     }

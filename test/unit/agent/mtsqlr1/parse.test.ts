@@ -1,11 +1,22 @@
 // Malformed and unusual turns: each case states what the parser decides. parse() never throws.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { INITIAL_STATE, parseTurn, type Mtsqlr1Action, type TurnState } from '../../../../src/core/agent/protocols/mtsqlr1';
+import {
+  INITIAL_STATE,
+  parseTurn,
+  type Mtsqlr1Action,
+  type TurnState,
+} from '../../../../src/core/agent/protocols/mtsqlr1';
 import { call } from './support';
 
 const START: TurnState = { ...INITIAL_STATE, hasHistory: true };
-const AFTER_EXEC: TurnState = { phase: 'executed', candidate: 'SELECT name FROM singer', executedAny: true, memoryAny: false, hasHistory: true };
+const AFTER_EXEC: TurnState = {
+  phase: 'executed',
+  candidate: 'SELECT name FROM singer',
+  executedAny: true,
+  memoryAny: false,
+  hasHistory: true,
+};
 const AFTER_MEMORY: TurnState = { ...AFTER_EXEC, phase: 'memory', memoryAny: true };
 
 function p(text: unknown, state: TurnState = START): Mtsqlr1Action {
@@ -13,7 +24,10 @@ function p(text: unknown, state: TurnState = START): Mtsqlr1Action {
 }
 
 function hasProblem(a: Mtsqlr1Action, re: RegExp): void {
-  assert.ok(a.problems.some((x) => re.test(x)), `expected a problem matching ${re}, got ${JSON.stringify(a.problems)}`);
+  assert.ok(
+    a.problems.some((x) => re.test(x)),
+    `expected a problem matching ${re}, got ${JSON.stringify(a.problems)}`,
+  );
 }
 
 test('unclosed tags: a complete tool call without </tool_call> runs; a cut-off one and an unclosed answer are refused', () => {
@@ -58,8 +72,14 @@ test('answer plus tool call: whichever comes first in the text is the action', (
   const callFirst = p(call('exec_sql', 'SELECT 1') + '\n<answer_sql>SELECT 1</answer_sql>');
   assert.equal(callFirst.kind, 'execute');
   hasProblem(callFirst, /<answer_sql> ignored/);
-  const answerFirst = p('<answer_sql>SELECT name FROM singer</answer_sql>\n' + call('exec_sql', 'SELECT 1', ''), AFTER_MEMORY);
-  assert.deepEqual([answerFirst.kind, answerFirst.sql, answerFirst.mdp], ['answer', 'SELECT name FROM singer', ['M-VERIFY', 'FINALIZE']]);
+  const answerFirst = p(
+    '<answer_sql>SELECT name FROM singer</answer_sql>\n' + call('exec_sql', 'SELECT 1', ''),
+    AFTER_MEMORY,
+  );
+  assert.deepEqual(
+    [answerFirst.kind, answerFirst.sql, answerFirst.mdp],
+    ['answer', 'SELECT name FROM singer', ['M-VERIFY', 'FINALIZE']],
+  );
   hasProblem(answerFirst, /<tool_call> ignored/);
 });
 
@@ -68,7 +88,10 @@ test('empty answer, empty code, unknown tool, missing arguments: invalid with th
     ['<answer_sql>  </answer_sql>', /empty <answer_sql>/],
     ['<answer_sql>```sql\n```</answer_sql>', /empty <answer_sql>/],
     ['<tool_call>{"name": "exec_sql", "arguments": {"code": ""}}</tool_call>', /exec_sql called with empty "code"/],
-    ['<tool_call>{"name": "run_sql", "arguments": {"code": "SELECT 1"}}</tool_call>', /unknown tool "run_sql"; the tools are exec_sql and memory_retrieve/],
+    [
+      '<tool_call>{"name": "run_sql", "arguments": {"code": "SELECT 1"}}</tool_call>',
+      /unknown tool "run_sql"; the tools are exec_sql and memory_retrieve/,
+    ],
     ['<tool_call>{"name": "memory_retrieve"}</tool_call>', /memory_retrieve called without an "arguments" object/],
     ['<tool_call>{"arguments": {"code": "SELECT 1"}}</tool_call>', /has no "name"/],
     ['<tool_call>exec_sql(SELECT 1)</tool_call>', /not JSON/],
@@ -106,16 +129,29 @@ test('verdict tags: read after the matching tool result; ignored without a prece
   hasProblem(noMemory, /<memory_verify> without a preceding memory_retrieve result/);
   hasProblem(noMemory, /answer without memory_retrieve/);
 
-  const fail = p('<think>wrong column</think>\n<exec_verify>no_pass</exec_verify>\n' + call('exec_sql', 'SELECT name, age FROM singer', ''), AFTER_EXEC);
+  const fail = p(
+    '<think>wrong column</think>\n<exec_verify>no_pass</exec_verify>\n' +
+      call('exec_sql', 'SELECT name, age FROM singer', ''),
+    AFTER_EXEC,
+  );
   assert.deepEqual([fail.verify, fail.mdp], [{ exec: 'no_pass' }, ['E-VERIFY', 'SELF-CORRECT', 'EXECUTE']]);
 
-  const pass = p('<exec_verify>pass</exec_verify>\n' + call('memory_retrieve', 'SELECT name FROM singer', ''), AFTER_EXEC);
+  const pass = p(
+    '<exec_verify>pass</exec_verify>\n' + call('memory_retrieve', 'SELECT name FROM singer', ''),
+    AFTER_EXEC,
+  );
   assert.deepEqual([pass.verify, pass.mdp], [{ exec: 'pass' }, ['E-VERIFY', 'M-VERIFY']]);
 
-  const final = p("<memory_verify>'pass'</memory_verify>\n<answer_sql>SELECT name FROM singer</answer_sql>", AFTER_MEMORY);
+  const final = p(
+    "<memory_verify>'pass'</memory_verify>\n<answer_sql>SELECT name FROM singer</answer_sql>",
+    AFTER_MEMORY,
+  );
   assert.deepEqual([final.verify, final.mdp, final.problems], [{ memory: 'pass' }, ['M-VERIFY', 'FINALIZE'], []]);
 
-  const spelled = p('<exec_verify>No Pass</exec_verify><exec_verify>fail</exec_verify>' + call('exec_sql', 'SELECT 2', ''), AFTER_EXEC);
+  const spelled = p(
+    '<exec_verify>No Pass</exec_verify><exec_verify>fail</exec_verify>' + call('exec_sql', 'SELECT 2', ''),
+    AFTER_EXEC,
+  );
   assert.deepEqual(spelled.verify, { exec: 'no_pass' });
   hasProblem(spelled, /2 <exec_verify> verdicts; the last one is used/);
 
@@ -124,12 +160,19 @@ test('verdict tags: read after the matching tool result; ignored without a prece
   hasProblem(odd, /<exec_verify> is not pass or no_pass \("maybe"\)/);
 
   const verdictOnly = p('<exec_verify>no_pass</exec_verify> I will fix it next.', AFTER_EXEC);
-  assert.deepEqual([verdictOnly.kind, verdictOnly.verify, verdictOnly.mdp], ['invalid', { exec: 'no_pass' }, ['E-VERIFY']]);
+  assert.deepEqual(
+    [verdictOnly.kind, verdictOnly.verify, verdictOnly.mdp],
+    ['invalid', { exec: 'no_pass' }, ['E-VERIFY']],
+  );
 });
 
 test('MDP labels: PROPOSE only for the first SQL; SELF-CORRECT only when the SQL changes (literals count, spacing does not)', () => {
   assert.deepEqual(p(call('exec_sql', 'select  name from singer;'), AFTER_EXEC).mdp, ['E-VERIFY', 'EXECUTE']);
-  assert.deepEqual(p(call('exec_sql', "SELECT name FROM singer WHERE country = 'usa'"), AFTER_EXEC).mdp, ['E-VERIFY', 'SELF-CORRECT', 'EXECUTE']);
+  assert.deepEqual(p(call('exec_sql', "SELECT name FROM singer WHERE country = 'usa'"), AFTER_EXEC).mdp, [
+    'E-VERIFY',
+    'SELF-CORRECT',
+    'EXECUTE',
+  ]);
   assert.deepEqual(p(call('exec_sql', 'SELECT 1'), AFTER_MEMORY).mdp, ['M-VERIFY', 'SELF-CORRECT', 'EXECUTE']);
   const early = p(call('memory_retrieve', 'SELECT 1'));
   assert.deepEqual(early.mdp, ['PROPOSE', 'M-VERIFY']);
@@ -157,7 +200,11 @@ test('tolerated shapes: Markdown-escaped tags, arguments as a JSON string, "sql"
 });
 
 test('a 100 KB response parses, is reported as long, and keeps its action', () => {
-  const long = '<think>' + 'the singer table has a name column. '.repeat(2900) + '</think>\n' + call('exec_sql', 'SELECT name FROM singer', '');
+  const long =
+    '<think>' +
+    'the singer table has a name column. '.repeat(2900) +
+    '</think>\n' +
+    call('exec_sql', 'SELECT name FROM singer', '');
   assert.ok(long.length > 100_000);
   const a = p(long);
   assert.deepEqual([a.kind, a.sql], ['execute', 'SELECT name FROM singer']);

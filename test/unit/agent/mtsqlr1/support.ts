@@ -29,7 +29,8 @@ export function db(name: 'car-makers' | 'world-country'): { path: string; schema
 }
 
 /** App. D.1's dialogue: turn 1 (with the gold SQL of the trace) and the follow-up question. */
-export const D1_GOLD = 'SELECT T1.Continent , count ( * ) FROM CONTINENTS AS T1 JOIN COUNTRIES AS T2 ON T1.ContId = T2.continent JOIN car_makers AS T3 ON T2.CountryId = T3.Country GROUP BY T1.Continent';
+export const D1_GOLD =
+  'SELECT T1.Continent , count ( * ) FROM CONTINENTS AS T1 JOIN COUNTRIES AS T2 ON T1.ContId = T2.continent JOIN car_makers AS T3 ON T2.CountryId = T3.Country GROUP BY T1.Continent';
 export function d1Task(over: Partial<Task> = {}): Task {
   return {
     question: 'What about the number of car makers in the country USA?',
@@ -41,7 +42,9 @@ export function d1Task(over: Partial<Task> = {}): Task {
 
 export function d1Session(task: Task = d1Task(), config: Partial<ProtocolConfig> = {}): Mtsqlr1Session {
   return mtsqlr1Protocol.create({
-    task, config: { ...mtsqlr1Protocol.defaults, ...config } as ProtocolConfig, schema: db('car-makers').schema,
+    task,
+    config: { ...mtsqlr1Protocol.defaults, ...config } as ProtocolConfig,
+    schema: db('car-makers').schema,
   }) as Mtsqlr1Session;
 }
 
@@ -68,7 +71,11 @@ export interface ExpectedCase {
 export function expectedCases(): ExpectedCase[] {
   const raw = JSON.parse(turnText('expected.json')) as { sql: Record<string, string>; cases: ExpectedCase[] };
   const resolve = (v: string | null) => (v?.startsWith('$') ? raw.sql[v.slice(1)] : v);
-  return raw.cases.map((c) => ({ ...c, sql: resolve(c.sql), state: { ...c.state, candidate: resolve(c.state.candidate) } }));
+  return raw.cases.map((c) => ({
+    ...c,
+    sql: resolve(c.sql),
+    state: { ...c.state, candidate: resolve(c.state.candidate) },
+  }));
 }
 
 /** A tool call as the App. D model writes it. */

@@ -24,8 +24,18 @@ export function task(over: Partial<Task> = {}): Task {
   return { question: 'How many singers do we have?', dbPath: concertDb().path, dbId: 'concert_singer', ...over };
 }
 
-export function session(p: Protocol, config: Partial<ProtocolConfig> = {}, t: Partial<Task> = {}, feedback?: FeedbackSource): ProtocolSession {
-  return p.create({ task: task(t), config: { ...p.defaults, ...config } as ProtocolConfig, schema: concertDb().schema, feedback });
+export function session(
+  p: Protocol,
+  config: Partial<ProtocolConfig> = {},
+  t: Partial<Task> = {},
+  feedback?: FeedbackSource,
+): ProtocolSession {
+  return p.create({
+    task: task(t),
+    config: { ...p.defaults, ...config } as ProtocolConfig,
+    schema: concertDb().schema,
+    feedback,
+  });
 }
 
 export function okResult(columns: string[], rows: (string | number | null)[][]): ExecResult {
@@ -43,7 +53,9 @@ export function fixture(protocol: string, name: string): string {
 }
 
 export function fixtureNames(protocol: string): string[] {
-  return readdirSync(join(outputsDir, protocol)).filter((f) => f.endsWith('.txt')).sort();
+  return readdirSync(join(outputsDir, protocol))
+    .filter((f) => f.endsWith('.txt'))
+    .sort();
 }
 
 /**

@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { parseLenientJson } from '../../../../src/core/agent/protocols/lenientJson';
 
 test('strict JSON passes with no tolerances', () => {
-  assert.deepEqual(parseLenientJson(' {"a": [1, 2.5, "x\\n"], "b": null} '), { value: { a: [1, 2.5, 'x\n'], b: null }, tolerated: [], error: null });
+  assert.deepEqual(parseLenientJson(' {"a": [1, 2.5, "x\\n"], "b": null} '), {
+    value: { a: [1, 2.5, 'x\n'], b: null },
+    tolerated: [],
+    error: null,
+  });
 });
 
 test('each tolerance is named', () => {
@@ -19,7 +23,11 @@ test('each tolerance is named', () => {
     ['{"a": 1', { a: 1 }, ['unclosed object']],
     ['call: {"a": 1} done', { a: 1 }, ['text before the JSON', 'text after the JSON']],
     ['{"a": 1 /* c */}', { a: 1 }, ['comment']],
-    ["{'sql': 'SELECT * FROM t WHERE n = 'x''}", { sql: "SELECT * FROM t WHERE n = 'x'" }, ['single-quoted string', "unescaped ' inside a string"]],
+    [
+      "{'sql': 'SELECT * FROM t WHERE n = 'x''}",
+      { sql: "SELECT * FROM t WHERE n = 'x'" },
+      ['single-quoted string', "unescaped ' inside a string"],
+    ],
     ['{"sql": "SELECT "name" FROM t"}', { sql: 'SELECT "name" FROM t' }, ['unescaped " inside a string']],
     ['{"a": 1, "a": 2}', { a: 2 }, []],
   ];

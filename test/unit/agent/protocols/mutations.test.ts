@@ -17,23 +17,60 @@ function rng(seed: number): () => number {
   };
 }
 
-const TAGS = ['<sql>', '</sql>', '<think>', '</think>', '<solution>', '</solution>', '<reasoning>', '</reasoning>',
-  '<tool_call>', '</tool_call>', '<answer>', '</answer>', '<tool_response>', '```sql\n', '```', '{', '}', '"', "'", ','];
+const TAGS = [
+  '<sql>',
+  '</sql>',
+  '<think>',
+  '</think>',
+  '<solution>',
+  '</solution>',
+  '<reasoning>',
+  '</reasoning>',
+  '<tool_call>',
+  '</tool_call>',
+  '<answer>',
+  '</answer>',
+  '<tool_response>',
+  '```sql\n',
+  '```',
+  '{',
+  '}',
+  '"',
+  "'",
+  ',',
+];
 
 function mutate(text: string, r: () => number): string {
   const at = () => Math.floor(r() * (text.length + 1));
   switch (Math.floor(r() * 7)) {
-    case 0: return text.slice(0, at());
-    case 1: { const i = at(); return text.slice(0, i) + TAGS[Math.floor(r() * TAGS.length)] + text.slice(i); }
-    case 2: { const i = at(); const j = Math.min(text.length, i + Math.floor(r() * 200)); return text.slice(0, j) + text.slice(i, j) + text.slice(j); }
-    case 3: { const i = at(); return text.slice(0, i) + text.slice(i + Math.floor(r() * 50)); }
+    case 0:
+      return text.slice(0, at());
+    case 1: {
+      const i = at();
+      return text.slice(0, i) + TAGS[Math.floor(r() * TAGS.length)] + text.slice(i);
+    }
+    case 2: {
+      const i = at();
+      const j = Math.min(text.length, i + Math.floor(r() * 200));
+      return text.slice(0, j) + text.slice(i, j) + text.slice(j);
+    }
+    case 3: {
+      const i = at();
+      return text.slice(0, i) + text.slice(i + Math.floor(r() * 50));
+    }
     case 4: {
-      const bytes = Array.from({ length: 1 + Math.floor(r() * 40) }, () => String.fromCharCode(Math.floor(r() * 0xffff)));
+      const bytes = Array.from({ length: 1 + Math.floor(r() * 40) }, () =>
+        String.fromCharCode(Math.floor(r() * 0xffff)),
+      );
       const i = at();
       return text.slice(0, i) + bytes.join('') + text.slice(i);
     }
-    case 5: return text.split('').reverse().join('');
-    default: { const i = at(); return text.slice(0, i) + '<sql>' + text.slice(i) + '<sql><think>'; }
+    case 5:
+      return text.split('').reverse().join('');
+    default: {
+      const i = at();
+      return text.slice(0, i) + '<sql>' + text.slice(i) + '<sql><think>';
+    }
   }
 }
 
@@ -51,7 +88,9 @@ function wellFormed(a: ParsedAction): void {
 }
 
 const protocols: ProtocolName[] = ['skyrl', 'sqltrail', 'mtir', 'progress'];
-const sources = ['skyrl', 'sqltrail', 'mtir', 'progress'].flatMap((dir) => fixtureNames(dir).map((f) => fixture(dir, f)));
+const sources = ['skyrl', 'sqltrail', 'mtir', 'progress'].flatMap((dir) =>
+  fixtureNames(dir).map((f) => fixture(dir, f)),
+);
 
 test('fixtures exist for every protocol directory', () => {
   assert.ok(sources.length >= 10);

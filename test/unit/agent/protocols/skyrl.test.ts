@@ -18,21 +18,35 @@ test('registry returns the skyrl protocol with the paper defaults', () => {
 });
 
 test('prompt quotes App. A and carries the task', () => {
-  const [msg, ...rest] = session(skyrlProtocol, {}, { question: 'List all singer names.', evidence: 'singers are people' }).start();
+  const [msg, ...rest] = session(
+    skyrlProtocol,
+    {},
+    { question: 'List all singer names.', evidence: 'singers are people' },
+  ).start();
   assert.equal(rest.length, 0);
   assert.equal(msg.role, 'user');
   const p = msg.content;
-  assert.ok(p.startsWith('Task Overview:\nYou are a data science expert. Below, you are provided with a database schema and a natural language question.'));
+  assert.ok(
+    p.startsWith(
+      'Task Overview:\nYou are a data science expert. Below, you are provided with a database schema and a natural language question.',
+    ),
+  );
   assert.match(p, /Database Engine: SQLite/);
   assert.match(p, /create table singer \(/i);
   assert.match(p, /This schema describes the database's structure/);
   assert.match(p, /External Knowledge:\nsingers are people/);
   assert.match(p, /Question: List all singer names\./);
   assert.match(p, /analisying questions/);
-  assert.match(p, /- Conduct thinking inside <think>\.\.\.<\/think> blocks every time you get new observation or information\./);
+  assert.match(
+    p,
+    /- Conduct thinking inside <think>\.\.\.<\/think> blocks every time you get new observation or information\./,
+  );
   assert.match(p, /The returned dataframe will be truncated in 50 rows if observation is too long\./);
   assert.match(p, /you MUST directly provide the final SQL query solution inside <solution>\.\.\.<\/solution>\./);
-  assert.match(p, /START OF EXAMPLE[\s\S]*<think>I am querying how many pigs[\s\S]*<solution>SELECT COUNT\(\*\) FROM animals WHERE species = 'pig';<\/solution>\n-+ END OF EXAMPLE/);
+  assert.match(
+    p,
+    /START OF EXAMPLE[\s\S]*<think>I am querying how many pigs[\s\S]*<solution>SELECT COUNT\(\*\) FROM animals WHERE species = 'pig';<\/solution>\n-+ END OF EXAMPLE/,
+  );
 });
 
 test('thinking variant (App. D.2) drops the think instruction and the example thoughts', () => {
@@ -45,7 +59,10 @@ test('thinking variant (App. D.2) drops the think instruction and the example th
 test('no-schema variant (App. D.1) shows table names only', () => {
   const p = session(skyrlProtocol, { noSchema: true }).start()[0].content;
   assert.match(p, /You are a data science expert\. Below, you are provided with a natural language question\./);
-  assert.match(p, /Database Schema:\nYou are not provided with the database schema and the table names\. You need to figure out the database structure by yourself with the table names\. stadium\nsinger\nconcert\nsinger_in_concert/);
+  assert.match(
+    p,
+    /Database Schema:\nYou are not provided with the database schema and the table names\. You need to figure out the database structure by yourself with the table names\. stadium\nsinger\nconcert\nsinger_in_concert/,
+  );
   assert.doesNotMatch(p, /create table/i);
 });
 
@@ -89,21 +106,26 @@ test('C.2 trace: a first SQL without thinking, then a PRAGMA after the error is 
   assert.match(a1.sql ?? '', /^SELECT Collection_Subset_Details\n/);
   assert.deepEqual(a1.problems, ['no <think> block']);
   const r1 = s.respond(a1, errResult('no such column: Collection_Subset_Details'), 4);
-  assert.equal(r1.observations[0].content,
-    '<observation>OperationalError: no such column: Collection_Subset_Details\n<reminder>You have 4 turns left to complete the task.</reminder></observation>');
+  assert.equal(
+    r1.observations[0].content,
+    '<observation>OperationalError: no such column: Collection_Subset_Details\n<reminder>You have 4 turns left to complete the task.</reminder></observation>',
+  );
   const a2 = s.parse(t2);
   assert.equal(a2.sql, 'PRAGMA table_info(Collection_Subsets);');
   assert.deepEqual(a2.mdp, ['SELF-CORRECT', 'EXECUTE']);
   assert.ok(a2.problems.includes('3 characters after </sql> ignored'));
 });
 
-test('C.3 trace: the corrected query spans the paper\'s two code blocks', () => {
+test("C.3 trace: the corrected query spans the paper's two code blocks", () => {
   const [t1, t2] = turnsOf('c3-logic-correction.txt');
   const s = session(skyrlProtocol);
   assert.match(s.parse(t1).sql ?? '', /ORDER BY s\.semester_id;$/);
   const a2 = s.parse(t2);
   assert.equal(a2.kind, 'execute');
-  assert.match(a2.sql ?? '', /^SELECT s\.semester name[\s\S]*GROUP BY se2\.semester_id\)\)\n\nORDER BY s\.semester_id;$/);
+  assert.match(
+    a2.sql ?? '',
+    /^SELECT s\.semester name[\s\S]*GROUP BY se2\.semester_id\)\)\n\nORDER BY s\.semester_id;$/,
+  );
 });
 
 test('C.4 trace: <sql> written inside an unclosed <think> still runs', () => {
@@ -134,21 +156,32 @@ test('observation: df format with index, reminder, 50-row truncation past 9000 c
   const r = s.respond(a, okResult(['name'], [['Ann'], ['Bob']]), 3);
   assert.equal(r.done, false);
   assert.equal(r.observations[0].role, 'user');
-  assert.equal(r.observations[0].content, '<observation>  name\n0  Ann\n1  Bob\n<reminder>You have 3 turns left to complete the task.</reminder></observation>');
-  const many = okResult(['v'], Array.from({ length: 2000 }, (_, i) => ['x'.repeat(20) + i]));
+  assert.equal(
+    r.observations[0].content,
+    '<observation>  name\n0  Ann\n1  Bob\n<reminder>You have 3 turns left to complete the task.</reminder></observation>',
+  );
+  const many = okResult(
+    ['v'],
+    Array.from({ length: 2000 }, (_, i) => ['x'.repeat(20) + i]),
+  );
   const big = s.respond(s.parse('<think>t</think><sql>SELECT v FROM t</sql>'), many, 2).observations[0].content;
   assert.ok(big.length < 9000 + 200);
   assert.match(big, /showing 50 of 2000 rows/);
   assert.match(big, /\n49 +x{20}49\n/);
 });
 
-test('invalid turn gets skyrl-gym\'s message; out of turns ends without observation; answer ends the episode', () => {
+test("invalid turn gets skyrl-gym's message; out of turns ends without observation; answer ends the episode", () => {
   const s = session(skyrlProtocol);
   const bad = s.parse('I think the answer is 3.');
   assert.equal(bad.kind, 'invalid');
-  assert.deepEqual(bad.problems, ['no <sql> or <solution> block ("I think the answer is 3.")', 'no <think> block; the text taken as the thought']);
-  assert.equal(s.respond(bad, null, 2).observations[0].content,
-    `<observation>${SKYRL_INVALID_MESSAGE}\n<reminder>You have 2 turns left to complete the task.</reminder></observation>`);
+  assert.deepEqual(bad.problems, [
+    'no <sql> or <solution> block ("I think the answer is 3.")',
+    'no <think> block; the text taken as the thought',
+  ]);
+  assert.equal(
+    s.respond(bad, null, 2).observations[0].content,
+    `<observation>${SKYRL_INVALID_MESSAGE}\n<reminder>You have 2 turns left to complete the task.</reminder></observation>`,
+  );
   assert.deepEqual(s.respond(bad, null, 0), { observations: [], done: true, end: 'budget', finalSql: null });
   const ans = s.parse('<think>done</think><solution>SELECT 1</solution>');
   assert.deepEqual(s.respond(ans, null, 2), { observations: [], done: true, end: 'answer', finalSql: 'SELECT 1' });
@@ -158,8 +191,14 @@ test('invalid turn gets skyrl-gym\'s message; out of turns ends without observat
 test('restoreStop appends the stripped stop string, known or inferred', () => {
   const s = session(skyrlProtocol);
   assert.equal(s.restoreStop('<think>x</think><sql>SELECT 1', '</sql>', 'stop'), '<think>x</think><sql>SELECT 1</sql>');
-  assert.equal(s.restoreStop('<think>x</think><sql>SELECT 1</sql>', '</sql>', 'stop'), '<think>x</think><sql>SELECT 1</sql>');
-  assert.equal(s.restoreStop('<sql>SELECT 1</sql><solution>SELECT 2', null, 'stop'), '<sql>SELECT 1</sql><solution>SELECT 2</solution>');
+  assert.equal(
+    s.restoreStop('<think>x</think><sql>SELECT 1</sql>', '</sql>', 'stop'),
+    '<think>x</think><sql>SELECT 1</sql>',
+  );
+  assert.equal(
+    s.restoreStop('<sql>SELECT 1</sql><solution>SELECT 2', null, 'stop'),
+    '<sql>SELECT 1</sql><solution>SELECT 2</solution>',
+  );
   assert.equal(s.restoreStop('<sql>SELECT 1', null, 'length'), '<sql>SELECT 1');
   assert.equal(s.restoreStop('no tags', null, 'stop'), 'no tags');
   const restored = s.parse(s.restoreStop('<think>x</think><sql>SELECT 1', '</sql>', 'stop'));
@@ -186,7 +225,9 @@ test('thinking models: a turn that starts inside <think> (template-opened) keeps
   const a = s.parse('The singer table has the rows.\n</think>\n\n<sql>SELECT count(*) FROM singer</sql>');
   assert.equal(a.kind, 'execute');
   assert.equal(a.thought, 'The singer table has the rows.');
-  assert.deepEqual(a.problems, ['no opening <think> before </think> (a chat template may have opened it); the text before it is the thought']);
+  assert.deepEqual(a.problems, [
+    'no opening <think> before </think> (a chat template may have opened it); the text before it is the thought',
+  ]);
   const plain = s.parse('<sql>SELECT 1</sql>');
   assert.deepEqual(plain.problems, []);
 });

@@ -1,14 +1,27 @@
 // Tag helpers: every shape of tagged model text yields blocks with positions and flags, never an exception.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findBlocks, firstBlock, lastBlock, stripCodeFence, removeBlocks, cutAfterClose, countTags, hasOpenTag, excerpt } from '../../../../src/core/agent/protocols/tags';
+import {
+  findBlocks,
+  firstBlock,
+  lastBlock,
+  stripCodeFence,
+  removeBlocks,
+  cutAfterClose,
+  countTags,
+  hasOpenTag,
+  excerpt,
+} from '../../../../src/core/agent/protocols/tags';
 import { getProtocol, PROTOCOL_NAMES } from '../../../../src/core/agent/protocols';
 
 test('findBlocks returns every block with positions', () => {
   const t = 'a<sql>one</sql>b<sql> two </sql>';
   const bs = findBlocks(t, 'sql');
   assert.equal(bs.length, 2);
-  assert.deepEqual(bs.map((b) => b.inner), ['one', ' two ']);
+  assert.deepEqual(
+    bs.map((b) => b.inner),
+    ['one', ' two '],
+  );
   assert.equal(t.slice(bs[0].start, bs[0].end), '<sql>one</sql>');
   assert.equal(t.slice(bs[1].innerStart, bs[1].innerStart + 5), ' two ');
   assert.ok(bs.every((b) => !b.unclosed && !b.nested));
@@ -37,15 +50,24 @@ test('nesting is detected and the outer block balances', () => {
 
 test('tags are case-insensitive, tolerate spaces and attributes; stray closes are ignored', () => {
   const bs = findBlocks('</sql> <SQL >a</ sql> <sql id="1">b</SQL>', 'sql');
-  assert.deepEqual(bs.map((b) => b.inner), ['a', 'b']);
+  assert.deepEqual(
+    bs.map((b) => b.inner),
+    ['a', 'b'],
+  );
   assert.deepEqual(countTags('</sql><sql>', 'sql'), { open: 1, close: 1 });
   assert.equal(hasOpenTag('x <sqlite>', 'sql'), false);
   assert.equal(hasOpenTag('x <sql>', 'sql'), true);
 });
 
 test('tag names are taken literally (no regex injection)', () => {
-  assert.deepEqual(findBlocks('<a.b>x</a.b><aXb>y</aXb>', 'a.b').map((b) => b.inner), ['x']);
-  assert.deepEqual(findBlocks('<tool_call>{}</tool_call>', 'tool_call').map((b) => b.inner), ['{}']);
+  assert.deepEqual(
+    findBlocks('<a.b>x</a.b><aXb>y</aXb>', 'a.b').map((b) => b.inner),
+    ['x'],
+  );
+  assert.deepEqual(
+    findBlocks('<tool_call>{}</tool_call>', 'tool_call').map((b) => b.inner),
+    ['{}'],
+  );
 });
 
 test('empty and non-string input gives no blocks', () => {
@@ -64,7 +86,10 @@ test('stripCodeFence removes a fence with or without language, closed or not', (
 
 test('removeBlocks and cutAfterClose', () => {
   assert.equal(removeBlocks('a<think>t</think>b<sql>s</sql>c', ['think', 'sql']), 'abc');
-  assert.deepEqual(cutAfterClose('<sql>s</sql> junk <sql>t</sql>', ['sql', 'solution']), { text: '<sql>s</sql>', dropped: ' junk <sql>t</sql>' });
+  assert.deepEqual(cutAfterClose('<sql>s</sql> junk <sql>t</sql>', ['sql', 'solution']), {
+    text: '<sql>s</sql>',
+    dropped: ' junk <sql>t</sql>',
+  });
   assert.deepEqual(cutAfterClose('<sql>open', ['sql']), { text: '<sql>open', dropped: '' });
   assert.equal(excerpt('a\n\n b', 10), 'a b');
   assert.equal(excerpt('x'.repeat(100), 10).length, 10);
@@ -78,7 +103,10 @@ test('large input with many tags stays linear enough and exact', () => {
 });
 
 test('getProtocol rejects unknown names, listing the valid ones', () => {
-  assert.throws(() => getProtocol('nope'), /unknown protocol 'nope'; valid protocols: skyrl, sqltrail, mtir, mtsqlr1, progress/);
+  assert.throws(
+    () => getProtocol('nope'),
+    /unknown protocol 'nope'; valid protocols: skyrl, sqltrail, mtir, mtsqlr1, progress/,
+  );
   assert.deepEqual([...PROTOCOL_NAMES], ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress']);
 });
 

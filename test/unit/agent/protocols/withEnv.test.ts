@@ -24,7 +24,13 @@ test('skyrl: error, self-correction, solution', async () => {
 });
 
 test('sqltrail: budget of 2 runs out, the final call answers', async () => {
-  const env = new SqlAgentEnv({ task: task(), protocol: getProtocol('sqltrail'), pool, schema: concertDb().schema, config: { maxTurns: 2 } });
+  const env = new SqlAgentEnv({
+    task: task(),
+    protocol: getProtocol('sqltrail'),
+    pool,
+    schema: concertDb().schema,
+    config: { maxTurns: 2 },
+  });
   env.reset();
   const s1 = await env.step('<reasoning>a</reasoning><sql>SELECT name FROM singer</sql>');
   assert.match(s1.observations[0].content, /You have 2 turns left to complete the task\./);
@@ -41,15 +47,26 @@ test('sqltrail: budget of 2 runs out, the final call answers', async () => {
 });
 
 test('sqltrail adaptive: an easy question gets 2 turns', () => {
-  const env = new SqlAgentEnv({ task: task({ difficulty: 'easy' }), protocol: getProtocol('sqltrail'), pool, schema: concertDb().schema, config: { adaptive: true } });
+  const env = new SqlAgentEnv({
+    task: task({ difficulty: 'easy' }),
+    protocol: getProtocol('sqltrail'),
+    pool,
+    schema: concertDb().schema,
+    config: { adaptive: true },
+  });
   assert.equal(env.budget, 2);
 });
 
 test('mtir: tool call, tool response, answer', async () => {
   const env = new SqlAgentEnv({ task: task(), protocol: getProtocol('mtir'), pool, schema: concertDb().schema });
   const opening = env.reset();
-  assert.deepEqual(opening.map((m) => m.role), ['system', 'user']);
-  const s1 = await env.step('<think>a</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT name FROM singer ORDER BY name"}}</tool_call>');
+  assert.deepEqual(
+    opening.map((m) => m.role),
+    ['system', 'user'],
+  );
+  const s1 = await env.step(
+    '<think>a</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT name FROM singer ORDER BY name"}}</tool_call>',
+  );
   assert.match(s1.observations[0].content, /^<tool_response>\n\{"columns": \["name"\], "data": \[\{"name": /);
   const s2 = await env.step('<think>b</think><answer>```sql\nSELECT count(*) FROM singer\n```</answer>');
   assert.equal(s2.end, 'answer');
@@ -58,7 +75,10 @@ test('mtir: tool call, tool response, answer', async () => {
 test('progress: feedback until the oracle is satisfied', async () => {
   const gold = 'SELECT count(*) FROM singer';
   const env = new SqlAgentEnv({
-    task: task({ gold }), protocol: getProtocol('progress'), pool, schema: concertDb().schema,
+    task: task({ gold }),
+    protocol: getProtocol('progress'),
+    pool,
+    schema: concertDb().schema,
     feedback: (pred, t) => (pred.trim() === t.gold ? null : 'SELECT_ERROR, SELECT projection differs from reference.'),
   });
   env.reset();
@@ -71,6 +91,11 @@ test('progress: feedback until the oracle is satisfied', async () => {
 });
 
 test('progress without an oracle fails at reset with the clear message', () => {
-  const env = new SqlAgentEnv({ task: task({ gold: 'SELECT 1' }), protocol: getProtocol('progress'), pool, schema: concertDb().schema });
+  const env = new SqlAgentEnv({
+    task: task({ gold: 'SELECT 1' }),
+    protocol: getProtocol('progress'),
+    pool,
+    schema: concertDb().schema,
+  });
   assert.throws(() => env.reset(), /progress protocol needs gold SQL and an oracle feedback source/);
 });

@@ -26,10 +26,12 @@ export async function withHistoryResults(task: Task, pool: SqlPool, opts: Histor
   const history = task.history ?? [];
   if (history.every((h) => typeof h.result === 'string')) return task;
   const maxRows = opts.maxRows ?? MEMORY_RESULT_ROWS;
-  const filled = await Promise.all(history.map(async (h) => {
-    if (typeof h.result === 'string') return h;
-    const r = await pool.exec({ db: task.dbPath, sql: h.sql, timeoutMs: opts.timeoutMs, maxRows }, opts.signal);
-    return { ...h, result: historyResultText(r, maxRows) };
-  }));
+  const filled = await Promise.all(
+    history.map(async (h) => {
+      if (typeof h.result === 'string') return h;
+      const r = await pool.exec({ db: task.dbPath, sql: h.sql, timeoutMs: opts.timeoutMs, maxRows }, opts.signal);
+      return { ...h, result: historyResultText(r, maxRows) };
+    }),
+  );
   return { ...task, history: filled };
 }

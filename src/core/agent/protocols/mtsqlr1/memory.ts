@@ -25,7 +25,9 @@ export function asQuestion(q: string): string {
 
 /** Spider's schema of the task's database, from the introspected schema (tables only, as Spider's get_schema reads). */
 export function spiderSchemaOf(schema: SchemaInfo): SpiderSchema {
-  return buildSpiderSchema(schema.tables.filter((t) => t.kind === 'table').map((t) => [t.name, t.columns.map((c) => c.name)]));
+  return buildSpiderSchema(
+    schema.tables.filter((t) => t.kind === 'table').map((t) => [t.name, t.columns.map((c) => c.name)]),
+  );
 }
 
 /** The parsed elements of one SQL, or a sentence saying why Spider's parser could not read it. */
@@ -45,12 +47,16 @@ export const NO_HISTORY_RESULT = '(not available: this SQL was not run)';
  * dialogue has nothing to be coherent with).
  */
 export function memoryString(history: readonly HistoryEntry[], spider: SpiderSchema): string {
-  return history.map((h, i) => [
-    `== Turn ${i} ==`,
-    `Question: ${asQuestion(h.question)}`,
-    `Ground-Truth SQL: ${String(h.sql ?? '').trim()}`,
-    `Parsed Elements for each term: ${parsedElementsOf(spider, String(h.sql ?? ''))}`,
-    `SQL Results (truncated to 50 characters): ${typeof h.result === 'string' ? h.result : NO_HISTORY_RESULT}`,
-    `== Turn ${i} ==`,
-  ].join('\n')).join('\n\n');
+  return history
+    .map((h, i) =>
+      [
+        `== Turn ${i} ==`,
+        `Question: ${asQuestion(h.question)}`,
+        `Ground-Truth SQL: ${String(h.sql ?? '').trim()}`,
+        `Parsed Elements for each term: ${parsedElementsOf(spider, String(h.sql ?? ''))}`,
+        `SQL Results (truncated to 50 characters): ${typeof h.result === 'string' ? h.result : NO_HISTORY_RESULT}`,
+        `== Turn ${i} ==`,
+      ].join('\n'),
+    )
+    .join('\n\n');
 }

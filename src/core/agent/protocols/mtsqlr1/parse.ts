@@ -33,7 +33,13 @@ export interface TurnState {
   hasHistory: boolean;
 }
 
-export const INITIAL_STATE: TurnState = { phase: 'start', candidate: null, executedAny: false, memoryAny: false, hasHistory: false };
+export const INITIAL_STATE: TurnState = {
+  phase: 'start',
+  candidate: null,
+  executedAny: false,
+  memoryAny: false,
+  hasHistory: false,
+};
 
 /** A parsed turn plus the tool it calls (ParsedAction's kind says execute/memory; this keeps the name for messages). */
 export interface Mtsqlr1Action extends ParsedAction {
@@ -62,7 +68,11 @@ export function parseTurn(raw: unknown, state: TurnState): Mtsqlr1Action {
   }
 }
 
-interface Region { start: number; end: number; inner: string }
+interface Region {
+  start: number;
+  end: number;
+  inner: string;
+}
 
 function parseText(original: string, state: TurnState): Mtsqlr1Action {
   const problems: string[] = [];
@@ -77,7 +87,11 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
 
   const actions = ACTION_TAGS.flatMap((t) => findBlocks(actionText, t)).sort((a, b) => a.start - b.start);
   const block = actions[0] ?? null;
-  let thought: string | null = thinks.map((r) => r.inner.trim()).filter((s) => s !== '').join('\n\n') || null;
+  let thought: string | null =
+    thinks
+      .map((r) => r.inner.trim())
+      .filter((s) => s !== '')
+      .join('\n\n') || null;
   if (thought === null) {
     const before = actionText.slice(0, block ? block.start : actionText.length);
     const prose = before.replace(new RegExp(`</?\\s*(?:${ALL_TAGS.join('|')})(?:\\s[^<>]*)?>`, 'gi'), ' ').trim();
@@ -85,7 +99,9 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
   }
   if (actions.length > 1) {
     const rest = actions.slice(1).map((b) => `<${b.tag}>`);
-    problems.push(`${actions.length} action blocks in one turn; only the first (<${block!.tag}>) is used, ${rest.join(', ')} ignored`);
+    problems.push(
+      `${actions.length} action blocks in one turn; only the first (<${block!.tag}>) is used, ${rest.join(', ')} ignored`,
+    );
   }
 
   const verify = readVerdicts(actionText, thinkText, state, problems);
@@ -94,16 +110,32 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
     const strayClose = ACTION_TAGS.find((t) => new RegExp(`</\\s*${t}\\s*>`, 'i').test(actionText));
     const mentioned = ACTION_TAGS.find((t) => findBlocks(thinkText, t).length > 0);
     const shown = text.trim() === '' ? 'empty response' : `"${excerpt(text)}"`;
-    problems.push(`no <tool_call> and no <answer_sql> (${shown})` +
-      (strayClose ? `; a </${strayClose}> without its opening tag` : '') +
-      (mentioned ? `; a <${mentioned}> appears only inside <think>` : ''));
-    return { kind: 'invalid', sql: null, thought, mdp: verify.given ? verifyPrefix(state) : [], ...(verify.value ? { verify: verify.value } : {}), problems };
+    problems.push(
+      `no <tool_call> and no <answer_sql> (${shown})` +
+        (strayClose ? `; a </${strayClose}> without its opening tag` : '') +
+        (mentioned ? `; a <${mentioned}> appears only inside <think>` : ''),
+    );
+    return {
+      kind: 'invalid',
+      sql: null,
+      thought,
+      mdp: verify.given ? verifyPrefix(state) : [],
+      ...(verify.value ? { verify: verify.value } : {}),
+      problems,
+    };
   }
 
   const read = block.tag === 'tool_call' ? readToolCall(block) : readAnswer(block);
   problems.push(...read.problems);
   if (read.sql === null) {
-    return { kind: 'invalid', sql: null, thought, mdp: verify.given ? verifyPrefix(state) : [], ...(verify.value ? { verify: verify.value } : {}), problems };
+    return {
+      kind: 'invalid',
+      sql: null,
+      thought,
+      mdp: verify.given ? verifyPrefix(state) : [],
+      ...(verify.value ? { verify: verify.value } : {}),
+      problems,
+    };
   }
 
   const kind = read.tool === 'exec_sql' ? 'execute' : read.tool === 'memory_retrieve' ? 'memory' : 'answer';
@@ -113,14 +145,24 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
   mdp.push(kind === 'execute' ? 'EXECUTE' : kind === 'memory' ? 'M-VERIFY' : 'FINALIZE');
 
   // What the paper's instructions ask for but the turn skipped: recorded, not refused.
-  if (kind === 'memory' && !state.executedAny) problems.push('memory_retrieve before any exec_sql (the prompt asks to execute first)');
-  if (kind === 'answer' && !state.executedAny) problems.push("answer without any exec_sql call (the prompt says: Please call 'exec_sql' tool at least once)");
-  else if (kind === 'answer' && !state.memoryAny && state.hasHistory) problems.push("answer without memory_retrieve (the exec_sql message says: You have to call 'memory_retrieve' tool … at least once)");
-  if (kind === 'answer' && (verify.value?.exec === 'no_pass' || verify.value?.memory === 'no_pass')) problems.push('answer given after a no_pass verdict in the same turn');
-  if (kind === 'answer' && state.candidate !== null && mdp.includes('SELF-CORRECT')) problems.push('the final SQL differs from the last SQL sent to a tool (it was never executed as written)');
+  if (kind === 'memory' && !state.executedAny)
+    problems.push('memory_retrieve before any exec_sql (the prompt asks to execute first)');
+  if (kind === 'answer' && !state.executedAny)
+    problems.push("answer without any exec_sql call (the prompt says: Please call 'exec_sql' tool at least once)");
+  else if (kind === 'answer' && !state.memoryAny && state.hasHistory)
+    problems.push(
+      "answer without memory_retrieve (the exec_sql message says: You have to call 'memory_retrieve' tool … at least once)",
+    );
+  if (kind === 'answer' && (verify.value?.exec === 'no_pass' || verify.value?.memory === 'no_pass'))
+    problems.push('answer given after a no_pass verdict in the same turn');
+  if (kind === 'answer' && state.candidate !== null && mdp.includes('SELF-CORRECT'))
+    problems.push('the final SQL differs from the last SQL sent to a tool (it was never executed as written)');
 
   return {
-    kind, sql: read.sql, thought, mdp,
+    kind,
+    sql: read.sql,
+    thought,
+    mdp,
     ...(verify.value ? { verify: verify.value } : {}),
     ...(read.tool ? { tool: read.tool } : {}),
     problems,
@@ -156,7 +198,9 @@ function thinkRegions(text: string, problems: string[]): Region[] {
   let from = 0;
   if (firstClose && (!firstOpen || firstOpen.index > firstClose.index)) {
     regions.push({ start: 0, end: firstClose.index + firstClose[0].length, inner: text.slice(0, firstClose.index) });
-    problems.push('no opening <think> before </think> (a chat template may have opened it); the text before it is the thought');
+    problems.push(
+      'no opening <think> before </think> (a chat template may have opened it); the text before it is the thought',
+    );
     from = firstClose.index + firstClose[0].length;
   }
   const rest = text.slice(from);
@@ -169,19 +213,28 @@ function thinkRegions(text: string, problems: string[]): Region[] {
     const stop = new RegExp(`<(?:${[...ACTION_TAGS, ...VERDICT_TAGS].join('|')})(?:\\s[^<>]*)?>`, 'i').exec(after);
     const innerEnd = stop ? b.innerStart + stop.index : rest.length;
     regions.push({ start: from + b.start, end: from + innerEnd, inner: rest.slice(b.innerStart, innerEnd) });
-    problems.push(stop ? `unclosed <think>: it is taken to end at the first ${stop[0]}` : 'unclosed <think>: the whole response is reasoning');
+    problems.push(
+      stop
+        ? `unclosed <think>: it is taken to end at the first ${stop[0]}`
+        : 'unclosed <think>: the whole response is reasoning',
+    );
   }
   return regions;
 }
 
 function normalizeVerdict(inner: string): Verdict | null {
-  const v = stripCodeFence(inner).text.replace(/^['"`\s]+|['"`\s.]+$/g, '').toLowerCase();
+  const v = stripCodeFence(inner)
+    .text.replace(/^['"`\s]+|['"`\s.]+$/g, '')
+    .toLowerCase();
   if (v === 'pass' || v === 'passed' || v === 'yes') return 'pass';
   if (/^(no[_\s-]?pass|not[_\s-]?pass|fail|failed|no)$/.test(v)) return 'no_pass';
   return null;
 }
 
-interface Verdicts { value: { exec?: Verdict; memory?: Verdict } | null; given: boolean }
+interface Verdicts {
+  value: { exec?: Verdict; memory?: Verdict } | null;
+  given: boolean;
+}
 
 function readVerdicts(actionText: string, thinkText: string, state: TurnState, problems: string[]): Verdicts {
   const out: { exec?: Verdict; memory?: Verdict } = {};
@@ -204,7 +257,9 @@ function readVerdicts(actionText: string, thinkText: string, state: TurnState, p
     const key = tag === 'exec_verify' ? 'exec' : 'memory';
     const judged = key === 'exec' ? state.executedAny : state.memoryAny;
     if (!judged) {
-      problems.push(`<${tag}> without a preceding ${key === 'exec' ? 'exec_sql result' : 'memory_retrieve result'}; the verdict is ignored`);
+      problems.push(
+        `<${tag}> without a preceding ${key === 'exec' ? 'exec_sql result' : 'memory_retrieve result'}; the verdict is ignored`,
+      );
       continue;
     }
     out[key] = last.v as Verdict;
@@ -213,7 +268,11 @@ function readVerdicts(actionText: string, thinkText: string, state: TurnState, p
   return { value: given ? out : null, given };
 }
 
-interface Read { sql: string | null; tool?: ToolName; problems: string[] }
+interface Read {
+  sql: string | null;
+  tool?: ToolName;
+  problems: string[];
+}
 
 const MARKUP = new RegExp(`</?\\s*(?:${ALL_TAGS.join('|')})(?:\\s[^<>]*)?>`, 'gi');
 
@@ -245,7 +304,10 @@ function readToolCall(block: TagBlock): Read {
   if (block.unclosed) {
     // Without </tool_call> and with JSON that stops mid-way, the generation was cut off: running half a query helps no one.
     if (parsed.tolerated.some((t) => t.startsWith('unclosed'))) {
-      return { sql: null, problems: [...problems, `unclosed <tool_call> whose JSON is cut off (${parsed.tolerated.join(', ')})`] };
+      return {
+        sql: null,
+        problems: [...problems, `unclosed <tool_call> whose JSON is cut off (${parsed.tolerated.join(', ')})`],
+      };
     }
     problems.push('unclosed <tool_call>; its JSON is complete, so the call is used');
   }
@@ -261,19 +323,33 @@ function readToolCall(block: TagBlock): Read {
   }
   if (!isObject(call)) return { sql: null, problems: [...problems, 'the tool call is not a JSON object'] };
   const rawName = call.name;
-  if (typeof rawName !== 'string') return { sql: null, problems: [...problems, 'the tool call has no "name"; the tools are exec_sql and memory_retrieve'] };
+  if (typeof rawName !== 'string')
+    return {
+      sql: null,
+      problems: [...problems, 'the tool call has no "name"; the tools are exec_sql and memory_retrieve'],
+    };
   const name = TOOL_NAMES.find((t) => t === rawName.trim().toLowerCase());
-  if (!name) return { sql: null, problems: [...problems, `unknown tool "${excerpt(rawName, 40)}"; the tools are exec_sql and memory_retrieve`] };
+  if (!name)
+    return {
+      sql: null,
+      problems: [...problems, `unknown tool "${excerpt(rawName, 40)}"; the tools are exec_sql and memory_retrieve`],
+    };
   if (name !== rawName) problems.push(`tool name "${excerpt(rawName, 40)}" read as ${name}`);
   let args: JsonValue | undefined = call.arguments ?? call.parameters;
   if (call.arguments === undefined && call.parameters !== undefined) problems.push('"parameters" read as "arguments"');
   if (typeof args === 'string') {
     const inner = parseLenientJson(args);
-    if (inner.value === undefined) return { sql: null, tool: name, problems: [...problems, `"arguments" is a string that is not JSON (${inner.error})`] };
+    if (inner.value === undefined)
+      return {
+        sql: null,
+        tool: name,
+        problems: [...problems, `"arguments" is a string that is not JSON (${inner.error})`],
+      };
     problems.push('"arguments" given as a JSON string', ...inner.tolerated.map((t) => `arguments JSON: ${t}`));
     args = inner.value;
   }
-  if (!isObject(args)) return { sql: null, tool: name, problems: [...problems, `${name} called without an "arguments" object`] };
+  if (!isObject(args))
+    return { sql: null, tool: name, problems: [...problems, `${name} called without an "arguments" object`] };
   let code = args.code;
   if (code === undefined) {
     const alias = (['sql', 'query'] as const).find((k) => typeof args[k] === 'string');
@@ -282,10 +358,12 @@ function readToolCall(block: TagBlock): Read {
       code = args[alias];
     }
   }
-  if (typeof code !== 'string') return { sql: null, tool: name, problems: [...problems, `${name} called without a "code" string`] };
+  if (typeof code !== 'string')
+    return { sql: null, tool: name, problems: [...problems, `${name} called without a "code" string`] };
   const cleaned = stripCodeFence(code);
   if (cleaned.fenced) problems.push('code fence inside "code" removed');
-  if (cleaned.text === '') return { sql: null, tool: name, problems: [...problems, `${name} called with empty "code"`] };
+  if (cleaned.text === '')
+    return { sql: null, tool: name, problems: [...problems, `${name} called with empty "code"`] };
   return { sql: cleaned.text, tool: name, problems };
 }
 

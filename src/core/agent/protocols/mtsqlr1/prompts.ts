@@ -4,7 +4,7 @@
 
 /** App. D, "PROMPT FOR OURS": the instructions before the dialogue. */
 export const MTSQLR1_INSTRUCTIONS = [
-  "You are a SQL expert. Your task is to translate a natural language question into SQL through step-by-step reasoning. Please follow the steps:",
+  'You are a SQL expert. Your task is to translate a natural language question into SQL through step-by-step reasoning. Please follow the steps:',
   '',
   '1. Reasoning',
   '   - Always think step by step before calling the tool. Draft the SQL.',
@@ -26,7 +26,8 @@ export const HISTORY_HEADER = 'Here are previous question and corresponding corr
 export const CURRENT_HEADER = 'Now please translate the following question to SQL step by step';
 
 /** App. D: what follows the current question (D.1's spelling). */
-export const QUESTION_NOTE = "(Note you only need to translate the question to SQL instead answer the question. Once you feel you are ready for the final SQL, directly return the SQL inside <answer_sql> and </answer_sql> at the end of your response.\nNote please call 'exec_sql' tool at least once)";
+export const QUESTION_NOTE =
+  "(Note you only need to translate the question to SQL instead answer the question. Once you feel you are ready for the final SQL, directly return the SQL inside <answer_sql> and </answer_sql> at the end of your response.\nNote please call 'exec_sql' tool at least once)";
 
 /** App. B.0.1 tool schemas (the `tool_schema` entries of the two tool configurations). */
 export const EXEC_SQL_TOOL = {
@@ -49,7 +50,12 @@ export const MEMORY_RETRIEVE_TOOL = {
     description: 'A tool for retrieving the historical questions and ground-truth SQL in this dialogue',
     parameters: {
       type: 'object',
-      properties: { code: { type: 'string', description: 'The current generated SQL that needs to be verified coherence with the given historical memory' } },
+      properties: {
+        code: {
+          type: 'string',
+          description: 'The current generated SQL that needs to be verified coherence with the given historical memory',
+        },
+      },
       required: ['code'],
     },
   },
@@ -62,7 +68,13 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 export function pyJsonDumps(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return '[' + value.map(pyJsonDumps).join(', ') + ']';
-  return '{' + Object.entries(value as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k)}: ${pyJsonDumps(v)}`).join(', ') + '}';
+  return (
+    '{' +
+    Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pyJsonDumps(v)}`)
+      .join(', ') +
+    '}'
+  );
 }
 
 /**
@@ -163,6 +175,6 @@ export function invalidActionMessage(problems: string[]): string {
   const why = problems.length > 0 ? problems.join('; ') : 'no tool call and no final SQL';
   return [
     `Your response did not contain a usable action (${why}).`,
-    "Call a tool via <tool_call>, e.g. <tool_call>\n{\"name\": \"exec_sql\", \"arguments\": {\"code\": \"SELECT ...\"}}\n</tool_call> (or \"memory_retrieve\" with the same arguments), or return the final SQL inside <answer_sql>...</answer_sql>.",
+    'Call a tool via <tool_call>, e.g. <tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT ..."}}\n</tool_call> (or "memory_retrieve" with the same arguments), or return the final SQL inside <answer_sql>...</answer_sql>.',
   ].join('\n');
 }

@@ -3,7 +3,15 @@
 import type { ExecResult } from '../../../db/types';
 import { renderObservation } from '../../../db/observation';
 import { pyFloatRepr } from '../../../eval/pyValues';
-import type { ColUnit, Condition, CondUnit, SpiderSql, SpiderValue, TableUnit, ValUnit } from '../../../sql/spider/types';
+import type {
+  ColUnit,
+  Condition,
+  CondUnit,
+  SpiderSql,
+  SpiderValue,
+  TableUnit,
+  ValUnit,
+} from '../../../sql/spider/types';
 import { isSql } from '../../../sql/spider/types';
 
 /** Python's repr() of a str. */
@@ -67,18 +75,22 @@ function orderBy(o: SpiderSql['orderBy']): string {
 
 function sqlFields(sql: SpiderSql, select: string): string {
   const nested = (s: SpiderSql | null) => (s && isSql(s) ? sqlRepr(s) : 'None');
-  return '{' + [
-    `'from': {'table_units': [${sql.from.table_units.map(tableUnit).join(', ')}], 'conds': ${condition(sql.from.conds)}}`,
-    `'select': ${select}`,
-    `'where': ${condition(sql.where)}`,
-    `'groupBy': [${sql.groupBy.map(colUnit).join(', ')}]`,
-    `'having': ${condition(sql.having)}`,
-    `'orderBy': ${orderBy(sql.orderBy)}`,
-    `'limit': ${sql.limit === null ? 'None' : String(sql.limit)}`,
-    `'intersect': ${nested(sql.intersect)}`,
-    `'union': ${nested(sql.union)}`,
-    `'except': ${nested(sql.except)}`,
-  ].join(', ') + '}';
+  return (
+    '{' +
+    [
+      `'from': {'table_units': [${sql.from.table_units.map(tableUnit).join(', ')}], 'conds': ${condition(sql.from.conds)}}`,
+      `'select': ${select}`,
+      `'where': ${condition(sql.where)}`,
+      `'groupBy': [${sql.groupBy.map(colUnit).join(', ')}]`,
+      `'having': ${condition(sql.having)}`,
+      `'orderBy': ${orderBy(sql.orderBy)}`,
+      `'limit': ${sql.limit === null ? 'None' : String(sql.limit)}`,
+      `'intersect': ${nested(sql.intersect)}`,
+      `'union': ${nested(sql.union)}`,
+      `'except': ${nested(sql.except)}`,
+    ].join(', ') +
+    '}'
+  );
 }
 
 /** The full repr of a Spider SQL dict (process_sql.get_sql), keys in the order it builds them. */

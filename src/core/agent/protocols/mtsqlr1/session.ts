@@ -7,8 +7,15 @@ import type { Observation, ParsedAction } from '../../types';
 import { configBool, configNumber, pythonErrorText, restoreTagStop, schemaText } from '../common';
 import { normalizeSql } from '../../../sql/normalize';
 import {
-  CURRENT_HEADER, HISTORY_HEADER, MTSQLR1_INSTRUCTIONS, QUESTION_NOTE,
-  execRecap, invalidActionMessage, memoryMessage, toolResponse, toolsSystemMessage,
+  CURRENT_HEADER,
+  HISTORY_HEADER,
+  MTSQLR1_INSTRUCTIONS,
+  QUESTION_NOTE,
+  execRecap,
+  invalidActionMessage,
+  memoryMessage,
+  toolResponse,
+  toolsSystemMessage,
 } from './prompts';
 import { asQuestion, memoryString, spiderSchemaOf } from './memory';
 import { pyRows } from './pyRepr';
@@ -28,7 +35,12 @@ export function mtsqlr1UserPrompt(ctx: ProtocolContext): string {
     parts.push(HISTORY_HEADER, '');
     history.forEach((h, i) => {
       const said = i === 0 ? `Database schema:\n${schema}\n${asQuestion(h.question)} ` : `${asQuestion(h.question)} `;
-      parts.push(`## Turn ${i + 1} ##`, `User: "${said}"`, `Corresponding Correct SQL: "${String(h.sql ?? '').trim()}"`, '');
+      parts.push(
+        `## Turn ${i + 1} ##`,
+        `User: "${said}"`,
+        `Corresponding Correct SQL: "${String(h.sql ?? '').trim()}"`,
+        '',
+      );
     });
   } else {
     // The first question of a dialogue: no earlier turn to carry the schema, so it stands on its own.
@@ -59,7 +71,10 @@ export class Mtsqlr1Session implements ProtocolSession {
   }
 
   start(): ChatMessage[] {
-    return [{ role: 'system', content: toolsSystemMessage() }, { role: 'user', content: mtsqlr1UserPrompt(this.ctx) }];
+    return [
+      { role: 'system', content: toolsSystemMessage() },
+      { role: 'user', content: mtsqlr1UserPrompt(this.ctx) },
+    ];
   }
 
   stop(): string[] {
@@ -111,12 +126,16 @@ export class Mtsqlr1Session implements ProtocolSession {
   private execReturnMessage(exec: ExecResult | null): string {
     const chars = configNumber(this.ctx.config, 'resultChars', 200);
     if (exec === null) return '(the SQL was not run)';
-    const text = exec.ok ? `The sql results example is: ${pyRows(exec)}` : `The sql execution failed: ${pythonErrorText(exec)}`;
+    const text = exec.ok
+      ? `The sql results example is: ${pyRows(exec)}`
+      : `The sql execution failed: ${pythonErrorText(exec)}`;
     return text.slice(0, Math.max(0, chars));
   }
 
   private tool(body: string): Observation {
-    return this.ctx.config.toolRole === 'tool' ? { role: 'tool', content: body } : { role: 'user', content: toolResponse(body) };
+    return this.ctx.config.toolRole === 'tool'
+      ? { role: 'tool', content: body }
+      : { role: 'user', content: toolResponse(body) };
   }
 
   private fallbackSql(): string | null {
