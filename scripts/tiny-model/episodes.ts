@@ -17,6 +17,7 @@ import { runStatement } from '../../src/core/db/runStatement';
 import { introspectSchema, renderSchema } from '../../src/core/db/schema';
 import { renderObservation } from '../../src/core/db/observation';
 import { bookshopQuestions, type QA } from './questions';
+import { transitQuestions } from './transit';
 
 interface Episode {
   db: string;
@@ -130,13 +131,25 @@ function main(): void {
   };
   const out = flag('--out');
   const root = flag('--root') ?? process.cwd();
-  if (!out) throw new Error('usage: episodes --out FILE [--root REPO]');
-  const dbPath = join(root, 'media', 'samples', 'bookshop.sqlite');
+  const which = flag('--db') ?? 'bookshop';
+  const split = flag('--split') ?? 'all';
+  if (!out || !['bookshop', 'transit'].includes(which) || !['all', 'train', 'heldout'].includes(split)) {
+    throw new Error('usage: episodes --out FILE [--root REPO] [--db bookshop|transit] [--split all|train|heldout]');
+  }
+  const dbPath = join(root, 'media', 'samples', `${which}.sqlite`);
   const schema = introspectSchema(dbPath);
   const db = openReadOnly(dbPath);
   const protocol = skyrlProtocol();
   const run = (sql: string) => runStatement(db, { db: dbPath, sql });
-  const lines = bookshopQuestions(db).map((qa) => JSON.stringify(episode(protocol, dbPath, schema, qa, run)));
+  // The transit questions (npm run train:demo) carry their template and whether they are held back.
+  const questions: Array<QA & { template?: string; heldout?: boolean }> =
+    which === 'transit'
+      ? transitQuestions(db).filter((q) => split === 'all' || q.heldout === (split === 'heldout'))
+      : bookshopQuestions(db);
+  const lines = questions.map((qa) => {
+    const ep = episode(protocol, dbPath, schema, qa, run);
+    return JSON.stringify(qa.template ? { ...ep, template: qa.template, heldout: qa.heldout } : ep);
+  });
   db.close();
   writeFileSync(out, lines.join('\n') + '\n');
   console.error(

@@ -2,7 +2,7 @@
 
 Reads one JSON request on stdin and prints one JSON line:
 
-    {"engine": "verl" | "skyrl", "overrides": ["key=value", "+key=value", ...], "skyrl_config": PATH?}
+    {"engine": "verl" | "skyrl" | "trl", "overrides": ["key=value", "+key=value", ...], "skyrl_config": PATH?}
 
 - verl: composes verl's own Hydra config (verl/trainer/config/ppo_trainer.yaml, the config `python3 -m
   verl.trainer.main_ppo` composes) with the overrides, runs verl's startup validation (verl/utils/config.py
@@ -14,6 +14,9 @@ Reads one JSON request on stdin and prints one JSON line:
   skyrl_train/config, or the skyrl-train wheel (its config folder is extracted to a temporary directory). skyrl-train
   needs Python 3.12 and is rarely installed beside verl; its `validate_cfg` imports the trainer, so only the compose
   runs here (quarry train checks SkyRL's batch rules itself).
+- trl: reads the arguments the way `python -m quarry_trainer.train.grpo` will (its `quarry.*` keys and TRL's
+  GRPOConfig fields) and constructs TRL's own `GRPOConfig` with them, so its `__post_init__` checks (batch
+  divisibility, loss and sampling options) run here.
 
 Every override whose key the config does not have is reported (Hydra stops at the first; this composes again without
 it until the rest compose). `${QUARRY_TRAINER_DIR}` in an override is this package's folder, as the launch script
@@ -201,6 +204,37 @@ def _verl_checks(cfg: Any, reply: dict[str, Any]) -> None:
             )
 
 
+def _trl(overrides: list[str], reply: dict[str, Any]) -> dict[str, Any]:
+    try:
+        import trl
+        from trl import GRPOConfig
+
+        from quarry_trainer.train import grpo
+    except ImportError as exc:
+        reply["errors"].append(_error("engine-missing", f"TRL does not import here ({exc}): install the trl extra"))
+        return reply
+    reply["engine_version"] = trl.__version__
+    reply["config"] = "trl/trainer/grpo_config.py GRPOConfig"
+    reply["config_from"] = "the installed trl"
+    quarry, fields, unknown, problems = grpo.split_args(overrides)
+    reply["unknown_keys"] = unknown
+    reply["errors"].extend(_error("arguments", p) for p in problems if not any(k in p for k in unknown))
+    if reply["errors"]:
+        return reply
+    try:
+        config = GRPOConfig(**{"report_to": "none", **fields})
+    except (ValueError, TypeError) as exc:
+        reply["errors"].append(_error("config", f"TRL's GRPOConfig refuses the launch: {exc}"))
+        return reply
+    reply["composed"] = not reply["unknown_keys"]
+    values = {k: getattr(config, k) for k in fields}
+    values.update({f"quarry.{k}": v for k, v in quarry.items()})
+    reply["values"] = {k: v for k, v in values.items() if k != "report_to" and any(_key(o) == k for o in overrides)}
+    reply["checks"].append("GRPOConfig.__post_init__")
+    reply["ok"] = reply["composed"] and not reply["errors"]
+    return reply
+
+
 def run(request: dict[str, Any]) -> dict[str, Any]:
     engine = request.get("engine")
     reply: dict[str, Any] = {
@@ -219,6 +253,8 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     }
     trainer_dir = str(PACKAGE_DIR)
     overrides = [str(o).replace("${QUARRY_TRAINER_DIR}", trainer_dir) for o in request.get("overrides", [])]
+    if engine == "trl":
+        return _trl(overrides, reply)
     if engine == "verl":
         try:
             import verl
@@ -241,7 +277,7 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         version = re.search(r"skyrl_train-([^-]+)-", where)
         reply["engine_version"] = version.group(1) if version else _installed_version("skyrl-train")
     else:
-        reply["errors"].append(_error("request", f"engine must be verl or skyrl, got {engine!r}"))
+        reply["errors"].append(_error("request", f"engine must be verl, skyrl or trl, got {engine!r}"))
         return reply
     reply["config"] = str(config_dir / f"{name}.yaml")
     cfg, unknown, errors = compose_reporting_unknown(config_dir, name, overrides)

@@ -50,6 +50,11 @@ export interface StepReply {
     exec: TrajectoryTurn['exec'];
     end: TrajectoryRecord['end'] | null;
     finalSql: string | null;
+    /**
+     * Whether the final SQL's result equals the gold's (the panel's `exec.match` term passed), when done with a known
+     * gold and a panel that has that term; else null. Trainers count pass@G and EX with it.
+     */
+    ex?: boolean | null;
     /** The full panel result (what `quarry reward --json` prints) when reward is set. */
     panel?: unknown;
   };
@@ -236,6 +241,9 @@ export class EpisodeStore {
           reply.reward = result.total;
           reply.terms = Object.fromEntries(result.terms.map((t) => [t.name, t.contribution]));
           reply.info.panel = panelJson(result);
+          const match = e.panel.terms.findIndex((t) => t.term === 'exec.match');
+          const passed = match >= 0 ? result.details[match]?.passed : undefined;
+          reply.info.ex = passed === undefined ? null : passed;
         }
       }
       return reply;

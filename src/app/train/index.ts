@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import type { LaunchInputs, EnginePlan } from '../../core/training/launchPlan';
 import { planVerl, VERL_CONFIG } from '../../core/training/verlLaunch';
 import { planSkyrl, SKYRL_CONFIG } from '../../core/training/skyrlLaunch';
+import { planTrl, TRL_CONFIG } from '../../core/training/trlLaunch';
 import { overrideArg, type Override } from '../../core/training/overrides';
 import { arithmetic, type Finding } from '../../core/training/preflight';
 import { protocolStops } from '../../core/training/protocolStops';
@@ -198,7 +199,7 @@ export async function prepareTrain(o: TrainOptions): Promise<TrainPlan> {
     rowsFrom,
     stops: protocolStops(recipe.protocol),
   };
-  const plan = o.engine === 'verl' ? planVerl(inputs) : planSkyrl(inputs);
+  const plan = o.engine === 'verl' ? planVerl(inputs) : o.engine === 'trl' ? planTrl(inputs) : planSkyrl(inputs);
   const dbDir = o.dbDir ? resolve(o.cwd, o.dbDir) : data.dbDir;
   const findings = [
     ...inputFindings(recipe, data, model, dbDir, o.dryRun),
@@ -246,7 +247,7 @@ export async function prepareTrain(o: TrainOptions): Promise<TrainPlan> {
 
 /** The engine's config file this launch composes, for messages. */
 export function engineConfigName(engine: LaunchEngine): string {
-  return engine === 'verl' ? VERL_CONFIG : SKYRL_CONFIG;
+  return engine === 'verl' ? VERL_CONFIG : engine === 'trl' ? TRL_CONFIG : SKYRL_CONFIG;
 }
 
 /** launch.json: the launch as data (every override with where it comes from, the pre-flight's verdict). */

@@ -11,6 +11,8 @@ import { ENGINE_NAMES, provenanceLabel, RECIPE_SETTINGS, type LaunchEngine } fro
 import type { MappingRow } from '../../core/training/launchPlan';
 import { VERL_MAPPING } from '../../core/training/verlLaunch';
 import { SKYRL_MAPPING } from '../../core/training/skyrlLaunch';
+import { TRL_MAPPING } from '../../core/training/trlLaunch';
+import { runLaunchHere } from '../../app/train/runHere';
 import type { Finding } from '../../core/training/preflight';
 import { numberText } from '../../core/training/overrides';
 import {
@@ -27,19 +29,22 @@ import { repoRootOf } from '../repoRoot';
 
 const usage = `Usage: quarry train --recipe NAME|FILE [--engine trl|verl|skyrl] --model PATH_OR_ID --data DIR --out DIR
                     [--set key=value]... [--dry-run] [--json] [--python PATH] [--skyrl-config PATH]
-                    [--db-dir DIR] [--force]
+                    [--db-dir DIR] [--force] [--resume]
        quarry train --list
-       quarry train --mapping verl|skyrl [--json]
+       quarry train --mapping trl|verl|skyrl [--json]
 
 Trains a paper's recipe (built-in: trainer/recipes/*.yaml; or a recipe file of your own).
-  --engine trl    trains here (the default; not yet: see below)
+  --engine trl    trains here (the default): TRL's GRPOTrainer with Quarry's multi-turn rollout
+                  (python -m quarry_trainer.train.grpo), the environment service started beside it
   --engine verl   writes into --out a launch of verl.trainer.main_ppo with the recipe's Hydra overrides
   --engine skyrl  writes into --out a launch of SkyRL (python -m quarry_trainer.skyrl.main) with its overrides
 The launch (launch.sh) starts \`quarry serve-env\` beside the trainer; launch.json says where every override comes from;
-job.json runs it with \`quarry jobs submit --target local --spec OUT/job.json\`.
+job.json runs it with \`quarry jobs submit --target local --spec OUT/job.json\`. With --engine trl the launch also runs
+now, here (Ctrl-C or SIGTERM saves a checkpoint and stops; --resume continues from the last checkpoint-N in --out).
 
   --data DIR       \`quarry data rl\`'s folder: train.parquet (val.parquet or test.parquet beside it for validation)
-  --set key=value  replace a recipe setting (rl.lr=2e-6) or set an engine key (verl.KEY=V, skyrl.KEY=V); repeatable
+  --set key=value  replace a recipe setting (rl.lr=2e-6) or set an engine key (verl.KEY=V, skyrl.KEY=V,
+                   trl.KEY=V: a GRPOConfig field such as trl.seed=3, or trl.quarry.KEY=V); repeatable
   --dry-run        print the launch and the pre-flight; write nothing
   --python PATH    the project's Python for the engine check (else QUARRY_PYTHON, else the nearest .venv/)
   --skyrl-config   skyrl-train's wheel or config folder (else QUARRY_SKYRL_CONFIG; not needed where skyrl_train
@@ -47,18 +52,15 @@ job.json runs it with \`quarry jobs submit --target local --spec OUT/job.json\`.
                    skyrl-train -d DIR
   --db-dir DIR     the databases the rows name (default: data.json's)
   --force          write into a non-empty --out that holds no earlier launch
+  --resume         (trl) continue the run in --out from its last checkpoint-N
   --list           the built-in recipes;  --mapping ENGINE  the recipe → engine key table
 
 Pre-flight (before anything is written, and in --dry-run): the batch sizes divide (train batch × group size by
 mini-batch, by micro-batch × GPUs), prompt + response fit the model's context, the data has a step's worth of rows
 and was built for the recipe's protocol; then the engine's Hydra config composes with every override (unknown keys
-named) and, for verl, its validate_config passes and Quarry's plug-ins load.
-Exit codes: 0 launch written (or printed), 1 the pre-flight found errors, 2 bad input, 3 --engine trl (not yet).`;
-
-const TRL_NOT_YET =
-  'quarry train --engine trl: not yet. Training with TRL from a recipe is not built; meanwhile TRL ' +
-  'trains with `python -m quarry_trainer.train.sft` (SFT) and GRPOTrainer with quarry_trainer.trl.rollout.QuarryRollout ' +
-  '(docs/training.md). --engine verl or --engine skyrl writes a launch for a cluster.';
+named) and, for verl, its validate_config passes and Quarry's plug-ins load; for TRL, its GRPOConfig constructs.
+Exit codes: 0 launch written (or printed; trl: training finished), 1 the pre-flight found errors or training failed,
+2 bad input.`;
 
 function renderMapping(engine: LaunchEngine, rows: readonly MappingRow[]): string {
   const lines = [`${engine}: recipe setting → ${engine} keys (file), conversion`];
@@ -154,6 +156,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       force: { type: 'boolean' },
       list: { type: 'boolean' },
       mapping: { type: 'string' },
+      resume: { type: 'boolean' },
     },
   });
   if (values.list) {
@@ -164,9 +167,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (values.mapping !== undefined) {
-    if (!(ENGINE_NAMES as readonly string[]).includes(values.mapping)) throw new UsageError('--mapping verl|skyrl');
+    if (!(ENGINE_NAMES as readonly string[]).includes(values.mapping)) throw new UsageError('--mapping trl|verl|skyrl');
     const engine = values.mapping as LaunchEngine;
-    const rows = engine === 'verl' ? VERL_MAPPING : SKYRL_MAPPING;
+    const rows = engine === 'verl' ? VERL_MAPPING : engine === 'trl' ? TRL_MAPPING : SKYRL_MAPPING;
     io.stdout.write(
       `${
         values.json
@@ -191,10 +194,6 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     throw new UsageError(`--engine must be trl, verl or skyrl, got '${engine}'`);
   if (!values.recipe)
     throw new UsageError('--recipe NAME|FILE is required (quarry train --list shows the built-in ones)');
-  if (engine === 'trl') {
-    io.stderr.write(`${TRL_NOT_YET}\n`);
-    return EXIT.rejected;
-  }
   for (const flag of ['model', 'data', 'out'] as const) {
     if (!values[flag]) throw new UsageError(`--${flag} is required for --engine ${engine}`);
   }
@@ -248,6 +247,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const outDir = resolve(io.cwd, values.out as string);
   try {
     const files = writeLaunch(plan, outDir, command, values.force === true);
+    if (engine === 'trl') {
+      io.stderr.write(`\nWrote ${files.join(', ')}.\nTraining here: bash ${files[0]}\n`);
+      const code = await runLaunchHere({
+        script: files[0],
+        python: python.path,
+        repoRoot: root,
+        extraArgs: values.resume ? ['quarry.resume=true'] : [],
+      });
+      return code === 0 ? EXIT.ok : 1;
+    }
     if (!values.json) {
       io.stdout.write(
         `\nWrote ${files.join(', ')}.\nRun it on the training node: bash ${files[0]}\n` +
@@ -266,7 +275,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export const trainCommand: Command = {
   name: 'train',
-  summary: "Train a paper's recipe: a verl or SkyRL launch with its pre-flight (TRL: not yet)",
+  summary: "Train a paper's recipe here with TRL, or write a verl or SkyRL launch, after the engine's pre-flight",
   usage,
   run,
 };

@@ -73,6 +73,14 @@ const SKYRL_DEFAULTS: Record<string, EngineValue> = {
   'trainer.algorithm.advantage_estimator': 'grpo',
 };
 
+const TRL_DEFAULTS: Record<string, EngineValue> = {
+  // trl/trainer/grpo_config.py, transformers/training_args.py
+  per_device_train_batch_size: 8,
+  gradient_accumulation_steps: 1,
+  num_generations: 8,
+  max_completion_length: 512,
+};
+
 class Values {
   constructor(
     private readonly overrides: readonly Override[],
@@ -417,6 +425,53 @@ export function skyrlArithmetic(a: ArithmeticInputs): Finding[] {
   return [...out, ...recipeChecks(a, train)];
 }
 
+/** TRL: GRPOConfig.__post_init__'s batch checks (trl/trainer/grpo_config.py) and the context, for one process. */
+export function trlArithmetic(a: ArithmeticInputs): Finding[] {
+  const v = new Values(a.overrides, TRL_DEFAULTS);
+  const out: Finding[] = [];
+  const perDevice = v.num('per_device_train_batch_size') ?? 8;
+  const g = v.num('num_generations') ?? 8;
+  const perGeneration = v.num('steps_per_generation') ?? v.num('gradient_accumulation_steps') ?? 1;
+  const accumulation = v.num('gradient_accumulation_steps') ?? 1;
+  const generation = perDevice * perGeneration;
+  if (generation % g !== 0) {
+    out.push(
+      finding(
+        'error',
+        'trl.generation-batch',
+        `per_device_train_batch_size ${perDevice} × steps_per_generation ${perGeneration} = ${generation} ` +
+          `completions per generation do not divide into groups of num_generations ${g} ` +
+          '(trl/trainer/grpo_config.py __post_init__)',
+      ),
+    );
+  }
+  if (perGeneration % accumulation !== 0) {
+    out.push(
+      finding(
+        'warning',
+        'trl.accumulation',
+        `steps_per_generation ${perGeneration} is not a multiple of gradient_accumulation_steps ` +
+          `${accumulation}: an optimiser step would mix two generation batches`,
+      ),
+    );
+  }
+  const response = v.num('max_completion_length') ?? 512;
+  const prompt = settingValue<number>(a.recipe, 'rl.max_prompt_length') ?? 0;
+  if (prompt + response > a.contextLength) {
+    out.push(
+      finding(
+        'error',
+        'context',
+        `rl.max_prompt_length ${prompt} + max_completion_length ${response} = ${prompt + response} tokens are ` +
+          `more than the model's context of ${a.contextLength} (${a.contextFrom})`,
+      ),
+    );
+  }
+  const batch = settingValue<number>(a.recipe, 'rl.train_batch_size') ?? null;
+  return [...out, ...recipeChecks(a, batch)];
+}
+
 export function arithmetic(a: ArithmeticInputs): Finding[] {
+  if (a.engine === 'trl') return trlArithmetic(a);
   return a.engine === 'verl' ? verlArithmetic(a) : skyrlArithmetic(a);
 }

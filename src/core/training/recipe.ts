@@ -7,7 +7,7 @@ import { BUILTIN_PANELS, BUILTIN_TERMS } from '../rewards/builtins';
 import type { PanelSpec } from '../rewards/types';
 
 export const RECIPE_SCHEMA = 'quarry.recipe/1';
-export const ENGINE_NAMES = ['verl', 'skyrl'] as const;
+export const ENGINE_NAMES = ['verl', 'skyrl', 'trl'] as const;
 export type LaunchEngine = (typeof ENGINE_NAMES)[number];
 
 /** A reward panel's numbers as a recipe states them: per term, its weight and its parameters. */
@@ -138,6 +138,11 @@ export const RECIPE_SETTINGS: Readonly<Record<string, SettingSpec>> = {
   },
   'rl.grad_clip': { kind: 'number', min: 0, what: 'gradient norm clip', required: true },
   'rl.filter': { kind: 'string', what: 'rollout filtering the paper applies' },
+  'rl.importance_sampling': {
+    kind: 'string',
+    choices: ['token', 'sequence'],
+    what: "the policy ratio per token (GRPO) or per sequence (GSPO); TRL's importance_sampling_level",
+  },
   'rl.rollout_engine': {
     kind: 'string',
     choices: ['vllm', 'sglang'],
@@ -322,9 +327,9 @@ export function validateRecipe(doc: unknown, where: string): RecipeCheck {
         );
     }
   }
-  const engines = { verl: {}, skyrl: {} } as Recipe['engines'];
+  const engines = { verl: {}, skyrl: {}, trl: {} } as Recipe['engines'];
   if (doc.engines !== undefined && !isObject(doc.engines))
-    problems.push(`${where}: engines must map verl/skyrl to engine keys`);
+    problems.push(`${where}: engines must map verl/skyrl/trl to engine keys`);
   for (const [engine, keys] of Object.entries(isObject(doc.engines) ? doc.engines : {})) {
     if (!(ENGINE_NAMES as readonly string[]).includes(engine)) {
       problems.push(`${where}: engines.${engine}: engines are ${ENGINE_NAMES.join(', ')}`);
@@ -400,7 +405,9 @@ export function applyAssignments(recipe: Recipe, assignments: Assignment[]): { r
     }
     const bad = checkSettingValue(key, value);
     if (bad) {
-      problems.push(`--set ${key}: ${bad}${RECIPE_SETTINGS[key] ? '' : '; engine keys are verl.<key> or skyrl.<key>'}`);
+      problems.push(
+        `--set ${key}: ${bad}${RECIPE_SETTINGS[key] ? '' : '; engine keys are verl.<key>, skyrl.<key> or trl.<key>'}`,
+      );
       continue;
     }
     const before = out.settings[key];

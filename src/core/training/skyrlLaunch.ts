@@ -378,6 +378,9 @@ export function planSkyrl(inputs: LaunchInputs): EnginePlan {
         'seq_mean_token_sum_norm): its default token_mean stays',
     });
   }
+  if (get(inputs, 'rl.importance_sampling') === 'sequence') {
+    notCarried.push({ key: 'rl.importance_sampling', why: 'sequence-level ratios (GSPO) are carried for TRL only' });
+  }
   if (get(inputs, 'rl.filter') !== undefined) {
     notCarried.push({
       key: 'rl.filter',

@@ -328,6 +328,9 @@ export function planVerl(inputs: LaunchInputs): EnginePlan {
       why: 'verl bounds the whole response (data.max_response_length), not ' + 'one turn',
     });
   }
+  if (get(inputs, 'rl.importance_sampling') === 'sequence') {
+    notCarried.push({ key: 'rl.importance_sampling', why: 'sequence-level ratios (GSPO) are carried for TRL only' });
+  }
   if (get(inputs, 'rl.filter') !== undefined) {
     notCarried.push({
       key: 'rl.filter',

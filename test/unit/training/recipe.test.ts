@@ -199,12 +199,12 @@ test('engine keys in a recipe: dotted keys with a value and a provenance', () =>
   doc.engines = {
     verl: { 'a.b': { value: 1, source: 'App. B' }, 'bad key': { value: 1, source: 'x' } },
     skyrl: { 'c.d': { value: { nested: true }, quarry: 'x' } },
-    trl: {},
+    deepspeed: {},
   };
   const text = validateRecipe(doc, 'r.yaml').problems.join('\n');
   assert.match(text, /engines\.verl\.bad key: not a dotted config key/);
   assert.match(text, /engines\.skyrl\.c\.d must be \{value: a number, string, boolean, null or list/);
-  assert.match(text, /engines\.trl: engines are verl, skyrl/);
+  assert.match(text, /engines\.deepspeed: engines are verl, skyrl, trl/);
 });
 
 test('--set replaces a setting (marked as set) or sets an engine key; a bad one is refused with the reason', () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { SETTING_KEYS } from '../../../src/core/training/recipe';
 import { VERL_MAPPING } from '../../../src/core/training/verlLaunch';
 import { SKYRL_MAPPING } from '../../../src/core/training/skyrlLaunch';
+import { TRL_MAPPING } from '../../../src/core/training/trlLaunch';
 
 const doc = readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'training.md'), 'utf8');
 const section = doc.slice(doc.indexOf('## Recipes and launches'));
@@ -14,7 +15,7 @@ const section = doc.slice(doc.indexOf('## Recipes and launches'));
 test('every recipe setting and every mapped engine key is in docs/training.md, Recipes and launches', () => {
   assert.ok(section.length > 1000, 'the section exists');
   for (const key of SETTING_KEYS) assert.ok(section.includes(`\`${key}\``), key);
-  for (const row of [...VERL_MAPPING, ...SKYRL_MAPPING]) {
+  for (const row of [...VERL_MAPPING, ...SKYRL_MAPPING, ...TRL_MAPPING]) {
     for (const key of row.engine) assert.ok(section.includes(`\`${row.add?.includes(key) ? '+' : ''}${key}\``), key);
     assert.ok(section.includes(`\`${row.file}\``), row.file);
   }

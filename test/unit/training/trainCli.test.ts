@@ -1,4 +1,4 @@
-// `quarry train` from the command line: TRL says "not yet", bad input exits 2 with the reason, the mapping tables
+// `quarry train` from the command line: TRL's plan, bad input exits 2 with the reason, the mapping tables
 // print, and a launch whose engine cannot be checked (no Python at --python) prints its launch and the reason, exits 1
 // and writes nothing. The engine's own check with a real verl and SkyRL config is trainer/tests/test_preflight.py.
 import { test } from 'node:test';
@@ -27,16 +27,36 @@ async function quarry(args: string[], cwd = process.cwd()) {
   return { code, out: out.text(), err: err.text() };
 }
 
-test('--engine trl (the default) is not yet, and says what to use meanwhile', async () => {
-  for (const args of [
-    ['--recipe', 'sql-trail'],
-    ['--recipe', 'sql-trail', '--engine', 'trl'],
-  ]) {
-    const r = await quarry(args);
-    assert.equal(r.code, 3);
-    assert.match(r.err, /--engine trl: not yet/);
-    assert.match(r.err, /--engine verl or --engine skyrl writes a launch/);
+test('--engine trl (the default) plans a TRL run: GRPOConfig fields from the recipe, Quarry keys for the rollout', async () => {
+  const dir = tempDir('quarry-train-');
+  const data = join(dir, 'data');
+  mkdirSync(data);
+  writeFileSync(join(data, 'train.jsonl'), '{}\n');
+  for (const engine of [[], ['--engine', 'trl']]) {
+    const r = await quarry([
+      '--recipe',
+      'sql-trail',
+      ...engine,
+      '--model',
+      'Qwen/Qwen2.5-Coder-7B-Instruct',
+      '--data',
+      data,
+      '--out',
+      join(dir, 'run'),
+      '--python',
+      join(dir, 'no-python'),
+      '--dry-run',
+    ]);
+    // No Python at --python: the engine check cannot pass, but the plan is printed.
+    assert.equal(r.code, 1);
+    assert.match(r.out, /-m quarry_trainer\.train\.grpo/);
+    assert.match(r.out, /num_generations=6 \\/);
+    assert.match(r.out, /epsilon_high=0\.28 \\/);
+    assert.match(r.out, /beta=0(\.0)? \\/);
+    assert.match(r.out, /loss_type=dapo \\/);
+    assert.match(r.out, /quarry\.max_turns=10 \\/);
   }
+  assert.equal(existsSync(join(dir, 'run')), false);
 });
 
 test('bad input exits 2 with the reason', async () => {

@@ -43,6 +43,9 @@ class QuarryRollout:
         max_new_tokens: int = 256,
         temperature: float = 1.0,
         panel: str | None = None,
+        top_p: float = 1.0,
+        max_turns: int | None = None,
+        greedy_per_group: int = 0,
     ):
         self.tasks: dict[str, dict[str, Any]] = {}
         for row in rows:
@@ -53,7 +56,7 @@ class QuarryRollout:
                 "db": info.get("db_id") or info.get("db_path"),
                 "question": info["question"],
                 "gold_sql": gold,
-                "max_turns": info.get("max_turns"),
+                "max_turns": max_turns if max_turns is not None else info.get("max_turns"),
                 "evidence": info.get("evidence"),
                 "history": info.get("history"),
             }
@@ -61,7 +64,12 @@ class QuarryRollout:
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.panel = panel
+        self.top_p = top_p
+        # Every `greedy_per_group` entries (one group: TRL repeats each prompt G times in a row), one more episode of
+        # the same prompt decoded greedily, outside the loss: the "EX of the group's greedy" metric.
+        self.greedy_per_group = greedy_per_group
         self.episodes: list[dict[str, Any]] = []
+        self.greedy: list[dict[str, Any]] = []
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
         tokenizer = trainer.processing_class
@@ -78,11 +86,13 @@ class QuarryRollout:
         was_training = model.training
         model.eval()
         try:
-            for prompt in prompts:
+            for n, prompt in enumerate(prompts, 1):
                 task = self.tasks.get(_key(prompt))
                 if task is None:
                     raise KeyError("a prompt the rollout was not built with: give QuarryRollout the training rows")
                 ids, completion, mask, reward, terms = self._episode(task, model, tokenizer, limit)
+                if self.greedy_per_group and n % self.greedy_per_group == 0:
+                    self.greedy.append(self._episode(task, model, tokenizer, limit, greedy=True, keep=False)[-1])
                 out["prompt_ids"].append(ids)
                 out["completion_ids"].append(completion)
                 out["env_mask"].append(mask)
@@ -95,22 +105,27 @@ class QuarryRollout:
         out["logprobs"] = None  # type: ignore[assignment]
         return out
 
-    def _episode(self, task: dict[str, Any], model: Any, tokenizer: Any, limit: int | None):
+    def _episode(
+        self, task: dict[str, Any], model: Any, tokenizer: Any, limit: int | None, greedy: bool = False, keep=True
+    ):
         import torch
 
         ep = self.client.create_episode(panel=self.panel, **task)
         messages: list[dict[str, Any]] = [dict(m) for m in ep["messages"]]
         opening = len(messages)
         stop = ep["stop"]
-        reward, terms = 0.0, None
+        reward, terms, end, ex = 0.0, None, None, None
+        turns: list[dict[str, Any]] = []
+        sample = self.temperature > 0 and not greedy
         for _ in range(64):
             rendered = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
             ids = tokenizer(rendered, add_special_tokens=False, return_tensors="pt")["input_ids"]
             with torch.no_grad():
                 gen = model.generate(
                     ids,
-                    do_sample=self.temperature > 0,
-                    temperature=self.temperature if self.temperature > 0 else None,
+                    do_sample=sample,
+                    temperature=self.temperature if sample else None,
+                    top_p=self.top_p if sample and self.top_p < 1 else None,
                     max_new_tokens=self.max_new_tokens,
                     stop_strings=stop or None,
                     tokenizer=tokenizer,
@@ -121,15 +136,23 @@ class QuarryRollout:
             text = tokenizer.decode(gen[0, ids.shape[1] :], skip_special_tokens=True)
             messages.append({"role": "assistant", "content": text, "loss": True})
             step = self.client.step(ep["id"], text)
+            info = step.get("info") or {}
+            turns.append({"text": text, "action": (info.get("action") or {}).get("kind")})
             if step["done"]:
                 reward = float(step["reward"]) if step.get("reward") is not None else 0.0
                 terms = step.get("terms")
+                end, ex = info.get("end"), info.get("ex")
                 break
             if step.get("observation") is not None:
                 messages.append({"role": "user", "content": step["observation"], "loss": False})
             stop = step.get("stop") or stop
         else:
             self.client.end_episode(ep["id"])
+            end = "aborted"
+        record = {"id": ep["id"], "messages": messages, "reward": reward, "terms": terms, "end": end, "ex": ex}
+        record["turns"] = turns
+        if not keep:
+            return (record,)
         prompt_text = tokenizer.apply_chat_template(
             [{"role": m["role"], "content": m["content"]} for m in messages[:opening]],
             tokenize=False,
@@ -148,5 +171,5 @@ class QuarryRollout:
         completion = list(enc["input_ids"])
         if limit is not None and len(completion) > limit:
             completion, mask = completion[:limit], mask[:limit]
-        self.episodes.append({"id": ep["id"], "messages": messages, "reward": reward, "terms": terms})
+        self.episodes.append(record)
         return prompt_ids, completion, mask, reward, terms

@@ -1,0 +1,276 @@
+// `npm run train:demo`: a model that learns, here, with one command. The bundled tiny model (trained on the bookshop
+// sample only) is taught the transit sample: SFT with TRL on generated conversations, then multi-turn GRPO with TRL
+// through `quarry serve-env` (`quarry train --engine trl`), on this machine's CPU. Greedy EX on held-back transit
+// questions (phrasings and values never trained on) is measured with `quarry bench` on the ONNX export of each stage:
+// before SFT, after SFT, after GRPO (one GRPO run per seed). Writes bench/results/train-demo.json and the runs under
+// --work (default runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
+//
+//   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 80] [--grpo-steps 24] [--work DIR] [--python PATH]
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '1,2,3' },
+    'sft-steps': { type: 'string', default: '80' },
+    'sft-lr': { type: 'string', default: '2e-3' },
+    'grpo-steps': { type: 'string', default: '24' },
+    'grpo-lr': { type: 'string', default: '5e-4' },
+    group: { type: 'string', default: '4' },
+    work: { type: 'string', default: join(root, 'runs', 'train-demo') },
+    python: { type: 'string', default: join(root, '.venv', 'bin', 'python') },
+    results: { type: 'string', default: join(root, 'bench', 'results', 'train-demo.json') },
+  },
+});
+const seeds = values.seeds.split(',').map(Number);
+const work = resolve(values.work);
+const python = resolve(values.python);
+const node = process.execPath;
+const cli = join(root, 'dist', 'cli.js');
+const started = Date.now();
+const timings = {};
+
+if (!existsSync(python)) {
+  console.error(`train:demo: no Python at ${python}: run npm run setup:python first (or pass --python)`);
+  process.exit(2);
+}
+if (!existsSync(cli)) {
+  console.error('train:demo: dist/cli.js is missing: npm run build');
+  process.exit(2);
+}
+
+function run(label, cmd, args, opts = {}) {
+  const t = Date.now();
+  console.error(`\n▶ ${label}\n  ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, {
+    stdio: ['ignore', opts.capture ? 'pipe' : 'inherit', 'inherit'],
+    encoding: 'utf8',
+    cwd: opts.cwd ?? root,
+    env: { ...process.env, PYTHONPATH: join(root, 'trainer'), HF_HUB_OFFLINE: '1', ...opts.env },
+  });
+  timings[label] = Math.round((Date.now() - t) / 100) / 10;
+  if (r.status !== 0) {
+    console.error(`train:demo: ${label} failed (exit ${r.status ?? r.signal})`);
+    process.exit(1);
+  }
+  return r.stdout ?? '';
+}
+
+const quarry = (label, args, opts) => run(label, node, [cli, ...args], opts);
+
+function exOf(benchDir) {
+  const report = JSON.parse(readFileSync(join(benchDir, 'report.json'), 'utf8'));
+  return report.ex?.greedy ?? report.greedy?.ex ?? report.summary?.greedy;
+}
+
+function evaluate(label, modelDir, out) {
+  quarry(label, [
+    'bench',
+    '--dataset',
+    `spider:${join(work, 'data', 'heldout-spider.json')}`,
+    '--db-dir',
+    join(work, 'data', 'db'),
+    '--model',
+    `onnx:${modelDir}`,
+    '--protocol',
+    'skyrl',
+    '--max-turns',
+    '3',
+    '--jobs',
+    '2',
+    '--out',
+    out,
+  ]);
+  return exOf(out);
+}
+
+function exportOnnx(label, checkpoint, out) {
+  quarry(label, ['checkpoints', 'export-onnx', '--checkpoint', checkpoint, '--out', out, '--python', python]);
+  return out;
+}
+
+// 1. Data: transit conversations (train split) for SFT, the same questions as RL prompts, held-back questions.
+rmSync(work, { recursive: true, force: true });
+const data = join(work, 'data');
+mkdirSync(join(data, 'db', 'transit'), { recursive: true });
+copyFileSync(join(root, 'media', 'samples', 'transit.sqlite'), join(data, 'db', 'transit', 'transit.sqlite'));
+for (const split of ['train', 'heldout']) {
+  run(`episodes (${split})`, node, [
+    join(root, 'scripts', 'tiny-model', 'episodes.mjs'),
+    '--db',
+    'transit',
+    '--split',
+    split,
+    '--out',
+    join(data, `${split}.episodes.jsonl`),
+  ]);
+  const rows = readFileSync(join(data, `${split}.episodes.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .map(JSON.parse);
+  const spider = rows.map((r) => ({ db_id: 'transit', question: r.question, query: r.sql }));
+  writeFileSync(join(data, `${split}-spider.json`), `${JSON.stringify(spider, null, 1)}\n`);
+  if (split === 'train') {
+    const sft = rows.map((r) => ({
+      schema: 'quarry.sft/1',
+      messages: r.messages.map((m) => ({ ...m, loss: m.role === 'assistant' })),
+    }));
+    writeFileSync(join(data, 'sft.jsonl'), `${sft.map((x) => JSON.stringify(x)).join('\n')}\n`);
+  }
+}
+const train = JSON.parse(readFileSync(join(data, 'train-spider.json'), 'utf8'));
+const heldout = JSON.parse(readFileSync(join(data, 'heldout-spider.json'), 'utf8'));
+const trainQuestions = new Set(train.map((q) => q.question));
+if (heldout.some((q) => trainQuestions.has(q.question))) throw new Error('a held-back question is in the training set');
+quarry('quarry data rl', [
+  'data',
+  'rl',
+  '--dataset',
+  `spider:${join(data, 'train-spider.json')}`,
+  '--db-dir',
+  join(data, 'db'),
+  '--protocol',
+  'skyrl',
+  '--max-turns',
+  '3',
+  '--out',
+  join(data, 'rl'),
+]);
+
+// 2. Base: the tiny model as shipped.
+const ex = { base: evaluate('eval base', join(root, 'media', 'models', 'tiny-sql'), join(work, 'eval-base')) };
+
+// 3. SFT with TRL (once, seed = the first seed), exported and evaluated.
+const sftSeed = seeds[0];
+run('sft', python, [
+  '-m',
+  'quarry_trainer.train.sft',
+  '--model',
+  join(root, 'media', 'models', 'tiny-sql'),
+  '--data',
+  join(data, 'sft.jsonl'),
+  '--out',
+  join(work, 'sft'),
+  '--max-steps',
+  values['sft-steps'],
+  '--batch-size',
+  '4',
+  '--lr',
+  values['sft-lr'],
+  '--warmup-ratio',
+  '0.05',
+  '--save-steps',
+  '1000',
+  '--seed',
+  String(sftSeed),
+  '--cpu',
+]);
+const sftOnnx = exportOnnx('export sft', join(work, 'sft', 'final'), join(work, 'sft-onnx'));
+ex.sft = evaluate('eval sft', sftOnnx, join(work, 'eval-sft'));
+
+// 4. GRPO per seed: the skyrl-sql recipe scaled to the tiny model, through quarry train --engine trl.
+const perSeed = [];
+const curves = [];
+const group = Number(values.group);
+for (const seed of seeds) {
+  const out = join(work, `grpo-${seed}`);
+  quarry(`grpo seed ${seed}`, [
+    'train',
+    '--recipe',
+    'skyrl-sql',
+    '--engine',
+    'trl',
+    '--model',
+    join(work, 'sft', 'final'),
+    '--data',
+    join(data, 'rl'),
+    '--out',
+    out,
+    '--python',
+    python,
+    ...[
+      `rl.group_size=${group}`,
+      'rl.train_batch_size=2',
+      'rl.mini_batch_size=2',
+      `rl.micro_batch_size_per_gpu=${group}`,
+      `rl.total_steps=${values['grpo-steps']}`,
+      `rl.lr=${values['grpo-lr']}`,
+      'rl.temperature=1.0',
+      'rl.top_p=1.0',
+      'rl.max_turns=3',
+      'rl.max_turn_tokens=96',
+      'rl.max_prompt_length=2800',
+      'rl.max_response_length=1024',
+      'rl.save_freq=1000',
+      'rl.grad_clip=1.0',
+      `trl.seed=${seed}`,
+      'trl.use_cpu=true',
+      'trl.warmup_ratio=0.0',
+    ].flatMap((s) => ['--set', s]),
+  ]);
+  const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map(JSON.parse)
+    .filter((m) => typeof m.reward === 'number');
+  curves.push(metrics.map((m) => [m.step, m.reward]));
+  const onnx = exportOnnx(`export grpo seed ${seed}`, join(out, 'final'), join(work, `grpo-${seed}-onnx`));
+  const grpo = evaluate(`eval grpo seed ${seed}`, onnx, join(work, `eval-grpo-${seed}`));
+  perSeed.push({ seed, ex: { base: ex.base, sft: ex.sft, grpo } });
+}
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+ex.grpo = mean(perSeed.map((s) => s.ex.grpo));
+const steps = Math.max(...curves.map((c) => c.length));
+const rewardCurve = [];
+for (let i = 0; i < steps; i++) {
+  const at = curves.filter((c) => c[i]).map((c) => c[i]);
+  rewardCurve.push([at[0][0], Math.round(mean(at.map((p) => p[1])) * 1e4) / 1e4]);
+}
+const grpoValues = perSeed.map((s) => s.ex.grpo);
+const result = {
+  command: 'npm run train:demo',
+  ex,
+  seeds: perSeed,
+  rewardCurve,
+  sftSeed,
+  spread: { grpoMin: Math.min(...grpoValues), grpoMax: Math.max(...grpoValues) },
+  heldBack: heldout.length,
+  trainQuestions: train.length,
+  settings: {
+    sftSteps: Number(values['sft-steps']),
+    sftLr: Number(values['sft-lr']),
+    grpoSteps: Number(values['grpo-steps']),
+    grpoLr: Number(values['grpo-lr']),
+    group,
+  },
+  seconds: Math.round((Date.now() - started) / 1000),
+  timings,
+  machine: { cpus: (await import('node:os')).cpus().length },
+  finishedAt: new Date().toISOString(),
+};
+mkdirSync(dirname(resolve(values.results)), { recursive: true });
+writeFileSync(resolve(values.results), `${JSON.stringify(result, null, 2)}\n`);
+
+// 5. The trained model answers in Quarry.
+const best = perSeed.reduce((a, b) => (b.ex.grpo > a.ex.grpo ? b : a));
+quarry('quarry ask with the trained model', [
+  'ask',
+  '--db',
+  join(root, 'media', 'samples', 'transit.sqlite'),
+  '--model',
+  `onnx:${join(work, `grpo-${best.seed}-onnx`)}`,
+  '--max-turns',
+  '3',
+  '--no-save',
+  heldout[heldout.length - 1].question,
+]);
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+console.log(
+  `\ntrain:demo: held-back EX (greedy, ${heldout.length} questions): base ${pct(ex.base)}, SFT ${pct(ex.sft)}, ` +
+    `GRPO ${pct(ex.grpo)} (seeds ${perSeed.map((s) => `${s.seed}: ${pct(s.ex.grpo)}`).join(', ')}) ` +
+    `in ${result.seconds} s; wrote ${values.results}`,
+);

@@ -1,0 +1,71 @@
+"""What Quarry adds to TRL's GRPO, checked on batches small enough to work out by hand: zero-variance groups, MTIR-SQL's
+GRPO-Filter, pass@G / EX, the curriculum order, and the runner's `key=value` arguments (unknown keys named)."""
+
+from __future__ import annotations
+
+import pytest
+
+from quarry_trainer.train import filters
+from quarry_trainer.train.grpo import ArgumentError, parse_args, parse_value, split_args
+
+
+def ep(reward: float, end: str = "answer", turns=("<sql>x</sql>", "<solution>x</solution>"), ex=None, action="sql"):
+    return {"reward": reward, "end": end, "ex": ex, "turns": [{"text": t, "action": action} for t in turns]}
+
+
+def test_zero_variance_marks_whole_groups_with_one_reward():
+    # groups of 3: [1, 1, 1] flat; [0, 1, 0] not; [-1, -1, -1] flat
+    assert filters.zero_variance([1, 1, 1, 0, 1, 0, -1, -1, -1], 3) == [True] * 3 + [False] * 3 + [True] * 3
+    # float noise below the tolerance still counts as one reward
+    assert filters.zero_variance([0.1 * 3 / 3, 0.1], 2) == [True, True]
+    with pytest.raises(ValueError, match="do not split into groups of 4"):
+        filters.zero_variance([1, 2, 3], 4)
+
+
+def test_mtir_filter_drops_rollouts_without_an_answer_or_with_an_empty_or_invalid_turn():
+    assert filters.mtir_invalid(ep(1.0)) is False
+    assert filters.mtir_invalid(ep(0.0, end="budget")) is True
+    assert filters.mtir_invalid(ep(0.0, turns=("<sql>x</sql>", "  "))) is True
+    assert filters.mtir_invalid(ep(0.0, action="invalid")) is True
+
+
+def test_keep_mask_combines_the_filter_and_the_zero_variance_rule():
+    batch = [ep(1.0), ep(1.0), ep(1.0, end="budget"), ep(0.0)]
+    assert filters.keep_mask(batch, 2) == [True, True, True, True]
+    assert filters.keep_mask(batch, 2, zero_var="skip") == [False, False, True, True]
+    assert filters.keep_mask(batch, 2, filter_name="mtir") == [True, True, False, True]
+    assert filters.keep_mask(batch, 2, "mtir", "skip") == [False, False, False, True]
+    with pytest.raises(ValueError, match="unknown filter"):
+        filters.keep_mask(batch, 2, filter_name="dapo")
+
+
+def test_group_stats_count_groups_with_a_hit_and_hits_overall():
+    # groups of 2: (T, F) solved; (F, F) not; (T, T) solved → pass@2 = 2/3, EX = 3/6
+    assert filters.group_stats([True, False, False, False, True, True], 2) == {"pass_at_group": 2 / 3, "ex": 0.5}
+    # a group with an unknown verdict is left out
+    assert filters.group_stats([True, None, False, False], 2) == {"pass_at_group": 0.0, "ex": 0.0}
+    assert filters.group_stats([None, None], 2) == {}
+
+
+def test_curriculum_order_is_by_level_and_stable_within_a_level():
+    rows = [{"id": i, "extra_info": {"curriculum_level": lvl}} for i, lvl in enumerate([2, 0, 1, 0, None])]
+    assert [r["id"] for r in filters.curriculum_order(rows)] == [1, 3, 2, 0, 4]
+
+
+def test_arguments_parse_hydra_values_and_name_unknown_keys():
+    assert parse_value("1e-6") == 1e-6
+    assert parse_value("[0.9,0.95]") == [0.9, 0.95]
+    assert parse_value("'it\\'s'") == "it's"
+    assert parse_value("true") is True
+    base = ["quarry.model=m", "quarry.train_file=t.jsonl", "output_dir=o"]
+    quarry, config = parse_args([*base, "num_generations=4", "epsilon_high=0.28", "quarry.zero_variance=skip"])
+    assert config == {"output_dir": "o", "num_generations": 4, "epsilon_high": 0.28}
+    assert quarry["zero_variance"] == "skip" and quarry["model"] == "m"
+    _, _, unknown, problems = split_args([*base, "num_generation=4", "quarry.max_turn=3"])
+    assert unknown == ["num_generation", "quarry.max_turn"]
+    assert "did you mean num_generations?" in problems[0]
+    assert "did you mean quarry.max_turns?" in problems[1]
+    with pytest.raises(ArgumentError, match="quarry.max_turns=three: expected int"):
+        parse_args([*base, "quarry.max_turns=three"])
+    with pytest.raises(ArgumentError, match="quarry.model= is required"):
+        parse_args(["quarry.train_file=t", "output_dir=o"])
