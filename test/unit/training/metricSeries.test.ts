@@ -15,9 +15,10 @@ import {
   zoomRange,
   type Point,
 } from '../../../src/core/training/metricSeries';
+import type { MetricRow } from '../../../src/core/training/metricsReader';
 
 test('every metric present becomes a series, in group order, bookkeeping columns left out', () => {
-  const rows = [
+  const rows: MetricRow[] = [
     { step: 2, values: { loss: 1.5, 'critic/score/mean': 0.4, 'actor/entropy': 0.9, epoch: 0.2 } },
     { step: 1, values: { loss: 2, 'reward/ex': 0.1, lr: 1e-5, 'perf/throughput': 800, 'actor/pg_clipfrac': 0 } },
   ];

@@ -34,7 +34,9 @@ test('Quarry metrics.jsonl: only appended lines are read; a step logged again me
   assert.deepEqual(f.read().changed, [], 'nothing new, nothing read');
   appendFileSync(file, line({ step: 2, train_loss: 2.3 }));
   const again = f.read();
-  assert.deepEqual(again.changed, [{ step: 2, values: { epoch: 0.2, seconds: 3, loss: 2.1, lr: 1e-5, train_loss: 2.3 } }]);
+  assert.deepEqual(again.changed, [
+    { step: 2, values: { epoch: 0.2, seconds: 3, loss: 2.1, lr: 1e-5, train_loss: 2.3 } },
+  ]);
   assert.equal(f.latestStep(), 2);
 });
 
