@@ -162,7 +162,8 @@ export function trlSftCommand(recipe: Recipe, c: WizardChoices, python: string, 
   if (lr !== undefined) cmd.push('--lr', String(lr));
   if (epochs !== undefined) cmd.push('--epochs', String(epochs));
   const devices = Math.max(1, c.gpus) * Math.max(1, c.nodes);
-  const micro = perDevice ?? (batch !== undefined ? Math.max(1, Math.floor(batch / devices)) : undefined);
+  // Without a per-device size, at most 8 sequences a pass (quarry_trainer.train.sft's default), the rest accumulated.
+  const micro = perDevice ?? (batch !== undefined ? Math.max(1, Math.min(8, Math.floor(batch / devices))) : undefined);
   if (micro !== undefined) cmd.push('--batch-size', String(micro));
   if (batch !== undefined && micro !== undefined && batch > micro * devices) {
     cmd.push('--grad-accum', String(Math.max(1, Math.round(batch / (micro * devices)))));
