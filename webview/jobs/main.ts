@@ -55,11 +55,11 @@ const STYLE = `
 .j-failed, .j-lost { color: var(--vscode-errorForeground, #f14c4c); }
 .j-cancelled, .j-staged { color: var(--vscode-descriptionForeground); }
 .j-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 8px; }
-.j-chart { border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; padding: 4px 6px; }
+.j-chart { margin: 0; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; padding: 4px 6px; }
 .j-chart:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 .j-chart h3 { display: flex; justify-content: space-between; font-size: 0.95em; margin: 0 0 2px; font-weight: 600; }
 .j-chart h3 span { font-weight: normal; font-variant-numeric: tabular-nums; }
-.j-group { margin: 10px 0 2px; font-size: 0.9em; text-transform: uppercase; color: var(--vscode-descriptionForeground); }
+.j-group { grid-column: 1 / -1; margin: 8px 0 0; font-size: 0.9em; text-transform: uppercase; color: var(--vscode-descriptionForeground); }
 .j-svg { width: 100%; height: auto; display: block; touch-action: none; cursor: crosshair; }
 .j-axis { stroke: var(--vscode-charts-lines, #8888); stroke-width: 1; }
 .j-tick { fill: var(--vscode-descriptionForeground); font-size: 9px; font-family: var(--vscode-font-family); }
@@ -243,9 +243,7 @@ function chartKeys(e: KeyboardEvent): void {
   const f = keys[e.key];
   if (!f) return;
   e.preventDefault();
-  const focused = (e.target as HTMLElement).dataset.metric;
   setRange(f());
-  if (focused) (chartsBox.querySelector(`[data-metric="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
 }
 
 function renderCharts(): void {
@@ -267,15 +265,13 @@ function renderCharts(): void {
     return;
   }
   const range = state.range ?? ext;
+  // One grid; each group's heading spans a whole row, its charts flow after it.
   const grid = h('div', { class: 'j-grid' });
-  const out: Node[] = [h('h2', {}, `Metrics (${all.length})`), grid];
   let group = '';
-  let target = grid;
   for (const s of all) {
     if (s.group !== group) {
       group = s.group;
-      target = h('div', { class: 'j-grid' });
-      out.push(h('h3', { class: 'j-group' }, group), target);
+      grid.append(h('h3', { class: 'j-group' }, group));
     }
     const mainPts = thin(inRange(main.find((m) => m.metric === s.metric)?.points ?? [], range), MAX_POINTS);
     const overPts = thin(inRange(over.get(s.metric)?.points ?? [], range), MAX_POINTS);
@@ -296,10 +292,12 @@ function renderCharts(): void {
       lineChart({ metric: s.metric, main: mainPts, overlay: overPts, range, onPick: (r) => setRange(r) }),
     );
     card.addEventListener('keydown', chartKeys);
-    target.append(card);
+    grid.append(card);
   }
-  grid.remove();
-  chartsBox.replaceChildren(...out);
+  // New rows redraw the charts: the chart that had the keyboard keeps it.
+  const focused = (document.activeElement as HTMLElement | null)?.dataset?.metric;
+  chartsBox.replaceChildren(h('h2', {}, `Metrics (${all.length})`), grid);
+  if (focused) (grid.querySelector(`[data-metric="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
 }
 
 function renderLog(): void {
