@@ -14,6 +14,9 @@ import { prepareTrain, writeLaunch } from './index';
 export type WizardEngine = 'trl' | 'verl' | 'skyrl';
 export const WIZARD_ENGINES: readonly WizardEngine[] = ['trl', 'verl', 'skyrl'];
 
+/** verl's file logger beside the console, so the job panel charts the run as it goes (verl/utils/tracking.py). */
+export const VERL_FILE_LOGGER_SET = "verl.trainer.logger=['console','file']";
+
 export interface WizardChoices {
   /** A built-in recipe name or a recipe file. */
   recipe: string;
@@ -203,8 +206,7 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
     return { specFile, spec, outDir, findings: [], errors: [] };
   }
   const sets = [`hardware.gpus_per_node=${c.gpus}`, `hardware.nodes=${c.nodes}`];
-  // verl's file logger beside the console, so the job panel charts the run as it goes (verl/utils/tracking.py).
-  if (c.engine === 'verl') sets.push("verl.trainer.logger=['console','file']");
+  if (c.engine === 'verl') sets.push(VERL_FILE_LOGGER_SET);
   const plan = await prepareTrain({
     recipe: c.recipe,
     engine: c.engine,

@@ -5,7 +5,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findDataFolders, prepareJob, readSpec, targetNames } from '../../../src/app/train/wizard';
+import {
+  VERL_FILE_LOGGER_SET,
+  findDataFolders,
+  prepareJob,
+  readSpec,
+  targetNames,
+} from '../../../src/app/train/wizard';
+import { parseAssignments, readRecipe } from '../../../src/app/train/recipes';
+import { applyAssignments } from '../../../src/core/training/recipe';
+import { planVerl } from '../../../src/core/training/verlLaunch';
+import { protocolStops } from '../../../src/core/training/protocolStops';
 import { jobMetricsFiles, jobOutputDirs } from '../../../src/app/jobs/jobFiles';
 import { newJobRecord } from '../../../src/core/training/jobs/job';
 import { tempDir } from '../../helpers/fixtures';
@@ -105,4 +115,24 @@ test("a job's metrics files: out/, the launch folder, and verl's VERL_FILE_LOGGE
     '/launch/metrics.jsonl',
     '/launch/logs/verl.jsonl',
   ]);
+});
+
+test("verl jobs from the wizard log to verl's file logger too (the --set wins over the mapping's console-only)", () => {
+  const applied = applyAssignments(readRecipe('skyrl-sql', tempDir()), parseAssignments([VERL_FILE_LOGGER_SET]));
+  assert.deepEqual(applied.problems, []);
+  const plan = planVerl({
+    recipe: applied.recipe,
+    model: 'Qwen/Qwen2.5-Coder-7B-Instruct',
+    trainFile: '/data/train.parquet',
+    valFile: null,
+    outDir: '/launch',
+    rows: 653,
+    rowsFrom: 'data.json',
+    stops: protocolStops(applied.recipe.protocol),
+  });
+  const logger = plan.overrides.filter((o) => o.key === 'trainer.logger');
+  assert.deepEqual(
+    logger.map((o) => o.value),
+    [['console', 'file']],
+  );
 });
