@@ -1,12 +1,17 @@
 // The Jobs view: every training job in the workspace's .quarry/jobs/ (the folders `quarry jobs` writes too), with its
-// state, target, elapsed time and latest step from metrics.jsonl, refreshed while any job runs; and the commands on a
-// job: Cancel Job, Open Job Logs, Open Job Folder, Show Training Jobs. A job that ends says so in a notification
-// (with the log's last lines when it failed). A window reload finds the same folders, so jobs stay followed.
+// state, target, elapsed time and latest step (from its metrics, read by the JobsMonitor, which also refreshes the view
+// while any job runs, keeps the status bar item and raises the notifications); and the commands on a job: Show Job
+// (the job panel), Cancel Job, Open Job Logs, Open Job Folder, Show Training Jobs. A window reload finds the same
+// folders, so jobs stay followed.
 import * as vscode from 'vscode';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import type { JobRecord } from '../../core/training/jobs/job';
+import { JobsMonitor, notifyJobEvents } from './jobsMonitor';
+import { JOB_PANEL_VIEW, JobPanel } from './jobPanel';
+import { registerPanelSerializer } from '../webviews/restore';
+import { registerTrainWizard } from './trainWizard';
 
 const ICONS: Record<string, string> = {
   staged: 'circle-outline',
@@ -16,21 +21,6 @@ const ICONS: Record<string, string> = {
   cancelled: 'circle-slash',
   lost: 'question',
 };
-
-/** The last metrics row of a job (its `out/metrics.jsonl`), or null. */
-function latestMetrics(dir: string): Record<string, unknown> | null {
-  const file = join(dir, 'out', 'metrics.jsonl');
-  if (!existsSync(file)) return null;
-  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      return JSON.parse(lines[i]) as Record<string, unknown>;
-    } catch {
-      /* a line being written */
-    }
-  }
-  return null;
-}
 
 function elapsed(job: JobRecord): string {
   if (!job.startedAt) return '';
@@ -42,10 +32,10 @@ export class JobItem extends vscode.TreeItem {
   constructor(
     readonly job: JobRecord,
     readonly dir: string,
+    latestStep: number | null,
   ) {
     super(job.name, vscode.TreeItemCollapsibleState.None);
-    const m = latestMetrics(dir);
-    const step = typeof m?.step === 'number' ? `step ${m.step}` : '';
+    const step = latestStep !== null ? `step ${latestStep}` : '';
     this.id = job.id;
     this.description = [job.status, job.target, elapsed(job), step].filter(Boolean).join(' · ');
     this.tooltip = new vscode.MarkdownString(
@@ -62,55 +52,42 @@ export class JobItem extends vscode.TreeItem {
     );
     this.iconPath = new vscode.ThemeIcon(ICONS[job.status] ?? 'circle-outline');
     this.contextValue = job.status === 'running' ? 'quarry.job.running' : 'quarry.job';
-    this.command = { command: 'quarry.openJobLogs', title: 'Open Job Logs', arguments: [this] };
+    this.command = { command: 'quarry.openJobPanel', title: 'Show Job', arguments: [this] };
   }
 }
 
 export class JobsTree implements vscode.TreeDataProvider<JobItem> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
-  private timer: NodeJS.Timeout | undefined;
-  private seen = new Map<string, string>();
+  private readonly sub: vscode.Disposable;
 
   constructor(
     private readonly services: Services,
-    private readonly notify: (job: JobRecord, dir: string) => void,
-  ) {}
+    readonly monitor: JobsMonitor,
+  ) {
+    this.sub = monitor.onDidChange(() => this.changed.fire());
+  }
 
+  /** Looks at the jobs again (the view redraws when the look is done). */
   refresh(): void {
-    this.changed.fire();
+    void this.monitor.poke();
   }
 
   async getChildren(): Promise<JobItem[]> {
     const ws = this.services.workspaceDir();
     if (!ws) return [];
-    const { JobStore, refreshJob } = await import('../../app/jobs');
+    if (this.monitor.list().length === 0) await this.monitor.poke();
+    const { JobStore } = await import('../../app/jobs');
     const store = new JobStore(ws);
-    const jobs = await Promise.all(store.list().map((j) => refreshJob(store, j.id).catch(() => j)));
-    for (const j of jobs) {
-      const before = this.seen.get(j.id);
-      if (before === 'running' && j.status !== 'running') this.notify(j, store.dir(j.id));
-      this.seen.set(j.id, j.status);
-    }
-    this.schedule(jobs.some((j) => j.status === 'running'));
-    return jobs.map((j) => new JobItem(j, store.dir(j.id)));
+    return this.monitor.list().map((j) => new JobItem(j, store.dir(j.id), this.monitor.latestStep(j.id)));
   }
 
   getTreeItem(item: JobItem): vscode.TreeItem {
     return item;
   }
 
-  /** While a job runs the view refreshes every 2 s; it stops when none does. */
-  private schedule(running: boolean): void {
-    if (running && !this.timer) this.timer = setInterval(() => this.refresh(), 2000);
-    if (!running && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
-  }
-
   dispose(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.sub.dispose();
     this.changed.dispose();
   }
 }
@@ -141,28 +118,13 @@ function pickJob(services: Services, arg: unknown): Promise<{ job: JobRecord; di
 }
 
 export function registerJobsView(context: vscode.ExtensionContext, services: Services): JobsTree {
-  const tree = new JobsTree(services, (job, dir) => {
-    if (job.status === 'succeeded') void vscode.window.showInformationMessage(`Quarry: job ${job.name} finished.`);
-    else if (job.status === 'failed' || job.status === 'lost') {
-      let tail = '';
-      try {
-        tail = readFileSync(join(dir, 'stderr.log'), 'utf8').trimEnd().split('\n').slice(-3).join('\n');
-      } catch {
-        /* none */
-      }
-      void vscode.window
-        .showErrorMessage(
-          `Quarry: job ${job.name} ${job.status}: ${job.reason ?? ''}${tail ? `\n${tail}` : ''}`,
-          'Open Logs',
-        )
-        .then((a) => {
-          if (a) void vscode.commands.executeCommand('quarry.openJobLogs', job.id);
-        });
-    }
-  });
+  const monitor = new JobsMonitor(services);
+  const tree = new JobsTree(services, monitor);
   const view = vscode.window.createTreeView('quarry.jobs', { treeDataProvider: tree });
   const watcher = vscode.workspace.createFileSystemWatcher('**/.quarry/jobs/*/job.json');
   context.subscriptions.push(
+    monitor,
+    notifyJobEvents(monitor),
     tree,
     view,
     watcher,
@@ -172,7 +134,12 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
     vscode.commands.registerCommand('quarry.refreshJobs', () => tree.refresh()),
     vscode.commands.registerCommand('quarry.showJobs', async () => {
       await vscode.commands.executeCommand('quarry.jobs.focus');
-      tree.refresh();
+      await monitor.poke();
+    }),
+    vscode.commands.registerCommand('quarry.openJobPanel', async (arg?: unknown) => {
+      const picked = await pickJob(services, arg);
+      if (!picked) return undefined;
+      return JobPanel.show(context, services, services.workspaceDir()!, picked.job.id).jobId;
     }),
     vscode.commands.registerCommand('quarry.cancelJob', async (arg?: unknown) => {
       const picked = await pickJob(services, arg);
@@ -183,7 +150,7 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
         { location: vscode.ProgressLocation.Notification, title: `Cancelling ${picked.job.name}…` },
         () => cancelJob(new JobStore(ws), picked.job.id),
       );
-      tree.refresh();
+      await monitor.poke();
       return done;
     }),
     vscode.commands.registerCommand('quarry.openJobLogs', async (arg?: unknown) => {
@@ -201,5 +168,58 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
       if (picked) await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(picked.dir));
     }),
   );
+  // After a window reload an open job panel comes back on its job (and overlay); the monitor looks at the folders.
+  registerPanelSerializer(context, services, JOB_PANEL_VIEW, (panel, state) =>
+    JobPanel.revive(panel, context, services, state),
+  );
+  registerTrainWizard(context, services);
+  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
+    registerJobPanelTestHook(context, monitor);
+  }
+  void monitor.poke();
   return tree;
+}
+
+/**
+ * Test-only: `quarry.jobPanel.testHook` shows a test what the job panels posted and rejected, passes a message
+ * through a panel's validation, makes a panel or the monitor look now, and lists the monitor's events.
+ */
+function registerJobPanelTestHook(context: vscode.ExtensionContext, monitor: JobsMonitor): void {
+  JobPanel.testLog = { posted: [], rejected: [] };
+  context.subscriptions.push(
+    vscode.commands.registerCommand(
+      'quarry.jobPanel.testHook',
+      async (op: unknown, id?: unknown, message?: unknown) => {
+        const log = JobPanel.testLog!;
+        const panel = typeof id === 'string' ? JobPanel.open.get(id) : undefined;
+        switch (op) {
+          case 'posted':
+            return JSON.parse(JSON.stringify(log.posted.filter((p) => id === undefined || p.jobId === id))) as unknown;
+          case 'rejected':
+            return [...log.rejected];
+          case 'open':
+            return [...JobPanel.open.keys()];
+          case 'receive':
+            if (!panel) throw new Error(`no job panel open on ${String(id)}`);
+            await panel.receive(message);
+            return true;
+          case 'tick':
+            if (!panel) throw new Error(`no job panel open on ${String(id)}`);
+            await panel.tick();
+            return true;
+          case 'close':
+            panel?.close();
+            return true;
+          case 'poke':
+            await monitor.poke();
+            return {
+              statusText: monitor.statusItem.text,
+              events: JSON.parse(JSON.stringify(monitor.events)) as unknown,
+            };
+          default:
+            throw new Error(`quarry.jobPanel.testHook: unknown op ${JSON.stringify(op)}`);
+        }
+      },
+    ),
+  );
 }

@@ -1,0 +1,248 @@
+// "Quarry: Train a Model…": a quick-pick wizard — recipe → base model → data → engine → target → resources → review —
+// that writes the launch (app/train/wizard.ts: the same launch `quarry train` writes, or the recipe's SFT stage for
+// TRL), shows the saved job.json to open and edit before launch, and submits it through app/jobs; the job panel then
+// opens on it. Every step can be answered from code (`quarry.trainModel` with the answers), which skips that step.
+import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import type { Services } from '../services';
+import type { WizardChoices, WizardEngine } from '../../app/train/wizard';
+
+/** Answers given by code; a step whose answer is given is not asked. `review` answers the last step. */
+export type TrainAnswers = Partial<WizardChoices> & { review?: 'submit' | 'cancel' };
+
+type Item<T> = vscode.QuickPickItem & { value?: T; action?: 'browse' | 'type' };
+
+async function pick<T>(title: string, step: number, items: Item<T>[], placeHolder?: string): Promise<Item<T> | null> {
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: `Quarry: Train a Model (${step}/7) — ${title}`,
+    placeHolder,
+    ignoreFocusOut: true,
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  return chosen ?? null;
+}
+
+async function browse(title: string, folders: boolean, files: boolean): Promise<string | null> {
+  const got = await vscode.window.showOpenDialog({
+    title,
+    canSelectFiles: files,
+    canSelectFolders: folders,
+    canSelectMany: false,
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  return got?.[0]?.fsPath ?? null;
+}
+
+const ENGINE_INFO: Record<WizardEngine, string> = {
+  trl: "the recipe's SFT stage with TRL (quarry_trainer.train.sft), on one machine",
+  verl: "the recipe's RL with verl (launch.sh: verl.trainer.main_ppo beside quarry serve-env)",
+  skyrl: "the recipe's RL with SkyRL (launch.sh: quarry_trainer.skyrl.main beside quarry serve-env)",
+};
+
+/** Runs the wizard; resolves to the submitted job's id, or undefined when the user stopped. */
+export async function trainModel(
+  context: vscode.ExtensionContext,
+  services: Services,
+  given: TrainAnswers = {},
+): Promise<string | undefined> {
+  const ws = services.workspaceDir();
+  if (!ws) {
+    void vscode.window.showErrorMessage('Quarry: open a folder first — jobs and launches live in its .quarry/.');
+    return undefined;
+  }
+  const w = await import('../../app/train/wizard');
+  const { readRecipe } = await import('../../app/train/recipes');
+  // 1. Recipe
+  let recipeName = given.recipe;
+  if (!recipeName) {
+    const items: Item<string>[] = w.builtinRecipeChoices().map((r) => ({
+      label: r.name,
+      description: r.title,
+      value: r.name,
+    }));
+    items.push({ label: '$(file) Recipe file…', description: 'a recipe YAML of your own', action: 'browse' });
+    const p = await pick('recipe', 1, items, "A paper's recipe (trainer/recipes)");
+    if (!p) return undefined;
+    recipeName = p.action === 'browse' ? ((await browse('Recipe file', false, true)) ?? undefined) : p.value;
+    if (!recipeName) return undefined;
+  }
+  const recipe = readRecipe(recipeName, ws);
+  const defaults = w.recipeDefaults(recipe);
+  // 2. Base model
+  let model = given.model;
+  if (!model) {
+    const items: Item<string>[] = [];
+    if (defaults.model)
+      items.push({ label: defaults.model, description: "the recipe's base model", value: defaults.model });
+    items.push(
+      { label: '$(folder) Local model folder…', description: 'a Hugging Face model folder', action: 'browse' },
+      { label: '$(edit) Another model id…', description: 'a Hugging Face hub id', action: 'type' },
+    );
+    const p = await pick('base model', 2, items);
+    if (!p) return undefined;
+    model =
+      p.action === 'browse'
+        ? ((await browse('Base model folder', true, false)) ?? undefined)
+        : p.action === 'type'
+          ? await vscode.window.showInputBox({ title: 'Base model (hub id)', ignoreFocusOut: true })
+          : p.value;
+    if (!model) return undefined;
+  }
+  // 3. Data
+  let data = given.data;
+  let dataKind: string | null = null;
+  if (!data) {
+    const found = w.findDataFolders(ws);
+    const items: Item<string>[] = found.map((f) => ({
+      label: f.label,
+      description: f.kind === 'rl' ? 'RL prompts (verl, SkyRL)' : f.kind === 'sft' ? 'SFT conversations (TRL)' : '',
+      detail: f.dir,
+      value: `${f.kind}\t${f.dir}`,
+    }));
+    items.push({
+      label: '$(folder-opened) Browse…',
+      description: 'a `quarry data` folder, or a labels export (quarry.sft/1 JSONL)',
+      action: 'browse',
+    });
+    const p = await pick('data', 3, items, found.length ? undefined : 'No `quarry data` folder in the workspace yet');
+    if (!p) return undefined;
+    if (p.action === 'browse') data = (await browse('Training data', true, true)) ?? undefined;
+    else if (p.value) [dataKind, data] = p.value.split('\t');
+    if (!data) return undefined;
+  }
+  // 4. Engine
+  let engine = given.engine;
+  if (!engine) {
+    const preferred: WizardEngine = dataKind === 'sft' ? 'trl' : 'verl';
+    const order = [preferred, ...w.WIZARD_ENGINES.filter((e) => e !== preferred)];
+    const p = await pick(
+      'engine',
+      4,
+      order.map((e) => ({ label: e, description: ENGINE_INFO[e], value: e })),
+    );
+    if (!p?.value) return undefined;
+    engine = p.value;
+  }
+  // 5. Target
+  let target = given.target;
+  if (!target) {
+    const { names, problem } = w.targetNames(ws);
+    if (problem) void vscode.window.showWarningMessage(`Quarry: ${problem}`);
+    const p = await pick(
+      'target',
+      5,
+      names.map((n) => ({ label: n, description: n === 'local' ? 'this machine' : '.quarry/targets.json', value: n })),
+    );
+    if (!p?.value) return undefined;
+    target = p.value;
+  }
+  // 6. Resources
+  let gpus = given.gpus;
+  let nodes = given.nodes;
+  let maxSteps = given.maxSteps;
+  if (gpus === undefined) {
+    const counts = [...new Set([defaults.gpus ?? 1, 1, 2, 4, 8])].filter((n) => n > 0);
+    const items: Item<number>[] = counts.map((n) => ({
+      label: `${n} GPU${n === 1 ? '' : 's'}${engine === 'trl' ? '' : ' per node'}`,
+      description: n === defaults.gpus ? "the recipe's hardware" : '',
+      value: n,
+    }));
+    if (engine === 'trl') items.push({ label: 'CPU only', description: 'slow; for a tiny model or a try', value: 0 });
+    const p = await pick('resources', 6, items);
+    if (p?.value === undefined) return undefined;
+    gpus = p.value;
+  }
+  if (nodes === undefined) {
+    if (engine === 'trl') nodes = 1;
+    else {
+      const text = await vscode.window.showInputBox({
+        title: 'Quarry: Train a Model (6/7) — nodes',
+        value: String(defaults.nodes ?? 1),
+        ignoreFocusOut: true,
+        validateInput: (v) => (/^[1-9]\d*$/.test(v.trim()) ? null : 'a whole number of nodes, 1 or more'),
+      });
+      if (!text) return undefined;
+      nodes = Number(text.trim());
+    }
+  }
+  if (maxSteps === undefined) {
+    if (engine !== 'trl') maxSteps = null;
+    else {
+      const text = await vscode.window.showInputBox({
+        title: 'Quarry: Train a Model (6/7) — steps',
+        prompt: "Stop after this many steps (empty: the recipe's epochs)",
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() === '' || /^[1-9]\d*$/.test(v.trim()) ? null : 'a whole number, or empty'),
+      });
+      if (text === undefined) return undefined;
+      maxSteps = text.trim() === '' ? null : Number(text.trim());
+    }
+  }
+  const choices: WizardChoices = { recipe: recipeName, model, data, engine, target, gpus, nodes, maxSteps };
+  if (given.out) choices.out = given.out;
+  // 7. Review: the launch is written; job.json can be opened and edited before it is submitted.
+  const { choosePython } = await import('../../core/training/pythonEnv');
+  const python = choosePython({ setting: services.settings().python, searchRoots: [ws, context.extensionUri.fsPath] });
+  const prepared = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Quarry: preparing the ${engine} launch…` },
+    () => w.prepareJob(choices, { workspace: ws, python: python.path, repoRoot: context.extensionUri.fsPath }),
+  );
+  if (prepared.errors.length > 0) {
+    services.log.warn(`train wizard: the pre-flight stopped the launch:\n  ${prepared.errors.join('\n  ')}`);
+    void vscode.window.showErrorMessage(
+      `Quarry: the pre-flight found ${prepared.errors.length} error(s): ${prepared.errors.join('; ').slice(0, 600)}`,
+      { modal: false },
+    );
+    return undefined;
+  }
+  let decision = given.review;
+  while (!decision) {
+    const p = await pick<'submit' | 'open' | 'cancel'>(
+      'review',
+      7,
+      [
+        { label: '$(rocket) Submit', description: `${prepared.spec.name ?? ''} on ${target}`, value: 'submit' },
+        { label: '$(edit) Open job.json', description: 'edit any choice, save, then Submit', value: 'open' },
+        { label: '$(close) Cancel', description: 'the launch stays written; nothing runs', value: 'cancel' },
+      ],
+      `${prepared.spec.command.join(' ').slice(0, 200)}`,
+    );
+    if (!p?.value || p.value === 'cancel') return undefined;
+    if (p.value === 'open') {
+      await vscode.window.showTextDocument(vscode.Uri.file(prepared.specFile), { preview: false });
+      continue;
+    }
+    decision = p.value;
+  }
+  if (decision !== 'submit') return undefined;
+  // An edited job.json open in the editor is saved first: the file is what runs.
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === prepared.specFile);
+  if (open?.isDirty) await open.save();
+  if (!existsSync(prepared.specFile)) throw new Error(`${prepared.specFile} is gone`);
+  const read = w.readSpec(prepared.specFile);
+  if ('problem' in read) {
+    void vscode.window.showErrorMessage(`Quarry: ${read.problem}`);
+    return undefined;
+  }
+  const { JobStore, submitJob } = await import('../../app/jobs');
+  let job: Awaited<ReturnType<typeof submitJob>>;
+  try {
+    job = await submitJob(new JobStore(ws), read.spec);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Quarry: the job did not start: ${(err as Error).message}`);
+    return undefined;
+  }
+  services.log.info(`train wizard: submitted job ${job.id} (${job.name}) on ${job.target}`);
+  await vscode.commands.executeCommand('quarry.refreshJobs');
+  await vscode.commands.executeCommand('quarry.openJobPanel', job.id);
+  return job.id;
+}
+
+export function registerTrainWizard(context: vscode.ExtensionContext, services: Services): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('quarry.trainModel', (answers?: unknown) =>
+      trainModel(context, services, answers && typeof answers === 'object' ? (answers as TrainAnswers) : {}),
+    ),
+  );
+}

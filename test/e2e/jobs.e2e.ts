@@ -1,0 +1,89 @@
+// Training jobs as a user follows them: the packaged extension in a fresh code-server, a real job on the `local`
+// target (a small Node program appending a metrics line every half second, submitted through app/jobs the way
+// `quarry jobs submit` does). "Quarry: Show Job" opens its panel from the palette; the reward chart gains points while
+// the panel is open; the window is reloaded; the job is still listed running in the Training Jobs view, the status
+// bar still counts it, and its panel comes back and keeps growing. Screenshots in test-artifacts/screenshots/jobs-*.png.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Frame } from 'playwright-core';
+import { JobStore, cancelJob, submitJob } from '../../src/app/jobs';
+import type { JobRecord } from '../../src/core/training/jobs/job';
+import { openEditor, screenshotAfterEach, type Editor } from './harness';
+
+let ed: Editor;
+let store: JobStore;
+let job: JobRecord;
+
+before(async () => {
+  ed = await openEditor({ name: 'jobs', viewport: { width: 1400, height: 950 } });
+  store = new JobStore(ed.workspace);
+  const program =
+    'const fs = require("fs"); let s = 0; setInterval(() => { s++; console.log(`step ${s}`); ' +
+    'fs.appendFileSync("out/metrics.jsonl", JSON.stringify({ step: s, reward: Math.log(1 + s), loss: 3 / s, ' +
+    'lr: 1e-5, entropy: 1 / (1 + s / 10) }) + "\\n"); }, 500);';
+  job = await submitJob(store, { target: 'local', name: 'growing run', command: [process.execPath, '-e', program] });
+});
+after(async () => {
+  if (job) await cancelJob(store, job.id, 2000).catch(() => {});
+  await ed?.close();
+});
+screenshotAfterEach('jobs', () => ed);
+
+/** The number of points the reward chart draws now. */
+async function rewardPoints(app: Frame): Promise<number> {
+  const svg = app.locator('figure[data-metric="reward"] svg');
+  await svg.waitFor({ timeout: 30_000 });
+  return Number(await svg.getAttribute('data-points'));
+}
+
+async function pointsGrow(app: Frame): Promise<[number, number]> {
+  const first = await rewardPoints(app);
+  await app.waitForFunction(
+    (n) => Number(document.querySelector('figure[data-metric="reward"] svg')?.getAttribute('data-points')) > n,
+    first,
+    { timeout: 30_000 },
+  );
+  return [first, await rewardPoints(app)];
+}
+
+test('Show Job from the palette: the header, and the charts gain points while the panel is open', async () => {
+  await ed.runCommand('Quarry: Show Job');
+  await ed.pick(/growing run/);
+  const app = await ed.webview(/growing run/, 60_000);
+  assert.match(await app.locator('#job-status').innerText(), /running/);
+  const [before, after] = await pointsGrow(app);
+  assert.ok(after > before, `${before} → ${after} points`);
+  const charts = await app
+    .locator('figure[data-metric]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-metric')));
+  assert.deepEqual(charts.sort(), ['entropy', 'loss', 'lr', 'reward'], 'a chart for every metric the job writes');
+  assert.match(await app.locator('#log-tail').innerText(), /step \d+/);
+  await ed.screenshot('jobs-panel');
+  // Zoom by keyboard on a chart: the range fields follow.
+  await app.locator('figure[data-metric="reward"]').focus();
+  await ed.page.keyboard.press('+');
+  assert.notEqual(await app.locator('#range-from').inputValue(), '');
+  await ed.page.keyboard.press('0');
+  assert.equal(await app.locator('#range-from').inputValue(), '');
+});
+
+test('after a window reload the job is still listed and followed, and its panel comes back', async () => {
+  await ed.page.reload();
+  const view = await ed.openActivityView('Quarry');
+  const row = view.locator('.monaco-list-row', { hasText: 'growing run' }).first();
+  await row.waitFor({ timeout: 60_000 });
+  await ed.page.waitForFunction(
+    () =>
+      Array.from(document.querySelectorAll('.monaco-list-row')).some((r) =>
+        /growing run.*running · local · .* · step \d+/s.test((r as HTMLElement).innerText),
+      ),
+    undefined,
+    { timeout: 30_000 },
+  );
+  const status = ed.page.locator('.statusbar-item', { hasText: /1 job · step \d+/ });
+  await status.first().waitFor({ timeout: 30_000 });
+  const app = await ed.webview(/growing run/, 60_000);
+  const [before, after] = await pointsGrow(app);
+  assert.ok(after > before, `${before} → ${after} points after the reload`);
+  await ed.screenshot('jobs-after-reload');
+});
