@@ -1,7 +1,8 @@
 // What "Quarry: Train a Model…" offers and builds, without the editor: the choices (built-in recipes, `quarry data`
 // folders in the workspace, the targets named in .quarry/targets.json besides `local`), and the job itself — for verl
 // and SkyRL the launch `quarry train` writes (prepareTrain + writeLaunch: launch.sh, launch.json, job.json, after the
-// pre-flight), for TRL the recipe's SFT stage run by quarry_trainer.train.sft. Either way the result is a saved
+// pre-flight; for TRL on RL rows, `quarry train --engine trl`'s GRPO launch), and for TRL on SFT data the recipe's SFT
+// stage run by quarry_trainer.train.sft. Either way the result is a saved
 // job.json spec the user may edit before it is submitted through app/jobs.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -178,6 +179,13 @@ export function trlSftCommand(recipe: Recipe, c: WizardChoices, python: string, 
   return cmd;
 }
 
+/** RL rows (`quarry data rl`'s folder: train.jsonl / train.parquet), which TRL trains on with GRPO; else SFT data. */
+export function isRlData(data: string, workspace: string): boolean {
+  const path = resolve(workspace, data);
+  if (/train\.(jsonl|parquet)$/.test(path)) return true;
+  return existsSync(join(path, 'train.jsonl')) || existsSync(join(path, 'train.parquet'));
+}
+
 /**
  * Writes the launch for the choices and its job.json (not submitted). For verl and SkyRL the pre-flight runs first;
  * its errors come back in `errors` and nothing is written then.
@@ -189,7 +197,7 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
     c.out ?? join('.quarry', 'launches', `${recipe.name}-${c.engine}-${stamp(env.now ?? new Date())}`),
   );
   const specFile = join(outDir, 'job.json');
-  if (c.engine === 'trl') {
+  if (c.engine === 'trl' && !isRlData(c.data, env.workspace)) {
     mkdirSync(outDir, { recursive: true });
     const spec: JobSpec = {
       name: `${recipe.name} SFT (trl)`,
@@ -205,7 +213,8 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
     writeFileSync(specFile, `${JSON.stringify(spec, null, 2)}\n`);
     return { specFile, spec, outDir, findings: [], errors: [] };
   }
-  const sets = [`hardware.gpus_per_node=${c.gpus}`, `hardware.nodes=${c.nodes}`];
+  // A CPU-only TRL run (0 GPUs) keeps the recipe's hardware as the paper's record.
+  const sets = c.gpus > 0 ? [`hardware.gpus_per_node=${c.gpus}`, `hardware.nodes=${c.nodes}`] : [];
   if (c.engine === 'verl') sets.push(VERL_FILE_LOGGER_SET);
   const plan = await prepareTrain({
     recipe: c.recipe,
@@ -227,6 +236,9 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
   const spec = JSON.parse(readFileSync(specFile, 'utf8')) as JobSpec;
   spec.target = c.target;
   if (c.engine === 'verl') spec.env = { ...(spec.env ?? {}), VERL_FILE_LOGGER_PATH: join(outDir, 'metrics.jsonl') };
+  // TRL trains where the job runs, with the project's Python and this checkout's quarry_trainer.
+  if (c.engine === 'trl')
+    spec.env = { ...(spec.env ?? {}), PYTHON: env.python, PYTHONPATH: join(env.repoRoot, 'trainer') };
   writeFileSync(specFile, `${JSON.stringify(spec, null, 2)}\n`);
   return { specFile, spec, outDir, findings: plan.findings, errors };
 }

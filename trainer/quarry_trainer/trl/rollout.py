@@ -169,6 +169,12 @@ class QuarryRollout:
             for a, b in enc["offset_mapping"]
         ]
         completion = list(enc["input_ids"])
+        # The chat template puts a newline after the last end-of-turn marker: end the completion at the marker, so
+        # TRL sees a finished completion (its truncation check reads the last token).
+        ends = {tokenizer.eos_token_id, tokenizer.convert_tokens_to_ids("<|im_end|>")} - {None}
+        last = max((i for i, t in enumerate(completion) if t in ends), default=None)
+        if last is not None and not tokenizer.decode(completion[last + 1 :]).strip():
+            completion, mask = completion[: last + 1], mask[: last + 1]
         if limit is not None and len(completion) > limit:
             completion, mask = completion[:limit], mask[:limit]
         self.episodes.append(record)
