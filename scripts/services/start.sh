@@ -65,7 +65,11 @@ Host quarry-test
 EOF
 mkdir -p /run/sshd
 /usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log"
-ssh -F "$dir/ssh_config" -o BatchMode=yes quarry-test true
+for i in $(seq 1 50); do
+  ssh -F "$dir/ssh_config" -o BatchMode=yes quarry-test true 2>/dev/null && break
+  [ "$i" = 50 ] && { echo "sshd does not answer on 127.0.0.1:$ssh_port" >&2; tail -5 "$dir/sshd.log" >&2; exit 1; }
+  sleep 0.2
+done
 
 # --- munge + single-node Slurm ----------------------------------------------------------------------------------------
 echo "== munge + slurmctld + slurmd"
@@ -117,14 +121,11 @@ done
 
 # --- Ray head ---------------------------------------------------------------------------------------------------------
 echo "== ray head (dashboard on 127.0.0.1:$dash_port)"
-export RAY_USAGE_STATS_ENABLED=0
-"$(dirname "$python")/ray" start --head --node-ip-address 127.0.0.1 --port "$ray_port" \
-  --dashboard-host 127.0.0.1 --dashboard-port "$dash_port" --include-dashboard true --num-cpus "$(nproc)" \
-  --temp-dir "$dir/ray" --disable-usage-stats >"$dir/ray-start.log" 2>&1 || { tail -20 "$dir/ray-start.log" >&2; exit 1; }
-for _ in $(seq 1 60); do
-  curl -sf "http://127.0.0.1:$dash_port/api/version" >/dev/null 2>&1 && break
-  sleep 1
-done
+bash "$root/scripts/services/ray.sh" start
+
+# --- a 1 MB tmpfs, for the full-disk test ------------------------------------------------------------------------------
+mkdir -p "$dir/full"
+if mount -t tmpfs -o size=1m quarry-full "$dir/full" 2>/dev/null; then full="\"$dir/full\""; else full=null; fi
 
 cat >"$dir/services.json" <<EOF
 {
@@ -134,6 +135,7 @@ cat >"$dir/services.json" <<EOF
   "slurm": { "conf": "$SLURM_CONF", "partition": "debug", "gpusPerNode": 2 },
   "ray": { "address": "http://127.0.0.1:$dash_port", "gcs": "127.0.0.1:$ray_port", "python": "$python",
            "tempDir": "$dir/ray" },
+  "fullDir": $full,
   "python": "$python",
   "repo": "$root"
 }

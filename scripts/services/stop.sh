@@ -16,15 +16,9 @@ stop_pidfile() {
 
 if [ -d "$dir/ray" ]; then
   echo "== ray stop"
-  # Only this head's processes: those whose command line names its temp dir (`ray stop` would stop every Ray here).
-  for pass in TERM KILL; do
-    for p in /proc/[0-9]*; do
-      [ "${p#/proc/}" = "$$" ] && continue
-      tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$dir/ray" && kill -s "$pass" "${p#/proc/}" 2>/dev/null
-    done
-    [ "$pass" = TERM ] && sleep 3
-  done
+  bash "$(dirname "$0")/ray.sh" stop
 fi
+mountpoint -q "$dir/full" 2>/dev/null && umount "$dir/full"
 if [ -f "$dir/slurm/slurm.conf" ]; then
   echo "== slurm stop"
   # Jobs first, so no job step outlives the cluster.

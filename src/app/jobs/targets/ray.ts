@@ -9,6 +9,8 @@
 // needed). Pulls keep an offset into that log (pull.json), so nothing is read twice; when the head restarts and
 // forgets the job, what was pulled stays and the job is marked lost.
 import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import type { JobRecord, JobStatus } from '../../../core/training/jobs/job';
 import type { RayTargetConfig } from '../../../core/training/jobs/targets';
@@ -81,20 +83,32 @@ export class RayTarget implements Target {
     return `${this.config.address.replace(/\/+$/, '')}${path}`;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string }> {
-    let res: Response;
-    try {
-      res = await fetch(this.url(path), {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new RayUnreachable(`cannot reach the Ray dashboard at ${this.config.address} (${cause})`);
-    }
-    return { status: res.status, text: await res.text() };
+  // node:http rather than fetch: fetch adds Sec-Fetch-* headers, which the dashboard takes for a browser and refuses
+  // on POST (is_browser_request in ray/dashboard/optional_utils.py).
+  private call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    const url = new URL(this.url(path));
+    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    return new Promise((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+        url,
+        {
+          method,
+          headers: data ? { 'content-type': 'application/json', 'content-length': data.length } : {},
+          timeout: 30_000,
+        },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (b: Buffer) => parts.push(b));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+          res.on('error', (e) => reject(new RayUnreachable(`the Ray dashboard's answer was cut off (${e.message})`)));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
+      req.on('error', (e: NodeJS.ErrnoException) =>
+        reject(new RayUnreachable(`cannot reach the Ray dashboard at ${this.config.address} (${e.code ?? e.message})`)),
+      );
+      req.end(data);
+    });
   }
 
   private sid(job: JobRecord): string {
@@ -117,7 +131,9 @@ export class RayTarget implements Target {
     const rdir = `${(this.config.remoteDir ?? '/tmp/quarry-jobs').replace(/\/+$/, '')}/${job.id}`;
     const python = this.config.python ?? 'python3';
     const command = job.command.map((a, i) => (i === 0 && (a === 'python' || a === 'python3') ? python : a));
-    const entrypoint = [python, '-c', RAY_WRAPPER, rdir, ...command].map((a) => q(a)).join(' ');
+    // The wrapper travels base64-encoded, so the entrypoint Ray prints in the log stays one short line.
+    const wrapper = `import base64; exec(base64.b64decode("${Buffer.from(RAY_WRAPPER).toString('base64')}"))`;
+    const entrypoint = [python, '-c', wrapper, rdir, ...command].map((a) => q(a)).join(' ');
     // runtime_env env_vars is the Jobs API's only way to pass environment variables; secret values go there and
     // nowhere else (the Ray dashboard shows a job's runtime_env to whoever can reach it).
     const body = {
