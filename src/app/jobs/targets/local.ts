@@ -48,7 +48,11 @@ function exitCodeOf(dir: string): number | null {
 export class LocalTarget implements Target {
   readonly kind = 'local' as const;
 
-  constructor(readonly name = 'local') {}
+  constructor(
+    readonly name = 'local',
+    /** The Python that runs `python …` commands (a target's "python"). */
+    readonly python?: string,
+  ) {}
 
   async check(job: JobRecord): Promise<string[]> {
     const problems: string[] = [];
@@ -58,7 +62,8 @@ export class LocalTarget implements Target {
   }
 
   async submit(job: JobRecord, dir: string, secrets: Record<string, string> = {}): Promise<void> {
-    const child = spawn('/bin/sh', ['-c', WRAPPER, 'quarry-job', ...job.command], {
+    const command = job.command.map((a, i) => (i === 0 && this.python && /^python3?$/.test(a) ? this.python : a));
+    const child = spawn('/bin/sh', ['-c', WRAPPER, 'quarry-job', ...command], {
       cwd: dir,
       detached: true,
       stdio: 'ignore',

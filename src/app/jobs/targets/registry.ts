@@ -30,7 +30,7 @@ export function loadTargets(workspace: string, extra: TargetsConfig = {}): Targe
 export function makeTarget(name: string, config: TargetConfig): Target {
   switch (config.kind) {
     case 'local':
-      return new LocalTarget(name);
+      return new LocalTarget(name, config.python);
     case 'ssh':
       return new SshTarget(name, config);
     case 'slurm':

@@ -87,7 +87,7 @@ export function processStateScript(dir: string): string {
     `cd ${q(dir)} 2>/dev/null || { echo nodir; exit 0; }`,
     '[ -f exit_code ] && { echo "exit $(cat exit_code)"; exit 0; }',
     'if [ -f pid ]; then set -- $(cat pid)',
-    '  if kill -0 -- "-$1" 2>/dev/null; then',
+    '  if kill -0 "-$1" 2>/dev/null; then',
     `    now="$(cut -d' ' -f22 /proc/$1/stat 2>/dev/null)"`,
     '    if [ -z "$now" ] || [ -z "$2" ] || [ "$now" = "$2" ]; then echo running; exit 0; fi',
     '  fi',
@@ -195,10 +195,10 @@ export class SshTarget implements Target {
     await this.shell.run(
       [
         `cd ${q(this.remoteDir(job))} 2>/dev/null && [ -f pid ] || exit 0`,
-        'set -- $(cat pid); kill -TERM -- "-$1" 2>/dev/null || exit 0',
-        `i=0; while kill -0 -- "-$1" 2>/dev/null && [ ! -f exit_code ] && [ $i -lt ${tenths} ]; do`,
+        'set -- $(cat pid); kill -TERM "-$1" 2>/dev/null || exit 0',
+        `i=0; while kill -0 "-$1" 2>/dev/null && [ ! -f exit_code ] && [ $i -lt ${tenths} ]; do`,
         '  sleep 0.1; i=$((i + 1)); done',
-        'kill -KILL -- "-$1" 2>/dev/null; exit 0',
+        'kill -KILL "-$1" 2>/dev/null; exit 0',
       ].join('\n'),
       { timeoutMs: graceMs + 60_000 },
     );
