@@ -86,7 +86,8 @@ export async function stage(shell: Shell, plan: StagePlan, remoteDir: string): P
       await shell.run(`mkdir -p ${q(target)} && tar -C ${q(target)} -xf -`, { stdin: tar.stdout!, timeoutMs: 1_800_000 });
     } catch (err) {
       const e = err as ShellError;
-      if (/No space left on device/i.test(e.stderr ?? '')) {
+      // GNU tar says "Wrote only N of M bytes" when the disk fills mid-block.
+      if (/No space left on device|Wrote only \d+ of \d+ bytes|Disk quota exceeded/i.test(e.stderr ?? '')) {
         throw new Error(`no space left on ${shell.where} in ${remoteDir} while staging ${item.local}`);
       }
       throw new Error(`staging ${item.local} to ${shell.where}:${target} failed: ${e.message}`);
@@ -187,4 +188,15 @@ export async function fetchRemoteDir(shell: Shell, remoteDir: string, jobDir: st
   if (fromCode === 3) throw new Error(`no checkpoint ${name} in ${remoteDir}/out on ${shell.where}`);
   if (fromCode !== 0 || tarCode !== 0) throw new Error(`copying ${name} from ${shell.where} failed: ${err.trim()}`);
   return join(dest, name);
+}
+
+/** The last lines of the remote job's stderr.log, for a failure message (empty when there are none). */
+export async function remoteTail(shell: Shell, remoteDir: string): Promise<string> {
+  try {
+    const r = await shell.run(`tail -n 3 ${q(`${remoteDir}/stderr.log`)}`, { check: false });
+    const lines = r.stdout.toString('utf8').trimEnd().split('\n').join(' / ');
+    return lines ? `: ${lines.slice(-300)}` : '';
+  } catch {
+    return '';
+  }
 }

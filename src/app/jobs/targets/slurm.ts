@@ -10,7 +10,7 @@ import type { JobRecord, JobStatus } from '../../../core/training/jobs/job';
 import type { SlurmTargetConfig } from '../../../core/training/jobs/targets';
 import { shellQuote as q } from '../../../core/training/overrides';
 import { WRAPPER } from './local';
-import { fetchRemoteDir, pullFiles, READ_SECRETS, secretsInput, stage, stagePlan } from './remoteFiles';
+import { fetchRemoteDir, pullFiles, READ_SECRETS, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
 import { Shell } from './shell';
 import { exportLines, probe, unreachable } from './ssh';
 import type { PullReport, StatusReport, Target } from './target';
@@ -194,7 +194,11 @@ export class SlurmTarget implements Target {
     if (!id) return { status: 'lost', exitCode: null, reason: 'no Slurm job id was recorded' };
     try {
       const r = await this.shell.run(stateScript(id, this.remoteDir(job)));
-      return slurmStatus(job, r.stdout.toString('utf8'));
+      const report = slurmStatus(job, r.stdout.toString('utf8'));
+      if (report.status === 'failed' && job.status !== 'failed') {
+        report.reason = `${report.reason}${await remoteTail(this.shell, this.remoteDir(job))}`;
+      }
+      return report;
     } catch (err) {
       return unreachable(job, err);
     }

@@ -7,7 +7,7 @@ import type { JobRecord } from '../../../core/training/jobs/job';
 import type { SshTargetConfig } from '../../../core/training/jobs/targets';
 import { shellQuote as q } from '../../../core/training/overrides';
 import { WRAPPER } from './local';
-import { fetchRemoteDir, pullFiles, READ_SECRETS, secretsInput, stage, stagePlan } from './remoteFiles';
+import { fetchRemoteDir, pullFiles, READ_SECRETS, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
 import { Shell, ShellError } from './shell';
 import type { PullReport, StatusReport, Target } from './target';
 
@@ -173,20 +173,10 @@ export class SshTarget implements Target {
     try {
       const r = await this.shell.run(processStateScript(this.remoteDir(job)));
       const report = processStatus(job, r.stdout.toString('utf8'), this.config.host);
-      if (report.status === 'failed') report.reason = `${report.reason}${await this.stderrTail(job)}`;
+      if (report.status === 'failed') report.reason = `${report.reason}${await remoteTail(this.shell, this.remoteDir(job))}`;
       return report;
     } catch (err) {
       return unreachable(job, err);
-    }
-  }
-
-  private async stderrTail(job: JobRecord): Promise<string> {
-    try {
-      const r = await this.shell.run(`tail -n 3 ${q(`${this.remoteDir(job)}/stderr.log`)}`, { check: false });
-      const lines = r.stdout.toString('utf8').trimEnd().split('\n').join(' / ');
-      return lines ? `: ${lines.slice(-300)}` : '';
-    } catch {
-      return '';
     }
   }
 
