@@ -33,7 +33,9 @@ function dropSshConnections(): number {
   return n;
 }
 
-test('ssh: connections dropped again and again mid-job; status and pull recover, no line lost or doubled', { skip }, async () => {
+test('ssh: connections dropped again and again mid-job; status and pull recover, no line lost or doubled', {
+  skip,
+}, async () => {
   const { store } = workspace(targetsFor(svc!));
   const job = await submitJob(store, { target: 'box', command: tickerCommand(25, 0.25) });
   let dropped = 0;
@@ -64,9 +66,15 @@ test('ssh: connections dropped again and again mid-job; status and pull recover,
   assert.ok(dropped > 0, 'connections were dropped');
   const done = await finished(store, job.id);
   assert.equal(done.status, 'succeeded');
-  assert.deepEqual(metricSteps(store, job.id), Array.from({ length: 25 }, (_, i) => i + 1));
+  assert.deepEqual(
+    metricSteps(store, job.id),
+    Array.from({ length: 25 }, (_, i) => i + 1),
+  );
   const ticks = readLog(store, job.id, 'stdout').text.trim().split('\n');
-  assert.deepEqual(ticks, Array.from({ length: 25 }, (_, i) => `tick ${i + 1}`));
+  assert.deepEqual(
+    ticks,
+    Array.from({ length: 25 }, (_, i) => `tick ${i + 1}`),
+  );
   console.log(`dropped ${dropped} ssh connections; ${retried} refreshes said they would retry`);
 });
 
@@ -111,7 +119,9 @@ test('slurm: a job cancelled with scancel from outside Quarry shows as cancelled
   assert.ok(metricSteps(store, job.id).length >= 1, 'what was pulled stays');
 });
 
-test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL for one that ignores it (ssh)', { skip }, async () => {
+test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL for one that ignores it (ssh)', {
+  skip,
+}, async () => {
   const { store } = workspace(targetsFor(svc!));
   const polite = [
     'import signal, sys, time',
@@ -129,12 +139,20 @@ test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL fo
     });
     const done = await cancelJob(store, job.id, 5000);
     assert.equal(done.status, 'cancelled', `${target}: ${done.reason}`);
-    await until(`the ${target} job to have saved`, () => existsSync(join(store.get(job.id).remote.dir!, 'out', 'saved')), 30_000);
+    await until(
+      `the ${target} job to have saved`,
+      () => existsSync(join(store.get(job.id).remote.dir!, 'out', 'saved')),
+      30_000,
+    );
     assert.equal((await refreshJob(store, job.id)).status, 'cancelled', 'stays cancelled');
   }
   const stubborn = await submitJob(store, {
     target: 'box',
-    command: ['python', '-c', 'import signal, time\nsignal.signal(signal.SIGTERM, lambda *a: None)\nprint("ready", flush=True)\nwhile True: time.sleep(0.2)'],
+    command: [
+      'python',
+      '-c',
+      'import signal, time\nsignal.signal(signal.SIGTERM, lambda *a: None)\nprint("ready", flush=True)\nwhile True: time.sleep(0.2)',
+    ],
   });
   await until('the stubborn job to be ready', async () => {
     await refreshJob(store, stubborn.id);
@@ -143,24 +161,35 @@ test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL fo
   const killed = await cancelJob(store, stubborn.id, 500);
   assert.equal(killed.status, 'cancelled');
   const [pid] = readFileSync(join(killed.remote.dir!, 'pid'), 'utf8').split(' ');
-  await until('its process group to be gone', () => {
-    try {
-      process.kill(-Number(pid), 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }, 10_000);
+  await until(
+    'its process group to be gone',
+    () => {
+      try {
+        process.kill(-Number(pid), 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    10_000,
+  );
 });
 
 test('jobs that fail at start say why', { skip }, async () => {
-  const { store } = workspace(targetsFor(svc!, { nowhere: { kind: 'slurm', remoteDir: join(svc!.dir, 'remote', 'x'), partition: 'nope', minFreeMB: 1 } }));
+  const { store } = workspace(
+    targetsFor(svc!, {
+      nowhere: { kind: 'slurm', remoteDir: join(svc!.dir, 'remote', 'x'), partition: 'nope', minFreeMB: 1 },
+    }),
+  );
   await assert.rejects(
     submitJob(store, { target: 'box', command: ['python', '-m', 'no_such_module_xyz'] }),
     /target box cannot run this job: .* cannot import no_such_module_xyz/,
   );
   for (const target of ['box', 'hpc']) {
-    const job = await submitJob(store, { target, command: ['python', '-c', 'import sys; sys.stderr.write("boom: no GPU\\n"); sys.exit(3)'] });
+    const job = await submitJob(store, {
+      target,
+      command: ['python', '-c', 'import sys; sys.stderr.write("boom: no GPU\\n"); sys.exit(3)'],
+    });
     const done = await finished(store, job.id);
     assert.equal(done.status, 'failed');
     assert.equal(done.exitCode, 3);
@@ -178,13 +207,20 @@ test('ssh: an unknown host key is refused with what to do, never accepted', { sk
   const empty = join(svc!.dir, 'known_hosts_empty');
   writeFileSync(empty, '');
   writeFileSync(config, readFileSync(svc!.ssh.config, 'utf8').replace(svc!.ssh.knownHosts, empty));
-  const { store } = workspace(targetsFor(svc!, { stranger: { kind: 'ssh', host: svc!.ssh.host, sshConfig: config, remoteDir: '/tmp/x' } }));
-  await assert.rejects(submitJob(store, { target: 'stranger', command: ['true'] }), /host key of quarry-test .*never accepts host keys/);
+  const { store } = workspace(
+    targetsFor(svc!, { stranger: { kind: 'ssh', host: svc!.ssh.host, sshConfig: config, remoteDir: '/tmp/x' } }),
+  );
+  await assert.rejects(
+    submitJob(store, { target: 'stranger', command: ['true'] }),
+    /host key of quarry-test .*never accepts host keys/,
+  );
   assert.equal(readFileSync(empty, 'utf8'), '', 'nothing was added to known_hosts');
   copyFileSync(svc!.ssh.knownHosts, empty);
 });
 
-test('ssh: a full remote disk is refused before submitting, and a staging that fills it fails plainly', { skip: skip || (svc?.fullDir ? false : 'no tmpfs could be mounted') }, async () => {
+test('ssh: a full remote disk is refused before submitting, and a staging that fills it fails plainly', {
+  skip: skip || (svc?.fullDir ? false : 'no tmpfs could be mounted'),
+}, async () => {
   const full = svc!.fullDir!;
   const ssh = { host: svc!.ssh.host, sshConfig: svc!.ssh.config };
   const { ws, store } = workspace(
@@ -193,10 +229,16 @@ test('ssh: a full remote disk is refused before submitting, and a staging that f
       tight: { kind: 'ssh', ...ssh, remoteDir: join(full, 'jobs'), python: svc!.python, minFreeMB: 0 },
     }),
   );
-  await assert.rejects(submitJob(store, { target: 'small', command: ['true'] }), /only \d+ MB free in .*full.* \(the target asks for 1024 MB: minFreeMB\)/);
+  await assert.rejects(
+    submitJob(store, { target: 'small', command: ['true'] }),
+    /only \d+ MB free in .*full.* \(the target asks for 1024 MB: minFreeMB\)/,
+  );
   const big = join(ws, 'big.bin');
   writeFileSync(big, Buffer.alloc(3 << 20, 1));
-  await assert.rejects(submitJob(store, { target: 'tight', data: big, command: ['true'] }), /no space left on quarry-test in .*full/);
+  await assert.rejects(
+    submitJob(store, { target: 'tight', data: big, command: ['true'] }),
+    /no space left on quarry-test in .*full/,
+  );
   const [failed] = store.list();
   assert.equal(failed.status, 'failed');
   assert.match(failed.reason ?? '', /no space left/);

@@ -38,7 +38,13 @@ export function targetsFor(svc: Services, extra: TargetsConfig = {}): TargetsCon
   const remote = join(svc.dir, 'remote');
   return {
     box: { kind: 'ssh', ...ssh, remoteDir: `${remote}/ssh`, python: svc.python, minFreeMB: 10 },
-    hpc: { kind: 'slurm', remoteDir: `${remote}/slurm`, partition: svc.slurm.partition, python: svc.python, minFreeMB: 10 },
+    hpc: {
+      kind: 'slurm',
+      remoteDir: `${remote}/slurm`,
+      partition: svc.slurm.partition,
+      python: svc.python,
+      minFreeMB: 10,
+    },
     hpcssh: {
       kind: 'slurm',
       ...ssh,

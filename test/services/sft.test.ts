@@ -12,15 +12,31 @@ import { finished, metricSteps, services, sftCommand, sftFixture, targetsFor, wo
 const { svc, skip } = services();
 
 for (const target of ['local', 'box', 'hpc', 'hpcssh', 'ray']) {
-  test(`SFT of the tiny model on the ${target} target: followed to the end, metrics and checkpoints pulled`, { skip }, async () => {
+  test(`SFT of the tiny model on the ${target} target: followed to the end, metrics and checkpoints pulled`, {
+    skip,
+  }, async () => {
     const targets = targetsFor(svc!, { local: { kind: 'local', python: svc!.python } });
     const { ws, store } = workspace(targets);
     const data = sftFixture(ws);
-    const job = await submitJob(store, { target, name: `sft on ${target}`, engine: 'trl', data, command: sftCommand(data) });
+    const job = await submitJob(store, {
+      target,
+      name: `sft on ${target}`,
+      engine: 'trl',
+      data,
+      command: sftCommand(data),
+    });
     const done = await finished(store, job.id);
-    const log = (f: string) => (existsSync(join(store.dir(job.id), f)) ? readFileSync(join(store.dir(job.id), f), 'utf8') : '');
-    assert.equal(done.status, 'succeeded', `${done.reason}\n${log('stderr.log').slice(-2000)}\n${log('stdout.log').slice(-2000)}`);
-    assert.deepEqual(metricSteps(store, job.id).filter((s, i, a) => a.indexOf(s) === i), [1, 2, 3, 4]);
+    const log = (f: string) =>
+      existsSync(join(store.dir(job.id), f)) ? readFileSync(join(store.dir(job.id), f), 'utf8') : '';
+    assert.equal(
+      done.status,
+      'succeeded',
+      `${done.reason}\n${log('stderr.log').slice(-2000)}\n${log('stdout.log').slice(-2000)}`,
+    );
+    assert.deepEqual(
+      metricSteps(store, job.id).filter((s, i, a) => a.indexOf(s) === i),
+      [1, 2, 3, 4],
+    );
     const pulled = await pullJob(store, job.id);
     assert.deepEqual([...pulled.checkpoints].sort(), ['checkpoint-2', 'checkpoint-4', 'final']);
     assert.match(log('stdout.log') + log('stderr.log'), /"steps": 4/, 'the trainer printed its summary');

@@ -36,7 +36,7 @@ async function secretValues(store: JobStore, names: Record<string, string>): Pro
   if (missing.length) {
     throw new Error(
       `the target's secret ${missing.join(', ')} ${missing.length > 1 ? 'have' : 'has'} no value: set ` +
-        'it in the environment (or the editor\'s secret storage)',
+        "it in the environment (or the editor's secret storage)",
     );
   }
   return out;
@@ -110,7 +110,8 @@ export async function refreshJob(store: JobStore, id: string): Promise<JobRecord
 
 /** The pull, and the checkpoint list it saw written to checkpoints.json. */
 async function pullInto(target: Target, job: JobRecord, dir: string): Promise<PullReport> {
-  if (job.status === 'staged' || (job.status === 'failed' && !job.startedAt)) return { bytes: 0, checkpoints: [], error: null };
+  if (job.status === 'staged' || (job.status === 'failed' && !job.startedAt))
+    return { bytes: 0, checkpoints: [], error: null };
   const r = await target.pull(job, dir);
   if (r.checkpoints) {
     const file = join(dir, 'checkpoints.json');

@@ -140,7 +140,8 @@ export class LocalTarget implements Target {
 
   async fetchCheckpoint(_job: JobRecord, dir: string, name: string): Promise<string> {
     const path = join(dir, 'out', name);
-    if (!CHECKPOINT_DIR.test(name) || !existsSync(path)) throw new Error(`no checkpoint ${name} in ${join(dir, 'out')}`);
+    if (!CHECKPOINT_DIR.test(name) || !existsSync(path))
+      throw new Error(`no checkpoint ${name} in ${join(dir, 'out')}`);
     return path;
   }
 }

@@ -144,7 +144,8 @@ export class RayTarget implements Target {
       ...(job.resources?.gpus ? { entrypoint_num_gpus: job.resources.gpus } : {}),
     };
     const r = await this.call('POST', '/api/jobs/', body);
-    if (r.status !== 200) throw new Error(`Ray refused the job (${r.status}): ${r.text.trim().split('\n').slice(-2).join(' / ')}`);
+    if (r.status !== 200)
+      throw new Error(`Ray refused the job (${r.status}): ${r.text.trim().split('\n').slice(-2).join(' / ')}`);
     const sid = (JSON.parse(r.text) as { submission_id: string }).submission_id;
     job.remote = { rayJobId: sid, dir: rdir, host: this.config.address };
   }
@@ -169,7 +170,8 @@ export class RayTarget implements Target {
     const info = JSON.parse(r.text) as { status: string; message?: string; driver_exit_code?: number | null };
     const status = RAY_STATUS[info.status] ?? 'running';
     const exitCode = info.driver_exit_code ?? null;
-    if (job.status === 'cancelled' && status !== 'running') return { status: 'cancelled', exitCode, reason: 'cancelled' };
+    if (job.status === 'cancelled' && status !== 'running')
+      return { status: 'cancelled', exitCode, reason: 'cancelled' };
     if (status === 'cancelled') return { status, exitCode, reason: 'stopped in Ray (from outside Quarry?)' };
     if (status === 'failed') return { status, exitCode, reason: (info.message ?? 'failed').slice(0, 400) };
     return { status: job.status === 'cancelled' ? 'cancelled' : status, exitCode, reason: null };

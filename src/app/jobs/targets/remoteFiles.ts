@@ -2,13 +2,14 @@
 // and data there (tar through the shell, so the remote needs nothing but sh and tar), pulling logs and metrics back
 // incrementally by byte offset (the offset is the local copy's size, so a pull cut off by a dropped connection is
 // simply redone, and metrics.jsonl only ever gains whole lines), the checkpoint list, and a checkpoint's files.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are sh, where ${NAME} is the shell's
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { shellQuote as q } from '../../../core/training/overrides';
 import type { JobRecord } from '../../../core/training/jobs/job';
 import type { Shell } from './shell';
-import { ShellError } from './shell';
+import type { ShellError } from './shell';
 import type { PullReport } from './target';
 
 /** Files pulled back, by their path in the job folder; metrics files take whole lines only. */
@@ -83,7 +84,10 @@ export async function stage(shell: Shell, plan: StagePlan, remoteDir: string): P
     });
     const target = `${remoteDir}/${item.remoteSub}`;
     try {
-      await shell.run(`mkdir -p ${q(target)} && tar -C ${q(target)} -xf -`, { stdin: tar.stdout!, timeoutMs: 1_800_000 });
+      await shell.run(`mkdir -p ${q(target)} && tar -C ${q(target)} -xf -`, {
+        stdin: tar.stdout!,
+        timeoutMs: 1_800_000,
+      });
     } catch (err) {
       const e = err as ShellError;
       // GNU tar says "Wrote only N of M bytes" when the disk fills mid-block.
@@ -124,7 +128,8 @@ export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string)
   try {
     const r = await shell.run(pullScript(remoteDir, offsets), { check: false });
     if (r.code === 3) return { bytes: 0, checkpoints: null, error: `${remoteDir} is missing on ${shell.where}` };
-    if (r.code !== 0) return { bytes: 0, checkpoints: null, error: `pull failed on ${shell.where}: ${r.stderr.trim()}` };
+    if (r.code !== 0)
+      return { bytes: 0, checkpoints: null, error: `pull failed on ${shell.where}: ${r.stderr.trim()}` };
     res = r.stdout;
   } catch (err) {
     return { bytes: 0, checkpoints: null, error: (err as Error).message };

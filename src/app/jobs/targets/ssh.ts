@@ -47,7 +47,8 @@ export async function probe(
     'echo reachable',
     `if command -v ${py} >/dev/null 2>&1; then echo python ok; else echo python missing; fi`,
     ...[...new Set(modules)].map(
-      (m) => `if ${py} -c ${q(`import ${m}`)} >/dev/null 2>&1; then echo "module ${m} ok"; else echo "module ${m} missing"; fi`,
+      (m) =>
+        `if ${py} -c ${q(`import ${m}`)} >/dev/null 2>&1; then echo "module ${m} ok"; else echo "module ${m} missing"; fi`,
     ),
     `d=${q(opts.dir)}; while [ ! -d "$d" ]; do d="$(dirname "$d")"; done`,
     `echo "free $(df -Pk "$d" | awk 'NR==2 {print $4}') $d"`,
@@ -60,7 +61,8 @@ export async function probe(
     return [(err as Error).message];
   }
   const problems: string[] = [];
-  if (/^python missing$/m.test(out)) problems.push(`${opts.python} is not on ${shell.where} (set "python" in the target)`);
+  if (/^python missing$/m.test(out))
+    problems.push(`${opts.python} is not on ${shell.where} (set "python" in the target)`);
   else {
     for (const m of out.matchAll(/^module (\S+) missing$/gm)) {
       problems.push(`${opts.python} on ${shell.where} cannot import ${m[1]}`);
@@ -104,7 +106,11 @@ export function processStatus(job: JobRecord, answer: string, where: string): St
   if (exit) {
     const code = Number(exit[1]);
     if (cancelled) return { status: 'cancelled', exitCode: code, reason: 'cancelled' };
-    return { status: code === 0 ? 'succeeded' : 'failed', exitCode: code, reason: code ? `exited with code ${code}` : null };
+    return {
+      status: code === 0 ? 'succeeded' : 'failed',
+      exitCode: code,
+      reason: code ? `exited with code ${code}` : null,
+    };
   }
   if (answer.trim() === 'running') return { status: cancelled ? 'cancelled' : 'running', exitCode: null, reason: null };
   if (cancelled) return { status: 'cancelled', exitCode: null, reason: 'cancelled' };
@@ -173,7 +179,8 @@ export class SshTarget implements Target {
     try {
       const r = await this.shell.run(processStateScript(this.remoteDir(job)));
       const report = processStatus(job, r.stdout.toString('utf8'), this.config.host);
-      if (report.status === 'failed') report.reason = `${report.reason}${await remoteTail(this.shell, this.remoteDir(job))}`;
+      if (report.status === 'failed')
+        report.reason = `${report.reason}${await remoteTail(this.shell, this.remoteDir(job))}`;
       return report;
     } catch (err) {
       return unreachable(job, err);

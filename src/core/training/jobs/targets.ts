@@ -80,7 +80,7 @@ function envProblem(env: unknown): string | null {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) return `"env.${k}" is not an environment variable name`;
     if (typeof v === 'string') continue;
     const s = v as Record<string, unknown> | null;
-    if (!s || s.secret !== true || (s.from !== undefined && typeof s.from !== 'string')) {
+    if (s?.secret !== true || (s.from !== undefined && typeof s.from !== 'string')) {
       return `"env.${k}" must be a string or {"secret": true, "from"?: NAME}`;
     }
   }
@@ -121,7 +121,8 @@ export function targetConfigProblem(config: unknown): string | null {
 
 /** Checks every target of a targets.json document; throws naming the first bad one. */
 export function parseTargets(doc: unknown, source: string): TargetsConfig {
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${source}: expected an object of targets`);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error(`${source}: expected an object of targets`);
   for (const [name, config] of Object.entries(doc)) {
     if (!/^[\w.-]+$/.test(name)) throw new Error(`${source}: target name ${JSON.stringify(name)} is not a plain name`);
     const problem = targetConfigProblem(config);
@@ -131,7 +132,10 @@ export function parseTargets(doc: unknown, source: string): TargetsConfig {
 }
 
 /** Plain variables (kept in job.json) and the secrets' names with where their values come from. */
-export function splitEnv(env: TargetEnv | undefined): { plain: Record<string, string>; secrets: Record<string, string> } {
+export function splitEnv(env: TargetEnv | undefined): {
+  plain: Record<string, string>;
+  secrets: Record<string, string>;
+} {
   const plain: Record<string, string> = {};
   const secrets: Record<string, string> = {};
   for (const [k, v] of Object.entries(env ?? {})) {
@@ -140,4 +144,3 @@ export function splitEnv(env: TargetEnv | undefined): { plain: Record<string, st
   }
   return { plain, secrets };
 }
-
