@@ -11,6 +11,7 @@ import type { JobRecord } from '../../../core/training/jobs/job';
 import type { Shell } from './shell';
 import type { ShellError } from './shell';
 import type { PullReport } from './target';
+import type { JobRecord as Job } from '../../../core/training/jobs/job';
 
 /** Files pulled back, by their path in the job folder; metrics files take whole lines only. */
 export const PULLED = ['stdout.log', 'stderr.log', 'out/metrics.jsonl'] as const;
@@ -203,5 +204,31 @@ export async function remoteTail(shell: Shell, remoteDir: string): Promise<strin
     return lines ? `: ${lines.slice(-300)}` : '';
   } catch {
     return '';
+  }
+}
+
+/** What the ssh and slurm targets share: a Shell, and each job's folder under the target's remoteDir. */
+export abstract class RemoteFolderTarget {
+  constructor(
+    readonly shell: Shell,
+    private readonly baseDir: string,
+  ) {}
+
+  protected remoteDir(job: Job): string {
+    return job.remote.dir ?? `${this.baseDir.replace(/\/+$/, '')}/${job.id}`;
+  }
+
+  /** A shell loop waiting up to `graceMs` while `cond` holds (the sh condition), then running `after`. */
+  protected graceLoop(cond: string, graceMs: number, after: string): string {
+    const tenths = Math.ceil(graceMs / 100);
+    return `i=0; while ${cond} && [ $i -lt ${tenths} ]; do sleep 0.1; i=$((i + 1)); done\n${after}`;
+  }
+
+  pull(job: Job, dir: string): Promise<PullReport> {
+    return pullFiles(this.shell, this.remoteDir(job), dir);
+  }
+
+  fetchCheckpoint(job: Job, dir: string, name: string): Promise<string> {
+    return fetchRemoteDir(this.shell, this.remoteDir(job), dir, name);
   }
 }

@@ -10,10 +10,10 @@ import type { JobRecord, JobStatus } from '../../../core/training/jobs/job';
 import type { SlurmTargetConfig } from '../../../core/training/jobs/targets';
 import { shellQuote as q } from '../../../core/training/overrides';
 import { WRAPPER } from './local';
-import { fetchRemoteDir, pullFiles, READ_SECRETS, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
+import { READ_SECRETS, RemoteFolderTarget, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
 import { Shell } from './shell';
 import { exportLines, probe, unreachable } from './ssh';
-import type { PullReport, StatusReport, Target } from './target';
+import type { StatusReport, Target } from './target';
 
 /** The sbatch options for a job on this target. */
 export function sbatchOptions(config: SlurmTargetConfig, job: JobRecord, rdir: string): string[] {
@@ -120,19 +120,14 @@ export function slurmStatus(job: JobRecord, answer: string): StatusReport {
   return { status: cancelledHere ? 'cancelled' : status, exitCode, reason: status === 'running' ? why : null };
 }
 
-export class SlurmTarget implements Target {
+export class SlurmTarget extends RemoteFolderTarget implements Target {
   readonly kind = 'slurm' as const;
-  readonly shell: Shell;
 
   constructor(
     readonly name: string,
     readonly config: SlurmTargetConfig,
   ) {
-    this.shell = new Shell(config.host ? { ...config, host: config.host } : null);
-  }
-
-  private remoteDir(job: JobRecord): string {
-    return job.remote.dir ?? `${this.config.remoteDir.replace(/\/+$/, '')}/${job.id}`;
+    super(new Shell(config.host ? { ...config, host: config.host } : null), config.remoteDir);
   }
 
   async check(job: JobRecord): Promise<string[]> {
@@ -209,23 +204,13 @@ export class SlurmTarget implements Target {
   async cancel(job: JobRecord, _dir: string, graceMs = 10_000): Promise<void> {
     const id = job.remote.slurmJobId;
     if (!id) return;
-    const tenths = Math.ceil(graceMs / 100);
+    const queued = `[ -n "$(squeue -h -j ${q(id)} -o %T 2>/dev/null)" ]`;
     await this.shell.run(
       [
         `scancel ${q(id)}`,
-        `i=0; while [ -n "$(squeue -h -j ${q(id)} -o %T 2>/dev/null)" ] && [ $i -lt ${tenths} ]; do`,
-        '  sleep 0.1; i=$((i + 1)); done',
-        `[ -n "$(squeue -h -j ${q(id)} -o %T 2>/dev/null)" ] && scancel --signal=KILL --full ${q(id)}; exit 0`,
+        this.graceLoop(queued, graceMs, `${queued} && scancel --signal=KILL --full ${q(id)}; exit 0`),
       ].join('\n'),
       { timeoutMs: graceMs + 60_000 },
     );
-  }
-
-  pull(job: JobRecord, dir: string): Promise<PullReport> {
-    return pullFiles(this.shell, this.remoteDir(job), dir);
-  }
-
-  fetchCheckpoint(job: JobRecord, dir: string, name: string): Promise<string> {
-    return fetchRemoteDir(this.shell, this.remoteDir(job), dir, name);
   }
 }

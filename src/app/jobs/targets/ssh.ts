@@ -7,9 +7,9 @@ import type { JobRecord } from '../../../core/training/jobs/job';
 import type { SshTargetConfig } from '../../../core/training/jobs/targets';
 import { shellQuote as q } from '../../../core/training/overrides';
 import { WRAPPER } from './local';
-import { fetchRemoteDir, pullFiles, READ_SECRETS, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
+import { READ_SECRETS, RemoteFolderTarget, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
 import { Shell, ShellError } from './shell';
-import type { PullReport, StatusReport, Target } from './target';
+import type { StatusReport, Target } from './target';
 
 /** The wrapper, first writing `pid` as "<pid> <start time>" (field 22 of /proc/<pid>/stat where there is one). */
 export const REMOTE_WRAPPER = [
@@ -130,19 +130,14 @@ export function unreachable(job: JobRecord, err: unknown): StatusReport {
   return { status: job.status, exitCode: job.exitCode, reason: `${err.message} (will retry)` };
 }
 
-export class SshTarget implements Target {
+export class SshTarget extends RemoteFolderTarget implements Target {
   readonly kind = 'ssh' as const;
-  readonly shell: Shell;
 
   constructor(
     readonly name: string,
     readonly config: SshTargetConfig,
   ) {
-    this.shell = new Shell(config);
-  }
-
-  private remoteDir(job: JobRecord): string {
-    return job.remote.dir ?? `${this.config.remoteDir.replace(/\/+$/, '')}/${job.id}`;
+    super(new Shell(config), config.remoteDir);
   }
 
   check(job: JobRecord): Promise<string[]> {
@@ -188,24 +183,17 @@ export class SshTarget implements Target {
   }
 
   async cancel(job: JobRecord, _dir: string, graceMs = 10_000): Promise<void> {
-    const tenths = Math.ceil(graceMs / 100);
     await this.shell.run(
       [
         `cd ${q(this.remoteDir(job))} 2>/dev/null && [ -f pid ] || exit 0`,
         'set -- $(cat pid); kill -TERM "-$1" 2>/dev/null || exit 0',
-        `i=0; while kill -0 "-$1" 2>/dev/null && [ ! -f exit_code ] && [ $i -lt ${tenths} ]; do`,
-        '  sleep 0.1; i=$((i + 1)); done',
-        'kill -KILL "-$1" 2>/dev/null; exit 0',
+        this.graceLoop(
+          'kill -0 "-$1" 2>/dev/null && [ ! -f exit_code ]',
+          graceMs,
+          'kill -KILL "-$1" 2>/dev/null; exit 0',
+        ),
       ].join('\n'),
       { timeoutMs: graceMs + 60_000 },
     );
-  }
-
-  pull(job: JobRecord, dir: string): Promise<PullReport> {
-    return pullFiles(this.shell, this.remoteDir(job), dir);
-  }
-
-  fetchCheckpoint(job: JobRecord, dir: string, name: string): Promise<string> {
-    return fetchRemoteDir(this.shell, this.remoteDir(job), dir, name);
   }
 }
