@@ -3,7 +3,7 @@
 # temporary directory (QUARRY_SERVICES_DIR, default /tmp/quarry-services): an OpenSSH server (own host key, a user key,
 # a known_hosts file and an ssh config file the tests pass with -F), a single-node Slurm cluster with munge (a fake
 # two-GPU gres on /dev/fakegpu0-1, as in ENVIRONMENT-FACTS.md) and a Ray head from the project's .venv with its
-# dashboard on. Installs Debian's openssh-server, slurm-wlm, munge and rsync when missing. Writes services.json (ports,
+# dashboard on. Installs Debian's openssh-server, slurm-wlm and munge when missing. Writes services.json (ports,
 # key and config paths) which test/services/*.test.ts read. scripts/services/stop.sh stops everything it started.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -26,7 +26,6 @@ need=()
 command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 [ -x /usr/sbin/slurmctld ] || need+=(slurm-wlm)
 [ -x /usr/sbin/munged ] || need+=(munge)
-command -v rsync >/dev/null || need+=(rsync)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]} (apt)"
   apt-get update -qq
