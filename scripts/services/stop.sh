@@ -32,5 +32,12 @@ if [ -f "$dir/munged.started" ]; then
 fi
 echo "== sshd stop"
 stop_pidfile "$dir/sshd.pid"
+# Jobs the tests left running (a failed test's job, or a Ray job orphaned by a head restart) run in $dir/remote/:
+# end the processes whose command line names this directory.
+for p in /proc/[0-9]*; do
+  pid="${p#/proc/}"
+  [ "$pid" = "$$" ] && continue
+  if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$dir/"; then kill -KILL "$pid" 2>/dev/null || true; fi
+done
 rm -rf "$dir"
 echo "== services stopped"

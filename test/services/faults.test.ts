@@ -86,7 +86,9 @@ for (const target of ['box', 'hpc', 'ray']) {
       'f = open("out/metrics.jsonl", "a")',
       'f.write(json.dumps({"step": 1}) + "\\n" + \'{"step": \'); f.flush()',
       'print("half written", flush=True)',
-      'while not os.path.exists("go"): time.sleep(0.1)',
+      // A job left behind by a failing test ends by itself.
+      'deadline = time.time() + 300',
+      'while not os.path.exists("go") and time.time() < deadline: time.sleep(0.1)',
       'f.write("2}\\n" + json.dumps({"step": 3}) + "\\n"); f.close()',
     ].join('\n');
     const job = await submitJob(store, { target, command: ['python', '-c', half] });
