@@ -1,6 +1,7 @@
 // Jobs, the use cases the CLI (`quarry jobs`) and the editor share: submit a spec to a target, refresh and read status,
-// read logs from an offset (to follow them), cancel. The job folder is the source of truth; a target only runs things.
-import { existsSync, openSync, readSync, closeSync, statSync, writeFileSync } from 'node:fs';
+// pull logs, metrics and the checkpoint list back, read logs from an offset (to follow them), cancel, fetch a
+// checkpoint. The job folder is the source of truth; a target only runs things.
+import { existsSync, openSync, readFileSync, readSync, closeSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   FINAL_STATUSES,
@@ -10,32 +11,59 @@ import {
   type JobRecord,
   type JobSpec,
 } from '../../core/training/jobs/job';
+import { splitEnv } from '../../core/training/jobs/targets';
 import type { JobStore } from './store';
-import { LocalTarget } from './targets/local';
-import type { Target } from './targets/target';
+import { loadTargets, makeTarget, targetConfig } from './targets/registry';
+import type { PullReport, Target } from './targets/target';
 
 export { JobStore } from './store';
+export { loadTargets, TARGETS_FILE } from './targets/registry';
 
-/** The targets known by name. Only `local` for now; ssh, slurm and ray come from .quarry/targets.json. */
-export function targetNamed(name: string): Target {
-  if (name === 'local') return new LocalTarget();
-  throw new Error(`unknown target '${name}' (known: local)`);
+/** The target a job names, from the workspace's targets (and the editor's setting). */
+export function targetNamed(name: string, store?: JobStore): Target {
+  const targets = store ? loadTargets(store.workspace, store.options.targets) : {};
+  return makeTarget(name, targetConfig(targets, name));
+}
+
+async function secretValues(store: JobStore, names: Record<string, string>): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [name, from] of Object.entries(names)) {
+    const v = store.options.secret ? await store.options.secret(from) : process.env[from];
+    if (v === undefined || v === '') missing.push(from === name ? name : `${name} (from ${from})`);
+    else out[name] = v;
+  }
+  if (missing.length) {
+    throw new Error(
+      `the target's secret ${missing.join(', ')} ${missing.length > 1 ? 'have' : 'has'} no value: set ` +
+        "it in the environment (or the editor's secret storage)",
+    );
+  }
+  return out;
 }
 
 export async function submitJob(store: JobStore, spec: JobSpec): Promise<JobRecord> {
   const problem = jobSpecProblem(spec);
   if (problem) throw new Error(`bad job spec: ${problem}`);
-  const target = targetNamed(spec.target);
-  const job = newJobRecord(spec, newJobId());
+  const config = targetConfig(loadTargets(store.workspace, store.options.targets), spec.target);
+  const target = makeTarget(spec.target, config);
+  const { plain, secrets } = splitEnv(config.env);
+  const job = newJobRecord({ ...spec, env: { ...plain, ...(spec.env ?? {}) } }, newJobId());
+  const secretEnv = await secretValues(store, secrets);
+  if (Object.keys(secrets).length) job.secretEnv = Object.keys(secrets);
   const missing = await target.check(job);
   if (missing.length) throw new Error(`target ${target.name} cannot run this job: ${missing.join('; ')}`);
   const dir = store.create(job);
   writeFileSync(
     join(dir, 'launch.json'),
-    JSON.stringify({ command: job.command, cwd: job.cwd, env: Object.keys(job.env) }, null, 2) + '\n',
+    JSON.stringify(
+      { command: job.command, cwd: job.cwd, env: Object.keys(job.env), secretEnv: job.secretEnv ?? [] },
+      null,
+      2,
+    ) + '\n',
   );
   try {
-    await target.submit(job, dir);
+    await target.submit(job, dir, secretEnv);
   } catch (err) {
     job.status = 'failed';
     job.reason = (err as Error).message;
@@ -49,20 +77,68 @@ export async function submitJob(store: JobStore, spec: JobSpec): Promise<JobReco
   return job;
 }
 
-/** Asks the target and records what changed. A finished job is not asked again. */
+/**
+ * Asks the target and records what changed, then pulls what is new of the logs and metrics (after the status, so a
+ * job seen ended has all its output pulled). A finished job is not asked again, once its last pull is done.
+ */
 export async function refreshJob(store: JobStore, id: string): Promise<JobRecord> {
   const job = store.get(id);
-  if (FINAL_STATUSES.includes(job.status) && job.status !== 'cancelled') return job;
-  const r = await targetNamed(job.target).status(job, store.dir(id));
-  const changed = r.status !== job.status || r.exitCode !== job.exitCode;
-  if (changed) {
-    job.status = r.status;
-    job.exitCode = r.exitCode;
-    job.reason = r.reason;
-    if (FINAL_STATUSES.includes(r.status) && job.endedAt === null) job.endedAt = new Date().toISOString();
-    store.save(job);
+  const dir = store.dir(id);
+  const final = FINAL_STATUSES.includes(job.status);
+  if (final && existsSync(join(dir, 'pulled'))) return job;
+  const target = targetNamed(job.target, store);
+  // A cancelled job is still asked: its processes may take a while to end (and to write their last lines).
+  if (!final || job.status === 'cancelled') {
+    const r = await target.status(job, dir);
+    const changed = r.status !== job.status || r.exitCode !== job.exitCode || r.reason !== job.reason;
+    if (changed) {
+      job.status = r.status;
+      job.exitCode = r.exitCode;
+      job.reason = r.reason;
+      if (FINAL_STATUSES.includes(r.status) && job.endedAt === null) job.endedAt = new Date().toISOString();
+      store.save(job);
+    }
   }
+  const pulled = await pullInto(target, job, dir);
+  // A final job whose last pull succeeded is settled: its folder holds all the target had (a cancelled one, once it
+  // has had time to end).
+  const quiet =
+    job.status !== 'cancelled' || job.exitCode !== null || Date.now() - Date.parse(job.endedAt ?? '') > 60_000;
+  if (FINAL_STATUSES.includes(job.status) && pulled.error === null && quiet) writeFileSync(join(dir, 'pulled'), '');
   return job;
+}
+
+/** The pull, and the checkpoint list it saw written to checkpoints.json. */
+async function pullInto(target: Target, job: JobRecord, dir: string): Promise<PullReport> {
+  if (job.status === 'staged' || (job.status === 'failed' && !job.startedAt))
+    return { bytes: 0, checkpoints: [], error: null };
+  const r = await target.pull(job, dir);
+  if (r.checkpoints) {
+    const file = join(dir, 'checkpoints.json');
+    const before = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : [];
+    const all = [...new Set([...before, ...r.checkpoints])];
+    if (all.length !== before.length) {
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(all)}\n`);
+      renameSync(`${file}.tmp`, file);
+    }
+  }
+  return r;
+}
+
+/** Pulls a job's logs, metrics and checkpoint list now; with `checkpoint`, also that checkpoint's files. */
+export async function pullJob(
+  store: JobStore,
+  id: string,
+  checkpoint?: string,
+): Promise<{ job: JobRecord; pull: PullReport; checkpoints: string[]; fetched: string | null }> {
+  const job = await refreshJob(store, id);
+  const dir = store.dir(id);
+  const target = targetNamed(job.target, store);
+  const pull = await pullInto(target, job, dir);
+  const file = join(dir, 'checkpoints.json');
+  const checkpoints = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : [];
+  const fetched = checkpoint ? await target.fetchCheckpoint(job, dir, checkpoint) : null;
+  return { job, pull, checkpoints, fetched };
 }
 
 export async function cancelJob(store: JobStore, id: string, graceMs?: number): Promise<JobRecord> {
@@ -71,7 +147,7 @@ export async function cancelJob(store: JobStore, id: string, graceMs?: number): 
   job.status = 'cancelled';
   job.reason = 'cancelled';
   store.save(job);
-  await targetNamed(job.target).cancel(job, store.dir(id), graceMs);
+  await targetNamed(job.target, store).cancel(job, store.dir(id), graceMs);
   return refreshJob(store, id);
 }
 

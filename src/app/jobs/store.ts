@@ -3,14 +3,25 @@
 // exit code when it ends (exit_code), and out/ where the run writes metrics.jsonl and checkpoints.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TargetsConfig } from '../../core/training/jobs/targets';
 import { JOB_SCHEMA, type JobRecord } from '../../core/training/jobs/job';
 
 export const JOBS_DIR = '.quarry/jobs';
 
+export interface JobStoreOptions {
+  /** Targets from the editor's `quarry.targets` setting, over the workspace's .quarry/targets.json. */
+  targets?: TargetsConfig;
+  /** Where a secret's value comes from (the editor's SecretStorage); default: this process's environment. */
+  secret?: (name: string) => Promise<string | undefined>;
+}
+
 export class JobStore {
   readonly root: string;
 
-  constructor(workspace: string) {
+  constructor(
+    readonly workspace: string,
+    readonly options: JobStoreOptions = {},
+  ) {
     this.root = join(workspace, JOBS_DIR);
   }
 

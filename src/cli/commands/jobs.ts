@@ -1,22 +1,28 @@
-// `quarry jobs`: training jobs in the workspace's .quarry/jobs/ (the same folders the editor follows): submit a spec to
-// a target, list, status, logs (--follow until the job ends), cancel (SIGTERM, then SIGKILL after a grace period).
+// `quarry jobs`: training jobs in the workspace's .quarry/jobs/ (the same folders the editor follows): submit a spec or
+// a `quarry train` launch to a target (local, or one named in .quarry/targets.json: ssh, slurm, ray), list, status,
+// logs (--follow until the job ends), cancel (SIGTERM, then SIGKILL after a grace period), pull (metrics, logs, the
+// checkpoint list; a checkpoint's files on request).
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command, CliIO } from '../command';
 import { UsageError, EXIT } from '../command';
 import { FINAL_STATUSES, type JobRecord, type JobSpec } from '../../core/training/jobs/job';
-import { JobStore, cancelJob, readLog, refreshJob, submitJob } from '../../app/jobs';
+import { JobStore, cancelJob, pullJob, readLog, refreshJob, submitJob } from '../../app/jobs';
 
-const usage = `Usage: quarry jobs submit --target NAME --spec job.json [--json]
+const usage = `Usage: quarry jobs submit --target NAME (--spec job.json | --recipe LAUNCH_DIR) [--json]
        quarry jobs list [--json]
        quarry jobs status ID [--json]
        quarry jobs logs ID [--stderr] [--follow]
        quarry jobs cancel ID [--grace-s S]
+       quarry jobs pull ID [--checkpoint NAME] [--json]
 
-Jobs live in .quarry/jobs/<id>/ under the working directory (job.json, stdout.log, stderr.log, exit_code, out/).
-A spec is {"target", "command": [program, args…], "name"?, "engine"?, "recipe"?, "model"?, "data"?, "cwd"?, "env"?}.
-Targets: local (a detached process group on this machine).
+Jobs live in .quarry/jobs/<id>/ under the working directory (job.json, stdout.log, stderr.log, exit_code, out/
+with metrics.jsonl, checkpoints.json). A spec is {"target", "command": [program, args…], "name"?, "engine"?,
+"recipe"?, "model"?, "data"?, "cwd"?, "env"?, "resources"?: {"gpus"?, "nodes"?, "time"?}}; --recipe takes the folder
+\`quarry train --engine verl|skyrl --out DIR\` wrote (its job.json).
+Targets: local (a detached process group on this machine), and those named in .quarry/targets.json
+({"NAME": {"kind": "ssh"|"slurm"|"ray", …}}: see docs/training.md, "Jobs").
 Exit codes: 0 done, 1 the job failed (status, logs --follow), 2 bad input.`;
 
 function line(j: JobRecord): string {
@@ -36,6 +42,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     options: {
       target: { type: 'string' },
       spec: { type: 'string' },
+      recipe: { type: 'string' },
+      checkpoint: { type: 'string' },
       json: { type: 'boolean' },
       follow: { type: 'boolean' },
       stderr: { type: 'boolean' },
@@ -58,8 +66,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   switch (sub) {
     case 'submit':
       return known(async () => {
-        if (!values.spec) throw new UsageError('--spec job.json is required');
-        const spec = JSON.parse(readFileSync(resolve(io.cwd, values.spec), 'utf8')) as JobSpec;
+        if (!values.spec === !values.recipe) throw new UsageError('give one of --spec job.json or --recipe LAUNCH_DIR');
+        let file = resolve(io.cwd, (values.spec ?? values.recipe)!);
+        if (values.recipe) {
+          if (!existsSync(file) || !statSync(file).isDirectory() || !existsSync(join(file, 'job.json'))) {
+            throw new Error(`${file} is not a launch folder from \`quarry train --out\` (no job.json in it)`);
+          }
+          file = join(file, 'job.json');
+        }
+        const spec = JSON.parse(readFileSync(file, 'utf8')) as JobSpec;
         if (values.target) spec.target = values.target;
         if (spec.cwd) spec.cwd = resolve(io.cwd, spec.cwd);
         const job = await submitJob(store, spec);
@@ -86,6 +101,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         const which = values.stderr ? 'stderr' : 'stdout';
         const jobId = id();
         let offset = 0;
+        await refreshJob(store, jobId);
         for (;;) {
           const chunk = readLog(store, jobId, which, offset);
           if (chunk.text) io.stdout.write(chunk.text);
@@ -98,7 +114,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
             io.stderr.write(`job ${jobId} ${job.status}${job.exitCode !== null ? ` (exit ${job.exitCode})` : ''}\n`);
             return job.status === 'succeeded' ? EXIT.ok : 1;
           }
-          await new Promise((r) => setTimeout(r, 250));
+          await new Promise((r) => setTimeout(r, store.get(jobId).target === 'local' ? 250 : 2000));
         }
       });
     case 'cancel':
@@ -109,6 +125,23 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         io.stdout.write(line(job) + '\n');
         return EXIT.ok;
       });
+    case 'pull':
+      return known(async () => {
+        const r = await pullJob(store, id(), values.checkpoint);
+        if (values.json) {
+          io.stdout.write(`${JSON.stringify({ ...r, dir: store.dir(r.job.id) })}\n`);
+        } else {
+          const dir = store.dir(r.job.id);
+          const metrics = join(dir, 'out', 'metrics.jsonl');
+          const lines = existsSync(metrics) ? readFileSync(metrics, 'utf8').split('\n').filter(Boolean).length : 0;
+          io.stdout.write(`${line(r.job)}\n`);
+          io.stdout.write(`pulled ${r.pull.bytes} bytes into ${dir}; ${lines} metrics lines in out/metrics.jsonl\n`);
+          if (r.pull.error) io.stdout.write(`not pulled this time: ${r.pull.error}\n`);
+          io.stdout.write(`checkpoints: ${r.checkpoints.length ? r.checkpoints.join(', ') : 'none yet'}\n`);
+          if (r.fetched) io.stdout.write(`checkpoint ${values.checkpoint} copied to ${r.fetched}\n`);
+        }
+        return EXIT.ok;
+      });
     default:
       throw new UsageError(sub ? `unknown subcommand '${sub}'` : 'a subcommand is required');
   }
@@ -116,7 +149,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export const jobsCommand: Command = {
   name: 'jobs',
-  summary: 'Training jobs: submit to a target, list, status, logs (--follow), cancel',
+  summary: 'Training jobs: submit to a target (local, ssh, slurm, ray), list, status, logs (--follow), cancel, pull',
   usage,
   run,
 };

@@ -4,12 +4,14 @@
 // code in `exit_code`. The group leader's pid and its kernel start time are recorded, so a pid the system later
 // reuses for something else is never taken for the job.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRecord } from '../../../core/training/jobs/job';
-import type { StatusReport, Target } from './target';
+import { CHECKPOINT_DIR } from './remoteFiles';
+import type { PullReport, StatusReport, Target } from './target';
 
-const WRAPPER = [
+/** Runs "$@" in the job folder, forwards TERM/INT/HUP to it, records its exit code (shared by ssh and slurm). */
+export const WRAPPER = [
   '"$@" >stdout.log 2>stderr.log </dev/null &',
   'child=$!',
   'trap \'kill -TERM "$child" 2>/dev/null\' TERM INT HUP',
@@ -46,7 +48,11 @@ function exitCodeOf(dir: string): number | null {
 export class LocalTarget implements Target {
   readonly kind = 'local' as const;
 
-  constructor(readonly name = 'local') {}
+  constructor(
+    readonly name = 'local',
+    /** The Python that runs `python …` commands (a target's "python"). */
+    readonly python?: string,
+  ) {}
 
   async check(job: JobRecord): Promise<string[]> {
     const problems: string[] = [];
@@ -55,12 +61,13 @@ export class LocalTarget implements Target {
     return problems;
   }
 
-  async submit(job: JobRecord, dir: string): Promise<void> {
-    const child = spawn('/bin/sh', ['-c', WRAPPER, 'quarry-job', ...job.command], {
+  async submit(job: JobRecord, dir: string, secrets: Record<string, string> = {}): Promise<void> {
+    const command = job.command.map((a, i) => (i === 0 && this.python && /^python3?$/.test(a) ? this.python : a));
+    const child = spawn('/bin/sh', ['-c', WRAPPER, 'quarry-job', ...command], {
       cwd: dir,
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, ...job.env, QUARRY_JOB_ID: job.id, QUARRY_JOB_DIR: dir },
+      env: { ...process.env, ...job.env, ...secrets, QUARRY_JOB_ID: job.id, QUARRY_JOB_DIR: dir },
     });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
@@ -121,10 +128,26 @@ export class LocalTarget implements Target {
       while (Date.now() < gone && groupAlive(pid)) await new Promise((r) => setTimeout(r, 20));
     }
   }
+
+  /** The job writes straight into its folder: nothing to bring back but the checkpoint list. */
+  async pull(_job: JobRecord, dir: string): Promise<PullReport> {
+    const out = join(dir, 'out');
+    const checkpoints = existsSync(out)
+      ? readdirSync(out).filter((n) => CHECKPOINT_DIR.test(n) && statSync(join(out, n)).isDirectory())
+      : [];
+    return { bytes: 0, checkpoints, error: null };
+  }
+
+  async fetchCheckpoint(_job: JobRecord, dir: string, name: string): Promise<string> {
+    const path = join(dir, 'out', name);
+    if (!CHECKPOINT_DIR.test(name) || !existsSync(path))
+      throw new Error(`no checkpoint ${name} in ${join(dir, 'out')}`);
+    return path;
+  }
 }
 
 /** The last lines of the job's stderr, for a failure message. */
-function tail(dir: string): string {
+export function tail(dir: string): string {
   try {
     const lines = readFileSync(join(dir, 'stderr.log'), 'utf8').trimEnd().split('\n').slice(-3).join(' / ');
     return lines ? `: ${lines.slice(-300)}` : '';

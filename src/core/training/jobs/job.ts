@@ -20,6 +20,14 @@ export interface JobSpec {
   cwd?: string;
   /** Plain environment variables for the job (never secrets: those come from the target's secret store). */
   env?: Record<string, string>;
+  /** What the job asks of the target: GPUs per node, nodes, a time limit (Slurm's format). */
+  resources?: JobResources;
+}
+
+export interface JobResources {
+  gpus?: number;
+  nodes?: number;
+  time?: string;
 }
 
 export interface JobRecord extends Required<Pick<JobSpec, 'target' | 'command'>> {
@@ -32,10 +40,21 @@ export interface JobRecord extends Required<Pick<JobSpec, 'target' | 'command'>>
   data: string | null;
   cwd: string | null;
   env: Record<string, string>;
+  /** The names of the secret variables the target passed to the job (their values are never recorded). */
+  secretEnv?: string[];
+  resources?: JobResources;
   createdAt: string;
   status: JobStatus;
   /** Where the job runs: for `local`, the process group leader's pid and its start time (so a reused pid is not it). */
-  remote: { pid?: number; procStart?: string; slurmJobId?: string; rayJobId?: string; dir?: string; host?: string };
+  remote: {
+    pid?: number;
+    procStart?: string;
+    slurmJobId?: string;
+    rayJobId?: string;
+    /** The job's folder on the remote side (ssh, slurm, ray). */
+    dir?: string;
+    host?: string;
+  };
   startedAt: string | null;
   endedAt: string | null;
   exitCode: number | null;
@@ -57,6 +76,15 @@ export function jobSpecProblem(spec: unknown): string | null {
   if (s.env !== undefined) {
     if (!s.env || typeof s.env !== 'object' || Array.isArray(s.env)) return '"env" must be an object of strings';
     for (const [k, v] of Object.entries(s.env)) if (typeof v !== 'string') return `"env.${k}" must be a string`;
+  }
+  if (s.resources !== undefined) {
+    const r = s.resources as Record<string, unknown> | null;
+    if (!r || typeof r !== 'object' || Array.isArray(r)) return '"resources" must be an object';
+    for (const k of ['gpus', 'nodes'] as const) {
+      if (r[k] !== undefined && !(Number.isInteger(r[k]) && (r[k] as number) >= 0))
+        return `"resources.${k}" must be a whole number`;
+    }
+    if (r.time !== undefined && typeof r.time !== 'string') return '"resources.time" must be a string';
   }
   return null;
 }
@@ -87,6 +115,7 @@ export function newJobRecord(spec: JobSpec, id: string, now = new Date()): JobRe
     command: [...spec.command],
     cwd: spec.cwd ?? null,
     env: { ...(spec.env ?? {}) },
+    ...(spec.resources ? { resources: { ...spec.resources } } : {}),
     createdAt: now.toISOString(),
     status: 'staged',
     remote: {},
