@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join, relative, resolve } from 'node:path';
 import { jobSpecProblem, type JobSpec } from '../../core/training/jobs/job';
 import { settingValue, type Recipe } from '../../core/training/recipe';
+import { parseTargets } from '../../core/training/jobs/targets';
 import type { Finding } from '../../core/training/preflight';
 import { listBuiltinRecipes, readRecipe } from './recipes';
 import { prepareTrain, writeLaunch } from './index';
@@ -100,13 +101,12 @@ export function targetNames(workspace: string): { names: string[]; problem: stri
   } catch (err) {
     return { names, problem: `${file} is not JSON: ${(err as Error).message}` };
   }
-  const inner = doc && typeof doc === 'object' && 'targets' in doc ? (doc as { targets: unknown }).targets : doc;
-  const found: unknown[] = Array.isArray(inner)
-    ? inner.map((t) => (t && typeof t === 'object' ? (t as { name?: unknown }).name : undefined))
-    : inner && typeof inner === 'object'
-      ? Object.keys(inner)
-      : [];
-  for (const n of found) if (typeof n === 'string' && n !== '' && !names.includes(n)) names.push(n);
+  try {
+    // The format the job targets read (core/training/jobs/targets.ts): an object of named targets.
+    for (const n of Object.keys(parseTargets(doc, file))) if (!names.includes(n)) names.push(n);
+  } catch (err) {
+    return { names, problem: (err as Error).message };
+  }
   return { names, problem: null };
 }
 

@@ -40,9 +40,19 @@ test('data folders: quarry.data/1 data.json anywhere a few levels down, dot fold
   );
 });
 
-test('target names: local always, then .quarry/targets.json in either shape; bad JSON is said', () => {
+test("target names: local always, then .quarry/targets.json's named targets; bad JSON or a bad target is said", () => {
   const ws = tempDir();
   assert.deepEqual(targetNames(ws), { names: ['local'], problem: null });
+  mkdirSync(join(ws, '.quarry'), { recursive: true });
+  const gpuBox = { kind: 'ssh', host: 'gpu-box', remoteDir: '/scratch/quarry' };
+  const cluster = { kind: 'slurm', remoteDir: '/scratch/q', partition: 'gpu' };
+  writeFileSync(join(ws, '.quarry', 'targets.json'), JSON.stringify({ 'gpu-box': gpuBox, cluster }));
+  assert.deepEqual(targetNames(ws).names, ['local', 'gpu-box', 'cluster']);
+  writeFileSync(join(ws, '.quarry', 'targets.json'), JSON.stringify({ ray: { kind: 'ray' } }));
+  assert.match(targetNames(ws).problem ?? '', /target "ray": "address" is required/);
+  writeFileSync(join(ws, '.quarry', 'targets.json'), '{');
+  assert.match(targetNames(ws).problem ?? '', /targets\.json is not JSON/);
+});
   mkdirSync(join(ws, '.quarry'));
   writeFileSync(join(ws, '.quarry', 'targets.json'), JSON.stringify({ targets: { 'gpu-box': {}, cluster: {} } }));
   assert.deepEqual(targetNames(ws).names, ['local', 'gpu-box', 'cluster']);
