@@ -53,14 +53,6 @@ test("target names: local always, then .quarry/targets.json's named targets; bad
   writeFileSync(join(ws, '.quarry', 'targets.json'), '{');
   assert.match(targetNames(ws).problem ?? '', /targets\.json is not JSON/);
 });
-  mkdirSync(join(ws, '.quarry'));
-  writeFileSync(join(ws, '.quarry', 'targets.json'), JSON.stringify({ targets: { 'gpu-box': {}, cluster: {} } }));
-  assert.deepEqual(targetNames(ws).names, ['local', 'gpu-box', 'cluster']);
-  writeFileSync(join(ws, '.quarry', 'targets.json'), JSON.stringify([{ name: 'ray' }, { name: 'local' }, {}]));
-  assert.deepEqual(targetNames(ws).names, ['local', 'ray']);
-  writeFileSync(join(ws, '.quarry', 'targets.json'), '{');
-  assert.match(targetNames(ws).problem ?? '', /targets\.json is not JSON/);
-});
 
 test("TRL: the recipe's SFT stage as a job.json the user can edit before it is read back", async () => {
   const ws = tempDir();
