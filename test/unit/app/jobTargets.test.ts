@@ -127,6 +127,26 @@ test('pull by byte offset: logs grow, metrics take whole lines only, the rest co
   assert.match(gone.error ?? '', /is missing on this machine/);
 });
 
+test('a remote metrics file started again (verl resuming) is read from its start; the history pulled stays', async () => {
+  const remote = tempDir();
+  const local = tempDir();
+  mkdirSync(join(remote, 'out'));
+  const metrics = join(remote, 'out', 'metrics.jsonl');
+  writeFileSync(metrics, '{"step":1}\n{"step":2}\n{"step":3}\n');
+  const shell = new Shell(null);
+  await pullFiles(shell, remote, local);
+  // The run resumes from step 2: verl opens its file logger with "wb", so the file starts over, shorter.
+  writeFileSync(metrics, '{"step":3}\n');
+  await pullFiles(shell, remote, local);
+  appendFileSync(metrics, '{"step":4}\n');
+  await pullFiles(shell, remote, local);
+  assert.equal(
+    readFileSync(join(local, 'out', 'metrics.jsonl'), 'utf8'),
+    '{"step":1}\n{"step":2}\n{"step":3}\n{"step":3}\n{"step":4}\n',
+  );
+  assert.equal((await pullFiles(shell, remote, local)).bytes, 0, 'nothing twice');
+});
+
 test('staging copies the launch folder and the data and rewrites their paths in the command', async () => {
   const ws = tempDir();
   const launch = join(ws, 'launch');

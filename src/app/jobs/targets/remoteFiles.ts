@@ -4,7 +4,7 @@
 // simply redone, and metrics.jsonl only ever gains whole lines), the checkpoint list, and a checkpoint's files.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are sh, where ${NAME} is the shell's
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { shellQuote as q } from '../../../core/training/overrides';
 import type { JobRecord } from '../../../core/training/jobs/job';
@@ -105,15 +105,35 @@ function localSize(file: string): number {
   return existsSync(file) ? statSync(file).size : 0;
 }
 
-/** The remote script: for each file a header `name size n` then n bytes from its offset; then the checkpoint dirs. */
+/**
+ * Where each remote file has been read to. Without truncation it is the local copy's size; a remote file that shrank
+ * (verl's file logger starts its file again when a run resumes) is read again from its start and appended, so the
+ * history already pulled stays and readers keep the latest line of a step. Kept in pull-offsets.json.
+ */
+const OFFSETS_FILE = 'pull-offsets.json';
+
+function remoteOffsets(jobDir: string): Record<string, number> {
+  try {
+    const doc = JSON.parse(readFileSync(join(jobDir, OFFSETS_FILE), 'utf8')) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(doc).filter((e): e is [string, number] => typeof e[1] === 'number'));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The remote script: for each file a header `name size n offset` (offset 0 again when the file shrank) then n bytes
+ * from that offset; then the checkpoint dirs.
+ */
 function pullScript(remoteDir: string, offsets: Array<[string, number]>): string {
   const specs = offsets.map(([f, o]) => q(`${f}:${o}`)).join(' ');
   return [
     `cd ${q(remoteDir)} || exit 3`,
     `for s in ${specs}; do f="\${s%:*}"; o="\${s##*:}"`,
     '  if [ -f "$f" ]; then z=$(($(wc -c <"$f"))); else z=-1; fi',
+    '  if [ "$z" -ge 0 ] && [ "$z" -lt "$o" ]; then o=0; fi',
     `  n=0; if [ "$z" -gt "$o" ]; then n=$((z - o)); [ "$n" -gt ${CHUNK} ] && n=${CHUNK}; fi`,
-    '  echo "$f $z $n"',
+    '  echo "$f $z $n $o"',
     '  if [ "$n" -gt 0 ]; then tail -c +$((o + 1)) "$f" | head -c "$n"; fi',
     'done',
     'echo "@checkpoints"',
@@ -124,7 +144,8 @@ function pullScript(remoteDir: string, offsets: Array<[string, number]>): string
 
 /** Pulls what is new of the job's logs and metrics into `jobDir`; never throws (a failed pull is redone later). */
 export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string): Promise<PullReport> {
-  const offsets = PULLED.map((f): [string, number] => [f, localSize(join(jobDir, f))]);
+  const known = remoteOffsets(jobDir);
+  const offsets = PULLED.map((f): [string, number] => [f, known[f] ?? localSize(join(jobDir, f))]);
   let res: Buffer;
   try {
     const r = await shell.run(pullScript(remoteDir, offsets), { check: false });
@@ -137,7 +158,7 @@ export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string)
   }
   let at = 0;
   let bytes = 0;
-  const chunks: Array<[string, Buffer]> = [];
+  const chunks: Array<[string, Buffer, number]> = [];
   const nextLine = (): string | null => {
     const nl = res.indexOf(10, at);
     if (nl < 0) return null;
@@ -147,26 +168,30 @@ export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string)
   };
   for (const [file] of offsets) {
     const header = nextLine();
-    const m = header ? /^(\S+) (-?\d+) (\d+)$/.exec(header) : null;
+    const m = header ? /^(\S+) (-?\d+) (\d+) (\d+)$/.exec(header) : null;
     if (!m || m[1] !== file) return { bytes: 0, checkpoints: null, error: `unexpected pull answer: ${header}` };
     const n = Number(m[3]);
     if (at + n > res.length) return { bytes: 0, checkpoints: null, error: 'the pull was cut short; retrying later' };
-    chunks.push([file, res.subarray(at, at + n)]);
+    chunks.push([file, res.subarray(at, at + n), Number(m[4])]);
     at += n;
   }
   if (nextLine() !== '@checkpoints') return { bytes: 0, checkpoints: null, error: 'the pull was cut short' };
   const checkpoints: string[] = [];
   for (let l = nextLine(); l !== null; l = nextLine()) if (CHECKPOINT_DIR.test(l)) checkpoints.push(l);
   // Only now, with the whole answer in hand, write anything.
-  for (const [file, chunk] of chunks) {
+  const next = { ...known };
+  for (const [file, chunk, from] of chunks) {
     let data = chunk;
     if (LINE_FILES.has(file)) data = chunk.subarray(0, chunk.lastIndexOf(10) + 1);
+    next[file] = from + data.length;
     if (data.length === 0) continue;
     const local = join(jobDir, file);
     mkdirSync(dirname(local), { recursive: true });
     appendFileSync(local, data);
     bytes += data.length;
   }
+  writeFileSync(join(jobDir, `${OFFSETS_FILE}.tmp`), `${JSON.stringify(next)}\n`);
+  renameSync(join(jobDir, `${OFFSETS_FILE}.tmp`), join(jobDir, OFFSETS_FILE));
   return { bytes, checkpoints, error: null };
 }
 
