@@ -2,6 +2,7 @@
 // of the target through app/jobs), the metrics files (app/jobs/jobFiles: only appended bytes are read), the stdout and
 // stderr tails, the checkpoint list — once a second while the job (or the one overlaid) runs, and posting what
 // changed. Every message from the webview is checked before it is acted on. The panel comes back after a reload.
+import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import {
   type ToHost,
 } from '../../protocol/jobPanel';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
-import { JobStore, readLog, refreshJob } from '../../app/jobs';
+import { type JobStore, readLog, refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
 
 export const JOB_PANEL_VIEW = 'quarry.jobPanel';
@@ -83,7 +84,7 @@ export class JobPanel {
       cur.panel.reveal(undefined, false);
       return cur;
     }
-    const store = new JobStore(ws);
+    const store = jobStore(ws);
     const job = store.get(id);
     const panel = vscode.window.createWebviewPanel(
       JOB_PANEL_VIEW,
@@ -110,7 +111,7 @@ export class JobPanel {
       panel.dispose();
       return problem;
     }
-    const store = new JobStore(ws);
+    const store = jobStore(ws);
     let job: JobRecord;
     try {
       job = store.get(saved.value.jobId);

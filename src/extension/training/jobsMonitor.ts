@@ -3,12 +3,13 @@
 // latest step, and looks for new checkpoints. It keeps the status bar item ("2 jobs · step 40"), tells the user when
 // a job ends, fails (with its log's last lines) or writes a checkpoint, and tells the Jobs view to redraw. After a
 // window reload it starts from the folders again: what was already there when it first looks is not announced.
+import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
-import { JobStore, refreshJob } from '../../app/jobs';
+import { refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
 
 export const JOBS_STATUS_ID = 'quarry.jobs.status';
@@ -74,7 +75,7 @@ export class JobsMonitor implements vscode.Disposable {
   private async look(): Promise<void> {
     const ws = this.services.workspaceDir();
     if (!ws) return;
-    const store = new JobStore(ws);
+    const store = jobStore(ws);
     const listed = store.list();
     const jobs: JobRecord[] = [];
     for (const j of listed) {

@@ -3,6 +3,7 @@
 // while any job runs, keeps the status bar item and raises the notifications); and the commands on a job: Show Job
 // (the job panel), Cancel Job, Open Job Logs, Open Job Folder, Show Training Jobs. A window reload finds the same
 // folders, so jobs stay followed.
+import { jobStore, registerJobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,8 +78,7 @@ export class JobsTree implements vscode.TreeDataProvider<JobItem> {
     const ws = this.services.workspaceDir();
     if (!ws) return [];
     if (this.monitor.list().length === 0) await this.monitor.poke();
-    const { JobStore } = await import('../../app/jobs');
-    const store = new JobStore(ws);
+    const store = jobStore(ws);
     return this.monitor.list().map((j) => new JobItem(j, store.dir(j.id), this.monitor.latestStep(j.id)));
   }
 
@@ -100,8 +100,7 @@ function pickJob(services: Services, arg: unknown): Promise<{ job: JobRecord; di
       void vscode.window.showErrorMessage('Open a folder first: jobs live in its .quarry/jobs/.');
       return undefined;
     }
-    const { JobStore } = await import('../../app/jobs');
-    const store = new JobStore(ws);
+    const store = jobStore(ws);
     const id = typeof arg === 'string' ? arg : undefined;
     if (id) return { job: store.get(id), dir: store.dir(id) };
     const jobs = store.list();
@@ -118,6 +117,7 @@ function pickJob(services: Services, arg: unknown): Promise<{ job: JobRecord; di
 }
 
 export function registerJobsView(context: vscode.ExtensionContext, services: Services): JobsTree {
+  registerJobStore(context);
   const monitor = new JobsMonitor(services);
   const tree = new JobsTree(services, monitor);
   const view = vscode.window.createTreeView('quarry.jobs', { treeDataProvider: tree });
@@ -145,10 +145,10 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
       const picked = await pickJob(services, arg);
       if (!picked) return undefined;
       const ws = services.workspaceDir()!;
-      const { JobStore, cancelJob } = await import('../../app/jobs');
+      const { cancelJob } = await import('../../app/jobs');
       const done = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Cancelling ${picked.job.name}…` },
-        () => cancelJob(new JobStore(ws), picked.job.id),
+        () => cancelJob(jobStore(ws), picked.job.id),
       );
       await monitor.poke();
       return done;

@@ -2,6 +2,7 @@
 // that writes the launch (app/train/wizard.ts: the same launch `quarry train` writes, or the recipe's SFT stage for
 // TRL), shows the saved job.json to open and edit before launch, and submits it through app/jobs; the job panel then
 // opens on it. Every step can be answered from code (`quarry.trainModel` with the answers), which skips that step.
+import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
@@ -225,10 +226,10 @@ export async function trainModel(
     void vscode.window.showErrorMessage(`Quarry: ${read.problem}`);
     return undefined;
   }
-  const { JobStore, submitJob } = await import('../../app/jobs');
+  const { submitJob } = await import('../../app/jobs');
   let job: Awaited<ReturnType<typeof submitJob>>;
   try {
-    job = await submitJob(new JobStore(ws), read.spec);
+    job = await submitJob(jobStore(ws), read.spec);
   } catch (err) {
     void vscode.window.showErrorMessage(`Quarry: the job did not start: ${(err as Error).message}`);
     return undefined;
