@@ -1,6 +1,6 @@
 """Every paper's recipe trains with `quarry train --engine trl`, scaled to the tiny model with `--set`: the real CLI
 writes the launch, runs the pre-flight (TRL's GRPOConfig constructs), starts `quarry serve-env`, and TRL's
-GRPOTrainer runs one step of the recipe's protocol and panel on the CPU, writing metrics.jsonl, run.json, a
+GRPOTrainer runs two steps of the recipe's protocol and panel on the CPU, writing metrics.jsonl, run.json, a
 checkpoint and the final policy."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ TINY = [
     "rl.train_batch_size=1",
     "rl.mini_batch_size=1",
     "rl.micro_batch_size_per_gpu=2",
-    "rl.total_steps=1",
+    "rl.total_steps=2",
     "rl.max_turns=2",
     "rl.max_turn_tokens=12",
     "rl.max_prompt_length=3000",
@@ -34,7 +34,7 @@ TINY = [
 
 
 @pytest.mark.parametrize("recipe", list(RECIPES))
-def test_each_recipe_runs_a_step_with_trl_on_the_tiny_model(recipe, quarry_cli, sql_root, repo_root, tmp_path):
+def test_each_recipe_runs_two_steps_with_trl_on_the_tiny_model(recipe, quarry_cli, sql_root, repo_root, tmp_path):
     questions = [{"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"}]
     src = tmp_path / "train.json"
     src.write_text(json.dumps(questions))
@@ -61,7 +61,7 @@ def test_each_recipe_runs_a_step_with_trl_on_the_tiny_model(recipe, quarry_cli, 
     args = {o["key"]: o["value"] for o in launch["overrides"]}
     assert args["num_generations"] == 2 and args["quarry.max_turns"] == 2
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    step = next(r for r in rows if "reward" in r)
-    assert step["step"] == 1 and "turns" in step and "pass_at_group" in step
-    assert (out / "checkpoint-1").is_dir() and (out / "final" / "config.json").exists()
+    steps = [r for r in rows if "reward" in r]
+    assert [r["step"] for r in steps] == [1, 2] and all("turns" in r and "pass_at_group" in r for r in steps)
+    assert (out / "checkpoint-2").is_dir() and (out / "final" / "config.json").exists()
     assert json.loads((out / "run.json").read_text())["kind"] == "grpo"
