@@ -1,7 +1,8 @@
 // `quarry train`: a paper's recipe (trainer/recipes/, or a file) on an engine. For verl and SkyRL it writes a
 // runnable launch (launch.sh starting `quarry serve-env` beside the trainer, launch.json, job.json) after a pre-flight:
 // Quarry's batch/context/step arithmetic and the engine's own Hydra config composed with the overrides in the
-// project's Python. --dry-run prints the launch and the pre-flight and writes nothing. TRL (the default) is not yet.
+// project's Python. --dry-run prints the launch and the pre-flight and writes nothing. TRL (the default) writes the
+// same launch and runs it here, in the foreground (app/train/runHere.ts).
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import type { Command, CliIO } from '../command';
