@@ -317,6 +317,7 @@ export function writeLaunch(p: TrainPlan, outDir: string, command: readonly stri
         data: p.data.dir,
         command: ['bash', script],
         cwd: outDir,
+        ...(p.engine === 'verl' ? { env: { VERL_FILE_LOGGER_PATH: join(outDir, 'metrics.jsonl') } } : {}),
       },
       null,
       2,

@@ -73,6 +73,12 @@ export function renderLaunchScript(c: ScriptContext): string {
     'export QUARRY_ENV_URL="$URL"',
     'QUARRY_ENV_TOKEN="$(cat "$TOKEN_FILE")"',
     'export QUARRY_ENV_TOKEN',
+    ...(c.plan.engine === 'verl'
+      ? [
+          "# verl's file logger (trainer.logger has 'file'): one {step, data} line a step, read by Quarry's job panel.",
+          'export VERL_FILE_LOGGER_PATH="${VERL_FILE_LOGGER_PATH:-$HERE/metrics.jsonl}"',
+        ]
+      : []),
     'echo "launch.sh: environment service at $QUARRY_ENV_URL (log: $HERE/serve-env.log)" >&2',
     '',
     `# The trainer: ${c.plan.engine} with recipe ${c.recipe.name}. SIGTERM and SIGINT are passed on to it (it saves`,

@@ -295,9 +295,11 @@ export const VERL_MAPPING: readonly MappingRow[] = [
     recipe: [],
     engine: ['trainer.logger', 'trainer.project_name', 'trainer.experiment_name', 'trainer.default_local_dir'],
     file: `${C}ppo_trainer.yaml`,
-    how: 'console logging (no wandb key needed); checkpoints under --out',
+    how:
+      "console and verl's file logger (one {step, data} line a step at VERL_FILE_LOGGER_PATH, which launch.sh sets " +
+      'to the launch folder\'s metrics.jsonl; no wandb key needed); checkpoints under --out',
     build: (i) => [
-      ['trainer.logger', ['console']],
+      ['trainer.logger', ['console', 'file']],
       ['trainer.project_name', 'quarry'],
       ['trainer.experiment_name', i.recipe.name],
       ['trainer.default_local_dir', `${i.outDir}/checkpoints`],
