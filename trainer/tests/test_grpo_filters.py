@@ -69,3 +69,20 @@ def test_arguments_parse_hydra_values_and_name_unknown_keys():
         parse_args([*base, "quarry.max_turns=three"])
     with pytest.raises(ArgumentError, match="quarry.model= is required"):
         parse_args(["quarry.train_file=t", "output_dir=o"])
+
+
+def test_dropped_rows_leave_the_loss_and_the_token_count():
+    import torch
+
+    output = {
+        # 3 completions, 4 positions: row 0 has 3 tokens, row 1 has 4 (one an observation token), row 2 has 2
+        "completion_mask": torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1], [1, 1, 0, 0]]),
+        "tool_mask": torch.tensor([[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 1]]),
+        "num_items_in_batch": torch.tensor(8),
+    }
+    out = filters.drop_from_loss(output, [True, False, True])
+    assert out["tool_mask"].tolist() == [[1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1]]
+    assert int(out["num_items_in_batch"]) == 3 + 2
+    # Nothing dropped: the batch is untouched.
+    same = {"completion_mask": torch.ones(1, 2), "tool_mask": torch.ones(1, 2), "num_items_in_batch": 7}
+    assert filters.drop_from_loss(same, [True])["num_items_in_batch"] == 7

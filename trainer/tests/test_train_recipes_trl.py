@@ -35,7 +35,8 @@ TINY = [
 
 @pytest.mark.parametrize("recipe", list(RECIPES))
 def test_each_recipe_runs_two_steps_with_trl_on_the_tiny_model(recipe, quarry_cli, sql_root, repo_root, tmp_path):
-    questions = [{"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"}]
+    question = {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"}
+    questions = [question]
     src = tmp_path / "train.json"
     src.write_text(json.dumps(questions))
     data = tmp_path / "rl"
@@ -49,7 +50,8 @@ def test_each_recipe_runs_two_steps_with_trl_on_the_tiny_model(recipe, quarry_cl
     out = tmp_path / "run"
     sets = [arg for s in TINY for arg in ("--set", s)]
     run = subprocess.run(
-        [*quarry_cli, "train", "--recipe", recipe, "--engine", "trl", "--model", str(repo_root / "media/models/tiny-sql")]
+        [*quarry_cli, "train", "--recipe", recipe, "--engine", "trl"]
+        + ["--model", str(repo_root / "media/models/tiny-sql")]
         + ["--data", str(data), "--out", str(out), "--python", str(repo_root / ".venv/bin/python"), *sets],
         capture_output=True,
         text=True,

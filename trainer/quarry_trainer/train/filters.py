@@ -68,6 +68,21 @@ def keep_mask(
     return keep
 
 
+def drop_from_loss(output: dict[str, Any], keep: Sequence[bool], gather=None) -> dict[str, Any]:
+    """TRL's scored batch with the rows not kept taken out of the loss: their `tool_mask` (TRL's mask of the model's
+    own tokens, which Quarry's rollout fills from `env_mask`) zeroed, and `num_items_in_batch` — the token count the
+    `dapo` loss divides by — counted again over what is left (`gather` sums it across processes, as TRL does)."""
+    import torch
+
+    if all(keep) or "tool_mask" not in output:
+        return output
+    rows = torch.tensor(list(keep), device=output["tool_mask"].device, dtype=output["tool_mask"].dtype).unsqueeze(1)
+    output["tool_mask"] = output["tool_mask"] * rows
+    count = (output["completion_mask"] * output["tool_mask"]).sum()
+    output["num_items_in_batch"] = gather(count).sum() if gather is not None else count
+    return output
+
+
 def group_stats(ex: Sequence[bool | None], size: int) -> dict[str, float]:
     """pass@G and EX over the rollouts whose correctness is known."""
     known = [g for g in groups(len(ex), size) if all(ex[i] is not None for i in g)]

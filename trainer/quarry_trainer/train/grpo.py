@@ -190,13 +190,7 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
             mode = "train" if self.model.training else "eval"
             if len(batch) == output["completion_ids"].size(0) and len(batch) % size == 0:
                 keep = filters.keep_mask(batch, size, quarry["filter"], quarry["zero_variance"])
-                if not all(keep) and "tool_mask" in output:
-                    import torch
-
-                    rows_kept = torch.tensor(keep, device=output["tool_mask"].device).int().unsqueeze(1)
-                    output["tool_mask"] = output["tool_mask"] * rows_kept
-                    loss_mask = output["completion_mask"] * output["tool_mask"]
-                    output["num_items_in_batch"] = self.accelerator.gather(loss_mask.sum()).sum()
+                output = filters.drop_from_loss(output, keep, self.accelerator.gather)
                 self._metrics[mode]["filtered"].append(1 - sum(keep) / len(keep))
                 for name, value in filters.group_stats([e.get("ex") for e in batch], size).items():
                     self._metrics[mode][name].append(value)
