@@ -250,7 +250,9 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
         if (keptCells > MAX_KEPT_CELLS || keptBytes > MAX_KEPT_BYTES) {
           return failure(
             'resource',
-            `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`,
+            `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells ` +
+              `or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer ` +
+              `columns`,
             elapsed(),
           );
         }

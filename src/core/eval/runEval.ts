@@ -56,8 +56,10 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
     const common = Math.min(preds.length, gold.length);
     warnings.push(
       preds.length < gold.length
-        ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
-        : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the last ${preds.length - common} predictions are ignored`,
+        ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; ` +
+            `items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
+        : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the ` +
+            `last ${preds.length - common} predictions are ignored`,
     );
   }
   const items: EvalItem[] = gold.map((g, index) => ({ index, dbId: g.dbId, gold: g.sql, pred: preds[index] }));
@@ -120,7 +122,8 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
     const emptyGold = verdicts.filter((v) => v.goldEmpty).map((v) => v.index);
     if (emptyGold.length) {
       warnings.push(
-        `${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIndexes(emptyGold)}`,
+        `${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that ` +
+          `returns no rows): ${listIndexes(emptyGold)}`,
       );
     }
     for (const [reason, what] of [
@@ -135,7 +138,8 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
   const unparsed = report.filter((r) => r.hardness === null).map((r) => r.index);
   if (unparsed.length) {
     warnings.push(
-      `${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they count only under "all": ${listIndexes(unparsed)}`,
+      `${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they ` +
+        `count only under "all": ${listIndexes(unparsed)}`,
     );
   }
   const reasons: Record<string, number> = {};
