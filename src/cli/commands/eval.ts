@@ -15,8 +15,10 @@ import { runEval, type EvalType } from '../../core/eval/runEval';
 import { formatScoreTable } from '../../core/eval/scores';
 import { spiderScorer } from '../../core/eval/spiderScorer';
 
-const usage = `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
-                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] [--out report.json] [--keep-distinct]
+const usage =
+  `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
+                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] ` +
+  `[--out report.json] [--keep-distinct]
 
 Scores predicted SQL against gold SQL the way the official evaluators do (see docs/eval-modes.md).
 GOLD lines are "SQL<TAB>db_id"; PRED lines are one SQL each, in the same order (an empty line is a wrong prediction).
@@ -39,7 +41,8 @@ function readText(path: string, what: string): string {
     return readFileSync(path, 'utf8');
   } catch (err) {
     throw new Error(
-      `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+      `cannot read ${what} ${path}: ` +
+        `${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
     );
   }
 }
@@ -114,7 +117,8 @@ export const evalCommand: Command = {
     if (missing.length) {
       return fail(
         io,
-        `no database in ${dbDir} for db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}` +
+        `no database in ${dbDir} for ` +
+          `db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}` +
           ` (expected ${mode.name === 'spider' ? '<db_id>/*.sqlite' : '<db_id>/<db_id>.sqlite'})`,
       );
     }

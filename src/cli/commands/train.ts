@@ -57,7 +57,8 @@ Exit codes: 0 launch written (or printed), 1 the pre-flight found errors, 2 bad 
 
 const TRL_NOT_YET =
   'quarry train --engine trl: not yet. Training with TRL from a recipe is not built; meanwhile TRL ' +
-  'trains with `python -m quarry_trainer.train.sft` (SFT) and GRPOTrainer with quarry_trainer.trl.rollout.QuarryRollout ' +
+  'trains with `python -m quarry_trainer.train.sft` (SFT) and GRPOTrainer with ' +
+  'quarry_trainer.trl.rollout.QuarryRollout ' +
   '(docs/training.md). --engine verl or --engine skyrl writes a launch for a cluster.';
 
 function renderMapping(engine: LaunchEngine, rows: readonly MappingRow[]): string {
