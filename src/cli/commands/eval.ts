@@ -134,9 +134,11 @@ export const evalCommand: Command = {
     }
 
     const tty = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    // Each worker holds up to 32 statements, so it runs the next one without waiting for this process in between and
-    // keeps working while this process compares results and parses gold queries.
-    const pool = createSqlPool({ size: jobs, pipeline: 32 });
+    // Each worker holds up to 32 groups (a gold query and the predictions judged against it, see
+    // core/eval/execution.ts), so it runs the next one without waiting for this process in between and keeps working
+    // while this process parses gold queries. No warm spare: a killed worker (a timeout) is replaced by a fresh one,
+    // which costs a start-up only when a statement times out.
+    const pool = createSqlPool({ size: jobs, pipeline: 32, spares: 0 });
     let report;
     try {
       report = await runEval(gold, preds, {
@@ -147,6 +149,7 @@ export const evalCommand: Command = {
         scorer,
         keepDistinct: values['keep-distinct'],
         run: (reqs) => pool.execBatch(reqs),
+        runGroups: (groups) => pool.execGroups(groups),
         onProgress: tty
           ? (done, total) => {
               const width = 30,

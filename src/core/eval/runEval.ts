@@ -1,7 +1,7 @@
 // One evaluation run: items from the gold/prediction files, execution and exact-match verdicts, totals, warnings.
 import { join } from 'node:path';
 import type { EvalMode } from './modes';
-import { type BatchExecutor, type EvalItem, type ExecReason, evaluateExecution } from './execution';
+import { type BatchExecutor, type EvalItem, type ExecReason, type GroupExecutor, evaluateExecution } from './execution';
 import type { GoldLine } from './inputFiles';
 import { type Hardness, type ScoreTable, scoreByHardness } from './scores';
 import type { SpiderScorer } from './spiderHooks';
@@ -40,6 +40,8 @@ export interface RunEvalOptions {
   dbDir: string;
   timeoutMs: number;
   run: BatchExecutor;
+  /** Runs and judges groups in the SQL workers (SqlPool.execGroups); without it `run` is used and judged here. */
+  runGroups?: GroupExecutor;
   scorer: SpiderScorer;
   keepDistinct?: boolean;
   onProgress?: (done: number, total: number) => void;
@@ -95,6 +97,7 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
         dbDir: opts.dbDir,
         timeoutMs: opts.timeoutMs,
         run: opts.run,
+        runGroups: opts.runGroups,
         keepDistinct: opts.keepDistinct,
         onProgress: opts.onProgress,
         whileWaiting: score,
