@@ -134,11 +134,11 @@ export const evalCommand: Command = {
     }
 
     const tty = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    // Each worker holds up to 32 groups (a gold query and the predictions judged against it, see
+    // Each worker holds up to 16 groups (a gold query and the predictions judged against it, see
     // core/eval/execution.ts), so it runs the next one without waiting for this process in between and keeps working
     // while this process parses gold queries. No warm spare: a killed worker (a timeout) is replaced by a fresh one,
     // which costs a start-up only when a statement times out.
-    const pool = createSqlPool({ size: jobs, pipeline: 32, spares: 0 });
+    const pool = createSqlPool({ size: jobs, pipeline: 16, spares: 0 });
     let report;
     try {
       report = await runEval(gold, preds, {

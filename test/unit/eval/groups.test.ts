@@ -44,7 +44,7 @@ const CASES: [gold: string, pred: string | undefined, dbId?: string][] = [
 const items = (cases: typeof CASES): EvalItem[] =>
   cases.map(([gold, pred, dbId], index) => ({ index, dbId: dbId ?? 'shop', gold, pred }));
 
-test('verdicts judged in the workers equal those of running every statement and judging here, in every mode', async () => {
+test('verdicts judged in the workers equal those of running every statement and judging here', async () => {
   for (const mode of ['spider', 'bird']) {
     const opts = { mode: evalMode(mode), dbDir, timeoutMs: 5000, run: (r: ExecRequest[]) => pool.execBatch(r) };
     const here = await evaluateExecution(items(CASES), opts);
@@ -76,7 +76,7 @@ test('a group: one value per statement, and it stops after a gold query that fai
   assert.deepEqual(failed.values[0], { ok: false, errorClass: 'sql', error: 'no such column: nope', empty: false });
 });
 
-test('a statement past its limit stops its group, naming it; the rest of the group is run again and judged', async () => {
+test('a statement past its limit stops its group, naming it; the rest of the group runs again', async () => {
   const req = (sql: string): ExecRequest => ({ db: shop, sql, timeoutMs: 300, maxRows: Infinity });
   const [cut] = await pool.execGroups([
     {
