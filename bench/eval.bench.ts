@@ -6,7 +6,7 @@
 // medians and per-run speed-ups are reported, plus the one-item fixed cost of each whole process.
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { repoRoot, requireSpider, writeResult } from './common';
 import { perturb } from './perturb';
@@ -151,6 +151,8 @@ const result: Record<string, unknown> = {
     'node_modules/.bin/node bench/run.mjs eval',
 };
 
+const loadAtStart = loadavg().map((x) => Number(x.toFixed(2)));
+
 async function main(): Promise<void> {
   for (const { mode, official, driver } of runs) {
     const modeResult: Record<string, unknown> = { official: official ?? null };
@@ -247,6 +249,9 @@ async function main(): Promise<void> {
     result[mode] = modeResult;
   }
   rmSync(work, { recursive: true, force: true });
+  // The machine's 1/5/15-minute load averages at the start and the end: on a shared machine they say how far apart
+  // the runs' seconds (and the speed-ups, whose parts run at different moments) can be trusted.
+  result.loadAverage = { start: loadAtStart, end: loadavg().map((x) => Number(x.toFixed(2))) };
   writeResult('eval', result);
 }
 

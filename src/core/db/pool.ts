@@ -234,6 +234,11 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     for (const j of jobs) {
       if (j.timer) clearTimeout(j.timer);
       j.timer = undefined;
+      // A group whose worker was stopped (another statement's cancellation) starts over on its next worker.
+      if (j.group) {
+        j.group.values = [];
+        j.req = j.group.request.reqs[0];
+      }
     }
     queue.unshift(...jobs);
   }
