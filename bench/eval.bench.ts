@@ -133,8 +133,8 @@ const PROFILE = {
       'limit and kill; removeDistinct / joinSplitOperators return the text unchanged when there is nothing to ' +
       'rewrite; no warm spare in eval (a timeout starts a fresh worker); 16 groups per worker',
     after:
-      'per process (same load): parent 1.2 s CPU, workers 1.7 s and 2.3 s; total CPU 4.2 s vs 4.9 s before ' +
-      '(same inputs, runs alternated); results identical item for item',
+      'whole-process CPU (user + system) 4.7-4.8 s vs 5.5-5.7 s for the previous build, runs alternated at load ' +
+      '~12; one run at load 6.7: parent 1.2 s, workers 1.7 s and 2.3 s; reports identical item for item',
     remaining:
       "in one thread, the sandbox's runStatement takes 3.2-3.4 s CPU for the 10,828 statements where " +
       "better-sqlite3's own all() takes 2.3-2.7 s (row-by-row stepping under the row/cell caps, guard checks, " +
