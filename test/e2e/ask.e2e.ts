@@ -84,7 +84,7 @@ async function shows(frame: Frame, text: string | RegExp, timeout = 30_000): Pro
 }
 
 test(
-  'Ask a Question by keyboard: pick the database, type the question, watch the turns stream in, get the ' + 'result',
+  'Ask a Question by keyboard: pick the database, type ' + 'the question, watch the turns stream in, get the result',
   async () => {
     await ed.runCommand('Quarry: Ask a Question…');
     // The database picker lists the workspace's SQLite files; typing filters it and Enter takes the match.
@@ -247,7 +247,7 @@ test('the conversation survives the panel being hidden and shown again', async (
 });
 
 test(
-  'Ask Quarry about the Selection: the selected line becomes the question (editable), asked in the same ' + 'panel',
+  'Ask Quarry about the Selection: the selected line ' + 'becomes the question (editable), asked in the same panel',
   async () => {
     await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
     await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });

@@ -258,7 +258,7 @@ test(
 );
 
 test(
-  '10,000 trajectories: the list stays virtual (only visible rows in the DOM), End and the filters still ' + 'answer',
+  '10,000 trajectories: the list stays virtual (only ' + 'visible rows in the DOM), End and the filters still answer',
   async () => {
     // Copies of the fixture's records under new ids, in groups of eight: a rollout file's size, not its content.
     const big = join(ed.workspace, 'runs', 'replay-10k.jsonl');

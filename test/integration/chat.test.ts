@@ -125,7 +125,7 @@ suite('@quarry chat participant', () => {
   );
 
   test(
-    'a follow-up in the same chat continues with mtsqlr1; its memory has the earlier question, SQL and ' + 'result',
+    'a follow-up in the same chat continues with mtsqlr1; ' + 'its memory has the earlier question, SQL and result',
     async () => {
       const run = await chat({ prompt: FOLLOW_Q, history: [{ question: CITY_Q, metadata: first }] });
       const md = markdown(run);

@@ -190,7 +190,7 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
   );
 
   test(
-    'test connection names what is wrong: unknown model, server down, invalid onnx directory, no vscode.lm ' + 'model',
+    'test connection names what is wrong: unknown model, ' + 'server down, invalid onnx directory, no vscode.lm model',
     async () => {
       await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
       await setModel({ 'model.backend': 'openai', 'model.baseUrl': server.url, 'model.name': 'no-such-model' });

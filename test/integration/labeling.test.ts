@@ -277,7 +277,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
   });
 
   test(
-    'the Ask panel’s hand-offs: {path, id} opens that trajectory; a bare {trajectory} is saved to the store ' + 'first',
+    'the Ask panel’s hand-offs: {path, id} opens that ' + 'trajectory; a bare {trajectory} is saved to the store first',
     async () => {
       await hook('clear');
       await vscode.commands.executeCommand('quarry.openLabeling', { path: file, id: 'lab-free' });
@@ -375,7 +375,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
   });
 
   test(
-    'exports: SFT from the store (loss on assistant turns only, corrected answer substituted) and RL ' + 'prompts',
+    'exports: SFT from the store (loss on assistant turns ' + 'only, corrected answer substituted) and RL prompts',
     async () => {
       const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
       const sftOut = join(folder, '.quarry-test', 'sft.jsonl');

@@ -168,7 +168,7 @@ test('quarry ask exit 1: no answer within the budget, a final SQL that fails, a 
 });
 
 test(
-  'quarry ask saves every episode to the workspace store by default, as the editor does; --no-save turns it ' + 'off',
+  'quarry ask saves every episode to the workspace store ' + 'by default, as the editor does; --no-save turns it off',
   async () => {
     const s = await server([
       { turn: 0, response: '<think>count</think>\n<solution>SELECT count(*) FROM author</solution>' },

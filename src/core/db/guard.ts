@@ -98,7 +98,7 @@ export function whyPragmaNotAllowed(sql: string): string | null {
   const body = unwrapExplain(outer);
   if (body !== outer && !EXPLAINABLE.has(leadingKeyword(body))) {
     return (
-      `statement rejected: EXPLAIN of ${leadingKeyword(body) || 'this statement'} is not allowed (only of ` + `queries)`
+      `statement rejected: EXPLAIN of ${leadingKeyword(body) || 'this statement'} ` + `is not allowed (only of queries)`
     );
   }
   if (leadingKeyword(body) !== 'PRAGMA') return null;

@@ -331,7 +331,7 @@ export function planVerl(inputs: LaunchInputs): EnginePlan {
   if (get(inputs, 'rl.max_turn_tokens') !== undefined) {
     notCarried.push({
       key: 'rl.max_turn_tokens',
-      why: 'verl bounds the whole response (data.max_response_length), not ' + 'one turn',
+      why: 'verl bounds the whole response ' + '(data.max_response_length), not one turn',
     });
   }
   if (get(inputs, 'rl.filter') !== undefined) {

@@ -33,7 +33,7 @@ test('the first question uses the chosen protocol; once something was answered, 
 });
 
 test(
-  'nextTask: answered exchanges become the history in order, with results where known; empty questions ' + 'refused',
+  'nextTask: answered exchanges become the history in ' + 'order, with results where known; empty questions refused',
   () => {
     const earlier: Exchange[] = [
       { question: 'How many authors?', sql: 'SELECT count(*) FROM author', result: '[(8,)]' },

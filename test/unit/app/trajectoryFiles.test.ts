@@ -61,7 +61,7 @@ test("databaseResolver: absolute as written, relative against the trajectory fil
 });
 
 test(
-  'ask: saves the episode to the store, follow-ups continue with mtsqlr1, a failed save is reported, not ' + 'thrown',
+  'ask: saves the episode to the store, follow-ups continue ' + 'with mtsqlr1, a failed save is reported, not thrown',
   async () => {
     const dir = tempDir();
     const store = trajectoryStorePath(dir);

@@ -227,7 +227,7 @@ test('quarry bench K=1: predictions.sql line by line, report.json, and the same 
 });
 
 test(
-  'quarry bench K=3: majority vote by execution consensus and pass@3; predictions.sql holds the greedy ' + 'answers',
+  'quarry bench K=3: majority vote by execution consensus ' + 'and pass@3; predictions.sql holds the greedy answers',
   async () => {
     const s = await server([
       // owners: all three samples right, in two turns each.
@@ -765,7 +765,7 @@ test('bad input exits 2 with a clear message', async () => {
 });
 
 test(
-  'a model that cannot be reached: the run stops after 10 failed episodes in a row, exit 1, finished work ' + 'kept',
+  'a model that cannot be reached: the run stops after ' + '10 failed episodes in a row, exit 1, finished work kept',
   async () => {
     const gone = await startReplayServer({ script: [] });
     const spec = gone.spec();

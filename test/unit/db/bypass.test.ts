@@ -201,7 +201,7 @@ test(
 );
 
 test(
-  'no statement of the suite changes what another returns: probes before and after each give the same ' + 'answers',
+  'no statement of the suite changes what another returns: ' + 'probes before and after each give the same answers',
   async () => {
     // One worker and one cached handle serve everything, as in a long eval or score run.
     const solo = createSqlPool({ size: 1, spares: 0 });

@@ -73,7 +73,7 @@ test('JSON records: one object per row, duplicate columns kept with suffixes, bi
 });
 
 test(
-  'sortedRowIndices: NULLs first, numbers numerically (exact past 2^53), then text; stable; descending ' + 'reverses',
+  'sortedRowIndices: NULLs first, numbers numerically ' + '(exact past 2^53), then text; stable; descending reverses',
   async () => {
     const r = await pool.exec({
       db,

@@ -45,7 +45,7 @@ test('a WAL database with a -wal but no -shm: all 7 committed rows read, no -shm
 });
 
 test(
-  'through a symbolic link the -wal beside the real file is read; nothing appears beside the link or the ' + 'target',
+  'through a symbolic link the -wal beside the real file ' + 'is read; nothing appears beside the link or the target',
   async () => {
     const { dir, db } = walWithoutShm();
     const linkDir = tempDir();

@@ -85,7 +85,7 @@ test('spider: every *.sqlite of a test suite must agree', async () => {
 });
 
 test(
-  'errors: prediction error, gold error, empty and missing predictions are all scored wrong with their ' + 'reason',
+  'errors: prediction error, gold error, empty and missing ' + 'predictions are all scored wrong with their reason',
   async () => {
     const v = await verdicts('spider', [
       ['SELECT name FROM item', 'SELECT nope FROM item'],

@@ -19,7 +19,7 @@ test('row counts', () => {
 });
 
 test(
-  'columns of a real schema: PK, composite PK, FK (also multi-column and to an implied PK), NOT NULL, no ' + 'type',
+  'columns of a real schema: PK, composite PK, FK (also ' + 'multi-column and to an implied PK), NOT NULL, no type',
   () => {
     const info = introspectSchema(buildDb('schema-odd'), { sampleRows: 0 });
     const t = (name: string) => info.tables.find((x) => x.name === name)!;

@@ -15,7 +15,7 @@ test('the system prompt is folded into the first user message', () => {
 });
 
 test(
-  'a multi-turn episode keeps its order; tool observations become user turns and merge with a following ' + 'user turn',
+  'a multi-turn episode keeps its order; tool observations ' + 'become user turns and merge with a following user turn',
   () => {
     const out = foldForLanguageModel([
       { role: 'system', content: 'S' },

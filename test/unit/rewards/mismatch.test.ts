@@ -59,7 +59,7 @@ const rates = (s: MismatchScope) =>
   Object.fromEntries([...s.categories.map((c) => [c.name, c.rate]), ['avg', s.average], ['any', s.anyTag.rate]]);
 
 test(
-  'Table 8: tags map to SELECT/JOIN/WHERE/GROUP, rates over the compared predictions, Avg. Err. is their ' + 'mean',
+  'Table 8: tags map to SELECT/JOIN/WHERE/GROUP, rates ' + 'over the compared predictions, Avg. Err. is their mean',
   () => {
     // App. E.4: "we compare the predicted SQL with the gold SQL using ODT and map fine-grained diagnostic tags into
     // four

@@ -81,7 +81,7 @@ test('the result judge: match, difference, failing prediction, and a runaway que
 });
 
 test(
-  'the progress protocol uses odtFeedback: tagged feedback after round 1, the rollout ends at the matching ' + 'round',
+  'the progress protocol uses odtFeedback: tagged feedback ' + 'after round 1, the rollout ends at the matching round',
   () => {
     const session = progressProtocol.create({
       task,

@@ -324,7 +324,7 @@ test('mtir: correct = 0.1 + 0.1 + 1; wrong = 0.1 + 0.1 − 1', async () => {
 });
 
 test(
-  'mtir gating: a non-executable SQL gets −0.1 and no result reward; a bad format gets −0.1 and nothing ' + 'else',
+  'mtir gating: a non-executable SQL gets −0.1 and no ' + 'result reward; a bad format gets −0.1 and nothing else',
   async () => {
     const gold = 'SELECT name FROM teacher';
     const broken = await score('mtir', {

@@ -49,7 +49,7 @@ test('the interpreter: flag, then setting, then the Python extension, then the n
 });
 
 test(
-  'a probed environment: versions, an engine that is installed but does not import, missing ones and their ' + 'fixes',
+  'a probed environment: versions, an engine that is ' + 'installed but does not import, missing ones and their fixes',
   async () => {
     const venv = fakeVenv({
       'quarry-trainer': { version: '0.1.0', module: 'quarry_trainer', source: '' },

@@ -364,7 +364,7 @@ test('dbSha256 hashes the file and notices when it changes', async () => {
 });
 
 test(
-  'issue 9, item 8: a byte-order mark is tolerated, a directory is named, and a line of several MB spans ' + 'chunks',
+  'issue 9, item 8: a byte-order mark is tolerated, a ' + 'directory is named, and a line of several MB spans chunks',
   async () => {
     const dir = tempDir();
     const bom = join(dir, 'bom.jsonl');

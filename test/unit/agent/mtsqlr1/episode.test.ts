@@ -85,7 +85,7 @@ test(
 );
 
 test(
-  'four tool calls use up the budget: the episode ends without an answer and the fourth call is not ' + 'answered',
+  'four tool calls use up the budget: the episode ends ' + 'without an answer and the fourth call is not answered',
   async () => {
     const model = scriptedModel([1, 2, 3, 4, 5].map((n) => call('exec_sql', `SELECT ${n}`)));
     const record = await runEpisode({ task: d1Task(), protocolName: 'mtsqlr1', pool, schemaCache, model });

@@ -112,7 +112,7 @@ test(
 );
 
 test(
-  'budget exhausted: last observation says 1 turn left, then the final call (Algorithm 1 line 31) must ' + 'answer',
+  'budget exhausted: last observation says 1 turn left, ' + 'then the final call (Algorithm 1 line 31) must answer',
   () => {
     const s = session(sqlTrailProtocol);
     const a = s.parse('<reasoning>x</reasoning><sql>SELECT 1</sql>');
