@@ -50,7 +50,8 @@ export interface ExecutionOptions {
   /** Runs and judges whole groups where the statements run (SqlPool.execGroups with the default worker). */
   runGroups?: GroupExecutor;
   keepDistinct?: boolean;
-  /** Groups sent to the executor together (two such chunks are in flight at once). */
+  /** Groups sent to the executor together: progress is reported per chunk (all chunks are in flight at once with
+   *  `runGroups`, two at most with `run`, whose results carry rows). */
   chunkSize?: number;
   /** Predictions per group at most; more share a gold query in several groups (each reruns the gold). */
   groupPreds?: number;
@@ -135,8 +136,8 @@ function decide(p: Planned): ExecVerdict {
 
 /**
  * Scores every item by execution. Items sharing a gold query on a database share a group, so the gold runs once per
- * group (a prediction that is exactly the gold SQL as run reuses its result). Groups go to the executor in chunks,
- * two in flight at once; an item is decided as soon as its groups are done. Items come back in input order.
+ * group (a prediction that is exactly the gold SQL as run reuses its result). Groups go to the executor in chunks;
+ * an item is decided as soon as its groups are done. Items come back in input order.
  */
 export async function evaluateExecution(items: EvalItem[], opts: ExecutionOptions): Promise<ExecVerdict[]> {
   const { mode, timeoutMs } = opts;
@@ -253,20 +254,35 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
     opts.onProgress?.(done, items.length);
   };
 
-  let inFlight: Promise<void> | null = null;
-  let waited = 0;
-  for (let start = 0; start < groups.length; start += chunkSize) {
-    const next = runAll(groups.slice(start, start + chunkSize));
-    // Work for the caller while the first chunks run, a slice per turn of the event loop.
-    const upTo = Math.min(items.length, Math.ceil(((start + chunkSize) / groups.length) * items.length));
-    for (; opts.whileWaiting && waited < upTo; waited += SLICE) {
-      opts.whileWaiting(waited, Math.min(waited + SLICE, upTo));
-      await turn();
+  // Groups judged in the workers bring back verdicts only, so every chunk is handed to the pool at once and no worker
+  // waits for a chunk's slowest group; statements judged here bring back rows, so two chunks at most are held.
+  const window = opts.runGroups ? Number.POSITIVE_INFINITY : 2;
+  const running = new Set<Promise<void>>();
+  let failed: { error: unknown } | null = null;
+  let nextGroup = 0;
+  const launch = (): void => {
+    while (running.size < window && nextGroup < groups.length && !failed) {
+      const chunk = groups.slice(nextGroup, (nextGroup += chunkSize));
+      const p: Promise<void> = runAll(chunk)
+        .catch((error: unknown) => {
+          failed ??= { error };
+        })
+        .finally(() => running.delete(p));
+      running.add(p);
     }
-    if (inFlight) await inFlight;
-    inFlight = next;
+  };
+  launch();
+  // Work for the caller while the queries run, a slice per turn of the event loop.
+  for (let s = 0; opts.whileWaiting && s < items.length && !failed; s += SLICE) {
+    opts.whileWaiting(s, Math.min(s + SLICE, items.length));
+    await turn();
+    launch();
   }
-  if (inFlight) await inFlight;
+  while (running.size > 0) {
+    await Promise.race(running);
+    launch();
+  }
+  if (failed) throw (failed as { error: unknown }).error;
   if (done < items.length) opts.onProgress?.(done, items.length);
   return verdicts;
 }
