@@ -131,7 +131,9 @@ const PROFILE = {
       'worker runs and judges (core/eval/judge.ts): one small verdict message per statement instead of its rows, ' +
       'no comparing or row GC in the parent, the gold run once per group; each statement keeps its own time ' +
       'limit and kill; removeDistinct / joinSplitOperators return the text unchanged when there is nothing to ' +
-      'rewrite; no warm spare in eval (a timeout starts a fresh worker); 16 groups per worker',
+      'rewrite; no warm spare in eval (a timeout starts a fresh worker); 16 groups per worker; every chunk of ' +
+      'groups queued at once (with two chunks in flight, one slow group — a gold query and its variants, ' +
+      '0.7 s on bike_1 — held up the next chunks while the other worker idled)',
     after:
       'whole-process CPU (user + system) 4.7-4.8 s vs 5.5-5.7 s for the previous build, runs alternated at load ' +
       '~12; one run at load 6.7: parent 1.2 s, workers 1.7 s and 2.3 s; reports identical item for item',
