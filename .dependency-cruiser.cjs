@@ -39,7 +39,8 @@ module.exports = {
     },
     {
       name: 'webviews-see-only-protocol',
-      comment: 'A webview app imports its own folder, webview/shared, src/protocol and pure core helpers it shares with '
+      comment:
+        'A webview app imports its own folder, webview/shared, src/protocol and pure core helpers it shares with '
         + 'the host (a core module that needs Node fails the browser bundle): never the host, app or CLI.',
       severity: 'error',
       from: { path: '^webview/' },

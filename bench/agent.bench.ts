@@ -153,7 +153,8 @@ async function main(): Promise<void> {
   };
   const overall = stats(perTurn);
   console.log(
-    `agent: ${items.length - items.filter((x) => unusable.has(x.db_id)).length} episodes, ${turns} turns, ${protocolName}, ${(wall / 1000).toFixed(2)} s`,
+    `agent: ${items.length - items.filter((x) => unusable.has(x.db_id)).length} episodes, ${turns} ` +
+      `turns, ${protocolName}, ${(wall / 1000).toFixed(2)} s`,
   );
   console.log(
     `overhead per turn (model excluded): median ${overall.median} ms, p99 ${overall.p99} ms (target median < 2 ms)`,
@@ -161,7 +162,8 @@ async function main(): Promise<void> {
   console.log(`  execute turns: ${JSON.stringify(stats(execTurn))}`);
   console.log(`  answer turns:  ${JSON.stringify(stats(answerTurn))}`);
   console.log(
-    `  of which sandbox statement time: ${JSON.stringify(stats(sandboxMs))}; loop + record + write share: ${JSON.stringify(stats(loopShare))}`,
+    `  of which sandbox statement time: ${JSON.stringify(stats(sandboxMs))}; loop + record + write ` +
+      `share: ${JSON.stringify(stats(loopShare))}`,
   );
   console.log(
     `  ends: ${JSON.stringify(ends)}; per-database set-up (first episode): ${JSON.stringify(stats(setupMs))}`,
@@ -185,7 +187,8 @@ async function main(): Promise<void> {
     loadAverage1m: { atStart: startLoad, atEnd: loadavg()[0] },
     notes:
       "Per turn: env time (parse, sandbox execution over IPC, observation) plus an even share of the loop's own work " +
-      '(messages, events, record) and the JSONL write. The model is an instant in-process script (its time is excluded). ' +
+      '(messages, events, record) and the JSONL write. The model is an instant in-process script (its ' +
+      'time is excluded). ' +
       'Caches are warm: one earlier episode per database paid introspection and sha256 (reported separately).',
   });
 }

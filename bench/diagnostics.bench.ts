@@ -131,7 +131,9 @@ async function main(): Promise<void> {
     }
     ms.sort((a, b) => a - b);
     const result = {
-      what: 'diagnostics on a 10,000-trajectory run: scoreRun (sqltrail, executions through a 2-worker pool) + runDiagnostics + run message size + drill-downs',
+      what:
+        'diagnostics on a 10,000-trajectory run: scoreRun (sqltrail, executions through a 2-worker pool) + ' +
+        'runDiagnostics + run message size + drill-downs',
       trajectories: records.length,
       scored: report.scored.length,
       skipped: report.skipped.length,

@@ -21,7 +21,9 @@ for (let i = 0; i < runs; i++) {
   );
   if (r.status !== 0 || !existsSync(out)) {
     console.error(
-      `editorStartup: run ${i + 1} failed (exit ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n${(r.stdout ?? '').slice(-2000)}${r.stderr ?? ''}`,
+      `editorStartup: run ${i + 1} failed ` +
+        `(exit ${r.status}${r.error ? `, ${r.error.message}` : ''}):\n` +
+        `${(r.stdout ?? '').slice(-2000)}${r.stderr ?? ''}`,
     );
     process.exit(1);
   }

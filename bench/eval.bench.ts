@@ -6,7 +6,7 @@
 // medians and per-run speed-ups are reported, plus the one-item fixed cost of each whole process.
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { repoRoot, requireSpider, writeResult } from './common';
 import { perturb } from './perturb';
@@ -99,8 +99,10 @@ const median = (xs: number[]): number => {
 };
 const round = (x: number) => Number(x.toFixed(4));
 /**
- * Where quarry eval's time went, recorded by hand on 2026-11-25 (perturbed predictions, spider mode, 2 jobs) before and
- * after the changes of issue 11 §3, with `node --cpu-prof` on parent and workers; `oneThread` is measured every run.
+ * Where quarry eval's time went, recorded by hand (perturbed predictions, spider mode, 2 jobs) with `node --cpu-prof`
+ * on parent and workers: the first round on 2026-11-25 (issue 11 §3), the second the same day (`round2`), on a
+ * machine at load 7-13, so its seconds are inflated and only their proportions count. `oneThread` is measured every
+ * run.
  */
 const PROFILE = {
   before: {
@@ -118,6 +120,28 @@ const PROFILE = {
       'one-thread evaluation is 3.2 s CPU (statements 2.5 s) vs ~4.4 s CPU across parent and workers: about ' +
       '100 us of IPC and switching per statement (10,828 statements for the perturbed predictions)',
   },
+  round2: {
+    before:
+      'parent 2.0 s CPU of ~5.6 s in all: Spider hardness 0.73 s (0.38 s of it opening each database for its ' +
+      'schema), query rewrites 0.39 s (removeDistinct tokenizing every query 0.27 s), reading and collecting ' +
+      'result rows (IPC parse + GC) ~0.5 s; workers: SQLite prepare and step ~75%, serializing result rows ~10%; ' +
+      'a third (spare) worker started and never used',
+    changes:
+      'items sharing a gold query on a database form a group (gold + distinct predictions, at most 8) that one ' +
+      'worker runs and judges (core/eval/judge.ts): one small verdict message per statement instead of its rows, ' +
+      'no comparing or row GC in the parent, the gold run once per group; each statement keeps its own time ' +
+      'limit and kill; removeDistinct / joinSplitOperators return the text unchanged when there is nothing to ' +
+      'rewrite; no warm spare in eval (a timeout starts a fresh worker); 16 groups per worker; every chunk of ' +
+      'groups queued at once (with two chunks in flight, one slow group — a gold query and its variants, ' +
+      '0.7 s on bike_1 — held up the next chunks while the other worker idled)',
+    after:
+      'whole-process CPU (user + system) 4.7-4.8 s vs 5.5-5.7 s for the previous build, runs alternated at load ' +
+      '~12; one run at load 6.7: parent 1.2 s, workers 1.7 s and 2.3 s; reports identical item for item',
+    remaining:
+      "in one thread, the sandbox's runStatement takes 3.2-3.4 s CPU for the 10,828 statements where " +
+      "better-sqlite3's own all() takes 2.3-2.7 s (row-by-row stepping under the row/cell caps, guard checks, " +
+      'storage classes); the parent opens each database once more for its Spider schema (hardness)',
+  },
 };
 
 const result: Record<string, unknown> = {
@@ -128,6 +152,8 @@ const result: Record<string, unknown> = {
     'npm run build && QUARRY_PYTHON=<python with sqlparse, tqdm> QUARRY_OFFICIAL_SPIDER=/tmp/official/exec ' +
     'node_modules/.bin/node bench/run.mjs eval',
 };
+
+const loadAtStart = loadavg().map((x) => Number(x.toFixed(2)));
 
 async function main(): Promise<void> {
   for (const { mode, official, driver } of runs) {
@@ -225,6 +251,9 @@ async function main(): Promise<void> {
     result[mode] = modeResult;
   }
   rmSync(work, { recursive: true, force: true });
+  // The machine's 1/5/15-minute load averages at the start and the end: on a shared machine they say how far apart
+  // the runs' seconds (and the speed-ups, whose parts run at different moments) can be trusted.
+  result.loadAverage = { start: loadAtStart, end: loadavg().map((x) => Number(x.toFixed(2))) };
   writeResult('eval', result);
 }
 

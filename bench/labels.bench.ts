@@ -97,7 +97,8 @@ try {
     saveWithSecondConnectionMs: { p50: percentile(concurrentSaveMs, 50), p95: percentile(concurrentSaveMs, 95) },
     loadavg1: loadavg()[0],
     notes:
-      'save = one BEGIN IMMEDIATE transaction, synchronous=FULL (fsync of the WAL at commit), on the bench machine tmpdir',
+      'save = one BEGIN IMMEDIATE transaction, synchronous=FULL (fsync of the WAL at commit), on the ' +
+      'bench machine tmpdir',
   };
   console.log(JSON.stringify(result, null, 2));
   writeResult('labels', result);

@@ -69,7 +69,8 @@ function synthetic(i: number): TrajectoryRecord {
     turns.push({
       index: k,
       assistant:
-        `<think>The question asks about ${t}. I should check the ages first and then filter; step ${k}. ${'Reasoning about joins and columns. '.repeat(6)}</think>\n` +
+        `<think>The question asks about ${t}. I should check the ages first and then filter; ` +
+        `step ${k}. ${'Reasoning about joins and columns. '.repeat(6)}</think>\n` +
         (last ? `<solution>${sql}</solution>` : `<sql>${sql}</sql>`),
       action: {
         kind: last ? 'answer' : 'execute',
@@ -259,7 +260,9 @@ async function main(): Promise<void> {
       listParseAndUnpackMs: +listParseUnpackMs.toFixed(1),
       listMessageKiBAsObjects: naiveKiB,
       viewMessageKiB: Math.round(keysJson.length / 1024),
-      what: 'load = readTrajectories (validating) + summarizeTrajectory + searchText per record, as the replay host does on open; filter = filterSummaries over all summaries with full-text haystacks',
+      what:
+        'load = readTrajectories (validating) + summarizeTrajectory + searchText per record, as the replay ' +
+        'host does on open; filter = filterSummaries over all summaries with full-text haystacks',
     };
     console.log(JSON.stringify(result, null, 2));
     writeResult('replay', result);

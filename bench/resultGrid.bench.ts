@@ -28,7 +28,8 @@ interface Timings {
 async function main(): Promise<void> {
   if (!existsSync(chromiumPath)) {
     console.error(
-      `bench resultGrid: Chromium not found at ${chromiumPath} (set QUARRY_CHROMIUM; on Debian: apt-get install chromium)`,
+      `bench resultGrid: Chromium not found at ${chromiumPath} (set QUARRY_CHROMIUM; on Debian: apt-get ` +
+        `install chromium)`,
     );
     process.exit(2);
   }
@@ -37,7 +38,8 @@ async function main(): Promise<void> {
   const bundle = await esbuild.build({
     stdin: {
       contents:
-        "import { resultGrid } from './webview/shared/resultGrid'; import { table } from './webview/shared/components'; Object.assign(window, { resultGrid, fullTable: table });",
+        "import { resultGrid } from './webview/shared/resultGrid'; import { table } from " +
+        "'./webview/shared/components'; Object.assign(window, { resultGrid, fullTable: table });",
       resolveDir: repoRoot,
       loader: 'ts',
       sourcefile: 'grid-bench-entry.ts',
@@ -153,7 +155,8 @@ async function main(): Promise<void> {
       };
       results.push(row);
       console.log(
-        `${String(n).padStart(7)} rows: build ${row.buildMs} ms, sort ${row.sortAscMs} ms, reverse ${row.sortDescMs} ms, next page ${row.nextPageMs} ms, copy all ${row.copyAllMs} ms` +
+        `${String(n).padStart(7)} rows: build ${row.buildMs} ms, sort ${row.sortAscMs} ms, ` +
+          `reverse ${row.sortDescMs} ms, next page ${row.nextPageMs} ms, copy all ${row.copyAllMs} ms` +
           (row.fullTableMs !== null ? `; one full table ${row.fullTableMs} ms` : ''),
       );
     }
@@ -161,7 +164,9 @@ async function main(): Promise<void> {
     await browser.close();
   }
   writeResult('resultGrid', {
-    what: 'result grid in headless Chromium: median of 5 runs, ms, measured inside the page (layout forced after each step); page size 100',
+    what:
+      'result grid in headless Chromium: median of 5 runs, ms, measured inside the page (layout forced ' +
+      'after each step); page size 100',
     chromium: chromiumPath,
     results,
   });

@@ -270,7 +270,10 @@ async function main(): Promise<void> {
         ),
       };
       console.log(
-        `${name.padEnd(9)} ${setting.padEnd(9)} ${String(Math.round(cpuMedian)).padStart(6)} per CPU-second, ${String(Math.round(median.perSecond)).padStart(6)} per wall second (medians of 3; best wall ${Math.round(best.perSecond)}), SQL analysis ${(100 * median.analysisShare).toFixed(1)}% of scoring time`,
+        `${name.padEnd(9)} ${setting.padEnd(9)} ${String(Math.round(cpuMedian)).padStart(6)} per ` +
+          `CPU-second, ${String(Math.round(median.perSecond)).padStart(6)} per wall second (medians of 3; ` +
+          `best wall ${Math.round(best.perSecond)}), SQL ` +
+          `analysis ${(100 * median.analysisShare).toFixed(1)}% of scoring time`,
       );
     }
     out[name] = entry;

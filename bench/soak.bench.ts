@@ -68,7 +68,8 @@ const REJECTED = [
 ];
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
 const OVERSIZED =
-  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3000000) SELECT x, printf('%0100d', x) FROM c";
+  'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3000000) SELECT x, ' +
+  "printf('%0100d', x) FROM c";
 const PROBES = ["SELECT 'a' LIKE 'A'", 'SELECT name FROM sqlite_master ORDER BY rowid LIMIT 3'];
 
 const firstTable = new Map<string, string>();
@@ -235,7 +236,8 @@ function leftoverWorkers(): number {
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  // 1. The whole workload in one batch, then in a shuffled order: a statement's result may not depend on its neighbours.
+  // 1. The whole workload in one batch, then in a shuffled order: a statement's result may not depend on its
+  // neighbours.
   const whole = await batch(stmts, 'whole');
   const shuffled = [...stmts].sort(() => rand() - 0.5);
   const again = await batch(shuffled, 'shuffled');
@@ -258,7 +260,8 @@ async function main(): Promise<void> {
     if (c === 'different') aloneDiffs++;
     else if (c === 'timing') timingDiffs++;
   }
-  // 3. Parents killed at random moments (KILL, TERM, HUP, INT): no worker may outlive its parent; the lines kept are whole
+  // 3. Parents killed at random moments (KILL, TERM, HUP, INT): no worker may outlive its parent; the lines kept are
+  // whole
   //    and equal to the full run's.
   let killedRuns = 0;
   let keptLineDiffs = 0;
@@ -366,7 +369,8 @@ async function main(): Promise<void> {
     notes:
       'Differences compare ok/errorClass/rows of each statement; one where either side ran past the time limit ' +
       '(a loaded machine) is counted apart as timingDependent. The alone sample runs each statement as a one-line ' +
-      'exec-batch in its own process. Killed runs signal the CLI at a random moment; the lines kept must equal the full ' +
+      'exec-batch in its own process. Killed runs signal the CLI at a random moment; the lines kept must ' +
+      'equal the full ' +
       "run's and no worker may outlive its parent. eval scores 3,000 gold-vs-gold items (every third prediction an " +
       'EXPLAIN PRAGMA attack) forward and reversed.',
   });

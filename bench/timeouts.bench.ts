@@ -97,7 +97,8 @@ async function main(): Promise<void> {
   const size = cpus().length;
   const pool = createSqlPool({ size });
   console.log(
-    `timeouts: ${gold.length} normal + ${reqs.length - gold.length} runaway queries (budget ${budgetMs} ms), pool of ${size}; cross join on ${big.a} x ${big.b} (${big.rows} pairs)`,
+    `timeouts: ${gold.length} normal + ${reqs.length - gold.length} runaway queries (budget ${budgetMs} ` +
+      `ms), pool of ${size}; cross join on ${big.a} x ${big.b} (${big.rows} pairs)`,
   );
   const started = performance.now();
   const results: { kind: string; r: ExecResult }[] = await Promise.all(
@@ -148,7 +149,9 @@ async function main(): Promise<void> {
     leftoverProcesses: leftover,
     leftoverTarget: 0,
     notes:
-      'Kill latency = time from dispatch to the caller getting `timeout`, minus the budget; the worker is SIGKILLed at that moment and a warm spare takes its place. Normal latency is measured from dispatch, so it excludes queueing behind the pool.',
+      'Kill latency = time from dispatch to the caller getting `timeout`, minus the budget; the worker is ' +
+      'SIGKILLed at that moment and a warm spare takes its place. Normal latency is measured from ' +
+      'dispatch, so it excludes queueing behind the pool.',
   };
   console.log(JSON.stringify(summary, null, 2));
   writeResult('timeouts', summary);

@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** VS Code targets whose platform both native modules ship binaries for (onnxruntime-node has no musl or Intel-mac build). */
+/**
+ * VS Code targets whose platform both native modules ship binaries for (onnxruntime-node has no musl or Intel-mac
+ * build).
+ */
 export const TARGETS = {
   'linux-x64': { os: 'linux', arch: 'x64', sqlite: 'linux-x64' },
   'linux-arm64': { os: 'linux', arch: 'arm64', sqlite: 'linux-arm64' },

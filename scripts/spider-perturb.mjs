@@ -1,6 +1,7 @@
 // Dev tool: checks the TypeScript Spider parser / hardness / exact-set match against the official Python scripts.
 //   node scripts/spider-perturb.mjs gen  <spider-dir> <out.jsonl>     gold queries plus perturbed predictions
-//   node scripts/spider-perturb.mjs ts   <spider-dir> <in.jsonl> <out.jsonl>   our verdicts (needs `npm run test:unit` build in out/)
+// node scripts/spider-perturb.mjs ts   <spider-dir> <in.jsonl> <out.jsonl>   our verdicts (needs `npm run test:unit`
+// build in out/)
 //   node scripts/spider-perturb.mjs diff <in.jsonl> <official.jsonl> <ours.jsonl>
 // The official side is run separately (evaluate()'s match path on each pair), writing the same JSONL fields.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -297,7 +297,8 @@ export async function startCodeServer({ entry, dirs, port, workspace, env = {}, 
 export async function launchChromium({ headless = true } = {}) {
   if (!existsSync(chromiumPath)) {
     throw new Error(
-      `${chromiumPath} is missing: run bash scripts/editor/ensure-code-server.sh (it apt-installs chromium) or set QUARRY_CHROMIUM`,
+      `${chromiumPath} is missing: run bash scripts/editor/ensure-code-server.sh (it apt-installs ` +
+        `chromium) or set QUARRY_CHROMIUM`,
     );
   }
   const { chromium } = await import('playwright-core');

@@ -64,7 +64,8 @@ const specs = (existsSync(specDir) ? readdirSync(specDir) : [])
   .map((f) => join(specDir, f));
 if (specs.length === 0) {
   process.stderr.write(
-    `run-e2e: no specs${opt.only.length ? ` named ${opt.only.join(', ')}` : ''} in ${specDir} (run node scripts/build.mjs --tests)\n`,
+    `run-e2e: no specs${opt.only.length ? ` named ${opt.only.join(', ')}` : ''} in ${specDir} (run node ` +
+      `scripts/build.mjs --tests)\n`,
   );
   process.exit(1);
 }

@@ -51,7 +51,8 @@ try {
     } catch (err) {
       process.stderr.write(
         `run-electron: could not download VS Code ${opt.version} (${err instanceof Error ? err.message : err}).\n` +
-          '  @vscode/test-electron fetches VS Code from update.code.visualstudio.com, which this machine cannot reach.\n' +
+          '  @vscode/test-electron fetches VS Code from update.code.visualstudio.com, which this machine ' +
+          'cannot reach.\n' +
           '  Either set QUARRY_VSCODE_EXECUTABLE to an installed VS Code binary, or run the same tests offline in\n' +
           '  code-server: node scripts/editor/run-integration.mjs (npm run test:integration).\n',
       );

@@ -35,7 +35,8 @@ for (let i = 0; i < argv.length; i++) {
   else {
     process.stderr.write(
       `run-integration: unknown or incomplete argument ${JSON.stringify(a)}\n` +
-        'usage: node scripts/editor/run-integration.mjs [--no-build] [--grep TEXT] [--timeout SECONDS] [--keep] [--verbose]\n',
+        'usage: node scripts/editor/run-integration.mjs [--no-build] [--grep TEXT] [--timeout SECONDS] ' +
+        '[--keep] [--verbose]\n',
     );
     process.exit(2);
   }

@@ -34,14 +34,18 @@ interface Episode {
 function fallbackSession(question: string, schema: SchemaInfo): ProtocolSession {
   const prompt = [
     'Task Overview:',
-    'You are a data science expert. Below, you are provided with a database schema and a natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question within limited turns. You should breakdown the problem, draft your reasoning process, and generate the solution.',
+    'You are a data science expert. Below, you are provided with a database schema and a natural language ' +
+      'question. Your task is to understand the schema and generate a valid SQL query to answer the question ' +
+      'within limited turns. You should breakdown the problem, draft your reasoning process, and generate ' +
+      'the solution.',
     '',
     'Database Engine:',
     'SQLite',
     '',
     'Database Schema:',
     renderSchema(schema, { style: 'ddl' }),
-    "This schema describes the database's structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.",
+    "This schema describes the database's structure, including tables, columns, primary keys, foreign " +
+      'keys, and any relevant relationships or constraints.',
     '',
     'External Knowledge:',
     '',
@@ -50,15 +54,23 @@ function fallbackSession(question: string, schema: SchemaInfo): ProtocolSession 
     question,
     '',
     'Instructions:',
-    '- Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.',
-    '- The generated query should return all of the information asked in the question without any missing or extra information.',
-    '- Before generating the final SQL query, please think through the steps of how to write the query. It should include detailed considerations such as analisying questions, summarizing relevant findings, brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, thinking of how to call SQL tools, and revisiting previous steps.',
+    '- Make sure you only output the information that is asked in the question. If the question asks for ' +
+      'a specific column, make sure to only include that column in the SELECT clause, nothing more.',
+    '- The generated query should return all of the information asked in the question without any missing ' +
+      'or extra information.',
+    '- Before generating the final SQL query, please think through the steps of how to write the query. ' +
+      'It should include detailed considerations such as analisying questions, summarizing relevant ' +
+      'findings, brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, ' +
+      'thinking of how to call SQL tools, and revisiting previous steps.',
     '',
     'Format:',
     '- Conduct thinking inside <think>...</think> blocks every time you get new observation or information.',
-    '- You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL tool output will be shown as dataframe inside <observation>...</observation>. Based on this observation, you can think again and refine.',
+    '- You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL ' +
+      'tool output will be shown as dataframe inside <observation>...</observation>. Based on this ' +
+      'observation, you can think again and refine.',
     '- The returned dataframe will be truncated in 50 rows if observation is too long.',
-    '- If you find no further exploration is needed or reaches max turns, you MUST directly provide the final SQL query solution inside <solution>...</solution>.',
+    '- If you find no further exploration is needed or reaches max turns, you MUST directly provide the ' +
+      'final SQL query solution inside <solution>...</solution>.',
   ].join('\n');
   const tag = (text: string, name: string) =>
     new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)?.[1]?.trim() ?? null;
@@ -115,7 +127,9 @@ function episode(
   const reply = session.respond(action, exec, maxTurns - 1);
   messages.push({ role: 'assistant', content: first }, ...reply.observations);
   const rows = exec.rowCount;
-  const second = `<think>The query returned ${rows === 1 ? '1 row, which answers' : `${rows} rows, which answer`} the question.</think>\n<solution>${qa.sql}</solution>`;
+  const second =
+    `<think>The query returned ${rows === 1 ? '1 row, which answers' : `${rows} rows, which answer`} the ` +
+    `question.</think>\n<solution>${qa.sql}</solution>`;
   const answer = session.parse(second);
   if (answer.kind !== 'answer')
     throw new Error(`protocol did not read the <solution> turn as an answer: ${JSON.stringify(answer)}`);
@@ -153,7 +167,8 @@ function main(): void {
   db.close();
   writeFileSync(out, lines.join('\n') + '\n');
   console.error(
-    `episodes: ${lines.length} conversations (${protocol ? 'skyrl protocol' : 'fallback prompt: skyrl protocol not in this build'}) -> ${out}`,
+    `episodes: ${lines.length} conversations ` +
+      `(${protocol ? 'skyrl protocol' : 'fallback prompt: skyrl protocol not in this build'}) -> ${out}`,
   );
 }
 

@@ -47,7 +47,10 @@ export interface AskOutcome {
   saveError: string | null;
 }
 
-/** Runs one question. Rejects only with EpisodeSetupError (bad database, protocol or task) or an AbortError before it starts. */
+/**
+ * Runs one question. Rejects only with EpisodeSetupError (bad database, protocol or task) or an AbortError before it
+ * starts.
+ */
 export async function ask(req: AskRequest): Promise<AskOutcome> {
   const exchanges = req.exchanges ?? [];
   const record = await runEpisode({

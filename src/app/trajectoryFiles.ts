@@ -61,7 +61,8 @@ export async function openTrajectoryFile(file: string, opts: OpenOptions = {}): 
     byId,
     invalid: read.invalid.map((e) => ({ line: e.line, message: e.message })),
     truncated: read.truncated
-      ? `line ${read.truncated.line} is unfinished (${read.truncated.chars} characters): a writer was stopped mid-record`
+      ? `line ${read.truncated.line} is unfinished (${read.truncated.chars} characters): a writer was ` +
+        `stopped mid-record`
       : null,
   };
 }

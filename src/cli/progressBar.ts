@@ -55,7 +55,8 @@ export function createProgress(stream: NodeJS.WritableStream, total: number, opt
     const rate = elapsed > 0 ? done / elapsed : NaN;
     const eta = done >= total ? 0 : rate > 0 ? (total - done) / rate : NaN;
     const pct = total > 0 ? Math.floor((100 * done) / total) : 100;
-    return `${done}/${total} ${pct}% ${formatRate(rate)} ${done >= total ? `in ${formatDuration(elapsed)}` : `ETA ${formatDuration(eta)}`}${note ? `  ${note}` : ''}`;
+    const when = done >= total ? `in ${formatDuration(elapsed)}` : `ETA ${formatDuration(eta)}`;
+    return `${done}/${total} ${pct}% ${formatRate(rate)} ${when}${note ? `  ${note}` : ''}`;
   };
 
   const draw = (note?: string) => {

@@ -77,7 +77,10 @@ export const MAX_ID_CHARS = 1000;
  */
 export function diagnosticsMessageProblem(msg: ToHost, offeredPanels: readonly string[]): string | null {
   if (msg.type === 'setPanel' && !offeredPanels.includes(msg.panel)) {
-    return `setPanel: ${JSON.stringify(msg.panel.slice(0, 80))} is not one of the offered panels (${offeredPanels.join(', ')})`;
+    return (
+      `setPanel: ${JSON.stringify(msg.panel.slice(0, 80))} is not one of the offered panels ` +
+      `(${offeredPanels.join(', ')})`
+    );
   }
   if (msg.type === 'openTrajectory' || msg.type === 'openReplay') {
     if (msg.id === '') return `${msg.type}: empty id`;

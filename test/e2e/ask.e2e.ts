@@ -12,9 +12,11 @@ import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
 const FIRST_EXPLORE =
-  'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
+  'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY ' +
+  'd.name ORDER BY n DESC';
 const FIRST_SQL =
-  'SELECT d.name, count(*) AS appointments FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY appointments DESC';
+  'SELECT d.name, count(*) AS appointments FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id ' +
+  'GROUP BY d.name ORDER BY appointments DESC';
 const FOLLOW_Q = 'What is the specialty of the first one?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'Total fees per city of the patients';
@@ -39,18 +41,24 @@ before(async () => {
         {
           match: FOLLOW_Q,
           turn: 0,
-          response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+          response:
+            `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": ` +
+            `"exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
         },
         { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
         {
           match: FIRST_Q,
           turn: 0,
-          response: `<think>I will count the appointments of every doctor first and then look at who is on top of the list.</think>\n<sql>${FIRST_EXPLORE}</sql>`,
+          response:
+            `<think>I will count the appointments of every doctor first and then look at who is on top of ` +
+            `the list.</think>\n<sql>${FIRST_EXPLORE}</sql>`,
         },
         {
           match: FIRST_Q,
           turn: 1,
-          response: `<think>Ines Duarte has three appointments, more than anyone else.</think>\n<solution>${FIRST_SQL}</solution>`,
+          response:
+            `<think>Ines Duarte has three appointments, more than anyone ` +
+            `else.</think>\n<solution>${FIRST_SQL}</solution>`,
         },
         { match: SLOW_Q, response: '<think>This is never answered: the test server hangs on it.</think>' },
       ],
@@ -75,34 +83,41 @@ async function shows(frame: Frame, text: string | RegExp, timeout = 30_000): Pro
   await frame.locator('body', { hasText: text }).waitFor({ timeout });
 }
 
-test('Ask a Question by keyboard: pick the database, type the question, watch the turns stream in, get the result', async () => {
-  await ed.runCommand('Quarry: Ask a Question…');
-  // The database picker lists the workspace's SQLite files; typing filters it and Enter takes the match.
-  await ed.answer('clinic');
-  await questionBox();
-  await ed.answer(FIRST_Q);
-  panel = await ed.webview('Q1.');
-  // While the model streams, the turn's raw text is shown as it arrives.
-  await panel.locator('.q-stream').first().waitFor({ timeout: 30_000 });
-  await ed.screenshot('ask-streaming');
-  await shows(panel, 'Final SQL');
-  await panel.locator('#x0-result table').waitFor({ timeout: 30_000 });
-  const status = await panel.locator('#x0-status').innerText();
-  assert.match(status, /skyrl · turns 2 \/ 4/);
-  assert.match(status, /answered in/);
-  // Turn 1: reasoning collapsed, the SQL highlighted, its observation as a table with the real rows.
-  const turn1 = panel.locator('#x0-t0');
-  assert.equal(await turn1.locator('details').first().getAttribute('open'), null, 'reasoning is collapsed by default');
-  assert.ok((await turn1.locator('.q-sql .q-kw').count()) > 3, 'SQL keywords are highlighted');
-  const obs = await turn1.locator('.q-obs table').innerText();
-  assert.match(obs, /Ines Duarte\s+3/);
-  // The final result grid: three doctors, Ines Duarte first.
-  const grid = panel.locator('#x0-result');
-  assert.match(await grid.innerText(), /rows 1–3 of 3/);
-  const names = await grid.locator('tbody tr td:first-child').allInnerTexts();
-  assert.deepEqual([names[0], [...names].sort()], ['Ines Duarte', ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']]);
-  await ed.screenshot('ask-answered');
-});
+test(
+  'Ask a Question by keyboard: pick the database, type ' + 'the question, watch the turns stream in, get the result',
+  async () => {
+    await ed.runCommand('Quarry: Ask a Question…');
+    // The database picker lists the workspace's SQLite files; typing filters it and Enter takes the match.
+    await ed.answer('clinic');
+    await questionBox();
+    await ed.answer(FIRST_Q);
+    panel = await ed.webview('Q1.');
+    // While the model streams, the turn's raw text is shown as it arrives.
+    await panel.locator('.q-stream').first().waitFor({ timeout: 30_000 });
+    await ed.screenshot('ask-streaming');
+    await shows(panel, 'Final SQL');
+    await panel.locator('#x0-result table').waitFor({ timeout: 30_000 });
+    const status = await panel.locator('#x0-status').innerText();
+    assert.match(status, /skyrl · turns 2 \/ 4/);
+    assert.match(status, /answered in/);
+    // Turn 1: reasoning collapsed, the SQL highlighted, its observation as a table with the real rows.
+    const turn1 = panel.locator('#x0-t0');
+    assert.equal(
+      await turn1.locator('details').first().getAttribute('open'),
+      null,
+      'reasoning is collapsed by default',
+    );
+    assert.ok((await turn1.locator('.q-sql .q-kw').count()) > 3, 'SQL keywords are highlighted');
+    const obs = await turn1.locator('.q-obs table').innerText();
+    assert.match(obs, /Ines Duarte\s+3/);
+    // The final result grid: three doctors, Ines Duarte first.
+    const grid = panel.locator('#x0-result');
+    assert.match(await grid.innerText(), /rows 1–3 of 3/);
+    const names = await grid.locator('tbody tr td:first-child').allInnerTexts();
+    assert.deepEqual([names[0], [...names].sort()], ['Ines Duarte', ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']]);
+    await ed.screenshot('ask-answered');
+  },
+);
 
 test('the result grid sorts by a column from the keyboard (Enter on the header; again reverses)', async () => {
   const grid = panel.locator('#x0-result');
@@ -124,31 +139,35 @@ test('the result grid sorts by a column from the keyboard (Enter on the header; 
   await ed.screenshot('ask-sorted');
 });
 
-test('Export CSV… writes the whole result, as sorted, through the save dialog (keyboard: Enter on the button, Enter in the dialog)', async () => {
-  const exportButton = panel.locator('#x0-result vscode-button', { hasText: 'Export CSV…' });
-  await exportButton.focus();
-  await ed.page.keyboard.press('Enter');
-  // code-server's save dialog is VS Code's simple file dialog: a quick input holding the proposed path.
-  const input = ed.page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  // The dialog fills in the proposed path a moment after it opens.
-  await ed.page.waitForFunction(
-    () =>
-      (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value.endsWith(
-        'quarry-result-1.csv',
-      ),
-    undefined,
-    { timeout: 15_000 },
-  );
-  await ed.screenshot('ask-export-dialog');
-  await ed.page.keyboard.press('Enter');
-  await shows(panel, 'Result exported to');
-  const csv = readFileSync(join(ed.workspace, 'quarry-result-1.csv'), 'utf8');
-  assert.equal(csv.split('\r\n')[0], 'name,appointments');
-  // In the order the grid shows (sorted by name, descending, in the test before), not the query's.
-  assert.deepEqual(csv.split('\r\n').slice(1, 4), ['Tomas Berg,2', 'Ines Duarte,3', 'Amara Okafor,2']);
-  assert.equal(csv.trimEnd().split('\r\n').length, 4, 'header and three rows');
-});
+test(
+  'Export CSV… writes the whole result, as sorted, through the save dialog (keyboard: Enter on the button, ' +
+    'Enter in the dialog)',
+  async () => {
+    const exportButton = panel.locator('#x0-result vscode-button', { hasText: 'Export CSV…' });
+    await exportButton.focus();
+    await ed.page.keyboard.press('Enter');
+    // code-server's save dialog is VS Code's simple file dialog: a quick input holding the proposed path.
+    const input = ed.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    // The dialog fills in the proposed path a moment after it opens.
+    await ed.page.waitForFunction(
+      () =>
+        (
+          document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null
+        )?.value.endsWith('quarry-result-1.csv'),
+      undefined,
+      { timeout: 15_000 },
+    );
+    await ed.screenshot('ask-export-dialog');
+    await ed.page.keyboard.press('Enter');
+    await shows(panel, 'Result exported to');
+    const csv = readFileSync(join(ed.workspace, 'quarry-result-1.csv'), 'utf8');
+    assert.equal(csv.split('\r\n')[0], 'name,appointments');
+    // In the order the grid shows (sorted by name, descending, in the test before), not the query's.
+    assert.deepEqual(csv.split('\r\n').slice(1, 4), ['Tomas Berg,2', 'Ines Duarte,3', 'Amara Okafor,2']);
+    assert.equal(csv.trimEnd().split('\r\n').length, 4, 'header and three rows');
+  },
+);
 
 test('Open in Editor puts the final SQL in a new .sql editor beside the panel', async () => {
   await panel.locator('#x0-openSql').focus();
@@ -172,31 +191,34 @@ test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation wit
   await ed.screenshot('ask-follow-up');
 });
 
-test('every question is already in the workspace store; Save Trajectory says where without writing it twice', async () => {
-  const store = join(ed.workspace, '.quarry', 'trajectories', 'asked.jsonl');
-  assert.ok(existsSync(store));
-  const read = () =>
-    readFileSync(store, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
-  assert.deepEqual(
-    read().map((r) => [r.task.question, r.end]),
-    [
-      [FIRST_Q, 'answer'],
-      [FOLLOW_Q, 'answer'],
-    ],
-  );
-  await panel.locator('#x0-saved').waitFor({ timeout: 15_000 });
-  await panel.locator('#x0-saveTrajectory').click();
-  assert.deepEqual(
-    read()
-      .map((r) => [r.task.question, r.end, r.finalSql])
-      .slice(0, 1),
-    [[FIRST_Q, 'answer', FIRST_SQL]],
-  );
-  assert.equal(read().length, 2, 'saved once');
-});
+test(
+  'every question is already in the workspace store; ' + 'Save Trajectory says where without writing it twice',
+  async () => {
+    const store = join(ed.workspace, '.quarry', 'trajectories', 'asked.jsonl');
+    assert.ok(existsSync(store));
+    const read = () =>
+      readFileSync(store, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { task: { question: string }; finalSql: string; end: string });
+    assert.deepEqual(
+      read().map((r) => [r.task.question, r.end]),
+      [
+        [FIRST_Q, 'answer'],
+        [FOLLOW_Q, 'answer'],
+      ],
+    );
+    await panel.locator('#x0-saved').waitFor({ timeout: 15_000 });
+    await panel.locator('#x0-saveTrajectory').click();
+    assert.deepEqual(
+      read()
+        .map((r) => [r.task.question, r.end, r.finalSql])
+        .slice(0, 1),
+      [[FIRST_Q, 'answer', FIRST_SQL]],
+    );
+    assert.equal(read().length, 2, 'saved once');
+  },
+);
 
 test('Stop (Escape) cancels a slow run; the turns so far stay and the stop is said', async () => {
   ed.openai!.hangNext(1);
@@ -224,29 +246,32 @@ test('the conversation survives the panel being hidden and shown again', async (
   await ed.screenshot('ask-restored');
 });
 
-test('Ask Quarry about the Selection: the selected line becomes the question (editable), asked in the same panel', async () => {
-  await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
-  await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
-  const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
-  await editor.click();
-  // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
-  // whole logical line is selected with Expand Line Selection rather than Home/End).
-  await ed.runCommand('Go to Line/Column...');
-  await ed.answer(':4');
-  await ed.runCommand('Expand Line Selection');
-  // The editor's context menu (right-click on the selection) offers it while text is selected.
-  await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
-  const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
-  await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await ed.screenshot('ask-selection-menu');
-  await item.click();
-  await ed.answer('clinic');
-  await questionBox();
-  const box = ed.page.locator('.quick-input-widget .quick-input-box input');
-  assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
-  await ed.page.keyboard.press('Enter');
-  panel = await ed.webview('Q4.');
-  await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
-  assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
-  await ed.screenshot('ask-selection');
-});
+test(
+  'Ask Quarry about the Selection: the selected line ' + 'becomes the question (editable), asked in the same panel',
+  async () => {
+    await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
+    await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
+    const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
+    await editor.click();
+    // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
+    // whole logical line is selected with Expand Line Selection rather than Home/End).
+    await ed.runCommand('Go to Line/Column...');
+    await ed.answer(':4');
+    await ed.runCommand('Expand Line Selection');
+    // The editor's context menu (right-click on the selection) offers it while text is selected.
+    await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
+    const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
+    await item.waitFor({ state: 'visible', timeout: 15_000 });
+    await ed.screenshot('ask-selection-menu');
+    await item.click();
+    await ed.answer('clinic');
+    await questionBox();
+    const box = ed.page.locator('.quick-input-widget .quick-input-box input');
+    assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
+    await ed.page.keyboard.press('Enter');
+    panel = await ed.webview('Q4.');
+    await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
+    assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
+    await ed.screenshot('ask-selection');
+  },
+);

@@ -73,27 +73,30 @@ test('Open Reward Diagnostics from the palette, pick the run file: charts, flags
   await ed.screenshot('diagnostics-list');
 });
 
-test('the Table 8 mismatch card: four categories and Avg. Err.; a tag link filters the list to its trajectories', async () => {
-  await app.locator('#mismatch').scrollIntoViewIfNeeded();
-  const card = await app.locator('#mismatch').innerText();
-  assert.match(card, /Structural mismatches \(Progress-SQL Table 8\)/);
-  assert.match(card, /All trajectories: 5 of 5 compared/);
-  for (const c of ['SELECT', 'JOIN', 'WHERE', 'GROUP', 'Avg. Err.']) assert.ok(card.includes(c), c);
-  await ed.screenshot('diagnostics-mismatch');
-  // top-b's final SQL misses the gold's GROUP BY (its ODT tags are checked in the trajectory test below).
-  await app.locator('#mismatch a', { hasText: 'GROUP_BY_MISSING' }).first().click();
-  await app.locator('#trajectory-list [data-id="top-b"]').waitFor({ timeout: 15_000 });
-  const shown = await app.locator('#trajectory-count').innerText();
-  const n = Number(/^(\d+) of 5/.exec(shown)?.[1]);
-  assert.ok(n >= 1 && n < 5, shown);
-  await app.locator('#trajectories').scrollIntoViewIfNeeded();
-  await ed.screenshot('diagnostics-mismatch-filter');
-  // Empty the filter again for the tests that follow.
-  await app.locator('body').press('f');
-  await app.page().keyboard.press('ControlOrMeta+a');
-  await app.page().keyboard.press('Backspace');
-  await app.locator('#trajectory-count', { hasText: '5 of 5' }).waitFor({ timeout: 15_000 });
-});
+test(
+  'the Table 8 mismatch card: four categories and Avg. Err.; a tag link filters the list to its ' + 'trajectories',
+  async () => {
+    await app.locator('#mismatch').scrollIntoViewIfNeeded();
+    const card = await app.locator('#mismatch').innerText();
+    assert.match(card, /Structural mismatches \(Progress-SQL Table 8\)/);
+    assert.match(card, /All trajectories: 5 of 5 compared/);
+    for (const c of ['SELECT', 'JOIN', 'WHERE', 'GROUP', 'Avg. Err.']) assert.ok(card.includes(c), c);
+    await ed.screenshot('diagnostics-mismatch');
+    // top-b's final SQL misses the gold's GROUP BY (its ODT tags are checked in the trajectory test below).
+    await app.locator('#mismatch a', { hasText: 'GROUP_BY_MISSING' }).first().click();
+    await app.locator('#trajectory-list [data-id="top-b"]').waitFor({ timeout: 15_000 });
+    const shown = await app.locator('#trajectory-count').innerText();
+    const n = Number(/^(\d+) of 5/.exec(shown)?.[1]);
+    assert.ok(n >= 1 && n < 5, shown);
+    await app.locator('#trajectories').scrollIntoViewIfNeeded();
+    await ed.screenshot('diagnostics-mismatch-filter');
+    // Empty the filter again for the tests that follow.
+    await app.locator('body').press('f');
+    await app.page().keyboard.press('ControlOrMeta+a');
+    await app.page().keyboard.press('Backspace');
+    await app.locator('#trajectory-count', { hasText: '5 of 5' }).waitFor({ timeout: 15_000 });
+  },
+);
 
 test('switching to the skyrl panel rescores: a zero-variance group is flagged and its items link to them', async () => {
   // The toolkit's dropdown: open it with the mouse, choose the option.
@@ -107,52 +110,59 @@ test('switching to the skyrl panel rescores: a zero-variance group is flagged an
   await ed.screenshot('diagnostics-flags');
 });
 
-test('a trajectory opened from the list with the mouse: stacked term bar, ODT trees with mismatches, clause F1', async () => {
-  await app.locator('#trajectory-list [data-id="top-b"]').click();
-  await app.locator('#odt').waitFor({ timeout: 30_000 });
-  const head = await app.locator('#trajectory-head').innerText();
-  assert.match(head, /Trajectory top-b/);
-  assert.match(head, /Execution: wrong/);
-  assert.equal(await drawnCharts(app, '#terms'), 1, 'the stacked term bar is drawn');
-  const terms = await app.locator('#terms-table').innerText();
-  assert.match(terms, /format/);
-  assert.match(terms, /exec/);
-  const odt = await app.locator('#odt').innerText();
-  assert.match(odt, /JOIN_MISSING/);
-  assert.ok(
-    (await app.locator('#odt-pred .d-node.d-mismatch').count()) >= 1,
-    'the predicted SELECT is marked as mismatching',
-  );
-  assert.ok((await app.locator('#odt-gold .d-diff').count()) >= 1, 'gold items the prediction lacks are highlighted');
-  await ed.screenshot('diagnostics-trajectory');
-  await app.locator('#odt').scrollIntoViewIfNeeded();
-  await ed.screenshot('diagnostics-odt');
-  await app.locator('#clauses').scrollIntoViewIfNeeded();
-  assert.equal(await drawnCharts(app, '#clauses'), 1, 'the clause F1 chart is drawn');
-  await ed.screenshot('diagnostics-clauses');
-});
+test(
+  'a trajectory opened from the list with the mouse: ' + 'stacked term bar, ODT trees with mismatches, clause F1',
+  async () => {
+    await app.locator('#trajectory-list [data-id="top-b"]').click();
+    await app.locator('#odt').waitFor({ timeout: 30_000 });
+    const head = await app.locator('#trajectory-head').innerText();
+    assert.match(head, /Trajectory top-b/);
+    assert.match(head, /Execution: wrong/);
+    assert.equal(await drawnCharts(app, '#terms'), 1, 'the stacked term bar is drawn');
+    const terms = await app.locator('#terms-table').innerText();
+    assert.match(terms, /format/);
+    assert.match(terms, /exec/);
+    const odt = await app.locator('#odt').innerText();
+    assert.match(odt, /JOIN_MISSING/);
+    assert.ok(
+      (await app.locator('#odt-pred .d-node.d-mismatch').count()) >= 1,
+      'the predicted SELECT is marked as mismatching',
+    );
+    assert.ok((await app.locator('#odt-gold .d-diff').count()) >= 1, 'gold items the prediction lacks are highlighted');
+    await ed.screenshot('diagnostics-trajectory');
+    await app.locator('#odt').scrollIntoViewIfNeeded();
+    await ed.screenshot('diagnostics-odt');
+    await app.locator('#clauses').scrollIntoViewIfNeeded();
+    assert.equal(await drawnCharts(app, '#clauses'), 1, 'the clause F1 chart is drawn');
+    await ed.screenshot('diagnostics-clauses');
+  },
+);
 
-test('by keyboard: r back to the run, End in the list, f to the filter, Tab to the list, Enter opens the row; verification verdicts shown', async () => {
-  await app.locator('body').press('r');
-  await app.locator('#trajectory-list').waitFor({ timeout: 30_000 });
-  // The list is one tab stop: arrows move the active row, Enter opens it.
-  await app.locator('#trajectory-list').focus();
-  await app.page().keyboard.press('End');
-  const last = await app.locator('#trajectory-list').getAttribute('aria-activedescendant');
-  assert.equal(last, 'row-4');
-  await app.locator('body').press('f');
-  await app.page().keyboard.type('fees');
-  await app.locator('#trajectory-count', { hasText: '1 of 5' }).waitFor();
-  assert.equal(await app.locator('#trajectory-list [role="option"]').count(), 1);
-  await app.page().keyboard.press('Tab');
-  await app.page().keyboard.press('Enter');
-  await app.locator('#verification table').waitFor({ timeout: 30_000 });
-  const v = await app.locator('#verification').innerText();
-  assert.match(v, /E-VERIFY/);
-  assert.match(v, /M-VERIFY/);
-  await app.locator('#verification').scrollIntoViewIfNeeded();
-  await ed.screenshot('diagnostics-verification');
-});
+test(
+  'by keyboard: r back to the run, End in the list, f to the filter, Tab to the list, Enter opens the row; ' +
+    'verification verdicts shown',
+  async () => {
+    await app.locator('body').press('r');
+    await app.locator('#trajectory-list').waitFor({ timeout: 30_000 });
+    // The list is one tab stop: arrows move the active row, Enter opens it.
+    await app.locator('#trajectory-list').focus();
+    await app.page().keyboard.press('End');
+    const last = await app.locator('#trajectory-list').getAttribute('aria-activedescendant');
+    assert.equal(last, 'row-4');
+    await app.locator('body').press('f');
+    await app.page().keyboard.type('fees');
+    await app.locator('#trajectory-count', { hasText: '1 of 5' }).waitFor();
+    assert.equal(await app.locator('#trajectory-list [role="option"]').count(), 1);
+    await app.page().keyboard.press('Tab');
+    await app.page().keyboard.press('Enter');
+    await app.locator('#verification table').waitFor({ timeout: 30_000 });
+    const v = await app.locator('#verification').innerText();
+    assert.match(v, /E-VERIFY/);
+    assert.match(v, /M-VERIFY/);
+    await app.locator('#verification').scrollIntoViewIfNeeded();
+    await ed.screenshot('diagnostics-verification');
+  },
+);
 
 test('the view survives being hidden: another editor in front, then back', async () => {
   await ed.runCommand('Preferences: Open Workspace Settings (JSON)');

@@ -252,7 +252,8 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
         if (attempt === 4) {
           const shown = await rows.allTextContents().catch(() => []);
           throw new Error(
-            `command "${title}" not in the palette after ${attempt} tries (palette showed: ${shown.join(' | ') || 'nothing'})`,
+            `command "${title}" not in the palette after ${attempt} tries (palette ` +
+              `showed: ${shown.join(' | ') || 'nothing'})`,
           );
         }
         await page.waitForTimeout(1_000 * attempt);
@@ -275,7 +276,8 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     async openActivityView(title) {
       const item = page
         .locator(
-          `.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar .action-item[aria-label^="${title}"]`,
+          `.part.activitybar .action-item a[aria-label^="${title}"], .part.activitybar ` +
+            `.action-item[aria-label^="${title}"]`,
         )
         .first();
       await item.waitFor({ state: 'visible', timeout: 30_000 });

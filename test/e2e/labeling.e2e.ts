@@ -3,7 +3,8 @@
 // sandbox pool, the workspace's clinic database). "Quarry: Label Trajectories…" from the palette, the file picked
 // from the quick pick; verdicts with 1/2, next with j, a corrected SQL typed after e and run with Ctrl+Enter (matches
 // the gold), a tag toggled from the keyboard after t, saved with s; the shortcuts with ?; an unsaved note back after
-// the panel was hidden; the labels read from .quarry/labels.sqlite. Screenshots in test-artifacts/screenshots/labeling-*.png.
+// the panel was hidden; the labels read from .quarry/labels.sqlite. Screenshots in
+// test-artifacts/screenshots/labeling-*.png.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,9 +55,12 @@ function storeLabels(): {
   const db = new Database(join(ed.workspace, '.quarry', 'labels.sqlite'), { readonly: true });
   try {
     return db
-      .prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
-      (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
-      FROM labels l ORDER BY l.trajectory_id`)
+      .prepare(
+        `SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
+      (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t ` +
+          `WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
+      FROM labels l ORDER BY l.trajectory_id`,
+      )
       .all() as never;
   } finally {
     db.close();
@@ -74,43 +78,47 @@ test('Label Trajectories from the palette: the queue opens on the first unlabele
   await ed.screenshot('labeling-open');
 });
 
-test('by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run a corrected SQL that matches the gold', async () => {
-  // Focus the panel's document (not a field) so the shortcuts reach it.
-  await app.locator('#l-question').click();
-  await key('1');
-  await waitText('#l-status', /^Saved (correct|incorrect)/);
-  await waitText('#l-progress', '1 / 5 labeled');
-  assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
-  await key('j');
-  await waitText('#l-where', 'item 2 of 5');
-  await key('2');
-  await waitText('#l-progress', '2 / 5 labeled');
-  await key('e');
-  await ed.page.keyboard.type(GOLD_TOP);
-  await key('Control+Enter');
-  await waitText('#l-match', /Matches the gold result/);
-  await app.locator('#l-grid table').waitFor();
-  await key('Escape');
-  await key('t');
-  // wrong join is the fourth built-in tag: three steps right from the first.
-  for (let i = 0; i < 3; i++) await key('ArrowRight');
-  await key('Space');
-  assert.equal(await app.locator('.l-chip[data-tag="wrong join"]').getAttribute('aria-pressed'), 'true');
-  await waitText('#l-status', /Unsaved changes/);
-  await ed.screenshot('labeling-corrected');
-  await key('s');
-  await waitText('#l-status', /^Saved (correct|incorrect)/);
-  const labels = storeLabels();
-  assert.deepEqual(
-    labels.map((l) => [l.id, l.verdict]),
-    [
-      ['top-a', 'correct'],
-      ['top-b', 'incorrect'],
-    ],
-  );
-  assert.equal(labels[1].corrected, GOLD_TOP);
-  assert.equal(labels[1].tags, 'wrong join');
-});
+test(
+  'by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run a corrected SQL that matches ' +
+    'the gold',
+  async () => {
+    // Focus the panel's document (not a field) so the shortcuts reach it.
+    await app.locator('#l-question').click();
+    await key('1');
+    await waitText('#l-status', /^Saved (correct|incorrect)/);
+    await waitText('#l-progress', '1 / 5 labeled');
+    assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
+    await key('j');
+    await waitText('#l-where', 'item 2 of 5');
+    await key('2');
+    await waitText('#l-progress', '2 / 5 labeled');
+    await key('e');
+    await ed.page.keyboard.type(GOLD_TOP);
+    await key('Control+Enter');
+    await waitText('#l-match', /Matches the gold result/);
+    await app.locator('#l-grid table').waitFor();
+    await key('Escape');
+    await key('t');
+    // wrong join is the fourth built-in tag: three steps right from the first.
+    for (let i = 0; i < 3; i++) await key('ArrowRight');
+    await key('Space');
+    assert.equal(await app.locator('.l-chip[data-tag="wrong join"]').getAttribute('aria-pressed'), 'true');
+    await waitText('#l-status', /Unsaved changes/);
+    await ed.screenshot('labeling-corrected');
+    await key('s');
+    await waitText('#l-status', /^Saved (correct|incorrect)/);
+    const labels = storeLabels();
+    assert.deepEqual(
+      labels.map((l) => [l.id, l.verdict]),
+      [
+        ['top-a', 'correct'],
+        ['top-b', 'incorrect'],
+      ],
+    );
+    assert.equal(labels[1].corrected, GOLD_TOP);
+    assert.equal(labels[1].tags, 'wrong join');
+  },
+);
 
 test('? shows the shortcuts; k goes back to the labeled trajectory with its verdict', async () => {
   await key('?');

@@ -17,7 +17,8 @@ import { scriptedModel } from '../support/scriptedModel';
 
 const Q_TOP = 'Which doctor has the most appointments?';
 const GOLD_TOP =
-  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY ' +
+  'T2.name ORDER BY count(*) DESC LIMIT 1';
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 const Q_FEES = 'What is the total fee of all appointments in March 2024?';
@@ -30,7 +31,10 @@ const scripted = (replies: string[]): ChatModel =>
 
 const think = (t: string) => `<think>${t}</think>\n`;
 
-/** Four samples of one question (two right, one wrong, one that recovers from an error), two of another, three of a third. */
+/**
+ * Four samples of one question (two right, one wrong, one that recovers from an error), two of another, three of a
+ * third.
+ */
 async function fixture(workspace: string): Promise<{ file: string; records: TrajectoryRecord[] }> {
   const db = join(workspace, 'data', 'clinic.sqlite');
   const pool = createSqlPool({ size: 2 });
@@ -63,8 +67,11 @@ async function fixture(workspace: string): Promise<{ file: string; records: Traj
         Q_TOP,
         GOLD_TOP,
         [
-          `${think('Count the appointments per doctor first.')}<sql>SELECT doctor_id, count(*) AS n FROM appointment GROUP BY doctor_id ORDER BY n DESC</sql>`,
-          `${think('Doctor 1 has three; join for the name.')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
+          `${think('Count the appointments per doctor first.')}<sql>SELECT doctor_id, count(*) AS n FROM ` +
+            `appointment GROUP BY doctor_id ORDER BY n DESC</sql>`,
+          `${think('Doctor 1 has three; join for the name.')}<solution>SELECT d.name FROM appointment a ` +
+            `JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT ` +
+            `1</solution>`,
         ],
         { label: 'good' },
       ),
@@ -75,18 +82,21 @@ async function fixture(workspace: string): Promise<{ file: string; records: Traj
         Q_TOP,
         GOLD_TOP,
         [
-          `${think('The last doctor, probably.')}<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>`,
+          `${think('The last doctor, probably.')}<solution>SELECT name FROM doctor ORDER BY doctor_id ` +
+            `DESC LIMIT 1</solution>`,
         ],
         { label: 'overconfidence' },
       ),
       await run('top-2', 'top', 2, Q_TOP, GOLD_TOP, [
         `${think('Look at the doctors.')}<sql>SELECT nme FROM doctor</sql>`,
         `${think('Typo. Columns are doctor_id, name, specialty.')}<sql>SELECT doctor_id, name FROM doctor</sql>`,
-        `${think('Now count.')}<solution>SELECT d.name FROM doctor d JOIN appointment a ON a.doctor_id = d.doctor_id GROUP BY d.doctor_id ORDER BY count(*) DESC LIMIT 1</solution>`,
+        `${think('Now count.')}<solution>SELECT d.name FROM doctor d JOIN appointment a ON a.doctor_id = ` +
+          `d.doctor_id GROUP BY d.doctor_id ORDER BY count(*) DESC LIMIT 1</solution>`,
       ]),
       await run('top-3', 'top', 3, Q_TOP, GOLD_TOP, [
         `${think('Fees might tell.')}<sql>SELECT doctor_id, sum(fee) FROM appointment GROUP BY doctor_id</sql>`,
-        `${think('Take the smallest fee total.')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY sum(fee) ASC LIMIT 1</solution>`,
+        `${think('Take the smallest fee total.')}<solution>SELECT d.name FROM appointment a JOIN doctor d ` +
+          `ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY sum(fee) ASC LIMIT 1</solution>`,
       ]),
       await run('kids-0', 'kids', 0, Q_KIDS, GOLD_KIDS, [
         `${think('Filter on born.')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`,
@@ -95,7 +105,8 @@ async function fixture(workspace: string): Promise<{ file: string; records: Traj
         `${think('Filter on born.')}<solution>SELECT COUNT(patient_id) FROM patient WHERE born >= 2011</solution>`,
       ]),
       await run('fees-0', 'fees', 0, Q_FEES, GOLD_FEES, [
-        `${think('Sum March fees.')}<solution>SELECT sum(fee) FROM appointment WHERE day BETWEEN '2024-03-01' AND '2024-03-31'</solution>`,
+        `${think('Sum March fees.')}<solution>SELECT sum(fee) FROM appointment WHERE day BETWEEN ` +
+          `'2024-03-01' AND '2024-03-31'</solution>`,
       ]),
       await run(
         'fees-1',
@@ -226,57 +237,63 @@ test('compare: mark two with x, press c — turns side by side, final SQL differ
   await ed.screenshot('replay-compare');
 });
 
-test('group view (g): the four samples of the question in columns with rewards, advantages and statistics', async () => {
-  await ed.page.keyboard.press('g');
-  const stats = panel.locator('#r-group-stats');
-  await stats.waitFor({ timeout: 30_000 });
-  const text = await stats.innerText();
-  assert.match(text, /Group top/);
-  assert.match(text, /4 samples/);
-  assert.match(text, /2\/4 correct/);
-  const columns = panel.locator('#r-group-view > .r-cell[data-key]');
-  assert.equal(await columns.count(), 4);
-  assert.match(await panel.locator('#r-group-view').innerText(), /advantage -?\d/);
-  await ed.screenshot('replay-group');
-  // n steps the highlighted turn across all columns.
-  await ed.page.keyboard.press('n');
-  assert.ok((await panel.locator('#r-group-view .r-current[data-turn="1"]').count()) >= 3);
-});
+test(
+  'group view (g): the four samples of the question ' + 'in columns with rewards, advantages and statistics',
+  async () => {
+    await ed.page.keyboard.press('g');
+    const stats = panel.locator('#r-group-stats');
+    await stats.waitFor({ timeout: 30_000 });
+    const text = await stats.innerText();
+    assert.match(text, /Group top/);
+    assert.match(text, /4 samples/);
+    assert.match(text, /2\/4 correct/);
+    const columns = panel.locator('#r-group-view > .r-cell[data-key]');
+    assert.equal(await columns.count(), 4);
+    assert.match(await panel.locator('#r-group-view').innerText(), /advantage -?\d/);
+    await ed.screenshot('replay-group');
+    // n steps the highlighted turn across all columns.
+    await ed.page.keyboard.press('n');
+    assert.ok((await panel.locator('#r-group-view .r-current[data-turn="1"]').count()) >= 3);
+  },
+);
 
-test('10,000 trajectories: the list stays virtual (only visible rows in the DOM), End and the filters still answer', async () => {
-  // Copies of the fixture's records under new ids, in groups of eight: a rollout file's size, not its content.
-  const big = join(ed.workspace, 'runs', 'replay-10k.jsonl');
-  const lines: string[] = [];
-  for (let i = 0; i < 10_000; i++) {
-    const r = records[i % records.length];
-    lines.push(JSON.stringify({ ...r, id: `big-${i}`, groupId: `g${Math.floor(i / 8)}`, sample: i % 8 }));
-  }
-  writeFileSync(big, lines.join('\n') + '\n');
-  const t0 = Date.now();
-  await ed.runCommand('Quarry: Open Trajectory Replay…');
-  await ed.answer('replay-10k');
-  panel = await ed.webview('Replay: replay-10k.jsonl');
-  await waitCounts(/^10,000 of 10,000 trajectories/);
-  console.log(
-    `# 10,000 trajectories listed ${Date.now() - t0} ms after the quick pick (palette, read, summarise, render)`,
-  );
-  const rendered = await rowCount();
-  assert.ok(rendered > 5 && rendered < 80, `${rendered} rows in the DOM for 10,000 trajectories`);
-  await panel.locator('#r-list').focus();
-  await ed.page.keyboard.press('End');
-  await panel.locator('.r-row.r-cursor', { hasText: Q_TOP }).waitFor({ timeout: 15_000 });
-  assert.equal(await panel.locator('.r-row.r-cursor').getAttribute('data-key'), '9999');
-  assert.ok((await rowCount()) < 80);
-  await panel.locator('#r-detail', { hasText: 'big-9999' }).waitFor({ timeout: 15_000 });
-  await ed.screenshot('replay-10k-end');
-  await ed.page.keyboard.press('/');
-  await ed.page.keyboard.type('born');
-  await waitCounts(/^2,222 of 10,000/);
-  await ed.page.keyboard.press('Escape');
-  await ed.screenshot('replay-10k-search');
-  // Not scored on open (a large file waits to be asked); "Score all" is offered.
-  assert.match(await panel.locator('#r-score').innerText(), /Score all/);
-});
+test(
+  '10,000 trajectories: the list stays virtual (only ' + 'visible rows in the DOM), End and the filters still answer',
+  async () => {
+    // Copies of the fixture's records under new ids, in groups of eight: a rollout file's size, not its content.
+    const big = join(ed.workspace, 'runs', 'replay-10k.jsonl');
+    const lines: string[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const r = records[i % records.length];
+      lines.push(JSON.stringify({ ...r, id: `big-${i}`, groupId: `g${Math.floor(i / 8)}`, sample: i % 8 }));
+    }
+    writeFileSync(big, lines.join('\n') + '\n');
+    const t0 = Date.now();
+    await ed.runCommand('Quarry: Open Trajectory Replay…');
+    await ed.answer('replay-10k');
+    panel = await ed.webview('Replay: replay-10k.jsonl');
+    await waitCounts(/^10,000 of 10,000 trajectories/);
+    console.log(
+      `# 10,000 trajectories listed ${Date.now() - t0} ms after the quick pick (palette, read, summarise, render)`,
+    );
+    const rendered = await rowCount();
+    assert.ok(rendered > 5 && rendered < 80, `${rendered} rows in the DOM for 10,000 trajectories`);
+    await panel.locator('#r-list').focus();
+    await ed.page.keyboard.press('End');
+    await panel.locator('.r-row.r-cursor', { hasText: Q_TOP }).waitFor({ timeout: 15_000 });
+    assert.equal(await panel.locator('.r-row.r-cursor').getAttribute('data-key'), '9999');
+    assert.ok((await rowCount()) < 80);
+    await panel.locator('#r-detail', { hasText: 'big-9999' }).waitFor({ timeout: 15_000 });
+    await ed.screenshot('replay-10k-end');
+    await ed.page.keyboard.press('/');
+    await ed.page.keyboard.type('born');
+    await waitCounts(/^2,222 of 10,000/);
+    await ed.page.keyboard.press('Escape');
+    await ed.screenshot('replay-10k-search');
+    // Not scored on open (a large file waits to be asked); "Score all" is offered.
+    assert.match(await panel.locator('#r-score').innerText(), /Score all/);
+  },
+);
 
 test('state survives the panel being hidden and shown again', async () => {
   await ed.runCommand('File: New Untitled Text File');

@@ -13,9 +13,11 @@ import { applyEvent } from '../../src/protocol/askState';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
 const FIRST_EXPLORE =
-  'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY n DESC';
+  'SELECT d.name, count(*) AS n FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY ' +
+  'd.name ORDER BY n DESC';
 const FIRST_SQL =
-  'SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1';
+  'SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY ' +
+  'count(*) DESC LIMIT 1';
 const FOLLOW_Q = 'What is their specialty?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'A slow question about fees';
@@ -76,7 +78,9 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
         {
           match: FOLLOW_Q,
           turn: 0,
-          response: `<think>The doctor found before; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+          response:
+            `<think>The doctor found before; look up the specialty.</think>\n<tool_call>{"name": ` +
+            `"exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
         },
         { match: FOLLOW_Q, turn: 1, response: `<think>cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
         {
@@ -112,113 +116,124 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     await server?.close();
   });
 
-  test('a question streams its turns to the panel, runs the final SQL, and its trajectory is appended to the store when it ends', async () => {
-    const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
-    assert.ok(outcome, 'quarry.ask returned what happened');
-    assert.deepEqual([outcome.end, outcome.finalSql, outcome.error], ['answer', FIRST_SQL, null]);
+  test(
+    'a question streams its turns to the panel, runs the final SQL, and its trajectory is appended to the ' +
+      'store when it ends',
+    async () => {
+      const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+      assert.ok(outcome, 'quarry.ask returned what happened');
+      assert.deepEqual([outcome.end, outcome.finalSql, outcome.error], ['answer', FIRST_SQL, null]);
 
-    const ev = await until('the final result', async () => {
-      const e = await events(0);
-      return e.some((x) => x.kind === 'result') && e;
-    });
-    const kinds = ev.map((e) => e.kind).filter((k) => k !== 'text');
-    assert.deepEqual(kinds, [
-      'start',
-      'turn',
-      'action',
-      'exec',
-      'observation',
-      'turn',
-      'action',
-      'end',
-      'saved',
-      'resultRunning',
-      'result',
-    ]);
-    const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
-    assert.deepEqual([start.id, start.question, start.protocol, start.budget], [outcome.id, FIRST_Q, 'skyrl', 5]);
-    const exec = ev.find((e) => e.kind === 'exec') as Extract<ExchangeEvent, { kind: 'exec' }>;
-    assert.deepEqual(exec.result.columns, ['name', 'n']);
-    assert.deepEqual(exec.result.rows[0], ['Ines Duarte', 3], 'the observation table carries the real rows');
-    const action = ev.find((e) => e.kind === 'action') as Extract<ExchangeEvent, { kind: 'action' }>;
-    assert.deepEqual(
-      [action.action.kind, action.action.thought, action.action.sql],
-      ['execute', 'Count appointments per doctor.', FIRST_EXPLORE],
-    );
-    const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
-    assert.deepEqual(
-      [result.result.ok, result.result.columns, result.result.rows],
-      [true, ['name'], [['Ines Duarte']]],
-    );
-    assert.ok(
-      ev.some((e) => e.kind === 'text'),
-      'the openai backend streamed text',
-    );
+      const ev = await until('the final result', async () => {
+        const e = await events(0);
+        return e.some((x) => x.kind === 'result') && e;
+      });
+      const kinds = ev.map((e) => e.kind).filter((k) => k !== 'text');
+      assert.deepEqual(kinds, [
+        'start',
+        'turn',
+        'action',
+        'exec',
+        'observation',
+        'turn',
+        'action',
+        'end',
+        'saved',
+        'resultRunning',
+        'result',
+      ]);
+      const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+      assert.deepEqual([start.id, start.question, start.protocol, start.budget], [outcome.id, FIRST_Q, 'skyrl', 5]);
+      const exec = ev.find((e) => e.kind === 'exec') as Extract<ExchangeEvent, { kind: 'exec' }>;
+      assert.deepEqual(exec.result.columns, ['name', 'n']);
+      assert.deepEqual(exec.result.rows[0], ['Ines Duarte', 3], 'the observation table carries the real rows');
+      const action = ev.find((e) => e.kind === 'action') as Extract<ExchangeEvent, { kind: 'action' }>;
+      assert.deepEqual(
+        [action.action.kind, action.action.thought, action.action.sql],
+        ['execute', 'Count appointments per doctor.', FIRST_EXPLORE],
+      );
+      const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
+      assert.deepEqual(
+        [result.result.ok, result.result.columns, result.result.rows],
+        [true, ['name'], [['Ines Duarte']]],
+      );
+      assert.ok(
+        ev.some((e) => e.kind === 'text'),
+        'the openai backend streamed text',
+      );
 
-    // The webview app is real: its bundle loads under the CSP, runs, and says 'ready' over the real channel.
-    await until('the webview app to say ready', async () => (await hook<string[]>('fromWebview')).includes('ready'));
+      // The webview app is real: its bundle loads under the CSP, runs, and says 'ready' over the real channel.
+      await until('the webview app to say ready', async () => (await hook<string[]>('fromWebview')).includes('ready'));
 
-    // One save policy (src/app/trajectoryStore.ts): saved without pressing anything; Save then only says where.
-    const store = join(folder, '.quarry', 'trajectories', 'asked.jsonl');
-    assert.ok(existsSync(store), `${store} was written`);
-    await hook('receive', { type: 'saveTrajectory', exchange: 0 });
-    const { records } = await readTrajectories(store);
-    assert.equal(records.filter((r) => r.id === outcome.id).length, 1, 'saved once');
-    const rec = records.find((r) => r.id === outcome.id);
-    assert.ok(rec, 'the episode is in the store');
-    assert.deepEqual(
-      [rec.end, rec.finalSql, rec.protocol.name, rec.task.question, rec.turns.length],
-      ['answer', FIRST_SQL, 'skyrl', FIRST_Q, 2],
-    );
-    assert.equal(rec.model.spec, `openai:${server.url}#replay`);
-    assert.ok(
-      ev.length > 0 && (await events(0)).some((e) => e.kind === 'saved' && e.path === store),
-      'the panel is told where',
-    );
-  });
+      // One save policy (src/app/trajectoryStore.ts): saved without pressing anything; Save then only says where.
+      const store = join(folder, '.quarry', 'trajectories', 'asked.jsonl');
+      assert.ok(existsSync(store), `${store} was written`);
+      await hook('receive', { type: 'saveTrajectory', exchange: 0 });
+      const { records } = await readTrajectories(store);
+      assert.equal(records.filter((r) => r.id === outcome.id).length, 1, 'saved once');
+      const rec = records.find((r) => r.id === outcome.id);
+      assert.ok(rec, 'the episode is in the store');
+      assert.deepEqual(
+        [rec.end, rec.finalSql, rec.protocol.name, rec.task.question, rec.turns.length],
+        ['answer', FIRST_SQL, 'skyrl', FIRST_Q, 2],
+      );
+      assert.equal(rec.model.spec, `openai:${server.url}#replay`);
+      assert.ok(
+        ev.length > 0 && (await events(0)).some((e) => e.kind === 'saved' && e.path === store),
+        'the panel is told where',
+      );
+    },
+  );
 
-  test('a follow-up in the same panel continues the conversation with mtsqlr1 and the result already shown', async () => {
-    const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
-    assert.deepEqual([outcome.end, outcome.finalSql], ['answer', FOLLOW_SQL]);
-    const ev = await until('the follow-up result', async () => {
-      const e = await events(1);
-      return e.some((x) => x.kind === 'result') && e;
-    });
-    const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
-    assert.deepEqual([start.kind, start.protocol], ['start', 'mtsqlr1']);
-    const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
-    assert.deepEqual(result.result.rows, [['cardiology']]);
-    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
-    const rec = records.find((r) => r.id === outcome.id);
-    assert.ok(rec);
-    assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
-  });
+  test(
+    'a follow-up in the same panel continues the ' + 'conversation with mtsqlr1 and the result already shown',
+    async () => {
+      const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
+      assert.deepEqual([outcome.end, outcome.finalSql], ['answer', FOLLOW_SQL]);
+      const ev = await until('the follow-up result', async () => {
+        const e = await events(1);
+        return e.some((x) => x.kind === 'result') && e;
+      });
+      const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+      assert.deepEqual([start.kind, start.protocol], ['start', 'mtsqlr1']);
+      const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
+      assert.deepEqual(result.result.rows, [['cardiology']]);
+      const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
+      const rec = records.find((r) => r.id === outcome.id);
+      assert.ok(rec);
+      assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
+    },
+  );
 
-  test("the final SQL's actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling opens on it)", async () => {
-    await hook('receive', { type: 'copySql', exchange: 0 });
-    assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL);
+  test(
+    "the final SQL's actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling " +
+      'opens on it)',
+    async () => {
+      await hook('receive', { type: 'copySql', exchange: 0 });
+      assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL);
 
-    await hook('receive', { type: 'openSql', exchange: 0 });
-    const opened = vscode.window.activeTextEditor;
-    assert.ok(opened, 'a text editor is active');
-    assert.deepEqual(
-      [opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled],
-      ['sql', FIRST_SQL, true],
-    );
+      await hook('receive', { type: 'openSql', exchange: 0 });
+      const opened = vscode.window.activeTextEditor;
+      assert.ok(opened, 'a text editor is active');
+      assert.deepEqual(
+        [opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled],
+        ['sql', FIRST_SQL, true],
+      );
 
-    const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
-    const editor = await vscode.window.showTextDocument(target);
-    editor.selection = new vscode.Selection(1, 0, 1, 0);
-    await hook('receive', { type: 'insertSql', exchange: 0 });
-    assert.equal(target.getText(), `-- before\n${FIRST_SQL}\n-- after\n`);
+      const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
+      const editor = await vscode.window.showTextDocument(target);
+      editor.selection = new vscode.Selection(1, 0, 1, 0);
+      await hook('receive', { type: 'insertSql', exchange: 0 });
+      assert.equal(target.getText(), `-- before\n${FIRST_SQL}\n-- after\n`);
 
-    await hook('receive', { type: 'label', exchange: 0 });
-    const id = (await events(0)).find((e) => e.kind === 'start') as Extract<ExchangeEvent, { kind: 'start' }>;
-    await until('the labeling panel to get the trajectory', async () =>
-      JSON.stringify(await vscode.commands.executeCommand('quarry.labeling.testHook', 'posted')).includes(id.id),
-    );
-    await vscode.commands.executeCommand('quarry.labeling.testHook', 'close');
-  });
+      await hook('receive', { type: 'label', exchange: 0 });
+      const id = (await events(0)).find((e) => e.kind === 'start') as Extract<ExchangeEvent, { kind: 'start' }>;
+      await until('the labeling panel to get the trajectory', async () =>
+        JSON.stringify(await vscode.commands.executeCommand('quarry.labeling.testHook', 'posted')).includes(id.id),
+      );
+      await vscode.commands.executeCommand('quarry.labeling.testHook', 'close');
+    },
+  );
 
   test('messages a webview could send wrongly are refused, not acted on', async () => {
     await hook('clear');

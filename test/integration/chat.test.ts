@@ -75,62 +75,69 @@ suite('@quarry chat participant', () => {
 
   let first: QuarryChatMetadata;
 
-  test('a question naming a workspace database: progress, the turns, the final SQL, a result table, buttons, a saved trajectory', async () => {
-    const run = await chat({ prompt: CITY_Q });
-    const md = markdown(run);
-    assert.equal(run.result.errorDetails, undefined, JSON.stringify(run.result));
-    assert.ok(
-      progress(run).some((p) => p.includes('Reading data/clinic.sqlite')),
-      progress(run).join(' | '),
-    );
-    assert.ok(progress(run).includes('Turn 1 of 5: thinking…'));
-    assert.ok(progress(run).some((p) => p.startsWith('Turn 1: running SELECT DISTINCT city')));
-    assert.match(md, /\*\*data\/clinic\.sqlite\*\* · skyrl · openai:/);
-    assert.match(md, /1\. runs `SELECT DISTINCT city FROM patient` → 5 rows\n2\. answers\n/);
-    assert.match(md, /Answered in 2 turns/);
-    assert.ok(md.includes('```sql\n' + CITY_SQL + '\n```\n'), md);
-    assert.ok(md.includes('| city | patients |\n| --- | --- |\n| Brno | 1 |\n| Leipzig | 1 |'), md);
-    assert.match(md, /\*5 rows\.\*/);
+  test(
+    'a question naming a workspace database: progress, the turns, the final SQL, a result table, buttons, a ' +
+      'saved trajectory',
+    async () => {
+      const run = await chat({ prompt: CITY_Q });
+      const md = markdown(run);
+      assert.equal(run.result.errorDetails, undefined, JSON.stringify(run.result));
+      assert.ok(
+        progress(run).some((p) => p.includes('Reading data/clinic.sqlite')),
+        progress(run).join(' | '),
+      );
+      assert.ok(progress(run).includes('Turn 1 of 5: thinking…'));
+      assert.ok(progress(run).some((p) => p.startsWith('Turn 1: running SELECT DISTINCT city')));
+      assert.match(md, /\*\*data\/clinic\.sqlite\*\* · skyrl · openai:/);
+      assert.match(md, /1\. runs `SELECT DISTINCT city FROM patient` → 5 rows\n2\. answers\n/);
+      assert.match(md, /Answered in 2 turns/);
+      assert.ok(md.includes('```sql\n' + CITY_SQL + '\n```\n'), md);
+      assert.ok(md.includes('| city | patients |\n| --- | --- |\n| Brno | 1 |\n| Leipzig | 1 |'), md);
+      assert.match(md, /\*5 rows\.\*/);
 
-    const meta = run.result.metadata as QuarryChatMetadata;
-    assert.equal(meta.quarry.db, join(folder, 'data', 'clinic.sqlite'));
-    assert.equal(meta.quarry.sql, CITY_SQL);
-    assert.equal(meta.quarry.result, "[('Brno', 1), ('Leipzig', 1), ('Lyon', 1), ('Osaka', 1), ('Porto', 1)]");
-    assert.equal(meta.quarry.trajectoryPath, store());
-    const [replay, again] = buttons(run);
-    assert.deepEqual(
-      [replay.command, replay.arguments],
-      ['quarry.openReplay', [{ file: store(), id: meta.quarry.trajectoryId }]],
-    );
-    assert.deepEqual([again.command, again.arguments], ['quarry.ask', [{ db: meta.quarry.db, question: CITY_Q }]]);
-    const { records } = await readTrajectories(store());
-    const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
-    assert.ok(rec, 'saved to the store for the replay button');
-    assert.deepEqual([rec.end, rec.finalSql, rec.meta.source], ['answer', CITY_SQL, 'editor-chat']);
-    first = meta;
+      const meta = run.result.metadata as QuarryChatMetadata;
+      assert.equal(meta.quarry.db, join(folder, 'data', 'clinic.sqlite'));
+      assert.equal(meta.quarry.sql, CITY_SQL);
+      assert.equal(meta.quarry.result, "[('Brno', 1), ('Leipzig', 1), ('Lyon', 1), ('Osaka', 1), ('Porto', 1)]");
+      assert.equal(meta.quarry.trajectoryPath, store());
+      const [replay, again] = buttons(run);
+      assert.deepEqual(
+        [replay.command, replay.arguments],
+        ['quarry.openReplay', [{ file: store(), id: meta.quarry.trajectoryId }]],
+      );
+      assert.deepEqual([again.command, again.arguments], ['quarry.ask', [{ db: meta.quarry.db, question: CITY_Q }]]);
+      const { records } = await readTrajectories(store());
+      const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
+      assert.ok(rec, 'saved to the store for the replay button');
+      assert.deepEqual([rec.end, rec.finalSql, rec.meta.source], ['answer', CITY_SQL, 'editor-chat']);
+      first = meta;
 
-    // The button works: the replay view opens on that very trajectory.
-    await vscode.commands.executeCommand(replay.command, ...replay.arguments);
-    for (let i = 0; ; i++) {
-      const posted = await vscode.commands.executeCommand<unknown[]>('quarry.replay.testHook', 'posted');
-      if (JSON.stringify(posted).includes(meta.quarry.trajectoryId)) break;
-      assert.ok(i < 100, 'the replay panel was given the trajectory');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await vscode.commands.executeCommand('quarry.replay.testHook', 'close');
-  });
+      // The button works: the replay view opens on that very trajectory.
+      await vscode.commands.executeCommand(replay.command, ...replay.arguments);
+      for (let i = 0; ; i++) {
+        const posted = await vscode.commands.executeCommand<unknown[]>('quarry.replay.testHook', 'posted');
+        if (JSON.stringify(posted).includes(meta.quarry.trajectoryId)) break;
+        assert.ok(i < 100, 'the replay panel was given the trajectory');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await vscode.commands.executeCommand('quarry.replay.testHook', 'close');
+    },
+  );
 
-  test('a follow-up in the same chat continues with mtsqlr1; its memory has the earlier question, SQL and result', async () => {
-    const run = await chat({ prompt: FOLLOW_Q, history: [{ question: CITY_Q, metadata: first }] });
-    const md = markdown(run);
-    assert.match(md, /· mtsqlr1 \(follow-up 2\) ·/);
-    assert.ok(md.includes('| Porto | 1 |'), md);
-    assert.ok(!md.includes('| Brno |'), 'born before 1980 leaves only Porto');
-    const meta = run.result.metadata as QuarryChatMetadata;
-    const { records } = await readTrajectories(store());
-    const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
-    assert.deepEqual(rec?.task.history, [{ question: CITY_Q, sql: CITY_SQL, result: first.quarry.result }]);
-  });
+  test(
+    'a follow-up in the same chat continues with mtsqlr1; ' + 'its memory has the earlier question, SQL and result',
+    async () => {
+      const run = await chat({ prompt: FOLLOW_Q, history: [{ question: CITY_Q, metadata: first }] });
+      const md = markdown(run);
+      assert.match(md, /· mtsqlr1 \(follow-up 2\) ·/);
+      assert.ok(md.includes('| Porto | 1 |'), md);
+      assert.ok(!md.includes('| Brno |'), 'born before 1980 leaves only Porto');
+      const meta = run.result.metadata as QuarryChatMetadata;
+      const { records } = await readTrajectories(store());
+      const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
+      assert.deepEqual(rec?.task.history, [{ question: CITY_Q, sql: CITY_SQL, result: first.quarry.result }]);
+    },
+  );
 
   test('a #file reference picks the database even when the prompt names none', async () => {
     const orchard = join(folder, 'data', 'orchard.sqlite');

@@ -236,34 +236,37 @@ suite('Databases view', () => {
     }
   });
 
-  test('a database created, changed or deleted in the workspace shows up, updates and goes away by itself', async () => {
-    const path = join(folder, 'data', 'fresh.sqlite');
-    made.push(path);
-    const d = new Database(path);
-    d.exec(
-      "CREATE TABLE fruit (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO fruit (name) VALUES ('fig'), ('plum');",
-    );
-    d.close();
-    const listed = () => tree.getChildren().then((ns) => (ns as DatabaseNode[]).find((n) => n.path === path));
-    const node = await until('fresh.sqlite is listed', listed);
-    const fruit = async () =>
-      ((await tree.getChildren(node)) as DbTreeNode[]).find(
-        (k): k is TableNode => k.kind === 'table' && k.table.name === 'fruit',
+  test(
+    'a database created, changed or deleted in the ' + 'workspace shows up, updates and goes away by itself',
+    async () => {
+      const path = join(folder, 'data', 'fresh.sqlite');
+      made.push(path);
+      const d = new Database(path);
+      d.exec(
+        "CREATE TABLE fruit (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO fruit (name) VALUES ('fig'), ('plum');",
       );
-    assert.equal((await fruit())?.table.rowCount, 2);
+      d.close();
+      const listed = () => tree.getChildren().then((ns) => (ns as DatabaseNode[]).find((n) => n.path === path));
+      const node = await until('fresh.sqlite is listed', listed);
+      const fruit = async () =>
+        ((await tree.getChildren(node)) as DbTreeNode[]).find(
+          (k): k is TableNode => k.kind === 'table' && k.table.name === 'fruit',
+        );
+      assert.equal((await fruit())?.table.rowCount, 2);
 
-    const w = new Database(path);
-    w.exec("INSERT INTO fruit (name) VALUES ('quince')");
-    w.close();
-    await until('the new row count is shown', async () => (await fruit())?.table.rowCount === 3);
+      const w = new Database(path);
+      w.exec("INSERT INTO fruit (name) VALUES ('quince')");
+      w.close();
+      await until('the new row count is shown', async () => (await fruit())?.table.rowCount === 3);
 
-    // A text file under a database name is never listed.
-    const fake = join(folder, 'data', 'fake.sqlite');
-    made.push(fake);
-    writeFileSync(fake, 'not a database\n');
-    rmSync(path);
-    await until('fresh.sqlite is gone', async () => !(await listed()));
-    const names = ((await tree.getChildren()) as DatabaseNode[]).map((n) => rel(n.path));
-    assert.ok(!names.includes('data/fake.sqlite'), names.join(', '));
-  });
+      // A text file under a database name is never listed.
+      const fake = join(folder, 'data', 'fake.sqlite');
+      made.push(fake);
+      writeFileSync(fake, 'not a database\n');
+      rmSync(path);
+      await until('fresh.sqlite is gone', async () => !(await listed()));
+      const names = ((await tree.getChildren()) as DatabaseNode[]).map((n) => rel(n.path));
+      assert.ok(!names.includes('data/fake.sqlite'), names.join(', '));
+    },
+  );
 });

@@ -132,52 +132,58 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(panels?.selected, 'sqltrail');
   });
 
-  test('choosing the skyrl panel rescores: the kids group becomes zero-variance and is flagged with its items', async function () {
-    this.timeout(120_000);
-    await hook('clear');
-    await hook('receive', { type: 'setPanel', panel: 'skyrl' });
-    const msg = await until('skyrl run', async () => {
-      const m = await lastOf('run');
-      return m?.run.panel === 'skyrl' ? m : undefined;
-    });
-    const run = msg.run;
-    assert.deepEqual(
-      run.terms.map((t) => t.name),
-      ['format', 'exec'],
-    );
-    assert.equal(run.groups!.zeroVariance, 1);
-    assert.deepEqual(run.groups!.zeroVarianceIds, ['kids']);
-    const flag = run.flags.find((f) => f.kind === 'zero-variance-group');
-    assert.ok(flag);
-    assert.deepEqual(flag.items, ['kids-a', 'kids-b']);
-  });
+  test(
+    'choosing the skyrl panel rescores: the kids group ' + 'becomes zero-variance and is flagged with its items',
+    async function () {
+      this.timeout(120_000);
+      await hook('clear');
+      await hook('receive', { type: 'setPanel', panel: 'skyrl' });
+      const msg = await until('skyrl run', async () => {
+        const m = await lastOf('run');
+        return m?.run.panel === 'skyrl' ? m : undefined;
+      });
+      const run = msg.run;
+      assert.deepEqual(
+        run.terms.map((t) => t.name),
+        ['format', 'exec'],
+      );
+      assert.equal(run.groups!.zeroVariance, 1);
+      assert.deepEqual(run.groups!.zeroVarianceIds, ['kids']);
+      const flag = run.flags.find((f) => f.kind === 'zero-variance-group');
+      assert.ok(flag);
+      assert.deepEqual(flag.items, ['kids-a', 'kids-b']);
+    },
+  );
 
-  test('a flag item opens that trajectory: terms, ODT, clause F1 (a wrong answer shows its mismatches)', async function () {
-    this.timeout(120_000);
-    await hook('clear');
-    await hook('receive', { type: 'openTrajectory', id: 'top-b' });
-    const msg = await until('trajectory', () => lastOf('trajectory'));
-    const d: TrajectoryDiagnostics = msg.trajectory;
-    assert.equal(msg.hasRun, true);
-    assert.equal(d.id, 'top-b');
-    assert.equal(d.panel, 'skyrl');
-    assert.deepEqual(
-      d.terms.map((t) => [t.name, t.contribution]),
-      [
-        ['format', 0],
-        ['exec', 0],
-      ],
-    );
-    assert.ok(d.terms.every((t) => t.explanation.length > 0));
-    assert.equal(d.exec?.correct, false);
-    assert.ok(d.odt, 'an ODT for the final SQL');
-    const tags = d.odt.tags.map((t) => t.tag);
-    for (const t of ['JOIN_MISSING', 'GROUP_BY_MISSING']) assert.ok(tags.includes(t as never), tags.join());
-    assert.equal(d.odt.pred?.children[0]?.status, 'mismatch');
-    const join = d.clauses!.rows.find((r) => r.clause === 'join')!;
-    assert.equal(join.f1, 0);
-    assert.equal(d.verification, null);
-  });
+  test(
+    'a flag item opens that trajectory: terms, ODT, ' + 'clause F1 (a wrong answer shows its mismatches)',
+    async function () {
+      this.timeout(120_000);
+      await hook('clear');
+      await hook('receive', { type: 'openTrajectory', id: 'top-b' });
+      const msg = await until('trajectory', () => lastOf('trajectory'));
+      const d: TrajectoryDiagnostics = msg.trajectory;
+      assert.equal(msg.hasRun, true);
+      assert.equal(d.id, 'top-b');
+      assert.equal(d.panel, 'skyrl');
+      assert.deepEqual(
+        d.terms.map((t) => [t.name, t.contribution]),
+        [
+          ['format', 0],
+          ['exec', 0],
+        ],
+      );
+      assert.ok(d.terms.every((t) => t.explanation.length > 0));
+      assert.equal(d.exec?.correct, false);
+      assert.ok(d.odt, 'an ODT for the final SQL');
+      const tags = d.odt.tags.map((t) => t.tag);
+      for (const t of ['JOIN_MISSING', 'GROUP_BY_MISSING']) assert.ok(tags.includes(t as never), tags.join());
+      assert.equal(d.odt.pred?.children[0]?.status, 'mismatch');
+      const join = d.clauses!.rows.find((r) => r.clause === 'join')!;
+      assert.equal(join.f1, 0);
+      assert.equal(d.verification, null);
+    },
+  );
 
   test('an MTSQL-R1 trajectory shows its verification verdicts with the process reward each earned', async function () {
     this.timeout(120_000);
@@ -210,26 +216,29 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(d.exec?.correct, true);
   });
 
-  test('every incoming message is validated: unknown types, bad fields and panels not offered are rejected', async () => {
-    await hook('clear');
-    await hook('receive', { type: 'runShell', cmd: 'rm -rf /' });
-    await hook('receive', { type: 'openTrajectory', id: 42 });
-    await hook('receive', { type: 'setPanel', panel: '/etc/passwd.json' });
-    await hook('receive', 'not an object');
-    await hook('receive', { type: 'setMismatchSql', sql: 'last' });
-    await hook('receive', { type: 'setMismatchSql' });
-    const rejected = await hook<string[]>('rejected');
-    assert.equal(rejected.length, 6);
-    assert.match(rejected[0], /unknown message type "runShell"/);
-    assert.match(rejected[1], /id should be string/);
-    assert.match(rejected[2], /not one of the offered panels/);
-    assert.match(rejected[4], /setMismatchSql: "last" is not one of final, first/);
-    assert.match(rejected[5], /setMismatchSql: missing sql/);
-    assert.deepEqual(
-      (await posted()).filter((m) => m.type !== 'busy'),
-      [],
-    );
-  });
+  test(
+    'every incoming message is validated: unknown types, ' + 'bad fields and panels not offered are rejected',
+    async () => {
+      await hook('clear');
+      await hook('receive', { type: 'runShell', cmd: 'rm -rf /' });
+      await hook('receive', { type: 'openTrajectory', id: 42 });
+      await hook('receive', { type: 'setPanel', panel: '/etc/passwd.json' });
+      await hook('receive', 'not an object');
+      await hook('receive', { type: 'setMismatchSql', sql: 'last' });
+      await hook('receive', { type: 'setMismatchSql' });
+      const rejected = await hook<string[]>('rejected');
+      assert.equal(rejected.length, 6);
+      assert.match(rejected[0], /unknown message type "runShell"/);
+      assert.match(rejected[1], /id should be string/);
+      assert.match(rejected[2], /not one of the offered panels/);
+      assert.match(rejected[4], /setMismatchSql: "last" is not one of final, first/);
+      assert.match(rejected[5], /setMismatchSql: missing sql/);
+      assert.deepEqual(
+        (await posted()).filter((m) => m.type !== 'busy'),
+        [],
+      );
+    },
+  );
 
   test('back to the run, then opening one trajectory directly with {file, id}', async function () {
     this.timeout(120_000);
@@ -251,27 +260,30 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(msg.trajectory.turns, 2);
   });
 
-  test("the mismatch rates can compare each trajectory's first SQL instead of its final one, without rescoring", async function () {
-    this.timeout(120_000);
-    await hook('clear');
-    await hook('receive', { type: 'showRun' });
-    const before = (await until('run', () => lastOf('run'))).run;
-    await hook('clear');
-    await hook('receive', { type: 'setMismatchSql', sql: 'first' });
-    const after = (
-      await until('first-SQL run', async () => {
+  test(
+    "the mismatch rates can compare each trajectory's " + 'first SQL instead of its final one, without rescoring',
+    async function () {
+      this.timeout(120_000);
+      await hook('clear');
+      await hook('receive', { type: 'showRun' });
+      const before = (await until('run', () => lastOf('run'))).run;
+      await hook('clear');
+      await hook('receive', { type: 'setMismatchSql', sql: 'first' });
+      const after = (
+        await until('first-SQL run', async () => {
+          const m = await lastOf('run');
+          return m?.run.mismatch.sql === 'first' ? m : undefined;
+        })
+      ).run;
+      assert.deepEqual(after.terms, before.terms, 'the rewards are kept');
+      assert.equal(after.mismatch.scopes[0].trajectories, 5);
+      await hook('receive', { type: 'setMismatchSql', sql: 'final' });
+      await until('final again', async () => {
         const m = await lastOf('run');
-        return m?.run.mismatch.sql === 'first' ? m : undefined;
-      })
-    ).run;
-    assert.deepEqual(after.terms, before.terms, 'the rewards are kept');
-    assert.equal(after.mismatch.scopes[0].trajectories, 5);
-    await hook('receive', { type: 'setMismatchSql', sql: 'final' });
-    await until('final again', async () => {
-      const m = await lastOf('run');
-      return m?.run.mismatch.sql === 'final' ? m : undefined;
-    });
-  });
+        return m?.run.mismatch.sql === 'final' ? m : undefined;
+      });
+    },
+  );
 
   test('a file that is not trajectories is reported in the panel, not thrown', async function () {
     this.timeout(60_000);

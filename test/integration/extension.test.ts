@@ -143,104 +143,114 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     await server?.close();
   });
 
-  test('an API key set with the command goes through SecretStorage to the server; clearing it makes auth fail', async () => {
-    const a = await api();
-    await setModel({ 'model.backend': 'openai', 'model.baseUrl': server.url, 'model.name': 'replay-7b' });
-    await vscode.commands.executeCommand('quarry.clearApiKey', { quiet: true });
+  test(
+    'an API key set with the command goes through ' + 'SecretStorage to the server; clearing it makes auth fail',
+    async () => {
+      const a = await api();
+      await setModel({ 'model.backend': 'openai', 'model.baseUrl': server.url, 'model.name': 'replay-7b' });
+      await vscode.commands.executeCommand('quarry.clearApiKey', { quiet: true });
 
-    const without = await testConnection();
-    assert.equal(without.ok, false);
-    assert.equal(without.message, 'Authentication failed');
-    assert.match(
-      without.detail ?? '',
-      /Quarry: Set API Key/,
-      'the editor points at its command, not at environment variables',
-    );
+      const without = await testConnection();
+      assert.equal(without.ok, false);
+      assert.equal(without.message, 'Authentication failed');
+      assert.match(
+        without.detail ?? '',
+        /Quarry: Set API Key/,
+        'the editor points at its command, not at environment variables',
+      );
 
-    await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
-    assert.equal(await a.services.apiKeys.get(server.url), SECRET);
-    assert.equal(await a.services.context.secrets.get(`quarry.apiKey:${new URL(server.url).origin}`), SECRET);
-    const withKey = await testConnection();
-    assert.equal(withKey.ok, true, withKey.detail);
-    assert.equal(withKey.message, 'OK');
-    const sent = server.requests.filter((r) => r.path.endsWith('/chat/completions')).pop();
-    assert.ok(sent, 'the server saw the chat request');
-    assert.equal(sent.authorization, `Bearer ${SECRET}`);
+      await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
+      assert.equal(await a.services.apiKeys.get(server.url), SECRET);
+      assert.equal(await a.services.context.secrets.get(`quarry.apiKey:${new URL(server.url).origin}`), SECRET);
+      const withKey = await testConnection();
+      assert.equal(withKey.ok, true, withKey.detail);
+      assert.equal(withKey.message, 'OK');
+      const sent = server.requests.filter((r) => r.path.endsWith('/chat/completions')).pop();
+      assert.ok(sent, 'the server saw the chat request');
+      assert.equal(sent.authorization, `Bearer ${SECRET}`);
 
-    // Never in settings.
-    const cfg = vscode.workspace.getConfiguration('quarry');
-    assert.ok(!JSON.stringify(Object.keys(cfg).map((k) => cfg.get(k))).includes(SECRET));
+      // Never in settings.
+      const cfg = vscode.workspace.getConfiguration('quarry');
+      assert.ok(!JSON.stringify(Object.keys(cfg).map((k) => cfg.get(k))).includes(SECRET));
 
-    assert.equal(await vscode.commands.executeCommand('quarry.clearApiKey', { quiet: true }), true);
-    assert.equal(await a.services.apiKeys.get(server.url), undefined);
-    assert.equal(await vscode.commands.executeCommand('quarry.clearApiKey', { quiet: true }), false);
-    assert.equal((await testConnection()).message, 'Authentication failed');
+      assert.equal(await vscode.commands.executeCommand('quarry.clearApiKey', { quiet: true }), true);
+      assert.equal(await a.services.apiKeys.get(server.url), undefined);
+      assert.equal(await vscode.commands.executeCommand('quarry.clearApiKey', { quiet: true }), false);
+      assert.equal((await testConnection()).message, 'Authentication failed');
 
-    // Never in the log, though the log does record that a key was set and cleared.
-    const logDir = a.services.context.logUri.fsPath;
-    const logs = await until('the log mentions the cleared key', () => {
-      const text = extensionLogs(logDir);
-      return text.includes('API key cleared') ? text : undefined;
-    });
-    assert.match(logs, /API key set for http:\/\/127\.0\.0\.1/);
-    assert.ok(!logs.includes(SECRET), 'the key is not in the log');
-  });
+      // Never in the log, though the log does record that a key was set and cleared.
+      const logDir = a.services.context.logUri.fsPath;
+      const logs = await until('the log mentions the cleared key', () => {
+        const text = extensionLogs(logDir);
+        return text.includes('API key cleared') ? text : undefined;
+      });
+      assert.match(logs, /API key set for http:\/\/127\.0\.0\.1/);
+      assert.ok(!logs.includes(SECRET), 'the key is not in the log');
+    },
+  );
 
-  test('test connection names what is wrong: unknown model, server down, invalid onnx directory, no vscode.lm model', async () => {
-    await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
-    await setModel({ 'model.backend': 'openai', 'model.baseUrl': server.url, 'model.name': 'no-such-model' });
-    const unknown = await testConnection();
-    assert.equal(unknown.message, 'Unknown model');
-    assert.match(unknown.detail ?? '', /replay-7b/);
+  test(
+    'test connection names what is wrong: unknown model, ' + 'server down, invalid onnx directory, no vscode.lm model',
+    async () => {
+      await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
+      await setModel({ 'model.backend': 'openai', 'model.baseUrl': server.url, 'model.name': 'no-such-model' });
+      const unknown = await testConnection();
+      assert.equal(unknown.message, 'Unknown model');
+      assert.match(unknown.detail ?? '', /replay-7b/);
 
-    await setModel({ 'model.baseUrl': 'http://127.0.0.1:9/v1', 'model.name': 'x' });
-    const down = await testConnection();
-    assert.equal(down.message, 'Server down or unreachable', down.detail);
+      await setModel({ 'model.baseUrl': 'http://127.0.0.1:9/v1', 'model.name': 'x' });
+      const down = await testConnection();
+      assert.equal(down.message, 'Server down or unreachable', down.detail);
 
-    const empty = mkdtempSync(join(tmpdir(), 'quarry-not-a-model-'));
-    try {
-      await setModel({ 'model.backend': 'onnx', 'model.onnxPath': empty });
-      const onnx = await testConnection();
-      assert.equal(onnx.message, 'ONNX model directory invalid', onnx.detail);
-      assert.ok(onnx.detail?.includes(`${empty} has no `), onnx.detail);
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+      const empty = mkdtempSync(join(tmpdir(), 'quarry-not-a-model-'));
+      try {
+        await setModel({ 'model.backend': 'onnx', 'model.onnxPath': empty });
+        const onnx = await testConnection();
+        assert.equal(onnx.message, 'ONNX model directory invalid', onnx.detail);
+        assert.ok(onnx.detail?.includes(`${empty} has no `), onnx.detail);
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
+      }
 
-    await setModel({ 'model.backend': 'vscode-lm', 'model.onnxPath': undefined, 'model.name': undefined });
-    const lms = vscode.lm ? await vscode.lm.selectChatModels() : [];
-    const lm = await testConnection();
-    if (lms.length === 0) {
-      assert.equal(lm.message, 'No VS Code chat model', lm.detail);
-    } else {
-      // An editor with a chat model provider signed in: the adapter must reach it.
-      assert.equal(lm.ok, true, lm.detail);
-    }
-  });
+      await setModel({ 'model.backend': 'vscode-lm', 'model.onnxPath': undefined, 'model.name': undefined });
+      const lms = vscode.lm ? await vscode.lm.selectChatModels() : [];
+      const lm = await testConnection();
+      if (lms.length === 0) {
+        assert.equal(lm.message, 'No VS Code chat model', lm.detail);
+      } else {
+        // An editor with a chat model provider signed in: the adapter must reach it.
+        assert.equal(lm.ok, true, lm.detail);
+      }
+    },
+  );
 
-  test("the onnx backend runs the bundled tiny model; the loaded model is shared and a caller's close() keeps it for the others", async () => {
-    const a = await api();
-    await setModel({
-      'model.backend': 'onnx',
-      'model.onnxPath': undefined,
-      'model.baseUrl': undefined,
-      'model.name': undefined,
-    });
-    const first = await testConnection();
-    assert.equal(first.ok, true, first.detail);
-    const m1 = await a.services.createModel();
-    const m2 = await a.services.createModel();
-    assert.match(m1.spec, /^onnx:.*tiny-sql$/);
-    assert.equal(m2.spec, m1.spec);
-    await m1.close();
-    const r = await m2.generate({
-      messages: [{ role: 'user', content: 'How many doctors are there?' }],
-      sampling: { temperature: 0, maxTokens: 8 },
-    });
-    assert.ok(r.usage.completionTokens > 0 && r.usage.completionTokens <= 8, JSON.stringify(r.usage));
-    assert.equal((await testConnection()).ok, true);
-    await m2.close();
-  });
+  test(
+    "the onnx backend runs the bundled tiny model; the loaded model is shared and a caller's close() keeps " +
+      'it for the others',
+    async () => {
+      const a = await api();
+      await setModel({
+        'model.backend': 'onnx',
+        'model.onnxPath': undefined,
+        'model.baseUrl': undefined,
+        'model.name': undefined,
+      });
+      const first = await testConnection();
+      assert.equal(first.ok, true, first.detail);
+      const m1 = await a.services.createModel();
+      const m2 = await a.services.createModel();
+      assert.match(m1.spec, /^onnx:.*tiny-sql$/);
+      assert.equal(m2.spec, m1.spec);
+      await m1.close();
+      const r = await m2.generate({
+        messages: [{ role: 'user', content: 'How many doctors are there?' }],
+        sampling: { temperature: 0, maxTokens: 8 },
+      });
+      assert.ok(r.usage.completionTokens > 0 && r.usage.completionTokens <= 8, JSON.stringify(r.usage));
+      assert.equal((await testConnection()).ok, true);
+      await m2.close();
+    },
+  );
 
   test('with no model name, the openai backend uses the first model the server lists', async () => {
     await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
@@ -305,41 +315,45 @@ function messageText(m: vscode.LanguageModelChatMessage): string {
 }
 
 suite('models: the vscode.lm adapter', () => {
-  test('system prompt folded into the first user message; streamed text; stop string cut client-side and the request cancelled', async () => {
-    const chat = fakeLmChat([
-      '<think>count</think>\n<sql>SELECT count(*)',
-      ' FROM doctor</s',
-      'ql>',
-      ' and more text',
-      ' never wanted',
-    ]);
-    const model = createVscodeLmModel(chat);
-    assert.equal(model.spec, 'vscode-lm:fake-chat-1');
-    assert.equal(model.label, 'test · Fake Chat');
-    const deltas: string[] = [];
-    const res = await model.generate({
-      messages: [
-        { role: 'system', content: 'You are a SQL expert.' },
-        { role: 'user', content: 'How many doctors?' },
-      ],
-      sampling: { temperature: 0, stop: ['</sql>', '</solution>'] },
-      onText: (d) => deltas.push(d),
-    });
-    assert.equal(res.text, '<think>count</think>\n<sql>SELECT count(*) FROM doctor');
-    assert.equal(deltas.join(''), res.text);
-    assert.equal(res.stopString, '</sql>');
-    assert.equal(res.stopStringSource, 'client');
-    assert.equal(res.finishReason, 'stop');
-    assert.equal(res.usageEstimated, true);
-    assert.ok(res.usage.promptTokens > 0 && res.usage.completionTokens > 0);
-    const call = chat.calls[0];
-    assert.equal(call.messages.length, 1);
-    assert.equal(call.messages[0].role, vscode.LanguageModelChatMessageRole.User);
-    assert.equal(messageText(call.messages[0]), 'You are a SQL expert.\n\nHow many doctors?');
-    assert.deepEqual(call.options?.modelOptions, { temperature: 0 });
-    assert.equal(call.token.isCancellationRequested, true, 'the rest of the answer was cancelled');
-    assert.equal(chat.delivered, 3, 'no chunk was read after the stop string');
-  });
+  test(
+    'system prompt folded into the first user message; streamed text; stop string cut client-side and the ' +
+      'request cancelled',
+    async () => {
+      const chat = fakeLmChat([
+        '<think>count</think>\n<sql>SELECT count(*)',
+        ' FROM doctor</s',
+        'ql>',
+        ' and more text',
+        ' never wanted',
+      ]);
+      const model = createVscodeLmModel(chat);
+      assert.equal(model.spec, 'vscode-lm:fake-chat-1');
+      assert.equal(model.label, 'test · Fake Chat');
+      const deltas: string[] = [];
+      const res = await model.generate({
+        messages: [
+          { role: 'system', content: 'You are a SQL expert.' },
+          { role: 'user', content: 'How many doctors?' },
+        ],
+        sampling: { temperature: 0, stop: ['</sql>', '</solution>'] },
+        onText: (d) => deltas.push(d),
+      });
+      assert.equal(res.text, '<think>count</think>\n<sql>SELECT count(*) FROM doctor');
+      assert.equal(deltas.join(''), res.text);
+      assert.equal(res.stopString, '</sql>');
+      assert.equal(res.stopStringSource, 'client');
+      assert.equal(res.finishReason, 'stop');
+      assert.equal(res.usageEstimated, true);
+      assert.ok(res.usage.promptTokens > 0 && res.usage.completionTokens > 0);
+      const call = chat.calls[0];
+      assert.equal(call.messages.length, 1);
+      assert.equal(call.messages[0].role, vscode.LanguageModelChatMessageRole.User);
+      assert.equal(messageText(call.messages[0]), 'You are a SQL expert.\n\nHow many doctors?');
+      assert.deepEqual(call.options?.modelOptions, { temperature: 0 });
+      assert.equal(call.token.isCancellationRequested, true, 'the rest of the answer was cancelled');
+      assert.equal(chat.delivered, 3, 'no chunk was read after the stop string');
+    },
+  );
 
   test('assistant and observation turns keep their roles; maxTokens ends with finishReason length', async () => {
     const chat = fakeLmChat(['a'.repeat(30), 'b'.repeat(30), 'c'.repeat(30)]);

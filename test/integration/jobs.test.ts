@@ -39,7 +39,8 @@ suite('Training Jobs view', () => {
       command: [
         node,
         '-e',
-        'let s = 0; setInterval(() => require("fs").appendFileSync("out/metrics.jsonl", JSON.stringify({ step: ++s, reward: 0.1 * s }) + "\\n"), 100);',
+        'let s = 0; setInterval(() => require("fs").appendFileSync("out/metrics.jsonl", JSON.stringify({ ' +
+          'step: ++s, reward: 0.1 * s }) + "\\n"), 100);',
       ],
     });
     const failing = await submitJob(store, {

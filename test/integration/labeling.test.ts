@@ -19,7 +19,8 @@ import { scriptedModel } from '../support/scriptedModel';
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
 const GOLD_TOP =
-  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY ' +
+  'T2.name ORDER BY count(*) DESC LIMIT 1';
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 
@@ -63,9 +64,12 @@ function storeRows(
   const db = new Database(path, { readonly: true });
   try {
     return db
-      .prepare(`SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
-      (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
-      FROM labels l ORDER BY l.trajectory_id`)
+      .prepare(
+        `SELECT l.trajectory_id AS id, l.verdict, l.corrected_sql AS corrected, l.note,
+      (SELECT group_concat(tag, ',') FROM (SELECT tag FROM label_tags t ` +
+          `WHERE t.trajectory_id = l.trajectory_id ORDER BY tag)) AS tags
+      FROM labels l ORDER BY l.trajectory_id`,
+      )
       .all() as never;
   } finally {
     db.close();
@@ -98,7 +102,8 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     records = [
       await run('lab-top', Q_TOP, GOLD_TOP, [
         '<think>count per doctor</think>\n<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>',
-        '<think>take the last doctor</think>\n<solution>SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1</solution>',
+        '<think>take the last doctor</think>\n<solution>SELECT name FROM doctor ORDER BY doctor_id DESC ' +
+          'LIMIT 1</solution>',
       ]),
       await run('lab-kids', Q_KIDS, GOLD_KIDS, [
         '<think>filter</think>\n<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>',
@@ -271,73 +276,79 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     await hook('close');
   });
 
-  test('the Ask panel’s hand-offs: {path, id} opens that trajectory; a bare {trajectory} is saved to the store first', async () => {
-    await hook('clear');
-    await vscode.commands.executeCommand('quarry.openLabeling', { path: file, id: 'lab-free' });
-    assert.equal((await until('item', () => lastOf('item'))).record.id, 'lab-free');
-    const fresh: TrajectoryRecord = { ...records[1], id: 'lab-handed-over' };
-    await hook('clear');
-    await vscode.commands.executeCommand('quarry.openLabeling', { trajectory: fresh });
-    const item = await until('item', () => lastOf('item'));
-    assert.equal(item.record.id, 'lab-handed-over');
-    const store = (await lastOf('queue'))!.queue.file;
-    const lines = readFileSync(store, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => (JSON.parse(l) as { id: string }).id);
-    assert.equal(lines.filter((id) => id === 'lab-handed-over').length, 1);
-    await hook('clear');
-    await vscode.commands.executeCommand('quarry.openLabeling', { trajectory: fresh });
-    await until('item', () => lastOf('item'));
-    const again = readFileSync(store, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => (JSON.parse(l) as { id: string }).id);
-    assert.equal(again.filter((id) => id === 'lab-handed-over').length, 1, 'not appended twice');
-    await hook('clear');
-    await vscode.commands.executeCommand('quarry.openLabeling', file);
-    await until('item', () => lastOf('item'));
-  });
+  test(
+    'the Ask panel’s hand-offs: {path, id} opens that ' + 'trajectory; a bare {trajectory} is saved to the store first',
+    async () => {
+      await hook('clear');
+      await vscode.commands.executeCommand('quarry.openLabeling', { path: file, id: 'lab-free' });
+      assert.equal((await until('item', () => lastOf('item'))).record.id, 'lab-free');
+      const fresh: TrajectoryRecord = { ...records[1], id: 'lab-handed-over' };
+      await hook('clear');
+      await vscode.commands.executeCommand('quarry.openLabeling', { trajectory: fresh });
+      const item = await until('item', () => lastOf('item'));
+      assert.equal(item.record.id, 'lab-handed-over');
+      const store = (await lastOf('queue'))!.queue.file;
+      const lines = readFileSync(store, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id);
+      assert.equal(lines.filter((id) => id === 'lab-handed-over').length, 1);
+      await hook('clear');
+      await vscode.commands.executeCommand('quarry.openLabeling', { trajectory: fresh });
+      await until('item', () => lastOf('item'));
+      const again = readFileSync(store, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id);
+      assert.equal(again.filter((id) => id === 'lab-handed-over').length, 1, 'not appended twice');
+      await hook('clear');
+      await vscode.commands.executeCommand('quarry.openLabeling', file);
+      await until('item', () => lastOf('item'));
+    },
+  );
 
-  test('a store locked by another process: the save fails with a clear message and nothing is written', async function () {
-    this.timeout(60_000);
-    const other = new Database(storePath);
-    other.exec('BEGIN IMMEDIATE');
-    let answer: ToApp[];
-    try {
-      answer = await send({
+  test(
+    'a store locked by another process: the save ' + 'fails with a clear message and nothing is written',
+    async function () {
+      this.timeout(60_000);
+      const other = new Database(storePath);
+      other.exec('BEGIN IMMEDIATE');
+      let answer: ToApp[];
+      try {
+        answer = await send({
+          type: 'save',
+          seq: 77,
+          id: 'lab-free',
+          verdict: 'unsure',
+          correctedSql: '',
+          tags: [],
+          note: 'while locked',
+        });
+      } finally {
+        other.exec('ROLLBACK');
+        other.close();
+      }
+      const failed = answer.find((m): m is Extract<ToApp, { type: 'saveFailed' }> => m.type === 'saveFailed');
+      assert.ok(failed, JSON.stringify(answer));
+      assert.equal(failed.seq, 77);
+      assert.match(failed.message, /label store .*labels\.sqlite is locked by another process \(waited 5000 ms\)/);
+      assert.equal(
+        storeRows(storePath).find((r) => r.id === 'lab-free'),
+        undefined,
+      );
+      const retried = await send({
         type: 'save',
-        seq: 77,
+        seq: 78,
         id: 'lab-free',
         verdict: 'unsure',
         correctedSql: '',
         tags: [],
-        note: 'while locked',
+        note: 'after the lock',
       });
-    } finally {
-      other.exec('ROLLBACK');
-      other.close();
-    }
-    const failed = answer.find((m): m is Extract<ToApp, { type: 'saveFailed' }> => m.type === 'saveFailed');
-    assert.ok(failed, JSON.stringify(answer));
-    assert.equal(failed.seq, 77);
-    assert.match(failed.message, /label store .*labels\.sqlite is locked by another process \(waited 5000 ms\)/);
-    assert.equal(
-      storeRows(storePath).find((r) => r.id === 'lab-free'),
-      undefined,
-    );
-    const retried = await send({
-      type: 'save',
-      seq: 78,
-      id: 'lab-free',
-      verdict: 'unsure',
-      correctedSql: '',
-      tags: [],
-      note: 'after the lock',
-    });
-    assert.ok(retried.some((m) => m.type === 'saved'));
-    await send({ type: 'save', seq: 79, id: 'lab-free', verdict: '', correctedSql: '', tags: [], note: '' });
-  });
+      assert.ok(retried.some((m) => m.type === 'saved'));
+      await send({ type: 'save', seq: 79, id: 'lab-free', verdict: '', correctedSql: '', tags: [], note: '' });
+    },
+  );
 
   test('every message is checked: bad ones are refused and change nothing', async () => {
     const before = storeRows(storePath);
@@ -363,56 +374,63 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.deepEqual(storeRows(storePath), before);
   });
 
-  test('exports: SFT from the store (loss on assistant turns only, corrected answer substituted) and RL prompts', async () => {
-    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    const sftOut = join(folder, '.quarry-test', 'sft.jsonl');
-    const rlOut = join(folder, '.quarry-test', 'rl.jsonl');
-    const sft = await vscode.commands.executeCommand<{ written: number; skipped: unknown[] }>(
-      'quarry.exportSft',
-      sftOut,
-    );
-    assert.ok(sft && existsSync(sftOut));
-    const examples = readFileSync(sftOut, 'utf8')
-      .trim()
-      .split('\n')
-      .map(
-        (l) =>
-          JSON.parse(l) as { id: string; source: string; messages: { role: string; content: string; loss: boolean }[] },
+  test(
+    'exports: SFT from the store (loss on assistant turns ' + 'only, corrected answer substituted) and RL prompts',
+    async () => {
+      const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const sftOut = join(folder, '.quarry-test', 'sft.jsonl');
+      const rlOut = join(folder, '.quarry-test', 'rl.jsonl');
+      const sft = await vscode.commands.executeCommand<{ written: number; skipped: unknown[] }>(
+        'quarry.exportSft',
+        sftOut,
       );
-    const top = examples.find((e) => e.id === 'lab-top');
-    const kids = examples.find((e) => e.id === 'lab-kids');
-    assert.ok(top && kids);
-    assert.equal(top.source, 'corrected');
-    assert.deepEqual(top.messages.at(-1), {
-      role: 'assistant',
-      content: `<solution>${GOLD_TOP}</solution>`,
-      loss: true,
-    });
-    assert.equal(kids.source, 'as-generated');
-    for (const e of examples) assert.ok(e.messages.every((m) => m.loss === (m.role === 'assistant')));
-    const rl = await vscode.commands.executeCommand<{ written: number; skipped: { id: string }[] }>(
-      'quarry.exportRlPrompts',
-      file,
-      rlOut,
-    );
-    assert.equal(rl?.written, 2);
-    assert.deepEqual(
-      rl.skipped.map((s) => s.id),
-      ['lab-free'],
-      'no gold and no corrected SQL: no RL prompt',
-    );
-    const prompts = readFileSync(rlOut, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
-    assert.deepEqual(
-      prompts.map((p) => [p.question, p.gold_sql, p.gold_source]),
-      [
-        [Q_TOP, GOLD_TOP, 'label'],
-        [Q_KIDS, GOLD_KIDS, 'task'],
-      ],
-    );
-  });
+      assert.ok(sft && existsSync(sftOut));
+      const examples = readFileSync(sftOut, 'utf8')
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              id: string;
+              source: string;
+              messages: { role: string; content: string; loss: boolean }[];
+            },
+        );
+      const top = examples.find((e) => e.id === 'lab-top');
+      const kids = examples.find((e) => e.id === 'lab-kids');
+      assert.ok(top && kids);
+      assert.equal(top.source, 'corrected');
+      assert.deepEqual(top.messages.at(-1), {
+        role: 'assistant',
+        content: `<solution>${GOLD_TOP}</solution>`,
+        loss: true,
+      });
+      assert.equal(kids.source, 'as-generated');
+      for (const e of examples) assert.ok(e.messages.every((m) => m.loss === (m.role === 'assistant')));
+      const rl = await vscode.commands.executeCommand<{ written: number; skipped: { id: string }[] }>(
+        'quarry.exportRlPrompts',
+        file,
+        rlOut,
+      );
+      assert.equal(rl?.written, 2);
+      assert.deepEqual(
+        rl.skipped.map((s) => s.id),
+        ['lab-free'],
+        'no gold and no corrected SQL: no RL prompt',
+      );
+      const prompts = readFileSync(rlOut, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { question: string; gold_sql: string; gold_source: string });
+      assert.deepEqual(
+        prompts.map((p) => [p.question, p.gold_sql, p.gold_source]),
+        [
+          [Q_TOP, GOLD_TOP, 'label'],
+          [Q_KIDS, GOLD_KIDS, 'task'],
+        ],
+      );
+    },
+  );
 
   test('the replay list shows the store’s labels (verdict · tags) for the labeled trajectories', async () => {
     const replayHook = <T>(op: string) => vscode.commands.executeCommand<T>('quarry.replay.testHook', op);

@@ -19,7 +19,8 @@ import { scriptedModel } from '../support/scriptedModel';
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
 const GOLD_TOP =
-  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY ' +
+  'T2.name ORDER BY count(*) DESC LIMIT 1';
 const Q_KIDS = 'How many patients were born after 2010?';
 const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 
@@ -102,7 +103,8 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
         GOLD_TOP,
         [
           `${think('count per doctor')}<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>`,
-          `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
+          `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON ` +
+            `d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
         ],
         { label: 'good' },
       ),
@@ -118,7 +120,8 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
       await run('top-c', 'top', 2, Q_TOP, GOLD_TOP, [
         `${think('try')}<sql>SELECT nme FROM doctor</sql>`,
         `${think('typo; look at appointments')}<sql>SELECT doctor_id FROM appointment</sql>`,
-        `${think('count')}<solution>SELECT d.name FROM doctor d JOIN appointment a ON a.doctor_id = d.doctor_id GROUP BY d.doctor_id ORDER BY count(*) DESC LIMIT 1</solution>`,
+        `${think('count')}<solution>SELECT d.name FROM doctor d JOIN appointment a ON a.doctor_id = ` +
+          `d.doctor_id GROUP BY d.doctor_id ORDER BY count(*) DESC LIMIT 1</solution>`,
       ]),
       await run('kids-a', 'kids', 0, Q_KIDS, GOLD_KIDS, [
         `${think('filter')}<solution>SELECT count(*) FROM patient WHERE born > 2010</solution>`,
@@ -156,61 +159,64 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.equal(records[2].turns[0].exec?.ok, false, 'the typo fails to run');
   });
 
-  test('opening the file lists every valid trajectory, reports the bad and unfinished lines, and scores lazily', async function () {
-    this.timeout(120_000);
-    await vscode.commands.executeCommand('quarry.openReplay', file);
-    const list = await until('list', () => lastOf('list'));
-    assert.equal(list.file, file);
-    const rows = unpackRows(list.rows);
-    assert.deepEqual(
-      rows.map((r) => r.id),
-      ids,
-    );
-    assert.deepEqual(
-      rows.map((r) => r.line),
-      [1, 2, 3, 5, 6, 7],
-      'lines count the bad line',
-    );
-    assert.deepEqual(
-      rows.map((r) => r.turns),
-      [2, 1, 3, 1, 1, 1],
-    );
-    assert.deepEqual(
-      rows.map((r) => r.errors),
-      [0, 0, 1, 0, 0, 0],
-    );
-    assert.deepEqual(
-      rows.map((r) => r.label),
-      ['good', 'wrong join', null, null, null, null],
-    );
-    assert.equal(rows[0].db, 'clinic.sqlite');
-    assert.equal(list.invalid.length, 1);
-    assert.equal(list.invalid[0].line, 4);
-    assert.match(list.invalid[0].message, /line 4/);
-    assert.match(list.truncated ?? '', /line 8 is unfinished/);
-    const view = await until('view', () => lastOf('view'));
-    assert.equal(view.total, 6);
-    assert.equal(view.keys.length, 6);
-    assert.deepEqual(view.facets.protocols, [{ value: 'skyrl', count: 6 }]);
+  test(
+    'opening the file lists every valid trajectory, ' + 'reports the bad and unfinished lines, and scores lazily',
+    async function () {
+      this.timeout(120_000);
+      await vscode.commands.executeCommand('quarry.openReplay', file);
+      const list = await until('list', () => lastOf('list'));
+      assert.equal(list.file, file);
+      const rows = unpackRows(list.rows);
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        ids,
+      );
+      assert.deepEqual(
+        rows.map((r) => r.line),
+        [1, 2, 3, 5, 6, 7],
+        'lines count the bad line',
+      );
+      assert.deepEqual(
+        rows.map((r) => r.turns),
+        [2, 1, 3, 1, 1, 1],
+      );
+      assert.deepEqual(
+        rows.map((r) => r.errors),
+        [0, 0, 1, 0, 0, 0],
+      );
+      assert.deepEqual(
+        rows.map((r) => r.label),
+        ['good', 'wrong join', null, null, null, null],
+      );
+      assert.equal(rows[0].db, 'clinic.sqlite');
+      assert.equal(list.invalid.length, 1);
+      assert.equal(list.invalid[0].line, 4);
+      assert.match(list.invalid[0].message, /line 4/);
+      assert.match(list.truncated ?? '', /line 8 is unfinished/);
+      const view = await until('view', () => lastOf('view'));
+      assert.equal(view.total, 6);
+      assert.equal(view.keys.length, 6);
+      assert.deepEqual(view.facets.protocols, [{ value: 'skyrl', count: 6 }]);
 
-    await hook('idle');
-    const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
-    const last = scores[scores.length - 1];
-    assert.equal(last.running, false);
-    assert.equal(last.done, 6, 'every record has an outcome (scored or skipped)');
-    const verdict = new Map<number, string | null>();
-    const note = new Map<number, string | null>();
-    for (const s of scores)
-      for (const u of s.updates) {
-        verdict.set(u.key, u.verdict);
-        note.set(u.key, u.note);
-      }
-    assert.deepEqual(
-      ids.map((_, k) => verdict.get(k)),
-      ['correct', 'incorrect', 'correct', 'correct', 'correct', null],
-    );
-    assert.equal(note.get(5), 'no gold SQL in the task');
-  });
+      await hook('idle');
+      const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
+      const last = scores[scores.length - 1];
+      assert.equal(last.running, false);
+      assert.equal(last.done, 6, 'every record has an outcome (scored or skipped)');
+      const verdict = new Map<number, string | null>();
+      const note = new Map<number, string | null>();
+      for (const s of scores)
+        for (const u of s.updates) {
+          verdict.set(u.key, u.verdict);
+          note.set(u.key, u.note);
+        }
+      assert.deepEqual(
+        ids.map((_, k) => verdict.get(k)),
+        ['correct', 'incorrect', 'correct', 'correct', 'correct', null],
+      );
+      assert.equal(note.get(5), 'no gold SQL in the task');
+    },
+  );
 
   test('filters: verdict, label, turns, reward, text — each answered with the matching keys', async function () {
     this.timeout(60_000);
@@ -309,7 +315,8 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.equal(
       kids.stats.zeroVariance,
       true,
-      `both samples right: no GRPO signal (${JSON.stringify(kids.members.map((m) => [kids.panel, m.explanation?.terms]))})`,
+      `both samples right: no GRPO signal ` +
+        `(${JSON.stringify(kids.members.map((m) => [kids.panel, m.explanation?.terms]))})`,
     );
   });
 
@@ -334,73 +341,80 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.match((await lastOf('error'))?.message ?? '', /unknown reward panel/);
   });
 
-  test('labels from the workspace label store show in the list and the label filter (store over meta.label)', async function () {
-    this.timeout(60_000);
-    await vscode.commands.executeCommand('quarry.openReplay', file);
-    await until('list', () => lastOf('list'));
-    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    const store = LabelStore.open(join(folder, '.quarry', 'labels.sqlite'));
-    try {
-      store.save({
-        trajectoryId: 'top-c',
-        file,
-        recordSha: recordSha(records[2]),
-        verdict: 'incorrect',
-        correctedSql: null,
-        tags: ['loop'],
-        note: '',
-      });
-      store.save({
-        trajectoryId: 'top-b',
-        file,
-        recordSha: recordSha(records[1]),
-        verdict: 'correct',
-        correctedSql: null,
-        tags: [],
-        note: 'lucky',
-      });
-    } finally {
-      store.close();
-    }
-    await hook('clear');
-    await hook('refreshLabels');
-    const list = await until('list with labels', () => lastOf('list'));
-    assert.deepEqual(
-      unpackRows(list.rows).map((r) => r.label),
-      ['good', 'correct', 'incorrect · loop', null, null, null],
-    );
-    assert.deepEqual(await filterIds({ label: 'incorrect · loop' }, ids), ['top-c']);
-    assert.deepEqual(
-      await filterIds({ label: 'wrong join' }, ids),
-      [],
-      "the reviewer's label replaces the producer's tag",
-    );
-    await filterIds({}, ids);
-  });
+  test(
+    'labels from the workspace label store show in the ' + 'list and the label filter (store over meta.label)',
+    async function () {
+      this.timeout(60_000);
+      await vscode.commands.executeCommand('quarry.openReplay', file);
+      await until('list', () => lastOf('list'));
+      const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const store = LabelStore.open(join(folder, '.quarry', 'labels.sqlite'));
+      try {
+        store.save({
+          trajectoryId: 'top-c',
+          file,
+          recordSha: recordSha(records[2]),
+          verdict: 'incorrect',
+          correctedSql: null,
+          tags: ['loop'],
+          note: '',
+        });
+        store.save({
+          trajectoryId: 'top-b',
+          file,
+          recordSha: recordSha(records[1]),
+          verdict: 'correct',
+          correctedSql: null,
+          tags: [],
+          note: 'lucky',
+        });
+      } finally {
+        store.close();
+      }
+      await hook('clear');
+      await hook('refreshLabels');
+      const list = await until('list with labels', () => lastOf('list'));
+      assert.deepEqual(
+        unpackRows(list.rows).map((r) => r.label),
+        ['good', 'correct', 'incorrect · loop', null, null, null],
+      );
+      assert.deepEqual(await filterIds({ label: 'incorrect · loop' }, ids), ['top-c']);
+      assert.deepEqual(
+        await filterIds({ label: 'wrong join' }, ids),
+        [],
+        "the reviewer's label replaces the producer's tag",
+      );
+      await filterIds({}, ids);
+    },
+  );
 
-  test('scores are kept across sessions: reopened without the in-memory cache, the list arrives scored and nothing runs', async function () {
-    this.timeout(60_000);
-    await hook('forgetScores');
-    await hook('close');
-    await hook('clear');
-    await vscode.commands.executeCommand('quarry.openReplay', file);
-    const list = await until('list', () => lastOf('list'));
-    await hook('idle');
-    assert.deepEqual(
-      unpackRows(list.rows).map((r) => r.verdict),
-      ['correct', 'incorrect', 'correct', 'correct', 'correct', null],
-    );
-    assert.deepEqual(
-      unpackRows(list.rows).map((r) => r.verdictSource),
-      ['computed', 'computed', 'computed', 'computed', 'computed', null],
-    );
-    const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
-    assert.ok(scores.length > 0);
-    assert.ok(
-      scores.every((s) => s.updates.length === 0 && s.done === 6),
-      'no trajectory was scored again',
-    );
-  });
+  test(
+    'scores are kept across sessions: reopened without the in-memory cache, the list arrives scored and ' +
+      'nothing runs',
+    async function () {
+      this.timeout(60_000);
+      await hook('forgetScores');
+      await hook('close');
+      await hook('clear');
+      await vscode.commands.executeCommand('quarry.openReplay', file);
+      const list = await until('list', () => lastOf('list'));
+      await hook('idle');
+      assert.deepEqual(
+        unpackRows(list.rows).map((r) => r.verdict),
+        ['correct', 'incorrect', 'correct', 'correct', 'correct', null],
+      );
+      assert.deepEqual(
+        unpackRows(list.rows).map((r) => r.verdictSource),
+        ['computed', 'computed', 'computed', 'computed', 'computed', null],
+      );
+      const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
+      assert.ok(scores.length > 0);
+      assert.ok(
+        scores.every((s) => s.updates.length === 0 && s.done === 6),
+        'no trajectory was scored again',
+      );
+    },
+  );
 
   test('{file, id} opens the list on that trajectory; a missing file is reported, not thrown', async function () {
     this.timeout(60_000);

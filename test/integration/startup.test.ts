@@ -17,34 +17,37 @@ async function until<T>(f: () => Promise<T | undefined | false>): Promise<T> {
 }
 
 suite('startup timings', () => {
-  test('activation time is reported and the first Ask panel open is timed to its first webview message', async function () {
-    this.timeout(120_000);
-    const ext = vscode.extensions.getExtension<QuarryApi>('quarry.quarry');
-    assert.ok(ext);
-    const api = await ext.activate();
-    assert.ok(Number.isFinite(api.activationMs) && api.activationMs > 0, `activationMs ${api.activationMs}`);
-    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    await vscode.commands.executeCommand('quarry.ask.testHook', 'clear');
-    const t0 = performance.now();
-    await vscode.commands.executeCommand('quarry.ask', {
-      db: join(folder, 'data', 'clinic.sqlite'),
-      pickDatabase: true,
-    });
-    const opened = performance.now() - t0;
-    const types = await until(async () => {
-      const seen = await vscode.commands.executeCommand<string[]>('quarry.ask.testHook', 'fromWebview');
-      return seen.length > 0 ? seen : undefined;
-    });
-    const firstMessage = performance.now() - t0;
-    assert.ok(types.length > 0);
-    const timings = {
-      activationMs: api.activationMs,
-      askPanelCommandMs: opened,
-      askPanelFirstMessageMs: firstMessage,
-      firstWebviewMessage: types[0],
-    };
-    console.log(`startup timings: ${JSON.stringify(timings)}`);
-    if (process.env.QUARRY_TIMINGS_OUT) writeFileSync(process.env.QUARRY_TIMINGS_OUT, JSON.stringify(timings) + '\n');
-    await vscode.commands.executeCommand('quarry.ask.testHook', 'close');
-  });
+  test(
+    'activation time is reported and the first Ask ' + 'panel open is timed to its first webview message',
+    async function () {
+      this.timeout(120_000);
+      const ext = vscode.extensions.getExtension<QuarryApi>('quarry.quarry');
+      assert.ok(ext);
+      const api = await ext.activate();
+      assert.ok(Number.isFinite(api.activationMs) && api.activationMs > 0, `activationMs ${api.activationMs}`);
+      const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      await vscode.commands.executeCommand('quarry.ask.testHook', 'clear');
+      const t0 = performance.now();
+      await vscode.commands.executeCommand('quarry.ask', {
+        db: join(folder, 'data', 'clinic.sqlite'),
+        pickDatabase: true,
+      });
+      const opened = performance.now() - t0;
+      const types = await until(async () => {
+        const seen = await vscode.commands.executeCommand<string[]>('quarry.ask.testHook', 'fromWebview');
+        return seen.length > 0 ? seen : undefined;
+      });
+      const firstMessage = performance.now() - t0;
+      assert.ok(types.length > 0);
+      const timings = {
+        activationMs: api.activationMs,
+        askPanelCommandMs: opened,
+        askPanelFirstMessageMs: firstMessage,
+        firstWebviewMessage: types[0],
+      };
+      console.log(`startup timings: ${JSON.stringify(timings)}`);
+      if (process.env.QUARRY_TIMINGS_OUT) writeFileSync(process.env.QUARRY_TIMINGS_OUT, JSON.stringify(timings) + '\n');
+      await vscode.commands.executeCommand('quarry.ask.testHook', 'close');
+    },
+  );
 });

@@ -11,12 +11,14 @@ import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 
 export const Q_TOP = 'Which doctor has the most appointments?';
 export const GOLD_TOP =
-  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY T2.name ORDER BY count(*) DESC LIMIT 1';
+  'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY ' +
+  'T2.name ORDER BY count(*) DESC LIMIT 1';
 export const Q_KIDS = 'How many patients were born after 2010?';
 export const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
 export const Q_FEES = 'What is the total fee of the cardiology appointments?';
 export const GOLD_FEES =
-  "SELECT sum(T1.fee) FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id WHERE T2.specialty = 'cardiology'";
+  'SELECT sum(T1.fee) FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id WHERE ' +
+  "T2.specialty = 'cardiology'";
 
 /** Replies in order, cut at the request's first stop string as an OpenAI-compatible server would. */
 export const scriptedModel = (replies: string[]): ChatModel =>
@@ -45,7 +47,8 @@ export async function diagnosticsRun(pool: SqlPool, db: string): Promise<Traject
     // Right answer after one exploratory query.
     await skyrl('top-a', 'top', 0, Q_TOP, GOLD_TOP, [
       `${think('count per doctor')}<sql>SELECT doctor_id, count(*) FROM appointment GROUP BY doctor_id</sql>`,
-      `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
+      `${think('doctor 1 has most')}<solution>SELECT d.name FROM appointment a JOIN doctor d ON ` +
+        `d.doctor_id = a.doctor_id GROUP BY d.name ORDER BY count(*) DESC LIMIT 1</solution>`,
     ]),
     // Wrong: no join, no grouping, the last doctor instead of the busiest.
     await skyrl('top-b', 'top', 1, Q_TOP, GOLD_TOP, [
@@ -81,7 +84,8 @@ export async function diagnosticsRun(pool: SqlPool, db: string): Promise<Traject
       model: scriptedModel([
         `${think('sum the cardiology fees')}${toolCall('exec_sql', feesSql)}`,
         `${think('390 looks right')}<exec_verify>pass</exec_verify>\n${toolCall('memory_retrieve', feesSql)}`,
-        `${think('consistent with the earlier cardiology question')}<memory_verify>pass</memory_verify>\n<answer_sql>${feesSql}</answer_sql>`,
+        `${think('consistent with the earlier cardiology question')}<memory_verify>pass</memory_verify>\n` +
+          `<answer_sql>${feesSql}</answer_sql>`,
       ]),
     }),
   ];

@@ -14,7 +14,9 @@ export type WireRole = 'system' | 'user' | 'assistant' | 'tool';
 
 /** One scripted answer. The first entry (in order) that fits a request answers it. */
 export interface ReplayEntry {
-  /** Substring or regex tested against the conversation: the messages' contents (of `role`, if given) joined by '\n'. */
+  /**
+   * Substring or regex tested against the conversation: the messages' contents (of `role`, if given) joined by '\n'.
+   */
   match?: Match;
   role?: WireRole;
   /** Only for this assistant turn: the number of assistant messages already in the request (0 for the first answer). */
@@ -205,7 +207,8 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
       return sendError(
         res,
         400,
-        `replay: no scripted response for this conversation (assistant turn ${turn}; first user message: ${JSON.stringify(firstUser.slice(0, 120))})`,
+        `replay: no scripted response for this conversation (assistant turn ${turn}; first user ` +
+          `message: ${JSON.stringify(firstUser.slice(0, 120))})`,
       );
     }
     const out = generate(reply, body);
@@ -239,7 +242,14 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const chunk = (choice: Record<string, unknown> | null, extra: Record<string, unknown> = {}): string =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...extra })}\n\n`;
+      `data: ${JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices: choice ? [{ index: 0, ...choice }] : [],
+        ...extra,
+      })}\n\n`;
     res.write(chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null }));
     const pieces = tokenize(out.text);
     for (let i = 0; i < pieces.length; i++) {

@@ -110,7 +110,8 @@ export class EpisodeStore {
     if (this.live.size >= this.maxEpisodes) {
       throw new ServiceError(
         'too-many',
-        `${this.live.size} episodes are open (the most is ${this.maxEpisodes}); end some (DELETE) or wait for idle ones to expire`,
+        `${this.live.size} episodes are open (the most is ${this.maxEpisodes}); end some (DELETE) or wait ` +
+          `for idle ones to expire`,
       );
     }
     const protocol = getProtocol(req.protocol);

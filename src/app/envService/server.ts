@@ -63,7 +63,8 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   const host = opts.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host) && !opts.token) {
     throw new Error(
-      `refusing to listen on ${host} without a token: anyone who can reach it could run SQL on your databases (give --token-file, or bind 127.0.0.1 and tunnel)`,
+      `refusing to listen on ${host} without a token: anyone who can reach it could run SQL on your ` +
+        `databases (give --token-file, or bind 127.0.0.1 and tunnel)`,
     );
   }
   const roots = new DatabaseRoots(opts.dbDirs);

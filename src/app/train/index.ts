@@ -96,7 +96,8 @@ function inputFindings(
       warning(
         'data.turns',
         `the prompts were built with a ${data.maxTurns}-turn budget (data.json) and the ` +
-          `recipe allows ${turns} turns: make the data with --max-turns ${turns}, or --set rl.max_turns=${data.maxTurns}`,
+          `recipe allows ${turns} turns: make the data with --max-turns ${turns}, or --set ` +
+          `rl.max_turns=${data.maxTurns}`,
       ),
     );
   }

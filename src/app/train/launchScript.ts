@@ -44,10 +44,12 @@ export function renderLaunchScript(c: ScriptContext): string {
     `ENV_HOST="\${QUARRY_ENV_HOST:-${c.multiNode ? '0.0.0.0' : '127.0.0.1'}}"`,
     '',
     'if [ -z "$DB_DIR" ] || [ ! -d "$DB_DIR" ]; then',
-    '  echo "launch.sh: set QUARRY_DB_DIR to the folder of the databases the training rows name (now: \'$DB_DIR\')" >&2',
+    '  echo "launch.sh: set QUARRY_DB_DIR to the folder of the databases the training rows name (now: ' +
+      "'$DB_DIR')\" >&2",
     '  exit 2',
     'fi',
-    'QUARRY_TRAINER_DIR="$("$PYTHON" -c \'import os, quarry_trainer; print(os.path.dirname(quarry_trainer.__file__))\')"',
+    'QUARRY_TRAINER_DIR="$("$PYTHON" -c \'import os, quarry_trainer; ' +
+      'print(os.path.dirname(quarry_trainer.__file__))\')"',
     '',
     '# The environment service, beside the trainer.',
     'umask 077',

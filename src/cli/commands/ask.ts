@@ -21,8 +21,10 @@ import { DEFAULT_TRAJECTORY_STORE, trajectoryStorePath } from '../../app/traject
 const ASK_PROTOCOLS: readonly string[] = ASK_PROTOCOL_NAMES;
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
-const usage = `Usage: quarry ask --db FILE --model SPEC [--protocol ${ASK_PROTOCOL_NAMES.join('|')}] [--max-turns N]
-                  [--trajectory OUT.jsonl | --no-save] [--temperature T] [--timeout-ms N] [--max-response-chars N] "question"
+const usage =
+  `Usage: quarry ask --db FILE --model SPEC [--protocol ${ASK_PROTOCOL_NAMES.join('|')}] [--max-turns N]
+                  [--trajectory OUT.jsonl | --no-save] [--temperature T] [--timeout-ms N] ` +
+  `[--max-response-chars N] "question"
 
 Answers a question about a SQLite database with a multi-turn agent: the model explores the database with read-only
 SQL in the sandbox and gives a final query, which is then run and shown as a table.
@@ -35,12 +37,15 @@ SQL in the sandbox and gives a final query, which is then run and shown as a tab
                        (default: ${DEFAULT_TRAJECTORY_STORE} in the working directory, as the editor does)
   --no-save            do not save the trajectory
   --temperature T      sampling temperature (0 = greedy; default: the server's)
-  --timeout-ms N       limit of each model call, ms (default ${DEFAULT_MODEL_TIMEOUT_MS}); SQL statements keep the sandbox cap
-  --max-response-chars N  the most characters of one model response that are read (default ${DEFAULT_MAX_RESPONSE_CHARS});
+  --timeout-ms N       limit of each model call, ms (default ${DEFAULT_MODEL_TIMEOUT_MS}); SQL statements ` +
+  `keep the sandbox cap
+  --max-response-chars N  the most characters of one model response that are read (default ` +
+  `${DEFAULT_MAX_RESPONSE_CHARS});
                        past it the turn keeps what came before and is marked over-long
 
 Exit codes: 0 answered (the final SQL ran), 1 no answer, episode error or final SQL failed, 2 bad input (usage, not a
-database, bad model spec or unloadable model, unknown protocol). Ctrl-C cancels the episode (exit 1); a second Ctrl-C quits at once.`;
+database, bad model spec or unloadable model, unknown protocol). Ctrl-C cancels the episode (exit 1); ` +
+  `a second Ctrl-C quits at once.`;
 
 export const askCommand: Command = {
   name: 'ask',

@@ -156,7 +156,8 @@ export const benchCommand: Command = {
     const onSigint = () => {
       if (cancel.signal.aborted) process.exit(130);
       io.stderr.write(
-        '\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C again to quit at once)\n',
+        '\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C ' +
+          'again to quit at once)\n',
       );
       cancel.abort();
     };

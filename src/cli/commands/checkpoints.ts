@@ -1,5 +1,6 @@
 // `quarry checkpoints`: checkpoints and the forms they are loaded in. `list` finds a job's checkpoints in every
-// engine's layout (src/core/training/checkpoints.ts); `export-onnx` exports a Hugging Face checkpoint with the project's
+// engine's layout (src/core/training/checkpoints.ts); `export-onnx` exports a Hugging Face checkpoint with the
+// project's
 // Python (quarry_trainer.export) and checks greedy parity; `parity` decodes a reference's prompts greedily with the
 // onnx backend and compares the tokens with the ones the trainer's framework (transformers) decoded: the same tokens,
 // or the first divergence named.
@@ -75,7 +76,8 @@ async function parity(argv: string[], io: CliIO): Promise<number> {
         io.stdout.write(
           d === null
             ? `case ${o.index}: equal (${o.got.length} tokens)\n`
-            : `case ${o.index}: differs at token ${d.position}: expected ${d.expected ?? 'end'}, got ${d.got ?? 'end'} ` +
+            : `case ${o.index}: differs at token ${d.position}: expected ${d.expected ?? 'end'}, ` +
+                `got ${d.got ?? 'end'} ` +
                 `(expected ${o.expected.length} tokens, got ${o.got.length})\n`,
         );
       }
@@ -123,7 +125,8 @@ async function listCheckpoints(argv: string[], io: CliIO): Promise<number> {
           .join(', ')
       : '';
     io.stdout.write(
-      `${c.engine.padEnd(5)} step ${String(c.step).padStart(6)}  ${c.name}  ${c.loadable ? 'loadable' : `needs work: ${c.note}`}${metric ? `  (${metric})` : ''}\n`,
+      `${c.engine.padEnd(5)} step ${String(c.step).padStart(6)}  ${c.name}  ` +
+        `${c.loadable ? 'loadable' : `needs work: ${c.note}`}${metric ? `  (${metric})` : ''}\n`,
     );
   }
   return EXIT.ok;
@@ -147,7 +150,8 @@ async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
   const checkpoint = resolve(io.cwd, values.checkpoint);
   if (!hasHfWeights(checkpoint)) {
     io.stderr.write(
-      `quarry checkpoints export-onnx: ${checkpoint} is not a Hugging Face checkpoint (config.json and model weights); ` +
+      `quarry checkpoints export-onnx: ${checkpoint} is not a Hugging Face checkpoint (config.json and ` +
+        `model weights); ` +
         '`quarry checkpoints list` says how to get one from a sharded checkpoint\n',
     );
     return EXIT.badInput;
@@ -167,7 +171,8 @@ async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
       : run.stderr.trim().split('\n').slice(-5).join('\n') || `exit ${run.status}`;
     io.stderr.write(
       `quarry checkpoints export-onnx: the export failed: ${why}\n` +
-        `(the exporter needs the project's Python environment with the export extra: npm run setup:python; quarry doctor checks it)\n`,
+        `(the exporter needs the project's Python environment with the export extra: npm run ` +
+        `setup:python; quarry doctor checks it)\n`,
     );
     return run.status === 2 ? EXIT.badInput : 1;
   }
@@ -183,7 +188,8 @@ async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(
         equal
           ? `parity: all ${outcomes.length} prompts decode the same tokens in transformers and onnxruntime\n`
-          : `parity: ${outcomes.filter((o) => !o.equal).length} of ${outcomes.length} prompts differ; first at token ${outcomes.find((o) => !o.equal)!.firstDivergence!.position}\n`,
+          : `parity: ${outcomes.filter((o) => !o.equal).length} of ${outcomes.length} prompts differ; first ` +
+              `at token ${outcomes.find((o) => !o.equal)!.firstDivergence!.position}\n`,
       );
       io.stdout.write(`use it: quarry ask --model onnx:${out} …\n`);
     }

@@ -73,7 +73,8 @@ export async function runDistill(argv: string[], io: CliIO): Promise<number> {
       command: ['data', 'distill', ...argv],
     });
     io.stdout.write(
-      `wrote ${r.examples} correct teacher conversations (hardest first) to ${join(out, SFT_FILES.jsonl)} and ${SFT_FILES.parquet}\n`,
+      `wrote ${r.examples} correct teacher conversations (hardest first) to ${join(out, SFT_FILES.jsonl)} ` +
+        `and ${SFT_FILES.parquet}\n`,
     );
     return EXIT.ok;
   } catch (err) {
@@ -164,7 +165,8 @@ export async function runSelfTaught(argv: string[], io: CliIO): Promise<number> 
     );
     io.stdout.write(
       `round: ${solved.length} of ${report.questions.length - skipped} questions solved (EX ∧ EM); ` +
-        `${r.examples} trajectories kept in ${join(out, SFT_FILES.jsonl)}; next round: --exclude ${join(out, 'self-taught.json')}\n`,
+        `${r.examples} trajectories kept in ${join(out, SFT_FILES.jsonl)}; next round: ` +
+        `--exclude ${join(out, 'self-taught.json')}\n`,
     );
     return EXIT.ok;
   } catch (err) {

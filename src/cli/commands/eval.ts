@@ -15,8 +15,10 @@ import { runEval, type EvalType } from '../../core/eval/runEval';
 import { formatScoreTable } from '../../core/eval/scores';
 import { spiderScorer } from '../../core/eval/spiderScorer';
 
-const usage = `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
-                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] [--out report.json] [--keep-distinct]
+const usage =
+  `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
+                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] ` +
+  `[--out report.json] [--keep-distinct]
 
 Scores predicted SQL against gold SQL the way the official evaluators do (see docs/eval-modes.md).
 GOLD lines are "SQL<TAB>db_id"; PRED lines are one SQL each, in the same order (an empty line is a wrong prediction).
@@ -39,7 +41,8 @@ function readText(path: string, what: string): string {
     return readFileSync(path, 'utf8');
   } catch (err) {
     throw new Error(
-      `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+      `cannot read ${what} ${path}: ` +
+        `${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
     );
   }
 }
@@ -114,7 +117,8 @@ export const evalCommand: Command = {
     if (missing.length) {
       return fail(
         io,
-        `no database in ${dbDir} for db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}` +
+        `no database in ${dbDir} for ` +
+          `db_id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` … (${missing.length})` : ''}` +
           ` (expected ${mode.name === 'spider' ? '<db_id>/*.sqlite' : '<db_id>/<db_id>.sqlite'})`,
       );
     }
@@ -130,9 +134,11 @@ export const evalCommand: Command = {
     }
 
     const tty = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    // Each worker holds up to 32 statements, so it runs the next one without waiting for this process in between and
-    // keeps working while this process compares results and parses gold queries.
-    const pool = createSqlPool({ size: jobs, pipeline: 32 });
+    // Each worker holds up to 16 groups (a gold query and the predictions judged against it, see
+    // core/eval/execution.ts), so it runs the next one without waiting for this process in between and keeps working
+    // while this process parses gold queries. No warm spare: a killed worker (a timeout) is replaced by a fresh one,
+    // which costs a start-up only when a statement times out.
+    const pool = createSqlPool({ size: jobs, pipeline: 16, spares: 0 });
     let report;
     try {
       report = await runEval(gold, preds, {
@@ -143,6 +149,7 @@ export const evalCommand: Command = {
         scorer,
         keepDistinct: values['keep-distinct'],
         run: (reqs) => pool.execBatch(reqs),
+        runGroups: (groups) => pool.execGroups(groups),
         onProgress: tty
           ? (done, total) => {
               const width = 30,

@@ -6,10 +6,13 @@ import { UsageError } from '../command';
 import { createSqlPool, renderObservation, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ROWS } from '../../core/db';
 import { positiveInt, observationFormat, exitCodeOf } from '../../core/db/execOptions';
 
-const usage = `Usage: quarry exec --db FILE --sql TEXT [--timeout-ms ${DEFAULT_TIMEOUT_MS}] [--max-rows ${DEFAULT_MAX_ROWS}] [--format df|table|json|text]
+const usage =
+  `Usage: quarry exec --db FILE --sql TEXT [--timeout-ms ${DEFAULT_TIMEOUT_MS}] [--max-rows ${DEFAULT_MAX_ROWS}] ` +
+  `[--format df|table|json|text]
 
 Runs one read-only SQL statement in the sandbox and prints what a model would observe.
-Exit codes: 0 ok, 1 SQL error or resource cap hit, 2 bad input (usage, not a database), 3 rejected as not read-only, 4 timed out.`;
+Exit codes: 0 ok, 1 SQL error or resource cap hit, 2 bad input (usage, not a database), ` +
+  `3 rejected as not read-only, 4 timed out.`;
 
 export const execCommand: Command = {
   name: 'exec',

@@ -16,7 +16,10 @@ import { execRecord } from '../../core/db/execRecord';
 /** Output past which the remaining statements are not run but answered with a `resource` line. */
 const MAX_BATCH_OUTPUT_BYTES = 2 ** 30;
 
-const usage = `Usage: quarry exec-batch --in FILE.jsonl --out FILE.jsonl [--jobs N] [--timeout-ms ${DEFAULT_TIMEOUT_MS}] [--max-rows ${DEFAULT_MAX_ROWS}] [--format df|table|json|text]
+const usage =
+  `Usage: quarry exec-batch --in FILE.jsonl --out FILE.jsonl [--jobs N] [--timeout-ms ${DEFAULT_TIMEOUT_MS}] ` +
+  `[--max-rows ${DEFAULT_MAX_ROWS}] ` +
+  `[--format df|table|json|text]
 
 Runs many read-only statements across a pool of sandboxed workers.
 Input lines: {"id": ..., "db": "path.sqlite", "sql": "SELECT ..."}; a relative db path is resolved against the
@@ -120,7 +123,8 @@ export const execBatchCommand: Command = {
       fd = openSync(resolve(io.cwd, values.out), 'w');
     } catch (err) {
       io.stderr.write(
-        `quarry exec-batch: ${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`,
+        `quarry exec-batch: ` +
+          `${err instanceof OutputRefused ? err.message : `cannot write ${values.out}: ${(err as Error).message}`}\n`,
       );
       return 2;
     }

@@ -13,7 +13,10 @@ import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
 import { SFT_SCHEMA } from '../../core/labels/sft';
 import { RL_SCHEMA } from '../../core/labels/rl';
 
-const usage = `Usage: quarry export --format sft|rl --out FILE.jsonl [--labels .quarry/labels.sqlite] [--trajectories FILE.jsonl] [--keep-reasoning] [--force]
+const usage =
+  `Usage: quarry export --format sft|rl --out FILE.jsonl [--labels .quarry/labels.sqlite] ` +
+  `[--trajectories FILE.jsonl] ` +
+  `[--keep-reasoning] [--force]
 
 Writes training data from the label store.
   sft  one chat example per trajectory labeled correct or given a corrected SQL; "loss" is true on the model's own
@@ -121,7 +124,8 @@ export const exportCommand: Command = {
     const what = values.format === 'sft' ? 'SFT examples' : 'RL prompts';
     const left = summary.skipped.length + missing.length;
     io.stdout.write(
-      `wrote ${summary.written} ${what} to ${out}${left ? ` (${left} left out)` : ''}${bad ? ` (${bad} bad line(s) in the trajectory file skipped)` : ''}\n`,
+      `wrote ${summary.written} ${what} to ${out}${left ? ` (${left} left out)` : ''}` +
+        `${bad ? ` (${bad} bad line(s) in the trajectory file skipped)` : ''}\n`,
     );
     return EXIT.ok;
   },

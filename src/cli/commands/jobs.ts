@@ -29,7 +29,10 @@ function line(j: JobRecord): string {
   const took = j.startedAt
     ? Math.round(((j.endedAt ? Date.parse(j.endedAt) : Date.now()) - Date.parse(j.startedAt)) / 1000)
     : 0;
-  return `${j.id}  ${j.status.padEnd(9)}  ${j.target.padEnd(6)}  ${String(took).padStart(6)} s  ${j.name}${j.reason && j.status !== 'cancelled' ? `  (${j.reason})` : ''}`;
+  return (
+    `${j.id}  ${j.status.padEnd(9)}  ${j.target.padEnd(6)}  ${String(took).padStart(6)} ` +
+    `s  ${j.name}${j.reason && j.status !== 'cancelled' ? `  (${j.reason})` : ''}`
+  );
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {

@@ -19,7 +19,9 @@ import { panelJson, panelTable } from '../../core/rewards/render';
 import { scoringOptions, usage as asUsageError } from './scoringOptions';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 
-const usage = `Usage: quarry reward --panel P --gold-sql SQL --db FILE (--pred-sql SQL | --trajectory FILE.jsonl [--index N])
+const usage =
+  `Usage: quarry reward --panel P --gold-sql SQL --db FILE ` +
+  `(--pred-sql SQL | --trajectory FILE.jsonl [--index N])
                      [--difficulty simple|medium|hard|extra] [--json] [--mode spider|bird|omnisql] [--turn-budget T]
                      [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}]
 
@@ -131,7 +133,8 @@ export const rewardCommand: Command = {
       const gold = await resources.exec(dbPath, evalMode(mode).prepare(goldSql, '', {}).gold);
       if (!gold.ok)
         io.stderr.write(
-          `quarry reward: warning: the gold SQL did not run (${gold.error}); execution terms are 0 through no fault of the prediction\n`,
+          `quarry reward: warning: the gold SQL did not run (${gold.error}); execution terms are 0 ` +
+            `through no fault of the prediction\n`,
         );
       else if (gold.rows.length === 0)
         io.stderr.write(

@@ -69,11 +69,14 @@ export function renderReport(r: RunReport, source: string): string {
   if (g) {
     const sizes = [...new Set(g.groups.map((x) => x.size))].sort((a, b) => a - b).join('/');
     out.push(
-      `groups: ${g.groups.length} questions with ${sizes} samples; zero reward variance in ${g.zeroVariance.length}${g.zeroVariance.length ? ` (${listIds(g.zeroVariance)})` : ''}`,
+      `groups: ${g.groups.length} questions with ${sizes} samples; zero reward variance ` +
+        `in ${g.zeroVariance.length}${g.zeroVariance.length ? ` (${listIds(g.zeroVariance)})` : ''}`,
     );
     const passes = g.groups.map((x) => x.pass);
     out.push(
-      `  mean pass@G ${fmt(passes.reduce((a, b) => a + b, 0) / passes.length)}; solved by all samples: ${g.groups.filter((x) => x.pass === 1).length}, by none: ${g.groups.filter((x) => x.pass === 0).length}`,
+      `  mean pass@G ${fmt(passes.reduce((a, b) => a + b, 0) / passes.length)}; solved by all ` +
+        `samples: ${g.groups.filter((x) => x.pass === 1).length}, by ` +
+        `none: ${g.groups.filter((x) => x.pass === 0).length}`,
     );
     const solvable = g.ranking.filter((q) => q.score < 1);
     out.push(
@@ -87,7 +90,9 @@ export function renderReport(r: RunReport, source: string): string {
       }${solvable.length > 8 ? ` … (+${solvable.length - 8})` : ''}`,
     );
     out.push(
-      `  MTIR-SQL filter (F = format reward ±0.1, τ = 0): keeps ${g.mtirFilter.kept} of ${g.mtirFilter.kept + g.mtirFilter.dropped.length}${g.mtirFilter.dropped.length ? `; drops ${listIds(g.mtirFilter.dropped)}` : ''}`,
+      `  MTIR-SQL filter (F = format reward ±0.1, τ = 0): keeps ${g.mtirFilter.kept} ` +
+        `of ${g.mtirFilter.kept + g.mtirFilter.dropped.length}` +
+        `${g.mtirFilter.dropped.length ? `; drops ${listIds(g.mtirFilter.dropped)}` : ''}`,
     );
   }
   out.push(...formatMismatch(r.mismatch));
@@ -152,7 +157,8 @@ export const scoreCommand: Command = {
     const missing = [...new Set(records.filter((r) => r.task.gold).map(dbPathOf))].filter((p) => !existsSync(p));
     if (missing.length)
       throw new UsageError(
-        `database file(s) not found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`,
+        `database file(s) not ` +
+          `found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`,
       );
 
     const pool = createSqlPool({ spares: 0 });

@@ -70,7 +70,14 @@ export async function scoreQuestion(
   const predictions = finals.map(predictionLine);
   const verdicts = await evaluateExecution(
     predictions.map((pred, sample) => ({ index: sample, dbId: task.dbId, gold: goldLine(task), pred })),
-    { mode: ctx.mode, dbDir: ctx.dbDir, timeoutMs: ctx.timeoutMs, run: (reqs) => ctx.pool.execBatch(reqs) },
+    {
+      mode: ctx.mode,
+      dbDir: ctx.dbDir,
+      timeoutMs: ctx.timeoutMs,
+      run: (reqs) => ctx.pool.execBatch(reqs),
+      // The samples share the gold query: one group per database, judged in a SQL worker.
+      runGroups: (groups) => ctx.pool.execGroups(groups),
+    },
   );
   const samples: SampleScore[] = verdicts.map((v, sample) => ({
     sample,

@@ -12,7 +12,8 @@ export function readJsonList(file: string, what: string): JsonObject[] {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new DatasetError(
-      `cannot read ${what} file ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`,
+      `cannot read ${what} file ${file}: ` +
+        `${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message}`,
     );
   }
   let data: unknown;

@@ -97,7 +97,9 @@ export function whyPragmaNotAllowed(sql: string): string | null {
   const outer = stripLeadingNoise(sql);
   const body = unwrapExplain(outer);
   if (body !== outer && !EXPLAINABLE.has(leadingKeyword(body))) {
-    return `statement rejected: EXPLAIN of ${leadingKeyword(body) || 'this statement'} is not allowed (only of queries)`;
+    return (
+      `statement rejected: EXPLAIN of ${leadingKeyword(body) || 'this statement'} ` + `is not allowed (only of queries)`
+    );
   }
   if (leadingKeyword(body) !== 'PRAGMA') return null;
   // The whole statement must have one of the two harmless shapes; anything else (a comment between the name and
@@ -122,7 +124,10 @@ export function whyPragmaNotAllowed(sql: string): string | null {
 export function whyNotReadOnly(sql: string, stmt: Database.Statement): string | null {
   if (!stmt.readonly) return 'statement rejected: it would write to the database (only read-only queries are allowed)';
   if (!stmt.reader)
-    return 'statement rejected: only queries that return rows are allowed (no ATTACH, DETACH, BEGIN, SAVEPOINT, REINDEX or PRAGMA settings)';
+    return (
+      'statement rejected: only queries that return rows are allowed (no ATTACH, DETACH, BEGIN, SAVEPOINT, ' +
+      'REINDEX or PRAGMA settings)'
+    );
   const body = stripLeadingNoise(sql);
   const keyword = leadingKeyword(body);
   if (!READ_KEYWORDS.has(keyword)) return `statement rejected: ${keyword || 'this statement'} is not a read-only query`;

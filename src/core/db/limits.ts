@@ -4,7 +4,9 @@ export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_ROWS = 50;
 export const DEFAULT_MAX_CELL_CHARS = 1000;
 
-/** Rows are counted past maxRows (without being kept) up to this many, so rowCount is exact for all but huge results. */
+/**
+ * Rows are counted past maxRows (without being kept) up to this many, so rowCount is exact for all but huge results.
+ */
 export const ROW_COUNT_CEILING = 100_000;
 
 /** Kept cells (rows × columns) above which a result is refused as `resource`, even with maxRows = Infinity. */

@@ -27,7 +27,9 @@ export interface ObservationOptions {
 
 type ColumnKind = 'int' | 'float' | 'object';
 
-/** The dtype pandas infers from what Python's sqlite3 returns: ints → int64, ints/floats/None → float64, else object. */
+/**
+ * The dtype pandas infers from what Python's sqlite3 returns: ints → int64, ints/floats/None → float64, else object.
+ */
 function kindOf(s: StorageSet | undefined, values: Cell[]): ColumnKind {
   const st = s ?? {
     integer: values.some((v) => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))),

@@ -98,7 +98,8 @@ export function classifyOpenError(path: string, err: unknown): DatabaseOpenError
 /**
  * A WAL-mode file with no -wal beside it is fully checkpointed, so it can be read as immutable; any other way of
  * opening it read-only makes SQLite create -wal and -shm files in the user's directory.
- * With a -wal present a writer is (or was) live: open normally so its committed pages are seen; the files exist already.
+ * With a -wal present a writer is (or was) live: open normally so its committed pages are seen; the files exist
+ * already.
  */
 function connect(path: string, head: Buffer, busyTimeoutMs: number): Database.Database {
   const wal = head[18] === WAL_FORMAT || head[19] === WAL_FORMAT;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { ExecRequest, ExecResult } from './types';
-import type { WorkerMessage, WorkerRequest } from './protocol';
+import type { GroupRequest, WorkerMessage, WorkerRequest } from './protocol';
 import { failure } from './runStatement';
 import { DEFAULT_TIMEOUT_MS, WORKER_OLD_SPACE_MB, WORKER_DATA_LIMIT_BYTES } from './limits';
 
@@ -33,8 +33,23 @@ export interface BatchOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/**
+ * What a group's worker kept: one reducer value per statement that ran, in order; `stopped` is set when the group
+ * ended before its reducer did — the statement at index `values.length` timed out or its worker died (the failure says
+ * which) — and the statements after it did not run.
+ */
+export interface GroupOutcome {
+  values: unknown[];
+  stopped?: ExecResult;
+}
+
 export interface SqlPool {
   exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult>;
+  /**
+   * Runs groups of statements (see GroupRequest) concurrently across the pool, each group on one worker with every
+   * statement under its own budget, as a pipelined statement is; outcomes are in input order.
+   */
+  execGroups(groups: GroupRequest[]): Promise<GroupOutcome[]>;
   /** Runs every request concurrently across the pool; results are in input order. */
   execBatch(reqs: ExecRequest[], opts?: BatchOptions): Promise<ExecResult[]>;
   /** Kills every worker and waits until each has exited. Pending requests are rejected. */
@@ -45,8 +60,12 @@ export interface SqlPool {
 
 interface Job {
   id: number;
+  /** The statement running (or next to run): the job's own, or the current one of its group. */
   req: ExecRequest;
+  /** Set for a group job: the group and the reducer values its worker has sent so far. */
+  group?: { request: GroupRequest; values: unknown[] };
   resolve: (r: ExecResult) => void;
+  resolveGroup?: (o: GroupOutcome) => void;
   reject: (e: Error) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
@@ -141,8 +160,19 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       }
       const job = w.jobs[0];
       if (!job || job.id !== msg.id) return;
+      if (msg.type === 'step' && job.group) {
+        job.group.values.push(msg.value);
+        if (!msg.last) {
+          // The group's next statement starts now, under its own budget.
+          if (job.timer) clearTimeout(job.timer);
+          job.timer = undefined;
+          job.req = job.group.request.reqs[job.group.values.length];
+          startHead(w);
+          return;
+        }
+      }
       w.jobs.shift();
-      settle(job, msg.result);
+      settle(job, msg.type === 'result' ? msg.result : null);
       startHead(w);
       scheduleDispatch();
     });
@@ -204,6 +234,11 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     for (const j of jobs) {
       if (j.timer) clearTimeout(j.timer);
       j.timer = undefined;
+      // A group whose worker was stopped (another statement's cancellation) starts over on its next worker.
+      if (j.group) {
+        j.group.values = [];
+        j.req = j.group.request.reqs[0];
+      }
     }
     queue.unshift(...jobs);
   }
@@ -247,10 +282,13 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     while (spares.length < spareCount) spares.push(spawnWorker());
   }
 
-  function settle(job: Job, result: ExecResult): void {
+  /** Resolves a job: a statement with its result; a group with its values (`result`: the failure that stopped it). */
+  function settle(job: Job, result: ExecResult | null): void {
     if (job.timer) clearTimeout(job.timer);
     if (job.signal && job.onAbort) job.signal.removeEventListener('abort', job.onAbort);
-    job.resolve(result);
+    if (job.group)
+      job.resolveGroup!(result ? { values: job.group.values, stopped: result } : { values: job.group.values });
+    else job.resolve(result!);
   }
 
   function dispatch(): void {
@@ -277,7 +315,9 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
       handed.get(target)?.push(job) ?? handed.set(target, [job]);
     }
     for (const [w, jobs] of handed) {
-      w.child.send({ jobs: jobs.map((j) => ({ id: j.id, req: j.req })) } satisfies WorkerRequest);
+      w.child.send({
+        jobs: jobs.map((j) => (j.group ? { id: j.id, group: j.group.request } : { id: j.id, req: j.req })),
+      } satisfies WorkerRequest);
     }
   }
 
@@ -336,6 +376,25 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
     );
   }
 
+  function execGroup(request: GroupRequest): Promise<GroupOutcome> {
+    if (closed) return Promise.reject(new Error('the SQL pool is closed'));
+    if (broken) return Promise.reject(new Error(broken));
+    if (request.reqs.length === 0) return Promise.resolve({ values: [] });
+    return new Promise<GroupOutcome>((resolveGroup, reject) => {
+      const job: Job = {
+        id: nextId++,
+        req: request.reqs[0],
+        group: { request, values: [] },
+        resolve: () => {},
+        resolveGroup,
+        reject,
+        started: performance.now(),
+      };
+      queue.push(job);
+      scheduleDispatch();
+    });
+  }
+
   async function close(): Promise<void> {
     closed = true;
     for (const job of queue.splice(0)) job.reject(new Error('the SQL pool was closed before this request ran'));
@@ -359,6 +418,7 @@ export function createSqlPool(opts: SqlPoolOptions = {}): SqlPool {
   return {
     exec,
     execBatch,
+    execGroups: (groups) => Promise.all(groups.map(execGroup)),
     close,
     pids: () =>
       [...active, ...spares]

@@ -25,6 +25,10 @@ function sqliteMessage(err: unknown): string {
   return ((err as Error)?.message ?? String(err)).replace(/^SqliteError:\s*/, '');
 }
 
+/** The safe-integer range as bigints, made once: an INTEGER cell inside it becomes a number. */
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 function emptyStorage(): StorageSet {
   return { integer: false, real: false, text: false, blob: false, null: false };
 }
@@ -224,7 +228,7 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
             row[i] = null;
           } else if (typeof v === 'bigint') {
             s.integer = true;
-            row[i] = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+            row[i] = v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v;
             keptBytes += 8;
           } else if (typeof v === 'number') {
             s.real = true;
@@ -250,7 +254,9 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
         if (keptCells > MAX_KEPT_CELLS || keptBytes > MAX_KEPT_BYTES) {
           return failure(
             'resource',
-            `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer columns`,
+            `result too large: more than ${MAX_KEPT_CELLS.toLocaleString('en-US')} cells ` +
+              `or ${MAX_KEPT_BYTES / 2 ** 20} MiB kept (${rowCount} rows so far); add LIMIT or select fewer ` +
+              `columns`,
             elapsed(),
           );
         }

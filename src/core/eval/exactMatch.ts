@@ -115,7 +115,8 @@ export function rebuildColumns(valid: Set<string>, sql: SpiderSql, kmap: Foreign
   return {
     ...sql,
     select: [null, sql.select[1].map(([agg, vu]) => [agg, rebuildValUnit(valid, vu, kmap)] as [number, ValUnit])],
-    // Table units hold an id string or a subquery, never a column tuple, so the official rebuild leaves them as they are.
+    // Table units hold an id string or a subquery, never a column tuple, so the official rebuild leaves them as they
+    // are.
     from: { table_units: sql.from.table_units, conds: rebuildCondCols(valid, sql.from.conds, kmap) },
     where: rebuildCondCols(valid, sql.where, kmap),
     groupBy: sql.groupBy.map((cu) => rebuildColUnit(valid, cu, kmap)!),

@@ -1,11 +1,17 @@
 // Runs gold and predicted queries across the SQL pool and turns each pair of results into a verdict with its reason.
+// Items are gathered into groups — one gold query on one database and the distinct predictions scored against it —
+// that a SQL worker runs and judges itself (judge.ts), so only verdicts cross the process boundary.
+import type { GroupOutcome } from '../db/pool';
+import type { GroupRequest } from '../db/protocol';
 import type { ExecRequest, ExecResult } from '../db/types';
+import { createJudge, type GoldStep, type JudgeParams, type PredStep } from './judge';
 import type { EvalMode } from './modes';
-import { toResultTable } from './pyValues';
 import type { CompareOutcome } from './resultEq';
 
 /** Runs requests (concurrently if it can) and returns their results in input order. */
 export type BatchExecutor = (reqs: ExecRequest[]) => Promise<ExecResult[]>;
+/** Runs groups (concurrently if it can: SqlPool.execGroups) and returns their outcomes in input order. */
+export type GroupExecutor = (groups: GroupRequest[]) => Promise<GroupOutcome[]>;
 
 export type ExecReason =
   | CompareOutcome
@@ -39,125 +45,106 @@ export interface ExecutionOptions {
   mode: EvalMode;
   dbDir: string;
   timeoutMs: number;
+  /** Runs statements; used (judging in this process) when `runGroups` is not given. */
   run: BatchExecutor;
+  /** Runs and judges whole groups where the statements run (SqlPool.execGroups with the default worker). */
+  runGroups?: GroupExecutor;
   keepDistinct?: boolean;
-  /** Items whose queries are sent to the pool together; bounds the memory held by results. */
+  /** Groups sent to the executor together: progress is reported per chunk (all chunks are in flight at once with
+   *  `runGroups`, two at most with `run`, whose results carry rows). */
   chunkSize?: number;
-  /** Called with each chunk's item range [start, end) once its queries are sent: work to do while they run. */
+  /** Predictions per group at most; more share a gold query in several groups (each reruns the gold). */
+  groupPreds?: number;
+  /** Called with successive item ranges [start, end) while queries run: work to do meanwhile. */
   whileWaiting?: (start: number, end: number) => void;
   onProgress?: (done: number, total: number) => void;
 }
 
 /**
- * Items compared (or handed to `whileWaiting`) between two turns of the event loop: the pool hands workers their next
- * statements only when this process's event loop turns, so long synchronous stretches here would leave them idle.
+ * Items handed to `whileWaiting` between two turns of the event loop: the pool hands workers their next statements
+ * only when this process's event loop turns, so long synchronous stretches here would leave them idle.
  */
 const SLICE = 16;
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Gold results larger than this are not kept between chunks (they are rerun if another item needs them). */
-const CACHE_MAX_ROWS = 20_000;
-
-function failureReason(r: ExecResult, who: 'pred' | 'gold'): ExecReason {
+function failureReason(r: StepSummaryLike, who: 'pred' | 'gold'): ExecReason {
   return r.errorClass === 'timeout' ? `${who}-timeout` : `${who}-error`;
+}
+type StepSummaryLike = { errorClass: string | null };
+
+/** One gold query on one database and the distinct predictions judged against it. */
+interface Group {
+  db: string;
+  gold: string;
+  params: JudgeParams;
+  preds: string[];
+  goldStep?: GoldStep;
+  predSteps: PredStep[];
+  /** Slots of the items that read this group. */
+  readers: number[];
 }
 
 interface Planned {
   item: EvalItem;
   dbs: string[];
-  gold: string;
-  pred: string;
-  orderMatters: boolean;
+  /** Per database (in `dbs` order): the group and the prediction's index in it (-1: the prediction is the gold). */
+  steps: { group: Group; pred: number }[];
 }
 
-/**
- * Cell for cell the same rows in the same order, with the same storage classes: every mode scores that a match
- * (the official comparators accept it through the identity permutation), so it skips the comparator's sorting and
- * hashing. A prediction that returns what the gold returns is the common case.
- */
-function identicalResults(a: ExecResult, b: ExecResult): boolean {
-  if (a === b) return true;
-  if (a.rows.length !== b.rows.length || a.columns.length !== b.columns.length) return false;
-  const fa = toResultTable(a).floatColumns,
-    fb = toResultTable(b).floatColumns;
-  if (fa.some((f, i) => f !== fb[i])) return false;
-  for (let r = 0; r < a.rows.length; r++) {
-    const x = a.rows[r],
-      y = b.rows[r];
-    if (x.length !== y.length) return false;
-    for (let c = 0; c < x.length; c++) {
-      const u = x[c],
-        v = y[c];
-      if (u === v) continue;
-      if (u instanceof Uint8Array && v instanceof Uint8Array && Buffer.from(u).equals(v)) continue;
-      return false;
-    }
-  }
-  return true;
+/** A group judged in this process from statements run by `run` (callers without a group-capable pool). */
+export function groupsViaStatements(run: BatchExecutor): GroupExecutor {
+  return async (groups) => {
+    const results = await run(groups.flatMap((g) => g.reqs));
+    let at = 0;
+    return groups.map((g) => {
+      const rs = results.slice(at, (at += g.reqs.length));
+      const judge = createJudge(g.params as JudgeParams);
+      const values: unknown[] = [];
+      for (const r of rs) {
+        const { value, last } = judge(r);
+        values.push(value);
+        if (last) break;
+      }
+      return { values };
+    });
+  };
 }
 
-function decide(
-  p: Planned,
-  mode: EvalMode,
-  goldOf: (db: string) => ExecResult,
-  predOf: (db: string) => ExecResult,
-): ExecVerdict {
+/** The verdict of one planned item from its groups' steps, database by database as the official loop goes. */
+function decide(p: Planned): ExecVerdict {
+  const index = p.item.index;
   let goldEmpty = false;
   if (p.dbs.length === 0) {
-    return {
-      index: p.item.index,
-      exec: false,
-      reason: 'gold-error',
-      detail: `no database for db_id ${p.item.dbId}`,
-      goldEmpty,
-    };
+    return { index, exec: false, reason: 'gold-error', detail: `no database for db_id ${p.item.dbId}`, goldEmpty };
   }
-  for (const db of p.dbs) {
-    const g = goldOf(db);
-    if (!g.ok)
-      return {
-        index: p.item.index,
-        exec: false,
-        reason: failureReason(g, 'gold'),
-        detail: `${g.error} (${db})`,
-        goldEmpty,
-      };
-    if (g.rows.length === 0) goldEmpty = true;
-    const r = predOf(db);
-    if (!r.ok)
-      return {
-        index: p.item.index,
-        exec: false,
-        reason: failureReason(r, 'pred'),
-        detail: r.error ?? undefined,
-        goldEmpty,
-      };
-    const outcome = identicalResults(g, r) ? 'match' : mode.compare(toResultTable(g), toResultTable(r), p.orderMatters);
-    if (outcome !== 'match') {
-      return {
-        index: p.item.index,
-        exec: false,
-        reason: outcome,
-        detail: p.dbs.length > 1 ? `differs on ${db}` : undefined,
-        goldEmpty,
-      };
+  for (let d = 0; d < p.dbs.length; d++) {
+    const db = p.dbs[d];
+    const { group, pred } = p.steps[d];
+    const g = group.goldStep!;
+    if (!g.ok) return { index, exec: false, reason: failureReason(g, 'gold'), detail: `${g.error} (${db})`, goldEmpty };
+    if (g.empty) goldEmpty = true;
+    if (pred < 0) continue; // the gold's own result: a match
+    const r = group.predSteps[pred];
+    if (!r.ok) return { index, exec: false, reason: failureReason(r, 'pred'), detail: r.error ?? undefined, goldEmpty };
+    if (r.outcome !== 'match') {
+      const detail = p.dbs.length > 1 ? `differs on ${db}` : undefined;
+      return { index, exec: false, reason: r.outcome!, detail, goldEmpty };
     }
   }
-  return { index: p.item.index, exec: true, reason: 'match', goldEmpty };
+  return { index, exec: true, reason: 'match', goldEmpty };
 }
 
 /**
- * Scores every item by execution. Gold results are cached per (database, gold SQL as run), so a gold query shared
- * by many items runs once per database. Items come back in input order.
- *
- * Chunks overlap: chunk k+1 is sent to the pool before chunk k's results are compared, so the workers never wait
- * while the caller compares (or does `whileWaiting` work); at most two chunks' results are held at once.
+ * Scores every item by execution. Items sharing a gold query on a database share a group, so the gold runs once per
+ * group (a prediction that is exactly the gold SQL as run reuses its result). Groups go to the executor in chunks;
+ * an item is decided as soon as its groups are done. Items come back in input order.
  */
 export async function evaluateExecution(items: EvalItem[], opts: ExecutionOptions): Promise<ExecVerdict[]> {
   const { mode, timeoutMs } = opts;
   const chunkSize = opts.chunkSize ?? 256;
+  const groupPreds = Math.max(1, opts.groupPreds ?? 8);
+  const runGroups = opts.runGroups ?? groupsViaStatements(opts.run);
   const verdicts: ExecVerdict[] = new Array(items.length);
-  const goldCache = new Map<string, ExecResult>();
   const request = (db: string, sql: string): ExecRequest => ({
     db,
     sql,
@@ -165,8 +152,6 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
     maxRows: Infinity,
     maxCellChars: Infinity,
   });
-  const run = opts.run;
-  let done = 0;
   // The database files of a db_id (a directory listing in spider mode) are looked up once per run.
   const databasesOf = new Map<string, string[]>();
   const databases = (dbId: string): string[] => {
@@ -175,89 +160,129 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
     return dbs;
   };
 
-  interface Chunk {
-    start: number;
-    size: number;
-    planned: (Planned & { slot: number })[];
-    goldSlot: Map<string, number>;
-    predSlots: number[][];
-    /** Gold keys this chunk reads, whoever requested them. */
-    goldKeys: Set<string>;
-    results: Promise<ExecResult[]>;
-  }
-
-  /** Plans and sends one chunk; gold results already cached or requested by the chunk in flight are not rerun. */
-  const send = (start: number, inFlight: Chunk | null): Chunk => {
-    const chunk = items.slice(start, start + chunkSize);
-    const planned: (Planned & { slot: number })[] = [];
-    chunk.forEach((item, k) => {
-      const slot = start + k;
-      if (item.pred === undefined) {
-        verdicts[slot] = { index: item.index, exec: false, reason: 'missing-prediction', goldEmpty: false };
-      } else if (item.pred.trim() === '') {
-        verdicts[slot] = { index: item.index, exec: false, reason: 'empty-prediction', goldEmpty: false };
-      } else {
-        const prepared = mode.prepare(item.gold, item.pred, { keepDistinct: opts.keepDistinct });
-        planned.push({ item, slot, dbs: databases(item.dbId), ...prepared });
-      }
-    });
-    const reqs: ExecRequest[] = [];
-    const goldSlot = new Map<string, number>();
-    const goldKeys = new Set<string>();
-    const predSlots: number[][] = [];
-    for (const p of planned) {
-      for (const db of p.dbs) {
-        const key = db + '\0' + p.gold;
-        goldKeys.add(key);
-        if (!goldCache.has(key) && !goldSlot.has(key) && !inFlight?.goldSlot.has(key)) {
-          goldSlot.set(key, reqs.length);
-          reqs.push(request(db, p.gold));
+  // Plan: every item's groups, in order of first use. A group that is full starts another for the same gold.
+  const groups: Group[] = [];
+  const open = new Map<string, Group>();
+  const planned: (Planned | undefined)[] = new Array(items.length);
+  const pending = new Int32Array(items.length);
+  let done = 0;
+  items.forEach((item, slot) => {
+    if (item.pred === undefined) {
+      verdicts[slot] = { index: item.index, exec: false, reason: 'missing-prediction', goldEmpty: false };
+      return;
+    }
+    if (item.pred.trim() === '') {
+      verdicts[slot] = { index: item.index, exec: false, reason: 'empty-prediction', goldEmpty: false };
+      return;
+    }
+    const prepared = mode.prepare(item.gold, item.pred, { keepDistinct: opts.keepDistinct });
+    const p: Planned = { item, dbs: databases(item.dbId), steps: [] };
+    for (const db of p.dbs) {
+      const key = db + '\0' + prepared.gold;
+      const newGroup = (): Group => {
+        const g: Group = {
+          db,
+          gold: prepared.gold,
+          params: { mode: mode.name, orderMatters: prepared.orderMatters },
+          preds: [],
+          predSteps: [],
+          readers: [],
+        };
+        open.set(key, g);
+        groups.push(g);
+        return g;
+      };
+      let group = open.get(key);
+      let pred = -1;
+      if (prepared.pred !== prepared.gold) {
+        pred = group ? group.preds.indexOf(prepared.pred) : -1;
+        if (pred < 0) {
+          if (!group || group.preds.length >= groupPreds) group = newGroup();
+          pred = group.preds.push(prepared.pred) - 1;
         }
       }
-      // A prediction that runs exactly the gold SQL reuses the gold result: the same statement on the same file.
-      predSlots.push(
-        p.dbs.map((db) => {
-          if (p.pred === p.gold) return -1;
-          reqs.push(request(db, p.pred));
-          return reqs.length - 1;
-        }),
-      );
+      group ??= newGroup();
+      if (!group.readers.includes(slot)) {
+        group.readers.push(slot);
+        pending[slot]++;
+      }
+      p.steps.push({ group, pred });
     }
-    return { start, size: chunk.length, planned, goldSlot, predSlots, goldKeys, results: run(reqs) };
-  };
+    planned[slot] = p;
+    if (p.dbs.length === 0) {
+      verdicts[slot] = decide(p);
+      done++;
+    }
+  });
 
-  /** Waits for a chunk's results and decides its items; `next` (in flight) may still need its gold results. */
-  const finish = async (c: Chunk, next: Chunk | null): Promise<void> => {
-    const results = await c.results;
-    for (const [key, i] of c.goldSlot) goldCache.set(key, results[i]);
-    for (let k = 0; k < c.planned.length; k++) {
-      const p = c.planned[k];
-      const goldOf = (db: string) => goldCache.get(db + '\0' + p.gold)!;
-      verdicts[p.slot] = decide(p, mode, goldOf, (db) => {
-        const i = c.predSlots[k][p.dbs.indexOf(db)];
-        return i < 0 ? goldOf(db) : results[i];
+  /** Runs groups until each has a gold step and every prediction a step; a stopped group's rest runs again. */
+  const runAll = async (batch: Group[]): Promise<void> => {
+    let todo = batch.map((g) => ({ group: g, from: 0 }));
+    while (todo.length) {
+      const outcomes = await runGroups(
+        todo.map(({ group, from }) => ({
+          kind: 'eval',
+          reqs: [request(group.db, group.gold), ...group.preds.slice(from).map((sql) => request(group.db, sql))],
+          params: group.params,
+        })),
+      );
+      const again: typeof todo = [];
+      todo.forEach(({ group, from }, k) => {
+        const { values, stopped } = outcomes[k];
+        const steps = [...values];
+        if (stopped) {
+          // The statement at index steps.length timed out or lost its worker: its step says so.
+          const s = { ok: false, errorClass: stopped.errorClass, error: stopped.error };
+          steps.push(steps.length === 0 ? { ...s, empty: false } : { ...s, outcome: null });
+        }
+        group.goldStep = steps[0] as GoldStep;
+        for (let i = 1; i < steps.length; i++) group.predSteps[from + i - 1] = steps[i] as PredStep;
+        const next = from + steps.length - 1;
+        // Predictions left unrun after a failed prediction statement run again (with the gold) in a new group.
+        if (group.goldStep.ok && next < group.preds.length) again.push({ group, from: next });
       });
-      if (k % SLICE === SLICE - 1) await turn();
+      todo = again;
     }
-    // Large gold results are not kept (they are rerun if a later chunk needs them), unless the chunk in flight does.
-    for (const key of c.goldKeys) {
-      const r = goldCache.get(key);
-      if (r && r.rows.length > CACHE_MAX_ROWS && !next?.goldKeys.has(key)) goldCache.delete(key);
+    for (const group of batch) {
+      for (const slot of group.readers) {
+        if (--pending[slot] === 0) {
+          verdicts[slot] = decide(planned[slot]!);
+          done++;
+        }
+      }
     }
-    done += c.size;
     opts.onProgress?.(done, items.length);
   };
 
-  let inFlight: Chunk | null = null;
-  for (let start = 0; start < items.length; start += chunkSize) {
-    const next = send(start, inFlight);
-    for (let s = start; opts.whileWaiting && s < start + next.size; s += SLICE) {
-      opts.whileWaiting(s, Math.min(s + SLICE, start + next.size));
-      await turn();
+  // Groups judged in the workers bring back verdicts only, so every chunk is handed to the pool at once and no worker
+  // waits for a chunk's slowest group; statements judged here bring back rows, so two chunks at most are held.
+  const window = opts.runGroups ? Number.POSITIVE_INFINITY : 2;
+  const running = new Set<Promise<void>>();
+  let failed: { error: unknown } | null = null;
+  let nextGroup = 0;
+  const launch = (): void => {
+    while (running.size < window && nextGroup < groups.length && !failed) {
+      const chunk = groups.slice(nextGroup, (nextGroup += chunkSize));
+      const p: Promise<void> = runAll(chunk)
+        .catch((error: unknown) => {
+          failed ??= { error };
+        })
+        .finally(() => running.delete(p));
+      running.add(p);
     }
-    if (inFlight) await finish(inFlight, next);
-    inFlight = next;
+  };
+  launch();
+  // Work for the caller while the queries run, a slice per turn of the event loop.
+  for (let s = 0; opts.whileWaiting && s < items.length && !failed; s += SLICE) {
+    opts.whileWaiting(s, Math.min(s + SLICE, items.length));
+    await turn();
+    launch();
   }
-  if (inFlight) await finish(inFlight, null);
+  while (running.size > 0) {
+    await Promise.race(running);
+    launch();
+  }
+  if (failed) throw (failed as { error: unknown }).error;
+  if (done < items.length) opts.onProgress?.(done, items.length);
   return verdicts;
 }

@@ -8,6 +8,7 @@ export function plugValuePlaceholder(pred: string): string {
 
 /** exec_eval.py `postprocess`: joins comparison operators a tokenizer split apart ("> =" → ">="). */
 export function joinSplitOperators(sql: string): string {
+  if (!sql.includes(' =')) return sql; // nothing to join (the common case): no copies
   return sql.split('> =').join('>=').split('< =').join('<=').split('! =').join('!=');
 }
 
@@ -70,6 +71,8 @@ function tokenize(sql: string): Token[] {
  * effect: "SELECT 1; SELECT 2" runs as "SELECT 1;" in Spider mode.
  */
 export function removeDistinct(sql: string): string {
+  // Without a `;` nothing is cut, and without the letters of DISTINCT no token is dropped: the text comes back as is.
+  if (!sql.includes(';') && !sql.toLowerCase().includes('distinct')) return sql;
   let out = '';
   let ended = false;
   for (const t of tokenize(sql)) {

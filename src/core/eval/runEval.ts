@@ -1,7 +1,7 @@
 // One evaluation run: items from the gold/prediction files, execution and exact-match verdicts, totals, warnings.
 import { join } from 'node:path';
 import type { EvalMode } from './modes';
-import { type BatchExecutor, type EvalItem, type ExecReason, evaluateExecution } from './execution';
+import { type BatchExecutor, type EvalItem, type ExecReason, type GroupExecutor, evaluateExecution } from './execution';
 import type { GoldLine } from './inputFiles';
 import { type Hardness, type ScoreTable, scoreByHardness } from './scores';
 import type { SpiderScorer } from './spiderHooks';
@@ -40,6 +40,8 @@ export interface RunEvalOptions {
   dbDir: string;
   timeoutMs: number;
   run: BatchExecutor;
+  /** Runs and judges groups in the SQL workers (SqlPool.execGroups); without it `run` is used and judged here. */
+  runGroups?: GroupExecutor;
   scorer: SpiderScorer;
   keepDistinct?: boolean;
   onProgress?: (done: number, total: number) => void;
@@ -56,8 +58,10 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
     const common = Math.min(preds.length, gold.length);
     warnings.push(
       preds.length < gold.length
-        ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
-        : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the last ${preds.length - common} predictions are ignored`,
+        ? `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; ` +
+            `items ${common}..${gold.length - 1} have no prediction and are scored wrong (missing-prediction)`
+        : `LENGTH MISMATCH: ${preds.length} predictions for ${gold.length} gold queries; the ` +
+            `last ${preds.length - common} predictions are ignored`,
     );
   }
   const items: EvalItem[] = gold.map((g, index) => ({ index, dbId: g.dbId, gold: g.sql, pred: preds[index] }));
@@ -93,6 +97,7 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
         dbDir: opts.dbDir,
         timeoutMs: opts.timeoutMs,
         run: opts.run,
+        runGroups: opts.runGroups,
         keepDistinct: opts.keepDistinct,
         onProgress: opts.onProgress,
         whileWaiting: score,
@@ -120,7 +125,8 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
     const emptyGold = verdicts.filter((v) => v.goldEmpty).map((v) => v.index);
     if (emptyGold.length) {
       warnings.push(
-        `${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIndexes(emptyGold)}`,
+        `${emptyGold.length} items have an EMPTY gold result ([] == [] rewards any prediction that ` +
+          `returns no rows): ${listIndexes(emptyGold)}`,
       );
     }
     for (const [reason, what] of [
@@ -135,7 +141,8 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
   const unparsed = report.filter((r) => r.hardness === null).map((r) => r.index);
   if (unparsed.length) {
     warnings.push(
-      `${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they count only under "all": ${listIndexes(unparsed)}`,
+      `${unparsed.length} gold queries have no Spider hardness (the Spider parser rejects them); they ` +
+        `count only under "all": ${listIndexes(unparsed)}`,
     );
   }
   const reasons: Record<string, number> = {};

@@ -24,7 +24,9 @@ export interface VoteOutcome {
   groups: number[][];
 }
 
-/** Result equality for voting, from the mode's comparator. Row order is ignored: voters agree on what, not how sorted. */
+/**
+ * Result equality for voting, from the mode's comparator. Row order is ignored: voters agree on what, not how sorted.
+ */
 export function sameResultIn(mode: EvalMode): SameResult {
   return (a, b) => mode.compare(a, b, false) === 'match';
 }

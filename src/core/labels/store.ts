@@ -92,7 +92,9 @@ function defaultLabeler(): string {
   }
 }
 
-/** A tag as stored: trimmed, inner whitespace collapsed, lower case; throws LabelStoreError('invalid') when unusable. */
+/**
+ * A tag as stored: trimmed, inner whitespace collapsed, lower case; throws LabelStoreError('invalid') when unusable.
+ */
 export function normalizeTag(name: string): string {
   const t = name.trim().replace(/\s+/g, ' ').toLowerCase();
   if (t === '') throw new LabelStoreError('invalid', 'a tag cannot be empty');
@@ -113,7 +115,8 @@ function explain(err: unknown, path: string, busyTimeoutMs: number): Error {
   ) {
     return new LabelStoreError(
       'busy',
-      `the label store ${path} is locked by another process (waited ${busyTimeoutMs} ms); try again, or close the other Quarry window or command using it`,
+      `the label store ${path} is locked by another process (waited ${busyTimeoutMs} ms); try again, or ` +
+        `close the other Quarry window or command using it`,
       { cause: err },
     );
   }
@@ -214,7 +217,8 @@ export class LabelStore {
       if (version > LABEL_SCHEMA_VERSION) {
         throw new LabelStoreError(
           'version',
-          `${path} was written by a newer Quarry (label schema ${version}; this one reads up to ${LABEL_SCHEMA_VERSION})`,
+          `${path} was written by a newer Quarry (label schema ${version}; this one reads up ` +
+            `to ${LABEL_SCHEMA_VERSION})`,
         );
       }
       return new LabelStore(path, db, opts);
@@ -229,7 +233,8 @@ export class LabelStore {
     if (version > LABEL_SCHEMA_VERSION) {
       throw new LabelStoreError(
         'version',
-        `${this.path} was written by a newer Quarry (label schema ${version}; this one reads up to ${LABEL_SCHEMA_VERSION})`,
+        `${this.path} was written by a newer Quarry (label schema ${version}; this one reads up ` +
+          `to ${LABEL_SCHEMA_VERSION})`,
       );
     }
     if (version === LABEL_SCHEMA_VERSION) return;
@@ -244,7 +249,8 @@ export class LabelStore {
         if (existing.n > 0)
           throw new LabelStoreError(
             'not-a-store',
-            `${this.path} is a SQLite database but not a Quarry label store (it has tables and no label schema version)`,
+            `${this.path} is a SQLite database but not a Quarry label store (it has tables and no label ` +
+              `schema version)`,
           );
         this.db.exec(SCHEMA_V1);
         const now = new Date().toISOString();
@@ -293,10 +299,15 @@ export class LabelStore {
       this.db
         .transaction(() => {
           this.db
-            .prepare(`INSERT INTO labels (trajectory_id, file, record_sha, verdict, corrected_sql, note, labeler, updated_at)
+            .prepare(
+              `INSERT INTO labels (trajectory_id, file, record_sha, verdict, corrected_sql, ` +
+                `note, labeler, updated_at)
           VALUES (@trajectoryId, @file, @recordSha, @verdict, @correctedSql, @note, @labeler, @updatedAt)
-          ON CONFLICT (trajectory_id) DO UPDATE SET file = excluded.file, record_sha = excluded.record_sha, verdict = excluded.verdict,
-            corrected_sql = excluded.corrected_sql, note = excluded.note, labeler = excluded.labeler, updated_at = excluded.updated_at`)
+          ON CONFLICT (trajectory_id) DO UPDATE SET file = excluded.file, record_sha = excluded.record_sha, ` +
+                `verdict = excluded.verdict,
+            corrected_sql = excluded.corrected_sql, note = excluded.note, ` +
+                `labeler = excluded.labeler, updated_at = excluded.updated_at`,
+            )
             .run({
               trajectoryId: label.trajectoryId,
               file: label.file,

@@ -178,7 +178,8 @@ class OpenAIChatModel implements ChatModel {
           throw this.redact(
             new ModelError(
               last.kind,
-              `${last.message} (the ${timeoutMs} ms limit ran out while retrying after ${failures.length} failed attempt${failures.length === 1 ? '' : 's'})`,
+              `${last.message} (the ${timeoutMs} ms limit ran out while retrying after ${failures.length} ` +
+                `failed attempt${failures.length === 1 ? '' : 's'})`,
             ),
           );
         throw new ModelError('timeout', `no complete answer from ${this.url} within ${timeoutMs} ms`);
@@ -211,7 +212,8 @@ class OpenAIChatModel implements ChatModel {
         if (e.retryAfter !== null && e.retryAfter > this.policy.maxRetryAfterMs) {
           throw new ModelError(
             e.error.kind,
-            `${e.error.message}; the server asks to wait ${Math.ceil(e.retryAfter / 1000)} s, longer than the ${Math.round(this.policy.maxRetryAfterMs / 1000)} s this client waits`,
+            `${e.error.message}; the server asks to wait ${Math.ceil(e.retryAfter / 1000)} s, longer than ` +
+              `the ${Math.round(this.policy.maxRetryAfterMs / 1000)} s this client waits`,
           );
         }
         const delayMs = e.retryAfter ?? backoffMs(attempt, this.policy);
@@ -467,7 +469,8 @@ class OpenAIChatModel implements ChatModel {
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return new ModelError(
         'timeout',
-        `${this.url} sent nothing for 300 s, the longest Node's fetch waits${where} (${code}); stream long generations (pass onText) so text keeps arriving`,
+        `${this.url} sent nothing for 300 s, the longest Node's fetch waits${where} (${code}); stream ` +
+          `long generations (pass onText) so text keeps arriving`,
       );
     }
     // Resets, sockets closed by the other side, half-read bodies: a restarting or overloaded server; try again.
@@ -519,7 +522,8 @@ class OpenAIChatModel implements ChatModel {
       if (status === 404) {
         return new ModelError(
           'unreachable',
-          `no chat-completions endpoint at ${this.url} (HTTP 404: ${said}); OpenAI-compatible base URLs usually end in /v1`,
+          `no chat-completions endpoint at ${this.url} (HTTP 404: ${said}); OpenAI-compatible base URLs ` +
+            `usually end in /v1`,
         );
       }
     }

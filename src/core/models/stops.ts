@@ -32,7 +32,9 @@ export function findStop(text: string, stops: readonly string[], from = 0): Stop
   return best;
 }
 
-/** Length of the longest suffix of `text` that is a proper prefix of some stop string (it could still grow into one). */
+/**
+ * Length of the longest suffix of `text` that is a proper prefix of some stop string (it could still grow into one).
+ */
 export function partialStopSuffix(text: string, stops: readonly string[]): number {
   let keep = 0;
   for (const stop of stops) {

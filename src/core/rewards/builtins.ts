@@ -50,7 +50,9 @@ export const SQLTRAIL_PANEL: PanelSpec = {
   ],
 };
 
-/** MTIR-SQL §3.3: R_f ±0.1; R_e 0.1 / −0.1 (0 when the format is wrong); R_r 1 / −1 (0 when format or execution fails). */
+/**
+ * MTIR-SQL §3.3: R_f ±0.1; R_e 0.1 / −0.1 (0 when the format is wrong); R_r 1 / −1 (0 when format or execution fails).
+ */
 export const MTIR_PANEL: PanelSpec = {
   name: 'mtir',
   description: 'format ±0.1, execution ±0.1, result ±1, each later reward withheld once format or execution fails',

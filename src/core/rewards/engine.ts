@@ -58,7 +58,8 @@ export function buildContext(
   const predSql = trajectory ? trajectory.finalSql : (input.predSql ?? null);
   const mode = evalMode(input.mode ?? 'spider');
   const verdicts = new Map<string, Promise<ExecOutcome>>();
-  // Difficulty is resolved on first read: only turn terms need it, and the fallback parses the gold with Spider's parser.
+  // Difficulty is resolved on first read: only turn terms need it, and the fallback parses the gold with Spider's
+  // parser.
   let resolved: Pick<TermContext, 'difficulty' | 'difficultySource'> | undefined;
   const difficulty = () => (resolved ??= resolveDifficulty(input, trajectory, resources));
   return {

@@ -4,7 +4,7 @@
 //            the rollout ends with one non-empty <solution> block.
 //   sqltrail (SQL-Trail App. A.4, eq. 11): the final output has a reasoning block and a <solution> block. The
 //            system prompt asks for <reasoning>, the prompt's example and App. A.4 use <think>: both are accepted.
-//   mtir     (MTIR-SQL §3.3): each turn starts with <think>…</think>; then either tool calls in <tool_call>…</tool_call>
+// mtir     (MTIR-SQL §3.3): each turn starts with <think>…</think>; then either tool calls in <tool_call>…</tool_call>
 //            (intermediate turns) or, in the last turn, <answer>…</answer> — never both ("do not mix").
 //   other protocols: the episode ended with an answer and no turn was an invalid action.
 import type { ProtocolName } from '../agent/types';

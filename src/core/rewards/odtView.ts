@@ -146,7 +146,9 @@ function paired(m: NodeMatch): { pred: OdtViewNode; gold: OdtViewNode } {
   return { pred: side(m.pred, m.gold, predChildren), gold: side(m.gold, m.pred, goldChildren) };
 }
 
-/** A tree shown on its own (the other side did not parse): every node is unpaired; no tags, as compareOdt gives none. */
+/**
+ * A tree shown on its own (the other side did not parse): every node is unpaired; no tags, as compareOdt gives none.
+ */
 function plain(b: OdtBuild, status: 'missing' | 'extra'): OdtViewNode | null {
   const strip = (v: OdtViewNode): OdtViewNode => ({ ...v, tags: [], children: v.children.map(strip) });
   return b.ok ? strip(unpaired(b.root, status)) : null;

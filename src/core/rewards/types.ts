@@ -75,7 +75,10 @@ export interface ScoringInput {
   difficulty?: Difficulty | null;
   /** Result comparison mode of the evaluator (src/core/eval/modes.ts). Default `spider`. */
   mode?: EvalModeName;
-  /** Turn budget T (SQL-Trail's r_turns for hard/extra); default the trajectory's protocol.budget, then protocol.config.maxTurns, else 10. */
+  /**
+   * Turn budget T (SQL-Trail's r_turns for hard/extra); default the trajectory's protocol.budget, then
+   * protocol.config.maxTurns, else 10.
+   */
   turnBudget?: number;
 }
 
@@ -85,7 +88,10 @@ export interface ExecOutcome {
   sql: string | null;
   /** Results equal under the chosen mode. */
   correct: boolean;
-  /** `match`, or why not: a CompareOutcome, `pred-error`, `pred-timeout`, `gold-error`, `gold-timeout`, `empty-prediction`… */
+  /**
+   * `match`, or why not: a CompareOutcome, `pred-error`, `pred-timeout`, `gold-error`, `gold-timeout`,
+   * `empty-prediction`…
+   */
   reason: ExecReason;
   detail?: string;
   /** The prediction's own run (null when it was not run: no prediction). */
@@ -125,7 +131,10 @@ export interface TermContext {
   turnBudget: number;
   mode: EvalMode;
   resources: ScoringResources;
-  /** Compares any SQL's result with the gold's on input.dbPath (memoised per SQL). Null sql → reason `missing-prediction`. */
+  /**
+   * Compares any SQL's result with the gold's on input.dbPath (memoised per SQL). Null sql → reason
+   * `missing-prediction`.
+   */
   verdict(sql: string | null): Promise<ExecOutcome>;
   /** Outputs of the terms computed before this one in the panel, by panel term name. */
   earlier: ReadonlyMap<string, TermOutput>;

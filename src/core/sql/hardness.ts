@@ -84,7 +84,9 @@ export function hardnessOfParsed(sql: SpiderSql): Hardness {
 
 export type HardnessResult = { hardness: Hardness; error?: undefined } | { hardness: null; error: string };
 
-/** Spider hardness of a query text; `{hardness: null, error}` when the official parser would reject it. Never throws. */
+/**
+ * Spider hardness of a query text; `{hardness: null, error}` when the official parser would reject it. Never throws.
+ */
 export function spiderHardness(sql: string, schema: SpiderSchema): HardnessResult {
   try {
     return { hardness: hardnessOfParsed(parseSpiderSql(schema, sql)) };

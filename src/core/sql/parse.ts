@@ -4,7 +4,7 @@
 // rewrite the query text, we split on those operators ourselves (tokenizer-aware, so strings and parentheses are
 // respected) and parse each side:
 //   R1. top level: `A INTERSECT B EXCEPT C` → parse A, B, C separately; combine left to right into set nodes.
-//   R2. nested: a parenthesised `(SELECT … INTERSECT …)` inside a query is replaced by `(SELECT * FROM __quarry_sub_N)`,
+// R2. nested: a parenthesised `(SELECT … INTERSECT …)` inside a query is replaced by `(SELECT * FROM __quarry_sub_N)`,
 //       its text parsed on its own (recursively), and the placeholder mapped back by the walkers in this folder.
 //   R3. trailing semicolons are dropped (some grammars choke on `;;`).
 //   R4. [bracketed] identifiers (SQLite accepts them, the grammar does not) become "double-quoted".

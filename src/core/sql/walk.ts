@@ -154,7 +154,8 @@ function walkExpr(node: unknown, scope: Scope, ctx: WalkContext, v: WalkVisitor)
       });
     } else {
       // The grammar sometimes returns a "double-quoted" literal with odd characters (a tab…) as a column_ref, its
-      // quotes lost; a non-plain bare name is therefore treated like a double-quoted token: a column only if it resolves.
+      // quotes lost; a non-plain bare name is therefore treated like a double-quoted token: a column only if it
+      // resolves.
       reportUnqualified(column, !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(column), o, scope, ctx, v);
     }
     return;

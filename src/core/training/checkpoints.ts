@@ -141,7 +141,8 @@ export function findCheckpoints(root: string): FoundCheckpoint[] {
             note: loadable
               ? null
               : shards.length
-                ? `${shards.length} FSDP shard(s): merge them with \`python -m verl.model_merger merge --backend fsdp --local_dir ${actor} --target_dir <out>\` on the job's host`
+                ? `${shards.length} FSDP shard(s): merge them with \`python -m verl.model_merger merge ` +
+                  `--backend fsdp --local_dir ${actor} --target_dir <out>\` on the job's host`
                 : 'no FSDP shards and no huggingface/ weights',
             metrics: metricsAt(metrics, gsStep),
           });
@@ -157,7 +158,8 @@ export function findCheckpoints(root: string): FoundCheckpoint[] {
             loadable,
             note: loadable
               ? null
-              : 'trainer state for resuming (ckpt_path); the loadable export is under trainer.export_path (hf_save_interval)',
+              : 'trainer state for resuming (ckpt_path); the loadable export is under trainer.export_path ' +
+                '(hf_save_interval)',
             metrics: metricsAt(metrics, gsStep),
           });
         }

@@ -31,7 +31,8 @@ export interface ArithmeticInputs {
 
 /** Engine defaults for keys a launch may leave out (an override replaces them), from the files cited. */
 const VERL_DEFAULTS: Record<string, EngineValue> = {
-  // verl/trainer/config/ppo_trainer.yaml, data/legacy_data.yaml, actor/actor.yaml, actor/dp_actor.yaml, rollout/rollout.yaml
+  // verl/trainer/config/ppo_trainer.yaml, data/legacy_data.yaml, actor/actor.yaml, actor/dp_actor.yaml,
+  // rollout/rollout.yaml
   'trainer.n_gpus_per_node': 8,
   'trainer.nnodes': 1,
   'data.train_batch_size': 1024,
@@ -152,7 +153,9 @@ function recipeChecks(a: ArithmeticInputs, batch: number | null): Finding[] {
   return out;
 }
 
-/** verl: verl/utils/config.py validate_config, verl/workers/config/actor.py ActorConfig.validate, and the worker splits. */
+/**
+ * verl: verl/utils/config.py validate_config, verl/workers/config/actor.py ActorConfig.validate, and the worker splits.
+ */
 export function verlArithmetic(a: ArithmeticInputs): Finding[] {
   const v = new Values(a.overrides, VERL_DEFAULTS);
   const out: Finding[] = [];
@@ -340,7 +343,8 @@ export function skyrlArithmetic(a: ArithmeticInputs): Finding[] {
           'error',
           'skyrl.placement',
           `colocate_all: the policy's ${gpus} GPUs must equal the inference ` +
-            `engines' ${engines} (num_inference_engines × tensor × pipeline × data parallel; skyrl_train/utils/utils.py ` +
+            `engines' ${engines} (num_inference_engines × tensor × pipeline × data parallel; ` +
+            `skyrl_train/utils/utils.py ` +
             'validate_cfg)',
         ),
       );

@@ -215,7 +215,9 @@ export interface ProbeOptions {
   /** The whole probe's limit (importing torch and verl takes tens of seconds on a cold cache). Default 180 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** The repository's root when Quarry runs from a checkout (its trainer/ and setup script then appear in the fixes). */
+  /**
+   * The repository's root when Quarry runs from a checkout (its trainer/ and setup script then appear in the fixes).
+   */
   repoRoot?: string;
 }
 
@@ -247,7 +249,8 @@ export function fixesFor(report: Pick<PythonEnvReport, 'python' | 'engines' | 'o
   }
   for (const e of missing.filter((m) => m.version !== null && !m.imports)) {
     fixes.push(
-      `${e.name} ${e.version} is installed but does not import (${e.error ?? 'unknown error'}): reinstall it with its extra`,
+      `${e.name} ${e.version} is installed but does not import (${e.error ?? 'unknown error'}): reinstall ` +
+        `it with its extra`,
     );
   }
   return fixes;
@@ -272,7 +275,9 @@ export function notesFor(engines: EngineStatus[]): string[] {
   return notes;
 }
 
-/** Probes `python` and reports what it has. Never throws: a missing or broken interpreter is a report with ok = false. */
+/**
+ * Probes `python` and reports what it has. Never throws: a missing or broken interpreter is a report with ok = false.
+ */
 export async function probePythonEnv(python: PythonChoice, opts: ProbeOptions = {}): Promise<PythonEnvReport> {
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const specs = ENGINES.map(({ name, distribution, module }) => ({ name, distribution, module }));
@@ -374,7 +379,8 @@ export function renderPythonEnvReport(r: PythonEnvReport): string {
           ? `missing${e.extra ? ` (extra: ${e.extra})` : ''}`
           : `does not import: ${e.error}`;
       lines.push(
-        `  ${e.name.padEnd(w)}  ${(e.version ?? '-').padEnd(vw)}  ${status}${e.required && !e.imports ? '  [required]' : ''}`,
+        `  ${e.name.padEnd(w)}  ${(e.version ?? '-').padEnd(vw)}  ${status}` +
+          `${e.required && !e.imports ? '  [required]' : ''}`,
       );
     }
   }

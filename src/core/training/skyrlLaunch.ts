@@ -166,7 +166,9 @@ export const SKYRL_MAPPING: readonly MappingRow[] = [
     recipe: ['rl.loss_agg_mode'],
     engine: ['trainer.algorithm.loss_reduction'],
     file: BASE,
-    how: 'token-mean → token_mean, seq-mean-token-mean → sequence_mean, seq-mean-token-sum-norm → seq_mean_token_sum_norm',
+    how:
+      'token-mean → token_mean, seq-mean-token-mean → sequence_mean, seq-mean-token-sum-norm → ' +
+      'seq_mean_token_sum_norm',
     build: (i) => {
       const v = get<string>(i, 'rl.loss_agg_mode');
       const r = v === undefined ? undefined : LOSS_REDUCTION[v];

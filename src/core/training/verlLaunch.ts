@@ -99,7 +99,9 @@ export const VERL_MAPPING: readonly MappingRow[] = [
       'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu',
     ],
     file: `${C}actor/actor.yaml, rollout/rollout.yaml, ref/ref.yaml`,
-    how: 'the same number for the log-prob passes (verl/utils/config.py validate_config needs one without dynamic batching)',
+    how:
+      'the same number for the log-prob passes (verl/utils/config.py validate_config needs one without ' +
+      'dynamic batching)',
     build: (i) => {
       const v = get<number>(i, 'rl.micro_batch_size_per_gpu');
       return v === undefined
@@ -188,7 +190,9 @@ export const VERL_MAPPING: readonly MappingRow[] = [
       'actor_rollout_ref.rollout.agent.default_agent_loop',
     ],
     file: `${C}rollout/rollout.yaml`,
-    how: `tool-calling protocols (${VERL_TOOL_PROTOCOLS.join(', ')}) only: verl's tool agent loop with Quarry's tool config`,
+    how:
+      `tool-calling protocols (${VERL_TOOL_PROTOCOLS.join(', ')}) only: verl's tool agent loop with ` +
+      `Quarry's tool config`,
     shellVars: true,
     build: (i) => {
       const turns = get<number>(i, 'rl.max_turns');
@@ -319,15 +323,17 @@ export function planVerl(inputs: LaunchInputs): EnginePlan {
       key: 'rl.max_turns',
       why:
         `verl's multi-turn rollout is its tool agent loop, which reads hermes ` +
-        `<tool_call> blocks (verl/experimental/agent_loop/tool_agent_loop.py); quarry_trainer's verl tool config serves ` +
-        `MTIR-SQL's tool only, and protocol '${r.protocol}' acts otherwise: each rollout here is one generation, scored ` +
+        `<tool_call> blocks (verl/experimental/agent_loop/tool_agent_loop.py); quarry_trainer's verl tool ` +
+        `config serves ` +
+        `MTIR-SQL's tool only, and protocol '${r.protocol}' acts otherwise: each rollout here is one ` +
+        `generation, scored ` +
         `on its final SQL. The paper's ${turns}-turn episodes run on the environment service with --engine skyrl`,
     });
   }
   if (get(inputs, 'rl.max_turn_tokens') !== undefined) {
     notCarried.push({
       key: 'rl.max_turn_tokens',
-      why: 'verl bounds the whole response (data.max_response_length), not ' + 'one turn',
+      why: 'verl bounds the whole response ' + '(data.max_response_length), not one turn',
     });
   }
   if (get(inputs, 'rl.importance_sampling') === 'sequence') {

@@ -9,11 +9,22 @@ export interface DiffPart {
   b: string;
 }
 
-/** Words, quoted strings, numbers and single punctuation marks; whitespace is kept attached so text rebuilds exactly. */
+/**
+ * Words, quoted strings, numbers and single punctuation marks; whitespace is kept attached so text rebuilds exactly.
+ */
 export function sqlTokens(sql: string): string[] {
   const out: string[] = [];
   const re =
-    /\s*('(?:[^']|'')*'?|"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]]*\]?|[A-Za-z_][A-Za-z0-9_.]*|\d+(?:\.\d+)?|<=|>=|<>|!=|\|\||\S)\s*/gy;
+    // \s*( quoted string or name | bracketed name | word | number | two-character operator | any other character )\s*
+    new RegExp(
+      '\\s*(' +
+        [/'(?:[^']|'')*'?/, /"(?:[^"]|"")*"?/, /`[^`]*`?/, /\[[^\]]*\]?/, /[A-Za-z_][A-Za-z0-9_.]*/, /\d+(?:\.\d+)?/]
+          .concat(/<=|>=|<>|!=|\|\||\S/)
+          .map((r) => r.source)
+          .join('|') +
+        ')\\s*',
+      'gy',
+    );
   let m: RegExpExecArray | null;
   while ((m = re.exec(sql)) !== null && m[0] !== '') out.push(m[0]);
   return out;

@@ -1,5 +1,6 @@
 // One line per trajectory for lists (the replay view, labeling queues): what a reviewer filters and sorts on, small
-// enough to send 10,000 of them to a webview at once. Pure and DOM/Node-free, so the host and webview apps can share it.
+// enough to send 10,000 of them to a webview at once. Pure and DOM/Node-free, so the host and webview apps can share
+// it.
 import type { TrajectoryRecord } from './types';
 import type { ProtocolName } from '../agent/types';
 

@@ -39,7 +39,9 @@ export interface TurnExec {
 export interface TrajectoryTurn {
   /** 0-based. */
   index: number;
-  /** The assistant's raw text for this turn, exactly as generated (the stop string restored when the backend cut it). */
+  /**
+   * The assistant's raw text for this turn, exactly as generated (the stop string restored when the backend cut it).
+   */
   assistant: string;
   action: {
     kind: ActionKind;

@@ -175,7 +175,10 @@ function record(v: unknown): void {
   if (r.schema !== TRAJECTORY_SCHEMA) {
     fail(
       'schema',
-      `"${TRAJECTORY_SCHEMA}"${typeof r.schema === 'string' && r.schema.startsWith('quarry.trajectory/') ? ' (this reader does not know that version)' : ''}`,
+      `"${TRAJECTORY_SCHEMA}"` +
+        (typeof r.schema === 'string' && r.schema.startsWith('quarry.trajectory/')
+          ? ' (this reader does not know that version)'
+          : ''),
       r.schema,
     );
   }

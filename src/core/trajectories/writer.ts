@@ -155,7 +155,9 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Removes the private pid files (`<lock>.<pid>.<random>`) that killed writers left beside `lock`; live writers' stay. */
+/**
+ * Removes the private pid files (`<lock>.<pid>.<random>`) that killed writers left beside `lock`; live writers' stay.
+ */
 async function removeLeftovers(lock: string): Promise<void> {
   const prefix = `${basename(lock)}.`;
   const names = await readdir(dirname(lock)).catch(() => [] as string[]);

@@ -32,32 +32,35 @@ test('the first question uses the chosen protocol; once something was answered, 
   assert.equal(FOLLOW_UP_PROTOCOL, 'mtsqlr1');
 });
 
-test('nextTask: answered exchanges become the history in order, with results where known; empty questions refused', () => {
-  const earlier: Exchange[] = [
-    { question: 'How many authors?', sql: 'SELECT count(*) FROM author', result: '[(8,)]' },
-    { question: 'Stopped one', sql: null },
-    { question: 'Which countries?', sql: 'SELECT DISTINCT country FROM author' },
-  ];
-  assert.deepEqual(
-    answered(earlier).map((e) => e.question),
-    ['How many authors?', 'Which countries?'],
-  );
-  const task = nextTask('  And from Canada?  ', '/x/shop.sqlite', earlier);
-  assert.deepEqual(task, {
-    question: 'And from Canada?',
-    dbPath: '/x/shop.sqlite',
-    history: [
+test(
+  'nextTask: answered exchanges become the history in ' + 'order, with results where known; empty questions refused',
+  () => {
+    const earlier: Exchange[] = [
       { question: 'How many authors?', sql: 'SELECT count(*) FROM author', result: '[(8,)]' },
+      { question: 'Stopped one', sql: null },
       { question: 'Which countries?', sql: 'SELECT DISTINCT country FROM author' },
-    ],
-  });
-  assert.deepEqual(
-    nextTask('First?', '/x/shop.sqlite', []),
-    { question: 'First?', dbPath: '/x/shop.sqlite' },
-    'no history key at all',
-  );
-  assert.throws(() => nextTask(' \n ', '/x/shop.sqlite', []), /the question is empty/);
-});
+    ];
+    assert.deepEqual(
+      answered(earlier).map((e) => e.question),
+      ['How many authors?', 'Which countries?'],
+    );
+    const task = nextTask('  And from Canada?  ', '/x/shop.sqlite', earlier);
+    assert.deepEqual(task, {
+      question: 'And from Canada?',
+      dbPath: '/x/shop.sqlite',
+      history: [
+        { question: 'How many authors?', sql: 'SELECT count(*) FROM author', result: '[(8,)]' },
+        { question: 'Which countries?', sql: 'SELECT DISTINCT country FROM author' },
+      ],
+    });
+    assert.deepEqual(
+      nextTask('First?', '/x/shop.sqlite', []),
+      { question: 'First?', dbPath: '/x/shop.sqlite' },
+      'no history key at all',
+    );
+    assert.throws(() => nextTask(' \n ', '/x/shop.sqlite', []), /the question is empty/);
+  },
+);
 
 test('exchangeResult: Python rows of what the user saw, or the error text', async () => {
   const ok = await pool.exec({ db, sql: "SELECT name, birth_year FROM author WHERE country = 'Canada'" });
@@ -68,39 +71,46 @@ test('exchangeResult: Python rows of what the user saw, or the error text', asyn
   assert.equal(exchangeResult(many, 2), '[(1,), (2,)]', 'capped at the rows asked for');
 });
 
-test('a follow-up through runEpisode: mtsqlr1 memory shows the earlier question, SQL and shown result; the record keeps them', async () => {
-  const firstSql = "SELECT name FROM author WHERE country = 'Canada'";
-  const first = await runEpisode({
-    task: nextTask('Which authors are Canadian?', db, []),
-    protocolName: protocolForNext([], 'skyrl'),
-    pool,
-    model: scriptedModel([`<think>filter</think>\n<solution>${firstSql}</solution>`]),
-  });
-  assert.equal(first.end, 'answer', first.error ?? '');
-  const shown = await pool.exec({ db, sql: first.finalSql! });
-  const exchanges: Exchange[] = [{ question: first.task.question, sql: first.finalSql, result: exchangeResult(shown) }];
+test(
+  'a follow-up through runEpisode: mtsqlr1 memory shows the earlier question, SQL and shown result; the ' +
+    'record keeps them',
+  async () => {
+    const firstSql = "SELECT name FROM author WHERE country = 'Canada'";
+    const first = await runEpisode({
+      task: nextTask('Which authors are Canadian?', db, []),
+      protocolName: protocolForNext([], 'skyrl'),
+      pool,
+      model: scriptedModel([`<think>filter</think>\n<solution>${firstSql}</solution>`]),
+    });
+    assert.equal(first.end, 'answer', first.error ?? '');
+    const shown = await pool.exec({ db, sql: first.finalSql! });
+    const exchanges: Exchange[] = [
+      { question: first.task.question, sql: first.finalSql, result: exchangeResult(shown) },
+    ];
 
-  const followSql = "SELECT birth_year FROM author WHERE country = 'Canada'";
-  const model = scriptedModel([`<think>same author</think>\n<answer_sql>${followSql}</answer_sql>`]);
-  // Nothing left to fill: the editor passes the results it showed, so no SQL is run again for the memory.
-  const task = await withHistoryResults(nextTask('When was she born?', db, exchanges), pool);
-  const second = await runEpisode({ task, protocolName: protocolForNext(exchanges, 'skyrl'), pool, model });
-  assert.equal(second.protocol.name, 'mtsqlr1');
-  assert.equal(second.end, 'answer', second.error ?? '');
-  assert.equal(second.finalSql, followSql);
-  assert.deepEqual(second.task.history, [
-    { question: 'Which authors are Canadian?', sql: firstSql, result: "[('Margaret Atwood',)]" },
-  ]);
-  const prompt = model.requests[0].messages.map((m) => m.content).join('\n');
-  assert.ok(prompt.includes('When was she born?'), 'the new question is asked');
-  // The first question and its result are what the memory_retrieve tool returns, not the opening prompt; ask for it.
-  const recall = scriptedModel([
-    `<think>check memory</think>\n<tool_call>{"name": "memory_retrieve", "arguments": {"code": "${followSql}"}}</tool_call>`,
-    `<answer_sql>${followSql}</answer_sql>`,
-  ]);
-  const third = await runEpisode({ task, protocolName: 'mtsqlr1', pool, model: recall });
-  const memory = third.turns[0].observations.map((o) => o.content).join('\n');
-  assert.ok(memory.includes('Which authors are Canadian?'), memory);
-  assert.ok(memory.includes(firstSql), memory);
-  assert.ok(memory.includes("[('Margaret Atwood',)]"), memory);
-});
+    const followSql = "SELECT birth_year FROM author WHERE country = 'Canada'";
+    const model = scriptedModel([`<think>same author</think>\n<answer_sql>${followSql}</answer_sql>`]);
+    // Nothing left to fill: the editor passes the results it showed, so no SQL is run again for the memory.
+    const task = await withHistoryResults(nextTask('When was she born?', db, exchanges), pool);
+    const second = await runEpisode({ task, protocolName: protocolForNext(exchanges, 'skyrl'), pool, model });
+    assert.equal(second.protocol.name, 'mtsqlr1');
+    assert.equal(second.end, 'answer', second.error ?? '');
+    assert.equal(second.finalSql, followSql);
+    assert.deepEqual(second.task.history, [
+      { question: 'Which authors are Canadian?', sql: firstSql, result: "[('Margaret Atwood',)]" },
+    ]);
+    const prompt = model.requests[0].messages.map((m) => m.content).join('\n');
+    assert.ok(prompt.includes('When was she born?'), 'the new question is asked');
+    // The first question and its result are what the memory_retrieve tool returns, not the opening prompt; ask for it.
+    const recall = scriptedModel([
+      `<think>check memory</think>\n<tool_call>{"name": "memory_retrieve", "arguments": {"code": ` +
+        `"${followSql}"}}</tool_call>`,
+      `<answer_sql>${followSql}</answer_sql>`,
+    ]);
+    const third = await runEpisode({ task, protocolName: 'mtsqlr1', pool, model: recall });
+    const memory = third.turns[0].observations.map((o) => o.content).join('\n');
+    assert.ok(memory.includes('Which authors are Canadian?'), memory);
+    assert.ok(memory.includes(firstSql), memory);
+    assert.ok(memory.includes("[('Margaret Atwood',)]"), memory);
+  },
+);

@@ -112,35 +112,40 @@ test('invalid actions get the protocol message and use a turn; a protocol may en
   assert.deepEqual([end.done, end.end, end.finalSql], [true, 'invalid', null]);
 });
 
-test('the budget ends the episode without an answer, or grants one final call when the protocol asks for it', async () => {
-  const plain = env({ maxTurns: 2 });
-  plain.reset();
-  assert.equal((await plain.step('<sql>SELECT 1</sql>')).done, false);
-  const last = await plain.step('<sql>SELECT 2</sql>');
-  assert.deepEqual([last.done, last.end, last.finalSql, last.turnsLeft], [true, 'budget', null, 0]);
-  assert.equal(last.exec?.ok, true, 'the last turn still runs its SQL');
+test(
+  'the budget ends the episode without an answer, or ' + 'grants one final call when the protocol asks for it',
+  async () => {
+    const plain = env({ maxTurns: 2 });
+    plain.reset();
+    assert.equal((await plain.step('<sql>SELECT 1</sql>')).done, false);
+    const last = await plain.step('<sql>SELECT 2</sql>');
+    assert.deepEqual([last.done, last.end, last.finalSql, last.turnsLeft], [true, 'budget', null, 0]);
+    assert.equal(last.exec?.ok, true, 'the last turn still runs its SQL');
 
-  const withFinal = env({ maxTurns: 1, finalCall: true });
-  withFinal.reset();
-  const s = await withFinal.step('<sql>SELECT 1</sql>');
-  assert.equal(s.done, false);
-  assert.equal(withFinal.inFinalCall, true);
-  assert.deepEqual(
-    s.observations.map((o) => o.content.startsWith('<observation>') || o.content === 'Give the final <solution> now.'),
-    [true, true],
-  );
-  assert.equal(s.observations.at(-1)?.content, 'Give the final <solution> now.');
-  const fin = await withFinal.step('<solution>SELECT 42</solution>');
-  assert.deepEqual([fin.done, fin.end, fin.finalSql], [true, 'answer', 'SELECT 42']);
-  assert.equal(withFinal.turnsTaken, 2);
+    const withFinal = env({ maxTurns: 1, finalCall: true });
+    withFinal.reset();
+    const s = await withFinal.step('<sql>SELECT 1</sql>');
+    assert.equal(s.done, false);
+    assert.equal(withFinal.inFinalCall, true);
+    assert.deepEqual(
+      s.observations.map(
+        (o) => o.content.startsWith('<observation>') || o.content === 'Give the final <solution> now.',
+      ),
+      [true, true],
+    );
+    assert.equal(s.observations.at(-1)?.content, 'Give the final <solution> now.');
+    const fin = await withFinal.step('<solution>SELECT 42</solution>');
+    assert.deepEqual([fin.done, fin.end, fin.finalSql], [true, 'answer', 'SELECT 42']);
+    assert.equal(withFinal.turnsTaken, 2);
 
-  // The final call must answer: an exploratory query there is not run and the episode ends on the budget.
-  const stubborn = env({ maxTurns: 1, finalCall: true });
-  stubborn.reset();
-  await stubborn.step('<sql>SELECT 1</sql>');
-  const no = await stubborn.step('<sql>SELECT 2</sql>');
-  assert.deepEqual([no.done, no.end, no.finalSql, no.exec], [true, 'budget', null, null]);
-});
+    // The final call must answer: an exploratory query there is not run and the episode ends on the budget.
+    const stubborn = env({ maxTurns: 1, finalCall: true });
+    stubborn.reset();
+    await stubborn.step('<sql>SELECT 1</sql>');
+    const no = await stubborn.step('<sql>SELECT 2</sql>');
+    assert.deepEqual([no.done, no.end, no.finalSql, no.exec], [true, 'budget', null, null]);
+  },
+);
 
 test('statement caps come from the config: maxRows keeps that many rows, timeoutMs stops runaway queries', async () => {
   const e = env({ maxRows: 2, timeoutMs: 300 });

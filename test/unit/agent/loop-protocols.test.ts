@@ -1,4 +1,5 @@
-// The loop with the paper protocols from the registry: skyrl's budget end and SQL-Trail's adaptive budget and final call.
+// The loop with the paper protocols from the registry: skyrl's budget end and SQL-Trail's adaptive budget and final
+// call.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqlPool } from '../../../src/core/db/pool';
@@ -68,98 +69,110 @@ test('skyrl: an answer after exploring; the budget ends the episode without a fi
   assert.deepEqual([spent.end, spent.turns.length, model.requests.length], ['budget', 2, 2]);
 });
 
-test('skyrl single-turn evaluation (§5, Table 1 "Single-Turn"): --max-turns 1 is one generation, scored from its <solution>', async () => {
-  // skyrl-gym ends an episode once turns >= max_turns and scores the <solution> in the history; there is no final call.
-  const answered = scriptedModel(['<think>count</think>\n<solution>SELECT count(*) FROM singer</solution>']);
-  const a = await runEpisode({
-    task: { question: 'q', dbPath: db },
-    protocolName: 'skyrl',
-    config: { maxTurns: 1 },
-    pool,
-    schemaCache,
-    model: answered,
-  });
-  assert.deepEqual(
-    [a.end, a.finalSql, a.turns.length, answered.requests.length],
-    ['answer', 'SELECT count(*) FROM singer', 1, 1],
-  );
-  const probed = scriptedModel([
-    '<think>look first</think>\n<sql>SELECT * FROM singer</sql>',
-    '<solution>never asked</solution>',
-  ]);
-  const p = await runEpisode({
-    task: { question: 'q', dbPath: db },
-    protocolName: 'skyrl',
-    config: { maxTurns: 1 },
-    pool,
-    schemaCache,
-    model: probed,
-  });
-  assert.deepEqual([p.end, p.finalSql, p.turns.length, probed.requests.length], ['budget', null, 1, 1]);
-});
+test(
+  'skyrl single-turn evaluation (§5, Table 1 "Single-Turn"): --max-turns 1 is one generation, scored from ' +
+    'its <solution>',
+  async () => {
+    // skyrl-gym ends an episode once turns >= max_turns and scores the <solution> in the history; there is no final
+    // call.
+    const answered = scriptedModel(['<think>count</think>\n<solution>SELECT count(*) FROM singer</solution>']);
+    const a = await runEpisode({
+      task: { question: 'q', dbPath: db },
+      protocolName: 'skyrl',
+      config: { maxTurns: 1 },
+      pool,
+      schemaCache,
+      model: answered,
+    });
+    assert.deepEqual(
+      [a.end, a.finalSql, a.turns.length, answered.requests.length],
+      ['answer', 'SELECT count(*) FROM singer', 1, 1],
+    );
+    const probed = scriptedModel([
+      '<think>look first</think>\n<sql>SELECT * FROM singer</sql>',
+      '<solution>never asked</solution>',
+    ]);
+    const p = await runEpisode({
+      task: { question: 'q', dbPath: db },
+      protocolName: 'skyrl',
+      config: { maxTurns: 1 },
+      pool,
+      schemaCache,
+      model: probed,
+    });
+    assert.deepEqual([p.end, p.finalSql, p.turns.length, probed.requests.length], ['budget', null, 1, 1]);
+  },
+);
 
-test('sqltrail adaptive (Algorithm 1): an easy question gets 2 turns; </reasoning> ends a turn; the final call is from the history', async () => {
-  // SQL-Trail Algorithm 1: a turn ends at </reasoning>, </sql>, </solution> or <eos> (line 10); a turn with neither
-  // <solution> nor <sql> appends no observation (lines 15-28) but still counts (line 29); after T turns the final
-  // <solution> is generated from (x, h) alone (line 31).
-  const model = scriptedModel([
-    '<reasoning>look</reasoning><sql>SELECT name FROM singer</sql>',
-    '<sql>SELECT count(*) FROM singer</sql>',
-    '<solution>SELECT count(*) FROM singer</solution>',
-  ]);
-  const r = await runEpisode({
-    task: { question: 'How many singers are there?', dbPath: db, difficulty: 'easy' },
-    protocolName: 'sqltrail',
-    config: { adaptive: true },
-    pool,
-    schemaCache,
-    model,
-  });
-  assert.deepEqual(
-    [r.end, r.finalSql, r.turns.length, r.protocol.budget],
-    ['answer', 'SELECT count(*) FROM singer', 3, 2],
-  );
-  assert.equal(r.protocol.config.maxTurns, 10);
-  assert.deepEqual(model.requests[0].sampling.stop, ['</sql>', '</solution>', '</reasoning>']);
-  assert.equal(r.turns[0].assistant, '<reasoning>look</reasoning>', 'the first generation stopped at </reasoning>');
-  assert.deepEqual(r.turns[0].observations, [], 'a turn with no action gets no observation');
-  const second = model.requests[1].messages;
-  assert.equal(second.at(-1)!.role, 'assistant', 'the second turn continues from the history, no message added');
-  // Turn t = 1 (0-based) of T = 2: "You have (T - t) turns left".
-  assert.match(r.turns[1].observations[0].content, /You have 1 turns left/);
-  const lastAsk = model.requests[2];
-  assert.match(
-    lastAsk.messages.at(-1)!.content,
-    /^<observation>[\s\S]*You have 1 turns left/,
-    'line 31: no user message is added',
-  );
-  assert.deepEqual(lastAsk.sampling.stop, ['</solution>'], 'the final call stops only at </solution>');
-});
+test(
+  'sqltrail adaptive (Algorithm 1): an easy question gets 2 turns; </reasoning> ends a turn; the final call ' +
+    'is from the history',
+  async () => {
+    // SQL-Trail Algorithm 1: a turn ends at </reasoning>, </sql>, </solution> or <eos> (line 10); a turn with neither
+    // <solution> nor <sql> appends no observation (lines 15-28) but still counts (line 29); after T turns the final
+    // <solution> is generated from (x, h) alone (line 31).
+    const model = scriptedModel([
+      '<reasoning>look</reasoning><sql>SELECT name FROM singer</sql>',
+      '<sql>SELECT count(*) FROM singer</sql>',
+      '<solution>SELECT count(*) FROM singer</solution>',
+    ]);
+    const r = await runEpisode({
+      task: { question: 'How many singers are there?', dbPath: db, difficulty: 'easy' },
+      protocolName: 'sqltrail',
+      config: { adaptive: true },
+      pool,
+      schemaCache,
+      model,
+    });
+    assert.deepEqual(
+      [r.end, r.finalSql, r.turns.length, r.protocol.budget],
+      ['answer', 'SELECT count(*) FROM singer', 3, 2],
+    );
+    assert.equal(r.protocol.config.maxTurns, 10);
+    assert.deepEqual(model.requests[0].sampling.stop, ['</sql>', '</solution>', '</reasoning>']);
+    assert.equal(r.turns[0].assistant, '<reasoning>look</reasoning>', 'the first generation stopped at </reasoning>');
+    assert.deepEqual(r.turns[0].observations, [], 'a turn with no action gets no observation');
+    const second = model.requests[1].messages;
+    assert.equal(second.at(-1)!.role, 'assistant', 'the second turn continues from the history, no message added');
+    // Turn t = 1 (0-based) of T = 2: "You have (T - t) turns left".
+    assert.match(r.turns[1].observations[0].content, /You have 1 turns left/);
+    const lastAsk = model.requests[2];
+    assert.match(
+      lastAsk.messages.at(-1)!.content,
+      /^<observation>[\s\S]*You have 1 turns left/,
+      'line 31: no user message is added',
+    );
+    assert.deepEqual(lastAsk.sampling.stop, ['</solution>'], 'the final call stops only at </solution>');
+  },
+);
 
-test("mtir (App. B line 20): after a turn with no action the next generation continues the model's own turn", async () => {
-  const model = scriptedModel([
-    '<think>The singer table looks right.</think>',
-    '<answer>```sql\nSELECT count(*) FROM singer\n```</answer>',
-  ]);
-  const r = await runEpisode({
-    task: { question: 'How many singers?', dbPath: db },
-    protocolName: 'mtir',
-    pool,
-    schemaCache,
-    model,
-  });
-  assert.deepEqual([r.end, r.finalSql], ['answer', 'SELECT count(*) FROM singer']);
-  const second = model.requests[1].messages;
-  assert.deepEqual(second.at(-1), {
-    role: 'assistant',
-    content: '<think>The singer table looks right.</think>\nMy action is not correct. Let me rethink.',
-  });
-  assert.equal(
-    second.filter((m) => m.role === 'user').length,
-    model.requests[0].messages.filter((m) => m.role === 'user').length,
-    'no user message was added',
-  );
-});
+test(
+  'mtir (App. B line 20): after a turn with no action ' + "the next generation continues the model's own turn",
+  async () => {
+    const model = scriptedModel([
+      '<think>The singer table looks right.</think>',
+      '<answer>```sql\nSELECT count(*) FROM singer\n```</answer>',
+    ]);
+    const r = await runEpisode({
+      task: { question: 'How many singers?', dbPath: db },
+      protocolName: 'mtir',
+      pool,
+      schemaCache,
+      model,
+    });
+    assert.deepEqual([r.end, r.finalSql], ['answer', 'SELECT count(*) FROM singer']);
+    const second = model.requests[1].messages;
+    assert.deepEqual(second.at(-1), {
+      role: 'assistant',
+      content: '<think>The singer table looks right.</think>\nMy action is not correct. Let me rethink.',
+    });
+    assert.equal(
+      second.filter((m) => m.role === 'user').length,
+      model.requests[0].messages.filter((m) => m.role === 'user').length,
+      'no user message was added',
+    );
+  },
+);
 
 test('a protocol that refuses the task at reset is a setup error (progress without an oracle)', async () => {
   const model = scriptedModel([]);

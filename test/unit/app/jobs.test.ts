@@ -60,7 +60,8 @@ test('a job that succeeds and one that fails: exit codes, logs, statuses', async
     command: [
       node,
       '-e',
-      'console.log("step 1"); console.error("warn"); require("fs").writeFileSync("out/metrics.jsonl", JSON.stringify({step: 1}) + "\\n")',
+      'console.log("step 1"); console.error("warn"); require("fs").writeFileSync("out/metrics.jsonl", ' +
+        'JSON.stringify({step: 1}) + "\\n")',
     ],
   });
   const bad = await submitJob(store, {
@@ -89,7 +90,8 @@ test('a job outlives the CLI process that submitted it, and logs --follow stream
   const ws = tempDir();
   const spec = join(ws, 'job.json');
   const script =
-    'let i = 0; const t = setInterval(() => { console.log("line " + (++i)); if (i === 5) { clearInterval(t); } }, 200);';
+    'let i = 0; const t = setInterval(() => { console.log("line " + (++i)); if (i === 5) { ' +
+    'clearInterval(t); } }, 200);';
   writeFileSync(spec, JSON.stringify({ target: 'local', name: 'ticker', command: [node, '-e', script] }));
   const cliJs = join(__dirname, '..', '..', '..', 'src', 'cli', 'run.js');
   const submitted = spawnSync(node, [cliJs, 'jobs', 'submit', '--spec', spec, '--json'], { cwd: ws, encoding: 'utf8' });
@@ -110,7 +112,8 @@ test('cancel: SIGTERM reaches the command (which may save first), then SIGKILL f
     command: [
       node,
       '-e',
-      'process.on("SIGTERM", () => { require("fs").writeFileSync("out/saved", "yes"); process.exit(0); }); console.log("ready"); setInterval(() => {}, 1000);',
+      'process.on("SIGTERM", () => { require("fs").writeFileSync("out/saved", "yes"); process.exit(0); ' +
+        '}); console.log("ready"); setInterval(() => {}, 1000);',
     ],
   });
   await until('the job to start', () => readLog(store, polite.id, 'stdout').text.includes('ready'));

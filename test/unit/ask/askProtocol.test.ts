@@ -75,88 +75,94 @@ test('host-bound messages: exchange indices must exist, questions must be real, 
   );
 });
 
-test('a real episode through exchangeEvent + TextBatcher + applyEvent: streamed text coalesced, turns, SQL, rows, end', async () => {
-  const model = scriptedModel([
-    {
-      text: '<think>Count the books of each genre.</think>\n<sql>SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre</sql>',
-      chunks: 12,
-    },
-    { text: '<think>Mistype.</think>\n<sql>SELECT nme FROM author</sql>', chunks: 5 },
-    { text: '<think>Answer.</think>\n<solution>SELECT count(*) FROM book</solution>', chunks: 5 },
-  ]);
-  const host = emptyState('test model');
-  const app = emptyState('test model');
-  const sent: { exchange: number; event: ExchangeEvent }[] = [];
-  let deltas = 0;
-  // delayMs so large the timer never fires: only other events flush, which is the order guarantee under test.
-  const batcher = new TextBatcher((exchange, event) => {
-    // What postMessage does to it: a JSON round trip. The app applies exactly what arrives.
-    const wire = JSON.parse(JSON.stringify({ exchange, event })) as { exchange: number; event: ExchangeEvent };
-    sent.push(wire);
-    assert.equal(applyEvent(host, exchange, event), true, event.kind);
-    assert.equal(applyEvent(app, wire.exchange, wire.event), true);
-  }, 60_000);
-  const record = await runEpisode({
-    task: { question: 'How many books?', dbPath: db },
-    protocolName: 'skyrl',
-    pool,
-    model,
-    config: { maxTurns: 5 },
-    onEvent: (e) => {
-      if (e.type === 'text') deltas++;
-      batcher.push(0, exchangeEvent(e, 'How many books?'));
-    },
-  });
-  batcher.flush();
-  assert.equal(record.end, 'answer', record.error ?? '');
-  assert.deepEqual(app, JSON.parse(JSON.stringify(host)), 'the app mirrors the host exactly');
-  const texts = sent.filter((s) => s.event.kind === 'text').length;
-  assert.ok(deltas >= 20 && texts === 3, `${deltas} streamed pieces became ${texts} text events (one per turn)`);
-  assert.deepEqual(
-    sent.map((s) => s.event.kind).filter((k) => k !== 'text'),
-    [
-      'start',
-      'turn',
-      'action',
-      'exec',
-      'observation',
-      'turn',
-      'action',
-      'exec',
-      'observation',
-      'turn',
-      'action',
-      'end',
-    ],
-  );
+test(
+  'a real episode through exchangeEvent + TextBatcher + applyEvent: streamed text coalesced, turns, SQL, ' +
+    'rows, end',
+  async () => {
+    const model = scriptedModel([
+      {
+        text:
+          '<think>Count the books of each genre.</think>\n<sql>SELECT genre, count(*) AS n FROM book GROUP BY ' +
+          'genre ORDER BY genre</sql>',
+        chunks: 12,
+      },
+      { text: '<think>Mistype.</think>\n<sql>SELECT nme FROM author</sql>', chunks: 5 },
+      { text: '<think>Answer.</think>\n<solution>SELECT count(*) FROM book</solution>', chunks: 5 },
+    ]);
+    const host = emptyState('test model');
+    const app = emptyState('test model');
+    const sent: { exchange: number; event: ExchangeEvent }[] = [];
+    let deltas = 0;
+    // delayMs so large the timer never fires: only other events flush, which is the order guarantee under test.
+    const batcher = new TextBatcher((exchange, event) => {
+      // What postMessage does to it: a JSON round trip. The app applies exactly what arrives.
+      const wire = JSON.parse(JSON.stringify({ exchange, event })) as { exchange: number; event: ExchangeEvent };
+      sent.push(wire);
+      assert.equal(applyEvent(host, exchange, event), true, event.kind);
+      assert.equal(applyEvent(app, wire.exchange, wire.event), true);
+    }, 60_000);
+    const record = await runEpisode({
+      task: { question: 'How many books?', dbPath: db },
+      protocolName: 'skyrl',
+      pool,
+      model,
+      config: { maxTurns: 5 },
+      onEvent: (e) => {
+        if (e.type === 'text') deltas++;
+        batcher.push(0, exchangeEvent(e, 'How many books?'));
+      },
+    });
+    batcher.flush();
+    assert.equal(record.end, 'answer', record.error ?? '');
+    assert.deepEqual(app, JSON.parse(JSON.stringify(host)), 'the app mirrors the host exactly');
+    const texts = sent.filter((s) => s.event.kind === 'text').length;
+    assert.ok(deltas >= 20 && texts === 3, `${deltas} streamed pieces became ${texts} text events (one per turn)`);
+    assert.deepEqual(
+      sent.map((s) => s.event.kind).filter((k) => k !== 'text'),
+      [
+        'start',
+        'turn',
+        'action',
+        'exec',
+        'observation',
+        'turn',
+        'action',
+        'exec',
+        'observation',
+        'turn',
+        'action',
+        'end',
+      ],
+    );
 
-  const x = app.exchanges[0];
-  assert.deepEqual(
-    [x.id, x.question, x.protocol, x.budget, x.running, x.end, x.finalSql],
-    [record.id, 'How many books?', 'skyrl', 5, false, 'answer', 'SELECT count(*) FROM book'],
-  );
-  assert.equal(turnsUsed(x), 3);
-  assert.equal(isRunning(app), false);
-  const [t0, t1, t2] = x.turns;
-  assert.equal(t0.text, record.turns[0].assistant, 'the whole turn replaces the streamed text');
-  assert.deepEqual(
-    [t0.kind, t0.thought, t0.sql],
-    [
-      'execute',
-      'Count the books of each genre.',
-      'SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre',
-    ],
-  );
-  assert.deepEqual(t0.exec?.columns, ['genre', 'n']);
-  assert.ok(
-    (t0.exec?.rows.length ?? 0) > 1 && t0.exec?.rows.every((r) => typeof r[1] === 'number'),
-    JSON.stringify(t0.exec?.rows),
-  );
-  assert.match(t0.observation ?? '', /<observation>/);
-  assert.deepEqual([t1.exec?.ok, t1.exec?.errorClass], [false, 'sql']);
-  assert.match(t1.exec?.error ?? '', /no such column: nme/);
-  assert.deepEqual([t2.kind, t2.exec, t2.observation], ['answer', null, null]);
-});
+    const x = app.exchanges[0];
+    assert.deepEqual(
+      [x.id, x.question, x.protocol, x.budget, x.running, x.end, x.finalSql],
+      [record.id, 'How many books?', 'skyrl', 5, false, 'answer', 'SELECT count(*) FROM book'],
+    );
+    assert.equal(turnsUsed(x), 3);
+    assert.equal(isRunning(app), false);
+    const [t0, t1, t2] = x.turns;
+    assert.equal(t0.text, record.turns[0].assistant, 'the whole turn replaces the streamed text');
+    assert.deepEqual(
+      [t0.kind, t0.thought, t0.sql],
+      [
+        'execute',
+        'Count the books of each genre.',
+        'SELECT genre, count(*) AS n FROM book GROUP BY genre ORDER BY genre',
+      ],
+    );
+    assert.deepEqual(t0.exec?.columns, ['genre', 'n']);
+    assert.ok(
+      (t0.exec?.rows.length ?? 0) > 1 && t0.exec?.rows.every((r) => typeof r[1] === 'number'),
+      JSON.stringify(t0.exec?.rows),
+    );
+    assert.match(t0.observation ?? '', /<observation>/);
+    assert.deepEqual([t1.exec?.ok, t1.exec?.errorClass], [false, 'sql']);
+    assert.match(t1.exec?.error ?? '', /no such column: nme/);
+    assert.deepEqual([t2.kind, t2.exec, t2.observation], ['answer', null, null]);
+  },
+);
 
 test('the reducer ignores events for exchanges that do not exist and starts only at the next index', () => {
   const s = emptyState();

@@ -66,64 +66,68 @@ test("distill: the teacher's correct trajectories become SFT conversations, hard
   );
 });
 
-test('self-taught: EX ∧ EM, at most two short trajectories for an all-correct question, and --exclude drops solved ones', async () => {
-  const s = await script();
-  const out = tempDir();
-  const r = await runQuarry([
-    'data',
-    'self-taught',
-    '--dataset',
-    `spider:${spiderFile}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--max-turns',
-    '2',
-    '--samples',
-    '3',
-    '--out',
-    out,
-  ]);
-  assert.equal(r.code, 0, r.err);
-  const round = JSON.parse(readFileSync(join(out, 'self-taught.json'), 'utf8'));
-  // Only owners is right by EX and EM; every one of its 3 rollouts is, so S2 keeps up to two short ones.
-  assert.equal(round.samples, 3);
-  assert.equal(round.temperature, 0.7);
-  assert.equal(round.solved.length, 1);
-  assert.equal(round.rules['easy-or-all-correct'], 1);
-  assert.equal(round.rules.unsolved, 3);
-  const rows = jsonl(join(out, 'sft.jsonl'));
-  assert.equal(rows.length, 1, 'the two kept rollouts are the same conversation: kept once');
-  assert.equal(rows[0].question, golds[0].question);
-  // Every rollout but the greedy one is sampled at T = 0.7 (vote pool: the papers' K samples).
-  assert.ok(s.requests.filter((q) => q.body && q.body.temperature !== 0).every((q) => q.body!.temperature === 0.7));
+test(
+  'self-taught: EX ∧ EM, at most two short trajectories for an all-correct question, and --exclude drops ' +
+    'solved ones',
+  async () => {
+    const s = await script();
+    const out = tempDir();
+    const r = await runQuarry([
+      'data',
+      'self-taught',
+      '--dataset',
+      `spider:${spiderFile}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--max-turns',
+      '2',
+      '--samples',
+      '3',
+      '--out',
+      out,
+    ]);
+    assert.equal(r.code, 0, r.err);
+    const round = JSON.parse(readFileSync(join(out, 'self-taught.json'), 'utf8'));
+    // Only owners is right by EX and EM; every one of its 3 rollouts is, so S2 keeps up to two short ones.
+    assert.equal(round.samples, 3);
+    assert.equal(round.temperature, 0.7);
+    assert.equal(round.solved.length, 1);
+    assert.equal(round.rules['easy-or-all-correct'], 1);
+    assert.equal(round.rules.unsolved, 3);
+    const rows = jsonl(join(out, 'sft.jsonl'));
+    assert.equal(rows.length, 1, 'the two kept rollouts are the same conversation: kept once');
+    assert.equal(rows[0].question, golds[0].question);
+    // Every rollout but the greedy one is sampled at T = 0.7 (vote pool: the papers' K samples).
+    assert.ok(s.requests.filter((q) => q.body && q.body.temperature !== 0).every((q) => q.body!.temperature === 0.7));
 
-  const next = tempDir();
-  const again = await runQuarry([
-    'data',
-    'self-taught',
-    '--dataset',
-    `spider:${spiderFile}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--max-turns',
-    '2',
-    '--samples',
-    '3',
-    '--exclude',
-    join(out, 'self-taught.json'),
-    '--out',
-    next,
-  ]);
-  assert.equal(again.code, 0, again.err);
-  const round2 = JSON.parse(readFileSync(join(next, 'self-taught.json'), 'utf8'));
-  assert.equal(round2.excluded, 1, 'S4: the question solved in round 1 is not trained on again');
-  assert.deepEqual(round2.solved, round.solved);
-});
+    const next = tempDir();
+    const again = await runQuarry([
+      'data',
+      'self-taught',
+      '--dataset',
+      `spider:${spiderFile}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--max-turns',
+      '2',
+      '--samples',
+      '3',
+      '--exclude',
+      join(out, 'self-taught.json'),
+      '--out',
+      next,
+    ]);
+    assert.equal(again.code, 0, again.err);
+    const round2 = JSON.parse(readFileSync(join(next, 'self-taught.json'), 'utf8'));
+    assert.equal(round2.excluded, 1, 'S4: the question solved in round 1 is not trained on again');
+    assert.deepEqual(round2.solved, round.solved);
+  },
+);

@@ -40,7 +40,8 @@ const server = replayServers();
 
 const Q = SPIDER_DEV_QUESTIONS;
 const RIGHT_MATH =
-  "SELECT T1.name\nFROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id\n\tJOIN course AS T3 ON T2.course_id = T3.course_id\nWHERE T3.title = 'Math' ORDER BY T1.name";
+  'SELECT T1.name\nFROM student AS T1 JOIN enrolled AS T2 ON T1.student_id = T2.student_id\n\tJOIN course ' +
+  "AS T3 ON T2.course_id = T3.course_id\nWHERE T3.title = 'Math' ORDER BY T1.name";
 const RIGHT_MATH_LINE = SPIDER_DEV_MATH_SQL;
 const sol = (sql: string) => `<think>Done.</think>\n<solution>${sql}</solution>`;
 
@@ -225,281 +226,300 @@ test('quarry bench K=1: predictions.sql line by line, report.json, and the same 
   assert.match(r.out, /avg turns [\d.]+ {3}invalid actions [\d.]+% {3}tokens\/turn [\d.]+ generated/);
 });
 
-test('quarry bench K=3: majority vote by execution consensus and pass@3; predictions.sql holds the greedy answers', async () => {
-  const s = await server([
-    // owners: all three samples right, in two turns each.
-    { match: Q.owners, turn: 0, response: '<sql>SELECT count(*) FROM owner</sql>' },
-    { match: Q.owners, turn: 1, response: sol('SELECT count(*) AS n FROM owner') },
-    // dogs: greedy wrong, two sampled answers agree and are right (written differently) -> majority right.
-    {
-      match: Q.dogs,
-      turn: 0,
-      responses: [
-        sol('SELECT name FROM pet'),
-        sol("SELECT name FROM pet WHERE kind = 'dog'"),
-        sol("SELECT p.name FROM pet p WHERE p.kind = 'dog' ORDER BY p.pet_id"),
-      ],
-    },
-    // math: greedy right, the two sampled answers agree on a wrong result -> majority wrong, pass@3 right.
-    {
-      match: Q.math,
-      turn: 0,
-      responses: [sol(RIGHT_MATH), sol('SELECT name FROM student'), sol('SELECT name FROM student ORDER BY name DESC')],
-    },
-    // older: greedy never answers, one sample fails to execute (no vote), one is right -> majority right.
-    {
-      match: Q.older,
-      turn: 0,
-      responses: [
-        'I am not sure.',
-        sol('SELECT nme FROM owner'),
-        sol('SELECT name FROM owner WHERE age > (SELECT avg(age) FROM owner)'),
-      ],
-    },
-    { match: Q.older, turn: 1, response: 'Still not sure.' },
-  ]);
-  const out = join(tempDir('quarry-bench-k3-'), 'run');
-  const r = await quarry(
-    'bench',
-    '--dataset',
-    `spider:${spiderFile}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--samples',
-    '3',
-    '--temperature',
-    '0.7',
-    '--max-turns',
-    '2',
-    '--jobs',
-    '1',
-    '--out',
-    out,
-  );
-  assert.equal(r.code, 0, r.err);
-  assert.deepEqual(lines(join(out, 'predictions.sql')), [
-    'SELECT count(*) AS n FROM owner',
-    'SELECT name FROM pet',
-    RIGHT_MATH_LINE,
-    'SELECT',
-  ]);
+test(
+  'quarry bench K=3: majority vote by execution consensus ' + 'and pass@3; predictions.sql holds the greedy answers',
+  async () => {
+    const s = await server([
+      // owners: all three samples right, in two turns each.
+      { match: Q.owners, turn: 0, response: '<sql>SELECT count(*) FROM owner</sql>' },
+      { match: Q.owners, turn: 1, response: sol('SELECT count(*) AS n FROM owner') },
+      // dogs: greedy wrong, two sampled answers agree and are right (written differently) -> majority right.
+      {
+        match: Q.dogs,
+        turn: 0,
+        responses: [
+          sol('SELECT name FROM pet'),
+          sol("SELECT name FROM pet WHERE kind = 'dog'"),
+          sol("SELECT p.name FROM pet p WHERE p.kind = 'dog' ORDER BY p.pet_id"),
+        ],
+      },
+      // math: greedy right, the two sampled answers agree on a wrong result -> majority wrong, pass@3 right.
+      {
+        match: Q.math,
+        turn: 0,
+        responses: [
+          sol(RIGHT_MATH),
+          sol('SELECT name FROM student'),
+          sol('SELECT name FROM student ORDER BY name DESC'),
+        ],
+      },
+      // older: greedy never answers, one sample fails to execute (no vote), one is right -> majority right.
+      {
+        match: Q.older,
+        turn: 0,
+        responses: [
+          'I am not sure.',
+          sol('SELECT nme FROM owner'),
+          sol('SELECT name FROM owner WHERE age > (SELECT avg(age) FROM owner)'),
+        ],
+      },
+      { match: Q.older, turn: 1, response: 'Still not sure.' },
+    ]);
+    const out = join(tempDir('quarry-bench-k3-'), 'run');
+    const r = await quarry(
+      'bench',
+      '--dataset',
+      `spider:${spiderFile}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--samples',
+      '3',
+      '--temperature',
+      '0.7',
+      '--max-turns',
+      '2',
+      '--jobs',
+      '1',
+      '--out',
+      out,
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(lines(join(out, 'predictions.sql')), [
+      'SELECT count(*) AS n FROM owner',
+      'SELECT name FROM pet',
+      RIGHT_MATH_LINE,
+      'SELECT',
+    ]);
 
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-  assert.equal(report.samples, 3);
-  // skyrl's paper reports no vote: the default pool stays greedy + samples.
-  assert.deepEqual(report.vote, { pool: 'greedy+samples', k: 3, voters: [0, 1, 2], episodes: 3, default: true });
-  assert.deepEqual(report.ex, { greedy: 0.5, majority: 0.75, passAtK: 1 });
-  type Qs = {
-    greedy: boolean;
-    majority: boolean;
-    passAtK: boolean;
-    voteWinner: number | null;
-    voteGroups: number[][];
-    samples: { exec: boolean }[];
-  };
-  const qs: Qs[] = report.questions;
-  assert.deepEqual(
-    qs.map((q) => [q.greedy, q.majority, q.passAtK]),
-    [
-      [true, true, true],
-      [false, true, true],
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    assert.equal(report.samples, 3);
+    // skyrl's paper reports no vote: the default pool stays greedy + samples.
+    assert.deepEqual(report.vote, { pool: 'greedy+samples', k: 3, voters: [0, 1, 2], episodes: 3, default: true });
+    assert.deepEqual(report.ex, { greedy: 0.5, majority: 0.75, passAtK: 1 });
+    type Qs = {
+      greedy: boolean;
+      majority: boolean;
+      passAtK: boolean;
+      voteWinner: number | null;
+      voteGroups: number[][];
+      samples: { exec: boolean }[];
+    };
+    const qs: Qs[] = report.questions;
+    assert.deepEqual(
+      qs.map((q) => [q.greedy, q.majority, q.passAtK]),
+      [
+        [true, true, true],
+        [false, true, true],
+        [true, false, true],
+        [false, true, true],
+      ],
+    );
+    assert.deepEqual(
+      qs.map((q) => q.voteGroups),
+      [[[0, 1, 2]], [[1, 2], [0]], [[1, 2], [0]], [[2]]],
+    );
+    assert.deepEqual(
+      qs.map((q) => q.voteWinner),
+      [0, 1, 1, 2],
+    );
+    assert.deepEqual(
+      qs.map((q) => q.samples.map((x) => x.exec)),
+      [
+        [true, true, true],
+        [false, true, true],
+        [true, false, false],
+        [false, false, true],
+      ],
+    );
+    assert.deepEqual(report.byHardness.easy, { count: 2, greedy: 0.5, majority: 1, passAtK: 1 });
+    assert.deepEqual(report.byHardness.extra, { count: 1, greedy: 1, majority: 0, passAtK: 1 });
+    assert.deepEqual(report.byHardness.hard, { count: 1, greedy: 0, majority: 1, passAtK: 1 });
+    assert.deepEqual(report.sampling, { greedy: { temperature: 0 }, others: { temperature: 0.7 } });
+
+    const records = await trajectories(out);
+    assert.equal(records.length, 12);
+    for (let i = 0; i < 4; i++) {
+      const group = records.filter((t) => t.meta.index === i);
+      assert.deepEqual(group.map((t) => t.sample).sort(), [0, 1, 2]);
+      assert.equal(new Set(group.map((t) => t.groupId)).size, 1, 'the samples of a question share groupId');
+      assert.deepEqual(group.map((t) => t.model.sampling.temperature).sort(), [0, 0.7, 0.7]);
+    }
+    const b = behaviour(records);
+    assert.equal(report.avgTurns, b.avgTurns);
+    assert.equal(report.invalidActionRate, b.invalidActionRate);
+
+    const ev = await evalOf(out, 'spider');
+    assert.deepEqual(
+      ev.items.map((i) => i.exec),
+      qs.map((q) => q.greedy),
+    );
+    assert.equal(ev.totals.exec, report.ex.greedy);
+    assert.match(r.out, /EX majority@3 75\.0%/);
+    assert.match(r.out, /EX pass@3 {5}100\.0%/);
+    assert.match(r.out, /\nmajority@3 +100\.0 +- +100\.0 +0\.0 +75\.0/);
+  },
+);
+
+test(
+  'quarry bench on BIRD: evidence reaches the prompt, bird set semantics, levels by BIRD difficulty, agrees ' +
+    'with quarry eval --mode bird',
+  async () => {
+    const s = await server([
+      { match: 'How many pets are heavy?', response: sol('SELECT COUNT(*) FROM pet WHERE weight > 10') },
+      { match: 'course with the most students', response: sol("SELECT 'Math'") },
+      // Duplicated rows: right under BIRD's set comparison (wrong under Spider's multiset one).
+      {
+        match: 'weigh the most in total',
+        response: sol("SELECT city FROM owner WHERE name = 'Bo' UNION ALL SELECT city FROM owner WHERE name = 'Bo'"),
+      },
+    ]);
+    const out = join(tempDir('quarry-bench-bird-'), 'run');
+    const r = await quarry(
+      'bench',
+      '--dataset',
+      `bird:${birdFile}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--out',
+      out,
+    );
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    assert.equal(report.mode, 'bird');
+    assert.deepEqual(
+      report.questions.map((q: { greedy: boolean }) => q.greedy),
       [true, false, true],
-      [false, true, true],
-    ],
-  );
-  assert.deepEqual(
-    qs.map((q) => q.voteGroups),
-    [[[0, 1, 2]], [[1, 2], [0]], [[1, 2], [0]], [[2]]],
-  );
-  assert.deepEqual(
-    qs.map((q) => q.voteWinner),
-    [0, 1, 1, 2],
-  );
-  assert.deepEqual(
-    qs.map((q) => q.samples.map((x) => x.exec)),
-    [
-      [true, true, true],
-      [false, true, true],
-      [true, false, false],
-      [false, false, true],
-    ],
-  );
-  assert.deepEqual(report.byHardness.easy, { count: 2, greedy: 0.5, majority: 1, passAtK: 1 });
-  assert.deepEqual(report.byHardness.extra, { count: 1, greedy: 1, majority: 0, passAtK: 1 });
-  assert.deepEqual(report.byHardness.hard, { count: 1, greedy: 0, majority: 1, passAtK: 1 });
-  assert.deepEqual(report.sampling, { greedy: { temperature: 0 }, others: { temperature: 0.7 } });
+    );
+    assert.deepEqual(Object.keys(report.byHardness), ['simple', 'moderate', 'challenging', 'all']);
+    assert.deepEqual(report.byHardness.challenging, { count: 1, greedy: 1, majority: null, passAtK: null });
+    const first = s.requests.find(
+      (q) => q.body && JSON.stringify(q.body.messages).includes('How many pets are heavy?'),
+    );
+    assert.ok(
+      first && JSON.stringify(first.body!.messages).includes('heavy refers to weight > 10'),
+      'the evidence is in the prompt',
+    );
+    const ev = await evalOf(out, 'bird');
+    assert.deepEqual(
+      ev.items.map((i) => i.exec),
+      [true, false, true],
+    );
+    assert.equal(ev.totals.exec, report.ex.greedy);
+    assert.match(r.out, /simple +moderate +challenging +all/);
+  },
+);
 
-  const records = await trajectories(out);
-  assert.equal(records.length, 12);
-  for (let i = 0; i < 4; i++) {
-    const group = records.filter((t) => t.meta.index === i);
-    assert.deepEqual(group.map((t) => t.sample).sort(), [0, 1, 2]);
-    assert.equal(new Set(group.map((t) => t.groupId)).size, 1, 'the samples of a question share groupId');
-    assert.deepEqual(group.map((t) => t.model.sampling.temperature).sort(), [0, 0.7, 0.7]);
-  }
-  const b = behaviour(records);
-  assert.equal(report.avgTurns, b.avgTurns);
-  assert.equal(report.invalidActionRate, b.invalidActionRate);
+test(
+  'quarry bench on SParC: each turn carries the earlier ' + 'turns with their gold SQL; --limit counts turns',
+  async () => {
+    const s = await server([{ response: sol("SELECT name FROM owner WHERE city = 'Oslo'") }]);
+    const out = join(tempDir('quarry-bench-sparc-'), 'run');
+    const r = await quarry(
+      'bench',
+      '--dataset',
+      `sparc:${join(datasetFixtures, 'sparc-dev.json')}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--limit',
+      '3',
+      '--out',
+      out,
+    );
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    assert.equal(report.items, 3);
+    assert.deepEqual(
+      report.questions.map((q: { greedy: boolean }) => q.greedy),
+      [false, true, false],
+    );
+    // Interaction 0 (three turns) is whole and not all right; interaction 1 was cut by --limit and is left out.
+    assert.deepEqual(report.interactions, { count: 1, greedy: 0, majority: null, passAtK: null });
+    assert.match(r.out, /interactions \(all turns right\): 1 {3}greedy 0\.0%/);
+    const records = await trajectories(out);
+    const third = records.find((t) => t.meta.index === 2)!;
+    assert.deepEqual(
+      third.task.history.map((h) => h.sql),
+      ['SELECT name FROM owner', "SELECT name FROM owner WHERE city = 'Oslo'"],
+    );
+    assert.equal(lines(join(out, 'predictions.sql')).length, 3);
+  },
+);
 
-  const ev = await evalOf(out, 'spider');
-  assert.deepEqual(
-    ev.items.map((i) => i.exec),
-    qs.map((q) => q.greedy),
-  );
-  assert.equal(ev.totals.exec, report.ex.greedy);
-  assert.match(r.out, /EX majority@3 75\.0%/);
-  assert.match(r.out, /EX pass@3 {5}100\.0%/);
-  assert.match(r.out, /\nmajority@3 +100\.0 +- +100\.0 +0\.0 +75\.0/);
-});
+test(
+  '--resume runs only the missing episodes, keeps ' + 'groupIds, and ends with the same files as one whole run',
+  async () => {
+    const script: ReplayEntry[] = [
+      { match: Q.owners, response: sol('SELECT count(*) FROM owner') },
+      { match: Q.dogs, response: sol('SELECT name FROM pet') },
+      { match: Q.math, response: sol(RIGHT_MATH) },
+      { match: Q.older, response: sol('SELECT name FROM owner WHERE age > 30') },
+    ];
+    const s = await server(script);
+    const out = join(tempDir('quarry-bench-resume-'), 'run');
+    const args = [
+      'bench',
+      '--dataset',
+      `spider:${spiderFile}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--samples',
+      '2',
+      '--out',
+      out,
+    ];
+    const first = await quarry(...args, '--limit', '2');
+    assert.equal(first.code, 0, first.err);
+    const chats = () => s.requests.filter((q) => q.body).length;
+    assert.equal(chats(), 4);
+    const second = await quarry(...args, '--resume');
+    assert.equal(second.code, 0, second.err);
+    assert.equal(chats(), 8, 'only the two new questions x 2 samples were asked');
+    assert.match(second.err, /resumed: 4 episodes reused/);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    assert.deepEqual([report.items, report.complete, report.resumedEpisodes], [4, true, 4]);
+    assert.deepEqual(
+      report.questions.map((q: { greedy: boolean }) => q.greedy),
+      [true, false, true, false],
+    );
+    assert.deepEqual(lines(join(out, 'predictions.sql')), [
+      'SELECT count(*) FROM owner',
+      'SELECT name FROM pet',
+      RIGHT_MATH_LINE,
+      'SELECT name FROM owner WHERE age > 30',
+    ]);
+    const records = await trajectories(out);
+    assert.equal(records.length, 8);
+    for (let i = 0; i < 4; i++)
+      assert.equal(new Set(records.filter((t) => t.meta.index === i).map((t) => t.groupId)).size, 1);
+    assert.equal(new Set(records.map((t) => t.meta.bench)).size, 1, 'one run id across the resumption');
 
-test('quarry bench on BIRD: evidence reaches the prompt, bird set semantics, levels by BIRD difficulty, agrees with quarry eval --mode bird', async () => {
-  const s = await server([
-    { match: 'How many pets are heavy?', response: sol('SELECT COUNT(*) FROM pet WHERE weight > 10') },
-    { match: 'course with the most students', response: sol("SELECT 'Math'") },
-    // Duplicated rows: right under BIRD's set comparison (wrong under Spider's multiset one).
-    {
-      match: 'weigh the most in total',
-      response: sol("SELECT city FROM owner WHERE name = 'Bo' UNION ALL SELECT city FROM owner WHERE name = 'Bo'"),
-    },
-  ]);
-  const out = join(tempDir('quarry-bench-bird-'), 'run');
-  const r = await quarry(
-    'bench',
-    '--dataset',
-    `bird:${birdFile}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--out',
-    out,
-  );
-  assert.equal(r.code, 0, r.err);
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-  assert.equal(report.mode, 'bird');
-  assert.deepEqual(
-    report.questions.map((q: { greedy: boolean }) => q.greedy),
-    [true, false, true],
-  );
-  assert.deepEqual(Object.keys(report.byHardness), ['simple', 'moderate', 'challenging', 'all']);
-  assert.deepEqual(report.byHardness.challenging, { count: 1, greedy: 1, majority: null, passAtK: null });
-  const first = s.requests.find((q) => q.body && JSON.stringify(q.body.messages).includes('How many pets are heavy?'));
-  assert.ok(
-    first && JSON.stringify(first.body!.messages).includes('heavy refers to weight > 10'),
-    'the evidence is in the prompt',
-  );
-  const ev = await evalOf(out, 'bird');
-  assert.deepEqual(
-    ev.items.map((i) => i.exec),
-    [true, false, true],
-  );
-  assert.equal(ev.totals.exec, report.ex.greedy);
-  assert.match(r.out, /simple +moderate +challenging +all/);
-});
-
-test('quarry bench on SParC: each turn carries the earlier turns with their gold SQL; --limit counts turns', async () => {
-  const s = await server([{ response: sol("SELECT name FROM owner WHERE city = 'Oslo'") }]);
-  const out = join(tempDir('quarry-bench-sparc-'), 'run');
-  const r = await quarry(
-    'bench',
-    '--dataset',
-    `sparc:${join(datasetFixtures, 'sparc-dev.json')}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--limit',
-    '3',
-    '--out',
-    out,
-  );
-  assert.equal(r.code, 0, r.err);
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-  assert.equal(report.items, 3);
-  assert.deepEqual(
-    report.questions.map((q: { greedy: boolean }) => q.greedy),
-    [false, true, false],
-  );
-  // Interaction 0 (three turns) is whole and not all right; interaction 1 was cut by --limit and is left out.
-  assert.deepEqual(report.interactions, { count: 1, greedy: 0, majority: null, passAtK: null });
-  assert.match(r.out, /interactions \(all turns right\): 1 {3}greedy 0\.0%/);
-  const records = await trajectories(out);
-  const third = records.find((t) => t.meta.index === 2)!;
-  assert.deepEqual(
-    third.task.history.map((h) => h.sql),
-    ['SELECT name FROM owner', "SELECT name FROM owner WHERE city = 'Oslo'"],
-  );
-  assert.equal(lines(join(out, 'predictions.sql')).length, 3);
-});
-
-test('--resume runs only the missing episodes, keeps groupIds, and ends with the same files as one whole run', async () => {
-  const script: ReplayEntry[] = [
-    { match: Q.owners, response: sol('SELECT count(*) FROM owner') },
-    { match: Q.dogs, response: sol('SELECT name FROM pet') },
-    { match: Q.math, response: sol(RIGHT_MATH) },
-    { match: Q.older, response: sol('SELECT name FROM owner WHERE age > 30') },
-  ];
-  const s = await server(script);
-  const out = join(tempDir('quarry-bench-resume-'), 'run');
-  const args = [
-    'bench',
-    '--dataset',
-    `spider:${spiderFile}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--samples',
-    '2',
-    '--out',
-    out,
-  ];
-  const first = await quarry(...args, '--limit', '2');
-  assert.equal(first.code, 0, first.err);
-  const chats = () => s.requests.filter((q) => q.body).length;
-  assert.equal(chats(), 4);
-  const second = await quarry(...args, '--resume');
-  assert.equal(second.code, 0, second.err);
-  assert.equal(chats(), 8, 'only the two new questions x 2 samples were asked');
-  assert.match(second.err, /resumed: 4 episodes reused/);
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-  assert.deepEqual([report.items, report.complete, report.resumedEpisodes], [4, true, 4]);
-  assert.deepEqual(
-    report.questions.map((q: { greedy: boolean }) => q.greedy),
-    [true, false, true, false],
-  );
-  assert.deepEqual(lines(join(out, 'predictions.sql')), [
-    'SELECT count(*) FROM owner',
-    'SELECT name FROM pet',
-    RIGHT_MATH_LINE,
-    'SELECT name FROM owner WHERE age > 30',
-  ]);
-  const records = await trajectories(out);
-  assert.equal(records.length, 8);
-  for (let i = 0; i < 4; i++)
-    assert.equal(new Set(records.filter((t) => t.meta.index === i).map((t) => t.groupId)).size, 1);
-  assert.equal(new Set(records.map((t) => t.meta.bench)).size, 1, 'one run id across the resumption');
-
-  // Nothing left to do: no model call, same report.
-  const third = await quarry(...args, '--resume');
-  assert.equal(third.code, 0, third.err);
-  assert.equal(chats(), 8);
-  // Other settings are refused rather than mixed in.
-  const other = await quarry(...args.map((a) => (a === '2' ? '3' : a)), '--temperature', '0.5', '--resume');
-  assert.equal(other.code, 2);
-  assert.match(other.err, /holds episodes of another run \(sample 1 at temperature 1, not 0\.5\)/);
-  assert.equal((await trajectories(out)).length, 8, 'the file is left as it was');
-});
+    // Nothing left to do: no model call, same report.
+    const third = await quarry(...args, '--resume');
+    assert.equal(third.code, 0, third.err);
+    assert.equal(chats(), 8);
+    // Other settings are refused rather than mixed in.
+    const other = await quarry(...args.map((a) => (a === '2' ? '3' : a)), '--temperature', '0.5', '--resume');
+    assert.equal(other.code, 2);
+    assert.match(other.err, /holds episodes of another run \(sample 1 at temperature 1, not 0\.5\)/);
+    assert.equal((await trajectories(out)).length, 8, 'the file is left as it was');
+  },
+);
 
 test('--resume runs failed episodes again', async () => {
   const s = await server([{ response: sol('SELECT count(*) FROM owner') }]);
@@ -624,7 +644,8 @@ test('gold problems are warned about as quarry eval does: empty gold result, fai
   assert.deepEqual(report.warnings, [
     '1 questions have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): spider:odd:0',
     '1 gold queries FAILED (scored wrong): spider:odd:1',
-    '2 questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count only under "all": spider:odd:1, spider:odd:2',
+    '2 questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count ' +
+      'only under "all": spider:odd:1, spider:odd:2',
   ]);
   assert.match(r.err, /WARNING: 1 gold queries FAILED \(scored wrong\): spider:odd:1/);
   const ev = await evalOf(out, 'spider');
@@ -743,55 +764,58 @@ test('bad input exits 2 with a clear message', async () => {
   assert.match(badModel.err, /bad model spec/);
 });
 
-test('a model that cannot be reached: the run stops after 10 failed episodes in a row, exit 1, finished work kept', async () => {
-  const gone = await startReplayServer({ script: [] });
-  const spec = gone.spec();
-  await gone.close(); // the port is closed now: every call is refused
-  const work = tempDir('quarry-bench-down-');
-  writeFileSync(
-    join(work, 'many.json'),
-    JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ db_id: 'pets', question: `Q${i}?`, query: 'SELECT 1' }))),
-  );
-  const out = join(work, 'run');
-  const r = await quarry(
-    'bench',
-    '--dataset',
-    `spider:${join(work, 'many.json')}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    spec,
-    '--protocol',
-    'skyrl',
-    '--out',
-    out,
-  );
-  assert.equal(r.code, 1, r.err);
-  assert.match(r.err, /WARNING: stopped after 10 episodes in a row failed; the last: model error \(unreachable\)/);
-  assert.match(r.err, /quarry bench: stopped: too many episodes failed in a row/);
-  assert.match(r.out, /STOPPED after repeated failures/);
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-  assert.deepEqual(
-    [report.stopped, report.complete, report.items, report.ex.greedy, report.ends],
-    ['errors', false, 10, 0, { error: 10 }],
-  );
-  assert.deepEqual(lines(join(out, 'predictions.sql')), new Array(10).fill('SELECT'));
-  const few = await quarry(
-    'bench',
-    '--dataset',
-    `spider:${spiderFile}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    spec,
-    '--protocol',
-    'skyrl',
-    '--out',
-    join(work, 'few'),
-  );
-  assert.equal(few.code, 1);
-  assert.match(few.err, /every episode failed/);
-});
+test(
+  'a model that cannot be reached: the run stops after ' + '10 failed episodes in a row, exit 1, finished work kept',
+  async () => {
+    const gone = await startReplayServer({ script: [] });
+    const spec = gone.spec();
+    await gone.close(); // the port is closed now: every call is refused
+    const work = tempDir('quarry-bench-down-');
+    writeFileSync(
+      join(work, 'many.json'),
+      JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ db_id: 'pets', question: `Q${i}?`, query: 'SELECT 1' }))),
+    );
+    const out = join(work, 'run');
+    const r = await quarry(
+      'bench',
+      '--dataset',
+      `spider:${join(work, 'many.json')}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      spec,
+      '--protocol',
+      'skyrl',
+      '--out',
+      out,
+    );
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /WARNING: stopped after 10 episodes in a row failed; the last: model error \(unreachable\)/);
+    assert.match(r.err, /quarry bench: stopped: too many episodes failed in a row/);
+    assert.match(r.out, /STOPPED after repeated failures/);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    assert.deepEqual(
+      [report.stopped, report.complete, report.items, report.ex.greedy, report.ends],
+      ['errors', false, 10, 0, { error: 10 }],
+    );
+    assert.deepEqual(lines(join(out, 'predictions.sql')), new Array(10).fill('SELECT'));
+    const few = await quarry(
+      'bench',
+      '--dataset',
+      `spider:${spiderFile}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      spec,
+      '--protocol',
+      'skyrl',
+      '--out',
+      join(work, 'few'),
+    );
+    assert.equal(few.code, 1);
+    assert.match(few.err, /every episode failed/);
+  },
+);
 
 test('Ctrl-C stops cleanly: finished questions are kept and scored, exit 1', async () => {
   const s = await server([{ response: sol('SELECT count(*) FROM owner') }], { delayMs: 150 });

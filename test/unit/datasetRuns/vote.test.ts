@@ -49,31 +49,34 @@ test('all samples failing gives no winner; K = 1 votes for the only sample when 
   assert.deepEqual(majorityVote([null], spiderSame), { winner: null, groups: [] });
 });
 
-test("equality is the mode's comparator: spider permutes columns and counts duplicates, bird compares sets of tuples", () => {
-  const ab = table([
-    [1, 'a'],
-    [2, 'b'],
-  ]);
-  const ba = table([
-    ['a', 1],
-    ['b', 2],
-  ]);
-  const dup = table([
-    [1, 'a'],
-    [1, 'a'],
-    [2, 'b'],
-  ]);
-  assert.equal(spiderSame(ab!, ba!), true);
-  assert.equal(birdSame(ab!, ba!), false);
-  assert.equal(spiderSame(ab!, dup!), false);
-  assert.equal(birdSame(ab!, dup!), true);
-  // Python semantics: 1 == 1.0, '1' != 1; two empty results agree.
-  assert.equal(spiderSame(table([[1]])!, table([[1.0]], [true])!), true);
-  assert.equal(spiderSame(table([[1]])!, table([['1']])!), false);
-  assert.equal(spiderSame(table([])!, table([])!), true);
-  assert.deepEqual(majorityVote([ba, ab, dup], birdSame).groups, [[1, 2], [0]]);
-  assert.deepEqual(majorityVote([ba, ab, dup], spiderSame).groups, [[0, 1], [2]]);
-});
+test(
+  "equality is the mode's comparator: spider permutes columns and counts duplicates, bird compares sets of " + 'tuples',
+  () => {
+    const ab = table([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    const ba = table([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    const dup = table([
+      [1, 'a'],
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    assert.equal(spiderSame(ab!, ba!), true);
+    assert.equal(birdSame(ab!, ba!), false);
+    assert.equal(spiderSame(ab!, dup!), false);
+    assert.equal(birdSame(ab!, dup!), true);
+    // Python semantics: 1 == 1.0, '1' != 1; two empty results agree.
+    assert.equal(spiderSame(table([[1]])!, table([[1.0]], [true])!), true);
+    assert.equal(spiderSame(table([[1]])!, table([['1']])!), false);
+    assert.equal(spiderSame(table([])!, table([])!), true);
+    assert.deepEqual(majorityVote([ba, ab, dup], birdSame).groups, [[1, 2], [0]]);
+    assert.deepEqual(majorityVote([ba, ab, dup], spiderSame).groups, [[0, 1], [2]]);
+  },
+);
 
 test('pass@K is any correct sample', () => {
   assert.equal(passAtK([false, false, true]), true);

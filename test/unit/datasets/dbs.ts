@@ -1,4 +1,5 @@
-// Builds the fixture databases of test/fixtures/datasets/ into DIR/<db_id>/<db_id>.sqlite, as Spider and BIRD lay them out.
+// Builds the fixture databases of test/fixtures/datasets/ into DIR/<db_id>/<db_id>.sqlite, as Spider and BIRD lay them
+// out.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDb, fixturesDir, tempDir } from '../../helpers/fixtures';

@@ -176,64 +176,70 @@ test('after the suite the files, their bytes and the directories are unchanged',
   assert.equal(readFileSync(walFile)[18], 2, 'still a WAL-mode file');
 });
 
-test("a refused PRAGMA leaves the connection's settings as they were (SQLite applies PRAGMAs while compiling)", async () => {
-  const solo = createSqlPool({ size: 1, spares: 0 });
-  try {
-    for (const sql of [
-      'PRAGMA query_only/**/=0',
-      'PRAGMA query_only = 0',
-      'PRAGMA "query_only"(0)',
-      'PRAGMA foreign_keys --c\n= 0',
-    ]) {
-      assert.equal((await solo.exec({ db: file, sql })).errorClass, 'rejected', sql);
+test(
+  "a refused PRAGMA leaves the connection's settings " + 'as they were (SQLite applies PRAGMAs while compiling)',
+  async () => {
+    const solo = createSqlPool({ size: 1, spares: 0 });
+    try {
+      for (const sql of [
+        'PRAGMA query_only/**/=0',
+        'PRAGMA query_only = 0',
+        'PRAGMA "query_only"(0)',
+        'PRAGMA foreign_keys --c\n= 0',
+      ]) {
+        assert.equal((await solo.exec({ db: file, sql })).errorClass, 'rejected', sql);
+      }
+      const [qo, fk] = await solo.execBatch([
+        { db: file, sql: 'PRAGMA query_only' },
+        { db: file, sql: 'PRAGMA foreign_keys' },
+      ]);
+      assert.deepEqual([qo.rows, fk.rows], [[[1]], [[1]]]); // better-sqlite3 turns foreign_keys on
+    } finally {
+      await solo.close();
     }
-    const [qo, fk] = await solo.execBatch([
-      { db: file, sql: 'PRAGMA query_only' },
-      { db: file, sql: 'PRAGMA foreign_keys' },
-    ]);
-    assert.deepEqual([qo.rows, fk.rows], [[[1]], [[1]]]); // better-sqlite3 turns foreign_keys on
-  } finally {
-    await solo.close();
-  }
-});
+  },
+);
 
-test('no statement of the suite changes what another returns: probes before and after each give the same answers', async () => {
-  // One worker and one cached handle serve everything, as in a long eval or score run.
-  const solo = createSqlPool({ size: 1, spares: 0 });
-  const probes = [
-    "SELECT 'a' LIKE 'A'",
-    'SELECT name FROM player',
-    'SELECT player.name, t.name FROM player JOIN team AS t ON t.id = player.team_id',
-    'PRAGMA query_only',
-    'PRAGMA foreign_keys',
-  ];
-  const probe = async () =>
-    (await solo.execBatch(probes.map((sql) => ({ db: file, sql })))).map((r) => ({
-      ok: r.ok,
-      columns: r.columns,
-      rows: r.rows,
-    }));
-  const accepted = [
-    'SELECT count(*) FROM player',
-    'PRAGMA table_info(player)',
-    'PRAGMA user_version',
-    'PRAGMA integrity_check',
-    "SELECT name FROM pragma_table_info('player')",
-    'EXPLAIN QUERY PLAN SELECT * FROM player WHERE team_id = 1',
-    'EXPLAIN SELECT 1',
-    'EXPLAIN PRAGMA table_info(player)',
-  ];
-  try {
-    const before = await probe();
-    assert.ok(
-      before.every((p) => p.ok),
-      JSON.stringify(before),
-    );
-    for (const sql of [...attempts, ...accepted]) {
-      await solo.exec({ db: file, sql });
-      assert.deepEqual(await probe(), before, `after ${JSON.stringify(sql)}`);
+test(
+  'no statement of the suite changes what another returns: ' + 'probes before and after each give the same answers',
+  async () => {
+    // One worker and one cached handle serve everything, as in a long eval or score run.
+    const solo = createSqlPool({ size: 1, spares: 0 });
+    const probes = [
+      "SELECT 'a' LIKE 'A'",
+      'SELECT name FROM player',
+      'SELECT player.name, t.name FROM player JOIN team AS t ON t.id = player.team_id',
+      'PRAGMA query_only',
+      'PRAGMA foreign_keys',
+    ];
+    const probe = async () =>
+      (await solo.execBatch(probes.map((sql) => ({ db: file, sql })))).map((r) => ({
+        ok: r.ok,
+        columns: r.columns,
+        rows: r.rows,
+      }));
+    const accepted = [
+      'SELECT count(*) FROM player',
+      'PRAGMA table_info(player)',
+      'PRAGMA user_version',
+      'PRAGMA integrity_check',
+      "SELECT name FROM pragma_table_info('player')",
+      'EXPLAIN QUERY PLAN SELECT * FROM player WHERE team_id = 1',
+      'EXPLAIN SELECT 1',
+      'EXPLAIN PRAGMA table_info(player)',
+    ];
+    try {
+      const before = await probe();
+      assert.ok(
+        before.every((p) => p.ok),
+        JSON.stringify(before),
+      );
+      for (const sql of [...attempts, ...accepted]) {
+        await solo.exec({ db: file, sql });
+        assert.deepEqual(await probe(), before, `after ${JSON.stringify(sql)}`);
+      }
+    } finally {
+      await solo.close();
     }
-  } finally {
-    await solo.close();
-  }
-});
+  },
+);

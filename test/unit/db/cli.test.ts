@@ -55,61 +55,64 @@ test('quarry exec exit codes: 0 ok, 1 SQL error, 2 bad input, 3 rejected, 4 time
   assert.equal(json.out, '{"columns": ["id"], "data": [{"id": 1}, {"id": 2}]}\n');
 });
 
-test('quarry exec-batch keeps input order, survives malformed lines and resolves db paths from the input file', async () => {
-  const dir = tempDir();
-  const local = buildDb('db-sandbox', { dir, file: 'local.sqlite' });
-  const inPath = join(dir, 'in.jsonl');
-  writeFileSync(
-    inPath,
-    [
-      JSON.stringify({ id: 'a', db: basename(local), sql: 'SELECT big, photo FROM player WHERE id = 1' }),
-      '{not json',
-      JSON.stringify({ id: 'c', db: db, sql: 'DELETE FROM team' }),
-      JSON.stringify({
-        id: 'd',
-        db: local,
-        sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
-      }),
-      JSON.stringify({ id: 'e', sql: 'SELECT 1' }),
-      JSON.stringify({ id: 'f', db: local, sql: 'SELECT count(*) AS n FROM numbers' }),
-    ].join('\n') + '\n',
-  );
-  const outPath = join(dir, 'out.jsonl');
-  const r = await run('exec-batch', '--in', inPath, '--out', outPath, '--jobs', '2', '--timeout-ms', '300');
-  assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /^6 queries, 4 errors, 1 timeouts, [\d.]+ s, [\d.]+ queries\/s\n$/);
-  const lines = readFileSync(outPath, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-  assert.deepEqual(
-    lines.map((l) => l.id),
-    ['a', null, 'c', 'd', 'e', 'f'],
-  );
-  assert.deepEqual(lines[0].rows, [['9007199254740993', '<blob 4 bytes>']]);
-  assert.match(lines[1].error, /line 2: not valid JSON/);
-  assert.deepEqual(
-    lines.map((l) => l.errorClass),
-    [null, 'sql', 'rejected', 'timeout', 'sql', null],
-  );
-  assert.match(lines[4].error, /"db" must be a non-empty string/);
-  assert.deepEqual(lines[5].rows, [[200]]);
-  assert.equal(lines[5].observation, '     n\n0  200');
-  for (const key of [
-    'id',
-    'ok',
-    'errorClass',
-    'error',
-    'columns',
-    'rows',
-    'rowCount',
-    'truncated',
-    'observation',
-    'ms',
-  ]) {
-    assert.ok(key in lines[0], key);
-  }
-});
+test(
+  'quarry exec-batch keeps input order, survives malformed ' + 'lines and resolves db paths from the input file',
+  async () => {
+    const dir = tempDir();
+    const local = buildDb('db-sandbox', { dir, file: 'local.sqlite' });
+    const inPath = join(dir, 'in.jsonl');
+    writeFileSync(
+      inPath,
+      [
+        JSON.stringify({ id: 'a', db: basename(local), sql: 'SELECT big, photo FROM player WHERE id = 1' }),
+        '{not json',
+        JSON.stringify({ id: 'c', db: db, sql: 'DELETE FROM team' }),
+        JSON.stringify({
+          id: 'd',
+          db: local,
+          sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
+        }),
+        JSON.stringify({ id: 'e', sql: 'SELECT 1' }),
+        JSON.stringify({ id: 'f', db: local, sql: 'SELECT count(*) AS n FROM numbers' }),
+      ].join('\n') + '\n',
+    );
+    const outPath = join(dir, 'out.jsonl');
+    const r = await run('exec-batch', '--in', inPath, '--out', outPath, '--jobs', '2', '--timeout-ms', '300');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^6 queries, 4 errors, 1 timeouts, [\d.]+ s, [\d.]+ queries\/s\n$/);
+    const lines = readFileSync(outPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.id),
+      ['a', null, 'c', 'd', 'e', 'f'],
+    );
+    assert.deepEqual(lines[0].rows, [['9007199254740993', '<blob 4 bytes>']]);
+    assert.match(lines[1].error, /line 2: not valid JSON/);
+    assert.deepEqual(
+      lines.map((l) => l.errorClass),
+      [null, 'sql', 'rejected', 'timeout', 'sql', null],
+    );
+    assert.match(lines[4].error, /"db" must be a non-empty string/);
+    assert.deepEqual(lines[5].rows, [[200]]);
+    assert.equal(lines[5].observation, '     n\n0  200');
+    for (const key of [
+      'id',
+      'ok',
+      'errorClass',
+      'error',
+      'columns',
+      'rows',
+      'rowCount',
+      'truncated',
+      'observation',
+      'ms',
+    ]) {
+      assert.ok(key in lines[0], key);
+    }
+  },
+);
 
 test('the bundled CLI exits with the same codes when spawned', () => {
   const cli = join(repoRoot, 'dist', 'cli.js');

@@ -98,22 +98,25 @@ test("a WAL database with a live writer shows the writer's committed rows", () =
   }
 });
 
-test('a lock held by another process-level connection reaches pool callers as a locked-database input error', async () => {
-  const file = buildDb('db-sandbox');
-  const writer = new Database(file);
-  writer.exec('BEGIN EXCLUSIVE; UPDATE team SET name = name;');
-  const pool = createSqlPool({ size: 1, spares: 0 });
-  try {
-    const r = await pool.exec({ db: file, sql: 'SELECT count(*) FROM team' });
-    assert.equal(r.ok, false);
-    assert.equal(r.openErrorKind, 'locked');
-    assert.match(r.error ?? '', /database is locked/);
-  } finally {
-    writer.exec('ROLLBACK');
-    writer.close();
-    await pool.close();
-  }
-});
+test(
+  'a lock held by another process-level connection ' + 'reaches pool callers as a locked-database input error',
+  async () => {
+    const file = buildDb('db-sandbox');
+    const writer = new Database(file);
+    writer.exec('BEGIN EXCLUSIVE; UPDATE team SET name = name;');
+    const pool = createSqlPool({ size: 1, spares: 0 });
+    try {
+      const r = await pool.exec({ db: file, sql: 'SELECT count(*) FROM team' });
+      assert.equal(r.ok, false);
+      assert.equal(r.openErrorKind, 'locked');
+      assert.match(r.error ?? '', /database is locked/);
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+      await pool.close();
+    }
+  },
+);
 
 test('in WAL mode an exclusive writer does not block readers, who see only committed rows', () => {
   const file = buildDb('db-sandbox');

@@ -76,7 +76,9 @@ test('rows stop at the cap but are still counted; long cells are cut and marked'
 test('counting past the cap stops at the documented ceiling', async () => {
   const r = await pool.exec({
     db,
-    sql: `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${ROW_COUNT_CEILING + 10}) SELECT x FROM c`,
+    sql:
+      `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${ROW_COUNT_CEILING + 10}) ` +
+      `SELECT x FROM c`,
     maxRows: 3,
   });
   assert.equal(r.rowCount, ROW_COUNT_CEILING);

@@ -72,28 +72,31 @@ test('JSON records: one object per row, duplicate columns kept with suffixes, bi
   assert.equal(cellText(null), '');
 });
 
-test('sortedRowIndices: NULLs first, numbers numerically (exact past 2^53), then text; stable; descending reverses', async () => {
-  const r = await pool.exec({
-    db,
-    sql: "SELECT big FROM t UNION ALL SELECT NULL UNION ALL SELECT 5 UNION ALL SELECT 'x'",
-  });
-  // Query order: 9007199254740993, 42, -9007199254740993, NULL, 5, 'x'
-  assert.deepEqual(
-    sortedRowIndices(r.rows, { column: 0, descending: false }).map((i) => cellText(r.rows[i][0])),
-    ['', '-9007199254740993', '5', '42', '9007199254740993', 'x'],
-  );
-  assert.deepEqual(
-    sortedRowIndices(r.rows, { column: 0, descending: true }).map((i) => cellText(r.rows[i][0])),
-    ['x', '9007199254740993', '42', '5', '-9007199254740993', ''],
-  );
-  assert.deepEqual(sortedRowIndices(r.rows, null), [0, 1, 2, 3, 4, 5], 'no order: the query order');
-  const ties = [
-    [1, 'b'],
-    [0, 'a'],
-    [1, 'a'],
-    [0, 'b'],
-  ];
-  assert.deepEqual(sortedRowIndices(ties, { column: 0, descending: false }), [1, 3, 0, 2], 'ties keep their order');
-  assert.ok(compareCells('9007199254740993', '9007199254740992') > 0, 'digit strings beyond 2^53 compare exactly');
-  assert.ok(compareCells(2.5, '10') < 0 && compareCells('abc', 1e300) > 0);
-});
+test(
+  'sortedRowIndices: NULLs first, numbers numerically ' + '(exact past 2^53), then text; stable; descending reverses',
+  async () => {
+    const r = await pool.exec({
+      db,
+      sql: "SELECT big FROM t UNION ALL SELECT NULL UNION ALL SELECT 5 UNION ALL SELECT 'x'",
+    });
+    // Query order: 9007199254740993, 42, -9007199254740993, NULL, 5, 'x'
+    assert.deepEqual(
+      sortedRowIndices(r.rows, { column: 0, descending: false }).map((i) => cellText(r.rows[i][0])),
+      ['', '-9007199254740993', '5', '42', '9007199254740993', 'x'],
+    );
+    assert.deepEqual(
+      sortedRowIndices(r.rows, { column: 0, descending: true }).map((i) => cellText(r.rows[i][0])),
+      ['x', '9007199254740993', '42', '5', '-9007199254740993', ''],
+    );
+    assert.deepEqual(sortedRowIndices(r.rows, null), [0, 1, 2, 3, 4, 5], 'no order: the query order');
+    const ties = [
+      [1, 'b'],
+      [0, 'a'],
+      [1, 'a'],
+      [0, 'b'],
+    ];
+    assert.deepEqual(sortedRowIndices(ties, { column: 0, descending: false }), [1, 3, 0, 2], 'ties keep their order');
+    assert.ok(compareCells('9007199254740993', '9007199254740992') > 0, 'digit strings beyond 2^53 compare exactly');
+    assert.ok(compareCells(2.5, '10') < 0 && compareCells('abc', 1e300) > 0);
+  },
+);

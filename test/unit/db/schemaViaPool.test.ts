@@ -40,7 +40,9 @@ test('a view over a dropped table keeps its name, with no columns and no count',
   const dir = tempDir();
   const db = buildDb('broken', {
     dir,
-    sql: "CREATE TABLE t (a INTEGER); CREATE VIEW v AS SELECT a FROM t; DROP TABLE t; CREATE TABLE u (b TEXT); INSERT INTO u VALUES ('x');",
+    sql:
+      'CREATE TABLE t (a INTEGER); CREATE VIEW v AS SELECT a FROM t; DROP TABLE t; CREATE TABLE u (b TEXT); ' +
+      "INSERT INTO u VALUES ('x');",
   });
   const info = await introspectViaPool(pool, db);
   assert.deepEqual(

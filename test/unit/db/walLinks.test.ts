@@ -16,7 +16,10 @@ const count = async (db: string) => {
   return r.rows[0][0];
 };
 
-/** A WAL database with 6 rows checkpointed and a 7th only in its -wal, copied while the writer is open: db + -wal, no -shm. */
+/**
+ * A WAL database with 6 rows checkpointed and a 7th only in its -wal, copied while the writer is open: db + -wal, no
+ * -shm.
+ */
 function walWithoutShm(): { dir: string; db: string } {
   const live = tempDir();
   const src = join(live, 'src.sqlite');
@@ -41,18 +44,21 @@ test('a WAL database with a -wal but no -shm: all 7 committed rows read, no -shm
   assert.deepEqual(readdirSync(dir).sort(), before);
 });
 
-test('through a symbolic link the -wal beside the real file is read; nothing appears beside the link or the target', async () => {
-  const { dir, db } = walWithoutShm();
-  const linkDir = tempDir();
-  const link = join(linkDir, 'link.sqlite');
-  symlinkSync(db, link);
-  writeFileSync(link + '-wal', 'stray bytes beside the link, not a WAL of anything');
-  const beforeTarget = readdirSync(dir).sort();
-  const beforeLink = readdirSync(linkDir).sort();
-  assert.equal(await count(link), 7);
-  assert.deepEqual(readdirSync(dir).sort(), beforeTarget);
-  assert.deepEqual(readdirSync(linkDir).sort(), beforeLink);
-});
+test(
+  'through a symbolic link the -wal beside the real file ' + 'is read; nothing appears beside the link or the target',
+  async () => {
+    const { dir, db } = walWithoutShm();
+    const linkDir = tempDir();
+    const link = join(linkDir, 'link.sqlite');
+    symlinkSync(db, link);
+    writeFileSync(link + '-wal', 'stray bytes beside the link, not a WAL of anything');
+    const beforeTarget = readdirSync(dir).sort();
+    const beforeLink = readdirSync(linkDir).sort();
+    assert.equal(await count(link), 7);
+    assert.deepEqual(readdirSync(dir).sort(), beforeTarget);
+    assert.deepEqual(readdirSync(linkDir).sort(), beforeLink);
+  },
+);
 
 test('a long-lived pool sees rows another process commits after its first read', async () => {
   const dir = tempDir();

@@ -84,24 +84,27 @@ test('spider: every *.sqlite of a test suite must agree', async () => {
   assert.equal(v[1].exec, true);
 });
 
-test('errors: prediction error, gold error, empty and missing predictions are all scored wrong with their reason', async () => {
-  const v = await verdicts('spider', [
-    ['SELECT name FROM item', 'SELECT nope FROM item'],
-    ['SELECT nope FROM item', 'SELECT name FROM item'],
-    ['SELECT name FROM item', ''],
-    ['SELECT name FROM item', undefined],
-  ]);
-  assert.deepEqual(
-    v.map((x) => [x.exec, x.reason]),
-    [
-      [false, 'pred-error'],
-      [false, 'gold-error'],
-      [false, 'empty-prediction'],
-      [false, 'missing-prediction'],
-    ],
-  );
-  assert.match(v[0].detail ?? '', /no such column: nope/);
-});
+test(
+  'errors: prediction error, gold error, empty and missing ' + 'predictions are all scored wrong with their reason',
+  async () => {
+    const v = await verdicts('spider', [
+      ['SELECT name FROM item', 'SELECT nope FROM item'],
+      ['SELECT nope FROM item', 'SELECT name FROM item'],
+      ['SELECT name FROM item', ''],
+      ['SELECT name FROM item', undefined],
+    ]);
+    assert.deepEqual(
+      v.map((x) => [x.exec, x.reason]),
+      [
+        [false, 'pred-error'],
+        [false, 'gold-error'],
+        [false, 'empty-prediction'],
+        [false, 'missing-prediction'],
+      ],
+    );
+    assert.match(v[0].detail ?? '', /no such column: nope/);
+  },
+);
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c';
 

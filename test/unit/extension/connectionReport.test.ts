@@ -41,10 +41,12 @@ test('cancellation and unexpected errors', () => {
 
 test('auth messages point at the Set API Key command, not at environment variables the editor does not read', () => {
   const core =
-    'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (set QUARRY_API_KEY or OPENAI_API_KEY). Server said: no';
+    'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (set QUARRY_API_KEY or ' +
+    'OPENAI_API_KEY). Server said: no';
   assert.equal(
     withEditorKeyHint(core),
-    'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (run "Quarry: Set API Key…" to store one for this server). Server said: no',
+    'http://127.0.0.1:1/v1/chat/completions answered HTTP 401: no API key was sent (run "Quarry: Set API ' +
+      'Key…" to store one for this server). Server said: no',
   );
   assert.equal(
     withEditorKeyHint('the API key from apiKey option was refused'),

@@ -14,22 +14,25 @@ test('the system prompt is folded into the first user message', () => {
   );
 });
 
-test('a multi-turn episode keeps its order; tool observations become user turns and merge with a following user turn', () => {
-  const out = foldForLanguageModel([
-    { role: 'system', content: 'S' },
-    { role: 'user', content: 'Q' },
-    { role: 'assistant', content: '<sql>SELECT 1</sql>' },
-    { role: 'tool', content: '<observation>1</observation>' },
-    { role: 'user', content: 'continue' },
-    { role: 'assistant', content: '<solution>SELECT 1</solution>' },
-  ]);
-  assert.deepEqual(out, [
-    { role: 'user', content: 'S\n\nQ' },
-    { role: 'assistant', content: '<sql>SELECT 1</sql>' },
-    { role: 'user', content: '<observation>1</observation>\n\ncontinue' },
-    { role: 'assistant', content: '<solution>SELECT 1</solution>' },
-  ]);
-});
+test(
+  'a multi-turn episode keeps its order; tool observations ' + 'become user turns and merge with a following user turn',
+  () => {
+    const out = foldForLanguageModel([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: 'Q' },
+      { role: 'assistant', content: '<sql>SELECT 1</sql>' },
+      { role: 'tool', content: '<observation>1</observation>' },
+      { role: 'user', content: 'continue' },
+      { role: 'assistant', content: '<solution>SELECT 1</solution>' },
+    ]);
+    assert.deepEqual(out, [
+      { role: 'user', content: 'S\n\nQ' },
+      { role: 'assistant', content: '<sql>SELECT 1</sql>' },
+      { role: 'user', content: '<observation>1</observation>\n\ncontinue' },
+      { role: 'assistant', content: '<solution>SELECT 1</solution>' },
+    ]);
+  },
+);
 
 test('a conversation that opens with the assistant gets the system prompt as its own first user turn', () => {
   assert.deepEqual(

@@ -78,28 +78,32 @@ async function outOfTurns(id = 'spent'): Promise<TrajectoryRecord> {
   });
 }
 
-test('sft: labeled correct → the chat as generated; loss exactly on the assistant turns, never the prompt or observations', async () => {
-  const r = await answered();
-  assert.equal(r.end, 'answer');
-  const o = toSftExample(r, labelFor(r));
-  assert.ok(o.ok);
-  const m = o.example.messages;
-  const expected = [
-    ...r.prompt.map((p) => ({ role: p.role, content: p.content, loss: false })),
-    { role: 'assistant', content: r.turns[0].assistant, loss: true },
-    ...r.turns[0].observations.map((p) => ({ role: p.role, content: p.content, loss: false })),
-    { role: 'assistant', content: r.turns[1].assistant, loss: true },
-  ];
-  assert.deepEqual(m, expected);
-  assert.ok(r.turns[0].observations.length > 0, 'the exploring turn had an observation');
-  assert.equal(m.filter((x) => x.loss).length, 2);
-  assert.ok(m.every((x) => x.loss === (x.role === 'assistant')));
-  assert.equal(o.example.source, 'as-generated');
-  assert.deepEqual(
-    [o.example.id, o.example.question, o.example.protocol, o.example.db.path],
-    [r.id, Q, 'skyrl', r.task.db.path],
-  );
-});
+test(
+  'sft: labeled correct → the chat as generated; loss exactly on the assistant turns, never the prompt or ' +
+    'observations',
+  async () => {
+    const r = await answered();
+    assert.equal(r.end, 'answer');
+    const o = toSftExample(r, labelFor(r));
+    assert.ok(o.ok);
+    const m = o.example.messages;
+    const expected = [
+      ...r.prompt.map((p) => ({ role: p.role, content: p.content, loss: false })),
+      { role: 'assistant', content: r.turns[0].assistant, loss: true },
+      ...r.turns[0].observations.map((p) => ({ role: p.role, content: p.content, loss: false })),
+      { role: 'assistant', content: r.turns[1].assistant, loss: true },
+    ];
+    assert.deepEqual(m, expected);
+    assert.ok(r.turns[0].observations.length > 0, 'the exploring turn had an observation');
+    assert.equal(m.filter((x) => x.loss).length, 2);
+    assert.ok(m.every((x) => x.loss === (x.role === 'assistant')));
+    assert.equal(o.example.source, 'as-generated');
+    assert.deepEqual(
+      [o.example.id, o.example.question, o.example.protocol, o.example.db.path],
+      [r.id, Q, 'skyrl', r.task.db.path],
+    );
+  },
+);
 
 test('sft: which labels qualify, and why the others do not', async () => {
   const r = await answered();
@@ -132,23 +136,26 @@ test('sft: which labels qualify, and why the others do not', async () => {
   );
 });
 
-test('sft: a corrected SQL replaces the final answer block; reasoning dropped by default, kept when asked', async () => {
-  const r = await answered();
-  const label = labelFor(r, { verdict: 'incorrect', correctedSql: `  ${GOLD}\n` });
-  const o = toSftExample(r, label);
-  assert.ok(o.ok);
-  const last = o.example.messages[o.example.messages.length - 1];
-  assert.deepEqual(last, { role: 'assistant', content: `<solution>${GOLD}</solution>`, loss: true });
-  assert.equal(o.example.source, 'corrected');
-  assert.equal(
-    o.example.messages.length,
-    r.prompt.length + 1 + r.turns[0].observations.length + 1,
-    'same messages, last one rewritten',
-  );
-  const kept = toSftExample(r, label, { keepReasoning: true });
-  assert.ok(kept.ok);
-  assert.equal(kept.example.messages.at(-1)!.content, `<think>now count</think>\n<solution>${GOLD}</solution>`);
-});
+test(
+  'sft: a corrected SQL replaces the final answer ' + 'block; reasoning dropped by default, kept when asked',
+  async () => {
+    const r = await answered();
+    const label = labelFor(r, { verdict: 'incorrect', correctedSql: `  ${GOLD}\n` });
+    const o = toSftExample(r, label);
+    assert.ok(o.ok);
+    const last = o.example.messages[o.example.messages.length - 1];
+    assert.deepEqual(last, { role: 'assistant', content: `<solution>${GOLD}</solution>`, loss: true });
+    assert.equal(o.example.source, 'corrected');
+    assert.equal(
+      o.example.messages.length,
+      r.prompt.length + 1 + r.turns[0].observations.length + 1,
+      'same messages, last one rewritten',
+    );
+    const kept = toSftExample(r, label, { keepReasoning: true });
+    assert.ok(kept.ok);
+    assert.equal(kept.example.messages.at(-1)!.content, `<think>now count</think>\n<solution>${GOLD}</solution>`);
+  },
+);
 
 test('sft: an episode that ran out of turns keeps every turn and gets the corrected answer appended', async () => {
   const r = await outOfTurns();
@@ -212,54 +219,58 @@ test('answer blocks: every protocol’s own parser reads the corrected SQL back 
   assert.equal(rewriteAnswerTurn('skyrl', 'no block at all', 'SELECT 2', true), '<solution>SELECT 2</solution>');
 });
 
-test('rl prompts: one per task; a reviewer’s corrected SQL (latest) wins over the task gold; no gold at all is skipped', async () => {
-  const a1 = await answered('a1');
-  const a2 = await answered('a2');
-  const spent = await outOfTurns();
-  const labels = new Map<string, Label>([
-    [
-      'a1',
-      labelFor(a1, {
-        verdict: 'incorrect',
-        correctedSql: 'SELECT count(*) FROM author WHERE 1',
-        updatedAt: '2026-11-23T10:00:00.000Z',
-      }),
-    ],
-    [
-      'a2',
-      labelFor(a2, {
-        verdict: 'incorrect',
-        correctedSql: 'SELECT count(author_id) FROM author',
-        updatedAt: '2026-11-23T11:00:00.000Z',
-      }),
-    ],
-  ]);
-  const { prompts, skipped } = toRlPrompts([a1, a2, spent], labels);
-  assert.equal(prompts.length, 1);
-  assert.deepEqual(prompts[0], {
-    schema: 'quarry.rl-prompt/1',
-    question: Q,
-    evidence: null,
-    history: [],
-    db: { path: a1.task.db.path, id: null },
-    gold_sql: 'SELECT count(author_id) FROM author',
-    gold_source: 'label',
-    difficulty: 'easy',
-    task_id: 'bk:1',
-    trajectory_ids: ['a1', 'a2'],
-  });
-  assert.deepEqual(skipped, [
-    { id: 'spent', reason: 'no gold SQL: the task has none and no label gives a corrected SQL' },
-  ]);
-  const plain = toRlPrompts([a1], new Map());
-  assert.equal(plain.prompts[0].gold_sql, GOLD);
-  assert.equal(plain.prompts[0].gold_source, 'task');
-  const fixed = toRlPrompts(
-    [spent],
-    new Map([['spent', labelFor(spent, { correctedSql: 'SELECT DISTINCT genre FROM book' })]]),
-  );
-  assert.equal(fixed.prompts[0].gold_sql, 'SELECT DISTINCT genre FROM book');
-});
+test(
+  'rl prompts: one per task; a reviewer’s corrected SQL (latest) wins over the task gold; no gold at all is ' +
+    'skipped',
+  async () => {
+    const a1 = await answered('a1');
+    const a2 = await answered('a2');
+    const spent = await outOfTurns();
+    const labels = new Map<string, Label>([
+      [
+        'a1',
+        labelFor(a1, {
+          verdict: 'incorrect',
+          correctedSql: 'SELECT count(*) FROM author WHERE 1',
+          updatedAt: '2026-11-23T10:00:00.000Z',
+        }),
+      ],
+      [
+        'a2',
+        labelFor(a2, {
+          verdict: 'incorrect',
+          correctedSql: 'SELECT count(author_id) FROM author',
+          updatedAt: '2026-11-23T11:00:00.000Z',
+        }),
+      ],
+    ]);
+    const { prompts, skipped } = toRlPrompts([a1, a2, spent], labels);
+    assert.equal(prompts.length, 1);
+    assert.deepEqual(prompts[0], {
+      schema: 'quarry.rl-prompt/1',
+      question: Q,
+      evidence: null,
+      history: [],
+      db: { path: a1.task.db.path, id: null },
+      gold_sql: 'SELECT count(author_id) FROM author',
+      gold_source: 'label',
+      difficulty: 'easy',
+      task_id: 'bk:1',
+      trajectory_ids: ['a1', 'a2'],
+    });
+    assert.deepEqual(skipped, [
+      { id: 'spent', reason: 'no gold SQL: the task has none and no label gives a corrected SQL' },
+    ]);
+    const plain = toRlPrompts([a1], new Map());
+    assert.equal(plain.prompts[0].gold_sql, GOLD);
+    assert.equal(plain.prompts[0].gold_source, 'task');
+    const fixed = toRlPrompts(
+      [spent],
+      new Map([['spent', labelFor(spent, { correctedSql: 'SELECT DISTINCT genre FROM book' })]]),
+    );
+    assert.equal(fixed.prompts[0].gold_sql, 'SELECT DISTINCT genre FROM book');
+  },
+);
 
 test('export files: labels from the store → the trajectories they point at → JSONL written whole', async () => {
   const dir = tempDir();
@@ -343,38 +354,42 @@ test('export files: labels from the store → the trajectories they point at →
   );
 });
 
-test('corrected SQL check: against the gold with the evaluator’s comparator, else against the final SQL, else just run', async () => {
-  const run = pool.exec.bind(pool);
-  const base = { dbPath: db, run, timeoutMs: 5000 };
-  const ok = await checkCorrectedSql({
-    ...base,
-    sql: 'SELECT count(author_id) FROM author',
-    gold: GOLD,
-    finalSql: 'SELECT 1',
-  });
-  assert.equal(ok.against, 'gold');
-  assert.equal(ok.match, true);
-  assert.equal(ok.reason, 'match');
-  assert.equal(ok.result?.ok, true);
-  assert.deepEqual(ok.result?.columns, ['count(author_id)']);
-  const wrong = await checkCorrectedSql({ ...base, sql: 'SELECT count(*) FROM book', gold: GOLD, finalSql: null });
-  assert.deepEqual([wrong.against, wrong.match, wrong.reason], ['gold', false, 'values']);
-  const broken = await checkCorrectedSql({ ...base, sql: 'SELECT nope FROM author', gold: GOLD, finalSql: null });
-  assert.deepEqual([broken.match, broken.reason, broken.result?.ok], [false, 'pred-error', false]);
-  assert.match(broken.detail ?? '', /no such column: nope/);
-  const vsFinal = await checkCorrectedSql({
-    ...base,
-    sql: 'SELECT name FROM author ORDER BY name',
-    gold: null,
-    finalSql: 'SELECT name FROM author',
-  });
-  assert.deepEqual([vsFinal.against, vsFinal.match], ['final', true]);
-  const badRef = await checkCorrectedSql({ ...base, sql: 'SELECT 1', gold: 'SELECT x FROM nowhere', finalSql: null });
-  assert.equal(badRef.match, null);
-  assert.match(badRef.detail ?? '', /the gold SQL failed: no such table: nowhere/);
-  const alone = await checkCorrectedSql({ ...base, sql: 'SELECT 42 AS answer', gold: null, finalSql: '  ' });
-  assert.deepEqual([alone.against, alone.match, alone.result?.rows], ['none', null, [[42]]]);
-});
+test(
+  'corrected SQL check: against the gold with the evaluator’s comparator, else against the final SQL, else ' +
+    'just run',
+  async () => {
+    const run = pool.exec.bind(pool);
+    const base = { dbPath: db, run, timeoutMs: 5000 };
+    const ok = await checkCorrectedSql({
+      ...base,
+      sql: 'SELECT count(author_id) FROM author',
+      gold: GOLD,
+      finalSql: 'SELECT 1',
+    });
+    assert.equal(ok.against, 'gold');
+    assert.equal(ok.match, true);
+    assert.equal(ok.reason, 'match');
+    assert.equal(ok.result?.ok, true);
+    assert.deepEqual(ok.result?.columns, ['count(author_id)']);
+    const wrong = await checkCorrectedSql({ ...base, sql: 'SELECT count(*) FROM book', gold: GOLD, finalSql: null });
+    assert.deepEqual([wrong.against, wrong.match, wrong.reason], ['gold', false, 'values']);
+    const broken = await checkCorrectedSql({ ...base, sql: 'SELECT nope FROM author', gold: GOLD, finalSql: null });
+    assert.deepEqual([broken.match, broken.reason, broken.result?.ok], [false, 'pred-error', false]);
+    assert.match(broken.detail ?? '', /no such column: nope/);
+    const vsFinal = await checkCorrectedSql({
+      ...base,
+      sql: 'SELECT name FROM author ORDER BY name',
+      gold: null,
+      finalSql: 'SELECT name FROM author',
+    });
+    assert.deepEqual([vsFinal.against, vsFinal.match], ['final', true]);
+    const badRef = await checkCorrectedSql({ ...base, sql: 'SELECT 1', gold: 'SELECT x FROM nowhere', finalSql: null });
+    assert.equal(badRef.match, null);
+    assert.match(badRef.detail ?? '', /the gold SQL failed: no such table: nowhere/);
+    const alone = await checkCorrectedSql({ ...base, sql: 'SELECT 42 AS answer', gold: null, finalSql: '  ' });
+    assert.deepEqual([alone.against, alone.match, alone.result?.rows], ['none', null, [[42]]]);
+  },
+);
 
 function capture() {
   let text = '';
@@ -438,68 +453,72 @@ test('quarry export: sft from the workspace store, rl for a trajectory file; bad
   assert.match(noStore.err, /no label store at .*nowhere\.sqlite/);
 });
 
-test('issue 9, item 3: quarry export reads its inputs without changing them and never writes over an input or a database', async () => {
-  const dir = tempDir();
-  const good = await answered('safe-good');
-  const file = join(dir, 'run.jsonl');
-  const w = await TrajectoryWriter.open(file);
-  await w.write(good);
-  await w.close();
-  const storePath = labelStorePath(dir);
-  const store = LabelStore.open(storePath);
-  store.save({
-    trajectoryId: 'safe-good',
-    file,
-    recordSha: recordSha(good),
-    verdict: 'correct',
-    correctedSql: null,
-    tags: [],
-    note: '',
-  });
-  store.close();
-  const cli = async (...args: string[]) => {
-    const out = capture();
-    const err = capture();
-    const code = await main(['export', ...args], { stdout: out.stream, stderr: err.stream, cwd: dir });
-    return { code, out: out.text(), err: err.text() };
-  };
-  const bytes = (p: string) => readFileSync(p);
+test(
+  'issue 9, item 3: quarry export reads its inputs without changing them and never writes over an input or ' +
+    'a database',
+  async () => {
+    const dir = tempDir();
+    const good = await answered('safe-good');
+    const file = join(dir, 'run.jsonl');
+    const w = await TrajectoryWriter.open(file);
+    await w.write(good);
+    await w.close();
+    const storePath = labelStorePath(dir);
+    const store = LabelStore.open(storePath);
+    store.save({
+      trajectoryId: 'safe-good',
+      file,
+      recordSha: recordSha(good),
+      verdict: 'correct',
+      correctedSql: null,
+      tags: [],
+      note: '',
+    });
+    store.close();
+    const cli = async (...args: string[]) => {
+      const out = capture();
+      const err = capture();
+      const code = await main(['export', ...args], { stdout: out.stream, stderr: err.stream, cwd: dir });
+      return { code, out: out.text(), err: err.text() };
+    };
+    const bytes = (p: string) => readFileSync(p);
 
-  // A user's database given as --labels: refused, and its bytes (its header's journal mode too) unchanged.
-  const userDb = buildDb('bookshop', { dir: tempDir() });
-  const before = bytes(userDb);
-  const notStore = await cli('--format', 'sft', '--labels', userDb, '--out', 'a.jsonl');
-  assert.equal(notStore.code, 2);
-  assert.match(notStore.err, /not a Quarry label store/);
-  assert.deepEqual(bytes(userDb), before);
-  // An empty file given as --labels stays empty.
-  const empty = join(dir, 'empty.sqlite');
-  writeFileSync(empty, '');
-  const emptyRun = await cli('--format', 'sft', '--labels', empty, '--out', 'b.jsonl');
-  assert.equal(emptyRun.code, 2);
-  assert.match(emptyRun.err, /empty file, not a Quarry label store/);
-  assert.equal(bytes(empty).length, 0);
-  // --out naming an input or a database is refused; the input is untouched.
-  const storeBefore = bytes(storePath);
-  for (const [out, why] of [
-    [storePath, /is also an input|SQLite database/],
-    [file, /is also an input/],
-    [userDb, /SQLite database/],
-  ] as const) {
-    const r = await cli('--format', 'sft', '--trajectories', file, '--out', out);
-    assert.equal(r.code, 2, out);
-    assert.match(r.err, why);
-  }
-  assert.deepEqual(bytes(storePath), storeBefore);
-  assert.equal((await readTrajectories(file)).records.length, 1);
-  // Another existing file needs --force; an earlier export of the same kind is simply replaced.
-  const notes = join(dir, 'notes.txt');
-  writeFileSync(notes, 'my notes\n');
-  const refused = await cli('--format', 'sft', '--out', notes);
-  assert.equal(refused.code, 2);
-  assert.match(refused.err, /exists and is not SFT examples Quarry wrote; pass --force/);
-  assert.equal(readFileSync(notes, 'utf8'), 'my notes\n');
-  assert.equal((await cli('--format', 'sft', '--out', notes, '--force')).code, 0);
-  assert.equal((await cli('--format', 'sft', '--out', 'c.jsonl')).code, 0);
-  assert.equal((await cli('--format', 'sft', '--out', 'c.jsonl')).code, 0, 'an earlier SFT export is replaced');
-});
+    // A user's database given as --labels: refused, and its bytes (its header's journal mode too) unchanged.
+    const userDb = buildDb('bookshop', { dir: tempDir() });
+    const before = bytes(userDb);
+    const notStore = await cli('--format', 'sft', '--labels', userDb, '--out', 'a.jsonl');
+    assert.equal(notStore.code, 2);
+    assert.match(notStore.err, /not a Quarry label store/);
+    assert.deepEqual(bytes(userDb), before);
+    // An empty file given as --labels stays empty.
+    const empty = join(dir, 'empty.sqlite');
+    writeFileSync(empty, '');
+    const emptyRun = await cli('--format', 'sft', '--labels', empty, '--out', 'b.jsonl');
+    assert.equal(emptyRun.code, 2);
+    assert.match(emptyRun.err, /empty file, not a Quarry label store/);
+    assert.equal(bytes(empty).length, 0);
+    // --out naming an input or a database is refused; the input is untouched.
+    const storeBefore = bytes(storePath);
+    for (const [out, why] of [
+      [storePath, /is also an input|SQLite database/],
+      [file, /is also an input/],
+      [userDb, /SQLite database/],
+    ] as const) {
+      const r = await cli('--format', 'sft', '--trajectories', file, '--out', out);
+      assert.equal(r.code, 2, out);
+      assert.match(r.err, why);
+    }
+    assert.deepEqual(bytes(storePath), storeBefore);
+    assert.equal((await readTrajectories(file)).records.length, 1);
+    // Another existing file needs --force; an earlier export of the same kind is simply replaced.
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'my notes\n');
+    const refused = await cli('--format', 'sft', '--out', notes);
+    assert.equal(refused.code, 2);
+    assert.match(refused.err, /exists and is not SFT examples Quarry wrote; pass --force/);
+    assert.equal(readFileSync(notes, 'utf8'), 'my notes\n');
+    assert.equal((await cli('--format', 'sft', '--out', notes, '--force')).code, 0);
+    assert.equal((await cli('--format', 'sft', '--out', 'c.jsonl')).code, 0);
+    assert.equal((await cli('--format', 'sft', '--out', 'c.jsonl')).code, 0, 'an earlier SFT export is replaced');
+  },
+);

@@ -246,29 +246,33 @@ test('a wrong base URL path is called what it is', async () => {
   );
 });
 
-test('auth: the key comes from the option, then QUARRY_API_KEY, then OPENAI_API_KEY; 401 is explained, never echoing the key', async () => {
-  const secret = 'sk-test-0123456789';
-  const { server, model } = await setup({ apiKey: secret }, { ...fast, env: { OPENAI_API_KEY: secret } });
-  assert.equal((await model.generate({ messages: ask, sampling: {} })).text, answer);
-  assert.equal(server.requests.at(-1)!.authorization, `Bearer ${secret}`);
+test(
+  'auth: the key comes from the option, then QUARRY_API_KEY, then OPENAI_API_KEY; 401 is explained, never ' +
+    'echoing the key',
+  async () => {
+    const secret = 'sk-test-0123456789';
+    const { server, model } = await setup({ apiKey: secret }, { ...fast, env: { OPENAI_API_KEY: secret } });
+    assert.equal((await model.generate({ messages: ask, sampling: {} })).text, answer);
+    assert.equal(server.requests.at(-1)!.authorization, `Bearer ${secret}`);
 
-  const preferQuarry = await createModel(server.spec(), {
-    ...fast,
-    env: { QUARRY_API_KEY: 'sk-wrong', OPENAI_API_KEY: secret },
-  });
-  const e = await rejectsWith(
-    preferQuarry.generate({ messages: ask, sampling: {} }),
-    'auth',
-    /HTTP 401.*QUARRY_API_KEY was refused/,
-  );
-  assert.doesNotMatch(e.message, /sk-wrong/);
+    const preferQuarry = await createModel(server.spec(), {
+      ...fast,
+      env: { QUARRY_API_KEY: 'sk-wrong', OPENAI_API_KEY: secret },
+    });
+    const e = await rejectsWith(
+      preferQuarry.generate({ messages: ask, sampling: {} }),
+      'auth',
+      /HTTP 401.*QUARRY_API_KEY was refused/,
+    );
+    assert.doesNotMatch(e.message, /sk-wrong/);
 
-  const option = await createModel(server.spec(), { ...fast, apiKey: secret, env: { QUARRY_API_KEY: 'sk-wrong' } });
-  assert.equal((await option.generate({ messages: ask, sampling: {} })).text, answer);
+    const option = await createModel(server.spec(), { ...fast, apiKey: secret, env: { QUARRY_API_KEY: 'sk-wrong' } });
+    assert.equal((await option.generate({ messages: ask, sampling: {} })).text, answer);
 
-  const none = await createModel(server.spec(), fast);
-  await rejectsWith(none.generate({ messages: ask, sampling: {} }), 'auth', /no API key was sent/);
-});
+    const none = await createModel(server.spec(), fast);
+    await rejectsWith(none.generate({ messages: ask, sampling: {} }), 'auth', /no API key was sent/);
+  },
+);
 
 test('abort mid-stream rejects with an AbortError and frees the connection', async () => {
   const { server, model } = await setup({ chunkDelayMs: 20 });
@@ -323,17 +327,20 @@ test('malformed SSE data and a truncated JSON body are bad-response errors quoti
   await rejectsWith(model.generate({ messages: ask, sampling: {} }), 'bad-response', /response body that is not JSON/);
 });
 
-test("an unmatched conversation gets the replay server's explanation; a default answer covers it when set", async () => {
-  const { server, model } = await setup();
-  const other: ChatMessage[] = [{ role: 'user', content: 'List the stadiums.' }];
-  await rejectsWith(
-    model.generate({ messages: other, sampling: {} }),
-    'server',
-    /HTTP 400.*no scripted response.*List the stadiums/,
-  );
-  server.options.defaultResponse = 'I do not know.';
-  assert.equal((await model.generate({ messages: other, sampling: {} })).text, 'I do not know.');
-});
+test(
+  "an unmatched conversation gets the replay server's " + 'explanation; a default answer covers it when set',
+  async () => {
+    const { server, model } = await setup();
+    const other: ChatMessage[] = [{ role: 'user', content: 'List the stadiums.' }];
+    await rejectsWith(
+      model.generate({ messages: other, sampling: {} }),
+      'server',
+      /HTTP 400.*no scripted response.*List the stadiums/,
+    );
+    server.options.defaultResponse = 'I do not know.';
+    assert.equal((await model.generate({ messages: other, sampling: {} })).text, 'I do not know.');
+  },
+);
 
 test('close() ends calls in flight and refuses new ones', async () => {
   const { server, model } = await setup();

@@ -75,15 +75,18 @@ test('a server that ignores stream:true answers with JSON; its text still reache
   assert.equal(r.usageEstimated, true);
 });
 
-test('a stream that ends after finish_reason without [DONE] is complete; one that ends before it is retried', async () => {
-  const { spec, bodies } = await serve((_b, res, _req, n) => {
-    if (n === 1) sse(res, []);
-    else sse(res, [delta('SELECT 1'), delta('', 'length')]);
-  });
-  const r = await (await createModel(spec, fast)).generate({ messages: ask, sampling: {}, onText: () => undefined });
-  assert.deepEqual([r.text, r.finishReason, r.attempts], ['SELECT 1', 'length', 2]);
-  assert.equal(bodies.length, 2);
-});
+test(
+  'a stream that ends after finish_reason without ' + '[DONE] is complete; one that ends before it is retried',
+  async () => {
+    const { spec, bodies } = await serve((_b, res, _req, n) => {
+      if (n === 1) sse(res, []);
+      else sse(res, [delta('SELECT 1'), delta('', 'length')]);
+    });
+    const r = await (await createModel(spec, fast)).generate({ messages: ask, sampling: {}, onText: () => undefined });
+    assert.deepEqual([r.text, r.finishReason, r.attempts], ['SELECT 1', 'length', 2]);
+    assert.equal(bodies.length, 2);
+  },
+);
 
 test("SGLang's matched_stop names the stop string", async () => {
   const { spec } = await serve((_b, res) =>

@@ -170,7 +170,8 @@ test('script files: JSON (array or object) and JSONL, with clear errors for bad 
   const obj = loadReplayScript(
     write(
       'b.json',
-      '{"entries": [{"match": {"regex": "x+", "flags": "i"}, "responses": ["a", "b"]}], "default": "d", "models": ["m"]}',
+      '{"entries": [{"match": {"regex": "x+", "flags": "i"}, "responses": ["a", "b"]}], "default": "d", ' +
+        '"models": ["m"]}',
     ),
   );
   assert.deepEqual([obj.default, obj.models, obj.entries[0].responses], ['d', ['m'], ['a', 'b']]);

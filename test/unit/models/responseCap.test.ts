@@ -16,7 +16,8 @@ import { buildDb } from '../../helpers/fixtures';
 let sentBytes = 0;
 function streamForever(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const piece = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'x'.repeat(8192) }, finish_reason: null }] })}\n\n`;
+  const event = { choices: [{ index: 0, delta: { content: 'x'.repeat(8192) }, finish_reason: null }] };
+  const piece = `data: ${JSON.stringify(event)}\n\n`;
   let left = 200 * 2 ** 20;
   const pump = (): void => {
     while (left > 0) {

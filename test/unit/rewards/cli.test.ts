@@ -58,41 +58,44 @@ records[1].sample = 1;
 records[3].sample = 1;
 writeFileSync(file, records.map((r) => JSON.stringify(r) + '\n').join(''));
 
-test('reward --json prints exactly {panel, total, terms: [{name, value, weight, contribution, explanation}]}', async () => {
-  const r = await quarry([
-    'reward',
-    '--panel',
-    'sqltrail',
-    '--gold-sql',
-    'SELECT name FROM student',
-    '--pred-sql',
-    'SELECT name FROM teacher',
-    '--db',
-    schoolDb,
-    '--difficulty',
-    'simple',
-    '--json',
-  ]);
-  assert.equal(r.code, 0, r.err);
-  const json = JSON.parse(r.out);
-  assert.deepEqual(Object.keys(json), ['panel', 'total', 'terms']);
-  assert.equal(json.panel, 'sqltrail');
-  assert.deepEqual(
-    json.terms.map((t: { name: string }) => t.name),
-    ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
-  );
-  for (const t of json.terms)
-    assert.deepEqual(Object.keys(t), ['name', 'value', 'weight', 'contribution', 'explanation']);
-  const bigram = json.terms.find((t: { name: string }) => t.name === 'bigram');
-  assert.equal(bigram.value, 0.5);
-  // The printed numbers are rounded to 12 decimals, so their sum agrees with the total to that precision.
-  const sum = json.terms.reduce((a: number, t: { contribution: number }) => a + t.contribution, 0);
-  assert.ok(Math.abs(json.total - sum) < 1e-9, `${json.total} vs ${sum}`);
-  assert.ok(
-    Math.abs(json.terms.find((t: { name: string }) => t.name === 'schema').value - 1 / 3) < 1e-9,
-    'eq. 10: name is shared',
-  );
-});
+test(
+  'reward --json prints exactly {panel, total, terms: ' + '[{name, value, weight, contribution, explanation}]}',
+  async () => {
+    const r = await quarry([
+      'reward',
+      '--panel',
+      'sqltrail',
+      '--gold-sql',
+      'SELECT name FROM student',
+      '--pred-sql',
+      'SELECT name FROM teacher',
+      '--db',
+      schoolDb,
+      '--difficulty',
+      'simple',
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.err);
+    const json = JSON.parse(r.out);
+    assert.deepEqual(Object.keys(json), ['panel', 'total', 'terms']);
+    assert.equal(json.panel, 'sqltrail');
+    assert.deepEqual(
+      json.terms.map((t: { name: string }) => t.name),
+      ['exec', 'turns', 'schema', 'bigram', 'syntax', 'format'],
+    );
+    for (const t of json.terms)
+      assert.deepEqual(Object.keys(t), ['name', 'value', 'weight', 'contribution', 'explanation']);
+    const bigram = json.terms.find((t: { name: string }) => t.name === 'bigram');
+    assert.equal(bigram.value, 0.5);
+    // The printed numbers are rounded to 12 decimals, so their sum agrees with the total to that precision.
+    const sum = json.terms.reduce((a: number, t: { contribution: number }) => a + t.contribution, 0);
+    assert.ok(Math.abs(json.total - sum) < 1e-9, `${json.total} vs ${sum}`);
+    assert.ok(
+      Math.abs(json.terms.find((t: { name: string }) => t.name === 'schema').value - 1 / 3) < 1e-9,
+      'eq. 10: name is shared',
+    );
+  },
+);
 
 test('reward without --json prints a readable table with every explanation', async () => {
   const r = await quarry([

@@ -27,9 +27,14 @@ async function quarry(args: string[], cwd = repoRoot) {
 }
 
 const GOLD =
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON s.supplier_id = cl.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY s.supplier_name HAVING COUNT(cl.lens_id) > 0;';
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+  's.supplier_id = cl.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY ' +
+  's.supplier_name HAVING COUNT(cl.lens_id) > 0;';
 const ROUND2 =
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id JOIN order_items oi ON cl.lens_id = oi.lens_id JOIN sales sa ON oi.order_item_id = sa.order_id WHERE f.rating >= 4 GROUP BY s.supplier_name;';
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+  'cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id JOIN order_items oi ON ' +
+  'cl.lens_id = oi.lens_id JOIN sales sa ON oi.order_item_id = sa.order_id WHERE f.rating >= 4 GROUP BY ' +
+  's.supplier_name;';
 
 test('quarry odt --json: trees, scores, tags and feedback as one stable object', async () => {
   const r = await quarry(['odt', '--pred', ROUND2, '--gold', GOLD, '--json']);
@@ -86,7 +91,8 @@ test('quarry odt: unparseable prediction, schema from --db, bad input', async ()
   assert.match(o.feedback, /could not be parsed/);
   const db = buildDb('progress-lenses', { dir: tempDir('quarry-odt-cli-'), file: 'lenses.sqlite' });
   const pred =
-    'SELECT supplier_name, price FROM suppliers JOIN contact_lenses ON suppliers.supplier_id = contact_lenses.supplier_id';
+    'SELECT supplier_name, price FROM suppliers JOIN contact_lenses ON suppliers.supplier_id = ' +
+    'contact_lenses.supplier_id';
   const gold =
     'SELECT s.supplier_name, c.price FROM suppliers s JOIN contact_lenses c ON s.supplier_id = c.supplier_id';
   const withDb = JSON.parse((await quarry(['odt', '--pred', pred, '--gold', gold, '--db', db, '--json'])).stdout);
@@ -101,13 +107,17 @@ test('quarry odt: unparseable prediction, schema from --db, bad input', async ()
   assert.match(noDb.stderr, /no such file/);
 });
 
-test('quarry odt from the built CLI bundle (dist/cli.js, built by scripts/build.mjs before the tests), as users run it', () => {
-  const cli = join(repoRoot, 'dist', 'cli.js');
-  const r = spawnSync(
-    process.execPath,
-    [cli, 'odt', '--pred', 'SELECT a FROM t', '--gold', 'SELECT a FROM t WHERE b = 1', '--json'],
-    { encoding: 'utf8' },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout).tags, ['WHERE_ERROR']);
-});
+test(
+  'quarry odt from the built CLI bundle (dist/cli.js, built by scripts/build.mjs before the tests), as ' +
+    'users run it',
+  () => {
+    const cli = join(repoRoot, 'dist', 'cli.js');
+    const r = spawnSync(
+      process.execPath,
+      [cli, 'odt', '--pred', 'SELECT a FROM t', '--gold', 'SELECT a FROM t WHERE b = 1', '--json'],
+      { encoding: 'utf8' },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).tags, ['WHERE_ERROR']);
+  },
+);

@@ -175,37 +175,44 @@ function topSelect(sql: string): OdtNode {
   return b.ok ? b.root.children[b.root.children.length - 1] : (undefined as never);
 }
 
-test('symmetry: set and Boolean similarities are symmetric; with equal counts s_local and (child-free) F_struct are too', () => {
-  let equalCounts = 0,
-    childFree = 0;
-  for (let i = 0; i < N; i++) {
-    const a = topSelect(all[i].sql),
-      b = topSelect(all[(i * 11 + 5) % N].sql);
-    const ab = featureSimilarities(a.profile!, b.profile!),
-      ba = featureSimilarities(b.profile!, a.profile!);
-    for (const f of FEATURES) if (f !== 'counts') assert.equal(ab[f], ba[f], f);
-    const sameCounts =
-      a.profile!.counts.joins === b.profile!.counts.joins &&
-      a.profile!.counts.selectItems === b.profile!.counts.selectItems;
-    if (sameCounts) {
-      equalCounts++;
-      assert.equal(ab.counts, 1);
-      assert.equal(localSimilarity(ab), localSimilarity(ba));
-      if (a.children.length === 0 && b.children.length === 0) {
-        childFree++;
-        assert.equal(
-          compareOdt(all[i].sql, all[(i * 11 + 5) % N].sql).struct,
-          compareOdt(all[(i * 11 + 5) % N].sql, all[i].sql).struct,
-        );
+test(
+  'symmetry: set and Boolean similarities are symmetric; with equal counts s_local and (child-free) ' +
+    'F_struct are too',
+  () => {
+    let equalCounts = 0,
+      childFree = 0;
+    for (let i = 0; i < N; i++) {
+      const a = topSelect(all[i].sql),
+        b = topSelect(all[(i * 11 + 5) % N].sql);
+      const ab = featureSimilarities(a.profile!, b.profile!),
+        ba = featureSimilarities(b.profile!, a.profile!);
+      for (const f of FEATURES) if (f !== 'counts') assert.equal(ab[f], ba[f], f);
+      const sameCounts =
+        a.profile!.counts.joins === b.profile!.counts.joins &&
+        a.profile!.counts.selectItems === b.profile!.counts.selectItems;
+      if (sameCounts) {
+        equalCounts++;
+        assert.equal(ab.counts, 1);
+        assert.equal(localSimilarity(ab), localSimilarity(ba));
+        if (a.children.length === 0 && b.children.length === 0) {
+          childFree++;
+          assert.equal(
+            compareOdt(all[i].sql, all[(i * 11 + 5) % N].sql).struct,
+            compareOdt(all[(i * 11 + 5) % N].sql, all[i].sql).struct,
+          );
+        }
       }
     }
-  }
-  assert.ok(equalCounts > 20 && childFree > 10, `cases exercised: ${equalCounts} equal-count, ${childFree} child-free`);
-  // NumSim normalises by the gold count, so the counts feature is not symmetric: documented, and checked here
-  const p = topSelect('SELECT a FROM t JOIN u ON t.x = u.x JOIN v ON u.y = v.y').profile!,
-    g = topSelect('SELECT a FROM t JOIN u ON t.x = u.x').profile!;
-  assert.notEqual(featureSimilarities(p, g).counts, featureSimilarities(g, p).counts);
-});
+    assert.ok(
+      equalCounts > 20 && childFree > 10,
+      `cases exercised: ${equalCounts} equal-count, ${childFree} child-free`,
+    );
+    // NumSim normalises by the gold count, so the counts feature is not symmetric: documented, and checked here
+    const p = topSelect('SELECT a FROM t JOIN u ON t.x = u.x JOIN v ON u.y = v.y').profile!,
+      g = topSelect('SELECT a FROM t JOIN u ON t.x = u.x').profile!;
+    assert.notEqual(featureSimilarities(p, g).counts, featureSimilarities(g, p).counts);
+  },
+);
 
 test('Δ: antisymmetric, largest when the final SQL is the gold, and R_align is non-decreasing in it', () => {
   const F = (p: string, g: string) => compareOdt(p, g).F;

@@ -16,11 +16,18 @@ import { buildDb } from '../../helpers/fixtures';
 
 const db = buildDb('progress-lenses');
 const GOLD =
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON s.supplier_id = cl.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY s.supplier_name HAVING COUNT(cl.lens_id) > 0;';
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+  's.supplier_id = cl.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY ' +
+  's.supplier_name HAVING COUNT(cl.lens_id) > 0;';
 const ROUND1 =
-  'SELECT t1.lens_name, AVG(t1.price) AS average_price FROM contact_lenses t1 JOIN suppliers t2 ON t1.supplier_id = t2.supplier_id JOIN feedback t3 ON t1.lens_id = t3.lens_id JOIN order_items t4 ON t1.lens_id = t4.lens_id WHERE t3.rating >= 4 GROUP BY t1.lens_name HAVING COUNT(DISTINCT t4.order_item_id) > 0;';
+  'SELECT t1.lens_name, AVG(t1.price) AS average_price FROM contact_lenses t1 JOIN suppliers t2 ON ' +
+  't1.supplier_id = t2.supplier_id JOIN feedback t3 ON t1.lens_id = t3.lens_id JOIN order_items t4 ON ' +
+  't1.lens_id = t4.lens_id WHERE t3.rating >= 4 GROUP BY t1.lens_name HAVING COUNT(DISTINCT ' +
+  't4.order_item_id) > 0;';
 const ROUND3 =
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY s.supplier_name HAVING COUNT(cl.lens_id) > 0;';
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+  'cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY ' +
+  's.supplier_name HAVING COUNT(cl.lens_id) > 0;';
 const task: Task = { question: 'names and average prices of lenses of highly-rated suppliers', dbPath: db, gold: GOLD };
 
 test('odtFeedback: null for a SQL with the gold result, tagged App. F feedback otherwise', () => {
@@ -29,7 +36,8 @@ test('odtFeedback: null for a SQL with the gold result, tagged App. F feedback o
   // an equivalent query written differently also returns the gold rows: the rollout stops, whatever its structure
   assert.equal(
     fb(
-      'SELECT supplier_name, avg(price) FROM suppliers JOIN contact_lenses USING (supplier_id) WHERE lens_id IN (SELECT lens_id FROM feedback WHERE rating >= 4) GROUP BY supplier_name',
+      'SELECT supplier_name, avg(price) FROM suppliers JOIN contact_lenses USING (supplier_id) WHERE ' +
+        'lens_id IN (SELECT lens_id FROM feedback WHERE rating >= 4) GROUP BY supplier_name',
       task,
     ),
     null,
@@ -72,23 +80,26 @@ test('the result judge: match, difference, failing prediction, and a runaway que
   assert.equal(fb(ROUND3, task), NO_STRUCTURAL_ISSUE_FEEDBACK);
 });
 
-test('the progress protocol uses odtFeedback: tagged feedback after round 1, the rollout ends at the matching round', () => {
-  const session = progressProtocol.create({
-    task,
-    config: { ...progressProtocol.defaults },
-    schema: introspectSchema(db, { sampleRows: 0 }),
-    feedback: odtFeedback,
-  });
-  const a1 = session.parse(`<think>join and group</think> <sql>${ROUND1}</sql>`);
-  const r1 = session.respond(a1, null, 3);
-  assert.equal(r1.done, false);
-  assert.match(
-    r1.observations[0].content,
-    /^Feedback: your previous SQL has structural issues: .*SELECT_ERROR.*GROUP_BY_ERROR/,
-  );
-  const a3 = session.parse(`<think>fixed</think> <sql>${ROUND3}</sql>`);
-  const r3 = session.respond(a3, null, 1);
-  assert.equal(r3.done, true);
-  assert.equal(r3.end, 'answer');
-  assert.equal(r3.finalSql, ROUND3.trim());
-});
+test(
+  'the progress protocol uses odtFeedback: tagged feedback ' + 'after round 1, the rollout ends at the matching round',
+  () => {
+    const session = progressProtocol.create({
+      task,
+      config: { ...progressProtocol.defaults },
+      schema: introspectSchema(db, { sampleRows: 0 }),
+      feedback: odtFeedback,
+    });
+    const a1 = session.parse(`<think>join and group</think> <sql>${ROUND1}</sql>`);
+    const r1 = session.respond(a1, null, 3);
+    assert.equal(r1.done, false);
+    assert.match(
+      r1.observations[0].content,
+      /^Feedback: your previous SQL has structural issues: .*SELECT_ERROR.*GROUP_BY_ERROR/,
+    );
+    const a3 = session.parse(`<think>fixed</think> <sql>${ROUND3}</sql>`);
+    const r3 = session.respond(a3, null, 1);
+    assert.equal(r3.done, true);
+    assert.equal(r3.end, 'answer');
+    assert.equal(r3.finalSql, ROUND3.trim());
+  },
+);

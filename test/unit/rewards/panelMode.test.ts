@@ -20,18 +20,22 @@ const exec = async (panel: ReturnType<typeof loadPanel>, mode?: 'spider' | 'bird
   return r.terms.find((t) => t.name === 'exec' || t.name === 'ex' || t.name === 'result')!;
 };
 
-test('built-in panels state their comparator: skyrl bird (skyrl-gym frozenset), progress omnisql (App. B), the rest spider', () => {
-  assert.deepEqual(
-    ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'].map((n) => [n, loadPanel(n).mode]),
-    [
-      ['skyrl', 'bird'],
-      ['sqltrail', 'spider'],
-      ['mtir', 'spider'],
-      ['mtsqlr1', 'spider'],
-      ['progress', 'omnisql'],
-    ],
-  );
-});
+test(
+  'built-in panels state their comparator: skyrl bird (skyrl-gym frozenset), progress omnisql (App. B), the ' +
+    'rest spider',
+  () => {
+    assert.deepEqual(
+      ['skyrl', 'sqltrail', 'mtir', 'mtsqlr1', 'progress'].map((n) => [n, loadPanel(n).mode]),
+      [
+        ['skyrl', 'bird'],
+        ['sqltrail', 'spider'],
+        ['mtir', 'spider'],
+        ['mtsqlr1', 'spider'],
+        ['progress', 'omnisql'],
+      ],
+    );
+  },
+);
 
 test('a panel scores with its own comparator unless the call names one', async () => {
   // skyrl-gym (calculate_reward_single) compares frozenset(fetchall()): row order never matters.

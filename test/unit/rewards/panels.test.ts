@@ -46,14 +46,18 @@ test("sqltrail schema: the paper's Employees/Salary vs Wages example scores 1/3"
   assert.match(term(r, 'schema').explanation, /1 of 3.*missing salary.*extra wages/);
 });
 
-test('sqltrail schema, eq. 10 (App. A.4): schema items are bare table and column names — student/teacher shares name, 1/3', async () => {
-  const r = await score('sqltrail', {
-    goldSql: 'SELECT name FROM student',
-    predSql: 'SELECT name FROM teacher',
-    difficulty: 'simple',
-  });
-  assert.equal(term(r, 'schema').value, 1 / 3);
-});
+test(
+  'sqltrail schema, eq. 10 (App. A.4): schema items are bare table and column names — student/teacher ' +
+    'shares name, 1/3',
+  async () => {
+    const r = await score('sqltrail', {
+      goldSql: 'SELECT name FROM student',
+      predSql: 'SELECT name FROM teacher',
+      difficulty: 'simple',
+    });
+    assert.equal(term(r, 'schema').value, 1 / 3);
+  },
+);
 
 test('sqltrail: weights 5, 2, 1, 1, 1, 1 and total = Σ weight·value', async () => {
   const r = await score('sqltrail', {
@@ -119,20 +123,26 @@ test('sqltrail turns: simple t ≤ 2, medium t ≤ 3, hard/extra need a correct 
   assert.equal(await turns('medium', 2, 'SELECT name FROM student'), 1, 'medium does not require correctness');
 });
 
-test("sqltrail turns: difficulty from the trajectory, then from the gold's Spider hardness; T from the budget", async () => {
-  const t = skyrlEpisode(['SELECT 1', 'SELECT 2'], 'SELECT name FROM student', { difficulty: 'easy' });
-  const r = await score('sqltrail', { goldSql: 'SELECT name FROM student', trajectory: t });
-  assert.equal(term(r, 'turns').value, 0);
-  assert.match(term(r, 'turns').explanation, /simple: 3 turns > 2/);
-  const r2 = await score('sqltrail', { goldSql: 'SELECT name FROM student', predSql: 'SELECT name FROM student' });
-  assert.match(term(r2, 'turns').explanation, /simple \(Spider hardness of the gold\)/);
-  const hard = skyrlEpisode(['SELECT 1', 'SELECT 2'], 'SELECT name FROM student', { difficulty: 'hard', maxTurns: 3 });
-  const r3 = await score('sqltrail', { goldSql: 'SELECT name FROM student', trajectory: hard });
-  assert.equal(term(r3, 'turns').value, 0);
-  assert.match(term(r3, 'turns').explanation, /≥ budget 3/);
-  const r4 = await score('sqltrail', { goldSql: 'SELECT name FROM student', trajectory: hard, turnBudget: 4 });
-  assert.equal(term(r4, 'turns').value, 1);
-});
+test(
+  'sqltrail turns: difficulty from the trajectory, then ' + "from the gold's Spider hardness; T from the budget",
+  async () => {
+    const t = skyrlEpisode(['SELECT 1', 'SELECT 2'], 'SELECT name FROM student', { difficulty: 'easy' });
+    const r = await score('sqltrail', { goldSql: 'SELECT name FROM student', trajectory: t });
+    assert.equal(term(r, 'turns').value, 0);
+    assert.match(term(r, 'turns').explanation, /simple: 3 turns > 2/);
+    const r2 = await score('sqltrail', { goldSql: 'SELECT name FROM student', predSql: 'SELECT name FROM student' });
+    assert.match(term(r2, 'turns').explanation, /simple \(Spider hardness of the gold\)/);
+    const hard = skyrlEpisode(['SELECT 1', 'SELECT 2'], 'SELECT name FROM student', {
+      difficulty: 'hard',
+      maxTurns: 3,
+    });
+    const r3 = await score('sqltrail', { goldSql: 'SELECT name FROM student', trajectory: hard });
+    assert.equal(term(r3, 'turns').value, 0);
+    assert.match(term(r3, 'turns').explanation, /≥ budget 3/);
+    const r4 = await score('sqltrail', { goldSql: 'SELECT name FROM student', trajectory: hard, turnBudget: 4 });
+    assert.equal(term(r4, 'turns').value, 1);
+  },
+);
 
 test('sqltrail format: final output needs a reasoning block and a <solution>', async () => {
   const ok = trajectory({
@@ -215,27 +225,31 @@ test('skyrl format: every intermediate turn needs one <sql>; the rollout must en
   }
 });
 
-test('skyrl format, SkyRL-SQL §4.1: "requiring <think> blocks indicating reasoning ... in each turn" (default protocol)', async () => {
-  // The default skyrl protocol (thinking: false, App. A's prompt) asks for <think> in every turn: a right answer
-  // without one is a format failure, -1, not +1.
-  const gold = 'SELECT 1';
-  const answer = [{ assistant: `<solution>${gold}</solution>`, kind: 'answer' as const }];
-  for (const config of [{}, { thinking: false }]) {
-    const noThink = trajectory({ finalSql: gold, config, turns: answer });
-    const r = await scorePanelDetailed(
-      loadPanel('skyrl'),
-      { goldSql: gold, dbPath: schoolDb, trajectory: noThink },
-      res,
-    );
-    assert.equal(r.total, -1, `config ${JSON.stringify(config)}`);
-    assert.equal(r.details[0].failure, 'missing-think');
-  }
-  const withThink = trajectory({
-    finalSql: gold,
-    turns: [{ assistant: `<think>one row</think><solution>${gold}</solution>`, kind: 'answer' }],
-  });
-  assert.equal((await score('skyrl', { goldSql: gold, trajectory: withThink })).total, 1);
-});
+test(
+  'skyrl format, SkyRL-SQL §4.1: "requiring <think> blocks indicating reasoning ... in each turn" (default ' +
+    'protocol)',
+  async () => {
+    // The default skyrl protocol (thinking: false, App. A's prompt) asks for <think> in every turn: a right answer
+    // without one is a format failure, -1, not +1.
+    const gold = 'SELECT 1';
+    const answer = [{ assistant: `<solution>${gold}</solution>`, kind: 'answer' as const }];
+    for (const config of [{}, { thinking: false }]) {
+      const noThink = trajectory({ finalSql: gold, config, turns: answer });
+      const r = await scorePanelDetailed(
+        loadPanel('skyrl'),
+        { goldSql: gold, dbPath: schoolDb, trajectory: noThink },
+        res,
+      );
+      assert.equal(r.total, -1, `config ${JSON.stringify(config)}`);
+      assert.equal(r.details[0].failure, 'missing-think');
+    }
+    const withThink = trajectory({
+      finalSql: gold,
+      turns: [{ assistant: `<think>one row</think><solution>${gold}</solution>`, kind: 'answer' }],
+    });
+    assert.equal((await score('skyrl', { goldSql: gold, trajectory: withThink })).total, 1);
+  },
+);
 
 test('skyrl format, SkyRL-SQL App. D.2: thinking models drop "the thinking-specific instructions"', async () => {
   // App. D.2 (thinking: true) runs Qwen3-style models whose reasoning is native: the prompt no longer asks for
@@ -271,7 +285,8 @@ const mtirEp = (
     turns: [
       {
         assistant:
-          '<think>check</think>\n<tool_call>{"name": "execute_sql_query", "arguments": {"sql": "SELECT 1"}}</tool_call>',
+          '<think>check</think>\n<tool_call>{"name": "execute_sql_query", "arguments": {"sql": "SELECT ' +
+          '1"}}</tool_call>',
         exec: {},
       },
       { assistant: answerTurn, kind: 'answer', sql: finalSql },
@@ -308,29 +323,32 @@ test('mtir: correct = 0.1 + 0.1 + 1; wrong = 0.1 + 0.1 − 1', async () => {
   assert.equal(wrong.total, -0.8);
 });
 
-test('mtir gating: a non-executable SQL gets −0.1 and no result reward; a bad format gets −0.1 and nothing else', async () => {
-  const gold = 'SELECT name FROM teacher';
-  const broken = await score('mtir', {
-    goldSql: gold,
-    trajectory: mtirEp('<think>ok</think>\n<answer>SELECT nme FROM teacher</answer>', 'SELECT nme FROM teacher'),
-  });
-  assert.deepEqual(
-    broken.terms.map((t) => t.value),
-    [0.1, -0.1, 0],
-  );
-  assert.match(term(broken, 'result').explanation, /gated by 'exec'/);
-  const badFormat = await score('mtir', { goldSql: gold, trajectory: mtirEp(`<answer>${gold}</answer>`, gold) });
-  assert.deepEqual(
-    badFormat.terms.map((t) => t.value),
-    [-0.1, 0, 0],
-  );
-  assert.match(term(badFormat, 'exec').explanation, /gated by 'format'/);
-  const mixed = await score('mtir', {
-    goldSql: gold,
-    trajectory: mtirEp(`<think>x</think><tool_call>{}</tool_call><answer>${gold}</answer>`, gold),
-  });
-  assert.match(term(mixed, 'format').explanation, /mixed-call-and-answer/);
-});
+test(
+  'mtir gating: a non-executable SQL gets −0.1 and no ' + 'result reward; a bad format gets −0.1 and nothing else',
+  async () => {
+    const gold = 'SELECT name FROM teacher';
+    const broken = await score('mtir', {
+      goldSql: gold,
+      trajectory: mtirEp('<think>ok</think>\n<answer>SELECT nme FROM teacher</answer>', 'SELECT nme FROM teacher'),
+    });
+    assert.deepEqual(
+      broken.terms.map((t) => t.value),
+      [0.1, -0.1, 0],
+    );
+    assert.match(term(broken, 'result').explanation, /gated by 'exec'/);
+    const badFormat = await score('mtir', { goldSql: gold, trajectory: mtirEp(`<answer>${gold}</answer>`, gold) });
+    assert.deepEqual(
+      badFormat.terms.map((t) => t.value),
+      [-0.1, 0, 0],
+    );
+    assert.match(term(badFormat, 'exec').explanation, /gated by 'format'/);
+    const mixed = await score('mtir', {
+      goldSql: gold,
+      trajectory: mtirEp(`<think>x</think><tool_call>{}</tool_call><answer>${gold}</answer>`, gold),
+    });
+    assert.match(term(mixed, 'format').explanation, /mixed-call-and-answer/);
+  },
+);
 
 // ---- MTSQL-R1 §3.3.2 -------------------------------------------------------------------------------------------
 
@@ -354,40 +372,43 @@ test('mtsqlr1 clause F1: per-clause F1 averaged over the clauses either query ha
   assert.equal(term(unparsable, 'clause').value, 0);
 });
 
-test('mtsqlr1 E-VERIFY table: ok/pass 1, ok/fail 0, null/fail 0.1, null/pass 0, error/fail 1, error/pass 0', async () => {
-  const gold = 'SELECT name FROM student';
-  const cases: Array<[{ ok: boolean; rowCount: number }, 'pass' | 'no_pass', number]> = [
-    [{ ok: true, rowCount: 3 }, 'pass', 1],
-    [{ ok: true, rowCount: 3 }, 'no_pass', 0],
-    [{ ok: true, rowCount: 0 }, 'no_pass', 0.1],
-    [{ ok: true, rowCount: 0 }, 'pass', 0],
-    [{ ok: false, rowCount: 0 }, 'no_pass', 1],
-    [{ ok: false, rowCount: 0 }, 'pass', 0],
-  ];
-  for (const [exec, vr, expected] of cases) {
-    const t = trajectory({
-      protocol: 'mtsqlr1',
-      finalSql: gold,
-      turns: [
-        {
-          assistant: 'propose + exec_sql',
-          sql: gold,
-          mdp: ['PROPOSE', 'EXECUTE'],
-          exec: { ...exec, errorClass: exec.ok ? null : 'sql', error: exec.ok ? null : 'boom' },
-        },
-        {
-          assistant: `<exec_verify>${vr}</exec_verify>`,
-          kind: 'answer',
-          sql: gold,
-          mdp: ['E-VERIFY'],
-          verify: { exec: vr },
-        },
-      ],
-    });
-    const r = await score('mtsqlr1', { goldSql: gold, trajectory: t });
-    assert.equal(term(r, 'verify').value, expected, `${JSON.stringify(exec)} ${vr}`);
-  }
-});
+test(
+  'mtsqlr1 E-VERIFY table: ok/pass 1, ok/fail 0, ' + 'null/fail 0.1, null/pass 0, error/fail 1, error/pass 0',
+  async () => {
+    const gold = 'SELECT name FROM student';
+    const cases: Array<[{ ok: boolean; rowCount: number }, 'pass' | 'no_pass', number]> = [
+      [{ ok: true, rowCount: 3 }, 'pass', 1],
+      [{ ok: true, rowCount: 3 }, 'no_pass', 0],
+      [{ ok: true, rowCount: 0 }, 'no_pass', 0.1],
+      [{ ok: true, rowCount: 0 }, 'pass', 0],
+      [{ ok: false, rowCount: 0 }, 'no_pass', 1],
+      [{ ok: false, rowCount: 0 }, 'pass', 0],
+    ];
+    for (const [exec, vr, expected] of cases) {
+      const t = trajectory({
+        protocol: 'mtsqlr1',
+        finalSql: gold,
+        turns: [
+          {
+            assistant: 'propose + exec_sql',
+            sql: gold,
+            mdp: ['PROPOSE', 'EXECUTE'],
+            exec: { ...exec, errorClass: exec.ok ? null : 'sql', error: exec.ok ? null : 'boom' },
+          },
+          {
+            assistant: `<exec_verify>${vr}</exec_verify>`,
+            kind: 'answer',
+            sql: gold,
+            mdp: ['E-VERIFY'],
+            verify: { exec: vr },
+          },
+        ],
+      });
+      const r = await score('mtsqlr1', { goldSql: gold, trajectory: t });
+      assert.equal(term(r, 'verify').value, expected, `${JSON.stringify(exec)} ${vr}`);
+    }
+  },
+);
 
 test('mtsqlr1 M-VERIFY: F1 when the verdict is pass, 1 − F1 otherwise; w1..w4 configurable', async () => {
   const gold = 'SELECT name FROM student WHERE age > 20';

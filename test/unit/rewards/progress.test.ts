@@ -47,11 +47,21 @@ const score = (input: Partial<ScoringInput> & { goldSql: string }) =>
   scorePanel(loadPanel('progress'), { dbPath: schoolDb, ...input }, res);
 
 const G_GOLD =
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON s.supplier_id = cl.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY s.supplier_name HAVING COUNT(cl.lens_id) > 0;';
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+  's.supplier_id = cl.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY ' +
+  's.supplier_name HAVING COUNT(cl.lens_id) > 0;';
 const G_ROUNDS = [
-  'SELECT t1.lens_name, AVG(t1.price) AS average_price FROM contact_lenses t1 JOIN suppliers t2 ON t1.supplier_id = t2.supplier_id JOIN feedback t3 ON t1.lens_id = t3.lens_id JOIN order_items t4 ON t1.lens_id = t4.lens_id WHERE t3.rating >= 4 GROUP BY t1.lens_name HAVING COUNT(DISTINCT t4.order_item_id) > 0;',
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id JOIN order_items oi ON cl.lens_id = oi.lens_id JOIN sales sa ON oi.order_item_id = sa.order_id WHERE f.rating >= 4 GROUP BY s.supplier_name;',
-  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY s.supplier_name HAVING COUNT(cl.lens_id) > 0;',
+  'SELECT t1.lens_name, AVG(t1.price) AS average_price FROM contact_lenses t1 JOIN suppliers t2 ON ' +
+    't1.supplier_id = t2.supplier_id JOIN feedback t3 ON t1.lens_id = t3.lens_id JOIN order_items t4 ON ' +
+    't1.lens_id = t4.lens_id WHERE t3.rating >= 4 GROUP BY t1.lens_name HAVING COUNT(DISTINCT ' +
+    't4.order_item_id) > 0;',
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+    'cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id JOIN order_items oi ON ' +
+    'cl.lens_id = oi.lens_id JOIN sales sa ON oi.order_item_id = sa.order_id WHERE f.rating >= 4 GROUP BY ' +
+    's.supplier_name;',
+  'SELECT s.supplier_name, AVG(cl.price) AS average_price FROM contact_lenses cl JOIN suppliers s ON ' +
+    'cl.supplier_id = s.supplier_id JOIN feedback f ON cl.lens_id = f.lens_id WHERE f.rating >= 4 GROUP BY ' +
+    's.supplier_name HAVING COUNT(cl.lens_id) > 0;',
 ];
 
 test('progress panel: Table 4 weights, terms named as the paper names them', () => {
@@ -122,47 +132,56 @@ test('exec: keep 0.5, recover 0.25, deteriorate −0.25, otherwise 0 (first vs f
   assert.match((await exec(['SELECT nme FROM student', 'SELECT name FROM student'])).explanation, /recover/);
 });
 
-test('exec (§4.2, eq. 3): E(y) is "executed by the database engine without syntax or runtime errors" — the SQL as written', async () => {
-  const gold = 'SELECT name FROM student';
-  // Spider's evaluation joins "! =" into "!="; the engine itself rejects "age ! = 3". In spider mode the rewrite makes it
-  // run, but eq. 3 asks whether y itself executes: an executable first SQL followed by this one deteriorates.
-  const broken = 'SELECT name FROM student WHERE age ! = 3';
-  const r = await scorePanel(
-    loadPanel('progress'),
-    { goldSql: gold, dbPath: schoolDb, mode: 'spider', trajectory: episode(['SELECT age FROM student', broken]) },
-    res,
-  );
-  assert.equal(term(r, 'exec').value, -0.25);
-});
+test(
+  'exec (§4.2, eq. 3): E(y) is "executed by the database engine without syntax or runtime errors" — the SQL ' +
+    'as written',
+  async () => {
+    const gold = 'SELECT name FROM student';
+    // Spider's evaluation joins "! =" into "!="; the engine itself rejects "age ! = 3". In spider mode the rewrite
+    // makes
+    // it
+    // run, but eq. 3 asks whether y itself executes: an executable first SQL followed by this one deteriorates.
+    const broken = 'SELECT name FROM student WHERE age ! = 3';
+    const r = await scorePanel(
+      loadPanel('progress'),
+      { goldSql: gold, dbPath: schoolDb, mode: 'spider', trajectory: episode(['SELECT age FROM student', broken]) },
+      res,
+    );
+    assert.equal(term(r, 'exec').value, -0.25);
+  },
+);
 
-test('align: ω⁺·Δ when the final SQL is closer to the gold, ω⁻ = −0.25 when it is not (incl. one-turn trajectories)', async () => {
-  const gold = 'SELECT name FROM student WHERE age > 20 ORDER BY name';
-  const align = async (sqls: Array<string | null>) =>
-    term(await score({ goldSql: gold, trajectory: episode(sqls) }), 'align');
-  const first = 'SELECT id FROM teacher';
-  const better = 'SELECT name FROM student WHERE age > 20';
-  const up = await align([first, better]);
-  close(up.value, compareOdt(better, gold).F - compareOdt(first, gold).F);
-  assert.ok(up.value > 0);
-  assert.equal((await align([better, first])).value, -0.25);
-  assert.equal((await align([better, better])).value, -0.25, 'Δ = 0 is stagnation');
-  assert.equal((await align([gold])).value, -0.25, 'one SQL: Δ = 0');
-  assert.equal((await align([null, better])).value > 0, true, 'a missing first SQL has F = 0');
-  // a memory-retrieval turn (MTSQL-R1) is not an SQL attempt: y(1) is the first turn with an action that writes SQL
-  const withMemory = trajectory({
-    protocol: 'mtsqlr1',
-    finalSql: better,
-    turns: [
-      { assistant: '<tool_call>memory</tool_call>', kind: 'memory', sql: null },
-      { assistant: `<think>a</think><sql>${first}</sql>`, sql: first },
-      { assistant: `<think>b</think><sql>${better}</sql>`, sql: better },
-    ],
-  });
-  close(term(await score({ goldSql: gold, trajectory: withMemory }), 'align').value, up.value);
-  const bare = await score({ goldSql: gold, predSql: better });
-  assert.equal(term(bare, 'align').value, -0.25);
-  assert.match(term(bare, 'align').explanation, /one SQL only/);
-});
+test(
+  'align: ω⁺·Δ when the final SQL is closer to the gold, ω⁻ = −0.25 when it is not (incl. one-turn ' + 'trajectories)',
+  async () => {
+    const gold = 'SELECT name FROM student WHERE age > 20 ORDER BY name';
+    const align = async (sqls: Array<string | null>) =>
+      term(await score({ goldSql: gold, trajectory: episode(sqls) }), 'align');
+    const first = 'SELECT id FROM teacher';
+    const better = 'SELECT name FROM student WHERE age > 20';
+    const up = await align([first, better]);
+    close(up.value, compareOdt(better, gold).F - compareOdt(first, gold).F);
+    assert.ok(up.value > 0);
+    assert.equal((await align([better, first])).value, -0.25);
+    assert.equal((await align([better, better])).value, -0.25, 'Δ = 0 is stagnation');
+    assert.equal((await align([gold])).value, -0.25, 'one SQL: Δ = 0');
+    assert.equal((await align([null, better])).value > 0, true, 'a missing first SQL has F = 0');
+    // a memory-retrieval turn (MTSQL-R1) is not an SQL attempt: y(1) is the first turn with an action that writes SQL
+    const withMemory = trajectory({
+      protocol: 'mtsqlr1',
+      finalSql: better,
+      turns: [
+        { assistant: '<tool_call>memory</tool_call>', kind: 'memory', sql: null },
+        { assistant: `<think>a</think><sql>${first}</sql>`, sql: first },
+        { assistant: `<think>b</think><sql>${better}</sql>`, sql: better },
+      ],
+    });
+    close(term(await score({ goldSql: gold, trajectory: withMemory }), 'align').value, up.value);
+    const bare = await score({ goldSql: gold, predSql: better });
+    assert.equal(term(bare, 'align').value, -0.25);
+    assert.match(term(bare, 'align').explanation, /one SQL only/);
+  },
+);
 
 test('align: an unparseable SQL keeps its lexical half (F = F_lex / 2)', async () => {
   const gold = 'SELECT name FROM student WHERE age > 20';

@@ -31,7 +31,10 @@ function generator(seed: number) {
   return (): string => {
     const kind = r();
     if (kind < 0.15) {
-      return `SELECT T1.name, T2.title FROM student AS T1 JOIN class AS T2 ON T1.class_id = T2.id${r() < 0.5 ? ` WHERE T1.age > ${Math.floor(r() * 25)}` : ''}`;
+      return (
+        `SELECT T1.name, T2.title FROM student AS T1 JOIN class AS T2 ON T1.class_id = ` +
+        `T2.id${r() < 0.5 ? ` WHERE T1.age > ${Math.floor(r() * 25)}` : ''}`
+      );
     }
     const t = pick(Object.keys(tables));
     const cols = tables[t];

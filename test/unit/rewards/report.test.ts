@@ -102,98 +102,101 @@ function fixtureRun() {
   ];
 }
 
-test('runDiagnostics: reward and turn histograms, EX by hardness, term means, flags with items, group stats', async () => {
-  const records = fixtureRun();
-  const resources = newResources(pool);
-  const panel = loadPanel('skyrl');
-  const progress: Array<[number, number]> = [];
-  const report = await scoreRun(records, panel, { resources, onProgress: (d, t) => progress.push([d, t]) });
-  assert.deepEqual(
-    progress.map(([d]) => d),
-    [1, 2, 3, 4, 5],
-  );
-  assert.ok(progress.every(([, t]) => t === 5));
+test(
+  'runDiagnostics: reward and turn histograms, EX by ' + 'hardness, term means, flags with items, group stats',
+  async () => {
+    const records = fixtureRun();
+    const resources = newResources(pool);
+    const panel = loadPanel('skyrl');
+    const progress: Array<[number, number]> = [];
+    const report = await scoreRun(records, panel, { resources, onProgress: (d, t) => progress.push([d, t]) });
+    assert.deepEqual(
+      progress.map(([d]) => d),
+      [1, 2, 3, 4, 5],
+    );
+    assert.ok(progress.every(([, t]) => t === 5));
 
-  const d = runDiagnostics(report, records, resources);
-  assert.equal(d.panel, 'skyrl');
-  assert.equal(d.scored, 5);
-  assert.deepEqual(
-    d.skipped.map((s) => s.id),
-    ['nogold'],
-  );
-  const byId = new Map(d.items.map((it) => [it.id, it]));
-  assert.deepEqual([...byId.keys()].sort(), ['g1-a', 'g1-b', 'g2-a', 'g2-b', 'solo']);
-  assert.equal(byId.get('g1-a')!.correct, true);
-  assert.equal(byId.get('g1-b')!.correct, false);
-  assert.equal(byId.get('g2-b')!.turns, 3);
-  // skyrl: 1 for the three right and well-formed, 0 for the wrong one, −1 for the bad format (exec gated off).
-  assert.deepEqual(d.items.map((it) => it.total).sort(), [-1, 0, 1, 1, 1]);
-  assert.equal(byId.get('solo')!.total, -1);
-  assert.equal(d.reward.n, 5);
-  assert.equal(d.reward.min, -1);
-  assert.equal(d.reward.max, 1);
-  assert.equal(
-    d.reward.bins.reduce((a, b) => a + b.count, 0),
-    5,
-  );
-  assert.deepEqual(
-    d.turns.bins.map((b) => [b.lo, b.count]),
-    [
-      [1, 3],
-      [2, 1],
-      [3, 1],
-    ],
-  );
+    const d = runDiagnostics(report, records, resources);
+    assert.equal(d.panel, 'skyrl');
+    assert.equal(d.scored, 5);
+    assert.deepEqual(
+      d.skipped.map((s) => s.id),
+      ['nogold'],
+    );
+    const byId = new Map(d.items.map((it) => [it.id, it]));
+    assert.deepEqual([...byId.keys()].sort(), ['g1-a', 'g1-b', 'g2-a', 'g2-b', 'solo']);
+    assert.equal(byId.get('g1-a')!.correct, true);
+    assert.equal(byId.get('g1-b')!.correct, false);
+    assert.equal(byId.get('g2-b')!.turns, 3);
+    // skyrl: 1 for the three right and well-formed, 0 for the wrong one, −1 for the bad format (exec gated off).
+    assert.deepEqual(d.items.map((it) => it.total).sort(), [-1, 0, 1, 1, 1]);
+    assert.equal(byId.get('solo')!.total, -1);
+    assert.equal(d.reward.n, 5);
+    assert.equal(d.reward.min, -1);
+    assert.equal(d.reward.max, 1);
+    assert.equal(
+      d.reward.bins.reduce((a, b) => a + b.count, 0),
+      5,
+    );
+    assert.deepEqual(
+      d.turns.bins.map((b) => [b.lo, b.count]),
+      [
+        [1, 3],
+        [2, 1],
+        [3, 1],
+      ],
+    );
 
-  // solo's gold is a one-table select: Spider hardness easy, computed from the gold.
-  assert.equal(byId.get('solo')!.hardness, 'easy');
-  const easy = d.byHardness.find((r) => r.hardness === 'easy')!;
-  // g1-a right, g1-b wrong, solo right on execution (its reward is −1 for the format, EX ignores the panel).
-  assert.deepEqual([easy.count, easy.correct], [3, 2]);
-  assert.equal(easy.ex, 2 / 3);
-  const medium = d.byHardness.find((r) => r.hardness === 'medium')!;
-  assert.deepEqual([medium.count, medium.correct, medium.ex], [2, 2, 1]);
-  assert.deepEqual(
-    d.byHardness.map((r) => r.hardness),
-    ['easy', 'medium', 'hard', 'extra'],
-  );
-  assert.equal(d.byHardness.find((r) => r.hardness === 'hard')!.ex, null);
-  assert.equal(d.ex, 4 / 5);
+    // solo's gold is a one-table select: Spider hardness easy, computed from the gold.
+    assert.equal(byId.get('solo')!.hardness, 'easy');
+    const easy = d.byHardness.find((r) => r.hardness === 'easy')!;
+    // g1-a right, g1-b wrong, solo right on execution (its reward is −1 for the format, EX ignores the panel).
+    assert.deepEqual([easy.count, easy.correct], [3, 2]);
+    assert.equal(easy.ex, 2 / 3);
+    const medium = d.byHardness.find((r) => r.hardness === 'medium')!;
+    assert.deepEqual([medium.count, medium.correct, medium.ex], [2, 2, 1]);
+    assert.deepEqual(
+      d.byHardness.map((r) => r.hardness),
+      ['easy', 'medium', 'hard', 'extra'],
+    );
+    assert.equal(d.byHardness.find((r) => r.hardness === 'hard')!.ex, null);
+    assert.equal(d.ex, 4 / 5);
 
-  assert.deepEqual(
-    d.terms.map((t) => t.name),
-    ['format', 'exec'],
-  );
-  assert.equal(d.terms[0].meanContribution, -1 / 5);
-  assert.equal(d.terms[1].meanContribution, 3 / 5);
+    assert.deepEqual(
+      d.terms.map((t) => t.name),
+      ['format', 'exec'],
+    );
+    assert.equal(d.terms[0].meanContribution, -1 / 5);
+    assert.equal(d.terms[1].meanContribution, 3 / 5);
 
-  // Flags carry the items they are about, in the order of integrityFlags' lines.
-  assert.deepEqual(
-    d.flags.map((f) => f.text),
-    integrityFlags(report.integrity),
-  );
-  const empty = d.flags.find((f) => f.kind === 'empty-gold-wins')!;
-  assert.deepEqual(empty.items, ['g2-a', 'g2-b']);
-  const zero = d.flags.find((f) => f.kind === 'zero-variance-group')!;
-  assert.deepEqual(zero.items, ['g2-a', 'g2-b']);
-  assert.ok(d.flags.some((f) => f.kind === 'format-failure' && f.items.includes('solo')));
+    // Flags carry the items they are about, in the order of integrityFlags' lines.
+    assert.deepEqual(
+      d.flags.map((f) => f.text),
+      integrityFlags(report.integrity),
+    );
+    const empty = d.flags.find((f) => f.kind === 'empty-gold-wins')!;
+    assert.deepEqual(empty.items, ['g2-a', 'g2-b']);
+    const zero = d.flags.find((f) => f.kind === 'zero-variance-group')!;
+    assert.deepEqual(zero.items, ['g2-a', 'g2-b']);
+    assert.ok(d.flags.some((f) => f.kind === 'format-failure' && f.items.includes('solo')));
 
-  const g = d.groups!;
-  assert.equal(g.count, 2);
-  assert.equal(g.zeroVariance, 1);
-  assert.equal(g.zeroVarianceShare, 0.5);
-  assert.deepEqual(g.zeroVarianceIds, ['g2']);
-  assert.equal(g.advantages.n, 4);
-  // g1: rewards 1 and 0 → advantages ±0.707 (sample std); g2: both 0.
-  const a = byId.get('g1-a')!.advantage!;
-  assert.ok(Math.abs(a - Math.SQRT1_2) < 1e-4, String(a));
-  assert.equal(g.spread.n, 2);
-  assert.equal(g.spread.min, 0);
-  assert.ok(Math.abs(g.spread.max! - Math.SQRT2) < 1e-4);
-  assert.equal(g.solvedByAll, 1);
-  assert.equal(g.solvedByNone, 0);
-  assert.equal(g.meanPass, 0.75);
-});
+    const g = d.groups!;
+    assert.equal(g.count, 2);
+    assert.equal(g.zeroVariance, 1);
+    assert.equal(g.zeroVarianceShare, 0.5);
+    assert.deepEqual(g.zeroVarianceIds, ['g2']);
+    assert.equal(g.advantages.n, 4);
+    // g1: rewards 1 and 0 → advantages ±0.707 (sample std); g2: both 0.
+    const a = byId.get('g1-a')!.advantage!;
+    assert.ok(Math.abs(a - Math.SQRT1_2) < 1e-4, String(a));
+    assert.equal(g.spread.n, 2);
+    assert.equal(g.spread.min, 0);
+    assert.ok(Math.abs(g.spread.max! - Math.SQRT2) < 1e-4);
+    assert.equal(g.solvedByAll, 1);
+    assert.equal(g.solvedByNone, 0);
+    assert.equal(g.meanPass, 0.75);
+  },
+);
 
 test('runDiagnostics: a run of single samples has no group statistics', async () => {
   const records = [skyrlEpisode([], GOLD, { id: 'x', gold: GOLD })];

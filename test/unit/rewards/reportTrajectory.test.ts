@@ -75,7 +75,8 @@ test('odtView: a prediction that does not parse keeps the gold tree, says why, a
 });
 
 const GOLD =
-  "SELECT T1.name FROM student AS T1 JOIN class AS T2 ON T1.class_id = T2.id WHERE T2.title = 'Algebra' ORDER BY T1.name";
+  "SELECT T1.name FROM student AS T1 JOIN class AS T2 ON T1.class_id = T2.id WHERE T2.title = 'Algebra' " +
+  'ORDER BY T1.name';
 
 test('trajectoryDiagnostics: sqltrail terms with explanations, verdict, clause rows with items, ODT', async () => {
   const rec = skyrlEpisode(['SELECT title FROM class'], 'SELECT name FROM student WHERE class_id = 1', {

@@ -13,7 +13,8 @@ test('list style: the SkyRL-SQL / SQL-Trail layout, blank line between tables, f
   const text = renderSchema(bookshop, { style: 'list' });
   assert.ok(
     text.startsWith(
-      'Table: author\n- author_id (INTEGER, PRIMARY KEY)\n- name (TEXT)\n- country (TEXT)\n- birth_year (INTEGER)\n\nTable: book\n',
+      'Table: author\n- author_id (INTEGER, PRIMARY KEY)\n- name (TEXT)\n- country (TEXT)\n- birth_year ' +
+        '(INTEGER)\n\nTable: book\n',
     ),
   );
   assert.ok(
@@ -65,7 +66,8 @@ test('ddl style quotes odd names so every create table statement runs', () => {
   const text = renderSchema(odd, { style: 'ddl', sampleRows: 0 });
   assert.ok(
     text.includes(
-      'create table "order" (\n    "group" INTEGER,\n    "select" TEXT,\n    "my col" REAL,\n    primary key ("group", "select")\n)',
+      'create table "order" (\n    "group" INTEGER,\n    "select" TEXT,\n    "my col" REAL,\n    primary ' +
+        'key ("group", "select")\n)',
     ),
   );
   assert.ok(text.includes('foreign key (g, s) references "order"("group", "select")'));

@@ -1,6 +1,8 @@
 // Expected values were produced by running the official Spider scripts (taoyds/test-suite-sql-eval evaluation.py,
-// taoyds/spider process_sql.py; NLTK word tokenizer without the Punkt sentence split) on test/fixtures/spider-concert.sql
-// with the foreign keys of CONCERT_TABLES below: hardness per query, then exact match and failing partial components per pair.
+// taoyds/spider process_sql.py; NLTK word tokenizer without the Punkt sentence split) on
+// test/fixtures/spider-concert.sql
+// with the foreign keys of CONCERT_TABLES below: hardness per query, then exact match and failing partial components
+// per pair.
 export const HARDNESS_CASES: Array<[sql: string, hardness: string | null, officialError?: string]> = [
   ['SELECT name FROM singer', 'easy'],
   ['SELECT name , age FROM singer WHERE age > 20', 'medium'],
@@ -11,7 +13,8 @@ export const HARDNESS_CASES: Array<[sql: string, hardness: string | null, offici
   ['SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)', 'hard'],
   ["SELECT name FROM singer WHERE country = 'x' INTERSECT SELECT name FROM singer WHERE age > 3", 'hard'],
   [
-    'SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id JOIN concert AS T3 ON T2.concert_id = T3.concert_id WHERE T3.year = 2014 ORDER BY T1.age DESC LIMIT 1',
+    'SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id JOIN ' +
+      'concert AS T3 ON T2.concert_id = T3.concert_id WHERE T3.year = 2014 ORDER BY T1.age DESC LIMIT 1',
     'extra',
   ],
   ['SELECT name , capacity FROM stadium WHERE capacity > 5 OR average < 3 ORDER BY capacity LIMIT 2', 'extra'],
@@ -24,7 +27,9 @@ export const HARDNESS_CASES: Array<[sql: string, hardness: string | null, offici
   ['SELECT T1.name FROM singer AS singer', null, 'AssertionError'],
 ];
 
-/** [gold, prediction, official exact match, prediction parsed, components whose f1 is not 1 (among those with items)] */
+/**
+ * [gold, prediction, official exact match, prediction parsed, components whose f1 is not 1 (among those with items)]
+ */
 export const EXACT_MATCH_CASES: Array<
   [gold: string, pred: string, match: 0 | 1, predParsed: boolean, failing: string[]]
 > = [
@@ -169,8 +174,10 @@ export const EXACT_MATCH_CASES: Array<
     [],
   ],
   [
-    'SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id WHERE T2.singer_id = 3',
-    'SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.singer_id = 3',
+    'SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id WHERE ' +
+      'T2.singer_id = 3',
+    'SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id WHERE ' +
+      'T1.singer_id = 3',
     1,
     true,
     [],

@@ -153,7 +153,9 @@ test('schema: lowercased tables and columns, ids as the official idMap', () => {
 test('parse: the official structure for a join with aliases, COUNT(DISTINCT), ORDER BY and LIMIT', () => {
   const sql = parseSpiderSql(
     schema,
-    'SELECT T1.name , count(DISTINCT T2.concert_id) FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id WHERE T1.age BETWEEN 20 AND 30 GROUP BY T1.name ORDER BY count(*) DESC LIMIT 3',
+    'SELECT T1.name , count(DISTINCT T2.concert_id) FROM singer AS T1 JOIN singer_in_concert AS T2 ON ' +
+      'T1.singer_id = T2.singer_id WHERE T1.age BETWEEN 20 AND 30 GROUP BY T1.name ORDER BY count(*) DESC ' +
+      'LIMIT 3',
   );
   assert.deepEqual(sql.select, [
     false,

@@ -43,7 +43,8 @@ test('CTEs and derived tables are not base tables; their columns count where the
 test('correlated subqueries see the outer aliases; set-operation arms and cut-out subqueries all count', () => {
   const sql =
     'SELECT a.name FROM author a WHERE EXISTS (SELECT 1 FROM book b WHERE b.author_id = a.author_id) ' +
-    'INTERSECT SELECT name FROM author WHERE author_id IN (SELECT author_id FROM book EXCEPT SELECT book_id FROM order_item)';
+    'INTERSECT SELECT name FROM author WHERE author_id IN (SELECT author_id FROM book EXCEPT SELECT ' +
+    'book_id FROM order_item)';
   const items = extractSchemaItems(sql, schema);
   assert.deepEqual(items.tables, ['author', 'book', 'order_item']);
   assert.deepEqual(items.columns, ['author.author_id', 'author.name', 'book.author_id', 'order_item.book_id']);

@@ -86,41 +86,44 @@ test("findCheckpoints: every engine's layout, loadable or what to do, and the me
   assert.deepEqual(found.find((c) => c.engine === 'verl' && c.step === 10)!.metrics, { step: 5, reward: 0.1 });
 });
 
-test('quarry checkpoints list --json and export-onnx refusing a folder that is not a Hugging Face checkpoint', async () => {
-  const root = jobTree();
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: new Writable({
-      write(c, _e, cb) {
-        out += String(c);
-        cb();
-      },
-    }),
-    stderr: new Writable({
-      write(c, _e, cb) {
-        err += String(c);
-        cb();
-      },
-    }),
-    cwd: root,
-  };
-  assert.equal(await main(['checkpoints', 'list', root, '--json'], io), 0);
-  assert.equal((JSON.parse(out) as { checkpoints: unknown[] }).checkpoints.length, 7);
-  assert.equal(
-    await main(
-      [
-        'checkpoints',
-        'export-onnx',
-        '--checkpoint',
-        join(root, 'verl', 'global_step_10', 'actor'),
-        '--out',
-        join(root, 'x'),
-      ],
-      io,
-    ),
-    2,
-  );
-  assert.match(err, /is not a Hugging Face checkpoint/);
-  assert.equal(await main(['checkpoints', 'list', join(root, 'missing')], io), 2);
-});
+test(
+  'quarry checkpoints list --json and export-onnx ' + 'refusing a folder that is not a Hugging Face checkpoint',
+  async () => {
+    const root = jobTree();
+    let out = '';
+    let err = '';
+    const io = {
+      stdout: new Writable({
+        write(c, _e, cb) {
+          out += String(c);
+          cb();
+        },
+      }),
+      stderr: new Writable({
+        write(c, _e, cb) {
+          err += String(c);
+          cb();
+        },
+      }),
+      cwd: root,
+    };
+    assert.equal(await main(['checkpoints', 'list', root, '--json'], io), 0);
+    assert.equal((JSON.parse(out) as { checkpoints: unknown[] }).checkpoints.length, 7);
+    assert.equal(
+      await main(
+        [
+          'checkpoints',
+          'export-onnx',
+          '--checkpoint',
+          join(root, 'verl', 'global_step_10', 'actor'),
+          '--out',
+          join(root, 'x'),
+        ],
+        io,
+      ),
+      2,
+    );
+    assert.match(err, /is not a Hugging Face checkpoint/);
+    assert.equal(await main(['checkpoints', 'list', join(root, 'missing')], io), 2);
+  },
+);

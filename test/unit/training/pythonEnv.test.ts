@@ -48,47 +48,50 @@ test('the interpreter: flag, then setting, then the Python extension, then the n
   assert.equal(choosePython({ searchRoots: [tempDir()] }).source, 'path');
 });
 
-test('a probed environment: versions, an engine that is installed but does not import, missing ones and their fixes', async () => {
-  const venv = fakeVenv({
-    'quarry-trainer': { version: '0.1.0', module: 'quarry_trainer', source: '' },
-    torch: {
-      version: '9.9.0',
-      module: 'torch',
-      source: 'raise ImportError("libtorch_cuda.so: cannot open shared object file")\n',
-    },
-    transformers: { version: '5.0.0', module: 'transformers', source: '' },
-  });
-  const report = await probePythonEnv({ path: venvPython(venv), source: 'venv' }, { timeoutMs: 60_000 });
-  assert.equal(report.ok, true, report.problem);
-  const byName = new Map(report.engines.map((e) => [e.name, e]));
-  assert.deepEqual(byName.get('transformers'), {
-    name: 'transformers',
-    version: '5.0.0',
-    imports: true,
-    required: true,
-    extra: 'trl',
-  });
-  assert.equal(byName.get('torch')!.version, '9.9.0');
-  assert.equal(byName.get('torch')!.imports, false);
-  assert.match(byName.get('torch')!.error!, /^ImportError: libtorch_cuda\.so/);
-  assert.equal(byName.get('trl')!.version, null);
-  assert.equal(byName.get('trl')!.error, 'not installed');
-  assert.equal(report.ready, false, 'trl missing and torch broken: not ready');
-  assert.equal(report.gpus.torchCuda, null, 'torch does not import, so it reports no GPUs');
-  assert.ok(
-    report.fixes.some((f) => f.includes('pip install') && f.includes('[trl,verl,skyrl,ray,export]')),
-    report.fixes.join('\n'),
-  );
-  assert.ok(
-    report.fixes.some((f) => f.startsWith('torch 9.9.0 is installed but does not import')),
-    report.fixes.join('\n'),
-  );
-  assert.ok(report.notes.some((n) => n.startsWith('skyrl-train needs Python 3.12')));
-  const text = renderPythonEnvReport(report);
-  assert.match(text, /torch\s+9\.9\.0\s+does not import: ImportError/);
-  assert.match(text, /trl\s+-\s+missing \(extra: trl\)\s+\[required\]/);
-  assert.match(text, /Not ready/);
-});
+test(
+  'a probed environment: versions, an engine that is ' + 'installed but does not import, missing ones and their fixes',
+  async () => {
+    const venv = fakeVenv({
+      'quarry-trainer': { version: '0.1.0', module: 'quarry_trainer', source: '' },
+      torch: {
+        version: '9.9.0',
+        module: 'torch',
+        source: 'raise ImportError("libtorch_cuda.so: cannot open shared object file")\n',
+      },
+      transformers: { version: '5.0.0', module: 'transformers', source: '' },
+    });
+    const report = await probePythonEnv({ path: venvPython(venv), source: 'venv' }, { timeoutMs: 60_000 });
+    assert.equal(report.ok, true, report.problem);
+    const byName = new Map(report.engines.map((e) => [e.name, e]));
+    assert.deepEqual(byName.get('transformers'), {
+      name: 'transformers',
+      version: '5.0.0',
+      imports: true,
+      required: true,
+      extra: 'trl',
+    });
+    assert.equal(byName.get('torch')!.version, '9.9.0');
+    assert.equal(byName.get('torch')!.imports, false);
+    assert.match(byName.get('torch')!.error!, /^ImportError: libtorch_cuda\.so/);
+    assert.equal(byName.get('trl')!.version, null);
+    assert.equal(byName.get('trl')!.error, 'not installed');
+    assert.equal(report.ready, false, 'trl missing and torch broken: not ready');
+    assert.equal(report.gpus.torchCuda, null, 'torch does not import, so it reports no GPUs');
+    assert.ok(
+      report.fixes.some((f) => f.includes('pip install') && f.includes('[trl,verl,skyrl,ray,export]')),
+      report.fixes.join('\n'),
+    );
+    assert.ok(
+      report.fixes.some((f) => f.startsWith('torch 9.9.0 is installed but does not import')),
+      report.fixes.join('\n'),
+    );
+    assert.ok(report.notes.some((n) => n.startsWith('skyrl-train needs Python 3.12')));
+    const text = renderPythonEnvReport(report);
+    assert.match(text, /torch\s+9\.9\.0\s+does not import: ImportError/);
+    assert.match(text, /trl\s+-\s+missing \(extra: trl\)\s+\[required\]/);
+    assert.match(text, /Not ready/);
+  },
+);
 
 test('a path with no interpreter, and a program that is not Python, are reports, not exceptions', async () => {
   const missing = await probePythonEnv({ path: join(tempDir(), 'nope', 'python'), source: 'setting' });

@@ -102,77 +102,84 @@ test("--list and --mapping print the recipes and each engine's table", async () 
   );
 });
 
-test("without the project's Python the pre-flight cannot pass: the launch is printed, the reason given, nothing written", async () => {
-  const dir = tempDir('quarry-train-');
-  const data = join(dir, 'data');
-  mkdirSync(data);
-  writeFileSync(join(data, 'train.parquet'), 'PAR1');
-  const out = join(dir, 'run');
-  const args = [
-    '--recipe',
-    'sql-trail',
-    '--engine',
-    'verl',
-    '--model',
-    'Qwen/Qwen2.5-Coder-7B-Instruct',
-    '--data',
-    data,
-    '--out',
-    out,
-    '--python',
-    join(dir, 'no-python'),
-    '--set',
-    'rl.group_size=8',
-  ];
-  let r = await quarry([...args, '--dry-run']);
-  assert.equal(r.code, 1);
-  assert.match(r.out, /rl\.group_size {2,}8 {2,}.*--set/);
-  assert.match(r.out, /x error \[engine\.python\] no Python interpreter at '.*no-python'/);
-  assert.match(r.out, /actor_rollout_ref\.rollout\.n=8 \\/);
-  assert.match(r.out, /actor_rollout_ref\.actor\.clip_ratio_high=0\.28 \\/);
-  r = await quarry(args);
-  assert.equal(r.code, 1);
-  assert.match(r.out, /nothing was written/);
-  assert.equal(existsSync(out), false);
-});
+test(
+  "without the project's Python the pre-flight cannot pass: the launch is printed, the reason given, " +
+    'nothing written',
+  async () => {
+    const dir = tempDir('quarry-train-');
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'train.parquet'), 'PAR1');
+    const out = join(dir, 'run');
+    const args = [
+      '--recipe',
+      'sql-trail',
+      '--engine',
+      'verl',
+      '--model',
+      'Qwen/Qwen2.5-Coder-7B-Instruct',
+      '--data',
+      data,
+      '--out',
+      out,
+      '--python',
+      join(dir, 'no-python'),
+      '--set',
+      'rl.group_size=8',
+    ];
+    let r = await quarry([...args, '--dry-run']);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /rl\.group_size {2,}8 {2,}.*--set/);
+    assert.match(r.out, /x error \[engine\.python\] no Python interpreter at '.*no-python'/);
+    assert.match(r.out, /actor_rollout_ref\.rollout\.n=8 \\/);
+    assert.match(r.out, /actor_rollout_ref\.actor\.clip_ratio_high=0\.28 \\/);
+    r = await quarry(args);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /nothing was written/);
+    assert.equal(existsSync(out), false);
+  },
+);
 
-test("an error in Quarry's own checks is named before the engine is asked: the data built for another protocol", async () => {
-  const dir = tempDir('quarry-train-');
-  writeFileSync(join(dir, 'train.parquet'), 'PAR1');
-  writeFileSync(
-    join(dir, 'data.json'),
-    JSON.stringify({
-      schema: 'quarry.data/1',
-      kind: 'rl',
-      protocol: { name: 'mtir', maxTurns: 6 },
-      dataset: { dbDir: dir },
-      outputs: [{ file: 'train.parquet', rows: 100 }],
-    }),
-  );
-  const r = await quarry([
-    '--recipe',
-    'sql-trail',
-    '--engine',
-    'skyrl',
-    '--model',
-    'm',
-    '--data',
-    dir,
-    '--out',
-    join(dir, 'o'),
-    '--python',
-    join(dir, 'no-python'),
-    '--dry-run',
-    '--json',
-  ]);
-  assert.equal(r.code, 1);
-  const doc = JSON.parse(r.out) as { preflight: { findings: { check: string; message: string }[] } };
-  const checks = doc.preflight.findings.map((f) => f.check);
-  assert.ok(checks.includes('data.protocol'));
-  assert.ok(checks.includes('data.turns'));
-  // 100 rows are fewer than SQL-Trail's batch of 128.
-  assert.ok(checks.includes('data.rows'));
-});
+test(
+  "an error in Quarry's own checks is named before the " + 'engine is asked: the data built for another protocol',
+  async () => {
+    const dir = tempDir('quarry-train-');
+    writeFileSync(join(dir, 'train.parquet'), 'PAR1');
+    writeFileSync(
+      join(dir, 'data.json'),
+      JSON.stringify({
+        schema: 'quarry.data/1',
+        kind: 'rl',
+        protocol: { name: 'mtir', maxTurns: 6 },
+        dataset: { dbDir: dir },
+        outputs: [{ file: 'train.parquet', rows: 100 }],
+      }),
+    );
+    const r = await quarry([
+      '--recipe',
+      'sql-trail',
+      '--engine',
+      'skyrl',
+      '--model',
+      'm',
+      '--data',
+      dir,
+      '--out',
+      join(dir, 'o'),
+      '--python',
+      join(dir, 'no-python'),
+      '--dry-run',
+      '--json',
+    ]);
+    assert.equal(r.code, 1);
+    const doc = JSON.parse(r.out) as { preflight: { findings: { check: string; message: string }[] } };
+    const checks = doc.preflight.findings.map((f) => f.check);
+    assert.ok(checks.includes('data.protocol'));
+    assert.ok(checks.includes('data.turns'));
+    // 100 rows are fewer than SQL-Trail's batch of 128.
+    assert.ok(checks.includes('data.rows'));
+  },
+);
 
 test("a local model folder's config.json gives the context the response budget is checked against", async () => {
   const dir = tempDir('quarry-train-');

@@ -334,18 +334,21 @@ test('a writer process killed with SIGKILL leaves only whole records, at most th
   );
 });
 
-test('a lock file with no pid in it (killed mid-write by an older writer) is taken over once it is a few seconds old', async () => {
-  const dir = tempDir();
-  const file = join(dir, 'stale.jsonl');
-  writeFileSync(`${file}.lock`, '');
-  const old = new Date(Date.now() - 60_000);
-  utimesSync(`${file}.lock`, old, old);
-  const w = await TrajectoryWriter.open(file);
-  await w.write(answered);
-  await w.close();
-  assert.equal((await readTrajectories(file)).records.length, 1);
-  assert.deepEqual(readdirSync(dir), ['stale.jsonl']);
-});
+test(
+  'a lock file with no pid in it (killed mid-write by an older writer) is taken over once it is a few ' + 'seconds old',
+  async () => {
+    const dir = tempDir();
+    const file = join(dir, 'stale.jsonl');
+    writeFileSync(`${file}.lock`, '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${file}.lock`, old, old);
+    const w = await TrajectoryWriter.open(file);
+    await w.write(answered);
+    await w.close();
+    assert.equal((await readTrajectories(file)).records.length, 1);
+    assert.deepEqual(readdirSync(dir), ['stale.jsonl']);
+  },
+);
 
 test('dbSha256 hashes the file and notices when it changes', async () => {
   const dir = tempDir();
@@ -360,40 +363,46 @@ test('dbSha256 hashes the file and notices when it changes', async () => {
   await assert.rejects(dbSha256(join(dir, 'missing.sqlite')), /ENOENT/);
 });
 
-test('issue 9, item 8: a byte-order mark is tolerated, a directory is named, and a line of several MB spans chunks', async () => {
-  const dir = tempDir();
-  const bom = join(dir, 'bom.jsonl');
-  writeFileSync(bom, '\ufeff' + JSON.stringify(answered) + '\n' + JSON.stringify(failed) + '\n');
-  const read = await readTrajectories(bom);
-  assert.deepEqual(
-    read.records.map((r) => r.id),
-    [answered.id, failed.id],
-  );
-  await assert.rejects(
-    readTrajectories(dir),
-    (err: Error) => err.message === `${dir} is a directory, not a trajectory file (JSONL): name a file inside it`,
-  );
-  // A record whose line is about 5 MB (a long model turn), between two ordinary ones: read whole, in order.
-  const big = clone(answered);
-  (big.turns as { assistant: string }[])[0].assistant = 'x'.repeat(5 * 2 ** 20);
-  big.id = 'big';
-  const file = join(dir, 'big.jsonl');
-  writeFileSync(file, [answered, big, failed].map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const all = await readTrajectories(file);
-  assert.deepEqual(
-    all.records.map((r) => r.id),
-    [answered.id, 'big', failed.id],
-  );
-  assert.equal(all.records[1].turns[0].assistant.length, 5 * 2 ** 20);
-});
+test(
+  'issue 9, item 8: a byte-order mark is tolerated, a ' + 'directory is named, and a line of several MB spans chunks',
+  async () => {
+    const dir = tempDir();
+    const bom = join(dir, 'bom.jsonl');
+    writeFileSync(bom, '\ufeff' + JSON.stringify(answered) + '\n' + JSON.stringify(failed) + '\n');
+    const read = await readTrajectories(bom);
+    assert.deepEqual(
+      read.records.map((r) => r.id),
+      [answered.id, failed.id],
+    );
+    await assert.rejects(
+      readTrajectories(dir),
+      (err: Error) => err.message === `${dir} is a directory, not a trajectory file (JSONL): name a file inside it`,
+    );
+    // A record whose line is about 5 MB (a long model turn), between two ordinary ones: read whole, in order.
+    const big = clone(answered);
+    (big.turns as { assistant: string }[])[0].assistant = 'x'.repeat(5 * 2 ** 20);
+    big.id = 'big';
+    const file = join(dir, 'big.jsonl');
+    writeFileSync(file, [answered, big, failed].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const all = await readTrajectories(file);
+    assert.deepEqual(
+      all.records.map((r) => r.id),
+      [answered.id, 'big', failed.id],
+    );
+    assert.equal(all.records[1].turns[0].assistant.length, 5 * 2 ** 20);
+  },
+);
 
-test('issue 9, item 9: three processes appending 5 MB records to one file at once (a writer per record) all land, whole', async () => {
-  const dir = tempDir();
-  const file = join(dir, 'shared.jsonl');
-  const template = join(dir, 'record.json');
-  writeFileSync(template, JSON.stringify(answered));
-  const writerModule = join(__dirname, '..', '..', '..', 'src', 'core', 'trajectories', 'writer.js');
-  const script = `
+test(
+  'issue 9, item 9: three processes appending 5 MB records to one file at once (a writer per record) all ' +
+    'land, whole',
+  async () => {
+    const dir = tempDir();
+    const file = join(dir, 'shared.jsonl');
+    const template = join(dir, 'record.json');
+    writeFileSync(template, JSON.stringify(answered));
+    const writerModule = join(__dirname, '..', '..', '..', 'src', 'core', 'trajectories', 'writer.js');
+    const script = `
     const { TrajectoryWriter } = require(${JSON.stringify(writerModule)});
     const rec = JSON.parse(require('fs').readFileSync(${JSON.stringify(template)}, 'utf8'));
     (async () => {
@@ -406,25 +415,26 @@ test('issue 9, item 9: three processes appending 5 MB records to one file at onc
         await w.close();
       }
     })().catch((e) => { console.error(e); process.exit(1); });`;
-  const codes = await Promise.all(
-    ['a', 'b', 'c'].map(
-      (tag) =>
-        new Promise<number | null>((res) => {
-          spawn(process.execPath, ['-e', script, tag], { stdio: 'inherit' }).on('exit', res);
-        }),
-    ),
-  );
-  assert.deepEqual(codes, [0, 0, 0]);
-  const read = await readTrajectories(file);
-  assert.equal(read.truncated, null);
-  assert.equal(read.records.length, 36);
-  for (const tag of ['a', 'b', 'c']) {
-    const mine = read.records.filter((r) => r.id.startsWith(`${tag}-`));
-    assert.deepEqual(
-      mine.map((r) => r.id),
-      Array.from({ length: 12 }, (_, i) => `${tag}-${i}`),
+    const codes = await Promise.all(
+      ['a', 'b', 'c'].map(
+        (tag) =>
+          new Promise<number | null>((res) => {
+            spawn(process.execPath, ['-e', script, tag], { stdio: 'inherit' }).on('exit', res);
+          }),
+      ),
     );
-    assert.ok(mine.every((r) => r.turns[0].assistant === tag.repeat(5 << 20)));
-  }
-  assert.equal(readFileSync(file).includes(0), false, 'no NUL bytes');
-});
+    assert.deepEqual(codes, [0, 0, 0]);
+    const read = await readTrajectories(file);
+    assert.equal(read.truncated, null);
+    assert.equal(read.records.length, 36);
+    for (const tag of ['a', 'b', 'c']) {
+      const mine = read.records.filter((r) => r.id.startsWith(`${tag}-`));
+      assert.deepEqual(
+        mine.map((r) => r.id),
+        Array.from({ length: 12 }, (_, i) => `${tag}-${i}`),
+      );
+      assert.ok(mine.every((r) => r.turns[0].assistant === tag.repeat(5 << 20)));
+    }
+    assert.equal(readFileSync(file).includes(0), false, 'no NUL bytes');
+  },
+);

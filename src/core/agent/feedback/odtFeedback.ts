@@ -17,8 +17,10 @@ import { createResultJudge, type JudgeOptions, type ResultJudge } from './judge'
 
 export const NO_STRUCTURAL_ISSUE_FEEDBACK =
   'Feedback: your previous SQL has no clause-level structural issues, but its result ' +
-  'differs from the expected result; check literal values, conditions and selected columns. Revise your previous answer for SQLite. ' +
-  'Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query inside <sql>...</sql>. ' +
+  'differs from the expected result; check literal values, conditions and selected columns. Revise your ' +
+  'previous answer for SQLite. ' +
+  'Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query ' +
+  'inside <sql>...</sql>. ' +
   'Do not output any text outside those tags.';
 
 export interface OdtFeedbackOptions extends JudgeOptions {

@@ -37,11 +37,15 @@ export const MTIR_DEFAULTS: ProtocolConfig = {
 
 /** The tool signature exactly as App. C.1 prints it. */
 export const MTIR_TOOL_JSON =
-  '{"name": "sql-execute_sql_query", "description": "Execute SQL query and return partial results containing column names (maximum 10 records). ' +
+  '{"name": "sql-execute_sql_query", "description": "Execute SQL query and return partial results ' +
+  'containing column names (maximum 10 records). ' +
   'Args:db_name (str): The name of the database. sql (str): The SQL query to execute. ' +
-  'Returns:Dict[str, Union[List[Dict], Dict, None]]: A dictionary containing columns and data of the query (maximum of 10 records). ' +
-  'Raises: TimeoutError: If the query execution exceeds the timeout. sqlite3.Error: If an error occurs during the query execution. ", ' +
-  '"parameters": { "type": "object", "properties": { "db_name": {"title": "Db Name", "type": "string"}, "sql": {"title": "Sql", "type": "string"} }, "required": ["db_name", "sql"] } }';
+  'Returns:Dict[str, Union[List[Dict], Dict, None]]: A dictionary containing columns and data of the ' +
+  'query (maximum of 10 records). ' +
+  'Raises: TimeoutError: If the query execution exceeds the timeout. sqlite3.Error: If an error occurs ' +
+  'during the query execution. ", ' +
+  '"parameters": { "type": "object", "properties": { "db_name": {"title": "Db Name", "type": "string"}, ' +
+  '"sql": {"title": "Sql", "type": "string"} }, "required": ["db_name", "sql"] } }';
 
 /** App. C.1 (the closing tag, printed `</tool_call}`, is written as the tag it is). */
 export const MTIR_SYSTEM_PROMPT = [
@@ -54,7 +58,8 @@ export const MTIR_SYSTEM_PROMPT = [
   MTIR_TOOL_JSON,
   '</tools>',
   '',
-  'For each function call, return a JSON object with function name and arguments within <tool_call></tool_call> XML tags:',
+  'For each function call, return a JSON object with function name and arguments within ' +
+    '<tool_call></tool_call> XML tags:',
   '<tool_call>',
   '{"name": <function-name>, "arguments": <args-json-object>}',
   '</tool_call>',
@@ -72,7 +77,9 @@ export function mtirUserPrompt(ctx: ProtocolContext): string {
   const history = (ctx.task.history ?? []).map((h) => `Earlier question: ${h.question}\nIts SQL: ${h.sql}`).join('\n');
   const question = [evidence, ctx.task.question].filter((s) => s).join(' ');
   return [
-    'You are a helpful SQL expert assistant. You should first think about how to write the SQL query by analyzing the question, database schema, and external knowledge, then validate your SQL with the tool until it is correct. Finally, you provide the final SQL query in <answer> </answer>.',
+    'You are a helpful SQL expert assistant. You should first think about how to write the SQL query by ' +
+      'analyzing the question, database schema, and external knowledge, then validate your SQL with the tool ' +
+      'until it is correct. Finally, you provide the final SQL query in <answer> </answer>.',
     '',
     'Task Configuration',
     'Database Engine: SQLite',
@@ -83,9 +90,13 @@ export function mtirUserPrompt(ctx: ProtocolContext): string {
     `User Question: ${question}`,
     '',
     'Requirements',
-    '1. Precision: Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.',
-    '2. Completeness: The generated query should return all of the information asked in the question without any missing or extra information.',
-    '3. Correctness: Before generating the final SQL query, please think through the steps of how to write the query. Validate your SQL through tool testing.',
+    '1. Precision: Make sure you only output the information that is asked in the question. If the ' +
+      'question asks for a specific column, make sure to only include that column in the SELECT clause, ' +
+      'nothing more.',
+    '2. Completeness: The generated query should return all of the information asked in the question ' +
+      'without any missing or extra information.',
+    '3. Correctness: Before generating the final SQL query, please think through the steps of how to ' +
+      'write the query. Validate your SQL through tool testing.',
     '',
     'Output Format:',
     'Important: Use EITHER thinking + tool calls OR thinking + final answer. Do not mix the structures.',

@@ -37,15 +37,22 @@ export const PROGRESS_REQUIRES =
 /** App. F, system prompt ({db_engine} is SQLite). */
 export const PROGRESS_SYSTEM_PROMPT = [
   'Task Overview:',
-  'You are a data science expert. The user message contains the database schema and the natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question.',
+  'You are a data science expert. The user message contains the database schema and the natural language ' +
+    'question. Your task is to understand the schema and generate a valid SQL query to answer the question.',
   'Database Engine:',
   'SQLite',
   'Instructions:',
-  'Dialect Strictness: Ensure the generated SQL strictly conforms to the specific syntax and functions of the provided SQLite.',
-  'Precision: Only output the exact information asked in the question. Do not include extra columns in the SELECT clause.',
-  'Ambiguity Prevention: Always use short table aliases (e.g., t1, t2) and explicitly qualify all column names with their respective table aliases, especially when JOINs are involved.',
-  'Robustness: Consider edge cases such as handling NULL values appropriately and string matching case conventions where applicable.',
-  'Thinking Process: Before generating the final SQL query, step-by-step analyze the tables needed, the JOIN conditions, and the filtering criteria. Enclose your reasoning strictly within <think> and </think> tags.',
+  'Dialect Strictness: Ensure the generated SQL strictly conforms to the specific syntax and functions of ' +
+    'the provided SQLite.',
+  'Precision: Only output the exact information asked in the question. Do not include extra columns in ' +
+    'the SELECT clause.',
+  'Ambiguity Prevention: Always use short table aliases (e.g., t1, t2) and explicitly qualify all column ' +
+    'names with their respective table aliases, especially when JOINs are involved.',
+  'Robustness: Consider edge cases such as handling NULL values appropriately and string matching case ' +
+    'conventions where applicable.',
+  'Thinking Process: Before generating the final SQL query, step-by-step analyze the tables needed, the ' +
+    'JOIN conditions, and the filtering criteria. Enclose your reasoning strictly within <think> and ' +
+    '</think> tags.',
   'Output Format:',
   'Please strictly follow this exact output structure. Do not output any other text or markdown outside of these tags:',
   '<think> Your step-by-step reasoning here. </think> <sql> SELECT ... </sql>',
@@ -53,18 +60,26 @@ export const PROGRESS_SYSTEM_PROMPT = [
 
 // App. F, Round 2+, after the diagnostics.
 const REVISE =
-  'Revise your previous answer using these issues. Revise your previous answer for SQLite. Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query inside <sql>...</sql>. Do not output any text outside those tags.';
+  'Revise your previous answer using these issues. Revise your previous answer for SQLite. Put ' +
+  'step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query inside ' +
+  '<sql>...</sql>. Do not output any text outside those tags.';
 
-/** The format sentence of the Round 2+ prompt, sent back when a turn has no usable <sql> (the paper has no such case). */
+/**
+ * The format sentence of the Round 2+ prompt, sent back when a turn has no usable <sql> (the paper has no such case).
+ */
 export const PROGRESS_INVALID_MESSAGE =
-  'Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query inside <sql>...</sql>. Do not output any text outside those tags.';
+  'Put step-by-step reasoning inside <think>...</think>, then output exactly one corrected SQLite query ' +
+  'inside <sql>...</sql>. Do not output any text outside those tags.';
 
 /**
  * App. F's Round 2+ message around verbalised diagnostics: "Feedback: your previous SQL has structural issues:
  * {error_codes}, {error_descriptions} . Revise …". For feedback sources that build the message from ODT tags.
  */
 export function formatProgressFeedback(errorCodes: string[], errorDescriptions: string[]): string {
-  return `Feedback: your previous SQL has structural issues: ${errorCodes.join(', ')}, ${errorDescriptions.join(' ')} . ${REVISE}`;
+  return (
+    `Feedback: your previous SQL has structural ` +
+    `issues: ${errorCodes.join(', ')}, ${errorDescriptions.join(' ')} . ${REVISE}`
+  );
 }
 
 /**
@@ -86,7 +101,8 @@ export function progressUserPrompt(ctx: ProtocolContext): string {
   return [
     'Database Schema:',
     schemaText(ctx.schema, ctx.config, 'ddl'),
-    'This schema describes the database’s structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.',
+    'This schema describes the database’s structure, including tables, columns, primary keys, foreign ' +
+      'keys, and any relevant relationships or constraints.',
     'Question:',
     [...extra, ctx.task.question].join('\n'),
   ].join('\n');

@@ -55,21 +55,30 @@ const NO_SCHEMA_LEAD =
   'You need to figure out the database structure by yourself with the table names.';
 
 const SCHEMA_NOTE =
-  "This schema describes the database's structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints.";
+  "This schema describes the database's structure, including tables, columns, primary keys, foreign keys, " +
+  'and any relevant relationships or constraints.';
 
 const INSTRUCTIONS = [
-  '- Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.',
-  '- The generated query should return all of the information asked in the question without any missing or extra information.',
+  '- Make sure you only output the information that is asked in the question. If the question asks for a ' +
+    'specific column, make sure to only include that column in the SELECT clause, nothing more.',
+  '- The generated query should return all of the information asked in the question without any missing ' +
+    'or extra information.',
   // "analisying" is the paper's spelling.
-  '- Before generating the final SQL query, please think through the steps of how to write the query. It should include detailed considerations such as analisying questions, summarizing relevant findings, brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, thinking of how to call SQL tools, and revisiting previous steps.',
+  '- Before generating the final SQL query, please think through the steps of how to write the query. It ' +
+    'should include detailed considerations such as analisying questions, summarizing relevant findings, ' +
+    'brainstorming new ideas, verifying the accuracy of the current steps, refining any errors, thinking of ' +
+    'how to call SQL tools, and revisiting previous steps.',
 ].join('\n');
 
 const FORMAT_THINK =
   '- Conduct thinking inside <think>...</think> blocks every time you get new observation or information.';
 const FORMAT_REST = [
-  '- You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL tool output will be shown as dataframe inside <observation>...</observation>. Based on this observation, you can think again and refine.',
+  '- You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL ' +
+    'tool output will be shown as dataframe inside <observation>...</observation>. Based on this ' +
+    'observation, you can think again and refine.',
   '- The returned dataframe will be truncated in 50 rows if observation is too long.',
-  '- If you find no further exploration is needed or reaches max turns, you MUST directly provide the final SQL query solution inside <solution>...</solution>.',
+  '- If you find no further exploration is needed or reaches max turns, you MUST directly provide the ' +
+    'final SQL query solution inside <solution>...</solution>.',
 ].join('\n');
 
 const EXAMPLE_SCHEMA = [
@@ -92,9 +101,11 @@ const EXAMPLE_SQL = "SELECT COUNT(*) FROM animals WHERE species = 'pig';";
 
 function example(thinking: boolean): string {
   const think1 =
-    "<think>I am querying how many pigs are in the farm. I will begin by checking if the 'animals' table exists and contains entries with species = 'pig'.</think>";
+    "<think>I am querying how many pigs are in the farm. I will begin by checking if the 'animals' table " +
+    "exists and contains entries with species = 'pig'.</think>";
   const think2 =
-    '<think>The result indicates that there are 12 pigs in the farm. Since the question asks for how many pigs, I can now output the final SQL as the solution.</think>';
+    '<think>The result indicates that there are 12 pigs in the farm. Since the question asks for how many ' +
+    'pigs, I can now output the final SQL as the solution.</think>';
   return [
     // App. D.2 prints the opening marker this way; the closing one mirrors it.
     '----- START OF EXAMPLE -----',
@@ -147,7 +158,9 @@ export function skyrlPrompt(ctx: ProtocolContext): string {
 export function skyrlObservation(body: string, turnsLeft: number): Observation {
   return {
     role: 'user',
-    content: `<observation>${body}\n<reminder>You have ${turnsLeft} turns left to complete the task.</reminder></observation>`,
+    content:
+      `<observation>${body}\n<reminder>You have ${turnsLeft} turns left to complete the ` +
+      `task.</reminder></observation>`,
   };
 }
 

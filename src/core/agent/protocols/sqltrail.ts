@@ -48,18 +48,26 @@ export function sqlTrailBudget(difficulty: Hardness | undefined, T: number): num
 }
 
 const INSTRUCTIONS = [
-  '1. Make sure you only output the information that is asked in the question. If the question asks for a specific column, make sure to only include that column in the SELECT clause, nothing more.',
-  '2. The generated query should return all of the information asked in the question without any missing or extra information.',
-  '3. In your first response, you must identify all tables and columns from the database schema that are relevant to answering the question.',
-  '4. Before generating the final SQL query you should reflect through previous steps and refine any errors previous steps.',
+  '1. Make sure you only output the information that is asked in the question. If the question asks for a ' +
+    'specific column, make sure to only include that column in the SELECT clause, nothing more.',
+  '2. The generated query should return all of the information asked in the question without any missing ' +
+    'or extra information.',
+  '3. In your first response, you must identify all tables and columns from the database schema that are ' +
+    'relevant to answering the question.',
+  '4. Before generating the final SQL query you should reflect through previous steps and refine any ' +
+    'errors previous steps.',
 ].join('\n');
 
 // Quoted as printed, including "nothing more." after rule 1 and the ellipsis characters.
 const FORMAT = [
-  '1. Conduct thinking inside <reasoning>…</reasoning> blocks every time you get new observation or information. nothing more.',
-  '2. You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL tool output will be shown as dataframe inside <observation>…</observation>. Based on this observation, you can think again and refine.',
+  '1. Conduct thinking inside <reasoning>…</reasoning> blocks every time you get new observation or ' +
+    'information. nothing more.',
+  '2. You can use SQL tool written within a single <sql>your sql</sql> block to explore or verify. SQL ' +
+    'tool output will be shown as dataframe inside <observation>…</observation>. Based on this observation, ' +
+    'you can think again and refine.',
   '3. The returned dataframe will be truncated in 50 rows if observation is too long.',
-  '4. If you find no further exploration is needed or reaches max turns, directly provide the final sql in <solution>…</solution>',
+  '4. If you find no further exploration is needed or reaches max turns, directly provide the final sql ' +
+    'in <solution>…</solution>',
 ].join('\n');
 
 // The example as printed (its turns use <think>, as the appendix does; "Relavent" is the paper's spelling).
@@ -95,7 +103,10 @@ const EXAMPLE = [
 export function sqlTrailPrompt(ctx: ProtocolContext): string {
   return [
     'Task Overview:',
-    'You are a helpful text-to-SQL expert assistant. Below, you are provided with a database schema and a natural language question. Your task is to understand the schema and generate a valid SQL query to answer the question within limited turns. You should breakdown the problem, draft your reasoning process, and generate the solution.',
+    'You are a helpful text-to-SQL expert assistant. Below, you are provided with a database schema and a ' +
+      'natural language question. Your task is to understand the schema and generate a valid SQL query to ' +
+      'answer the question within limited turns. You should breakdown the problem, draft your reasoning ' +
+      'process, and generate the solution.',
     '',
     'Database Engine:',
     'SQLite',

@@ -169,7 +169,9 @@ export function removeBlocks(text: string, tags: string[]): string {
   return out + text.slice(at);
 }
 
-/** Cuts `text` just after the first closing `</tag>` of any of the given tags that ends a block, reporting what was cut. */
+/**
+ * Cuts `text` just after the first closing `</tag>` of any of the given tags that ends a block, reporting what was cut.
+ */
 export function cutAfterClose(text: string, tags: string[]): { text: string; dropped: string } {
   let cut = -1;
   for (const tag of tags) {

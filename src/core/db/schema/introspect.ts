@@ -50,7 +50,8 @@ export function introspectHandle(db: Database.Database, opts: IntrospectOptions 
   const countRows = opts.countRows ?? true;
   const master = db
     .prepare(
-      "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+      "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE " +
+        "'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
     )
     .all() as MasterRow[];
   return { tables: master.map((m) => describe(db, m, sampleRows, countRows)) };

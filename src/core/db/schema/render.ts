@@ -2,7 +2,8 @@
 //
 // Truncation is deterministic and goes in this order, stopping as soon as the text fits `maxChars`:
 //   1. drop every table's sample rows;
-//   2. cap each table's columns at 64, 32, 16, then 8 (the first columns are kept, the rest counted in a "… N more" line);
+// 2. cap each table's columns at 64, 32, 16, then 8 (the first columns are kept, the rest counted in a "… N more"
+// line);
 //   3. omit whole tables from the end (sqlite_master order), adding one closing line that names the omitted tables.
 // If even that does not fit, the result is just the omission line — the budget is a target, not a guarantee.
 import type { SchemaInfo, ColumnDescriptions } from './types';

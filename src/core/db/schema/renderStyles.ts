@@ -73,7 +73,8 @@ function ddlBlock(s: ShownTable, desc: Record<string, string> | undefined): stri
     if (t.primaryKey.length > 0) body.push(`    primary key (${t.primaryKey.map(qi).join(', ')})`);
     for (const fk of t.foreignKeys) {
       body.push(
-        `    foreign key (${fk.from.map(qi).join(', ')}) references ${qi(fk.table)}${fk.to.length ? `(${fk.to.map(qi).join(', ')})` : ''}`,
+        `    foreign key (${fk.from.map(qi).join(', ')}) ` +
+          `references ${qi(fk.table)}${fk.to.length ? `(${fk.to.map(qi).join(', ')})` : ''}`,
       );
     }
     // Commas separate definitions; a description comment goes after the comma so the DDL stays valid.

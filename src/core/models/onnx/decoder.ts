@@ -61,7 +61,8 @@ export class Decoder {
         'load',
         `${modelPath} is not a decoder with a key/value cache in Hugging Face Optimum's layout` +
           ` (${shape.layers} layers per config.json): ${missingIn.length ? `missing inputs ${list(missingIn)}` : ''}` +
-          `${missingIn.length && missingOut.length ? '; ' : ''}${missingOut.length ? `missing outputs ${list(missingOut)}` : ''}` +
+          `${missingIn.length && missingOut.length ? '; ' : ''}` +
+          `${missingOut.length ? `missing outputs ${list(missingOut)}` : ''}` +
           `; it has inputs ${list(session.inputNames)}`,
       );
     }

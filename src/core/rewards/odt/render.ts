@@ -16,7 +16,8 @@ function renderProfile(p: LocalProfile): string[] {
     .filter(([, v]) => v)
     .map(([k]) => k);
   return [
-    `counts: joins=${p.counts.joins} selectItems=${p.counts.selectItems}; flags: ${flags.length ? flags.join(', ') : 'none'}`,
+    `counts: joins=${p.counts.joins} selectItems=${p.counts.selectItems}; ` +
+      `flags: ${flags.length ? flags.join(', ') : 'none'}`,
     `tables:  ${set(p.tables)}`,
     `select:  ${set(p.select)}`,
     `where:   ${set(p.where)}`,

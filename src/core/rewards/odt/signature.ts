@@ -125,7 +125,10 @@ function canonicalOperator(op: unknown): string {
   return up;
 }
 
-/** One atomic predicate in canonical form; anything that is not one of App. D's predicate shapes is its expression signature. */
+/**
+ * One atomic predicate in canonical form; anything that is not one of App. D's predicate shapes is its expression
+ * signature.
+ */
 export function predicateSignature(p: Ast): string {
   if (p.type === 'binary_expr') {
     const op = canonicalOperator(p.operator);

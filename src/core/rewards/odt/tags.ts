@@ -93,13 +93,17 @@ function visit(m: NodeMatch, out: TagReason[]): void {
     if (p.flags.aggregation !== g.flags.aggregation) {
       out.push({
         tag: 'AGGREGATE_ERROR',
-        detail: `aggregation ${p.flags.aggregation ? 'used' : 'not used'}, gold ${g.flags.aggregation ? 'uses' : 'does not use'} it`,
+        detail:
+          `aggregation ${p.flags.aggregation ? 'used' : 'not used'}, ` +
+          `gold ${g.flags.aggregation ? 'uses' : 'does not use'} it`,
       });
     }
     if (p.flags.distinct !== g.flags.distinct) {
       out.push({
         tag: 'DISTINCT_MISMATCH',
-        detail: `DISTINCT ${p.flags.distinct ? 'used' : 'not used'}, gold ${g.flags.distinct ? 'uses' : 'does not use'} it`,
+        detail:
+          `DISTINCT ${p.flags.distinct ? 'used' : 'not used'}, ` +
+          `gold ${g.flags.distinct ? 'uses' : 'does not use'} it`,
       });
     }
   }

@@ -26,5 +26,8 @@ export function verbalizeTags(tags: readonly OdtTag[]): string {
     .map((t) => TAG_MEANINGS[t])
     .join(' ')
     .replace(/\.$/, '');
-  return `Feedback: your previous SQL has structural issues: ${codes}, ${descriptions} . Revise your previous answer using these issues. ${INSTRUCTIONS}`;
+  return (
+    `Feedback: your previous SQL has structural issues: ${codes}, ${descriptions} . Revise your previous ` +
+    `answer using these issues. ${INSTRUCTIONS}`
+  );
 }

@@ -11,7 +11,8 @@ export { checkProgressFormat } from './format';
 export const PROGRESS_PANEL: PanelSpec = {
   name: 'progress',
   description:
-    'format 0.5; executability keep 0.5 / recover 0.25 / deteriorate −0.25; 2.0·0.5^(k*−1) for the first correct turn; alignment progress Δ (ODT + bigrams)',
+    'format 0.5; executability keep 0.5 / recover 0.25 / deteriorate −0.25; 2.0·0.5^(k*−1) for the first ' +
+    'correct turn; alignment progress Δ (ODT + bigrams)',
   source: 'Progress-SQL §4.2, App. B (Table 4), App. D',
   // App. B, "Evaluation Setup": "We follow the evaluation scripts and protocol released by OmniSQL" (BIRD's set
   // comparison, OmniSQL's 10 s limit).

@@ -81,7 +81,9 @@ export const progressLate: TermDefinition = {
     const v = await ctx.verdict(ys[k - 1]);
     return {
       value,
-      explanation: `first match at turn k* = ${k}: γ^(k*−1) = ${gamma}^${k - 1} = ${round(value)}${v.goldEmpty ? ' — but the gold result is empty' : ''}`,
+      explanation:
+        `first match at turn k* = ${k}: γ^(k*−1) = ${gamma}^${k - 1} ` +
+        `= ${round(value)}${v.goldEmpty ? ' — but the gold result is empty' : ''}`,
       passed: true,
       data: { kStar: k, goldEmpty: v.goldEmpty },
     };

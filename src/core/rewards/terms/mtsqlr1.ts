@@ -19,7 +19,10 @@ function aggWord(ctx: TermContext): string {
 
 export type EmNormalize = 'trim' | 'none' | 'whitespace';
 
-/** The text MTSQL-R1's R_EM compares: as written ('none'), without surrounding whitespace ('trim'), or whitespace-collapsed. */
+/**
+ * The text MTSQL-R1's R_EM compares: as written ('none'), without surrounding whitespace ('trim'), or
+ * whitespace-collapsed.
+ */
 export function emText(sql: string, normalize: EmNormalize = 'trim'): string {
   return normalize === 'none' ? sql : normalize === 'whitespace' ? sql.replace(/\s+/g, ' ').trim() : sql.trim();
 }
@@ -29,7 +32,10 @@ export function stringExactMatch(pred: string, gold: string, normalize: EmNormal
   return emText(pred, normalize) === emText(gold, normalize);
 }
 
-/** R_EM = I(ŷ_n == y): string equality. `normalize`: 'trim' (default; surrounding whitespace only), 'none', 'whitespace'. */
+/**
+ * R_EM = I(ŷ_n == y): string equality. `normalize`: 'trim' (default; surrounding whitespace only), 'none',
+ * 'whitespace'.
+ */
 export const mtsqlr1Em: TermDefinition = {
   id: 'mtsqlr1.em',
   description: 'the final SQL string equals the gold SQL string',
@@ -46,7 +52,8 @@ export const mtsqlr1Em: TermDefinition = {
     while (i < p.length && i < g.length && p[i] === g[i]) i++;
     return {
       value: 0,
-      explanation: `strings differ at character ${i + 1}: "${brief(p.slice(i), 24)}" vs gold "${brief(g.slice(i), 24)}"`,
+      explanation:
+        `strings differ at character ${i + 1}: "${brief(p.slice(i), 24)}" vs gold ` + `"${brief(g.slice(i), 24)}"`,
       passed: false,
     };
   },
@@ -86,7 +93,8 @@ export const mtsqlr1Clause: TermDefinition = {
     const explanation =
       scored.length === 1
         ? `${scored[0].label}: ${describeClauseF1(scored[0].f1)}`
-        : `${aggWord(ctx)} of ${scored.length} steps: ${scored.map((s) => `${s.label}@${s.turn + 1} ${round(s.f1.value)}`).join(', ')}`;
+        : `${aggWord(ctx)} of ${scored.length} ` +
+          `steps: ${scored.map((s) => `${s.label}@${s.turn + 1} ${round(s.f1.value)}`).join(', ')}`;
     return {
       value,
       explanation,

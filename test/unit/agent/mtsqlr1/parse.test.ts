@@ -30,26 +30,30 @@ function hasProblem(a: Mtsqlr1Action, re: RegExp): void {
   );
 }
 
-test('unclosed tags: a complete tool call without </tool_call> runs; a cut-off one and an unclosed answer are refused', () => {
-  const complete = p('<think>x</think>\n<tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT 1"}}');
-  assert.deepEqual([complete.kind, complete.sql], ['execute', 'SELECT 1']);
-  hasProblem(complete, /unclosed <tool_call>; its JSON is complete/);
+test(
+  'unclosed tags: a complete tool call without </tool_call> runs; a cut-off one and an unclosed answer are ' +
+    'refused',
+  () => {
+    const complete = p('<think>x</think>\n<tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT 1"}}');
+    assert.deepEqual([complete.kind, complete.sql], ['execute', 'SELECT 1']);
+    hasProblem(complete, /unclosed <tool_call>; its JSON is complete/);
 
-  const cut = p('<think>x</think>\n<tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT na');
-  assert.deepEqual([cut.kind, cut.sql], ['invalid', null]);
-  hasProblem(cut, /cut off/);
+    const cut = p('<think>x</think>\n<tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT na');
+    assert.deepEqual([cut.kind, cut.sql], ['invalid', null]);
+    hasProblem(cut, /cut off/);
 
-  const answer = p('<think>x</think>\n<answer_sql>SELECT name FROM singer');
-  assert.equal(answer.kind, 'invalid');
-  hasProblem(answer, /unclosed <answer_sql>/);
+    const answer = p('<think>x</think>\n<answer_sql>SELECT name FROM singer');
+    assert.equal(answer.kind, 'invalid');
+    hasProblem(answer, /unclosed <answer_sql>/);
 
-  const think = p('<think>still thinking about <answer_sql> and more');
-  assert.equal(think.kind, 'invalid', 'an unclosed <think> ends at the first action tag, which is itself unclosed');
-  const thinkOnly = p('<think>I will write the SQL later');
-  assert.equal(thinkOnly.kind, 'invalid');
-  hasProblem(thinkOnly, /unclosed <think>: the whole response is reasoning/);
-  assert.equal(thinkOnly.thought, 'I will write the SQL later');
-});
+    const think = p('<think>still thinking about <answer_sql> and more');
+    assert.equal(think.kind, 'invalid', 'an unclosed <think> ends at the first action tag, which is itself unclosed');
+    const thinkOnly = p('<think>I will write the SQL later');
+    assert.equal(thinkOnly.kind, 'invalid');
+    hasProblem(thinkOnly, /unclosed <think>: the whole response is reasoning/);
+    assert.equal(thinkOnly.thought, 'I will write the SQL later');
+  },
+);
 
 test('nested tags: the innermost text is the SQL, the nesting is reported', () => {
   const a = p('<answer_sql><answer_sql>SELECT 1</answer_sql></answer_sql>', AFTER_MEMORY);
@@ -166,38 +170,46 @@ test('verdict tags: read after the matching tool result; ignored without a prece
   );
 });
 
-test('MDP labels: PROPOSE only for the first SQL; SELF-CORRECT only when the SQL changes (literals count, spacing does not)', () => {
-  assert.deepEqual(p(call('exec_sql', 'select  name from singer;'), AFTER_EXEC).mdp, ['E-VERIFY', 'EXECUTE']);
-  assert.deepEqual(p(call('exec_sql', "SELECT name FROM singer WHERE country = 'usa'"), AFTER_EXEC).mdp, [
-    'E-VERIFY',
-    'SELF-CORRECT',
-    'EXECUTE',
-  ]);
-  assert.deepEqual(p(call('exec_sql', 'SELECT 1'), AFTER_MEMORY).mdp, ['M-VERIFY', 'SELF-CORRECT', 'EXECUTE']);
-  const early = p(call('memory_retrieve', 'SELECT 1'));
-  assert.deepEqual(early.mdp, ['PROPOSE', 'M-VERIFY']);
-  hasProblem(early, /memory_retrieve before any exec_sql/);
-  const changed = p('<answer_sql>SELECT age FROM singer</answer_sql>', AFTER_MEMORY);
-  assert.deepEqual(changed.mdp, ['M-VERIFY', 'SELF-CORRECT', 'FINALIZE']);
-  hasProblem(changed, /never executed as written/);
-});
+test(
+  'MDP labels: PROPOSE only for the first SQL; SELF-CORRECT only when the SQL changes (literals count, ' +
+    'spacing does not)',
+  () => {
+    assert.deepEqual(p(call('exec_sql', 'select  name from singer;'), AFTER_EXEC).mdp, ['E-VERIFY', 'EXECUTE']);
+    assert.deepEqual(p(call('exec_sql', "SELECT name FROM singer WHERE country = 'usa'"), AFTER_EXEC).mdp, [
+      'E-VERIFY',
+      'SELF-CORRECT',
+      'EXECUTE',
+    ]);
+    assert.deepEqual(p(call('exec_sql', 'SELECT 1'), AFTER_MEMORY).mdp, ['M-VERIFY', 'SELF-CORRECT', 'EXECUTE']);
+    const early = p(call('memory_retrieve', 'SELECT 1'));
+    assert.deepEqual(early.mdp, ['PROPOSE', 'M-VERIFY']);
+    hasProblem(early, /memory_retrieve before any exec_sql/);
+    const changed = p('<answer_sql>SELECT age FROM singer</answer_sql>', AFTER_MEMORY);
+    assert.deepEqual(changed.mdp, ['M-VERIFY', 'SELF-CORRECT', 'FINALIZE']);
+    hasProblem(changed, /never executed as written/);
+  },
+);
 
-test('tolerated shapes: Markdown-escaped tags, arguments as a JSON string, "sql" for "code", a Qwen3 template-opened think', () => {
-  const esc = p('<answer\\_sql>SELECT name FROM singer</answer\\_sql>', AFTER_MEMORY);
-  assert.deepEqual([esc.kind, esc.sql], ['answer', 'SELECT name FROM singer']);
-  hasProblem(esc, /Markdown-escaped tag names/);
-  const str = p('<tool_call>{"name": "exec_sql", "arguments": "{\\"code\\": \\"SELECT 5\\"}"}</tool_call>');
-  assert.deepEqual([str.kind, str.sql], ['execute', 'SELECT 5']);
-  hasProblem(str, /"arguments" given as a JSON string/);
-  const alias = p('<tool_call>{"name": "Exec_SQL", "arguments": {"sql": "SELECT 6"}}</tool_call>');
-  assert.deepEqual([alias.kind, alias.tool, alias.sql], ['execute', 'exec_sql', 'SELECT 6']);
-  hasProblem(alias, /"sql" read as "code"/);
-  const qwen = p('drafting the query\n</think>\n\n' + call('exec_sql', 'SELECT 7', ''));
-  assert.deepEqual([qwen.kind, qwen.thought], ['execute', 'drafting the query']);
-  const mention = p('<think>I must return it inside <answer_sql> and </answer_sql> later</think>\nno action here');
-  assert.equal(mention.kind, 'invalid', 'tags mentioned inside a closed <think> are not actions');
-  hasProblem(mention, /appears only inside <think>/);
-});
+test(
+  'tolerated shapes: Markdown-escaped tags, arguments as a JSON string, "sql" for "code", a Qwen3 ' +
+    'template-opened think',
+  () => {
+    const esc = p('<answer\\_sql>SELECT name FROM singer</answer\\_sql>', AFTER_MEMORY);
+    assert.deepEqual([esc.kind, esc.sql], ['answer', 'SELECT name FROM singer']);
+    hasProblem(esc, /Markdown-escaped tag names/);
+    const str = p('<tool_call>{"name": "exec_sql", "arguments": "{\\"code\\": \\"SELECT 5\\"}"}</tool_call>');
+    assert.deepEqual([str.kind, str.sql], ['execute', 'SELECT 5']);
+    hasProblem(str, /"arguments" given as a JSON string/);
+    const alias = p('<tool_call>{"name": "Exec_SQL", "arguments": {"sql": "SELECT 6"}}</tool_call>');
+    assert.deepEqual([alias.kind, alias.tool, alias.sql], ['execute', 'exec_sql', 'SELECT 6']);
+    hasProblem(alias, /"sql" read as "code"/);
+    const qwen = p('drafting the query\n</think>\n\n' + call('exec_sql', 'SELECT 7', ''));
+    assert.deepEqual([qwen.kind, qwen.thought], ['execute', 'drafting the query']);
+    const mention = p('<think>I must return it inside <answer_sql> and </answer_sql> later</think>\nno action here');
+    assert.equal(mention.kind, 'invalid', 'tags mentioned inside a closed <think> are not actions');
+    hasProblem(mention, /appears only inside <think>/);
+  },
+);
 
 test('a 100 KB response parses, is reported as long, and keeps its action', () => {
   const long =

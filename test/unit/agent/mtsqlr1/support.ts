@@ -30,7 +30,8 @@ export function db(name: 'car-makers' | 'world-country'): { path: string; schema
 
 /** App. D.1's dialogue: turn 1 (with the gold SQL of the trace) and the follow-up question. */
 export const D1_GOLD =
-  'SELECT T1.Continent , count ( * ) FROM CONTINENTS AS T1 JOIN COUNTRIES AS T2 ON T1.ContId = T2.continent JOIN car_makers AS T3 ON T2.CountryId = T3.Country GROUP BY T1.Continent';
+  'SELECT T1.Continent , count ( * ) FROM CONTINENTS AS T1 JOIN COUNTRIES AS T2 ON T1.ContId = ' +
+  'T2.continent JOIN car_makers AS T3 ON T2.CountryId = T3.Country GROUP BY T1.Continent';
 export function d1Task(over: Partial<Task> = {}): Task {
   return {
     question: 'What about the number of car makers in the country USA?',

@@ -164,11 +164,13 @@ for (const [label, text, kind, sql, problems] of progressRows) {
 }
 
 const call = (sql: string) =>
-  `<tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "${sql}"}}</tool_call>`;
+  `<tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": ` +
+  `"${sql}"}}</tool_call>`;
 const mtirRows: Row[] = [
   [
     'unclosed <tool_call>',
-    `<think>t</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT 1"}}`,
+    `<think>t</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": ` +
+      `"concert_singer", "sql": "SELECT 1"}}`,
     'execute',
     'SELECT 1',
     [/^unclosed <tool_call>/],
@@ -182,21 +184,24 @@ const mtirRows: Row[] = [
   ],
   [
     'trailing commas and single quotes',
-    `<think>t</think><tool_call>{'name': 'sql-execute_sql_query', 'arguments': {'db_name': 'concert_singer', 'sql': 'SELECT 1',},}</tool_call>`,
+    `<think>t</think><tool_call>{'name': 'sql-execute_sql_query', 'arguments': {'db_name': ` +
+      `'concert_singer', 'sql': 'SELECT 1',},}</tool_call>`,
     'execute',
     'SELECT 1',
     [/single-quoted string/, /trailing comma/],
   ],
   [
     'extra keys',
-    `<think>t</think><tool_call>{"name": "sql-execute_sql_query", "id": 3, "arguments": {"db_name": "concert_singer", "sql": "SELECT 1", "limit": 5}}</tool_call>`,
+    `<think>t</think><tool_call>{"name": "sql-execute_sql_query", "id": 3, "arguments": {"db_name": ` +
+      `"concert_singer", "sql": "SELECT 1", "limit": 5}}</tool_call>`,
     'execute',
     'SELECT 1',
     [/^extra keys ignored: id$/, /^extra arguments ignored: limit$/],
   ],
   [
     'fence around the JSON',
-    `<think>t</think><tool_call>\n\`\`\`json\n{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT 1"}}\n\`\`\`\n</tool_call>`,
+    `<think>t</think><tool_call>\n\`\`\`json\n{"name": "sql-execute_sql_query", "arguments": {"db_name": ` +
+      `"concert_singer", "sql": "SELECT 1"}}\n\`\`\`\n</tool_call>`,
     'execute',
     'SELECT 1',
     [/^code fence around the tool-call JSON removed$/],

@@ -87,7 +87,8 @@ test('a sloppy call: fence, single quotes, trailing commas, extra key — all re
 test('at most 10 records, with the total when more', () => {
   const s = session(mtirProtocol);
   const a = s.parse(
-    '<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT n FROM t"}}</tool_call>',
+    '<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": ' +
+      '"concert_singer", "sql": "SELECT n FROM t"}}</tool_call>',
   );
   const r = s.respond(
     a,
@@ -111,7 +112,8 @@ test('tool-call variants', () => {
   );
   assert.deepEqual(
     readToolCall(
-      '{"name": "sql-execute_sql_query", "arguments": "{\\"db_name\\": \\"concert_singer\\", \\"sql\\": \\"SELECT 1\\"}"}',
+      '{"name": "sql-execute_sql_query", "arguments": "{\\"db_name\\": \\"concert_singer\\", \\"sql\\": ' +
+        '\\"SELECT 1\\"}"}',
       db,
     ),
     { sql: 'SELECT 1', problems: ['"arguments" given as a JSON string'] },
@@ -136,38 +138,46 @@ test('tool-call variants', () => {
   assert.match(readToolCall('SELECT 1', db).problems[0], /^tool call is not JSON \(no JSON object found\)/);
 });
 
-test('neither call nor answer: the rethink text goes into the rollout (App. B line 20); budget spent ends with the last response', () => {
-  // MTIR-SQL App. B, Algorithm 1 line 20: "Ask for rethink y ← y + ⟨My action is not correct. Let me rethink.⟩" — y is
-  // the model's own rollout, so the text is in the assistant role (joined to the model's turn), not a user message.
-  const s = session(mtirProtocol);
-  const a = s.parse('<think>Let me think about the schema.</think> The singer table looks right.');
-  assert.equal(a.kind, 'invalid');
-  assert.equal(a.thought, 'Let me think about the schema.');
-  assert.deepEqual(s.respond(a, null, 2).observations, [{ role: 'assistant', content: MTIR_RETHINK_MESSAGE }]);
-  const call = s.parse(
-    '<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT nme FROM singer"}}</tool_call>',
-  );
-  const r = s.respond(call, errResult('no such column: nme'), 0);
-  assert.equal(r.done, true);
-  assert.equal(r.end, 'budget');
-  assert.equal(r.observations[0].content, '<tool_response>\nno such column: nme\n</tool_response>');
-  assert.equal(s.finalCall(), null);
-  assert.deepEqual(s.parse('<think>y</think><answer>```sql\nSELECT name FROM singer\n```</answer>').mdp, [
-    'SELF-CORRECT',
-    'FINALIZE',
-  ]);
-});
+test(
+  'neither call nor answer: the rethink text goes into the rollout (App. B line 20); budget spent ends with ' +
+    'the last response',
+  () => {
+    // MTIR-SQL App. B, Algorithm 1 line 20: "Ask for rethink y ← y + ⟨My action is not correct. Let me rethink.⟩" — y
+    // is
+    // the model's own rollout, so the text is in the assistant role (joined to the model's turn), not a user message.
+    const s = session(mtirProtocol);
+    const a = s.parse('<think>Let me think about the schema.</think> The singer table looks right.');
+    assert.equal(a.kind, 'invalid');
+    assert.equal(a.thought, 'Let me think about the schema.');
+    assert.deepEqual(s.respond(a, null, 2).observations, [{ role: 'assistant', content: MTIR_RETHINK_MESSAGE }]);
+    const call = s.parse(
+      '<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": ' +
+        '"concert_singer", "sql": "SELECT nme FROM singer"}}</tool_call>',
+    );
+    const r = s.respond(call, errResult('no such column: nme'), 0);
+    assert.equal(r.done, true);
+    assert.equal(r.end, 'budget');
+    assert.equal(r.observations[0].content, '<tool_response>\nno such column: nme\n</tool_response>');
+    assert.equal(s.finalCall(), null);
+    assert.deepEqual(s.parse('<think>y</think><answer>```sql\nSELECT name FROM singer\n```</answer>').mdp, [
+      'SELF-CORRECT',
+      'FINALIZE',
+    ]);
+  },
+);
 
 test('answer and tool call in one turn: the first one wins, the mix is recorded', () => {
   const s = session(mtirProtocol);
   const a = s.parse(
-    '<think>x</think><answer>```sql\nSELECT 2\n```</answer><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT 1"}}</tool_call>',
+    '<think>x</think><answer>```sql\nSELECT 2\n```</answer><tool_call>{"name": "sql-execute_sql_query", ' +
+      '"arguments": {"db_name": "concert_singer", "sql": "SELECT 1"}}</tool_call>',
   );
   assert.equal(a.kind, 'answer');
   assert.equal(a.sql, 'SELECT 2');
   assert.match(a.problems[0], /a tool call and an answer in one turn/);
   const b = s.parse(
-    '<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT 1"}}</tool_call><answer>SELECT 2</answer>',
+    '<think>x</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": ' +
+      '"concert_singer", "sql": "SELECT 1"}}</tool_call><answer>SELECT 2</answer>',
   );
   assert.equal(b.kind, 'execute');
   assert.equal(b.sql, 'SELECT 1');
@@ -197,7 +207,8 @@ test('restoreStop: </tool_call> restored, a stop at <tool_response> left alone',
 
 test('Qwen3 turn opened by the chat template: the text before </think> is the thought', () => {
   const a = session(mtirProtocol).parse(
-    'Count the singers.\n</think>\n<tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT count(*) FROM singer"}}</tool_call>',
+    'Count the singers.\n</think>\n<tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": ' +
+      '"concert_singer", "sql": "SELECT count(*) FROM singer"}}</tool_call>',
   );
   assert.equal(a.kind, 'execute');
   assert.equal(a.thought, 'Count the singers.');

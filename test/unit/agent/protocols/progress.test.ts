@@ -54,16 +54,23 @@ test('App. F prompts', () => {
   assert.match(user.content, /^Database Schema:\ncreate table stadium/);
   assert.match(
     user.content,
-    /This schema describes the database’s structure, including tables, columns, primary keys, foreign keys, and any relevant relationships or constraints\.\nQuestion:\nHow many singers are there\?$/,
+    new RegExp(
+      /This schema describes the database’s structure, including tables, columns, primary keys, for/.source +
+        /eign keys, and any relevant relationships or constraints\.\nQuestion:\nHow many singers are /.source +
+        /there\?$/.source,
+    ),
   );
 });
 
 test('feedback template: codes and descriptions, or a finished message passed through', () => {
   assert.equal(
     formatProgressFeedback(['JOIN_KEY_MISMATCH', 'SELECT_ERROR'], ['SELECT projection differs from reference.']),
-    'Feedback: your previous SQL has structural issues: JOIN_KEY_MISMATCH, SELECT_ERROR, SELECT projection differs from reference. . ' +
-      'Revise your previous answer using these issues. Revise your previous answer for SQLite. Put step-by-step reasoning inside <think>...</think>, ' +
-      'then output exactly one corrected SQLite query inside <sql>...</sql>. Do not output any text outside those tags.',
+    'Feedback: your previous SQL has structural issues: JOIN_KEY_MISMATCH, SELECT_ERROR, SELECT ' +
+      'projection differs from reference. . ' +
+      'Revise your previous answer using these issues. Revise your previous answer for SQLite. Put ' +
+      'step-by-step reasoning inside <think>...</think>, ' +
+      'then output exactly one corrected SQLite query inside <sql>...</sql>. Do not output any text ' +
+      'outside those tags.',
   );
   assert.equal(progressFeedbackMessage('Feedback: already complete.'), 'Feedback: already complete.');
   assert.match(
@@ -80,7 +87,10 @@ test('rollout: feedback while wrong, ends at the first match', () => {
   assert.equal(r1.done, false);
   assert.match(
     r1.observations[0].content,
-    /^Feedback: your previous SQL has structural issues: SELECT_ERROR, SELECT projection differs from reference\. \. Revise/,
+    new RegExp(
+      /^Feedback: your previous SQL has structural issues: SELECT_ERROR, SELECT projection differs /.source +
+        /from reference\. \. Revise/.source,
+    ),
   );
   const a2 = s.parse('<think>count them</think> <sql>SELECT count(*) FROM singer;</sql>');
   assert.deepEqual(a2.mdp, ['SELF-CORRECT', 'EXECUTE']);
@@ -104,40 +114,44 @@ test('budget spent: the last SQL is final even though it is wrong', () => {
   assert.equal(s.finalCall(), null);
 });
 
-test("feedback: 'none' is the paper's evaluation protocol: App. F's prompt, one answer is final, no gold or oracle read", () => {
-  // §5: "ODT is used only during training for feedback construction and progressive reward computation; evaluation
-  // follows standard single-turn inference without ODT feedback".
-  assert.deepEqual({ ...PROGRESS_EVAL_CONFIG }, { maxTurns: 1, feedback: 'none' });
-  const asked: string[] = [];
-  const spy: FeedbackSource = (pred) => {
-    asked.push(pred);
-    return 'SELECT_ERROR, x';
-  };
-  const withGold = session(progressProtocol, { ...PROGRESS_EVAL_CONFIG }, { gold: GOLD }, spy);
-  const withoutGold = session(progressProtocol, { ...PROGRESS_EVAL_CONFIG }, {});
-  assert.deepEqual(withGold.start(), withoutGold.start(), 'the prompt does not depend on the gold');
-  assert.equal(withoutGold.start()[1].content.includes(GOLD), false);
-  const wrong = withGold.parse('<think>names</think> <sql>SELECT name FROM singer</sql>');
-  // Turns left or not, a wrong answer is final: no feedback, no second turn.
-  assert.deepEqual(withGold.respond(wrong, okResult(['name'], [['Ann']]), 3), {
-    observations: [],
-    done: true,
-    end: 'answer',
-    finalSql: 'SELECT name FROM singer',
-  });
-  assert.deepEqual(asked, [], 'the oracle is never asked');
-  const none = withoutGold.parse('I would count the singers.');
-  assert.deepEqual(withoutGold.respond(none, null, 3), {
-    observations: [],
-    done: true,
-    end: 'invalid',
-    finalSql: null,
-  });
-  assert.throws(
-    () => session(progressProtocol, { feedback: 'sometimes' }, { gold: GOLD }, oracle),
-    /feedback must be 'oracle' or 'none', got "sometimes"/,
-  );
-});
+test(
+  "feedback: 'none' is the paper's evaluation protocol: App. F's prompt, one answer is final, no gold or " +
+    'oracle read',
+  () => {
+    // §5: "ODT is used only during training for feedback construction and progressive reward computation; evaluation
+    // follows standard single-turn inference without ODT feedback".
+    assert.deepEqual({ ...PROGRESS_EVAL_CONFIG }, { maxTurns: 1, feedback: 'none' });
+    const asked: string[] = [];
+    const spy: FeedbackSource = (pred) => {
+      asked.push(pred);
+      return 'SELECT_ERROR, x';
+    };
+    const withGold = session(progressProtocol, { ...PROGRESS_EVAL_CONFIG }, { gold: GOLD }, spy);
+    const withoutGold = session(progressProtocol, { ...PROGRESS_EVAL_CONFIG }, {});
+    assert.deepEqual(withGold.start(), withoutGold.start(), 'the prompt does not depend on the gold');
+    assert.equal(withoutGold.start()[1].content.includes(GOLD), false);
+    const wrong = withGold.parse('<think>names</think> <sql>SELECT name FROM singer</sql>');
+    // Turns left or not, a wrong answer is final: no feedback, no second turn.
+    assert.deepEqual(withGold.respond(wrong, okResult(['name'], [['Ann']]), 3), {
+      observations: [],
+      done: true,
+      end: 'answer',
+      finalSql: 'SELECT name FROM singer',
+    });
+    assert.deepEqual(asked, [], 'the oracle is never asked');
+    const none = withoutGold.parse('I would count the singers.');
+    assert.deepEqual(withoutGold.respond(none, null, 3), {
+      observations: [],
+      done: true,
+      end: 'invalid',
+      finalSql: null,
+    });
+    assert.throws(
+      () => session(progressProtocol, { feedback: 'sometimes' }, { gold: GOLD }, oracle),
+      /feedback must be 'oracle' or 'none', got "sometimes"/,
+    );
+  },
+);
 
 test('malformed turns: no sql, several sql, text outside tags', () => {
   const s = session(progressProtocol, {}, { gold: GOLD }, oracle);
@@ -176,7 +190,10 @@ test('App. G case study: the three rounds and the oracle feedback between them',
   assert.equal(r1.observations[0].content, feedback[0]);
   assert.match(
     feedback[0],
-    /^Feedback: your previous SQL has structural issues: JOIN_KEY_MISMATCH, FROM_OR_JOIN_TABLE_MISMATCH, SELECT_ERROR, GROUP_BY_ERROR\./,
+    new RegExp(
+      /^Feedback: your previous SQL has structural issues: JOIN_KEY_MISMATCH, FROM_OR_JOIN_TABLE_MI/.source +
+        /SMATCH, SELECT_ERROR, GROUP_BY_ERROR\./.source,
+    ),
   );
   assert.equal(s.respond(turns[1], null, 2).observations[0].content, feedback[1]);
   // Labels depend on what came before: parsed again after two rounds of feedback, round 3 is a self-correction.

@@ -28,7 +28,8 @@ test('prompt quotes App. A and carries the task', () => {
   const p = msg.content;
   assert.ok(
     p.startsWith(
-      'Task Overview:\nYou are a data science expert. Below, you are provided with a database schema and a natural language question.',
+      'Task Overview:\nYou are a data science expert. Below, you are provided with a database schema and ' +
+        'a natural language question.',
     ),
   );
   assert.match(p, /Database Engine: SQLite/);
@@ -45,7 +46,10 @@ test('prompt quotes App. A and carries the task', () => {
   assert.match(p, /you MUST directly provide the final SQL query solution inside <solution>\.\.\.<\/solution>\./);
   assert.match(
     p,
-    /START OF EXAMPLE[\s\S]*<think>I am querying how many pigs[\s\S]*<solution>SELECT COUNT\(\*\) FROM animals WHERE species = 'pig';<\/solution>\n-+ END OF EXAMPLE/,
+    new RegExp(
+      /START OF EXAMPLE[\s\S]*<think>I am querying how many pigs[\s\S]*<solution>SELECT COUNT/.source +
+        /\(\*\) FROM animals WHERE species = 'pig';<\/solution>\n-+ END OF EXAMPLE/.source,
+    ),
   );
 });
 
@@ -61,7 +65,11 @@ test('no-schema variant (App. D.1) shows table names only', () => {
   assert.match(p, /You are a data science expert\. Below, you are provided with a natural language question\./);
   assert.match(
     p,
-    /Database Schema:\nYou are not provided with the database schema and the table names\. You need to figure out the database structure by yourself with the table names\. stadium\nsinger\nconcert\nsinger_in_concert/,
+    new RegExp(
+      /Database Schema:\nYou are not provided with the database schema and the table names\. You ne/.source +
+        /ed to figure out the database structure by yourself with the table names\. stadium\nsinger/.source +
+        /\nconcert\nsinger_in_concert/.source,
+    ),
   );
   assert.doesNotMatch(p, /create table/i);
 });
@@ -108,7 +116,8 @@ test('C.2 trace: a first SQL without thinking, then a PRAGMA after the error is 
   const r1 = s.respond(a1, errResult('no such column: Collection_Subset_Details'), 4);
   assert.equal(
     r1.observations[0].content,
-    '<observation>OperationalError: no such column: Collection_Subset_Details\n<reminder>You have 4 turns left to complete the task.</reminder></observation>',
+    '<observation>OperationalError: no such column: Collection_Subset_Details\n<reminder>You have 4 turns ' +
+      'left to complete the task.</reminder></observation>',
   );
   const a2 = s.parse(t2);
   assert.equal(a2.sql, 'PRAGMA table_info(Collection_Subsets);');
@@ -158,7 +167,8 @@ test('observation: df format with index, reminder, 50-row truncation past 9000 c
   assert.equal(r.observations[0].role, 'user');
   assert.equal(
     r.observations[0].content,
-    '<observation>  name\n0  Ann\n1  Bob\n<reminder>You have 3 turns left to complete the task.</reminder></observation>',
+    '<observation>  name\n0  Ann\n1  Bob\n<reminder>You have 3 turns left to complete the ' +
+      'task.</reminder></observation>',
   );
   const many = okResult(
     ['v'],
@@ -180,7 +190,8 @@ test("invalid turn gets skyrl-gym's message; out of turns ends without observati
   ]);
   assert.equal(
     s.respond(bad, null, 2).observations[0].content,
-    `<observation>${SKYRL_INVALID_MESSAGE}\n<reminder>You have 2 turns left to complete the task.</reminder></observation>`,
+    `<observation>${SKYRL_INVALID_MESSAGE}\n<reminder>You have 2 turns left to complete the ` +
+      `task.</reminder></observation>`,
   );
   assert.deepEqual(s.respond(bad, null, 0), { observations: [], done: true, end: 'budget', finalSql: null });
   const ans = s.parse('<think>done</think><solution>SELECT 1</solution>');

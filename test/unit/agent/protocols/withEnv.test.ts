@@ -65,7 +65,8 @@ test('mtir: tool call, tool response, answer', async () => {
     ['system', 'user'],
   );
   const s1 = await env.step(
-    '<think>a</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": "concert_singer", "sql": "SELECT name FROM singer ORDER BY name"}}</tool_call>',
+    '<think>a</think><tool_call>{"name": "sql-execute_sql_query", "arguments": {"db_name": ' +
+      '"concert_singer", "sql": "SELECT name FROM singer ORDER BY name"}}</tool_call>',
   );
   assert.match(s1.observations[0].content, /^<tool_response>\n\{"columns": \["name"\], "data": \[\{"name": /);
   const s2 = await env.step('<think>b</think><answer>```sql\nSELECT count(*) FROM singer\n```</answer>');

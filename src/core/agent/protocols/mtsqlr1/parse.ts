@@ -100,7 +100,8 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
   if (actions.length > 1) {
     const rest = actions.slice(1).map((b) => `<${b.tag}>`);
     problems.push(
-      `${actions.length} action blocks in one turn; only the first (<${block!.tag}>) is used, ${rest.join(', ')} ignored`,
+      `${actions.length} action blocks in one turn; only the first (<${block!.tag}>) is ` +
+        `used, ${rest.join(', ')} ignored`,
     );
   }
 
@@ -151,7 +152,8 @@ function parseText(original: string, state: TurnState): Mtsqlr1Action {
     problems.push("answer without any exec_sql call (the prompt says: Please call 'exec_sql' tool at least once)");
   else if (kind === 'answer' && !state.memoryAny && state.hasHistory)
     problems.push(
-      "answer without memory_retrieve (the exec_sql message says: You have to call 'memory_retrieve' tool … at least once)",
+      "answer without memory_retrieve (the exec_sql message says: You have to call 'memory_retrieve' tool " +
+        '… at least once)',
     );
   if (kind === 'answer' && (verify.value?.exec === 'no_pass' || verify.value?.memory === 'no_pass'))
     problems.push('answer given after a no_pass verdict in the same turn');
@@ -258,7 +260,8 @@ function readVerdicts(actionText: string, thinkText: string, state: TurnState, p
     const judged = key === 'exec' ? state.executedAny : state.memoryAny;
     if (!judged) {
       problems.push(
-        `<${tag}> without a preceding ${key === 'exec' ? 'exec_sql result' : 'memory_retrieve result'}; the verdict is ignored`,
+        `<${tag}> without a preceding ${key === 'exec' ? 'exec_sql result' : 'memory_retrieve result'}; ` +
+          `the verdict is ignored`,
       );
       continue;
     }
@@ -302,7 +305,8 @@ function readToolCall(block: TagBlock): Read {
     return { sql: null, problems: [...problems, `${why}the tool call is not JSON (${parsed.error})`] };
   }
   if (block.unclosed) {
-    // Without </tool_call> and with JSON that stops mid-way, the generation was cut off: running half a query helps no one.
+    // Without </tool_call> and with JSON that stops mid-way, the generation was cut off: running half a query helps no
+    // one.
     if (parsed.tolerated.some((t) => t.startsWith('unclosed'))) {
       return {
         sql: null,

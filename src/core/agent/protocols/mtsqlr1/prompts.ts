@@ -4,13 +4,16 @@
 
 /** App. D, "PROMPT FOR OURS": the instructions before the dialogue. */
 export const MTSQLR1_INSTRUCTIONS = [
-  'You are a SQL expert. Your task is to translate a natural language question into SQL through step-by-step reasoning. Please follow the steps:',
+  'You are a SQL expert. Your task is to translate a natural language question into SQL through ' +
+    'step-by-step reasoning. Please follow the steps:',
   '',
   '1. Reasoning',
   '   - Always think step by step before calling the tool. Draft the SQL.',
   "2. Calling 'exec_sql' tool (Please call 'exec_sql' tool at least once)",
-  "   - Call the 'exec_sql' tool to execute the current generated SQL and verify the execution results based on questions.",
-  '   - conclude <exec_verify>pass</exec_verify> if results are reasonable, otherwise <exec_verify>no_pass</exec_verify>.',
+  "   - Call the 'exec_sql' tool to execute the current generated SQL and verify the execution results " +
+    'based on questions.',
+  '   - conclude <exec_verify>pass</exec_verify> if results are reasonable, otherwise ' +
+    '<exec_verify>no_pass</exec_verify>.',
   "   - If no_pass, refine the SQL using the execution results and repeat call 'exec_sql' tool until it passes.",
   '',
   'Note:',
@@ -27,7 +30,9 @@ export const CURRENT_HEADER = 'Now please translate the following question to SQ
 
 /** App. D: what follows the current question (D.1's spelling). */
 export const QUESTION_NOTE =
-  "(Note you only need to translate the question to SQL instead answer the question. Once you feel you are ready for the final SQL, directly return the SQL inside <answer_sql> and </answer_sql> at the end of your response.\nNote please call 'exec_sql' tool at least once)";
+  '(Note you only need to translate the question to SQL instead answer the question. Once you feel you ' +
+  'are ready for the final SQL, directly return the SQL inside <answer_sql> and </answer_sql> at the end ' +
+  "of your response.\nNote please call 'exec_sql' tool at least once)";
 
 /** App. B.0.1 tool schemas (the `tool_schema` entries of the two tool configurations). */
 export const EXEC_SQL_TOOL = {
@@ -93,7 +98,8 @@ export function toolsSystemMessage(): string {
     pyJsonDumps(MEMORY_RETRIEVE_TOOL),
     '</tools>',
     '',
-    'For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:',
+    'For each function call, return a json object with function name and arguments within ' +
+      '<tool_call></tool_call> XML tags:',
     '<tool_call>',
     '{"name": <function-name>, "arguments": <args-json-object>}',
     '</tool_call>',
@@ -118,9 +124,12 @@ export function execRecap(currentQ: string, code: string, returnMsg: string): st
     '   - <exec_verify>pass</exec_verify> if the results are valid and consistent with the schema.',
     '   - <exec_verify>no_pass</exec_verify> if the results show errors, irrelevant columns, or invalid values.',
     '',
-    "3. If <exec_verify>no_pass</exec_verify>, think step by step, refine the SQL and provide a corrected SQL and then execute it via re-calling 'exec_sql' tool again via <tool_call>. Repeat until you get valid results.",
+    '3. If <exec_verify>no_pass</exec_verify>, think step by step, refine the SQL and provide a corrected ' +
+      "SQL and then execute it via re-calling 'exec_sql' tool again via <tool_call>. Repeat until you get " +
+      'valid results.',
     '',
-    "4. If <exec_verify>pass</exec_verify>, You have to call 'memory_retrieve' tool via <tool_call> at least once to ensure the current generated SQL is coherent with the historical memory.",
+    "4. If <exec_verify>pass</exec_verify>, You have to call 'memory_retrieve' tool via <tool_call> at " +
+      'least once to ensure the current generated SQL is coherent with the historical memory.',
   ].join('\n');
 }
 
@@ -137,8 +146,10 @@ export function memoryMessage(currentQ: string, code: string, executionResults: 
     memoryStr,
     '',
     'Your tasks:',
-    '1. Verify whether the Proposed SQL is coherent with the Current Question and the Memory, based on the relation between the Current Question and Historical Questions.',
-    '   - If the Current Question introduces changes (new columns, conditions, ordering, etc.), SQL should update accordingly.',
+    '1. Verify whether the Proposed SQL is coherent with the Current Question and the Memory, based on ' +
+      'the relation between the Current Question and Historical Questions.',
+    '   - If the Current Question introduces changes (new columns, conditions, ordering, etc.), SQL ' +
+      'should update accordingly.',
     '   - If not, SQL must remain consistent with the Historical Questions.',
     '',
     'Step-by-step reasoning checklist:',
@@ -148,13 +159,16 @@ export function memoryMessage(currentQ: string, code: string, executionResults: 
     '4. Check conditions (WHERE/GROUP/HAVING) reflect the relation between current and past questions.',
     '5. Check ordering (ORDER BY) is preserved unless explicitly changed.',
     '6. Verify that joins and table relationships follow the established context.',
-    '7. Make sure the SQL and the execution results of the proposed SQL answer the current question while remaining logically coherent with the conversation history and execution results.',
+    '7. Make sure the SQL and the execution results of the proposed SQL answer the current question while ' +
+      'remaining logically coherent with the conversation history and execution results.',
     '',
     '2. After verifying, output one of the following:',
     "   - '<memory_verify>pass</memory_verify>' if coherent.",
     "   - '<memory_verify>no_pass</memory_verify>' if not coherent.",
     '',
-    "3. If 'no_pass': explain issues, think step by step to refine SQL, and then please call 'exec_sql' tool again via <tool_call> to check the corrected SQL and get the execution results. Repeat until you get 'pass'.",
+    "3. If 'no_pass': explain issues, think step by step to refine SQL, and then please call 'exec_sql' " +
+      'tool again via <tool_call> to check the corrected SQL and get the execution results. Repeat until you ' +
+      "get 'pass'.",
     '',
     "4. If 'pass': return the final SQL inside '<answer_sql>...</answer_sql>'.",
     '',
@@ -175,6 +189,8 @@ export function invalidActionMessage(problems: string[]): string {
   const why = problems.length > 0 ? problems.join('; ') : 'no tool call and no final SQL';
   return [
     `Your response did not contain a usable action (${why}).`,
-    'Call a tool via <tool_call>, e.g. <tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT ..."}}\n</tool_call> (or "memory_retrieve" with the same arguments), or return the final SQL inside <answer_sql>...</answer_sql>.',
+    'Call a tool via <tool_call>, e.g. <tool_call>\n{"name": "exec_sql", "arguments": {"code": "SELECT ' +
+      '..."}}\n</tool_call> (or "memory_retrieve" with the same arguments), or return the final SQL inside ' +
+      '<answer_sql>...</answer_sql>.',
   ].join('\n');
 }

@@ -78,7 +78,8 @@ function sqlFields(sql: SpiderSql, select: string): string {
   return (
     '{' +
     [
-      `'from': {'table_units': [${sql.from.table_units.map(tableUnit).join(', ')}], 'conds': ${condition(sql.from.conds)}}`,
+      `'from': {'table_units': [${sql.from.table_units.map(tableUnit).join(', ')}], ` +
+        `'conds': ${condition(sql.from.conds)}}`,
       `'select': ${select}`,
       `'where': ${condition(sql.where)}`,
       `'groupBy': [${sql.groupBy.map(colUnit).join(', ')}]`,

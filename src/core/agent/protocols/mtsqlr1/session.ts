@@ -60,7 +60,9 @@ function sqlKey(sql: string): string {
 
 export class Mtsqlr1Session implements ProtocolSession {
   private state: TurnState;
-  /** exec_sql's result message per SQL run in this episode, so memory_retrieve can show it (the env runs no SQL there). */
+  /**
+   * exec_sql's result message per SQL run in this episode, so memory_retrieve can show it (the env runs no SQL there).
+   */
   private readonly results = new Map<string, string>();
   private memoryCache: string | null = null;
   private readonly currentQ: string;
