@@ -164,10 +164,11 @@ suite('Databases view', () => {
       'quarry.previewTable',
       await tableNode('data/clinic.sqlite', 'doctor'),
     );
-    assert.ok(outcome?.result.ok, outcome?.result.error ?? 'no outcome');
-    assert.deepEqual(outcome.result.columns, ['doctor_id', 'name', 'specialty']);
-    assert.equal(outcome.result.rows.length, 3);
-    assert.deepEqual(outcome.result.rows[0], [1, 'Ines Duarte', 'cardiology']);
+    assert.ok(outcome?.page.ok, outcome?.page.ok === false ? outcome.page.error : 'no outcome');
+    assert.deepEqual(outcome.page.columns, ['doctor_id', 'name', 'specialty']);
+    assert.equal(outcome.page.rows.length, 3);
+    assert.equal(outcome.page.total, 3);
+    assert.deepEqual(outcome.page.rows[0], [1, 'Ines Duarte', 'cardiology']);
     await until('the preview tab is open', () =>
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === 'doctor · clinic.sqlite'),
     );
@@ -185,21 +186,76 @@ suite('Databases view', () => {
     const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
     const path = join(folder, 'data', 'clinic.sqlite');
     await vscode.commands.executeCommand('quarry.previewTable', { db: path, table: 'doctor' });
-    const shown = (await preview('posted')).filter((m) => m.type === 'show').pop();
-    assert.ok(shown && shown.type === 'show');
-    assert.equal(shown.data.path, path, 'the app is told the full path, which it saves');
+    const shown = (await preview('posted')).filter((m) => m.type === 'shown').pop();
+    const page = (await preview('posted')).filter((m) => m.type === 'page').pop();
+    assert.ok(shown && shown.type === 'shown' && page?.type === 'page');
+    assert.equal(shown.path, path, 'the app is told the full path, which it saves');
     await preview('closeAll');
     await until('the preview tab to close', () => !tabs().includes('doctor · clinic.sqlite'));
     await preview('clear');
     assert.equal(await revive({ path, table: 'doctor' }), null);
     const again = await until('the preview to run again', async () =>
-      (await preview('posted')).filter((m) => m.type === 'show').pop(),
+      (await preview('posted')).filter((m) => m.type === 'page').pop(),
     );
-    assert.ok(again.type === 'show');
-    assert.deepEqual({ ...again.data, ms: 0 }, { ...shown.data, ms: 0 });
+    assert.ok(again.type === 'page');
+    assert.deepEqual({ ...again.page, ms: 0 }, { ...page.page, ms: 0 });
+    assert.ok((await preview('posted')).some((m) => m.type === 'shown' && m.path === path));
     await until('the revived tab is titled as before', () => tabs().includes('doctor · clinic.sqlite'));
     assert.match((await revive({ path: 'data/clinic.sqlite', table: 'doctor' })) ?? '', /not an absolute path/);
     assert.match((await revive({ table: 'doctor' })) ?? '', /missing path/);
+    await preview('closeAll');
+  });
+
+  test('Preview pages, sorts and filters the whole table in SQLite, with the total', async () => {
+    const preview = (op: string, arg?: unknown) =>
+      vscode.commands.executeCommand<PreviewToApp[]>('quarry.preview.testHook', op, arg);
+    const path = join(folder, 'data', 'trips.sqlite');
+    made.push(path);
+    const d = new Database(path);
+    d.exec(`CREATE TABLE trip(id INTEGER PRIMARY KEY, duration INTEGER, fare REAL);
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 9959)
+      INSERT INTO trip SELECT i, (i * 7919) % 100003, (i % 5) * 1.0 FROM n;`);
+    d.close();
+    const largest = (() => {
+      const r = new Database(path, { readonly: true });
+      try {
+        return r.prepare('SELECT max(duration) FROM trip').pluck().get() as number;
+      } finally {
+        r.close();
+      }
+    })();
+    await preview('clear');
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome>('quarry.previewTable', { db: path, table: 'trip' });
+    assert.ok(outcome?.page.ok);
+    assert.equal(outcome.page.total, 9959);
+    assert.equal(outcome.page.rows.length, 200);
+    const lastPage = async () => {
+      const p = (await preview('posted')).filter((m) => m.type === 'page').pop();
+      assert.ok(p?.type === 'page');
+      return p.page;
+    };
+    await preview('send', { type: 'page', offset: 200, limit: 200, filters: [] });
+    let p = await lastPage();
+    assert.equal(p.offset, 200);
+    assert.equal(p.rows[0][0], 201);
+    assert.equal(p.total, 9959);
+    // Today's fault was the largest of the first 200: the sort must run over the whole table.
+    await preview('send', { type: 'page', offset: 0, limit: 200, sortColumn: 1, descending: true, filters: [] });
+    p = await lastPage();
+    assert.equal(p.rows[0][1], largest);
+    assert.deepEqual(p.realColumns, [false, false, true]);
+    await preview('send', {
+      type: 'page',
+      offset: 0,
+      limit: 200,
+      filters: [{ column: 2, text: '=4' }],
+    });
+    p = await lastPage();
+    assert.equal(p.total, 1992);
+    // A malformed request is refused on the host and changes nothing.
+    await preview('clear');
+    await preview('send', { type: 'page', offset: -5, limit: 200, filters: [] });
+    assert.deepEqual(await preview('posted'), []);
     await preview('closeAll');
   });
 

@@ -185,13 +185,16 @@ export function register(context: vscode.ExtensionContext, services: Services): 
 }
 
 /** Test-only: `quarry.preview.testHook` shows what the host posted to table previews (`posted`, `clear`,
- *  `closeAll`). */
+ *  `closeAll`) and hands a message to them as if their app sent it (`send`, message). */
 function registerPreviewTestHook(context: vscode.ExtensionContext): void {
   PreviewPanel.testLog = { posted: [] };
   context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.preview.testHook', (op: unknown) => {
+    vscode.commands.registerCommand('quarry.preview.testHook', async (op: unknown, arg?: unknown) => {
       const log = PreviewPanel.testLog!;
       switch (op) {
+        case 'send':
+          await PreviewPanel.deliver(arg);
+          return true;
         case 'posted':
           return JSON.parse(JSON.stringify(log.posted)) as unknown;
         case 'clear':
