@@ -14,6 +14,7 @@ import { register as registerChat } from './chat/index';
 import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
+import { register as registerSqlEditor } from './sqlEditor/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
 import { registerJobsView, type JobsTree } from './training/jobsView';
 import { registerRestoreTestHook } from './webviews/restore';
@@ -41,6 +42,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['diagnostics', registerDiagnostics],
   ['replay', registerReplay],
   ['labeling', registerLabeling],
+  ['sql editor', registerSqlEditor],
   ['training environment', registerCheckEnvironment],
   [
     'jobs',

@@ -15,14 +15,18 @@ export async function openSql(
   sql: string,
   last: vscode.TextEditor | undefined,
   panelColumn?: vscode.ViewColumn,
-): Promise<void> {
+  db?: string,
+): Promise<vscode.TextDocument> {
   const doc = await vscode.workspace.openTextDocument({
     language: 'sql',
     content: sql.endsWith('\n') ? sql : sql + '\n',
   });
+  // Bound to the answer's database, so Run Query (Ctrl/Cmd+Enter) works at once.
+  if (db) await vscode.commands.executeCommand('quarry.bindSqlDocument', doc.uri, db);
   const column =
     last?.viewColumn !== undefined && last.viewColumn !== panelColumn ? last.viewColumn : vscode.ViewColumn.Beside;
   await vscode.window.showTextDocument(doc, { viewColumn: column, preview: false });
+  return doc;
 }
 
 /** Inserts at the cursor (replacing a selection) of the last active text editor. */

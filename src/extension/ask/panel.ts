@@ -387,7 +387,7 @@ export class AskPanel {
         await this.runFinal(m.exchange);
         return;
       case 'openSql':
-        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn);
+        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn, this.db?.path);
         return;
       case 'insertSql':
         if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor()));
