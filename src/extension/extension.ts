@@ -58,7 +58,9 @@ let databases: DatabasesFeature | undefined;
 let statusBar: vscode.StatusBarItem | undefined;
 let jobs: JobsTree | undefined;
 
-/** What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions. */
+/**
+ * What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions.
+ */
 export interface QuarryApi {
   services: Services;
   databases: DatabasesFeature | undefined;

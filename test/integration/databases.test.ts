@@ -225,7 +225,10 @@ suite('Databases view', () => {
       }
     })();
     await preview('clear');
-    const outcome = await vscode.commands.executeCommand<PreviewOutcome>('quarry.previewTable', { db: path, table: 'trip' });
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome>('quarry.previewTable', {
+      db: path,
+      table: 'trip',
+    });
     assert.ok(outcome?.page.ok);
     assert.equal(outcome.page.total, 9959);
     assert.equal(outcome.page.rows.length, 200);

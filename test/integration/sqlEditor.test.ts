@@ -92,10 +92,7 @@ suite('SQL editor: Run Query', () => {
   });
 
   test('a CodeLens above each statement runs it', async () => {
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>(
-      'vscode.executeCodeLensProvider',
-      doc.uri,
-    );
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
     const ours = lenses.filter((l) => l.command?.command === 'quarry.runQuery');
     assert.equal(ours.length, 3);
     assert.match(ours[0].command!.title, /Run on clinic\.sqlite/);

@@ -22,7 +22,8 @@ app.append(
   h(
     'p',
     { class: 'q-muted', id: 'shortcuts' },
-    'F5 refresh · in the grid: PageUp/PageDown pages, Home/End first/last page, Enter on a header sorts the whole table',
+    'F5 refresh · in the grid: PageUp/PageDown pages, Home/End first/last page, ' +
+      'Enter on a header sorts the whole table',
   ),
 );
 const grid = pagedGrid((m) => host.post(m), { id: 'preview-grid' });

@@ -29,7 +29,9 @@ host.onMessage((m) => {
     grid = pagedGrid((x) => host.post(x), { id: 'results-grid' });
     body.replaceChildren(h('div', { class: 'q-row' }, progressRing(), h('span', {}, 'Running…')));
   } else if (m.type === 'failed') {
-    body.replaceChildren(h('div', { class: 'q-error', role: 'alert', id: 'error' }, failureText(m.errorClass, m.message)));
+    body.replaceChildren(
+      h('div', { class: 'q-error', role: 'alert', id: 'error' }, failureText(m.errorClass, m.message)),
+    );
   } else if (m.type === 'shown') {
     if (grid.element.parentElement !== body) body.replaceChildren(grid.element);
   } else {

@@ -36,11 +36,15 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
     title: 'Copy the rows of this page as tab-separated text',
   });
   const exportButtons = (['csv', 'json', 'markdown'] as const).map((format) =>
-    button(`Export ${format === 'markdown' ? 'Markdown' : format.toUpperCase()}…`, () => post({ type: 'export', format }), {
-      appearance: 'secondary',
-      title: `Export every row of the result (sorted and filtered as shown) as ${format}`,
-      id: `${opts.id}-export-${format}`,
-    }),
+    button(
+      `Export ${format === 'markdown' ? 'Markdown' : format.toUpperCase()}…`,
+      () => post({ type: 'export', format }),
+      {
+        appearance: 'secondary',
+        title: `Export every row of the result (sorted and filtered as shown) as ${format}`,
+        id: `${opts.id}-export-${format}`,
+      },
+    ),
   );
   const tools = h('div', { class: 'q-row' }, first, prev, status, next, last, copy, ...exportButtons);
   const notes = h('div', { class: 'q-warn', id: `${opts.id}-notes`, role: 'note' });
@@ -94,8 +98,7 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
   }
 
   function header(p: WirePage): void {
-    const same =
-      head.dataset.columns === JSON.stringify(p.columns) && head.dataset.pageable === String(p.pageable);
+    const same = head.dataset.columns === JSON.stringify(p.columns) && head.dataset.pageable === String(p.pageable);
     if (!same) {
       head.dataset.columns = JSON.stringify(p.columns);
       head.dataset.pageable = String(p.pageable);
@@ -188,7 +191,9 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
     const of = p.total === null ? 'of ? (not counted)' : `of ${n(p.total)}`;
     const filtered = p.filters.length ? ' (filtered)' : '';
     status.textContent =
-      p.rows.length === 0 ? `no rows${filtered}` : `rows ${n(from)}–${n(to)} ${of}${filtered} · ${Math.round(p.ms)} ms`;
+      p.rows.length === 0
+        ? `no rows${filtered}`
+        : `rows ${n(from)}–${n(to)} ${of}${filtered} · ${Math.round(p.ms)} ms`;
     root.setAttribute('aria-label', `Result: ${status.textContent}`);
     notes.replaceChildren(...p.notes.map((t) => h('div', {}, `⚠ ${t}`)));
     for (const b of [first, prev]) setDisabled(b, p.offset === 0);

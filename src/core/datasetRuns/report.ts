@@ -34,7 +34,10 @@ export interface BenchReport extends AgentStats {
   /** Questions the run was asked for (after --limit); items < planned when it was interrupted. */
   planned: number;
   complete: boolean;
-  /** Why the run ended early: Ctrl-C / the caller's signal, or too many failed episodes in a row; null when it ran through. */
+  /**
+   * Why the run ended early: Ctrl-C / the caller's signal, or too many failed episodes in a row; null when it ran
+   * through.
+   */
   stopped: 'cancelled' | 'errors' | null;
   /** Episodes reused from an earlier run's trajectories.jsonl (--resume), not run again. */
   resumedEpisodes: number;
@@ -43,6 +46,8 @@ export interface BenchReport extends AgentStats {
   /** Which samples voted (and count for pass@K): the papers' K sampled candidates, or greedy + K−1 samples. */
   vote: VoteInfo;
   dataset: { name: string; file: string; dbDir: string };
+  /** Databases missing from --db-dir and the questions left out for each (empty when none). */
+  skipped: { dbId: string; questions: number }[];
   mode: string;
   model: string;
   /** `feedback` is set for progress: 'none', Progress-SQL's single-turn evaluation protocol. */
@@ -54,7 +59,9 @@ export interface BenchReport extends AgentStats {
    * MTSQL-R1's string EM (§4), over the scored questions.
    */
   em?: { exactSet: number | null; string: number };
-  /** Keyed by the dataset's levels (Spider hardness, or BIRD difficulty) and `all`; unknown levels count only in all. */
+  /**
+   * Keyed by the dataset's levels (Spider hardness, or BIRD difficulty) and `all`; unknown levels count only in all.
+   */
   byHardness: Record<string, LevelEx>;
   /**
    * SParC/CoSQL only: interaction-level EX (the official "interaction match" idea with execution): an interaction
@@ -63,7 +70,9 @@ export interface BenchReport extends AgentStats {
   interactions?: LevelEx;
   /** Episodes that could not start or failed, in words (first 20). */
   errors: string[];
-  /** What makes the scores less meaningful, as `quarry eval` warns: gold queries that fail, time out or return nothing. */
+  /**
+   * What makes the scores less meaningful, as `quarry eval` warns: gold queries that fail, time out or return nothing.
+   */
   warnings: string[];
   timings: { totalMs: number; startedAt: string };
   questions: QuestionScore[];
@@ -164,7 +173,8 @@ export function goldWarnings(scores: QuestionScore[]): string[] {
   const empty = scores.filter((s) => s.goldEmpty).map((s) => s.id);
   if (empty.length)
     out.push(
-      `${empty.length} questions have an EMPTY gold result ([] == [] rewards any prediction that returns no rows): ${listIds(empty)}`,
+      `${empty.length} questions have an EMPTY gold result ` +
+        `([] == [] rewards any prediction that returns no rows): ${listIds(empty)}`,
     );
   for (const [reason, what] of [
     ['gold-error', 'gold queries FAILED (scored wrong)'],
@@ -176,7 +186,8 @@ export function goldWarnings(scores: QuestionScore[]): string[] {
   const noLevel = scores.filter((s) => s.level === null).map((s) => s.id);
   if (noLevel.length)
     out.push(
-      `${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); they count only under "all": ${listIds(noLevel)}`,
+      `${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); ` +
+        `they count only under "all": ${listIds(noLevel)}`,
     );
   return out;
 }
@@ -202,7 +213,13 @@ export function formatReport(r: BenchReport): string {
       levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))),
     );
   const lines = [
-    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions${r.stopped === 'errors' ? ' (STOPPED after repeated failures: partial results)' : r.complete ? '' : ' (INTERRUPTED: partial results)'}, ` +
+    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions` +
+      (r.stopped === 'errors'
+        ? ' (STOPPED after repeated failures: partial results)'
+        : r.complete
+          ? ''
+          : ' (INTERRUPTED: partial results)') +
+      ', ' +
       `${r.vote.episodes} episode${r.vote.episodes === 1 ? '' : 's'} each, protocol ${r.protocol.name}` +
       (r.protocol.feedback === 'none' ? " (single-turn, no ODT feedback: Progress-SQL's evaluation protocol)" : '') +
       ', ' +
@@ -212,7 +229,8 @@ export function formatReport(r: BenchReport): string {
     `EX greedy     ${pct(r.ex.greedy)}%`,
     ...(r.em
       ? [
-          `EM greedy     exact-set ${r.em.exactSet === null ? 'n/a' : `${pct(r.em.exactSet)}%`}   string ${pct(r.em.string)}% (MTSQL-R1)`,
+          `EM greedy     exact-set ${r.em.exactSet === null ? 'n/a' : `${pct(r.em.exactSet)}%`}   ` +
+            `string ${pct(r.em.string)}% (MTSQL-R1)`,
         ]
       : []),
     `EX majority@${k} ${k > 1 ? `${pct(r.ex.majority)}%` : '- (needs --samples > 1)'}`,
@@ -235,7 +253,8 @@ export function formatReport(r: BenchReport): string {
         ]
       : []),
     '',
-    `avg turns ${r.avgTurns.toFixed(2)}   invalid actions ${pct(r.invalidActionRate)}%   tokens/turn ${r.tokensPerTurn.toFixed(1)} generated, ${r.promptTokensPerTurn.toFixed(0)} prompt`,
+    `avg turns ${r.avgTurns.toFixed(2)}   invalid actions ${pct(r.invalidActionRate)}%   ` +
+      `tokens/turn ${r.tokensPerTurn.toFixed(1)} generated, ${r.promptTokensPerTurn.toFixed(0)} prompt`,
     `episodes: ${
       Object.entries(r.ends)
         .map(([e, n]) => `${e} ${n}`)

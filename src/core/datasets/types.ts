@@ -9,7 +9,10 @@ export interface DatasetTask extends Task {
   id: string;
   dbId: string;
   gold: string;
-  /** 0-based position among the dataset's items (turns of a conversation count one each), i.e. the line in predictions.sql. */
+  /**
+   * 0-based position among the dataset's items (turns of a conversation count one each), i.e. the line in
+   * predictions.sql.
+   */
   index: number;
   /**
    * The level results are broken down by: Spider hardness (easy/medium/hard/extra) for spider/sparc/cosql, BIRD's own
@@ -29,6 +32,8 @@ export interface Dataset {
   tasks: DatasetTask[];
   /** The levels of this dataset's breakdown, in display order. */
   levels: readonly string[];
+  /** Databases that were missing and how many questions were left out for each (loaded with skipMissing). */
+  skipped?: { dbId: string; questions: number }[];
 }
 
 /** A dataset that cannot be loaded; the message says which file, item and field. */

@@ -93,7 +93,9 @@ function rank(v: WireCell): number {
   return 2;
 }
 
-/** Orders two shown cells as a result grid sorts them: NULLs first, numbers numerically (exact beyond 2^53), then text. */
+/**
+ * Orders two shown cells as a result grid sorts them: NULLs first, numbers numerically (exact beyond 2^53), then text.
+ */
 export function compareCells(a: WireCell, b: WireCell): number {
   const ra = rank(a),
     rb = rank(b);

@@ -179,7 +179,9 @@ export class AskPanel {
     return this.running !== null;
   }
 
-  /** Points the panel at a database. A different database starts a new conversation (the old one is about other data). */
+  /**
+   * Points the panel at a database. A different database starts a new conversation (the old one is about other data).
+   */
   setDatabase(db: DbChoice): void {
     if (this.state.db?.path === db.path) return;
     const had = this.state.exchanges.length > 0;
@@ -193,7 +195,9 @@ export class AskPanel {
       );
   }
 
-  /** Asks `question` about the current database: the first question with the chosen protocol, follow-ups with mtsqlr1. */
+  /**
+   * Asks `question` about the current database: the first question with the chosen protocol, follow-ups with mtsqlr1.
+   */
   async ask(question: string): Promise<AskOutcome | undefined> {
     const db = this.state.db;
     if (!db) {
@@ -240,7 +244,8 @@ export class AskPanel {
       this.batcher.flush();
       this.records[at] = record;
       this.services.log.info(
-        `ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)${record.error ? `: ${record.error}` : ''}`,
+        `ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)` +
+          (record.error ? `: ${record.error}` : ''),
       );
       if (record.end === 'error' && record.error) this.services.log.error(`ask: ${record.error}`);
       if (outcome.savedTo) {

@@ -53,7 +53,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   tree.onDidFindFiles = (_found, rejected) => {
     view.message =
       rejected > 0
-        ? `${rejected} file${rejected === 1 ? '' : 's'} matching ${services.settings().databases.glob} ${rejected === 1 ? 'is' : 'are'} not SQLite and ${rejected === 1 ? 'is' : 'are'} left out (see Quarry: Show Log).`
+        ? `${rejected} file${rejected === 1 ? '' : 's'} matching ${services.settings().databases.glob} ` +
+          `${rejected === 1 ? 'is' : 'are'} not SQLite and ${rejected === 1 ? 'is' : 'are'} left out ` +
+          '(see Quarry: Show Log).'
         : undefined;
   };
 

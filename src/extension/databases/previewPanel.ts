@@ -135,7 +135,11 @@ export class PreviewPanel {
     const { quoteIdent } = await import('../../core/db/schema/quote');
     const session = new GridSession(
       this.services,
-      { db: this.db, sql: `SELECT * FROM ${quoteIdent(this.table)}`, timeoutMs: this.services.settings().query.timeoutMs },
+      {
+        db: this.db,
+        sql: `SELECT * FROM ${quoteIdent(this.table)}`,
+        timeoutMs: this.services.settings().query.timeoutMs,
+      },
       (m) => this.post(m),
       `${this.table}`,
     );
@@ -145,7 +149,8 @@ export class PreviewPanel {
     if (page.ok) {
       this.post({ type: 'shown', db: dbName, path: this.db, table: this.table });
       this.services.log.info(
-        `preview: ${dbName} ${this.table}: rows 1–${page.rows.length} of ${page.total ?? '?'} in ${Math.round(page.ms)} ms`,
+        `preview: ${dbName} ${this.table}: rows 1–${page.rows.length} of ${page.total ?? '?'} ` +
+          `in ${Math.round(page.ms)} ms`,
       );
     } else {
       this.error = page.error;

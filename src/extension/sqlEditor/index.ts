@@ -162,7 +162,10 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         description: `${e.ok ? `${e.rows ?? '?'} rows` : 'failed'} · ${new Date(e.at).toLocaleString()}`,
         entry: e,
       })),
-      { title: `Quarry: query history of ${basename(db)} (newest first) — pick one to run it again`, matchOnDescription: true },
+      {
+        title: `Quarry: query history of ${basename(db)} (newest first) — pick one to run it again`,
+        matchOnDescription: true,
+      },
     );
     if (!pick) return;
     const doc = await openBoundSql(pick.entry.sql, db);
@@ -171,7 +174,10 @@ export function register(context: vscode.ExtensionContext, services: Services): 
 
   /** A new SQL document holding `sql`, bound to `db`, shown beside the current editor. */
   async function openBoundSql(sql: string, db: string, column?: vscode.ViewColumn): Promise<vscode.TextDocument> {
-    const doc = await vscode.workspace.openTextDocument({ language: 'sql', content: sql.endsWith('\n') ? sql : `${sql}\n` });
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'sql',
+      content: sql.endsWith('\n') ? sql : `${sql}\n`,
+    });
     await bindings.set(doc.uri, db);
     await vscode.window.showTextDocument(doc, { viewColumn: column ?? vscode.ViewColumn.Active, preview: false });
     return doc;

@@ -39,7 +39,12 @@ export class ResultsPanel {
   }
 
   /** Runs `sql` on `db` and shows its first page in the panel (opened beside the editor the first time). */
-  static async show(context: vscode.ExtensionContext, services: Services, db: string, sql: string): Promise<RunOutcome> {
+  static async show(
+    context: vscode.ExtensionContext,
+    services: Services,
+    db: string,
+    sql: string,
+  ): Promise<RunOutcome> {
     let p = ResultsPanel.current;
     if (!p) {
       const panel = vscode.window.createWebviewPanel(

@@ -38,9 +38,7 @@ test('the first page carries the whole count, later pages come from SQLite', asy
 });
 
 test('sorting by a header sorts the whole table, not the page', async () => {
-  const largest = Number(
-    (await pool.exec({ db, sql: 'SELECT max(duration) FROM trip' })).rows[0][0],
-  );
+  const largest = Number((await pool.exec({ db, sql: 'SELECT max(duration) FROM trip' })).rows[0][0]);
   const firstPageMax = Number(
     (await pool.exec({ db, sql: 'SELECT max(duration) FROM (SELECT duration FROM trip LIMIT 200)' })).rows[0][0],
   );
