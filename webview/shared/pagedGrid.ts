@@ -191,9 +191,7 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
     const of = p.total === null ? 'of ? (not counted)' : `of ${n(p.total)}`;
     const filtered = p.filters.length ? ' (filtered)' : '';
     status.textContent =
-      p.rows.length === 0
-        ? `no rows${filtered}`
-        : `rows ${n(from)}–${n(to)} ${of}${filtered} · ${Math.round(p.ms)} ms`;
+      p.rows.length === 0 ? `no rows${filtered}` : `rows ${n(from)}–${n(to)} ${of}${filtered} · ${Math.round(p.ms)} ms`;
     root.setAttribute('aria-label', `Result: ${status.textContent}`);
     notes.replaceChildren(...p.notes.map((t) => h('div', {}, `⚠ ${t}`)));
     for (const b of [first, prev]) setDisabled(b, p.offset === 0);

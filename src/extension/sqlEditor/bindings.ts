@@ -36,7 +36,7 @@ export function bindingStatusBar(bindings: SqlBindings): vscode.Disposable {
   item.command = 'quarry.bindSqlDocument';
   const update = () => {
     const editor = vscode.window.activeTextEditor;
-    if (!editor || editor.document.languageId !== 'sql') {
+    if (editor?.document.languageId !== 'sql') {
       item.hide();
       return;
     }
