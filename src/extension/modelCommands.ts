@@ -6,6 +6,7 @@ import type { Services } from './services';
 import type { ModelBackend } from './settings';
 import { describeConnectionFailure, type FixAction } from './models/connectionReport';
 import { apiKeyOrigin } from './secrets';
+import { DEMO_MODEL_LABEL } from './models/demoModel';
 
 /** Writes a quarry.* setting where it is currently set (workspace if it is set there, else user settings). */
 export async function updateSetting(key: string, value: unknown): Promise<void> {
@@ -111,9 +112,9 @@ function onnxPicks(services: Services): ModelPick[] {
   return [
     separator('Local ONNX model'),
     {
-      label: `${services.settings().model.backend === 'onnx' && onnxPath === '' ? '$(check) ' : ''}tiny-sql (bundled demo model)`,
-      description: 'onnx',
-      detail: 'A tiny model for trying Quarry out offline; it is not good at SQL',
+      label: `${services.settings().model.backend === 'onnx' && onnxPath === '' ? '$(check) ' : ''}${DEMO_MODEL_LABEL}`,
+      description: 'onnx · bundled',
+      detail: 'A demo of the bookshop sample (media/samples/bookshop.sqlite), offline; it cannot answer about other data',
       apply: () => useModel('onnx', { 'model.onnxPath': '' }),
     },
     {

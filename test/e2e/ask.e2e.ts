@@ -31,17 +31,17 @@ before(async () => {
       // Streamed a word at a time with a pause, so the turns are seen arriving.
       chunkDelayMs: 40,
       script: [
-        // Later questions first: an mtsqlr1 conversation quotes the earlier questions, so their entries would match.
+        // Later questions first: a follow-up's prompt quotes the earlier questions, so their entries would match.
         {
           match: 'patients from Porto',
-          response: `<think>Sum the fees of Porto's patients.</think>\n<answer_sql>${PORTO_SQL}</answer_sql>`,
+          response: `<think>Sum the fees of Porto's patients.</think>\n<solution>${PORTO_SQL}</solution>`,
         },
         {
           match: FOLLOW_Q,
           turn: 0,
-          response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": "exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+          response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<sql>${FOLLOW_SQL}</sql>`,
         },
-        { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
+        { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<solution>${FOLLOW_SQL}</solution>` },
         {
           match: FIRST_Q,
           turn: 0,
@@ -161,14 +161,30 @@ test('Open in Editor puts the final SQL in a new .sql editor beside the panel', 
   panel = await ed.webview('Q1.');
 });
 
-test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation with mtsqlr1', async () => {
+test('a follow-up typed in the panel (Ctrl+Enter) keeps skyrl; its prompt carries the first question, SQL, result', async () => {
+  const before = ed.openai!.requests.length;
   await panel.locator('#question textarea').focus();
   await ed.page.keyboard.type(FOLLOW_Q);
   await ed.page.keyboard.press('Control+Enter');
   await shows(panel, 'Q2.');
   await panel.locator('#x1-result table').waitFor({ timeout: 30_000 });
-  assert.match(await panel.locator('#x1-status').innerText(), /mtsqlr1/);
+  assert.match(await panel.locator('#x1-status').innerText(), /skyrl · turns 2 \/ 4/);
   assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
+  // What went over the socket to the stand-in server: skyrl's prompt with Quarry's conversation block in its
+  // External Knowledge section, the first question with its final SQL and the result the panel showed.
+  const sent = ed.openai!.requests.slice(before).flatMap((r) => {
+    const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
+    return messages.filter((m) => m.role === 'user').map((m) => m.content);
+  });
+  const memory = [
+    'External Knowledge:',
+    'Earlier in this conversation:',
+    `1. Question: ${FIRST_Q}`,
+    `   Final SQL: ${FIRST_SQL}`,
+    "   Result: [('Ines Duarte', 3), ",
+  ].join('\n');
+  assert.ok(sent[0]?.includes(memory), sent[0]);
+  assert.ok(!sent[0]?.includes('memory_retrieve'), 'not the MTSQL-R1 prompt');
   await ed.screenshot('ask-follow-up');
 });
 

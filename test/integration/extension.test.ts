@@ -124,7 +124,7 @@ suite('extension basics', () => {
     await until('the status bar shows openai', () => item.text.includes('openai · qwen-7b'));
     await setModel({ 'model.backend': 'onnx', 'model.name': undefined });
     await until('the status bar shows onnx', () => item.text.includes('onnx · tiny-sql'));
-    assert.equal(a.services.modelLabel(), 'onnx · tiny-sql (bundled)');
+    assert.equal(a.services.modelLabel(), 'onnx · tiny-sql (bookshop demo)');
     await resetModel();
     await until('the status bar shows vscode-lm again', () => item.text.includes('vscode-lm'));
   });

@@ -6,6 +6,7 @@ import type { QuarrySettings } from '../settings';
 import type { Log } from '../log';
 import { listServerModels } from './serverModels';
 import { withEditorKeyHint } from './connectionReport';
+import { DEMO_MODEL_LABEL } from './demoModel';
 
 export interface ModelContext {
   settings: QuarrySettings;
@@ -34,7 +35,7 @@ export function settingsModelLabel(settings: QuarrySettings): string {
   const m = settings.model;
   if (m.backend === 'openai') return `openai · ${m.name || '(first served)'}`;
   if (m.backend === 'onnx')
-    return `onnx · ${m.onnxPath === '' ? 'tiny-sql (bundled)' : (m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath)}`;
+    return `onnx · ${m.onnxPath === '' ? DEMO_MODEL_LABEL : (m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath)}`;
   return `vscode-lm · ${m.name || '(first available)'}`;
 }
 

@@ -10,7 +10,7 @@ import type { ExecResult } from '../../db/types';
 import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../protocol';
 import type { ChatMessage } from '../../models/types';
 import type { Observation, ParsedAction, ProtocolConfig } from '../types';
-import { MdpTracker, LONG_RESPONSE_CHARS, invalid, restoreTagStop, schemaText } from './common';
+import { MdpTracker, LONG_RESPONSE_CHARS, invalid, restoreTagStop, schemaText, earlierInConversation } from './common';
 import { findBlocks, removeBlocks, stripCodeFence, excerpt } from './tags';
 
 export const PROGRESS_DEFAULTS: ProtocolConfig = {
@@ -81,7 +81,7 @@ export function progressFeedbackMessage(feedback: string): string {
 export function progressUserPrompt(ctx: ProtocolContext): string {
   const extra = [
     ctx.task.evidence?.trim(),
-    ...(ctx.task.history ?? []).map((h) => `Earlier question: ${h.question}\nIts SQL: ${h.sql}`),
+    earlierInConversation(ctx.task.history),
   ].filter((s): s is string => !!s);
   return [
     'Database Schema:',
