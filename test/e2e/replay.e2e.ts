@@ -191,9 +191,12 @@ test('keyboard: j/k move in the list, Enter opens, n/p step the turns, ? shows t
   assert.match(await panel.locator('#r-reward').innerText(), /result matches the gold/);
   const current = () => panel.locator('.r-turn.r-current').getAttribute('data-turn');
   assert.equal(await current(), '0');
+  const counter = () => panel.locator('#r-turn-counter').innerText();
+  assert.equal(await counter(), 'Turn 1 of 3');
   assert.match(await panel.locator('.r-turn[data-turn="0"]').innerText(), /no such column: nme/);
   await ed.page.keyboard.press('n');
   assert.equal(await current(), '1');
+  assert.equal(await counter(), 'Turn 2 of 3', 'the counter follows the stepping');
   await ed.page.keyboard.press('ArrowRight');
   assert.equal(await current(), '2');
   await ed.page.keyboard.press('n'); // stays on the last turn
@@ -201,6 +204,7 @@ test('keyboard: j/k move in the list, Enter opens, n/p step the turns, ? shows t
   await ed.screenshot('replay-detail-last-turn');
   await ed.page.keyboard.press('p');
   assert.equal(await current(), '1');
+  assert.equal(await counter(), 'Turn 2 of 3');
   await ed.page.keyboard.press('k');
   await panel.locator('#r-detail', { hasText: 'top-1' }).waitFor({ timeout: 15_000 });
   await ed.page.keyboard.press('?');

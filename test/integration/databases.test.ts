@@ -3,7 +3,7 @@
 // the clipboard, Preview Table and Show Schema through the sandbox, the Ask hand-off, and refresh on file events.
 import * as assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
@@ -262,6 +262,35 @@ suite('Databases view', () => {
     await preview('closeAll');
   });
 
+  test("Quarry's own files (.quarry/**) are never listed as databases or offered as trajectory files", async () => {
+    const own = join(folder, '.quarry', 'exports');
+    mkdirSync(own, { recursive: true });
+    const copy = join(own, 'clinic-copy.sqlite');
+    copyFileSync(join(folder, 'data', 'clinic.sqlite'), copy);
+    made.push(copy);
+    const paths = await vscode.commands.executeCommand<string[]>('quarry.refreshDatabases');
+    assert.ok(paths.map(rel).includes('data/clinic.sqlite'));
+    assert.ok(!paths.some((p) => p.includes('.quarry')), paths.join(', '));
+    const { findTrajectoryFiles, findWorkspaceFiles } = await import('../../src/extension/workspaceFiles');
+    const labels = join(folder, '.quarry', 'labels.jsonl');
+    writeFileSync(labels, '{}\n');
+    made.push(labels);
+    const jsonl = (await findTrajectoryFiles()).map((u) => u.fsPath);
+    assert.ok(!jsonl.some((p) => p.includes('.quarry')), jsonl.join(', '));
+    assert.deepEqual((await findWorkspaceFiles('**/clinic-copy.sqlite', 10)).length, 0);
+  });
+
+  test('Show Schema on a file that is not a database says so and opens nothing', async () => {
+    const before = vscode.window.activeTextEditor?.document.uri.toString();
+    const text = await vscode.commands.executeCommand<string | undefined>(
+      'quarry.showSchemaOf',
+      join(folder, 'notes', 'not-a-database.db'),
+      'list',
+    );
+    assert.equal(text, undefined);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), before, 'no document was opened');
+  });
+
   test('Show Schema opens the schema in the prompt style the agent sees', async () => {
     const text = await vscode.commands.executeCommand<string>(
       'quarry.showSchemaOf',
@@ -273,8 +302,16 @@ suite('Databases view', () => {
       'the schema document is shown',
       () => vscode.window.activeTextEditor?.document.getText() === text && vscode.window.activeTextEditor,
     );
-    assert.equal(editor.document.isUntitled, true);
+    // A read-only virtual document: not untitled, never dirty, so closing it asks nothing.
+    assert.equal(editor.document.uri.scheme, 'quarry-schema');
+    assert.equal(editor.document.isUntitled, false);
     assert.equal(editor.document.languageId, 'sql');
+    assert.match(editor.document.uri.path, /orchard\.sqlite schema \(ddl\)\.sql$/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    assert.ok(
+      !vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'quarry-schema'),
+      'closed without a save prompt',
+    );
   });
 
   test('Ask about this database hands the database to the Ask feature', async () => {
