@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from './services';
 import type { ModelBackend } from './settings';
-import { describeConnectionFailure, type FixAction } from './models/connectionReport';
+import { connectedText, describeConnectionFailure, type FixAction } from './models/connectionReport';
 import { apiKeyOrigin } from './secrets';
 import { DEMO_MODEL_LABEL } from './models/demoModel';
 
@@ -216,8 +216,10 @@ async function runFix(action: FixAction | undefined, services: Services): Promis
 export interface ConnectionTestResult {
   ok: boolean;
   label: string;
-  /** The model's reply when ok; the failure's title otherwise. */
+  /** "connected, <model>, N ms" when ok; the failure's title otherwise. */
   message: string;
+  /** The model's reply to the ping, when ok (the log has it; the notification does not). */
+  reply?: string;
   detail?: string;
 }
 
@@ -247,10 +249,10 @@ async function testConnection(services: Services, opts: { quiet?: boolean } = {}
             timeoutMs: Math.min(services.settings().agent.modelTimeoutMs, 60_000),
           });
           const reply = res.text.trim().slice(0, 80) || '(an empty reply)';
-          const text = `${label} answered in ${Date.now() - started} ms: ${JSON.stringify(reply)}`;
-          services.log.info(`test connection: ${text}`);
+          const text = connectedText(label, Date.now() - started);
+          services.log.info(`test connection: ${text}; the model replied ${JSON.stringify(reply)}`);
           if (!opts.quiet) void vscode.window.showInformationMessage(`Quarry: ${text}`);
-          return { ok: true, label, message: reply };
+          return { ok: true, label, message: text, reply };
         } finally {
           await model.close().catch(() => {
             /* nothing to free */

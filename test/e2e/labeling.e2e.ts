@@ -74,17 +74,19 @@ test('Label Trajectories from the palette: the queue opens on the first unlabele
   await ed.screenshot('labeling-open');
 });
 
-test('by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run a corrected SQL that matches the gold', async () => {
+test('by keyboard: 1 marks correct, saves and moves on; 2 too; e + Ctrl+Enter run a corrected SQL matching the gold', async () => {
   // Focus the panel's document (not a field) so the shortcuts reach it.
   await app.locator('#l-question').click();
   await key('1');
-  await waitText('#l-status', /^Saved (correct|incorrect)/);
   await waitText('#l-progress', '1 / 5 labeled');
-  assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
-  await key('j');
   await waitText('#l-where', 'item 2 of 5');
+  assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'false', 'a fresh item');
   await key('2');
   await waitText('#l-progress', '2 / 5 labeled');
+  await waitText('#l-where', 'item 3 of 5');
+  await key('k');
+  await waitText('#l-where', 'item 2 of 5');
+  assert.equal(await app.locator('#l-verdict-incorrect').getAttribute('aria-pressed'), 'true');
   await key('e');
   await ed.page.keyboard.type(GOLD_TOP);
   await key('Control+Enter');

@@ -7,6 +7,7 @@ import { pickSchemaStyle, showSchemaDocument } from '../showSchema';
 import { DatabasesTree, type DbTreeNode } from './tree';
 import { PreviewPanel, type PreviewOutcome } from './previewPanel';
 import { registerPanelSerializer } from '../webviews/restore';
+import { ddlCopiedText } from './describe';
 
 /** What the view's commands accept: a tree node (menus), a database Uri, or { db, table? } (scripts and tests). */
 type Target = DbTreeNode | vscode.Uri | { db: string; table?: string } | string | undefined;
@@ -168,8 +169,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         const script = formatDdl(catalogEntries(r.rows), t.table);
         await vscode.env.clipboard.writeText(script);
         const what = t.table ? `DDL of ${t.table}` : `DDL of ${basename(t.db)}`;
-        void vscode.window.setStatusBarMessage(`Quarry: ${what} copied`, 3000);
-        services.log.info(`databases: copied ${what} (${script.length} characters)`);
+        const said = ddlCopiedText(what, script);
+        void vscode.window.showInformationMessage(`Quarry: ${said}`);
+        services.log.info(`databases: ${said} (${script.length} characters)`);
         return script;
       } catch (err) {
         services.log.showError(`cannot copy the DDL of ${t.table ?? basename(t.db)}`, err);

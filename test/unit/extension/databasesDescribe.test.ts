@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  ddlCopiedText,
   columnTargets,
   describeColumn,
   rowCountText,
@@ -35,4 +36,10 @@ test('columns of a real schema: PK, composite PK, FK (also multi-column and to a
   assert.deepEqual(columnTargets('author_id', bookshop.tables.find((x) => x.name === 'book')!.foreignKeys), [
     'author.author_id',
   ]);
+});
+
+test('Copy DDL confirms what it copied and how long it is', () => {
+  const script = 'CREATE TABLE a (x);\n\nCREATE INDEX ia ON a (x);\n\nCREATE VIEW v AS SELECT 1;\n';
+  assert.equal(ddlCopiedText('DDL of shop.sqlite', script), 'DDL of shop.sqlite copied to the clipboard (3 lines)');
+  assert.equal(ddlCopiedText('DDL of a', 'CREATE TABLE a (x);'), 'DDL of a copied to the clipboard (1 line)');
 });
