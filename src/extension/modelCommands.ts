@@ -114,7 +114,8 @@ function onnxPicks(services: Services): ModelPick[] {
     {
       label: `${services.settings().model.backend === 'onnx' && onnxPath === '' ? '$(check) ' : ''}${DEMO_MODEL_LABEL}`,
       description: 'onnx · bundled',
-      detail: 'A demo of the bookshop sample (media/samples/bookshop.sqlite), offline; it cannot answer about other data',
+      detail:
+        'A demo of the bookshop sample (media/samples/bookshop.sqlite), offline; it cannot answer about other data',
       apply: () => useModel('onnx', { 'model.onnxPath': '' }),
     },
     {

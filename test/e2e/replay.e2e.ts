@@ -143,7 +143,14 @@ async function waitCounts(re: RegExp): Promise<void> {
 }
 
 test('Open Trajectory Replay from the palette, pick the file: every trajectory listed and scored', async () => {
+  // Quarry's own folder is never offered, though it holds JSONL files.
+  mkdirSync(join(ed.workspace, '.quarry', 'exports'), { recursive: true });
+  writeFileSync(join(ed.workspace, '.quarry', 'exports', 'sft-export.jsonl'), '{}\n');
   await ed.runCommand('Quarry: Open Trajectory Replay…');
+  const picker = ed.page.locator('.quick-input-widget .quick-input-list');
+  await picker.locator('.monaco-list-row', { hasText: 'replay-e2e.jsonl' }).first().waitFor({ timeout: 15_000 });
+  const offered = await picker.locator('.monaco-list-row').allInnerTexts();
+  assert.ok(!offered.some((t) => t.includes('.quarry/exports')), offered.join(' | '));
   await ed.answer('replay-e2e');
   panel = await ed.webview('Replay: replay-e2e.jsonl');
   await waitCounts(new RegExp(`^${records.length} of ${records.length} trajectories`));

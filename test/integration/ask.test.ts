@@ -316,7 +316,10 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       [[db, FIRST_Q, 1]],
     );
     const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
-    assert.ok(notices.some((t) => /The one about .*clinic.* is kept/.test(t)), notices.join('\n'));
+    assert.ok(
+      notices.some((t) => /The one about .*clinic.* is kept/.test(t)),
+      notices.join('\n'),
+    );
     await hook('receive', { type: 'openConversation', index: 0 });
     const back = await shownState();
     assert.equal(back?.db?.path, db);

@@ -162,7 +162,7 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
     assert.equal(await a.services.context.secrets.get(`quarry.apiKey:${new URL(server.url).origin}`), SECRET);
     const withKey = await testConnection();
     assert.equal(withKey.ok, true, withKey.detail);
-    assert.match(withKey.message, /^connected, openai · replay, \d+ ms$/, 'not the model\'s text');
+    assert.match(withKey.message, /^connected, openai · replay-7b, \d+ ms$/, withKey.message);
     assert.equal(withKey.reply, 'OK');
     const sent = server.requests.filter((r) => r.path.endsWith('/chat/completions')).pop();
     assert.ok(sent, 'the server saw the chat request');

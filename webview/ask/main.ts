@@ -4,7 +4,16 @@ import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents, setDisabled, table, tag, textArea } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid, type ResultGrid } from '../shared/resultGrid';
-import type { AskAppState, AskState, ConversationSummary, ExchangeView, ToApp, ToHost, TurnView, WireResult } from '../../src/protocol/ask';
+import type {
+  AskAppState,
+  AskState,
+  ConversationSummary,
+  ExchangeView,
+  ToApp,
+  ToHost,
+  TurnView,
+  WireResult,
+} from '../../src/protocol/ask';
 import { applyEvent, emptyState, isRunning, turnsUsed } from '../../src/protocol/askState';
 
 registerComponents();

@@ -201,7 +201,10 @@ export class AskPanel {
    */
   setDatabase(db: DbChoice): void {
     if (this.state.db?.path === db.path) return;
-    if (this.running) return this.notice('error', 'A question is still running: stop it first (Stop or Escape).');
+    if (this.running) {
+      this.notice('error', 'A question is still running: stop it first (Stop or Escape).');
+      return;
+    }
     const was = this.state.db;
     const kept = this.putAside();
     this.state.db = { ...db };
@@ -231,9 +234,16 @@ export class AskPanel {
 
   /** Brings kept conversation `index` back (the current one, if it has questions, is kept in its place). */
   openConversation(index: number): void {
-    if (this.running) return this.notice('error', 'Stop the running question first.');
     const chosen = this.kept[index];
-    if (!Number.isInteger(index) || !chosen) return this.notice('error', `There is no conversation ${index + 1}.`);
+    const problem = this.running
+      ? 'Stop the running question first.'
+      : !Number.isInteger(index) || !chosen
+        ? `There is no conversation ${index + 1}.`
+        : null;
+    if (problem !== null || !chosen) {
+      this.notice('error', problem ?? 'There is no such conversation.');
+      return;
+    }
     this.kept.splice(index, 1);
     this.putAside();
     this.state.db = chosen.db;

@@ -21,7 +21,7 @@ const pool = createSqlPool({ size: 1, spares: 0 });
 after(() => pool.close());
 const db = buildDb('bookshop');
 
-test('the first question uses the chosen protocol; follow-ups keep the conversation\'s, never switching to mtsqlr1', () => {
+test("the first question uses the chosen protocol; follow-ups keep the conversation's, never switching to mtsqlr1", () => {
   assert.equal(protocolForNext([], 'skyrl'), 'skyrl');
   assert.equal(protocolForNext([{ question: 'q', sql: 'SELECT 1', protocol: 'skyrl' }], 'skyrl'), 'skyrl');
   assert.equal(protocolForNext([{ question: 'q', sql: 'SELECT 1', protocol: 'mtir' }], 'skyrl'), 'mtir');
@@ -133,7 +133,10 @@ for (const protocol of ['skyrl', 'sqltrail', 'mtir', 'progress'] as const) {
     const config = protocol === 'progress' ? { feedback: 'none' } : undefined;
     const rec = await runEpisode({ task, protocolName, config, pool, model });
     assert.equal(rec.protocol.name, protocol);
-    const user = model.requests[0].messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+    const user = model.requests[0].messages
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n');
     const block = [
       'Earlier in this conversation:',
       '1. Question: Which authors are Canadian?',

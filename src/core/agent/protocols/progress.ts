@@ -79,10 +79,7 @@ export function progressFeedbackMessage(feedback: string): string {
 
 /** App. F, Round 1 user prompt (the apostrophe in "database’s" is the paper's). */
 export function progressUserPrompt(ctx: ProtocolContext): string {
-  const extra = [
-    ctx.task.evidence?.trim(),
-    earlierInConversation(ctx.task.history),
-  ].filter((s): s is string => !!s);
+  const extra = [ctx.task.evidence?.trim(), earlierInConversation(ctx.task.history)].filter((s): s is string => !!s);
   return [
     'Database Schema:',
     schemaText(ctx.schema, ctx.config, 'ddl'),
