@@ -54,8 +54,12 @@ export function packageTarget(target, out) {
   execFileSync(
     process.execPath,
     // The README's relative image links stay as written (there is no repository URL to rewrite them against).
-    [vsce, 'package', '--allow-missing-repository', '--no-rewrite-relative-links', '--target', target]
-      .concat(['--ignoreFile', ignore, '--out', out]),
+    [vsce, 'package', '--allow-missing-repository', '--no-rewrite-relative-links', '--target', target].concat([
+      '--ignoreFile',
+      ignore,
+      '--out',
+      out,
+    ]),
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
   );
   const size = statSync(out).size;
