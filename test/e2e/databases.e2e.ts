@@ -74,6 +74,8 @@ test('Preview Table from the context menu shows the rows in a grid', async () =>
   // Sort by name with the keyboard: Enter on the header.
   await app.locator('#preview-grid th', { hasText: 'name' }).focus();
   await ed.page.keyboard.press('Enter');
+  // The sort runs in SQLite (ORDER BY through the sandbox): wait for the page it sends back.
+  await app.locator('#preview-grid tbody tr', { hasText: 'Amara Okafor' }).first().waitFor({ timeout: 15_000 });
   assert.match(await rows.first().innerText(), /Amara Okafor/);
   await ed.screenshot('databases-preview');
 });

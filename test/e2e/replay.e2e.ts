@@ -155,6 +155,15 @@ test('Open Trajectory Replay from the palette, pick the file: every trajectory l
   panel = await ed.webview('Replay: replay-e2e.jsonl');
   await waitCounts(new RegExp(`^${records.length} of ${records.length} trajectories`));
   assert.equal(await rowCount(), records.length, 'a short list renders every row');
+  // Empty range filters read "any", not a number that looks typed in; the file's range is the tooltip.
+  for (const id of ['f-turns-min', 'f-turns-max', 'f-reward-min', 'f-reward-max']) {
+    const field = panel.locator(`#${id}`);
+    assert.deepEqual(
+      [await field.getAttribute('placeholder'), await field.evaluate((e) => (e as HTMLInputElement).value)],
+      ['any', ''],
+    );
+  }
+  assert.match((await panel.locator('#f-turns-min').getAttribute('title')) ?? '', /^turns in this file: 1–3$/);
   // Scoring runs by itself on a small file; the verdict column fills in.
   await panel
     .locator('#r-score-status', { hasText: `${records.length}/${records.length} scored` })
