@@ -266,3 +266,23 @@ test('Ask Quarry about the Selection: the selected line becomes the question (ed
   assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
   await ed.screenshot('ask-selection');
 });
+
+test('asking about another database keeps the conversation: Conversations lists it, its button brings it back', async () => {
+  await panel.locator('#change-db').click();
+  await ed.answer('orchard');
+  await shows(panel, 'Conversations (1 more)');
+  assert.equal(await panel.locator('.q-exchange').count(), 0, 'a new, empty conversation about orchard');
+  await panel.locator('summary', { hasText: 'Conversations' }).click();
+  const kept = panel.locator('#conversation-0');
+  assert.match(
+    await kept.innerText(),
+    /data\/clinic\.sqlite · 4 questions · “Which doctor has the most appointments\?”/,
+  );
+  await ed.screenshot('ask-conversations');
+  await kept.click();
+  await shows(panel, 'Q4.');
+  assert.equal(await panel.locator('.q-exchange').count(), 4);
+  assert.match(await panel.locator('#x1-status').innerText(), /skyrl/);
+  assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
+  await ed.screenshot('ask-conversation-back');
+});
