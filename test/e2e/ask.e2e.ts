@@ -161,7 +161,7 @@ test('Open in Editor puts the final SQL in a new .sql editor beside the panel', 
   panel = await ed.webview('Q1.');
 });
 
-test('a follow-up typed in the panel (Ctrl+Enter) keeps skyrl; its prompt carries the first question, SQL, result', async () => {
+test('a follow-up (Ctrl+Enter) keeps skyrl; its prompt carries the first question, SQL and result', async () => {
   const before = ed.openai!.requests.length;
   await panel.locator('#question textarea').focus();
   await ed.page.keyboard.type(FOLLOW_Q);
@@ -267,7 +267,7 @@ test('Ask Quarry about the Selection: the selected line becomes the question (ed
   await ed.screenshot('ask-selection');
 });
 
-test('asking about another database keeps the conversation: Conversations lists it, its button brings it back', async () => {
+test('another database keeps the conversation: Conversations lists it, its button brings it back', async () => {
   await panel.locator('#change-db').click();
   await ed.answer('orchard');
   await shows(panel, 'Conversations (1 more)');

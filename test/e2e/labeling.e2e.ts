@@ -74,7 +74,7 @@ test('Label Trajectories from the palette: the queue opens on the first unlabele
   await ed.screenshot('labeling-open');
 });
 
-test('by keyboard: 1 marks correct, saves and moves on; 2 too; e + Ctrl+Enter run a corrected SQL matching the gold', async () => {
+test('by keyboard: 1 marks correct, saves, moves on; 2 too; e + Ctrl+Enter runs a corrected SQL', async () => {
   // Focus the panel's document (not a field) so the shortcuts reach it.
   await app.locator('#l-question').click();
   await key('1');

@@ -1,8 +1,8 @@
 // The labeling panel's app: one trajectory at a time from the host's review queue — question, database, turns (SQL
 // highlighted, observations), final SQL — and the label form: verdict, corrected SQL with Run (result + match),
-// failure-mode tags, note. Keyboard first (see SHORTCUTS): j/k or n/p move, 1/2/3 set the verdict, save and move on, e edits
-// the corrected SQL, Ctrl+Enter runs it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits and the
-// position survive the panel being hidden (host.saveState).
+// failure-mode tags, note. Keyboard first (see SHORTCUTS): j/k or n/p move, 1/2/3 set the verdict, save, move on,
+// e edits the corrected SQL, Ctrl+Enter runs it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits
+// and the position survive the panel being hidden (host.saveState).
 import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';

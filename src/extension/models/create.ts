@@ -34,8 +34,10 @@ export function onnxModelDir(
 export function settingsModelLabel(settings: QuarrySettings): string {
   const m = settings.model;
   if (m.backend === 'openai') return `openai · ${m.name || '(first served)'}`;
-  if (m.backend === 'onnx')
-    return `onnx · ${m.onnxPath === '' ? DEMO_MODEL_LABEL : (m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath)}`;
+  if (m.backend === 'onnx') {
+    const dir = m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath;
+    return `onnx · ${m.onnxPath === '' ? DEMO_MODEL_LABEL : dir}`;
+  }
   return `vscode-lm · ${m.name || '(first available)'}`;
 }
 

@@ -21,7 +21,7 @@ const pool = createSqlPool({ size: 1, spares: 0 });
 after(() => pool.close());
 const db = buildDb('bookshop');
 
-test("the first question uses the chosen protocol; follow-ups keep the conversation's, never switching to mtsqlr1", () => {
+test("the first question uses the chosen protocol; follow-ups keep the conversation's, never mtsqlr1 unasked", () => {
   assert.equal(protocolForNext([], 'skyrl'), 'skyrl');
   assert.equal(protocolForNext([{ question: 'q', sql: 'SELECT 1', protocol: 'skyrl' }], 'skyrl'), 'skyrl');
   assert.equal(protocolForNext([{ question: 'q', sql: 'SELECT 1', protocol: 'mtir' }], 'skyrl'), 'mtir');
@@ -69,7 +69,7 @@ test('exchangeResult: Python rows of what the user saw, or the error text', asyn
   assert.equal(exchangeResult(many, 2), '[(1,), (2,)]', 'capped at the rows asked for');
 });
 
-test('a follow-up in an mtsqlr1 conversation: its memory shows the earlier question, SQL and shown result; the record keeps them', async () => {
+test('an mtsqlr1 follow-up: its memory has the earlier question, SQL and shown result; the record too', async () => {
   const firstSql = "SELECT name FROM author WHERE country = 'Canada'";
   const first = await runEpisode({
     task: nextTask('Which authors are Canadian?', db, []),

@@ -60,7 +60,7 @@ test("databaseResolver: absolute as written, relative against the trajectory fil
   assert.equal(spider(rec('/elsewhere/x.sqlite', null)), '/spider/database/x.sqlite');
 });
 
-test('ask: saves the episode to the store, follow-ups keep the protocol with results filled, a failed save is reported, not thrown', async () => {
+test('ask: saves the episode, follow-ups keep the protocol with results filled, a failed save is reported', async () => {
   const dir = tempDir();
   const store = trajectoryStorePath(dir);
   assert.equal(store, join(dir, DEFAULT_TRAJECTORY_STORE));
