@@ -56,7 +56,13 @@ export function packageTarget(target, out) {
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
   execFileSync(
     process.execPath,
-    [vsce, 'package', '--allow-missing-repository', '--target', target, '--ignoreFile', ignore, '--out', out],
+    // The README's relative image links stay as written (there is no repository URL to rewrite them against).
+    [vsce, 'package', '--allow-missing-repository', '--no-rewrite-relative-links', '--target', target].concat([
+      '--ignoreFile',
+      ignore,
+      '--out',
+      out,
+    ]),
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
   );
   const size = statSync(out).size;

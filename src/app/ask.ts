@@ -1,10 +1,11 @@
 // Asking a question, the one way the CLI (`quarry ask`), the Ask panel and `@quarry` all do it: the conversation so
-// far decides the protocol (follow-ups continue with MTSQL-R1's memory) and the task; the episode runs; its
+// far decides the protocol (follow-ups keep the conversation's) and the task with its memory; the episode runs; its
 // trajectory is saved by the one save policy (trajectoryStore.ts); the final SQL is run for the result shown. Nothing
 // here throws after setup: a failed save or final run is in the outcome.
 import { runEpisode, type EpisodeEvent } from '../core/agent/loop';
 import { nextTask, protocolForNext, type Exchange } from '../core/agent/conversation';
-import type { ProtocolConfig, ProtocolName } from '../core/agent/types';
+import type { ProtocolConfig, ProtocolName, Task } from '../core/agent/types';
+import { withHistoryResults } from '../core/agent/protocols/mtsqlr1/historyResults';
 import type { SqlPool } from '../core/db/pool';
 import type { ExecResult } from '../core/db/types';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../core/db/limits';
@@ -17,7 +18,7 @@ export interface AskRequest {
   dbPath: string;
   /** The conversation so far about this database, oldest first. */
   exchanges?: readonly Exchange[];
-  /** The protocol for a first question (follow-ups use MTSQL-R1). */
+  /** The protocol for a first question (follow-ups keep the one the conversation started with). */
   protocol: ProtocolName;
   config?: Partial<ProtocolConfig>;
   model: ChatModel;
@@ -53,8 +54,9 @@ export interface AskOutcome {
  */
 export async function ask(req: AskRequest): Promise<AskOutcome> {
   const exchanges = req.exchanges ?? [];
+  const task = await withResults(nextTask(req.question, req.dbPath, exchanges), req);
   const record = await runEpisode({
-    task: nextTask(req.question, req.dbPath, exchanges),
+    task,
     protocolName: protocolForNext(exchanges, req.protocol),
     config: req.config,
     model: req.model,
@@ -84,6 +86,20 @@ export async function ask(req: AskRequest): Promise<AskOutcome> {
     });
   }
   return { record, final, savedTo, saveError };
+}
+
+/**
+ * The task with every earlier SQL's result filled (the memory quotes them): the callers pass the results they showed;
+ * any missing one is run here. A failure leaves the entry without one (the memory then says it was not run).
+ */
+async function withResults(task: Task, req: AskRequest): Promise<Task> {
+  if (!task.history?.some((h) => h.result === undefined)) return task;
+  try {
+    return await withHistoryResults(task, req.pool, { signal: req.signal, timeoutMs: req.queryTimeoutMs });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    return task;
+  }
 }
 
 /** Runs a final SQL for display; a sandbox failure is an error result, a cancellation null. */

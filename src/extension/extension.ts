@@ -14,6 +14,7 @@ import { register as registerChat } from './chat/index';
 import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
+import { register as registerSqlEditor } from './sqlEditor/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
 import { registerJobsView, type JobsTree } from './training/jobsView';
 import { registerRestoreTestHook } from './webviews/restore';
@@ -41,6 +42,7 @@ const FEATURES: [name: string, register: Register][] = [
   ['diagnostics', registerDiagnostics],
   ['replay', registerReplay],
   ['labeling', registerLabeling],
+  ['sql editor', registerSqlEditor],
   ['training environment', registerCheckEnvironment],
   [
     'jobs',
@@ -56,7 +58,9 @@ let databases: DatabasesFeature | undefined;
 let statusBar: vscode.StatusBarItem | undefined;
 let jobs: JobsTree | undefined;
 
-/** What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions. */
+/**
+ * What activate() returns (ext.exports): the shared services and the Databases view, for tests and other extensions.
+ */
 export interface QuarryApi {
   services: Services;
   databases: DatabasesFeature | undefined;

@@ -4,8 +4,9 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from './services';
 import type { ModelBackend } from './settings';
-import { describeConnectionFailure, type FixAction } from './models/connectionReport';
+import { connectedText, describeConnectionFailure, type FixAction } from './models/connectionReport';
 import { apiKeyOrigin } from './secrets';
+import { DEMO_MODEL_LABEL } from './models/demoModel';
 
 /** Writes a quarry.* setting where it is currently set (workspace if it is set there, else user settings). */
 export async function updateSetting(key: string, value: unknown): Promise<void> {
@@ -111,9 +112,10 @@ function onnxPicks(services: Services): ModelPick[] {
   return [
     separator('Local ONNX model'),
     {
-      label: `${services.settings().model.backend === 'onnx' && onnxPath === '' ? '$(check) ' : ''}tiny-sql (bundled demo model)`,
-      description: 'onnx',
-      detail: 'A tiny model for trying Quarry out offline; it is not good at SQL',
+      label: `${services.settings().model.backend === 'onnx' && onnxPath === '' ? '$(check) ' : ''}${DEMO_MODEL_LABEL}`,
+      description: 'onnx · bundled',
+      detail:
+        'A demo of the bookshop sample (media/samples/bookshop.sqlite), offline; it cannot answer about other data',
       apply: () => useModel('onnx', { 'model.onnxPath': '' }),
     },
     {
@@ -215,8 +217,10 @@ async function runFix(action: FixAction | undefined, services: Services): Promis
 export interface ConnectionTestResult {
   ok: boolean;
   label: string;
-  /** The model's reply when ok; the failure's title otherwise. */
+  /** "connected, <model>, N ms" when ok; the failure's title otherwise. */
   message: string;
+  /** The model's reply to the ping, when ok (the log has it; the notification does not). */
+  reply?: string;
   detail?: string;
 }
 
@@ -246,10 +250,10 @@ async function testConnection(services: Services, opts: { quiet?: boolean } = {}
             timeoutMs: Math.min(services.settings().agent.modelTimeoutMs, 60_000),
           });
           const reply = res.text.trim().slice(0, 80) || '(an empty reply)';
-          const text = `${label} answered in ${Date.now() - started} ms: ${JSON.stringify(reply)}`;
-          services.log.info(`test connection: ${text}`);
+          const text = connectedText(label, Date.now() - started);
+          services.log.info(`test connection: ${text}; the model replied ${JSON.stringify(reply)}`);
           if (!opts.quiet) void vscode.window.showInformationMessage(`Quarry: ${text}`);
-          return { ok: true, label, message: reply };
+          return { ok: true, label, message: text, reply };
         } finally {
           await model.close().catch(() => {
             /* nothing to free */

@@ -37,7 +37,7 @@ export interface Services {
    * Throws ModelError (kinds in src/core/models/types.ts) with a message a person can act on.
    */
   createModel(signal?: AbortSignal): Promise<ChatModel>;
-  /** "openai · qwen", "vscode-lm · Copilot · GPT-4o" (after first use), "onnx · tiny-sql (bundled)". */
+  /** "openai · qwen", "vscode-lm · Copilot · GPT-4o" (after first use), "onnx · tiny-sql (bookshop demo)". */
   modelLabel(): string;
   /** Like modelLabel(), but for vscode-lm asks VS Code which chat model the settings select (sends no request). */
   resolveModelLabel(): Promise<string>;

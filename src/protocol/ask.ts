@@ -61,6 +61,16 @@ export interface AskState {
   exchanges: ExchangeView[];
   /** What the model backend is, for the header (e.g. "openai · qwen"). */
   model: string;
+  /** The other conversations of this panel (switching database or New conversation keeps them), oldest first. */
+  conversations?: ConversationSummary[];
+}
+
+/** One kept conversation, as the panel lists it to go back to. */
+export interface ConversationSummary {
+  db: { path: string; label: string };
+  /** The first question, and how many there are. */
+  first: string;
+  questions: number;
 }
 
 /** What happens to one exchange, in order. Applied by the host to its copy and by the app to its own. */
@@ -117,7 +127,8 @@ export type ToHost =
   | { type: 'export'; exchange: number; format: string; sortColumn?: number; descending?: boolean }
   | { type: 'copyText'; text: string }
   | { type: 'changeDb' }
-  | { type: 'newConversation' };
+  | { type: 'newConversation' }
+  | { type: 'openConversation'; index: number };
 
 export const ASK_RULES: MessageRules<ToHost> = {
   ready: {},
@@ -134,6 +145,7 @@ export const ASK_RULES: MessageRules<ToHost> = {
   copyText: { text: 'string' },
   changeDb: {},
   newConversation: {},
+  openConversation: { index: 'number' },
 };
 
 export const MAX_QUESTION_CHARS = 4000;

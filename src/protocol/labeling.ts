@@ -150,7 +150,7 @@ export interface LabelAppState {
 export const SHORTCUTS: readonly [keys: string, what: string][] = [
   ['j / n / ↓', 'next trajectory'],
   ['k / p / ↑', 'previous trajectory'],
-  ['1 / 2 / 3', 'verdict correct / incorrect / unsure (saves)'],
+  ['1 / 2 / 3', 'verdict correct / incorrect / unsure (saves, then the next)'],
   ['e', 'edit the corrected SQL'],
   ['Ctrl+Enter', 'run the corrected SQL (in the SQL editor)'],
   ['t', 'focus the tags (Space toggles, a adds a tag)'],

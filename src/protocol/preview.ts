@@ -1,28 +1,24 @@
 // The table preview's message protocol, shared by the host (src/extension/databases/previewPanel.ts) and the app
-// (webview/preview/main.ts). The host runs the query in the sandbox and sends the rows; the app shows them in the
-// shared result grid. Nothing here imports `vscode` or the DOM.
+// (webview/preview/main.ts). The host pages the whole table through the sandbox (src/protocol/grid.ts) and the app
+// shows each page in the shared paged grid. Nothing here imports `vscode` or the DOM.
+import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';
 import type { MessageRules } from './validate';
-import type { WireCell } from '../core/db/resultExport';
 
-export interface PreviewData {
+/** Which table of which database a preview shows. */
+export interface PreviewTarget {
   /** "bookshop.sqlite" */
   db: string;
   /** The database file's full path (the app keeps it, so the panel can come back after a window reload). */
   path: string;
   table: string;
-  columns: string[];
-  rows: WireCell[][];
-  /** Rows the table has (or at least, when counting stopped); ≥ rows.length. */
-  rowCount: number;
-  truncated: boolean;
-  ms: number;
 }
 
-/** Host → app. */
+/** Host → app: the table shown, then the grid's pages (or an error). */
 export type ToApp =
-  | { type: 'loading'; db: string; path: string; table: string }
-  | { type: 'show'; data: PreviewData }
-  | { type: 'error'; db: string; path: string; table: string; message: string };
+  | ({ type: 'loading' } & PreviewTarget)
+  | ({ type: 'error'; message: string } & PreviewTarget)
+  | ({ type: 'shown' } & PreviewTarget)
+  | GridToApp;
 
 /** What the app keeps (VS Code's webview state): which table of which database it shows, for a window reload. */
 export interface PreviewAppState {
@@ -31,23 +27,16 @@ export interface PreviewAppState {
 }
 
 /** App → host. */
-export type ToHost =
-  | { type: 'ready' }
-  | { type: 'refresh' }
-  | { type: 'copyText'; text: string }
-  | { type: 'export'; format: string };
+export type ToHost = { type: 'ready' } | { type: 'refresh' } | GridToHost;
 
 export const PREVIEW_RULES: MessageRules<ToHost> = {
   ready: {},
   refresh: {},
-  copyText: { text: 'string' },
-  export: { format: 'string' },
+  ...GRID_RULES,
 };
 
-/** What the rules cannot say: the export format is one of two, copied text has a sane size. */
+/** What the rules cannot say (the grid's checks). */
 export function previewMessageProblem(m: ToHost): string | null {
-  if (m.type === 'export' && m.format !== 'csv' && m.format !== 'json')
-    return `export: unknown format ${JSON.stringify(m.format)}`;
-  if (m.type === 'copyText' && m.text.length > 64 * 2 ** 20) return 'copyText: text too large';
-  return null;
+  if (m.type === 'ready' || m.type === 'refresh') return null;
+  return gridMessageProblem(m);
 }

@@ -33,19 +33,17 @@ before(async () => {
       // Streamed a word at a time with a pause, so the turns are seen arriving.
       chunkDelayMs: 40,
       script: [
-        // Later questions first: an mtsqlr1 conversation quotes the earlier questions, so their entries would match.
+        // Later questions first: a follow-up's prompt quotes the earlier questions, so their entries would match.
         {
           match: 'patients from Porto',
-          response: `<think>Sum the fees of Porto's patients.</think>\n<answer_sql>${PORTO_SQL}</answer_sql>`,
+          response: `<think>Sum the fees of Porto's patients.</think>\n<solution>${PORTO_SQL}</solution>`,
         },
         {
           match: FOLLOW_Q,
           turn: 0,
-          response:
-            `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<tool_call>{"name": ` +
-            `"exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+          response: `<think>The first doctor was Ines Duarte; look up the specialty.</think>\n<sql>${FOLLOW_SQL}</sql>`,
         },
-        { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
+        { match: FOLLOW_Q, turn: 1, response: `<think>Cardiology.</think>\n<solution>${FOLLOW_SQL}</solution>` },
         {
           match: FIRST_Q,
           turn: 0,
@@ -180,14 +178,30 @@ test('Open in Editor puts the final SQL in a new .sql editor beside the panel', 
   panel = await ed.webview('Q1.');
 });
 
-test('a follow-up typed in the panel (Ctrl+Enter) continues the conversation with mtsqlr1', async () => {
+test('a follow-up (Ctrl+Enter) keeps skyrl; its prompt carries the first question, SQL and result', async () => {
+  const before = ed.openai!.requests.length;
   await panel.locator('#question textarea').focus();
   await ed.page.keyboard.type(FOLLOW_Q);
   await ed.page.keyboard.press('Control+Enter');
   await shows(panel, 'Q2.');
   await panel.locator('#x1-result table').waitFor({ timeout: 30_000 });
-  assert.match(await panel.locator('#x1-status').innerText(), /mtsqlr1/);
+  assert.match(await panel.locator('#x1-status').innerText(), /skyrl · turns 2 \/ 4/);
   assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
+  // What went over the socket to the stand-in server: skyrl's prompt with Quarry's conversation block in its
+  // External Knowledge section, the first question with its final SQL and the result the panel showed.
+  const sent = ed.openai!.requests.slice(before).flatMap((r) => {
+    const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
+    return messages.filter((m) => m.role === 'user').map((m) => m.content);
+  });
+  const memory = [
+    'External Knowledge:',
+    'Earlier in this conversation:',
+    `1. Question: ${FIRST_Q}`,
+    `   Final SQL: ${FIRST_SQL}`,
+    "   Result: [('Ines Duarte', 3), ",
+  ].join('\n');
+  assert.ok(sent[0]?.includes(memory), sent[0]);
+  assert.ok(!sent[0]?.includes('memory_retrieve'), 'not the MTSQL-R1 prompt');
   await ed.screenshot('ask-follow-up');
 });
 
@@ -246,32 +260,49 @@ test('the conversation survives the panel being hidden and shown again', async (
   await ed.screenshot('ask-restored');
 });
 
-test(
-  'Ask Quarry about the Selection: the selected line ' + 'becomes the question (editable), asked in the same panel',
-  async () => {
-    await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
-    await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
-    const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
-    await editor.click();
-    // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
-    // whole logical line is selected with Expand Line Selection rather than Home/End).
-    await ed.runCommand('Go to Line/Column...');
-    await ed.answer(':4');
-    await ed.runCommand('Expand Line Selection');
-    // The editor's context menu (right-click on the selection) offers it while text is selected.
-    await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
-    const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
-    await item.waitFor({ state: 'visible', timeout: 15_000 });
-    await ed.screenshot('ask-selection-menu');
-    await item.click();
-    await ed.answer('clinic');
-    await questionBox();
-    const box = ed.page.locator('.quick-input-widget .quick-input-box input');
-    assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
-    await ed.page.keyboard.press('Enter');
-    panel = await ed.webview('Q4.');
-    await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
-    assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
-    await ed.screenshot('ask-selection');
-  },
-);
+test('Ask Quarry about the Selection: the selected line becomes the question (editable), asked in the same panel', async () => {
+  await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
+  await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
+  const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
+  await editor.click();
+  // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
+  // whole logical line is selected with Expand Line Selection rather than Home/End).
+  await ed.runCommand('Go to Line/Column...');
+  await ed.answer(':4');
+  await ed.runCommand('Expand Line Selection');
+  // The editor's context menu (right-click on the selection) offers it while text is selected.
+  await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
+  const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
+  await item.waitFor({ state: 'visible', timeout: 15_000 });
+  await ed.screenshot('ask-selection-menu');
+  await item.click();
+  await ed.answer('clinic');
+  await questionBox();
+  const box = ed.page.locator('.quick-input-widget .quick-input-box input');
+  assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
+  await ed.page.keyboard.press('Enter');
+  panel = await ed.webview('Q4.');
+  await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
+  assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
+  await ed.screenshot('ask-selection');
+});
+
+test('another database keeps the conversation: Conversations lists it, its button brings it back', async () => {
+  await panel.locator('#change-db').click();
+  await ed.answer('orchard');
+  await shows(panel, 'Conversations (1 more)');
+  assert.equal(await panel.locator('.q-exchange').count(), 0, 'a new, empty conversation about orchard');
+  await panel.locator('summary', { hasText: 'Conversations' }).click();
+  const kept = panel.locator('#conversation-0');
+  assert.match(
+    await kept.innerText(),
+    /data\/clinic\.sqlite · 4 questions · “Which doctor has the most appointments\?”/,
+  );
+  await ed.screenshot('ask-conversations');
+  await kept.click();
+  await shows(panel, 'Q4.');
+  assert.equal(await panel.locator('.q-exchange').count(), 4);
+  assert.match(await panel.locator('#x1-status').innerText(), /skyrl/);
+  assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
+  await ed.screenshot('ask-conversation-back');
+});

@@ -74,8 +74,38 @@ test('Preview Table from the context menu shows the rows in a grid', async () =>
   // Sort by name with the keyboard: Enter on the header.
   await app.locator('#preview-grid th', { hasText: 'name' }).focus();
   await ed.page.keyboard.press('Enter');
+  // The sort runs in SQLite (ORDER BY through the sandbox): wait for the page it sends back.
+  await app.waitForFunction(
+    () => document.querySelector('#preview-grid tbody tr')?.textContent?.includes('Amara Okafor'),
+    undefined,
+    { timeout: 15_000 },
+  );
   assert.match(await rows.first().innerText(), /Amara Okafor/);
   await ed.screenshot('databases-preview');
+});
+
+test('Copy DDL confirms; Show Schema opens a read-only document that closes without a save prompt', async () => {
+  const view = await ed.openActivityView('Quarry');
+  const tree = view.locator('.monaco-list');
+  const clinic = tree.locator('.monaco-list-row', { hasText: 'clinic.sqlite' }).first();
+  const menu = async (label: string) => {
+    await clinic.click({ button: 'right' });
+    const entry = ed.page.locator('.monaco-menu .action-item', { hasText: label }).first();
+    await entry.waitFor({ timeout: 15_000 });
+    await entry.hover();
+    await ed.page.keyboard.press('Enter');
+  };
+  await menu('Copy DDL');
+  await notification(/DDL of clinic\.sqlite copied to the clipboard \(\d+ lines\)/);
+  await ed.screenshot('databases-copy-ddl');
+  await menu('Show Schema');
+  await ed.pick('DDL');
+  const tab = ed.page.locator('.tabs-container .tab', { hasText: 'clinic.sqlite schema (ddl).sql' }).first();
+  await tab.waitFor({ timeout: 15_000 });
+  await ed.screenshot('databases-schema');
+  await ed.runCommand('View: Close Editor');
+  await tab.waitFor({ state: 'detached', timeout: 15_000 });
+  assert.equal(await ed.page.locator('.monaco-dialog-box').count(), 0, 'no "save changes?" dialog');
 });
 
 test('Test Model Connection says the server wants a key; "Set API Key…" on the notification fixes it', async () => {
@@ -87,7 +117,7 @@ test('Test Model Connection says the server wants a key; "Set API Key…" on the
   await ed.answer(KEY);
   await notification(/API key saved for http:\/\/127\.0\.0\.1/);
   await ed.runCommand('Quarry: Test Model Connection');
-  await notification(/e2e-model answered in \d+ ms: "OK"/);
+  await notification(/connected, openai · e2e-model, \d+ ms/);
   const chat = ed.openai!.requests.filter((r) => r.path.endsWith('/chat/completions'));
   assert.equal(chat[chat.length - 1].authorization, `Bearer ${KEY}`);
   await ed.screenshot('databases-connection-ok');

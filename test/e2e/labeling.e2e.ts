@@ -78,47 +78,45 @@ test('Label Trajectories from the palette: the queue opens on the first unlabele
   await ed.screenshot('labeling-open');
 });
 
-test(
-  'by keyboard: 1 marks correct and saves; j moves on; 2, e + Ctrl+Enter run a corrected SQL that matches ' +
-    'the gold',
-  async () => {
-    // Focus the panel's document (not a field) so the shortcuts reach it.
-    await app.locator('#l-question').click();
-    await key('1');
-    await waitText('#l-status', /^Saved (correct|incorrect)/);
-    await waitText('#l-progress', '1 / 5 labeled');
-    assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'true');
-    await key('j');
-    await waitText('#l-where', 'item 2 of 5');
-    await key('2');
-    await waitText('#l-progress', '2 / 5 labeled');
-    await key('e');
-    await ed.page.keyboard.type(GOLD_TOP);
-    await key('Control+Enter');
-    await waitText('#l-match', /Matches the gold result/);
-    await app.locator('#l-grid table').waitFor();
-    await key('Escape');
-    await key('t');
-    // wrong join is the fourth built-in tag: three steps right from the first.
-    for (let i = 0; i < 3; i++) await key('ArrowRight');
-    await key('Space');
-    assert.equal(await app.locator('.l-chip[data-tag="wrong join"]').getAttribute('aria-pressed'), 'true');
-    await waitText('#l-status', /Unsaved changes/);
-    await ed.screenshot('labeling-corrected');
-    await key('s');
-    await waitText('#l-status', /^Saved (correct|incorrect)/);
-    const labels = storeLabels();
-    assert.deepEqual(
-      labels.map((l) => [l.id, l.verdict]),
-      [
-        ['top-a', 'correct'],
-        ['top-b', 'incorrect'],
-      ],
-    );
-    assert.equal(labels[1].corrected, GOLD_TOP);
-    assert.equal(labels[1].tags, 'wrong join');
-  },
-);
+test('by keyboard: 1 marks correct, saves, moves on; 2 too; e + Ctrl+Enter runs a corrected SQL', async () => {
+  // Focus the panel's document (not a field) so the shortcuts reach it.
+  await app.locator('#l-question').click();
+  await key('1');
+  await waitText('#l-progress', '1 / 5 labeled');
+  await waitText('#l-where', 'item 2 of 5');
+  assert.equal(await app.locator('#l-verdict-correct').getAttribute('aria-pressed'), 'false', 'a fresh item');
+  await key('2');
+  await waitText('#l-progress', '2 / 5 labeled');
+  await waitText('#l-where', 'item 3 of 5');
+  await key('k');
+  await waitText('#l-where', 'item 2 of 5');
+  assert.equal(await app.locator('#l-verdict-incorrect').getAttribute('aria-pressed'), 'true');
+  await key('e');
+  await ed.page.keyboard.type(GOLD_TOP);
+  await key('Control+Enter');
+  await waitText('#l-match', /Matches the gold result/);
+  await app.locator('#l-grid table').waitFor();
+  await key('Escape');
+  await key('t');
+  // wrong join is the fourth built-in tag: three steps right from the first.
+  for (let i = 0; i < 3; i++) await key('ArrowRight');
+  await key('Space');
+  assert.equal(await app.locator('.l-chip[data-tag="wrong join"]').getAttribute('aria-pressed'), 'true');
+  await waitText('#l-status', /Unsaved changes/);
+  await ed.screenshot('labeling-corrected');
+  await key('s');
+  await waitText('#l-status', /^Saved (correct|incorrect)/);
+  const labels = storeLabels();
+  assert.deepEqual(
+    labels.map((l) => [l.id, l.verdict]),
+    [
+      ['top-a', 'correct'],
+      ['top-b', 'incorrect'],
+    ],
+  );
+  assert.equal(labels[1].corrected, GOLD_TOP);
+  assert.equal(labels[1].tags, 'wrong join');
+});
 
 test('? shows the shortcuts; k goes back to the labeled trajectory with its verdict', async () => {
   await key('?');

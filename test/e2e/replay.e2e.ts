@@ -154,11 +154,27 @@ async function waitCounts(re: RegExp): Promise<void> {
 }
 
 test('Open Trajectory Replay from the palette, pick the file: every trajectory listed and scored', async () => {
+  // Quarry's own folder is never offered, though it holds JSONL files.
+  mkdirSync(join(ed.workspace, '.quarry', 'exports'), { recursive: true });
+  writeFileSync(join(ed.workspace, '.quarry', 'exports', 'sft-export.jsonl'), '{}\n');
   await ed.runCommand('Quarry: Open Trajectory Replay…');
+  const picker = ed.page.locator('.quick-input-widget .quick-input-list');
+  await picker.locator('.monaco-list-row', { hasText: 'replay-e2e.jsonl' }).first().waitFor({ timeout: 15_000 });
+  const offered = await picker.locator('.monaco-list-row').allInnerTexts();
+  assert.ok(!offered.some((t) => t.includes('.quarry/exports')), offered.join(' | '));
   await ed.answer('replay-e2e');
   panel = await ed.webview('Replay: replay-e2e.jsonl');
   await waitCounts(new RegExp(`^${records.length} of ${records.length} trajectories`));
   assert.equal(await rowCount(), records.length, 'a short list renders every row');
+  // Empty range filters read "any", not a number that looks typed in; the file's range is the tooltip.
+  for (const id of ['f-turns-min', 'f-turns-max', 'f-reward-min', 'f-reward-max']) {
+    const field = panel.locator(`#${id}`);
+    assert.deepEqual(
+      [await field.getAttribute('placeholder'), await field.evaluate((e) => (e as HTMLInputElement).value)],
+      ['any', ''],
+    );
+  }
+  assert.match((await panel.locator('#f-turns-min').getAttribute('title')) ?? '', /^turns in this file: 1–3$/);
   // Scoring runs by itself on a small file; the verdict column fills in.
   await panel
     .locator('#r-score-status', { hasText: `${records.length}/${records.length} scored` })
@@ -202,9 +218,12 @@ test('keyboard: j/k move in the list, Enter opens, n/p step the turns, ? shows t
   assert.match(await panel.locator('#r-reward').innerText(), /result matches the gold/);
   const current = () => panel.locator('.r-turn.r-current').getAttribute('data-turn');
   assert.equal(await current(), '0');
+  const counter = () => panel.locator('#r-turn-counter').innerText();
+  assert.equal(await counter(), 'Turn 1 of 3');
   assert.match(await panel.locator('.r-turn[data-turn="0"]').innerText(), /no such column: nme/);
   await ed.page.keyboard.press('n');
   assert.equal(await current(), '1');
+  assert.equal(await counter(), 'Turn 2 of 3', 'the counter follows the stepping');
   await ed.page.keyboard.press('ArrowRight');
   assert.equal(await current(), '2');
   await ed.page.keyboard.press('n'); // stays on the last turn
@@ -212,6 +231,7 @@ test('keyboard: j/k move in the list, Enter opens, n/p step the turns, ? shows t
   await ed.screenshot('replay-detail-last-turn');
   await ed.page.keyboard.press('p');
   assert.equal(await current(), '1');
+  assert.equal(await counter(), 'Turn 2 of 3');
   await ed.page.keyboard.press('k');
   await panel.locator('#r-detail', { hasText: 'top-1' }).waitFor({ timeout: 15_000 });
   await ed.page.keyboard.press('?');

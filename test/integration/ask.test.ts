@@ -78,11 +78,9 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
         {
           match: FOLLOW_Q,
           turn: 0,
-          response:
-            `<think>The doctor found before; look up the specialty.</think>\n<tool_call>{"name": ` +
-            `"exec_sql", "arguments": {"code": "${FOLLOW_SQL}"}}</tool_call>`,
+          response: `<think>The doctor found before; look up the specialty.</think>\n<sql>${FOLLOW_SQL}</sql>`,
         },
-        { match: FOLLOW_Q, turn: 1, response: `<think>cardiology.</think>\n<answer_sql>${FOLLOW_SQL}</answer_sql>` },
+        { match: FOLLOW_Q, turn: 1, response: `<think>cardiology.</think>\n<solution>${FOLLOW_SQL}</solution>` },
         {
           match: FIRST_Q,
           turn: 0,
@@ -185,25 +183,26 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     },
   );
 
-  test(
-    'a follow-up in the same panel continues the ' + 'conversation with mtsqlr1 and the result already shown',
-    async () => {
-      const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
-      assert.deepEqual([outcome.end, outcome.finalSql], ['answer', FOLLOW_SQL]);
-      const ev = await until('the follow-up result', async () => {
-        const e = await events(1);
-        return e.some((x) => x.kind === 'result') && e;
-      });
-      const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
-      assert.deepEqual([start.kind, start.protocol], ['start', 'mtsqlr1']);
-      const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
-      assert.deepEqual(result.result.rows, [['cardiology']]);
-      const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
-      const rec = records.find((r) => r.id === outcome.id);
-      assert.ok(rec);
-      assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
-    },
-  );
+  test('a follow-up in the same panel keeps skyrl and carries the earlier question, SQL and result shown', async () => {
+    const before = server.requests.length;
+    const outcome = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
+    assert.deepEqual([outcome.end, outcome.finalSql], ['answer', FOLLOW_SQL]);
+    const ev = await until('the follow-up result', async () => {
+      const e = await events(1);
+      return e.some((x) => x.kind === 'result') && e;
+    });
+    const start = ev[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+    assert.deepEqual([start.kind, start.protocol], ['start', 'skyrl']);
+    const sent = JSON.stringify(server.requests.slice(before).map((r) => r.body?.messages));
+    assert.ok(sent.includes(`Earlier in this conversation:\\n1. Question: ${FIRST_Q}`), sent);
+    assert.ok(sent.includes("Result: [('Ines Duarte',)]"), sent);
+    const result = ev.find((e) => e.kind === 'result') as Extract<ExchangeEvent, { kind: 'result' }>;
+    assert.deepEqual(result.result.rows, [['cardiology']]);
+    const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
+    const rec = records.find((r) => r.id === outcome.id);
+    assert.ok(rec);
+    assert.deepEqual(rec.task.history, [{ question: FIRST_Q, sql: FIRST_SQL, result: "[('Ines Duarte',)]" }]);
+  });
 
   test(
     "the final SQL's actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling " +
@@ -309,6 +308,40 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     await hook('close');
     const relative = { state: { db: { path: 'clinic.sqlite', label: 'x' } } };
     assert.match((await revive(relative)) ?? '', /db path is not an absolute path/);
+    await hook('close');
+  });
+
+  test('switching database keeps the conversation in a list; picking it brings it back as it was', async () => {
+    await hook('clear');
+    const asked = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+    assert.equal(asked.end, 'answer');
+    await until('the result', async () => (await events(0)).some((e) => e.kind === 'result'));
+    const orchard = join(folder, 'data', 'orchard.sqlite');
+    await vscode.commands.executeCommand('quarry.ask', { db: orchard, pickDatabase: true });
+    const switched = await shownState();
+    assert.equal(switched?.db?.path, orchard);
+    assert.deepEqual(switched?.exchanges, []);
+    assert.deepEqual(
+      switched?.conversations?.map((c) => [c.db.path, c.first, c.questions]),
+      [[db, FIRST_Q, 1]],
+    );
+    const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
+    assert.ok(
+      notices.some((t) => /The one about .*clinic.* is kept/.test(t)),
+      notices.join('\n'),
+    );
+    await hook('receive', { type: 'openConversation', index: 0 });
+    const back = await shownState();
+    assert.equal(back?.db?.path, db);
+    assert.deepEqual(
+      back?.exchanges.map((x) => [x.id, x.question, x.finalSql, x.result?.ok]),
+      [[asked.id, FIRST_Q, FIRST_SQL, true]],
+    );
+    assert.deepEqual(back?.conversations, [], 'the empty orchard conversation is not kept');
+    await hook('receive', { type: 'copySql', exchange: 0 });
+    assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL, 'its actions work again');
+    await hook('receive', { type: 'openConversation', index: 3 });
+    assert.match(JSON.stringify(await posted()), /There is no conversation 4/);
     await hook('close');
   });
 });

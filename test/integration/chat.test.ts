@@ -41,7 +41,7 @@ suite('@quarry chat participant', () => {
   suiteSetup(async () => {
     server = await startReplayServer({
       script: [
-        { match: FOLLOW_Q, turn: 0, response: `<answer_sql>${FOLLOW_SQL}</answer_sql>` },
+        { match: FOLLOW_Q, turn: 0, response: `<solution>${FOLLOW_SQL}</solution>` },
         {
           match: CITY_Q,
           turn: 0,
@@ -124,20 +124,21 @@ suite('@quarry chat participant', () => {
     },
   );
 
-  test(
-    'a follow-up in the same chat continues with mtsqlr1; ' + 'its memory has the earlier question, SQL and result',
-    async () => {
-      const run = await chat({ prompt: FOLLOW_Q, history: [{ question: CITY_Q, metadata: first }] });
-      const md = markdown(run);
-      assert.match(md, /· mtsqlr1 \(follow-up 2\) ·/);
-      assert.ok(md.includes('| Porto | 1 |'), md);
-      assert.ok(!md.includes('| Brno |'), 'born before 1980 leaves only Porto');
-      const meta = run.result.metadata as QuarryChatMetadata;
-      const { records } = await readTrajectories(store());
-      const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
-      assert.deepEqual(rec?.task.history, [{ question: CITY_Q, sql: CITY_SQL, result: first.quarry.result }]);
-    },
-  );
+  test('a follow-up in the same chat keeps skyrl; its prompt has the earlier question, SQL and result', async () => {
+    const before = server.requests.length;
+    const run = await chat({ prompt: FOLLOW_Q, history: [{ question: CITY_Q, metadata: first }] });
+    const md = markdown(run);
+    assert.match(md, /· skyrl \(follow-up 2\) ·/);
+    const sent = JSON.stringify(server.requests.slice(before).map((r) => r.body?.messages));
+    assert.ok(sent.includes(`Earlier in this conversation:\\n1. Question: ${CITY_Q}`), sent);
+    assert.ok(sent.includes(`Result: ${first.quarry.result}`), sent);
+    assert.ok(md.includes('| Porto | 1 |'), md);
+    assert.ok(!md.includes('| Brno |'), 'born before 1980 leaves only Porto');
+    const meta = run.result.metadata as QuarryChatMetadata;
+    const { records } = await readTrajectories(store());
+    const rec = records.find((r) => r.id === meta.quarry.trajectoryId);
+    assert.deepEqual(rec?.task.history, [{ question: CITY_Q, sql: CITY_SQL, result: first.quarry.result }]);
+  });
 
   test('a #file reference picks the database even when the prompt names none', async () => {
     const orchard = join(folder, 'data', 'orchard.sqlite');

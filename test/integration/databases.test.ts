@@ -3,7 +3,7 @@
 // the clipboard, Preview Table and Show Schema through the sandbox, the Ask hand-off, and refresh on file events.
 import * as assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
@@ -164,10 +164,11 @@ suite('Databases view', () => {
       'quarry.previewTable',
       await tableNode('data/clinic.sqlite', 'doctor'),
     );
-    assert.ok(outcome?.result.ok, outcome?.result.error ?? 'no outcome');
-    assert.deepEqual(outcome.result.columns, ['doctor_id', 'name', 'specialty']);
-    assert.equal(outcome.result.rows.length, 3);
-    assert.deepEqual(outcome.result.rows[0], [1, 'Ines Duarte', 'cardiology']);
+    assert.ok(outcome?.page.ok, outcome?.page.ok === false ? outcome.page.error : 'no outcome');
+    assert.deepEqual(outcome.page.columns, ['doctor_id', 'name', 'specialty']);
+    assert.equal(outcome.page.rows.length, 3);
+    assert.equal(outcome.page.total, 3);
+    assert.deepEqual(outcome.page.rows[0], [1, 'Ines Duarte', 'cardiology']);
     await until('the preview tab is open', () =>
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label === 'doctor · clinic.sqlite'),
     );
@@ -185,22 +186,105 @@ suite('Databases view', () => {
     const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
     const path = join(folder, 'data', 'clinic.sqlite');
     await vscode.commands.executeCommand('quarry.previewTable', { db: path, table: 'doctor' });
-    const shown = (await preview('posted')).filter((m) => m.type === 'show').pop();
-    assert.ok(shown && shown.type === 'show');
-    assert.equal(shown.data.path, path, 'the app is told the full path, which it saves');
+    const shown = (await preview('posted')).filter((m) => m.type === 'shown').pop();
+    const page = (await preview('posted')).filter((m) => m.type === 'page').pop();
+    assert.ok(shown && shown.type === 'shown' && page?.type === 'page');
+    assert.equal(shown.path, path, 'the app is told the full path, which it saves');
     await preview('closeAll');
     await until('the preview tab to close', () => !tabs().includes('doctor · clinic.sqlite'));
     await preview('clear');
     assert.equal(await revive({ path, table: 'doctor' }), null);
     const again = await until('the preview to run again', async () =>
-      (await preview('posted')).filter((m) => m.type === 'show').pop(),
+      (await preview('posted')).filter((m) => m.type === 'page').pop(),
     );
-    assert.ok(again.type === 'show');
-    assert.deepEqual({ ...again.data, ms: 0 }, { ...shown.data, ms: 0 });
+    assert.ok(again.type === 'page');
+    assert.deepEqual({ ...again.page, ms: 0 }, { ...page.page, ms: 0 });
+    assert.ok((await preview('posted')).some((m) => m.type === 'shown' && m.path === path));
     await until('the revived tab is titled as before', () => tabs().includes('doctor · clinic.sqlite'));
     assert.match((await revive({ path: 'data/clinic.sqlite', table: 'doctor' })) ?? '', /not an absolute path/);
     assert.match((await revive({ table: 'doctor' })) ?? '', /missing path/);
     await preview('closeAll');
+  });
+
+  test('Preview pages, sorts and filters the whole table in SQLite, with the total', async () => {
+    const preview = (op: string, arg?: unknown) =>
+      vscode.commands.executeCommand<PreviewToApp[]>('quarry.preview.testHook', op, arg);
+    const path = join(folder, 'data', 'trips.sqlite');
+    made.push(path);
+    const d = new Database(path);
+    d.exec(`CREATE TABLE trip(id INTEGER PRIMARY KEY, duration INTEGER, fare REAL);
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 9959)
+      INSERT INTO trip SELECT i, (i * 7919) % 100003, (i % 5) * 1.0 FROM n;`);
+    d.close();
+    const largest = (() => {
+      const r = new Database(path, { readonly: true });
+      try {
+        return r.prepare('SELECT max(duration) FROM trip').pluck().get() as number;
+      } finally {
+        r.close();
+      }
+    })();
+    await preview('clear');
+    const outcome = await vscode.commands.executeCommand<PreviewOutcome>('quarry.previewTable', {
+      db: path,
+      table: 'trip',
+    });
+    assert.ok(outcome?.page.ok);
+    assert.equal(outcome.page.total, 9959);
+    assert.equal(outcome.page.rows.length, 200);
+    const lastPage = async () => {
+      const p = (await preview('posted')).filter((m) => m.type === 'page').pop();
+      assert.ok(p?.type === 'page');
+      return p.page;
+    };
+    await preview('send', { type: 'page', offset: 200, limit: 200, filters: [] });
+    let p = await lastPage();
+    assert.equal(p.offset, 200);
+    assert.equal(p.rows[0][0], 201);
+    assert.equal(p.total, 9959);
+    // Today's fault was the largest of the first 200: the sort must run over the whole table.
+    await preview('send', { type: 'page', offset: 0, limit: 200, sortColumn: 1, descending: true, filters: [] });
+    p = await lastPage();
+    assert.equal(p.rows[0][1], largest);
+    assert.deepEqual(p.realColumns, [false, false, true]);
+    await preview('send', {
+      type: 'page',
+      offset: 0,
+      limit: 200,
+      filters: [{ column: 2, text: '=4' }],
+    });
+    p = await lastPage();
+    assert.equal(p.total, 1992);
+    // A malformed request is refused on the host and changes nothing.
+    await preview('clear');
+    await preview('send', { type: 'page', offset: -5, limit: 200, filters: [] });
+    assert.deepEqual(await preview('posted'), []);
+    await preview('closeAll');
+  });
+
+  test("Quarry's own files (.quarry/**) are never listed as databases", async () => {
+    const own = join(folder, '.quarry', 'exports');
+    mkdirSync(own, { recursive: true });
+    const copy = join(own, 'clinic-copy.sqlite');
+    copyFileSync(join(folder, 'data', 'clinic.sqlite'), copy);
+    made.push(copy);
+    const paths = await vscode.commands.executeCommand<string[]>('quarry.refreshDatabases');
+    assert.ok(paths.map(rel).includes('data/clinic.sqlite'));
+    assert.ok(!paths.some((p) => p.includes('.quarry')), paths.join(', '));
+    // The file watcher saw the copy appear: the list is read again, and still leaves it out.
+    const again = await vscode.commands.executeCommand<string[]>('quarry.refreshDatabases');
+    assert.ok(!again.some((p) => p.includes('.quarry')), again.join(', '));
+  });
+
+  test('Show Schema on a file that is not a database says so and opens nothing', async () => {
+    const before = vscode.window.activeTextEditor?.document.uri.toString();
+    const text = await vscode.commands.executeCommand<string | undefined>(
+      'quarry.showSchemaOf',
+      join(folder, 'notes', 'not-a-database.db'),
+      'list',
+    );
+    assert.equal(text, undefined);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), before, 'no document was opened');
   });
 
   test('Show Schema opens the schema in the prompt style the agent sees', async () => {
@@ -214,8 +298,16 @@ suite('Databases view', () => {
       'the schema document is shown',
       () => vscode.window.activeTextEditor?.document.getText() === text && vscode.window.activeTextEditor,
     );
-    assert.equal(editor.document.isUntitled, true);
+    // A read-only virtual document: not untitled, never dirty, so closing it asks nothing.
+    assert.equal(editor.document.uri.scheme, 'quarry-schema');
+    assert.equal(editor.document.isUntitled, false);
     assert.equal(editor.document.languageId, 'sql');
+    assert.match(editor.document.uri.path, /orchard\.sqlite schema \(ddl\)\.sql$/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    assert.ok(
+      !vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'quarry-schema'),
+      'closed without a save prompt',
+    );
   });
 
   test('Ask about this database hands the database to the Ask feature', async () => {

@@ -258,6 +258,13 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     assert.equal(msg.hasRun, false);
     assert.equal(msg.trajectory.exec?.correct, true);
     assert.equal(msg.trajectory.turns, 2);
+    // Opened on one trajectory, the panel is that trajectory's protocol's, as Replay picks it.
+    assert.equal(msg.trajectory.panel, 'skyrl');
+    assert.equal((await lastOf('panels'))?.selected, 'skyrl');
+    await hook('clear');
+    await vscode.commands.executeCommand('quarry.openDiagnostics', { file, id: 'fees-mt' });
+    const mt = await until('the mtsqlr1 trajectory', () => lastOf('trajectory'));
+    assert.deepEqual([mt.trajectory.id, mt.trajectory.panel], ['fees-mt', 'mtsqlr1']);
   });
 
   test(

@@ -4,7 +4,16 @@ import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents, setDisabled, table, tag, textArea } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { resultGrid, type ResultGrid } from '../shared/resultGrid';
-import type { AskAppState, AskState, ExchangeView, ToApp, ToHost, TurnView, WireResult } from '../../src/protocol/ask';
+import type {
+  AskAppState,
+  AskState,
+  ConversationSummary,
+  ExchangeView,
+  ToApp,
+  ToHost,
+  TurnView,
+  WireResult,
+} from '../../src/protocol/ask';
 import { applyEvent, emptyState, isRunning, turnsUsed } from '../../src/protocol/askState';
 
 registerComponents();
@@ -170,6 +179,7 @@ function renderChrome(): void {
         ? 'Ask a follow-up — it remembers the questions and answers above (Ctrl+Enter)'
         : `Ask a question about ${state.db.label} (Ctrl+Enter)`,
   );
+  const kept = state.conversations ?? [];
   header.replaceChildren(
     h('strong', {}, state.db ? state.db.label : 'No database chosen'),
     h('span', { class: 'q-muted', title: state.db?.path }, state.model ? `model: ${state.model}` : ''),
@@ -183,7 +193,29 @@ function renderChrome(): void {
       id: 'new-conversation',
       disabled: running || state.exchanges.length === 0,
     }),
+    ...(kept.length ? [conversationList(kept, running)] : []),
   );
+}
+
+/** The kept conversations (another database, New conversation), each a button that brings it back. */
+function conversationList(kept: ConversationSummary[], running: boolean): HTMLElement {
+  const items = kept.map((c, i) =>
+    h(
+      'li',
+      {},
+      button(
+        `${c.db.label} · ${c.questions} question${c.questions === 1 ? '' : 's'} · “${clip(c.first, 60)}”`,
+        () => host.post({ type: 'openConversation', index: i }),
+        { appearance: 'secondary', id: `conversation-${i}`, disabled: running },
+      ),
+    ),
+  );
+  const list = h('ul', { class: 'q-conversations', 'aria-label': 'Earlier conversations' }, ...items);
+  return details('conversations', `Conversations (${kept.length} more)`, list);
+}
+
+function clip(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
 
 function details(key: string, summary: string, body: Node): HTMLElement {

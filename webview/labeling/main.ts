@@ -1,8 +1,8 @@
 // The labeling panel's app: one trajectory at a time from the host's review queue — question, database, turns (SQL
 // highlighted, observations), final SQL — and the label form: verdict, corrected SQL with Run (result + match),
-// failure-mode tags, note. Keyboard first (see SHORTCUTS): j/k or n/p move, 1/2/3 set the verdict and save, e edits
-// the corrected SQL, Ctrl+Enter runs it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits and the
-// position survive the panel being hidden (host.saveState).
+// failure-mode tags, note. Keyboard first (see SHORTCUTS): j/k or n/p move, 1/2/3 set the verdict, save, move on,
+// e edits the corrected SQL, Ctrl+Enter runs it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits
+// and the position survive the panel being hidden (host.saveState).
 import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
@@ -453,6 +453,16 @@ function setVerdict(v: Verdict): void {
   save();
 }
 
+/** A verdict key: sets the verdict, saves it and goes to the next item (the last one just saves). */
+function verdictAndNext(v: Verdict): void {
+  if (!record) return;
+  renderVerdict(v);
+  edited();
+  // go() saves the dirty draft before it moves, so the label is written once.
+  if (queue && state.position < queue.size - 1) go(1);
+  else save();
+}
+
 function toggleTag(name: string): void {
   if (selectedTags.has(name)) selectedTags.delete(name);
   else selectedTags.add(name);
@@ -575,13 +585,13 @@ document.addEventListener('keydown', (e) => {
         go(-1);
         return true;
       case '1':
-        setVerdict('correct');
+        verdictAndNext('correct');
         return true;
       case '2':
-        setVerdict('incorrect');
+        verdictAndNext('incorrect');
         return true;
       case '3':
-        setVerdict('unsure');
+        verdictAndNext('unsure');
         return true;
       case 'e':
         sqlBox.focus();

@@ -145,9 +145,14 @@ export function detailView(ctx: ReplayContext, detail: DetailData, onTurn: (inde
     h(
       'div',
       { class: 'r-meta' },
-      h('span', {}, `Turn ${r.turns.length ? turn + 1 : 0} of ${r.turns.length}`),
+      h('span', { id: 'r-turn-counter', 'data-total': String(r.turns.length) }, turnCounterText(turn, r.turns.length)),
       h('span', { class: 'q-muted' }, 'n/p or ←/→ to step'),
     ),
     ...r.turns.map((t) => turnCard(t, t.index === turn, () => onTurn(t.index))),
   ];
+}
+
+/** "Turn i of N" for the turn shown (0 of 0 without turns); kept in step by side.ts's markTurn. */
+export function turnCounterText(turn: number, total: number): string {
+  return `Turn ${total ? turn + 1 : 0} of ${total}`;
 }

@@ -12,12 +12,17 @@ export interface FilterBar {
   send(): void;
 }
 
+/**
+ * A bound of a range filter. Empty reads "any" (a placeholder that cannot be taken for a value); the file's own range
+ * is the tooltip.
+ */
 function numberField(
   id: string,
-  placeholder: string,
+  hint: string,
   value: number | null | undefined,
   onValue: (v: number | null) => void,
 ): HTMLElement {
+  const placeholder = 'any';
   const el = textField({ id, placeholder, value: value === null || value === undefined ? '' : String(value) }, (v) => {
     const t = v.trim();
     const n = t === '' ? null : Number(t);
@@ -25,6 +30,7 @@ function numberField(
     if (n === null || Number.isFinite(n)) onValue(n);
   });
   el.classList.add('r-num');
+  el.title = hint;
   return el;
 }
 
@@ -110,12 +116,13 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
       id: string,
       label: string,
       sigPart: unknown,
-      placeholder: string,
+      hint: string,
       key: 'turnsMin' | 'turnsMax' | 'rewardMin' | 'rewardMax',
     ) =>
       slot(id, label, sigOf(sigPart), () =>
-        numberField(id, placeholder, app.filter[key], (n) => setFilter({ [key]: n }, true)),
+        numberField(id, hint, app.filter[key], (n) => setFilter({ [key]: n }, true)),
       );
+    const rewardHint = f.reward ? `rewards in this file: ${fmt(f.reward.min)}–${fmt(f.reward.max)}` : 'not scored yet';
     const parts = [
       slot('f-verdict', 'Verdict', sigOf(v, app.filter.verdict), () =>
         dropdown(
@@ -134,10 +141,10 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
       facet('f-model', 'Model', 'Any model', f.models, 'model'),
       facet('f-db', 'Database', 'Any database', f.dbs, 'db'),
       facet('f-label', 'Label', 'Any label', f.labels, 'label'),
-      range('f-turns-min', 'Turns ≥', f.turns.min, String(f.turns.min), 'turnsMin'),
-      range('f-turns-max', 'Turns ≤', f.turns.max, String(f.turns.max), 'turnsMax'),
-      range('f-reward-min', 'Reward ≥', f.reward?.min, f.reward ? fmt(f.reward.min) : 'min', 'rewardMin'),
-      range('f-reward-max', 'Reward ≤', f.reward?.max, f.reward ? fmt(f.reward.max) : 'max', 'rewardMax'),
+      range('f-turns-min', 'Turns ≥', f.turns.min, `turns in this file: ${f.turns.min}–${f.turns.max}`, 'turnsMin'),
+      range('f-turns-max', 'Turns ≤', f.turns.max, `turns in this file: ${f.turns.min}–${f.turns.max}`, 'turnsMax'),
+      range('f-reward-min', 'Reward ≥', f.reward?.min, rewardHint, 'rewardMin'),
+      range('f-reward-max', 'Reward ≤', f.reward?.max, rewardHint, 'rewardMax'),
       slot('f-search', 'Search', sigOf(), () => {
         const placeholder = 'question, SQL or id  ( / )';
         const search = textField({ id: 'f-search', placeholder, value: app.filter.text ?? '' }, (t) =>

@@ -17,6 +17,8 @@ export interface TrajectoryList {
   toggleMark(): void;
   /** Drops a trajectory about to open after a cursor move (another view was asked for). */
   cancelPendingSelect(): void;
+  /** Scrolls the cursor's row into view (a trajectory opened from elsewhere: Ask, Diagnostics, a reload). */
+  revealCursor(): void;
   /** Rows a PageUp/PageDown moves. */
   pageSize(): number;
 }
@@ -79,17 +81,22 @@ export function createList(ctx: ReplayContext): TrajectoryList {
     persistTimer = setTimeout(() => persist(ctx), 200);
   }
 
+  function revealCursor(): void {
+    if (state.cursor < 0) return;
+    const top = state.cursor * ROW_H;
+    if (top < viewport.scrollTop) viewport.scrollTop = top;
+    else if (top + ROW_H > viewport.scrollTop + viewport.clientHeight) {
+      viewport.scrollTop = top + ROW_H - viewport.clientHeight;
+    }
+  }
+
   function moveTo(i: number, now = false): void {
     const keys = state.keys;
     if (keys.length === 0) return;
     state.cursor = Math.max(0, Math.min(keys.length - 1, i));
     const s = state.summaries[keys[state.cursor]];
     state.app.selectedId = s.id;
-    const top = state.cursor * ROW_H;
-    if (top < viewport.scrollTop) viewport.scrollTop = top;
-    else if (top + ROW_H > viewport.scrollTop + viewport.clientHeight) {
-      viewport.scrollTop = top + ROW_H - viewport.clientHeight;
-    }
+    revealCursor();
     render(true);
     if (selectTimer) clearTimeout(selectTimer);
     const open = () => {
@@ -138,6 +145,7 @@ export function createList(ctx: ReplayContext): TrajectoryList {
     moveTo,
     toggleMark,
     cancelPendingSelect,
+    revealCursor,
     pageSize: () => Math.max(1, Math.floor(viewport.clientHeight / ROW_H) - 1),
   };
 }

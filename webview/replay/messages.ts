@@ -99,6 +99,7 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       const at = state.keys.indexOf(m.key);
       if (at >= 0 && at !== state.cursor) {
         state.cursor = at;
+        list.revealCursor();
         list.render(true);
       }
       app.selectedId = m.record.id;

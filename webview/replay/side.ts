@@ -3,7 +3,7 @@
 import { h } from '../shared/components';
 import { persist, type ReplayContext } from './context';
 import { compareView } from './compare';
-import { detailView, rewardSection } from './detail';
+import { detailView, rewardSection, turnCounterText } from './detail';
 import { groupView } from './group';
 import type { TrajectoryList } from './list';
 import { say } from './status';
@@ -53,6 +53,8 @@ export function createSidePane(ctx: ReplayContext, list: Pick<TrajectoryList, 'c
       if (on && !target) target = el;
     }
     if (scroll && target) target.scrollIntoView({ block: 'nearest' });
+    const counter = side.querySelector<HTMLElement>('#r-turn-counter');
+    if (counter) counter.textContent = turnCounterText(state.app.turn, Number(counter.dataset.total));
     persist(ctx);
   }
 

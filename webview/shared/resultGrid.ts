@@ -3,7 +3,8 @@
 // CSV/JSON through the host. Keyboard: PageDown/PageUp next/previous page, Home/End first/last page (focus in grid).
 import type { RowOrder, WireCell } from '../../src/core/db/resultExport';
 import { sortedRowIndices, toTsv } from '../../src/core/db/resultExport';
-import { button, formatCell, h, setDisabled } from './components';
+import { button, h, setDisabled } from './components';
+import { cellDisplay, clippedText } from './cellDisplay';
 
 export interface GridOptions {
   pageSize?: number;
@@ -129,9 +130,11 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
     for (let k = from; k < to; k++) {
       const tr = document.createElement('tr');
       for (const v of rows[order[k]]) {
+        const d = cellDisplay(v);
         const td = document.createElement('td');
-        td.textContent = formatCell(v);
-        if (v === null) td.className = 'q-null';
+        td.textContent = d.long ? clippedText(d.text) : d.text;
+        if (d.long) td.title = d.text.slice(0, 4000);
+        td.className = d.kind === 'null' ? 'q-null' : d.kind === 'number' ? 'q-cell-num' : '';
         tr.append(td);
       }
       frag.append(tr);
@@ -140,7 +143,8 @@ export function resultGrid(columns: string[], rows: WireCell[][], opts: GridOpti
     status.textContent =
       rows.length === 0
         ? 'no rows'
-        : `rows ${(from + 1).toLocaleString()}–${to.toLocaleString()} of ${rows.length.toLocaleString()} · page ${page + 1} of ${pages()}`;
+        : `rows ${(from + 1).toLocaleString()}–${to.toLocaleString()} of ${rows.length.toLocaleString()}` +
+          ` · page ${page + 1} of ${pages()}`;
     for (const b of [first, prev]) setDisabled(b, page === 0);
     for (const b of [next, last]) setDisabled(b, page >= pages() - 1);
   }

@@ -26,7 +26,7 @@ import { createProgress } from '../progressBar';
 
 const usage = `Usage: quarry bench --dataset spider|bird|sparc|cosql:FILE.json --db-dir DIR --model SPEC --protocol P
                     [--samples K] [--vote-pool samples|greedy+samples] [--temperature T] [--max-turns N]
-                    [--limit N] [--jobs N] --out DIR [--resume]
+                    [--limit N] [--jobs N] --out DIR [--resume] [--strict]
 
 Runs every question of a dataset through the agent K times and scores it by execution (see docs/bench.md).
   --dataset      NAME:FILE — spider (also Spider-DK/Syn/Realistic), bird, sparc or cosql, e.g. spider:dev.json
@@ -45,6 +45,8 @@ Runs every question of a dataset through the agent K times and scores it by exec
   --out          writes DIR/trajectories.jsonl, predictions.sql, gold.sql, report.json
   --resume       reuse the finished episodes in DIR/trajectories.jsonl (same dataset, model, protocol, budget,
                  temperature) and run only the missing and failed ones
+  --strict       refuse (exit 2) when a question's database is missing from --db-dir; by default the others run,
+                 each missing database is named with the questions it skipped, and report.json lists them (skipped)
 Prints EX for greedy decoding, majority vote and pass@K, by hardness (BIRD: by difficulty), with average turns,
 invalid-action rate and tokens per turn. Ctrl-C stops cleanly and keeps the finished questions (a second Ctrl-C
 quits at once). A run stops by itself after 10 episodes in a row fail (server down, wrong model name).
@@ -85,6 +87,7 @@ export const benchCommand: Command = {
         jobs: { type: 'string' },
         out: { type: 'string' },
         resume: { type: 'boolean' },
+        strict: { type: 'boolean' },
       },
     });
     for (const flag of ['dataset', 'db-dir', 'model', 'protocol', 'out'] as const) {
@@ -126,12 +129,19 @@ export const benchCommand: Command = {
     let dataset: Dataset;
     try {
       const spec = parseDatasetSpec(values.dataset!);
-      dataset = loadDataset(spec.name, resolve(io.cwd, spec.file), resolve(io.cwd, values['db-dir']!));
+      dataset = loadDataset(spec.name, resolve(io.cwd, spec.file), resolve(io.cwd, values['db-dir']!), {
+        skipMissing: values.strict !== true,
+      });
     } catch (err) {
       if (err instanceof DatasetError) return badInput(io, err.message);
       throw err;
     }
     if (dataset.tasks.length === 0) return badInput(io, `${dataset.file} has no questions`);
+    for (const s of dataset.skipped ?? [])
+      io.stderr.write(
+        `WARNING: no database for db_id ${s.dbId} in ${dataset.dbDir}: skipped its ${s.questions} ` +
+          `question${s.questions === 1 ? '' : 's'} (--strict refuses instead)\n`,
+      );
     const outDir = resolve(io.cwd, values.out!);
     try {
       ensureDir(outDir);
@@ -156,8 +166,8 @@ export const benchCommand: Command = {
     const onSigint = () => {
       if (cancel.signal.aborted) process.exit(130);
       io.stderr.write(
-        '\nquarry bench: stopping — running episodes are cancelled, finished questions are kept (Ctrl-C ' +
-          'again to quit at once)\n',
+        '\nquarry bench: stopping — running episodes are cancelled, finished questions are kept ' +
+          '(Ctrl-C again to quit at once)\n',
       );
       cancel.abort();
     };

@@ -1,12 +1,11 @@
-// A conversation about one database: the questions asked so far and the SQL that answered them. The first question
-// runs with whichever protocol the user chose; every follow-up runs with MTSQL-R1, whose memory is exactly this
-// history (Task.history with each SQL's result), so "and only the ones from 2010?" is read against what came before.
+// A conversation about one database: the questions asked so far and the SQL that answered them. The whole
+// conversation runs with the protocol its first question was asked with; every follow-up carries the earlier answered
+// questions as Task.history (with each SQL's result), which each protocol shows in its own format — MTSQL-R1 as its
+// memory, the others as an "Earlier in this conversation" block — so "and only the ones from 2010?" is read against
+// what came before.
 import type { ExecResult } from '../db/types';
 import type { ProtocolName, Task } from './types';
 import { historyResultText, MEMORY_RESULT_ROWS } from './protocols/mtsqlr1/historyResults';
-
-/** The protocol that continues a conversation: the only one with a memory of earlier turns. */
-export const FOLLOW_UP_PROTOCOL: ProtocolName = 'mtsqlr1';
 
 /** One question of the conversation and how it ended. */
 export interface Exchange {
@@ -15,6 +14,8 @@ export interface Exchange {
   sql: string | null;
   /** What running `sql` returned, as MTSQL-R1's memory shows it (Python `str(rows)` or the error), once known. */
   result?: string;
+  /** The protocol that answered it. */
+  protocol?: ProtocolName;
 }
 
 /** Earlier exchanges that can be remembered: only answered ones — a question without SQL has nothing to recall. */
@@ -22,9 +23,9 @@ export function answered(exchanges: readonly Exchange[]): Exchange[] {
   return exchanges.filter((e) => typeof e.sql === 'string' && e.sql.trim() !== '');
 }
 
-/** The protocol for the next question: the chosen one to start with, MTSQL-R1 once there is something to remember. */
+/** The protocol for the next question: the conversation's (its first question's), or `chosen` to start one. */
 export function protocolForNext(exchanges: readonly Exchange[], chosen: ProtocolName): ProtocolName {
-  return answered(exchanges).length === 0 ? chosen : FOLLOW_UP_PROTOCOL;
+  return exchanges.find((e) => e.protocol !== undefined)?.protocol ?? chosen;
 }
 
 /**

@@ -46,6 +46,8 @@ export interface BenchReport extends AgentStats {
   /** Which samples voted (and count for pass@K): the papers' K sampled candidates, or greedy + K−1 samples. */
   vote: VoteInfo;
   dataset: { name: string; file: string; dbDir: string };
+  /** Databases missing from --db-dir and the questions left out for each (empty when none). */
+  skipped: { dbId: string; questions: number }[];
   mode: string;
   model: string;
   /** `feedback` is set for progress: 'none', Progress-SQL's single-turn evaluation protocol. */
@@ -171,8 +173,8 @@ export function goldWarnings(scores: QuestionScore[]): string[] {
   const empty = scores.filter((s) => s.goldEmpty).map((s) => s.id);
   if (empty.length)
     out.push(
-      `${empty.length} questions have an EMPTY gold result ([] == [] rewards any prediction that returns ` +
-        `no rows): ${listIds(empty)}`,
+      `${empty.length} questions have an EMPTY gold result ` +
+        `([] == [] rewards any prediction that returns no rows): ${listIds(empty)}`,
     );
   for (const [reason, what] of [
     ['gold-error', 'gold queries FAILED (scored wrong)'],
@@ -184,8 +186,8 @@ export function goldWarnings(scores: QuestionScore[]): string[] {
   const noLevel = scores.filter((s) => s.level === null).map((s) => s.id);
   if (noLevel.length)
     out.push(
-      `${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD ` +
-        `difficulty); they count only under "all": ${listIds(noLevel)}`,
+      `${noLevel.length} questions have no level (gold not parsed by the Spider parser, or no BIRD difficulty); ` +
+        `they count only under "all": ${listIds(noLevel)}`,
     );
   return out;
 }
@@ -211,14 +213,13 @@ export function formatReport(r: BenchReport): string {
       levels.map((l) => (r.byHardness[l].count === 0 ? '-' : pct(pick(r.byHardness[l])))),
     );
   const lines = [
-    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} ` +
-      `questions${
-        r.stopped === 'errors'
-          ? ' (STOPPED after repeated failures: partial results)'
-          : r.complete
-            ? ''
-            : ' (INTERRUPTED: partial results)'
-      }, ` +
+    `${r.dataset.name} ${r.dataset.file}: ${r.items} of ${r.planned} questions` +
+      (r.stopped === 'errors'
+        ? ' (STOPPED after repeated failures: partial results)'
+        : r.complete
+          ? ''
+          : ' (INTERRUPTED: partial results)') +
+      ', ' +
       `${r.vote.episodes} episode${r.vote.episodes === 1 ? '' : 's'} each, protocol ${r.protocol.name}` +
       (r.protocol.feedback === 'none' ? " (single-turn, no ODT feedback: Progress-SQL's evaluation protocol)" : '') +
       ', ' +

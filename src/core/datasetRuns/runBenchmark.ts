@@ -319,6 +319,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     samples: k,
     vote,
     dataset: { name: opts.dataset.name, file: opts.dataset.file, dbDir: opts.dataset.dbDir },
+    skipped: opts.dataset.skipped ?? [],
     mode: mode.name,
     model: opts.model.spec,
     protocol: {

@@ -2,7 +2,7 @@
 import { checkDatabases, databasePath } from './databases';
 import { spiderHardnessSource } from './hardness';
 import { optionalString, readJsonList, stringField } from './jsonItems';
-import type { LoadOptions } from './spider';
+import { countSkipped, type LoadOptions } from './spider';
 import { DatasetError, type DatasetTask } from './types';
 
 export const BIRD_LEVELS = ['simple', 'moderate', 'challenging'] as const;
@@ -25,13 +25,15 @@ export function loadBird(opts: LoadOptions): DatasetTask[] {
       level: level ?? null,
     };
   });
-  checkDatabases(
+  const missing = checkDatabases(
     opts.dbDir,
     raw.map((r) => r.dbId),
+    opts.skipMissing,
   );
   // Task.difficulty is Spider hardness (SQL-Trail's adaptive budget reads it); BIRD's own label is the report level.
   const hardnessOf = spiderHardnessSource(undefined);
-  return raw.map((r, index) => {
+  return raw.flatMap((r, index) => {
+    if (missing.has(r.dbId)) return countSkipped(opts, r.dbId, 1);
     const dbPath = databasePath(opts.dbDir, r.dbId);
     const task: DatasetTask = {
       id: `${opts.idPrefix}:${index}`,

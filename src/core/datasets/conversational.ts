@@ -4,7 +4,7 @@
 import { checkDatabases, databasePath } from './databases';
 import { findTablesJson, spiderHardnessSource } from './hardness';
 import { listField, readJsonList, stringField, type JsonObject } from './jsonItems';
-import type { LoadOptions } from './spider';
+import { countSkipped, type LoadOptions } from './spider';
 import { DatasetError, type DatasetTask } from './types';
 
 export function loadConversational(opts: LoadOptions, what: 'SParC' | 'CoSQL'): DatasetTask[] {
@@ -23,13 +23,15 @@ export function loadConversational(opts: LoadOptions, what: 'SParC' | 'CoSQL'): 
     });
     return { dbId, turns };
   });
-  checkDatabases(
+  const missing = checkDatabases(
     opts.dbDir,
     sessions.map((s) => s.dbId),
+    opts.skipMissing,
   );
   const hardnessOf = spiderHardnessSource(findTablesJson(opts.file, opts.dbDir));
   const tasks: DatasetTask[] = [];
   sessions.forEach((s, i) => {
+    if (missing.has(s.dbId)) return void countSkipped(opts, s.dbId, s.turns.length);
     const dbPath = databasePath(opts.dbDir, s.dbId);
     s.turns.forEach((turn, j) => {
       const difficulty = hardnessOf(turn.sql, s.dbId, dbPath);

@@ -7,13 +7,18 @@ export function databasePath(dbDir: string, dbId: string): string {
   return join(dbDir, dbId, `${dbId}.sqlite`);
 }
 
-/** Throws when dbDir is not a directory or any db_id has no database file. */
-export function checkDatabases(dbDir: string, dbIds: Iterable<string>): void {
+/**
+ * The db_ids with no database file. Throws when dbDir is not a directory, or when any is missing unless
+ * `skipMissing` (then only when every one is: nothing would be left to run).
+ */
+export function checkDatabases(dbDir: string, dbIds: Iterable<string>, skipMissing = false): Set<string> {
   if (!existsSync(dbDir) || !statSync(dbDir).isDirectory())
     throw new DatasetError(`database directory ${dbDir} does not exist or is not a directory`);
-  const missing = [...new Set(dbIds)].filter((id) => !existsSync(databasePath(dbDir, id)));
-  if (missing.length > 0) {
+  const all = [...new Set(dbIds)];
+  const missing = all.filter((id) => !existsSync(databasePath(dbDir, id)));
+  if (missing.length > 0 && (!skipMissing || missing.length === all.length)) {
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? ` … (${missing.length} in all)` : '');
     throw new DatasetError(`no database for db_id ${shown} in ${dbDir} (expected ${databasePath(dbDir, missing[0])})`);
   }
+  return new Set(missing);
 }

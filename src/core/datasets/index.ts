@@ -15,18 +15,32 @@ export function evalModeOf(name: DatasetName): 'spider' | 'bird' {
   return name === 'bird' ? 'bird' : 'spider';
 }
 
-export function loadDataset(name: DatasetName, file: string, dbDir: string): Dataset {
+export interface LoadDatasetOptions {
+  /**
+   * Run what can run: leave out questions whose database is missing (listed in Dataset.skipped) instead of refusing.
+   */
+  skipMissing?: boolean;
+}
+
+export function loadDataset(name: DatasetName, file: string, dbDir: string, o: LoadDatasetOptions = {}): Dataset {
   const abs = resolve(file),
     absDb = resolve(dbDir);
-  const opts = { file: abs, dbDir: absDb, idPrefix: `${name}:${basename(abs).replace(/\.json$/i, '')}` };
-  switch (name) {
-    case 'spider':
-      return { name, file: abs, dbDir: absDb, tasks: loadSpider(opts), levels: HARDNESS_LEVELS };
-    case 'bird':
-      return { name, file: abs, dbDir: absDb, tasks: loadBird(opts), levels: BIRD_LEVELS };
-    case 'sparc':
-      return { name, file: abs, dbDir: absDb, tasks: loadConversational(opts, 'SParC'), levels: HARDNESS_LEVELS };
-    case 'cosql':
-      return { name, file: abs, dbDir: absDb, tasks: loadConversational(opts, 'CoSQL'), levels: HARDNESS_LEVELS };
-  }
+  const skipped = new Map<string, number>();
+  const opts = {
+    file: abs,
+    dbDir: absDb,
+    idPrefix: `${name}:${basename(abs).replace(/\.json$/i, '')}`,
+    skipMissing: o.skipMissing,
+    skipped,
+  };
+  const base = { name, file: abs, dbDir: absDb };
+  const tasks =
+    name === 'spider'
+      ? loadSpider(opts)
+      : name === 'bird'
+        ? loadBird(opts)
+        : loadConversational(opts, name === 'sparc' ? 'SParC' : 'CoSQL');
+  const levels = name === 'bird' ? BIRD_LEVELS : HARDNESS_LEVELS;
+  const left = [...skipped].map(([dbId, questions]) => ({ dbId, questions }));
+  return { ...base, tasks, levels, ...(left.length ? { skipped: left } : {}) };
 }

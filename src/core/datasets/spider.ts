@@ -11,6 +11,16 @@ export interface LoadOptions {
   dbDir: string;
   /** Prefix of task ids, e.g. `spider:dev`. */
   idPrefix: string;
+  /** Leave out the questions whose database is missing (ids keep their positions) instead of refusing. */
+  skipMissing?: boolean;
+  /** Filled with the questions left out per missing db_id (with skipMissing). */
+  skipped?: Map<string, number>;
+}
+
+/** Notes `n` questions of `dbId` left out; returns no tasks. */
+export function countSkipped(opts: LoadOptions, dbId: string, n: number): [] {
+  opts.skipped?.set(dbId, (opts.skipped.get(dbId) ?? 0) + n);
+  return [];
 }
 
 export function loadSpider(opts: LoadOptions): DatasetTask[] {
@@ -24,12 +34,14 @@ export function loadSpider(opts: LoadOptions): DatasetTask[] {
       dbId: stringField(item, ['db_id'], opts.file, where),
     };
   });
-  checkDatabases(
+  const missing = checkDatabases(
     opts.dbDir,
     raw.map((r) => r.dbId),
+    opts.skipMissing,
   );
   const hardnessOf = spiderHardnessSource(findTablesJson(opts.file, opts.dbDir));
-  return raw.map((r, index) => {
+  return raw.flatMap((r, index) => {
+    if (missing.has(r.dbId)) return countSkipped(opts, r.dbId, 1);
     const dbPath = databasePath(opts.dbDir, r.dbId);
     const difficulty = hardnessOf(r.gold, r.dbId, dbPath);
     return {

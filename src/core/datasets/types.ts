@@ -32,6 +32,8 @@ export interface Dataset {
   tasks: DatasetTask[];
   /** The levels of this dataset's breakdown, in display order. */
   levels: readonly string[];
+  /** Databases that were missing and how many questions were left out for each (loaded with skipMissing). */
+  skipped?: { dbId: string; questions: number }[];
 }
 
 /** A dataset that cannot be loaded; the message says which file, item and field. */

@@ -124,3 +124,67 @@ export function sortedRowIndices(rows: readonly (readonly (Cell | WireCell)[])[]
   const dir = order.descending ? -1 : 1;
   return idx.sort((a, b) => compareCells(keys[a], keys[b]) * dir || a - b);
 }
+
+/** A Markdown table cell: pipes escaped, line breaks as <br>, NULL as the word NULL in italics. */
+function markdownCell(c: Cell | WireCell): string {
+  if (c === null) return '*NULL*';
+  return cellText(c).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+}
+
+/** A GitHub-flavoured Markdown table with a header row; numbers are right-aligned. */
+export function toMarkdown(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
+  return markdownHeader(columns, rows) + markdownRows(rows);
+}
+
+function markdownHeader(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
+  const numeric = columns.map(
+    (_, i) => rows.some((r) => isNumberCell(r[i])) && rows.every((r) => r[i] === null || isNumberCell(r[i])),
+  );
+  return (
+    `| ${columns.map((c) => markdownCell(c)).join(' | ')} |\n` +
+    `| ${numeric.map((num) => (num ? '---:' : '---')).join(' | ')} |\n`
+  );
+}
+
+function markdownRows(rows: readonly (readonly (Cell | WireCell)[])[]): string {
+  return rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |\n`).join('');
+}
+
+function isNumberCell(c: Cell | WireCell): boolean {
+  return typeof c === 'number' || typeof c === 'bigint';
+}
+
+export type ExportFormat = 'csv' | 'json' | 'markdown';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'markdown'];
+export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { csv: 'csv', json: 'json', markdown: 'md' };
+
+/**
+ * Writes a result chunk by chunk in one format, so an export of a whole table never holds it all: `chunk()` returns
+ * the text for the next rows (the header comes with the first), `end()` what closes the file.
+ */
+export class ExportText {
+  private started = false;
+  constructor(
+    private readonly format: ExportFormat,
+    private readonly columns: readonly string[],
+  ) {}
+
+  chunk(rows: readonly (readonly Cell[])[]): string {
+    const first = !this.started;
+    this.started = true;
+    if (this.format === 'csv') {
+      const text = toCsv(this.columns, rows);
+      return first ? text : text.slice(text.indexOf('\r\n') + 2);
+    }
+    if (this.format === 'markdown') return (first ? markdownHeader(this.columns, rows) : '') + markdownRows(rows);
+    if (rows.length === 0) return first ? '[' : '';
+    const body = toJsonRecords(this.columns, rows).trim().slice(1, -1).replace(/\n$/, '');
+    return (first ? '[' : ',') + body;
+  }
+
+  end(): string {
+    if (this.format === 'json') return (this.started ? '' : '[') + '\n]\n';
+    if (!this.started) return this.chunk([]);
+    return '';
+  }
+}

@@ -132,7 +132,13 @@ export function checkIntegrity(items: readonly IntegrityItem[], opts: { toleranc
   };
 }
 
-function names(ids: readonly string[], max = 8): string {
+/** The ids in first-seen order, each once (a group's samples, or repeated records, can share an id). */
+function unique(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}
+
+function names(all: readonly string[], max = 8): string {
+  const ids = unique(all);
   return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} … (+${ids.length - max})`;
 }
 
@@ -150,27 +156,21 @@ export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
   if (e.count > 0) {
     flags.push({
       kind: 'empty-gold-wins',
-      items: e.items,
-      text:
-        `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts ` +
-        `(${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores ` +
-        `for free: ${names(e.items)}`,
+      items: unique(e.items),
+      text: `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}`,
     });
   }
   for (const g of r.goldFailures) {
     flags.push({
       kind: 'gold-failure',
-      items: g.items,
-      text:
-        `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} ` +
-        `(${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored ` +
-        `0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`,
+      items: unique(g.items),
+      text: `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`,
     });
   }
   for (const [kind, ids] of Object.entries(r.formatFailures.byKind).sort((a, b) => b[1].length - a[1].length)) {
     flags.push({
       kind: 'format-failure',
-      items: ids,
+      items: unique(ids),
       text: `format failure ${kind}: ${ids.length} item(s): ${names(ids)}`,
     });
   }
@@ -179,10 +179,8 @@ export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
   for (const z of r.zeroVarianceGroups) {
     flags.push({
       kind: 'zero-variance-group',
-      items: z.items,
-      text:
-        `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO ` +
-        `signal): ${names(z.items)}`,
+      items: unique(z.items),
+      text: `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}`,
     });
   }
   return flags;

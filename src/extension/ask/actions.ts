@@ -15,14 +15,18 @@ export async function openSql(
   sql: string,
   last: vscode.TextEditor | undefined,
   panelColumn?: vscode.ViewColumn,
-): Promise<void> {
+  db?: string,
+): Promise<vscode.TextDocument> {
   const doc = await vscode.workspace.openTextDocument({
     language: 'sql',
     content: sql.endsWith('\n') ? sql : sql + '\n',
   });
+  // Bound to the answer's database, so Run Query (Ctrl/Cmd+Enter) works at once.
+  if (db) await vscode.commands.executeCommand('quarry.bindSqlDocument', doc.uri, db);
   const column =
     last?.viewColumn !== undefined && last.viewColumn !== panelColumn ? last.viewColumn : vscode.ViewColumn.Beside;
   await vscode.window.showTextDocument(doc, { viewColumn: column, preview: false });
+  return doc;
 }
 
 /** Inserts at the cursor (replacing a selection) of the last active text editor. */
@@ -67,7 +71,10 @@ export async function saveTrajectoryAs(record: TrajectoryRecord): Promise<string
   return uri.fsPath;
 }
 
-/** Exports the whole result (as run, up to its row cap; in the grid's order) as CSV or JSON records to a file the user picks. */
+/**
+ * Exports the whole result (as run, up to its row cap; in the grid's order) as CSV or JSON records to a file the user
+ * picks.
+ */
 export async function exportResult(
   result: ExecResult,
   format: 'csv' | 'json',
@@ -90,11 +97,15 @@ export async function exportResult(
   return uri.fsPath;
 }
 
-/** Opens the trajectory in the labeling queue (helper E5's `quarry.openLabeling`); says so clearly when it is missing. */
+/**
+ * Opens the trajectory in the labeling queue (helper E5's `quarry.openLabeling`); says so clearly when it is missing.
+ */
 export async function label(path: string, id: string, services: Services): Promise<void> {
   const available = await vscode.commands.getCommands(true);
   if (!available.includes('quarry.openLabeling')) {
-    const text = `Labeling is not available in this build (no quarry.openLabeling command). The trajectory ${id} is saved in ${path}.`;
+    const text =
+      'Labeling is not available in this build (no quarry.openLabeling command). ' +
+      `The trajectory ${id} is saved in ${path}.`;
     services.log.warn(text);
     void vscode.window.showWarningMessage(`Quarry: ${text}`);
     return;

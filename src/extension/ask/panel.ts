@@ -20,11 +20,14 @@ import type { ExecResult } from '../../core/db/types';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Exchange } from '../../core/agent/conversation';
 import type { ChatModel } from '../../core/models/types';
+import { PROTOCOL_NAMES, type ProtocolName } from '../../core/agent/types';
 import { exchangeEvent, TextBatcher, wireResult } from './events';
 import { dbChoice, type DbChoice } from './pickDatabase';
 import { rebuildConversation } from './restore';
 import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
 import * as actions from './actions';
+import type { QuarrySettings } from '../settings';
+import { DEMO_OFFER_KEY, realModelOffer, shouldOfferRealModel } from '../models/demoModel';
 
 /** What a test can see of the panel (only when test hooks are on). */
 export interface AskTestLog {
@@ -42,6 +45,17 @@ export interface AskOutcome {
   error: string | null;
 }
 
+const SET_UP_MODEL = 'Set Up a Model…';
+
+/** A conversation put aside: everything the panel holds for it, to be brought back as it was. */
+interface KeptConversation {
+  db: DbChoice;
+  exchanges: AskState['exchanges'];
+  records: (TrajectoryRecord | null)[];
+  finals: (ExecResult | null)[];
+  shown: (string | undefined)[];
+}
+
 export class AskPanel {
   static current: AskPanel | undefined;
   /** Set by register() when the extension runs under tests; every panel then records what it posts. */
@@ -53,6 +67,8 @@ export class AskPanel {
   private readonly finals: (ExecResult | null)[] = [];
   /** Per exchange: the memory text of the result the user was shown (MTSQL-R1's "SQL Results"). */
   private readonly shown: (string | undefined)[] = [];
+  /** The conversations put aside (another database, New conversation), oldest first; the user can go back to each. */
+  private readonly kept: KeptConversation[] = [];
   private running: AbortController | null = null;
   private disposed = false;
   private readonly batcher = new TextBatcher((exchange, event) => this.emit(exchange, event));
@@ -179,21 +195,69 @@ export class AskPanel {
     return this.running !== null;
   }
 
-  /** Points the panel at a database. A different database starts a new conversation (the old one is about other data). */
+  /**
+   * Points the panel at a database. A different database starts a new conversation (the old one is about other data);
+   * the old one is kept in the panel's list of conversations, to go back to.
+   */
   setDatabase(db: DbChoice): void {
     if (this.state.db?.path === db.path) return;
-    const had = this.state.exchanges.length > 0;
-    this.reset();
+    if (this.running) {
+      this.notice('error', 'A question is still running: stop it first (Stop or Escape).');
+      return;
+    }
+    const was = this.state.db;
+    const kept = this.putAside();
     this.state.db = { ...db };
     this.postState();
-    if (had)
+    if (kept && was)
       this.notice(
         'info',
-        `New conversation about ${db.label}: follow-ups only remember questions about the same database.`,
+        `New conversation about ${db.label}. The one about ${was.label} is kept: Conversations lists it.`,
       );
   }
 
-  /** Asks `question` about the current database: the first question with the chosen protocol, follow-ups with mtsqlr1. */
+  /** Keeps the current conversation in the list (when it has questions) and empties the panel. */
+  private putAside(): boolean {
+    const had = this.state.exchanges.length > 0 && this.state.db !== null;
+    if (had && this.state.db) {
+      this.kept.push({
+        db: this.state.db,
+        exchanges: this.state.exchanges,
+        records: [...this.records],
+        finals: [...this.finals],
+        shown: [...this.shown],
+      });
+    }
+    this.reset();
+    return had;
+  }
+
+  /** Brings kept conversation `index` back (the current one, if it has questions, is kept in its place). */
+  openConversation(index: number): void {
+    const chosen = this.kept[index];
+    const problem = this.running
+      ? 'Stop the running question first.'
+      : !Number.isInteger(index) || !chosen
+        ? `There is no conversation ${index + 1}.`
+        : null;
+    if (problem !== null || !chosen) {
+      this.notice('error', problem ?? 'There is no such conversation.');
+      return;
+    }
+    this.kept.splice(index, 1);
+    this.putAside();
+    this.state.db = chosen.db;
+    this.state.exchanges = chosen.exchanges;
+    this.records.push(...chosen.records);
+    this.finals.push(...chosen.finals);
+    this.shown.push(...chosen.shown);
+    this.postState();
+  }
+
+  /**
+   * Asks `question` about the current database: the first question with the chosen protocol, follow-ups with the
+   * conversation's, carrying the earlier questions, final SQL and shown results in that protocol's memory format.
+   */
   async ask(question: string): Promise<AskOutcome | undefined> {
     const db = this.state.db;
     if (!db) {
@@ -208,6 +272,7 @@ export class AskPanel {
     const { EpisodeSetupError } = await import('../../core/agent/loop');
     const { protocolForNext } = await import('../../core/agent/conversation');
     const all = this.services.settings();
+    this.offerRealModel(db, all);
     const settings = agentSettings(all);
     const exchanges = this.exchanges();
     const protocolName = protocolForNext(exchanges, settings.protocol);
@@ -240,7 +305,8 @@ export class AskPanel {
       this.batcher.flush();
       this.records[at] = record;
       this.services.log.info(
-        `ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)${record.error ? `: ${record.error}` : ''}`,
+        `ask: ${record.id} ended ${record.end} after ${record.turns.length} turn(s)` +
+          (record.error ? `: ${record.error}` : ''),
       );
       if (record.end === 'error' && record.error) this.services.log.error(`ask: ${record.error}`);
       if (outcome.savedTo) {
@@ -269,11 +335,25 @@ export class AskPanel {
     this.running?.abort();
   }
 
+  /** Once per user: asking the bookshop demo model about another database offers to set up a real model. */
+  private offerRealModel(db: DbChoice, settings: QuarrySettings): void {
+    const state = this.context.globalState;
+    if (!shouldOfferRealModel(settings, db.path, state.get<boolean>(DEMO_OFFER_KEY) === true)) return;
+    void state.update(DEMO_OFFER_KEY, true);
+    const text = realModelOffer(db.label);
+    this.services.log.info(`ask: ${text}`);
+    this.notice('info', text);
+    void vscode.window.showInformationMessage(text, SET_UP_MODEL).then((pick) => {
+      if (pick === SET_UP_MODEL) void vscode.commands.executeCommand('quarry.selectModel');
+    });
+  }
+
   /** What the conversation so far means for the next question: answered questions and the results shown. */
   private exchanges(): Exchange[] {
     return this.state.exchanges.map((x, i) => ({
       question: x.question,
       sql: x.finalSql,
+      ...((PROTOCOL_NAMES as readonly string[]).includes(x.protocol) ? { protocol: x.protocol as ProtocolName } : {}),
       ...(this.shown[i] !== undefined ? { result: this.shown[i] } : {}),
     }));
   }
@@ -324,6 +404,11 @@ export class AskPanel {
 
   private postState(): void {
     this.state.model = this.services.modelLabel();
+    this.state.conversations = this.kept.map((c) => ({
+      db: c.db,
+      first: c.exchanges[0]?.question ?? '',
+      questions: c.exchanges.length,
+    }));
     this.post({ type: 'state', state: this.state });
   }
 
@@ -370,8 +455,11 @@ export class AskPanel {
         return;
       case 'newConversation':
         if (this.running) return this.notice('error', 'Stop the running question first.');
-        this.reset();
+        this.putAside();
         this.postState();
+        return;
+      case 'openConversation':
+        this.openConversation(m.index);
         return;
       case 'copyText':
         await vscode.env.clipboard.writeText(m.text);
@@ -387,7 +475,7 @@ export class AskPanel {
         await this.runFinal(m.exchange);
         return;
       case 'openSql':
-        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn);
+        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn, this.db?.path);
         return;
       case 'insertSql':
         if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor()));

@@ -1,6 +1,7 @@
 // Choosing the database a question is about: the workspace's SQLite files (checked by header, so a `.db` that is not
 // SQLite is never offered), the last one used first. The last choice is remembered per workspace.
 import * as vscode from 'vscode';
+import { findWorkspaceFiles } from '../workspaceFiles';
 
 const LAST_DB_KEY = 'quarry.ask.lastDatabase';
 
@@ -24,7 +25,7 @@ export async function rememberDatabase(state: vscode.Memento, path: string): Pro
 
 /** Workspace files matching the databases glob that really are SQLite files, sorted by path. */
 export async function workspaceDatabases(glob: string): Promise<string[]> {
-  const files = await vscode.workspace.findFiles(glob, '**/node_modules/**', 2000);
+  const files = await findWorkspaceFiles(glob, 2000);
   const { assertSqliteFile } = await import('../../core/db/open');
   const ok: string[] = [];
   for (const f of files) {

@@ -1,10 +1,11 @@
 // The `@quarry` chat participant: the same agent as the Ask panel, answering in VS Code's chat view. Progress while it
 // works, the turns as a list, the final SQL and the first rows of its result, and buttons to replay the saved
-// trajectory or to ask again in the Ask panel. Follow-ups in one chat continue the conversation (mtsqlr1's memory).
+// trajectory or to ask again in the Ask panel. Follow-ups in one chat continue the conversation in its protocol.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import type { ChatModel } from '../../core/models/types';
 import type { Exchange } from '../../core/agent/conversation';
+import { PROTOCOL_NAMES, type ProtocolName } from '../../core/agent/types';
 import { agentSettings } from '../ask/settings';
 import { lastDatabase, rememberDatabase, workspaceDatabases } from '../ask/pickDatabase';
 import {
@@ -25,6 +26,8 @@ export interface QuarryChatMetadata {
     question: string;
     sql: string | null;
     result?: string;
+    /** The protocol that answered; follow-ups keep it. */
+    protocol?: string;
     trajectoryId: string;
     trajectoryPath: string | null;
   };
@@ -33,6 +36,10 @@ export interface QuarryChatMetadata {
 function isQuarryMetadata(m: unknown): m is QuarryChatMetadata {
   const q = (m as Partial<QuarryChatMetadata> | undefined)?.quarry;
   return !!q && typeof q.db === 'string' && typeof q.question === 'string';
+}
+
+function isProtocolName(p: unknown): p is ProtocolName {
+  return typeof p === 'string' && (PROTOCOL_NAMES as readonly string[]).includes(p);
 }
 
 /** Earlier answers of this participant about the same database, oldest first. */
@@ -46,6 +53,7 @@ function historyExchanges(history: vscode.ChatContext['history'], dbPath: string
     out.push({
       question: meta.quarry.question,
       sql: meta.quarry.sql,
+      ...(isProtocolName(meta.quarry.protocol) ? { protocol: meta.quarry.protocol } : {}),
       ...(meta.quarry.result !== undefined ? { result: meta.quarry.result } : {}),
     });
   }
@@ -293,6 +301,7 @@ async function answer(
         db: resolved.path,
         question,
         sql: record.finalSql,
+        protocol: record.protocol.name,
         trajectoryId: record.id,
         trajectoryPath,
         ...(final ? { result: exchangeResult(final) } : {}),

@@ -57,3 +57,9 @@ export function describeColumn(
     tooltip: lines.join('\n'),
   };
 }
+
+/** Copy DDL's confirmation: what was copied and how long ("DDL of shop.sqlite copied to the clipboard (12 lines)"). */
+export function ddlCopiedText(what: string, script: string): string {
+  const n = script.split('\n').filter((l) => l.trim() !== '').length;
+  return `${what} copied to the clipboard (${n} line${n === 1 ? '' : 's'})`;
+}

@@ -7,6 +7,7 @@ import { pickSchemaStyle, showSchemaDocument } from '../showSchema';
 import { DatabasesTree, type DbTreeNode } from './tree';
 import { PreviewPanel, type PreviewOutcome } from './previewPanel';
 import { registerPanelSerializer } from '../webviews/restore';
+import { ddlCopiedText } from './describe';
 
 /** What the view's commands accept: a tree node (menus), a database Uri, or { db, table? } (scripts and tests). */
 type Target = DbTreeNode | vscode.Uri | { db: string; table?: string } | string | undefined;
@@ -53,7 +54,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   tree.onDidFindFiles = (_found, rejected) => {
     view.message =
       rejected > 0
-        ? `${rejected} file${rejected === 1 ? '' : 's'} matching ${services.settings().databases.glob} ${rejected === 1 ? 'is' : 'are'} not SQLite and ${rejected === 1 ? 'is' : 'are'} left out (see Quarry: Show Log).`
+        ? `${rejected} file${rejected === 1 ? '' : 's'} matching ${services.settings().databases.glob} ` +
+          `${rejected === 1 ? 'is' : 'are'} not SQLite and ${rejected === 1 ? 'is' : 'are'} left out ` +
+          '(see Quarry: Show Log).'
         : undefined;
   };
 
@@ -166,8 +169,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         const script = formatDdl(catalogEntries(r.rows), t.table);
         await vscode.env.clipboard.writeText(script);
         const what = t.table ? `DDL of ${t.table}` : `DDL of ${basename(t.db)}`;
-        void vscode.window.setStatusBarMessage(`Quarry: ${what} copied`, 3000);
-        services.log.info(`databases: copied ${what} (${script.length} characters)`);
+        const said = ddlCopiedText(what, script);
+        void vscode.window.showInformationMessage(`Quarry: ${said}`);
+        services.log.info(`databases: ${said} (${script.length} characters)`);
         return script;
       } catch (err) {
         services.log.showError(`cannot copy the DDL of ${t.table ?? basename(t.db)}`, err);
@@ -185,13 +189,16 @@ export function register(context: vscode.ExtensionContext, services: Services): 
 }
 
 /** Test-only: `quarry.preview.testHook` shows what the host posted to table previews (`posted`, `clear`,
- *  `closeAll`). */
+ *  `closeAll`) and hands a message to them as if their app sent it (`send`, message). */
 function registerPreviewTestHook(context: vscode.ExtensionContext): void {
   PreviewPanel.testLog = { posted: [] };
   context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.preview.testHook', (op: unknown) => {
+    vscode.commands.registerCommand('quarry.preview.testHook', async (op: unknown, arg?: unknown) => {
       const log = PreviewPanel.testLog!;
       switch (op) {
+        case 'send':
+          await PreviewPanel.deliver(arg);
+          return true;
         case 'posted':
           return JSON.parse(JSON.stringify(log.posted)) as unknown;
         case 'clear':

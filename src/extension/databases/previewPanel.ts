@@ -1,35 +1,30 @@
-// "Preview Table": the first 200 rows of a table or view, run through the sandbox pool (read-only, time-limited,
-// killable) and shown in a webview with the shared result grid. One panel per table; previewing it again refreshes.
+// "Preview Table": the whole of a table or view, a page at a time, run through the sandbox pool (read-only,
+// time-limited, killable) and shown in a webview with the shared paged grid; sorting and filters run in SQLite over
+// the whole table. One panel per table; previewing it again refreshes.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import type { ExecResult } from '../../core/db/types';
+import type { PageOutcome } from '../../core/db/resultPages';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
 import { preparePanel } from '../webviews/restore';
 import { previewRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
-import {
-  PREVIEW_RULES,
-  previewMessageProblem,
-  type PreviewData,
-  type ToApp,
-  type ToHost,
-} from '../../protocol/preview';
+import { PREVIEW_RULES, previewMessageProblem, type ToApp, type ToHost } from '../../protocol/preview';
+import { GridSession } from '../results/gridSession';
 
-export const PREVIEW_ROWS = 200;
-
-/** What the command returns (for tests and callers): the result as run. */
+/** What the command returns (for tests and callers): the first page as run. */
 export interface PreviewOutcome {
   db: string;
   table: string;
-  result: ExecResult;
+  page: PageOutcome;
 }
 
 export class PreviewPanel {
   private static readonly open = new Map<string, PreviewPanel>();
   /** Set under tests: every message posted to a preview. */
   static testLog: { posted: ToApp[] } | undefined;
-  private last: { result: ExecResult } | { error: string } | null = null;
+  private session: GridSession | null = null;
+  private error: string | null = null;
   private running: Promise<PreviewOutcome> | null = null;
   private disposed = false;
 
@@ -111,6 +106,11 @@ export class PreviewPanel {
     return null;
   }
 
+  /** Tests: hands `raw` to every open preview as if its app had sent it, and waits until each has handled it. */
+  static async deliver(raw: unknown): Promise<void> {
+    await Promise.all([...PreviewPanel.open.values()].map((p) => p.receive(raw)));
+  }
+
   /** Closes every preview (tests). */
   static closeAll(): void {
     for (const p of [...PreviewPanel.open.values()]) p.panel.dispose();
@@ -133,49 +133,31 @@ export class PreviewPanel {
     const dbName = basename(this.db);
     this.post({ type: 'loading', db: dbName, path: this.db, table: this.table });
     const { quoteIdent } = await import('../../core/db/schema/quote');
-    const pool = await this.services.pool();
-    const result = await pool.exec({
-      db: this.db,
-      sql: `SELECT * FROM ${quoteIdent(this.table)} LIMIT ${PREVIEW_ROWS}`,
-      maxRows: PREVIEW_ROWS,
-      timeoutMs: this.services.settings().query.timeoutMs,
-    });
-    if (result.ok) {
-      this.last = { result };
+    const session = new GridSession(
+      this.services,
+      {
+        db: this.db,
+        sql: `SELECT * FROM ${quoteIdent(this.table)}`,
+        timeoutMs: this.services.settings().query.timeoutMs,
+      },
+      (m) => this.post(m),
+      `${this.table}`,
+    );
+    this.session = session;
+    this.error = null;
+    const page = await session.load();
+    if (page.ok) {
+      this.post({ type: 'shown', db: dbName, path: this.db, table: this.table });
       this.services.log.info(
-        `preview: ${dbName} ${this.table}: ${result.rows.length} row(s) in ${Math.round(result.ms)} ms`,
+        `preview: ${dbName} ${this.table}: rows 1–${page.rows.length} of ${page.total ?? '?'} ` +
+          `in ${Math.round(page.ms)} ms`,
       );
     } else {
-      this.last = { error: result.error ?? 'the preview query failed' };
-      this.services.log.warn(`preview: ${dbName} ${this.table}: ${result.error}`);
+      this.error = page.error;
+      this.post({ type: 'error', db: dbName, path: this.db, table: this.table, message: page.error });
+      this.services.log.warn(`preview: ${dbName} ${this.table}: ${page.error}`);
     }
-    this.send();
-    return { db: this.db, table: this.table, result };
-  }
-
-  /** Sends what was last run (the app asks again after being hidden and shown, since it keeps no copy). */
-  private send(): void {
-    const dbName = basename(this.db);
-    if (!this.last) return;
-    if ('error' in this.last) {
-      this.post({ type: 'error', db: dbName, path: this.db, table: this.table, message: this.last.error });
-      return;
-    }
-    void import('../../core/db/resultExport').then(({ wireRows }) => {
-      if (!this.last || !('result' in this.last)) return;
-      const r = this.last.result;
-      const data: PreviewData = {
-        db: dbName,
-        path: this.db,
-        table: this.table,
-        columns: r.columns,
-        rows: wireRows(r.rows),
-        rowCount: r.rowCount,
-        truncated: r.truncated,
-        ms: r.ms,
-      };
-      this.post({ type: 'show', data });
-    });
+    return { db: this.db, table: this.table, page };
   }
 
   private async receive(raw: unknown): Promise<void> {
@@ -186,24 +168,17 @@ export class PreviewPanel {
       return;
     }
     const m = checked.message;
+    const target = { db: basename(this.db), path: this.db, table: this.table };
     try {
       if (m.type === 'ready') {
-        if (this.last) this.send();
-        else if (this.running) this.post({ type: 'loading', db: basename(this.db), path: this.db, table: this.table });
+        // The app keeps no rows: after being hidden and shown it gets the page it showed, run again.
+        if (this.running) this.post({ type: 'loading', ...target });
+        else if (this.error !== null) this.post({ type: 'error', ...target, message: this.error });
+        else if (this.session) await this.session.load();
       } else if (m.type === 'refresh') {
         await this.load();
-      } else if (m.type === 'copyText') {
-        await vscode.env.clipboard.writeText(m.text);
-        void vscode.window.setStatusBarMessage('Quarry: rows copied', 2000);
-      } else if (m.type === 'export' && this.last && 'result' in this.last) {
-        const { exportResult } = await import('../ask/actions');
-        const saved = await exportResult(
-          this.last.result,
-          m.format === 'csv' ? 'csv' : 'json',
-          `${this.table}-preview`,
-        );
-        if (saved)
-          void vscode.window.showInformationMessage(`Quarry: exported to ${vscode.workspace.asRelativePath(saved)}`);
+      } else {
+        await this.session?.receive(m);
       }
     } catch (err) {
       this.services.log.showError(`preview of ${this.table}`, err);

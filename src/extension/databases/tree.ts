@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import type { SchemaInfo, TableInfo, ColumnInfo } from '../../core/db/schema/types';
 import type { Services } from '../services';
 import { describeColumn, tableDescription } from './describe';
+import { findWorkspaceFiles } from '../workspaceFiles';
 
 export interface DatabaseNode {
   kind: 'database';
@@ -102,7 +103,7 @@ export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscod
 
   private async discover(): Promise<DatabaseNode[]> {
     const glob = this.services.settings().databases.glob;
-    const uris = await vscode.workspace.findFiles(glob, '**/node_modules/**', MAX_FILES);
+    const uris = await findWorkspaceFiles(glob, MAX_FILES);
     const { assertSqliteFile } = await import('../../core/db/open');
     const found: DatabaseNode[] = [];
     const rejected: { path: string; why: string }[] = [];

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { DiagnosticsPanel, pickTrajectoryFile } from './panel';
 import { registerPanelSerializer } from '../webviews/restore';
+import { findTrajectoryFiles } from '../workspaceFiles';
 
 /** What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show. */
 export type OpenDiagnosticsArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
@@ -32,10 +33,7 @@ async function pickSource(services: Services): Promise<string | undefined> {
       file: store,
     },
   ];
-  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then(
-    (u) => u,
-    () => [] as vscode.Uri[],
-  );
+  const found = await findTrajectoryFiles();
   for (const u of found)
     if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
   items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });
@@ -57,7 +55,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         void vscode.window.showErrorMessage(`Quarry: no trajectory file at ${given.file}`);
         return;
       }
-      await DiagnosticsPanel.show(context, services).open(given.file, given.id);
+      await DiagnosticsPanel.show(context, services).open(given.file, given.id, given.id !== undefined);
     }),
   );
   // After a window reload the panel comes back on the file, reward panel and trajectory it showed.

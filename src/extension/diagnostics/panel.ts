@@ -20,6 +20,7 @@ import type { RunDiagnostics } from '../../core/rewards/report';
 import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
+import { defaultPanelFor } from '../../core/trajectories/summary';
 import type { MismatchSql } from '../../core/rewards/mismatch';
 import {
   Cancelled,
@@ -208,7 +209,11 @@ export class DiagnosticsPanel {
   }
 
   /** Opens a file: the whole run, or one trajectory of it. */
-  async open(file: string, id?: string): Promise<void> {
+  /**
+   * Opens `file` (on trajectory `id`, when given). `onProtocolPanel`: show that trajectory on the reward panel of its
+   * own protocol, as Replay does (the command's {file, id}); a window reload keeps the panel it had instead.
+   */
+  async open(file: string, id?: string, onProtocolPanel = false): Promise<void> {
     if (this.busy) {
       void vscode.window.showInformationMessage('Quarry: the diagnostics panel is still scoring; cancel it or wait.');
       return;
@@ -230,6 +235,11 @@ export class DiagnosticsPanel {
         return;
       }
       this.loaded = loaded;
+      const record = id === undefined ? undefined : loaded.byId.get(id);
+      if (onProtocolPanel && record) {
+        this.panelValue = defaultPanelFor(record.protocol.name);
+        this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
+      }
       this.resources = await newResources(this.services);
       this.run = null;
       this.runPanel = null;

@@ -9,6 +9,7 @@ import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { LabelStore } from '../../core/labels/index';
 import { LabelPanel, type StoreProvider } from './panel';
 import { registerPanelSerializer } from '../webviews/restore';
+import { findTrajectoryFiles } from '../workspaceFiles';
 
 /** What `quarry.openLabeling` accepts from code. */
 export type OpenLabelingArg =
@@ -123,10 +124,7 @@ async function pickTrajectoryFile(
     seen.add(f);
     items.push({ label: `$(checklist) ${vscode.workspace.asRelativePath(f)}`, description: 'has labels', file: f });
   }
-  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then(
-    (u) => u,
-    () => [] as vscode.Uri[],
-  );
+  const found = await findTrajectoryFiles();
   for (const u of found)
     if (!seen.has(u.fsPath)) {
       seen.add(u.fsPath);

@@ -68,3 +68,8 @@ export function withEditorKeyHint(message: string): string {
     '(run "Quarry: Set API Key…" to store one for this server)',
   );
 }
+
+/** What a passing connection test says: that it connected, to which model, and how long the round trip took. */
+export function connectedText(model: string, ms: number): string {
+  return `connected, ${model}, ${Math.round(ms)} ms`;
+}

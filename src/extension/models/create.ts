@@ -6,6 +6,7 @@ import type { QuarrySettings } from '../settings';
 import type { Log } from '../log';
 import { listServerModels } from './serverModels';
 import { withEditorKeyHint } from './connectionReport';
+import { DEMO_MODEL_LABEL } from './demoModel';
 
 export interface ModelContext {
   settings: QuarrySettings;
@@ -33,8 +34,10 @@ export function onnxModelDir(
 export function settingsModelLabel(settings: QuarrySettings): string {
   const m = settings.model;
   if (m.backend === 'openai') return `openai · ${m.name || '(first served)'}`;
-  if (m.backend === 'onnx')
-    return `onnx · ${m.onnxPath === '' ? 'tiny-sql (bundled)' : (m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath)}`;
+  if (m.backend === 'onnx') {
+    const dir = m.onnxPath.split(/[\\/]/).filter(Boolean).pop() ?? m.onnxPath;
+    return `onnx · ${m.onnxPath === '' ? DEMO_MODEL_LABEL : dir}`;
+  }
   return `vscode-lm · ${m.name || '(first available)'}`;
 }
 

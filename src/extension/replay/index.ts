@@ -7,6 +7,7 @@ import type { ReplayPanel as ReplayPanelType } from './panel';
 import type { LabelLookup } from './source';
 import { storeLabels } from './labels';
 import { registerPanelSerializer } from '../webviews/restore';
+import { findTrajectoryFiles } from '../workspaceFiles';
 
 /** The panel (and with it the reader, the reward engine and the SQL parser) loads on first use, not at activation. */
 const panelModule = () => import('./panel');
@@ -44,10 +45,7 @@ async function pickSource(services: Services): Promise<string | undefined> {
           file: store,
         },
   );
-  const found = await vscode.workspace.findFiles('**/*.jsonl', '**/node_modules/**', 50).then(
-    (u) => u,
-    () => [] as vscode.Uri[],
-  );
+  const found = await findTrajectoryFiles();
   for (const u of found)
     if (u.fsPath !== store) items.push({ label: `$(file) ${vscode.workspace.asRelativePath(u)}`, file: u.fsPath });
   items.push({ label: '$(folder-opened) Open File…', description: 'any trajectory JSONL file', browse: true });

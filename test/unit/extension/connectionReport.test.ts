@@ -2,7 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelError } from '../../../src/core/models/types';
-import { describeConnectionFailure, withEditorKeyHint } from '../../../src/extension/models/connectionReport';
+import {
+  connectedText,
+  describeConnectionFailure,
+  withEditorKeyHint,
+} from '../../../src/extension/models/connectionReport';
 
 test('server down, unknown model and auth failures of the openai backend', () => {
   const down = describeConnectionFailure(
@@ -52,4 +56,8 @@ test('auth messages point at the Set API Key command, not at environment variabl
     withEditorKeyHint('the API key from apiKey option was refused'),
     'the API key from apiKey option was refused',
   );
+});
+
+test('a passing test says "connected, <model>, N ms", not what the model wrote', () => {
+  assert.equal(connectedText('openai · qwen-7b', 41.6), 'connected, openai · qwen-7b, 42 ms');
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
   checkIntegrity,
   integrityFlags,
+  integrityFlagItems,
   selectsStar,
   computeVerdict,
   createScoringResources,
@@ -127,4 +128,24 @@ test("a timing-out gold is reported as a timeout, not as the prediction's failur
   const r = checkIntegrity([{ id: 'x', goldSql: slow, predSql: 'SELECT 1', verdict, reward: 0 }]);
   assert.equal(r.goldFailures[0].reason, 'gold-timeout');
   assert.match(integrityFlags(r)[0], /gold timed out .* x/);
+});
+
+test('a flag lists each id once, even when several items share it (a group of samples of one question)', async () => {
+  const gold = 'SELECT name FROM student WHERE 1 = 0';
+  const items = [
+    await item('q7', gold, 'SELECT name FROM student WHERE 1 = 0', { groupId: 'g', reward: 1 }),
+    await item('q7', gold, 'SELECT name FROM student WHERE 2 = 0', { groupId: 'g', reward: 1 }),
+    await item('q8', 'SELECT nope FROM student', 'SELECT name FROM student', { format: { ok: false, kind: 'x' } }),
+    await item('q8', 'SELECT nope FROM student', 'SELECT name FROM student', { format: { ok: false, kind: 'x' } }),
+  ];
+  const flags = integrityFlagItems(checkIntegrity(items));
+  assert.ok(flags.length >= 3, JSON.stringify(flags));
+  for (const f of flags) {
+    assert.deepEqual(f.items, [...new Set(f.items)], f.text);
+    for (const id of ['q7', 'q8']) {
+      assert.ok((f.text.match(new RegExp(`${id}\\b`, 'g')) ?? []).length <= 1, f.text);
+    }
+  }
+  const zero = flags.find((f) => f.kind === 'zero-variance-group');
+  assert.match(zero?.text ?? '', /all 2 samples scored 1 \(no GRPO signal\): q7$/);
 });

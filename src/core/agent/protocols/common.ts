@@ -210,13 +210,39 @@ export function schemaText(schema: SchemaInfo, config: ProtocolConfig, fallbackS
   });
 }
 
-/** BIRD-style evidence and earlier conversation turns, as one "External Knowledge" text ('' when there is none). */
-export function externalKnowledge(
-  evidence: string | undefined,
-  history: { question: string; sql: string }[] | undefined,
-): string {
+/** The heading of the conversation memory the non-MTSQL-R1 protocols carry (Quarry's format; no paper has one). */
+export const EARLIER_HEADING = 'Earlier in this conversation:';
+
+/** Characters of an earlier result the memory keeps: a summary, the model can run the SQL again to see more. */
+export const EARLIER_RESULT_CHARS = 300;
+
+type HistoryItem = { question: string; sql: string; result?: string };
+
+/**
+ * The dialogue memory of skyrl, sqltrail, mtir and progress: every earlier question with its final SQL and a summary
+ * of its result (Python `str(rows)` or the error, cut at EARLIER_RESULT_CHARS), numbered from 1, oldest first.
+ * '' without history. MTSQL-R1 has its own memory (mtsqlr1/memory.ts).
+ */
+export function earlierInConversation(history: readonly HistoryItem[] | undefined): string {
+  if (!history?.length) return '';
+  const lines = [EARLIER_HEADING];
+  history.forEach((h, i) => {
+    const result = typeof h.result === 'string' ? h.result.replace(/\s+/g, ' ').trim() : '(not run)';
+    const cut = result.length > EARLIER_RESULT_CHARS ? `${result.slice(0, EARLIER_RESULT_CHARS)}… (cut)` : result;
+    lines.push(
+      `${i + 1}. Question: ${h.question.trim()}`,
+      `   Final SQL: ${h.sql.replace(/\s+/g, ' ').trim()}`,
+      `   Result: ${cut}`,
+    );
+  });
+  return lines.join('\n');
+}
+
+/** BIRD-style evidence and the conversation memory, as one "External Knowledge" text ('' when there is neither). */
+export function externalKnowledge(evidence: string | undefined, history: readonly HistoryItem[] | undefined): string {
   const parts: string[] = [];
   if (evidence && evidence.trim() !== '') parts.push(evidence.trim());
-  for (const h of history ?? []) parts.push(`Earlier question: ${h.question}\nIts SQL: ${h.sql}`);
+  const earlier = earlierInConversation(history);
+  if (earlier) parts.push(earlier);
   return parts.join('\n');
 }

@@ -17,6 +17,7 @@ import {
   readThought,
   restoreTagStop,
   schemaText,
+  earlierInConversation,
 } from './common';
 import { findBlocks, stripCodeFence, excerpt, type TagBlock } from './tags';
 import { parseLenientJson, type JsonValue } from './lenientJson';
@@ -74,7 +75,7 @@ function dbName(ctx: ProtocolContext): string {
 /** App. C.2, filled in. "{external_knowledge} + {question}" is the evidence, then the question. */
 export function mtirUserPrompt(ctx: ProtocolContext): string {
   const evidence = ctx.task.evidence?.trim();
-  const history = (ctx.task.history ?? []).map((h) => `Earlier question: ${h.question}\nIts SQL: ${h.sql}`).join('\n');
+  const history = earlierInConversation(ctx.task.history);
   const question = [evidence, ctx.task.question].filter((s) => s).join(' ');
   return [
     'You are a helpful SQL expert assistant. You should first think about how to write the SQL query by ' +

@@ -10,7 +10,7 @@ import type { ExecResult } from '../../db/types';
 import type { Protocol, ProtocolContext, ProtocolSession, Response } from '../protocol';
 import type { ChatMessage } from '../../models/types';
 import type { Observation, ParsedAction, ProtocolConfig } from '../types';
-import { MdpTracker, LONG_RESPONSE_CHARS, invalid, restoreTagStop, schemaText } from './common';
+import { MdpTracker, LONG_RESPONSE_CHARS, invalid, restoreTagStop, schemaText, earlierInConversation } from './common';
 import { findBlocks, removeBlocks, stripCodeFence, excerpt } from './tags';
 
 export const PROGRESS_DEFAULTS: ProtocolConfig = {
@@ -94,10 +94,7 @@ export function progressFeedbackMessage(feedback: string): string {
 
 /** App. F, Round 1 user prompt (the apostrophe in "database’s" is the paper's). */
 export function progressUserPrompt(ctx: ProtocolContext): string {
-  const extra = [
-    ctx.task.evidence?.trim(),
-    ...(ctx.task.history ?? []).map((h) => `Earlier question: ${h.question}\nIts SQL: ${h.sql}`),
-  ].filter((s): s is string => !!s);
+  const extra = [ctx.task.evidence?.trim(), earlierInConversation(ctx.task.history)].filter((s): s is string => !!s);
   return [
     'Database Schema:',
     schemaText(ctx.schema, ctx.config, 'ddl'),

@@ -1,0 +1,36 @@
+// The Query Results panel's messages, shared by the host (src/extension/sqlEditor/resultsPanel.ts) and the app
+// (webview/results/main.ts): which statement ran against which database, then the paged grid's pages, or the error
+// in SQLite's words (a rejected write says Quarry is read-only). Nothing here imports `vscode` or the DOM.
+import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';
+import type { MessageRules } from './validate';
+
+export interface RunInfo {
+  /** "clinic.sqlite" */
+  db: string;
+  sql: string;
+}
+
+/** Host → app. */
+export type ToApp =
+  | ({ type: 'running' } & RunInfo)
+  | ({ type: 'failed'; errorClass: string; message: string } & RunInfo)
+  | ({ type: 'shown' } & RunInfo)
+  | GridToApp;
+
+/** App → host. */
+export type ToHost = { type: 'ready' } | { type: 'rerun' } | GridToHost;
+
+export const RESULTS_RULES: MessageRules<ToHost> = { ready: {}, rerun: {}, ...GRID_RULES };
+
+export function resultsMessageProblem(m: ToHost): string | null {
+  if (m.type === 'ready' || m.type === 'rerun') return null;
+  return gridMessageProblem(m);
+}
+
+/** The sentence a failed run shows: SQLite's words, and for a rejected statement why Quarry refused it. */
+export function failureText(errorClass: string | null, message: string): string {
+  if (errorClass === 'rejected')
+    return `Rejected: Quarry runs every query read-only in its sandbox, so this statement was not run. (${message})`;
+  if (errorClass === 'timeout') return `Stopped: ${message}`;
+  return `${errorClass === 'sql' ? 'SQL error' : 'Error'}: ${message}`;
+}

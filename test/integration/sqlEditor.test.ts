@@ -1,0 +1,125 @@
+// Running your own SQL in a real extension host: a SQL document bound to clinic.sqlite runs the statement under the
+// cursor through the sandbox into the Query Results panel, pages over the whole result, an SQL error becomes a
+// diagnostic on the token SQLite names, a write is rejected as read-only, CodeLenses sit above each statement, table
+// and column names complete and hover from the schema, and every run lands in the database's history.
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
+import * as vscode from 'vscode';
+import type { QuarryApi } from '../../src/extension/extension';
+import type { RunOutcome } from '../../src/extension/sqlEditor/resultsPanel';
+import type { ToApp } from '../../src/protocol/results';
+import type { HistoryEntry } from '../../src/extension/sqlEditor/history';
+
+const EXTENSION_ID = 'quarry.quarry';
+const DOC = `SELECT name, specialty FROM doctor ORDER BY name;
+SELECT nme FROM doctor;
+DELETE FROM doctor;
+`;
+
+suite('SQL editor: Run Query', () => {
+  let folder: string;
+  let db: string;
+  let doc: vscode.TextDocument;
+  let editor: vscode.TextEditor;
+  const hook = <T>(op: string, arg?: unknown) =>
+    vscode.commands.executeCommand<T>('quarry.sqlEditor.testHook', op, arg);
+
+  /** Puts the cursor at the start of `needle` and runs the query under it. */
+  async function runAt(needle: string): Promise<RunOutcome> {
+    const at = doc.positionAt(doc.getText().indexOf(needle));
+    editor.selection = new vscode.Selection(at, at);
+    const outcome = await vscode.commands.executeCommand<RunOutcome>('quarry.runQuery');
+    assert.ok(outcome, 'Run Query returned its outcome');
+    return outcome;
+  }
+
+  suiteSetup(async () => {
+    await vscode.extensions.getExtension<QuarryApi>(EXTENSION_ID)!.activate();
+    folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    db = join(folder, 'data', 'clinic.sqlite');
+    doc = await vscode.workspace.openTextDocument({ language: 'sql', content: DOC });
+    editor = await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('quarry.bindSqlDocument', doc.uri, db);
+  });
+  suiteTeardown(async () => {
+    await hook('close');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('the binding is remembered for the document', async () => {
+    assert.equal(await hook<string>('binding', doc.uri.toString()), db);
+  });
+
+  test('runs the statement under the cursor into the results panel, with the whole count', async () => {
+    await hook('clear');
+    const outcome = await runAt('name, specialty');
+    assert.ok(outcome.page.ok, outcome.page.ok ? '' : outcome.page.error);
+    assert.equal(outcome.sql, 'SELECT name, specialty FROM doctor ORDER BY name');
+    assert.deepEqual(outcome.page.columns, ['name', 'specialty']);
+    assert.equal(outcome.page.total, 3);
+    assert.equal(outcome.page.rows[0][0], 'Amara Okafor');
+    const posted = await hook<ToApp[]>('posted');
+    assert.ok(posted.some((m) => m.type === 'shown' && m.db === 'clinic.sqlite'));
+    // The grid sorts on the server through the panel.
+    await hook('send', { type: 'page', offset: 0, limit: 200, sortColumn: 0, descending: true, filters: [] });
+    const page = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    assert.ok(page?.type === 'page');
+    assert.equal(page.page.rows[0][0], 'Tomas Berg');
+    const history = await hook<HistoryEntry[]>('history', db);
+    assert.equal(history[0].sql, outcome.sql);
+    assert.equal(history[0].rows, 3);
+  });
+
+  test('an SQL error becomes a diagnostic on the token SQLite names', async () => {
+    const outcome = await runAt('nme');
+    assert.equal(outcome.page.ok, false);
+    const diags = await hook<{ message: string; start: number[]; end: number[] }[]>('diagnostics', doc.uri.toString());
+    assert.equal(diags.length, 1);
+    assert.match(diags[0].message, /no such column: nme/);
+    assert.deepEqual(diags[0].start, [1, 7]);
+    assert.deepEqual(diags[0].end, [1, 10]);
+  });
+
+  test('a write is rejected because Quarry is read-only', async () => {
+    await hook('clear');
+    const outcome = await runAt('DELETE');
+    assert.ok(!outcome.page.ok && outcome.page.errorClass === 'rejected');
+    const failed = (await hook<ToApp[]>('posted')).find((m) => m.type === 'failed');
+    assert.ok(failed?.type === 'failed' && failed.errorClass === 'rejected');
+    const diags = await hook<{ message: string }[]>('diagnostics', doc.uri.toString());
+    assert.match(diags[0].message, /read-only/);
+  });
+
+  test('a CodeLens above each statement runs it', async () => {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    const ours = lenses.filter((l) => l.command?.command === 'quarry.runQuery');
+    assert.equal(ours.length, 3);
+    assert.match(ours[0].command!.title, /Run on clinic\.sqlite/);
+    assert.deepEqual(
+      ours.map((l) => l.range.start.line),
+      [0, 1, 2],
+    );
+  });
+
+  test('table and column names complete; a table hovers with its columns and row count', async () => {
+    const list = await vscode.commands.executeCommand<vscode.CompletionList>(
+      'vscode.executeCompletionItemProvider',
+      doc.uri,
+      new vscode.Position(0, 7),
+    );
+    const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    for (const name of ['doctor', 'appointment', 'specialty']) assert.ok(labels.includes(name), `${name} completes`);
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      doc.uri,
+      doc.positionAt(DOC.indexOf('doctor') + 2),
+    );
+    const text = hovers
+      .flatMap((h) => h.contents)
+      .map((c) => (typeof c === 'string' ? c : c.value))
+      .join('\n');
+    assert.match(text, /doctor\*\* \(table, 3 rows\)/);
+    assert.match(text, /`specialty`/);
+  });
+});

@@ -1,0 +1,32 @@
+// How a result cell reads in a grid: numbers right-aligned, a REAL keeps its type (14.0, not 14), SQL NULL shown as
+// <null> so it never looks like the text 'NULL', long text clipped until the user expands it. Pure (no DOM), so unit
+// tests check it and every grid shares it.
+import type { WireCell } from '../../src/core/db/resultExport';
+
+/** Characters a cell shows before it is clipped (click to expand). */
+export const CLIPPED_CELL_CHARS = 120;
+
+export interface CellDisplay {
+  text: string;
+  kind: 'null' | 'number' | 'text';
+  /** The cell is longer than CLIPPED_CELL_CHARS: shown clipped, expandable. */
+  long: boolean;
+}
+
+const BIG_INT = /^-?\d{16,}$/;
+
+/** `real`: the column holds REAL values, so an integral number is printed with its ".0". */
+export function cellDisplay(v: WireCell, real = false): CellDisplay {
+  if (v === null) return { text: '<null>', kind: 'null', long: false };
+  if (typeof v === 'number') {
+    const text = real && Number.isInteger(v) && Math.abs(v) < 1e21 ? `${v}.0` : String(v);
+    return { text, kind: 'number', long: false };
+  }
+  if (BIG_INT.test(v)) return { text: v, kind: 'number', long: false };
+  return { text: v, kind: 'text', long: v.length > CLIPPED_CELL_CHARS };
+}
+
+/** The text a clipped cell shows. */
+export function clippedText(text: string): string {
+  return text.length > CLIPPED_CELL_CHARS ? `${text.slice(0, CLIPPED_CELL_CHARS)}…` : text;
+}
