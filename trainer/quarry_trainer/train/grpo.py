@@ -26,7 +26,8 @@ prefix is a field of TRL's `GRPOConfig` (trl/trainer/grpo_config.py, TRL 1.16) o
 The service is found through QUARRY_ENV_URL / QUARRY_ENV_TOKEN (`launch.sh` starts it). Every logged step goes to
 OUTPUT/metrics.jsonl (callbacks.MetricsJsonl: TRL's reward, reward_std, entropy, kl, clip ratios, lengths, plus
 Quarry's `quarry/<term>` means, `pass_at_group`, `ex`, `greedy_ex`, `turns`, `filtered`), run.json records the run,
-SIGTERM saves and stops (callbacks.StopOnSignal), and the final policy is saved to OUTPUT/final.
+SIGTERM saves and stops (callbacks.StopOnSignal), every rollout is appended to OUTPUT/rollouts.jsonl (its messages,
+end, reward, terms and ex, with the step), and the final policy is saved to OUTPUT/final.
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ QUARRY_DEFAULTS: dict[str, Any] = {
     "greedy_group_ex": False,
     "resume": False,
 }
+
+
+# What OUTPUT/rollouts.jsonl keeps of each episode (one line per rollout, with the step it trained): the service's
+# episode id, the conversation, how it ended, its reward and terms, and whether its final SQL matched the gold.
+ROLLOUT_KEYS = ("id", "messages", "end", "reward", "terms", "ex")
 
 
 class ArgumentError(ValueError):
@@ -195,6 +201,11 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
                 for name, value in filters.group_stats([e.get("ex") for e in batch], size).items():
                     self._metrics[mode][name].append(value)
                 self._metrics[mode]["turns"].append(sum(len(e["turns"]) for e in batch) / len(batch))
+            if batch and self.accelerator.is_main_process:
+                with (out / "rollouts.jsonl").open("a", encoding="utf-8") as f:
+                    for e in batch:
+                        record = {"step": self.state.global_step + 1, **{k: e.get(k) for k in ROLLOUT_KEYS}}
+                        f.write(json.dumps(record) + "\n")
             greedy = rollout.greedy[-(len(batch) // size) :] if rollout.greedy and batch else []
             known = [g["ex"] for g in greedy if g.get("ex") is not None]
             if known:
