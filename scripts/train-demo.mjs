@@ -5,7 +5,7 @@
 // before SFT, after SFT, after GRPO (one GRPO run per seed). Writes bench/results/train-demo.json and the runs under
 // --work (default runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
 //
-//   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 60] [--grpo-steps 20] [--work DIR] [--python PATH]
+//   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 40] [--grpo-steps 20] [--work DIR] [--python PATH]
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -16,10 +16,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     seeds: { type: 'string', default: '1,2,3' },
-    'sft-steps': { type: 'string', default: '60' },
+    'sft-steps': { type: 'string', default: '40' },
     'sft-lr': { type: 'string', default: '2e-3' },
     'grpo-steps': { type: 'string', default: '20' },
-    'grpo-lr': { type: 'string', default: '5e-4' },
+    'grpo-lr': { type: 'string', default: '2e-4' },
     group: { type: 'string', default: '4' },
     work: { type: 'string', default: join(root, 'runs', 'train-demo') },
     python: { type: 'string', default: join(root, '.venv', 'bin', 'python') },
@@ -194,8 +194,8 @@ for (const seed of seeds) {
     python,
     ...[
       `rl.group_size=${group}`,
-      'rl.train_batch_size=1',
-      'rl.mini_batch_size=1',
+      'rl.train_batch_size=2',
+      'rl.mini_batch_size=2',
       `rl.micro_batch_size_per_gpu=${group}`,
       `rl.total_steps=${values['grpo-steps']}`,
       `rl.lr=${values['grpo-lr']}`,

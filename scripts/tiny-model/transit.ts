@@ -1,7 +1,8 @@
 // Question templates for the bundled transit database — the task `npm run train:demo` teaches the tiny model, which
-// was trained on the bookshop only. Single-table questions: a 1.7M-parameter model learns them in minutes on a CPU. Each template has several phrasings and slot values read from the database. The
-// last phrasing of every template and a few slot values are held back: a held-back question uses a held-back
-// phrasing or a held-back value (or both), so no held-back question, and no held-back wording, is ever trained on.
+// was trained on the bookshop only. Single-table questions, so a 1.7M-parameter model learns them in minutes on a CPU.
+// Each template has several phrasings and its slot values read from the database. The last phrasing of every template
+// is held back: no held-back question, and no held-back wording, is ever trained on (the slot values themselves all
+// appear in training, with the other phrasings).
 import type Database from 'better-sqlite3';
 import type { QA } from './questions';
 
@@ -23,8 +24,6 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
   const codes = column(db, 'SELECT code FROM line ORDER BY line_id');
   const vehicles = column(db, 'SELECT vehicle_id FROM vehicle ORDER BY vehicle_id');
   const out: TransitQA[] = [];
-  // Held-back slot values: the second-to-last of each list (kept out of every training phrasing).
-  const held = (values: readonly string[]) => new Set(values.length > 2 ? [values[values.length - 2]] : []);
   const add = (
     template: string,
     values: readonly string[],
@@ -32,11 +31,10 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     sql: (v: string) => string,
     think: (v: string) => string,
   ) => {
-    const heldValues = held(values);
     for (const v of values) {
       const qs = phrasings(v);
       qs.forEach((question, i) => {
-        const heldout = i === qs.length - 1 || heldValues.has(v);
+        const heldout = i === qs.length - 1;
         out.push({ template, question, sql: sql(v), think: think(v), heldout });
       });
     }
