@@ -319,6 +319,7 @@ export function writeLaunch(p: TrainPlan, outDir: string, command: readonly stri
         command: ['bash', script],
         cwd: outDir,
         ...(p.engine === 'verl' ? { env: { VERL_FILE_LOGGER_PATH: join(outDir, 'metrics.jsonl') } } : {}),
+        ...(p.engine === 'skyrl' ? { env: { QUARRY_METRICS_PATH: join(outDir, 'metrics.jsonl') } } : {}),
       },
       null,
       2,

@@ -80,7 +80,12 @@ export function renderLaunchScript(c: ScriptContext): string {
           "# verl's file logger (trainer.logger has 'file'): one {step, data} line a step, read by Quarry's job panel.",
           'export VERL_FILE_LOGGER_PATH="${VERL_FILE_LOGGER_PATH:-$HERE/metrics.jsonl}"',
         ]
-      : []),
+      : c.plan.engine === 'skyrl'
+        ? [
+            "# SkyRL's tracker also appends every step to this file (quarry_trainer/skyrl/metrics.py) for the job panel.",
+            'export QUARRY_METRICS_PATH="${QUARRY_METRICS_PATH:-$HERE/metrics.jsonl}"',
+          ]
+        : []),
     'echo "launch.sh: environment service at $QUARRY_ENV_URL (log: $HERE/serve-env.log)" >&2',
     '',
     `# The trainer: ${c.plan.engine} with recipe ${c.recipe.name}. SIGTERM and SIGINT are passed on to it (it saves`,

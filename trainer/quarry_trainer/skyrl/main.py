@@ -5,7 +5,8 @@ Ray task that runs the experiment (skyrl_train/entrypoints/main_base.py: `skyrl_
 environment `quarry-text2sql` is registered in that task, before the experiment is built; the rest is skyrl-train's
 own: its Hydra config (skyrl_train/config/ppo_base_config.yaml), `validate_cfg`, `initialize_ray` and `BasePPOExp`.
 The service URL and token (QUARRY_ENV_URL, QUARRY_ENV_TOKEN, set by the launch script `quarry train` writes) are
-handed to the task as arguments, so they reach it on any cluster and never enter the logged config.
+handed to the task as arguments, so they reach it on any cluster and never enter the logged config. With
+QUARRY_METRICS_PATH set (the launch sets it), every step's metrics are also appended there (skyrl/metrics.py).
 Needs skyrl-train (Python 3.12: the `skyrl-train` extra, on the training hosts).
 """
 
@@ -15,8 +16,9 @@ import os
 import sys
 
 from quarry_trainer.skyrl import register
+from quarry_trainer.skyrl.metrics import PATH_VAR, install_from_env
 
-ENV_VARS = ("QUARRY_ENV_URL", "QUARRY_ENV_TOKEN")
+ENV_VARS = ("QUARRY_ENV_URL", "QUARRY_ENV_TOKEN", PATH_VAR)
 
 try:
     import hydra
@@ -37,6 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised where skyrl-train is 
 def quarry_skyrl_entrypoint(cfg: DictConfig, env: dict[str, str]) -> None:
     os.environ.update(env)
     register()
+    install_from_env()
     BasePPOExp(cfg).run()
 
 
