@@ -1,9 +1,11 @@
 // `npm run train:demo`: a model that learns, here, with one command. The bundled tiny model (trained on the bookshop
 // sample only) is taught the transit sample: SFT with TRL on generated conversations, then multi-turn GRPO with TRL
 // through `quarry serve-env` (`quarry train --engine trl`), on this machine's CPU. Greedy EX on held-back transit
-// questions (phrasings and values never trained on) is measured with `quarry bench` on the ONNX export of each stage:
-// before SFT, after SFT, after GRPO (one GRPO run per seed). Writes bench/results/train-demo.json and the runs under
-// --work (default runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
+// questions (each template's held-back phrasing: questions and wordings never trained on) is measured with `quarry
+// bench` on the ONNX export of each stage: before SFT, after SFT, after GRPO (one GRPO run per seed). GRPO samples at
+// the recipe's temperature (skyrl-sql: 0.6, top-p 0.95): at 1.0 the tiny model's samples are mostly garbled and
+// almost never earn a reward. Writes bench/results/train-demo.json and the runs under --work (default
+// runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
 //
 //   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 40] [--grpo-steps 20] [--work DIR] [--python PATH]
 import { spawnSync } from 'node:child_process';
@@ -199,8 +201,6 @@ for (const seed of seeds) {
       `rl.micro_batch_size_per_gpu=${group}`,
       `rl.total_steps=${values['grpo-steps']}`,
       `rl.lr=${values['grpo-lr']}`,
-      'rl.temperature=1.0',
-      'rl.top_p=1.0',
       'rl.max_turns=3',
       'rl.max_turn_tokens=96',
       'rl.max_prompt_length=2800',
