@@ -434,6 +434,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.deepEqual([...types].sort(), [
       'quarry.ask',
       'quarry.diagnostics',
+      'quarry.jobPanel',
       'quarry.labeling',
       'quarry.preview',
       'quarry.replay',
