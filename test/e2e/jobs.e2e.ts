@@ -18,6 +18,7 @@ before(async () => {
   ed = await openEditor({ name: 'jobs', viewport: { width: 1400, height: 950 } });
   store = new JobStore(ed.workspace);
   const program =
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the child program's own template literal
     'const fs = require("fs"); let s = 0; setInterval(() => { s++; console.log(`step ${s}`); ' +
     'fs.appendFileSync("out/metrics.jsonl", JSON.stringify({ step: s, reward: Math.log(1 + s), loss: 3 / s, ' +
     'lr: 1e-5, entropy: 1 / (1 + s / 10) }) + "\\n"); }, 500);';

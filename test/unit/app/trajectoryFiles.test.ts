@@ -99,29 +99,28 @@ test('ask: saves the episode, follow-ups keep the protocol with results filled, 
     [first.record.id, follow.record.id],
   );
 
-    const blocked = join(dir, 'blocked');
-    mkdirSync(blocked);
-    writeFileSync(join(blocked, 'file'), '');
-    const bad = await ask({
-      question: 'How many singers?',
-      dbPath: db,
-      protocol: 'skyrl',
-      pool,
-      saveTo: join(blocked, 'file', 'sub.jsonl'),
-      model: scriptedModel(['<think>c</think><solution>SELECT count(*) FROM singer</solution>']),
-    });
-    assert.equal(bad.savedTo, null);
-    assert.match(bad.saveError ?? '', /^the trajectory could not be saved to .*sub\.jsonl: /);
-    assert.equal(bad.record.end, 'answer', 'the answer is still there');
-    const off = await ask({
-      question: 'How many singers?',
-      dbPath: db,
-      protocol: 'skyrl',
-      pool,
-      saveTo: null,
-      model: scriptedModel(['<think>c</think><solution>SELECT count(*) FROM singer</solution>']),
-    });
-    assert.deepEqual([off.savedTo, off.saveError], [null, null]);
-    assert.equal(readFileSync(store, 'utf8').trim().split('\n').length, 2, 'saving off writes nothing');
-  },
-);
+  const blocked = join(dir, 'blocked');
+  mkdirSync(blocked);
+  writeFileSync(join(blocked, 'file'), '');
+  const bad = await ask({
+    question: 'How many singers?',
+    dbPath: db,
+    protocol: 'skyrl',
+    pool,
+    saveTo: join(blocked, 'file', 'sub.jsonl'),
+    model: scriptedModel(['<think>c</think><solution>SELECT count(*) FROM singer</solution>']),
+  });
+  assert.equal(bad.savedTo, null);
+  assert.match(bad.saveError ?? '', /^the trajectory could not be saved to .*sub\.jsonl: /);
+  assert.equal(bad.record.end, 'answer', 'the answer is still there');
+  const off = await ask({
+    question: 'How many singers?',
+    dbPath: db,
+    protocol: 'skyrl',
+    pool,
+    saveTo: null,
+    model: scriptedModel(['<think>c</think><solution>SELECT count(*) FROM singer</solution>']),
+  });
+  assert.deepEqual([off.savedTo, off.saveError], [null, null]);
+  assert.equal(readFileSync(store, 'utf8').trim().split('\n').length, 2, 'saving off writes nothing');
+});
