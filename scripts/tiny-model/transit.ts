@@ -1,7 +1,8 @@
 // Question templates for the bundled transit database — the task `npm run train:demo` teaches the tiny model, which
-// was trained on the bookshop only. Single-table questions: a 1.7M-parameter model learns them in minutes on a CPU. Each template has several phrasings and slot values read from the database. The
-// last phrasing of every template and a few slot values are held back: a held-back question uses a held-back
-// phrasing or a held-back value (or both), so no held-back question, and no held-back wording, is ever trained on.
+// was trained on the bookshop only. Single-table questions: a 1.7M-parameter model learns them in minutes on a CPU.
+// Each template has several phrasings and slot values read from the database. The last phrasing of every template
+// and a few slot values are held back: a held-back question uses a held-back phrasing or a held-back value (or both),
+// so no held-back question, and no held-back wording, is ever trained on.
 import type Database from 'better-sqlite3';
 import type { QA } from './questions';
 

@@ -7,7 +7,9 @@ import { DEFAULT_TRAJECTORY_STORE } from '../app/trajectoryStore';
 
 export type ModelBackend = 'vscode-lm' | 'openai' | 'onnx';
 export const MODEL_BACKENDS: readonly ModelBackend[] = ['vscode-lm', 'openai', 'onnx'];
-/** The protocols the setting offers (package.json's enum); `progress` is a training-time protocol, not an editor one. */
+/**
+ * The protocols the setting offers (package.json's enum); `progress` is a training-time protocol, not an editor one.
+ */
 export const EDITOR_PROTOCOLS: readonly ProtocolName[] = ASK_PROTOCOL_NAMES;
 
 export interface QuarrySettings {
@@ -30,7 +32,9 @@ export interface QuarrySettings {
   observation: { maxRows: number; maxChars: number };
   query: { timeoutMs: number };
   databases: { glob: string };
-  /** `store` is relative to the first workspace folder unless absolute; `save` appends every asked question's episode. */
+  /**
+   * `store` is relative to the first workspace folder unless absolute; `save` appends every asked question's episode.
+   */
   trajectories: { store: string; save: boolean };
   /** The Python interpreter for training ('' = the Python extension's selection, else a workspace .venv/). */
   python: string;

@@ -2,7 +2,8 @@
 // target (a small Node program appending a metrics line every half second, submitted through app/jobs the way
 // `quarry jobs submit` does). "Quarry: Show Job" opens its panel from the palette; the reward chart gains points while
 // the panel is open; the window is reloaded; the job is still listed running in the Training Jobs view, the status
-// bar still counts it, and its panel comes back and keeps growing. Screenshots in test-artifacts/screenshots/jobs-*.png.
+// bar still counts it, and its panel comes back and keeps growing. Screenshots in
+// test-artifacts/screenshots/jobs-*.png.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Frame } from 'playwright-core';
