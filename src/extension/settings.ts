@@ -38,6 +38,11 @@ export interface QuarrySettings {
   trajectories: { store: string; save: boolean };
   /** The Python interpreter for training ('' = the Python extension's selection, else a workspace .venv/). */
   python: string;
+  /**
+   * Training targets by name, over .quarry/targets.json: kept as the JSON object it is here (an array or a scalar reads
+   * as {}); training/jobStore.ts checks it with parseTargets and says what is wrong.
+   */
+  targets: Record<string, unknown>;
 }
 
 /** The manifest's defaults (package.json contributes.configuration); a unit test keeps the two in step. */
@@ -49,6 +54,7 @@ export const DEFAULT_SETTINGS: QuarrySettings = {
   databases: { glob: '**/*.{sqlite,sqlite3,db}' },
   trajectories: { store: DEFAULT_TRAJECTORY_STORE, save: true },
   python: '',
+  targets: {},
 };
 
 /** Reads one setting by its key under `quarry.` (e.g. 'model.backend'); undefined when unset. */
@@ -68,6 +74,10 @@ function num(v: unknown, fallback: number, min: number, max: number, integer = f
 
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
   return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+}
+
+function objectOr(v: unknown, fallback: Record<string, unknown>): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : fallback;
 }
 
 export function readSettings(get: SettingGetter): QuarrySettings {
@@ -97,6 +107,7 @@ export function readSettings(get: SettingGetter): QuarrySettings {
       save: typeof get('trajectories.save') === 'boolean' ? (get('trajectories.save') as boolean) : d.trajectories.save,
     },
     python: str(get('python'), d.python),
+    targets: objectOr(get('targets'), d.targets),
   };
 }
 
