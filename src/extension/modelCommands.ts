@@ -283,7 +283,8 @@ async function setApiKey(services: Services, given?: string): Promise<boolean> {
     (await vscode.window.showInputBox({
       title: `Quarry: API key for ${origin}`,
       prompt:
-        "Kept in VS Code's secret storage (the OS keychain where there is one), never in settings or logs. Sent only to this server.",
+        "Kept in VS Code's secret storage (the OS keychain where there is one), never in settings or logs. " +
+        'Sent only to this server.',
       password: true,
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() === '' ? 'The key is empty' : null),

@@ -41,7 +41,10 @@ export interface Services {
   modelLabel(): string;
   /** Like modelLabel(), but for vscode-lm asks VS Code which chat model the settings select (sends no request). */
   resolveModelLabel(): Promise<string>;
-  /** Absolute path of the JSONL trajectory store (quarry.trajectories.store under the first folder; global storage without one). */
+  /**
+   * Absolute path of the JSONL trajectory store (quarry.trajectories.store under the first folder; global storage
+   * without one).
+   */
   trajectoryStorePath(): string;
   /** Fires when the model to use may have changed (settings, API key, VS Code's chat models). */
   readonly onDidChangeModel: vscode.Event<void>;

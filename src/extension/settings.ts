@@ -7,7 +7,9 @@ import { DEFAULT_TRAJECTORY_STORE } from '../app/trajectoryStore';
 
 export type ModelBackend = 'vscode-lm' | 'openai' | 'onnx';
 export const MODEL_BACKENDS: readonly ModelBackend[] = ['vscode-lm', 'openai', 'onnx'];
-/** The protocols the setting offers (package.json's enum); `progress` is a training-time protocol, not an editor one. */
+/**
+ * The protocols the setting offers (package.json's enum); `progress` is a training-time protocol, not an editor one.
+ */
 export const EDITOR_PROTOCOLS: readonly ProtocolName[] = ASK_PROTOCOL_NAMES;
 
 export interface QuarrySettings {
@@ -30,10 +32,17 @@ export interface QuarrySettings {
   observation: { maxRows: number; maxChars: number };
   query: { timeoutMs: number };
   databases: { glob: string };
-  /** `store` is relative to the first workspace folder unless absolute; `save` appends every asked question's episode. */
+  /**
+   * `store` is relative to the first workspace folder unless absolute; `save` appends every asked question's episode.
+   */
   trajectories: { store: string; save: boolean };
   /** The Python interpreter for training ('' = the Python extension's selection, else a workspace .venv/). */
   python: string;
+  /**
+   * Training targets by name, over .quarry/targets.json: kept as the JSON object it is here (an array or a scalar reads
+   * as {}); training/jobStore.ts checks it with parseTargets and says what is wrong.
+   */
+  targets: Record<string, unknown>;
 }
 
 /** The manifest's defaults (package.json contributes.configuration); a unit test keeps the two in step. */
@@ -45,6 +54,7 @@ export const DEFAULT_SETTINGS: QuarrySettings = {
   databases: { glob: '**/*.{sqlite,sqlite3,db}' },
   trajectories: { store: DEFAULT_TRAJECTORY_STORE, save: true },
   python: '',
+  targets: {},
 };
 
 /** Reads one setting by its key under `quarry.` (e.g. 'model.backend'); undefined when unset. */
@@ -64,6 +74,10 @@ function num(v: unknown, fallback: number, min: number, max: number, integer = f
 
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
   return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+}
+
+function objectOr(v: unknown, fallback: Record<string, unknown>): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : fallback;
 }
 
 export function readSettings(get: SettingGetter): QuarrySettings {
@@ -93,6 +107,7 @@ export function readSettings(get: SettingGetter): QuarrySettings {
       save: typeof get('trajectories.save') === 'boolean' ? (get('trajectories.save') as boolean) : d.trajectories.save,
     },
     python: str(get('python'), d.python),
+    targets: objectOr(get('targets'), d.targets),
   };
 }
 

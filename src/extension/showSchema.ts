@@ -53,7 +53,10 @@ export function schemaUri(dbPath: string, style: SchemaStyle): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEMA_SCHEME, path: `/${name} schema (${style}).${ext}`, query: dbPath });
 }
 
-/** Renders the schema of `dbPath` in `style` and opens it (returns the text); errors become a notification with "Open Log". */
+/**
+ * Renders the schema of `dbPath` in `style` and opens it (returns the text); errors become a notification with
+ * "Open Log".
+ */
 export async function showSchemaDocument(
   services: Services,
   dbPath: string,

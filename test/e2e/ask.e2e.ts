@@ -260,32 +260,35 @@ test('the conversation survives the panel being hidden and shown again', async (
   await ed.screenshot('ask-restored');
 });
 
-test('Ask Quarry about the Selection: the selected line becomes the question (editable), asked in the same panel', async () => {
-  await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
-  await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
-  const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
-  await editor.click();
-  // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
-  // whole logical line is selected with Expand Line Selection rather than Home/End).
-  await ed.runCommand('Go to Line/Column...');
-  await ed.answer(':4');
-  await ed.runCommand('Expand Line Selection');
-  // The editor's context menu (right-click on the selection) offers it while text is selected.
-  await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
-  const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
-  await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await ed.screenshot('ask-selection-menu');
-  await item.click();
-  await ed.answer('clinic');
-  await questionBox();
-  const box = ed.page.locator('.quick-input-widget .quick-input-box input');
-  assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
-  await ed.page.keyboard.press('Enter');
-  panel = await ed.webview('Q4.');
-  await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
-  assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
-  await ed.screenshot('ask-selection');
-});
+test(
+  'Ask Quarry about the Selection: ' + 'the selected line becomes the question (editable), asked in the same panel',
+  async () => {
+    await ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'questions.md' }).first().click();
+    await ed.page.locator('.tabs-container .tab', { hasText: 'questions.md' }).first().waitFor({ timeout: 15_000 });
+    const editor = ed.page.locator('.editor-instance .monaco-editor', { hasText: 'Questions to try' }).first();
+    await editor.click();
+    // Line 4 is "- clinic: What is the total fee paid by patients from Porto?" (wrapped in this narrow editor, so the
+    // whole logical line is selected with Expand Line Selection rather than Home/End).
+    await ed.runCommand('Go to Line/Column...');
+    await ed.answer(':4');
+    await ed.runCommand('Expand Line Selection');
+    // The editor's context menu (right-click on the selection) offers it while text is selected.
+    await editor.locator('.view-line', { hasText: 'Porto' }).first().click({ button: 'right' });
+    const item = ed.page.locator('.monaco-menu .action-item', { hasText: 'Ask Quarry about the Selection' }).first();
+    await item.waitFor({ state: 'visible', timeout: 15_000 });
+    await ed.screenshot('ask-selection-menu');
+    await item.click();
+    await ed.answer('clinic');
+    await questionBox();
+    const box = ed.page.locator('.quick-input-widget .quick-input-box input');
+    assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
+    await ed.page.keyboard.press('Enter');
+    panel = await ed.webview('Q4.');
+    await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
+    assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
+    await ed.screenshot('ask-selection');
+  },
+);
 
 test('another database keeps the conversation: Conversations lists it, its button brings it back', async () => {
   await panel.locator('#change-db').click();

@@ -2,7 +2,8 @@
 // target (a small Node program appending a metrics line every half second, submitted through app/jobs the way
 // `quarry jobs submit` does). "Quarry: Show Job" opens its panel from the palette; the reward chart gains points while
 // the panel is open; the window is reloaded; the job is still listed running in the Training Jobs view, the status
-// bar still counts it, and its panel comes back and keeps growing. Screenshots in test-artifacts/screenshots/jobs-*.png.
+// bar still counts it, and its panel comes back and keeps growing. Screenshots in
+// test-artifacts/screenshots/jobs-*.png.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Frame } from 'playwright-core';
@@ -18,6 +19,7 @@ before(async () => {
   ed = await openEditor({ name: 'jobs', viewport: { width: 1400, height: 950 } });
   store = new JobStore(ed.workspace);
   const program =
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the child program's own template literal
     'const fs = require("fs"); let s = 0; setInterval(() => { s++; console.log(`step ${s}`); ' +
     'fs.appendFileSync("out/metrics.jsonl", JSON.stringify({ step: s, reward: Math.log(1 + s), loss: 3 / s, ' +
     'lr: 1e-5, entropy: 1 / (1 + s / 10) }) + "\\n"); }, 500);';

@@ -159,16 +159,16 @@ suite('models: test connection and API keys against a loopback OpenAI-compatible
         'the editor points at its command, not at environment variables',
       );
 
-    await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
-    assert.equal(await a.services.apiKeys.get(server.url), SECRET);
-    assert.equal(await a.services.context.secrets.get(`quarry.apiKey:${new URL(server.url).origin}`), SECRET);
-    const withKey = await testConnection();
-    assert.equal(withKey.ok, true, withKey.detail);
-    assert.match(withKey.message, /^connected, openai · replay-7b, \d+ ms$/, withKey.message);
-    assert.equal(withKey.reply, 'OK');
-    const sent = server.requests.filter((r) => r.path.endsWith('/chat/completions')).pop();
-    assert.ok(sent, 'the server saw the chat request');
-    assert.equal(sent.authorization, `Bearer ${SECRET}`);
+      await vscode.commands.executeCommand('quarry.setApiKey', SECRET);
+      assert.equal(await a.services.apiKeys.get(server.url), SECRET);
+      assert.equal(await a.services.context.secrets.get(`quarry.apiKey:${new URL(server.url).origin}`), SECRET);
+      const withKey = await testConnection();
+      assert.equal(withKey.ok, true, withKey.detail);
+      assert.match(withKey.message, /^connected, openai · replay-7b, \d+ ms$/, withKey.message);
+      assert.equal(withKey.reply, 'OK');
+      const sent = server.requests.filter((r) => r.path.endsWith('/chat/completions')).pop();
+      assert.ok(sent, 'the server saw the chat request');
+      assert.equal(sent.authorization, `Bearer ${SECRET}`);
 
       // Never in settings.
       const cfg = vscode.workspace.getConfiguration('quarry');

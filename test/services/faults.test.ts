@@ -153,7 +153,8 @@ test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL fo
     command: [
       'python',
       '-c',
-      'import signal, time\nsignal.signal(signal.SIGTERM, lambda *a: None)\nprint("ready", flush=True)\nwhile True: time.sleep(0.2)',
+      'import signal, time\nsignal.signal(signal.SIGTERM, lambda *a: None)\n' +
+        'print("ready", flush=True)\nwhile True: time.sleep(0.2)',
     ],
   });
   await until('the stubborn job to be ready', async () => {

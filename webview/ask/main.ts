@@ -51,7 +51,8 @@ const composer = h(
     h(
       'span',
       { class: 'q-muted', id: 'shortcuts' },
-      'Ctrl+Enter ask · Escape stop · Tab moves between actions · in a result: PageUp/PageDown pages, Enter on a header sorts',
+      'Ctrl+Enter ask · Escape stop · Tab moves between actions · ' +
+        'in a result: PageUp/PageDown pages, Enter on a header sorts',
     ),
   ),
 );
@@ -346,7 +347,9 @@ function execView(r: WireResult): HTMLElement {
       { class: 'q-error', role: 'note' },
       `✗ ${r.errorClass ?? 'error'}: ${r.error ?? 'the query failed'}`,
     );
-  const caption = `${r.rowCount.toLocaleString()} row${r.rowCount === 1 ? '' : 's'} · ${r.ms.toFixed(1)} ms${r.truncated ? ` · showing ${r.rows.length}` : ''}`;
+  const caption =
+    `${r.rowCount.toLocaleString()} row${r.rowCount === 1 ? '' : 's'} · ${r.ms.toFixed(1)} ms` +
+    `${r.truncated ? ` · showing ${r.rows.length}` : ''}`;
   return h('div', { class: 'q-obs' }, h('div', { class: 'q-muted' }, caption), table(r.columns, r.rows));
 }
 

@@ -38,14 +38,16 @@ const state: DiagnosticsState = host.state() ?? {
 /** Transient: what the host is doing, or what went wrong (not saved: a restored panel asks the host again). */
 let status: { kind: 'busy' | 'error'; text: string } | null = null;
 
-const STYLE = `
+const STYLE =
+  `
 .d-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 8px; }
 .d-chart { position: relative; height: 220px; }
 .d-chart.d-short { height: 90px; }
 .d-chart.d-mid { height: 160px; }
 .d-cols { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 .d-num { text-align: right; font-variant-numeric: tabular-nums; }
-.d-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; vertical-align: middle; }
+.d-swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; ` +
+  `vertical-align: middle; }
 .d-tree, .d-tree ul { list-style: none; padding-left: 14px; margin: 2px 0; }
 .d-tree { padding-left: 0; }
 .d-node { border-left: 3px solid var(--vscode-panel-border, #8884); padding: 2px 6px; margin: 4px 0; }
@@ -56,16 +58,19 @@ const STYLE = `
 .d-status.d-match { color: var(--vscode-charts-green, #3a3); }
 .d-status.d-mismatch { color: var(--vscode-charts-yellow, #cc0); }
 .d-status.d-missing, .d-status.d-extra { color: var(--vscode-charts-red, #c33); }
-.d-diff { background: var(--vscode-diffEditor-removedTextBackground, #f003); outline: 1px solid var(--vscode-inputValidation-errorBorder, #c33); }
+.d-diff { background: var(--vscode-diffEditor-removedTextBackground, #f003); ` +
+  `outline: 1px solid var(--vscode-inputValidation-errorBorder, #c33); }
 .d-low { color: var(--vscode-editorWarning-foreground); font-weight: 600; }
 .d-tag { display: inline-block; font-size: 0.85em; margin: 1px 4px 1px 0; padding: 0 4px; border-radius: 3px;
-  background: var(--vscode-inputValidation-warningBackground, #cc03); border: 1px solid var(--vscode-inputValidation-warningBorder, #cc0); }
+  background: var(--vscode-inputValidation-warningBackground, #cc03); ` +
+  `border: 1px solid var(--vscode-inputValidation-warningBorder, #cc0); }
 .d-field { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 .d-field code { margin-right: 6px; }
 .d-list { position: relative; overflow-y: auto; border: 1px solid var(--vscode-panel-border, #8884); }
 .d-list:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 .d-window { position: absolute; top: 0; left: 0; right: 0; }
-.d-lrow { display: grid; grid-template-columns: 9em minmax(8em, 1fr) 5em 9em 4em 6em 6em 4em; gap: 6px; align-items: center;
+.d-lrow { display: grid; grid-template-columns: 9em minmax(8em, 1fr) 5em 9em 4em 6em 6em 4em; gap: 6px; ` +
+  `align-items: center;
   height: 24px; padding: 0 6px; white-space: nowrap; font-size: var(--vscode-editor-font-size); }
 .d-lrow > span { overflow: hidden; text-overflow: ellipsis; }
 .d-lrow.d-row { position: absolute; left: 0; right: 0; box-sizing: border-box; }
@@ -299,7 +304,8 @@ function renderRun(run: RunDiagnostics): void {
       h(
         'p',
         {},
-        `${g.count} questions with several samples; zero reward variance in ${g.zeroVariance} (${pct(g.zeroVarianceShare)}): no gradient from them. ` +
+        `${g.count} questions with several samples; ` +
+          `zero reward variance in ${g.zeroVariance} (${pct(g.zeroVarianceShare)}): no gradient from them. ` +
           `Mean pass@G ${num(g.meanPass)}; solved by all samples ${g.solvedByAll}, by none ${g.solvedByNone}.`,
       ),
       g.zeroVarianceIds.length
@@ -715,7 +721,9 @@ function renderTerms(d: TrajectoryDiagnostics): HTMLElement {
         stacked: true,
         horizontal: true,
         legend: true,
-        describe: `Terms of ${d.panel}: ${d.terms.map((x) => `${x.name} ${num(x.contribution)}`).join(', ')}; total ${num(d.total)}`,
+        describe:
+          `Terms of ${d.panel}: ${d.terms.map((x) => `${x.name} ${num(x.contribution)}`).join(', ')}; ` +
+          `total ${num(d.total)}`,
       }),
     );
   }
@@ -906,7 +914,8 @@ function renderTrajectory(d: TrajectoryDiagnostics): void {
     h(
       'div',
       { class: 'q-row q-muted' },
-      `group ${d.groupId} · sample ${d.sample} · ${d.protocol} · ${d.model} · ended ${d.end} · ${d.turns} turn(s) · hardness ${d.hardness ?? 'unknown'}`,
+      `group ${d.groupId} · sample ${d.sample} · ${d.protocol} · ${d.model} · ended ${d.end} · ` +
+        `${d.turns} turn(s) · hardness ${d.hardness ?? 'unknown'}`,
     ),
     h(
       'div',

@@ -44,7 +44,8 @@ let error: string | null = null;
 const MAX_LOG_LINES = 500;
 const MAX_POINTS = 240;
 
-const STYLE = `
+const STYLE =
+  `
 .j-head { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: baseline; }
 .j-head h1 { font-size: 1.3em; margin: 8px 0 2px; }
 .j-facts { display: flex; flex-wrap: wrap; gap: 2px 14px; margin: 2px 0 6px; }
@@ -59,7 +60,8 @@ const STYLE = `
 .j-chart:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 .j-chart h3 { display: flex; justify-content: space-between; font-size: 0.95em; margin: 0 0 2px; font-weight: 600; }
 .j-chart h3 span { font-weight: normal; font-variant-numeric: tabular-nums; }
-.j-group { grid-column: 1 / -1; margin: 8px 0 0; font-size: 0.9em; text-transform: uppercase; color: var(--vscode-descriptionForeground); }
+.j-group { grid-column: 1 / -1; margin: 8px 0 0; font-size: 0.9em; text-transform: uppercase; ` +
+  `color: var(--vscode-descriptionForeground); }
 .j-svg { width: 100%; height: auto; display: block; touch-action: none; cursor: crosshair; }
 .j-axis { stroke: var(--vscode-charts-lines, #8888); stroke-width: 1; }
 .j-tick { fill: var(--vscode-descriptionForeground); font-size: 9px; font-family: var(--vscode-font-family); }

@@ -45,7 +45,8 @@ document.head.append(
     {},
     `
 #app { max-width: 1100px; }
-.l-head { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding: 8px 0; position: sticky; top: 0; z-index: 2;
+.l-head { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; padding: 8px 0; ` +
+      `position: sticky; top: 0; z-index: 2;
   background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border, #8884); }
 .l-head h1 { font-size: 1.1em; margin: 0 8px 0 0; font-weight: 600; }
 .l-progress { font-weight: 600; }
@@ -57,24 +58,34 @@ document.head.append(
 .q-card h3 { font-size: 1em; margin: 2px 0 4px; }
 .l-obs { max-height: 220px; overflow: auto; }
 .l-verdicts { display: flex; gap: 6px; flex-wrap: wrap; }
-.l-chip { font: inherit; border-radius: 10px; padding: 2px 10px; cursor: pointer; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884));
+.l-chip { font: inherit; border-radius: 10px; padding: 2px 10px; cursor: pointer; ` +
+      `border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884));
   background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
 .l-chip[aria-pressed="true"] { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
-.l-verdict { font: inherit; padding: 4px 12px; cursor: pointer; border-radius: 2px; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884));
+.l-verdict { font: inherit; padding: 4px 12px; cursor: pointer; border-radius: 2px; ` +
+      `border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884));
   background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
 /* Pressed: the theme's primary button colours (readable in every theme) with the verdict's colour as a bar. */
-.l-verdict[aria-pressed="true"] { background: var(--vscode-button-background); color: var(--vscode-button-foreground); font-weight: 600; }
-.l-verdict[aria-pressed="true"][data-verdict="correct"] { box-shadow: inset 5px 0 0 var(--vscode-testing-iconPassed, #3a3); }
+.l-verdict[aria-pressed="true"] { background: var(--vscode-button-background); ` +
+      `color: var(--vscode-button-foreground); font-weight: 600; }
+.l-verdict[aria-pressed="true"][data-verdict="correct"] { ` +
+      `box-shadow: inset 5px 0 0 var(--vscode-testing-iconPassed, #3a3); }
 .l-verdict[aria-pressed="true"][data-verdict="incorrect"] { box-shadow: inset 5px 0 0 var(--vscode-errorForeground); }
-.l-verdict[aria-pressed="true"][data-verdict="unsure"] { box-shadow: inset 5px 0 0 var(--vscode-editorWarning-foreground); }
+.l-verdict[aria-pressed="true"][data-verdict="unsure"] { ` +
+      `box-shadow: inset 5px 0 0 var(--vscode-editorWarning-foreground); }
 .l-tags { display: flex; gap: 6px; flex-wrap: wrap; margin: 4px 0; }
-textarea.l-text, input.l-text { width: 100%; box-sizing: border-box; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size);
-  color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, var(--vscode-panel-border, #8884)); padding: 4px; }
+textarea.l-text, input.l-text { width: 100%; box-sizing: border-box; ` +
+      `font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size);
+  color: var(--vscode-input-foreground); background: var(--vscode-input-background); ` +
+      `border: 1px solid var(--vscode-input-border, var(--vscode-panel-border, #8884)); padding: 4px; }
 input.l-text { font-family: var(--vscode-font-family); width: auto; flex: 1; }
 .l-status { min-height: 1.4em; }
-.l-help { position: fixed; right: 16px; top: 56px; z-index: 5; background: var(--vscode-editorWidget-background); border: 1px solid var(--vscode-focusBorder); padding: 8px 14px; }
+.l-help { position: fixed; right: 16px; top: 56px; z-index: 5; ` +
+      `background: var(--vscode-editorWidget-background); border: 1px solid var(--vscode-focusBorder); ` +
+      `padding: 8px 14px; }
 .l-help table td { padding: 1px 8px; }
-kbd { font-family: var(--vscode-editor-font-family); border: 1px solid var(--vscode-panel-border, #8884); border-radius: 3px; padding: 0 4px; }
+kbd { font-family: var(--vscode-editor-font-family); border: 1px solid var(--vscode-panel-border, #8884); ` +
+      `border-radius: 3px; padding: 0 4px; }
 .l-banner { padding: 4px 8px; border-left: 3px solid var(--vscode-editorWarning-foreground); margin: 6px 0; }
 .l-banner.q-error { border-left-color: var(--vscode-errorForeground); }
 `,
@@ -278,7 +289,8 @@ function renderTrajectory(r: TrajectoryRecord, changed: boolean): void {
         h(
           'span',
           {},
-          `${r.turns.length} turn${r.turns.length === 1 ? '' : 's'}${r.protocol.budget ? ` of ${r.protocol.budget}` : ''}`,
+          `${r.turns.length} turn${r.turns.length === 1 ? '' : 's'}` +
+            `${r.protocol.budget ? ` of ${r.protocol.budget}` : ''}`,
         ),
         h('span', { class: r.end === 'answer' ? undefined : 'q-warn' }, `ended: ${r.end}`),
         r.task.difficulty ? h('span', {}, `difficulty: ${r.task.difficulty}`) : null,
@@ -322,7 +334,8 @@ function renderTrajectory(r: TrajectoryRecord, changed: boolean): void {
               'div',
               { class: exec.ok ? 'q-muted' : 'q-error' },
               exec.ok
-                ? `${exec.rowCount.toLocaleString()} row${exec.rowCount === 1 ? '' : 's'}${exec.columns.length ? ` · ${exec.columns.join(', ')}` : ''}${exec.truncated ? ' (cut)' : ''}`
+                ? `${exec.rowCount.toLocaleString()} row${exec.rowCount === 1 ? '' : 's'}` +
+                    `${exec.columns.length ? ` · ${exec.columns.join(', ')}` : ''}${exec.truncated ? ' (cut)' : ''}`
                 : `${exec.errorClass ?? 'error'}: ${exec.error ?? ''}`,
             )
           : null,
@@ -386,7 +399,9 @@ function renderStatus(): void {
   if (savePending) status.textContent = 'Saving…';
   else if (dirty) status.textContent = 'Unsaved changes (s saves; moving on saves too).';
   else if (label)
-    status.textContent = `${lastSavedAt ? 'Saved' : 'Labeled'} ${label.verdict ?? 'without a verdict'} by ${label.labeler}, ${new Date(label.updatedAt).toLocaleString()}.`;
+    status.textContent =
+      `${lastSavedAt ? 'Saved' : 'Labeled'} ${label.verdict ?? 'without a verdict'} by ${label.labeler}, ` +
+      `${new Date(label.updatedAt).toLocaleString()}.`;
   else status.textContent = 'Not labeled yet.';
   status.className = 'l-status q-muted';
 }

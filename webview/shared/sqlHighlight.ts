@@ -3,7 +3,8 @@
 const KEYWORDS = new Set(
   (
     'select from where group by order having limit offset join inner left right outer cross on as and or not ' +
-    'in is null like between case when then else end distinct union all intersect except with asc desc count sum avg min max ' +
+    'in is null like between case when then else end distinct union all intersect except with asc desc ' +
+    'count sum avg min max ' +
     'exists cast pragma values insert update delete create table'
   ).split(' '),
 );

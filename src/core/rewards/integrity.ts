@@ -157,14 +157,20 @@ export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
     flags.push({
       kind: 'empty-gold-wins',
       items: unique(e.items),
-      text: `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts (${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, so an empty prediction scores for free: ${names(e.items)}`,
+      text:
+        `empty-gold wins: ${e.count} of ${e.positives} positive execution verdicts ` +
+        `(${(100 * (e.share ?? 0)).toFixed(1)}%) have an empty gold result, ` +
+        `so an empty prediction scores for free: ${names(e.items)}`,
     });
   }
   for (const g of r.goldFailures) {
     flags.push({
       kind: 'gold-failure',
       items: unique(g.items),
-      text: `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} — gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`,
+      text:
+        `gold ${g.reason === 'gold-timeout' ? 'timed out' : 'failed'} (${g.detail.slice(0, 60) || 'no detail'}) ` +
+        `for ${g.items.length} item(s), every prediction scored 0: ${names(g.items)} ` +
+        `— gold: ${g.gold.replace(/\s+/g, ' ').slice(0, 80)}`,
     });
   }
   for (const [kind, ids] of Object.entries(r.formatFailures.byKind).sort((a, b) => b[1].length - a[1].length)) {
@@ -180,7 +186,9 @@ export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
     flags.push({
       kind: 'zero-variance-group',
       items: unique(z.items),
-      text: `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} (no GRPO signal): ${names(z.items)}`,
+      text:
+        `zero-variance group ${z.groupId}: all ${z.size} samples scored ${z.reward} ` +
+        `(no GRPO signal): ${names(z.items)}`,
     });
   }
   return flags;

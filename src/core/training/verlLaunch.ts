@@ -301,7 +301,7 @@ export const VERL_MAPPING: readonly MappingRow[] = [
     file: `${C}ppo_trainer.yaml`,
     how:
       "console and verl's file logger (one {step, data} line a step at VERL_FILE_LOGGER_PATH, which launch.sh sets " +
-      'to the launch folder\'s metrics.jsonl; no wandb key needed); checkpoints under --out',
+      "to the launch folder's metrics.jsonl; no wandb key needed); checkpoints under --out",
     build: (i) => [
       ['trainer.logger', ['console', 'file']],
       ['trainer.project_name', 'quarry'],

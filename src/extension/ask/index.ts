@@ -50,7 +50,9 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     return dbChoice(path);
   }
 
-  /** Database, then question, then the panel runs it. Resolves when the episode has ended (undefined if nothing ran). */
+  /**
+   * Database, then question, then the panel runs it. Resolves when the episode has ended (undefined if nothing ran).
+   */
   async function ask(args: AskArgs = {}, prefill?: string): Promise<AskOutcome | undefined> {
     const glob = services.settings().databases.glob;
     const db = args.db !== undefined ? await databaseFrom(args.db) : await pickDatabase(context.workspaceState, glob);

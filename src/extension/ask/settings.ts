@@ -18,7 +18,8 @@ export interface AgentSettings {
 export function agentSettings(s: QuarrySettings): AgentSettings {
   return {
     protocol: s.agent.protocol,
-    // timeoutMs/maxRows cap every statement the model runs; observationChars caps what it is shown (skyrl/sqltrail/mtir).
+    // timeoutMs/maxRows cap every statement the model runs; observationChars caps what it is shown
+    // (skyrl/sqltrail/mtir).
     config: {
       maxTurns: s.agent.maxTurns,
       timeoutMs: s.query.timeoutMs,

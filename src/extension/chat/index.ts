@@ -210,7 +210,9 @@ async function answer(
       stream.markdown(
         candidates.length === 0
           ? `There are no SQLite databases matching ${inlineCode(settings.databases.glob)} in this workspace.`
-          : `Which database? Name one in your question (e.g. *… in ${escapeMarkdown(vscode.workspace.asRelativePath(candidates[0]))}*) or attach it with \`#file\`:\n\n${list}\n`,
+          : 'Which database? Name one in your question ' +
+              `(e.g. *… in ${escapeMarkdown(vscode.workspace.asRelativePath(candidates[0]))}*) ` +
+              `or attach it with \`#file\`:\n\n${list}\n`,
       );
       return {};
     }
@@ -270,7 +272,8 @@ async function answer(
     const trajectoryPath = outcome.savedTo;
     if (outcome.saveError) services.log.error(`chat: ${outcome.saveError}`);
     stream.markdown(
-      `**${escapeMarkdown(label)}** · ${record.protocol.name}${earlier.length ? ` (follow-up ${earlier.length + 1})` : ''} · ${escapeMarkdown(model.spec)}\n\n`,
+      `**${escapeMarkdown(label)}** · ${record.protocol.name}` +
+        `${earlier.length ? ` (follow-up ${earlier.length + 1})` : ''} · ${escapeMarkdown(model.spec)}\n\n`,
     );
     stream.markdown(turnsMarkdown(record) + '\n' + endMarkdown(record) + '\n\n');
 

@@ -94,7 +94,8 @@ export function resultTable(
   max = CHAT_RESULT_ROWS,
 ): string {
   if (columns.length === 0) return '*The query returned no columns.*\n';
-  const head = `| ${columns.map((c) => escapeMarkdown(c) || ' ').join(' | ')} |\n|${columns.map(() => ' --- ').join('|')}|\n`;
+  const head =
+    `| ${columns.map((c) => escapeMarkdown(c) || ' ').join(' | ')} |\n` + `|${columns.map(() => ' --- ').join('|')}|\n`;
   const body = rows
     .slice(0, max)
     .map((r) => `| ${columns.map((_, i) => tableCell(r[i] ?? null)).join(' | ')} |\n`)

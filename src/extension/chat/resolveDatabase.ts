@@ -31,7 +31,10 @@ export function dbNamedIn(prompt: string, candidates: readonly string[]): string
   return byStem.length === 1 ? byStem[0] : undefined;
 }
 
-/** Picks the database: referenced SQLite files (already checked by the caller), then the prompt, then the last used, then the workspace's only one. */
+/**
+ * Picks the database: referenced SQLite files (already checked by the caller), then the prompt, then the last used,
+ * then the workspace's only one.
+ */
 export function resolveDatabase(opts: {
   referenced: readonly string[];
   prompt: string;

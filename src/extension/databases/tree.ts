@@ -46,7 +46,8 @@ function sizeText(bytes: number): string {
 }
 
 export class DatabasesTree implements vscode.TreeDataProvider<DbTreeNode>, vscode.Disposable {
-  // biome-ignore lint/suspicious/noConfusingVoidType: fire() with no argument refreshes the whole tree (the VS Code API type)
+  // fire() with no argument refreshes the whole tree (the VS Code API's type, hence `void`).
+  // biome-ignore lint/suspicious/noConfusingVoidType: the VS Code API's event type
   private readonly changed = new vscode.EventEmitter<DbTreeNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
   private files: Promise<DatabaseNode[]> | null = null;

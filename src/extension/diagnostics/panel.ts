@@ -230,7 +230,8 @@ export class DiagnosticsPanel {
       }
       if (loaded.records.length === 0) {
         this.fail(
-          `${file} holds no valid trajectory records${loaded.invalid.length ? ` (${loaded.invalid.length} invalid line(s): ${loaded.invalid[0]})` : ''}`,
+          `${file} holds no valid trajectory records` +
+            `${loaded.invalid.length ? ` (${loaded.invalid.length} invalid line(s): ${loaded.invalid[0]})` : ''}`,
         );
         return;
       }

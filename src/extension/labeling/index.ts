@@ -111,7 +111,8 @@ async function pickTrajectoryFile(
     {
       label: '$(database) Workspace store',
       file: storePath,
-      description: `${vscode.workspace.asRelativePath(storePath)}${existsSync(storePath) ? '' : ' (nothing saved yet)'}`,
+      description:
+        `${vscode.workspace.asRelativePath(storePath)}` + `${existsSync(storePath) ? '' : ' (nothing saved yet)'}`,
     },
   ];
   const seen = new Set([storePath]);
@@ -162,7 +163,9 @@ function reportExport(
   for (const s of summary.skipped) services.log.info(`export ${what}: left out ${s.id}: ${s.reason}`);
   for (const s of missing) services.log.warn(`export ${what}: ${s.id}: ${s.reason}`);
   const left = summary.skipped.length + missing.length;
-  const text = `Quarry: wrote ${summary.written} ${what} to ${vscode.workspace.asRelativePath(summary.out)}${left ? ` (${left} left out: see the log)` : ''}.`;
+  const text =
+    `Quarry: wrote ${summary.written} ${what} to ${vscode.workspace.asRelativePath(summary.out)}` +
+    `${left ? ` (${left} left out: see the log)` : ''}.`;
   void vscode.window.showInformationMessage(text, ...(left ? ['Show Log'] : []), 'Open File').then((a) => {
     if (a === 'Show Log') services.log.show();
     else if (a === 'Open File') void vscode.window.showTextDocument(vscode.Uri.file(summary.out));
@@ -194,7 +197,8 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         const labels = s.all();
         if (labels.length === 0) {
           void vscode.window.showWarningMessage(
-            `Quarry: no labels yet in ${vscode.workspace.asRelativePath(s.path)}; label trajectories first (Quarry: Label Trajectories…).`,
+            `Quarry: no labels yet in ${vscode.workspace.asRelativePath(s.path)}; ` +
+              'label trajectories first (Quarry: Label Trajectories…).',
           );
           return;
         }

@@ -360,12 +360,16 @@ export class LabelPanel {
     }
   }
 
-  /** The record's database, by the one rule of src/app/trajectoryFiles.ts (relative to the trajectory file's folder). */
+  /**
+   * The record's database, by the one rule of src/app/trajectoryFiles.ts (relative to the trajectory file's folder).
+   */
   private dbPathOf(record: TrajectoryRecord): string {
     return databaseResolver(this.loaded?.file ?? '.')(record);
   }
 
-  /** Runs the corrected SQL in the sandbox and compares it (gold, else the final SQL) with the evaluator's comparator. */
+  /**
+   * Runs the corrected SQL in the sandbox and compares it (gold, else the final SQL) with the evaluator's comparator.
+   */
   private async run(m: Extract<ToHost, { type: 'run' }>): Promise<void> {
     const record = this.recordById(m.id);
     if (!record) {

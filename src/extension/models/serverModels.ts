@@ -33,13 +33,15 @@ export async function listServerModels(baseUrl: string, opts: ListModelsOptions 
   if (res.status === 401 || res.status === 403) {
     throw new ModelError(
       'auth',
-      `${url} answered HTTP ${res.status}: ${opts.apiKey ? 'the API key was refused' : 'it needs an API key (Quarry: Set API Key…)'}`,
+      `${url} answered HTTP ${res.status}: ` +
+        `${opts.apiKey ? 'the API key was refused' : 'it needs an API key (Quarry: Set API Key…)'}`,
     );
   }
   if (!res.ok) {
     throw new ModelError(
       res.status === 404 ? 'unreachable' : 'server',
-      `${url} answered HTTP ${res.status}${res.status === 404 ? ': OpenAI-compatible base URLs usually end in /v1' : ''}`,
+      `${url} answered HTTP ${res.status}` +
+        `${res.status === 404 ? ': OpenAI-compatible base URLs usually end in /v1' : ''}`,
     );
   }
   let json: unknown;

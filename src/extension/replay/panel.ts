@@ -34,7 +34,9 @@ import { createScoringResources } from '../../core/rewards/resources';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { ScoreCache, dbStamp } from './scoreCache';
 
-/** Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter). */
+/**
+ * Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter).
+ */
 export const AUTO_SCORE_LIMIT = 2000;
 /** Scorings in flight at once: execution runs in the pool's two workers, the rest is parsing on this thread. */
 const SCORE_CONCURRENCY = 4;

@@ -102,7 +102,8 @@ test('an mtsqlr1 follow-up: its memory has the earlier question, SQL and shown r
   assert.ok(prompt.includes('When was she born?'), 'the new question is asked');
   // The first question and its result are what the memory_retrieve tool returns, not the opening prompt; ask for it.
   const recall = scriptedModel([
-    `<think>check memory</think>\n<tool_call>{"name": "memory_retrieve", "arguments": {"code": "${followSql}"}}</tool_call>`,
+    '<think>check memory</think>\n' +
+      `<tool_call>{"name": "memory_retrieve", "arguments": {"code": "${followSql}"}}</tool_call>`,
     `<answer_sql>${followSql}</answer_sql>`,
   ]);
   const third = await runEpisode({ task, protocolName: 'mtsqlr1', pool, model: recall });

@@ -95,13 +95,16 @@ test('a secret reaches the job through its environment only: job.json and launch
   );
 });
 
-test('secrets on standard input become exported variables (values with quotes, spaces and newlines intact)', async () => {
-  const value = `it's "a"\nsecret $HOME`;
-  const r = await new Shell(null).run([...READ_SECRETS, 'printf %s "$TOKEN"'].join('\n'), {
-    stdin: secretsInput({ TOKEN: value }),
-  });
-  assert.equal(r.stdout.toString('utf8'), value);
-});
+test(
+  'secrets on standard input become exported variables ' + '(values with quotes, spaces and newlines intact)',
+  async () => {
+    const value = `it's "a"\nsecret $HOME`;
+    const r = await new Shell(null).run([...READ_SECRETS, 'printf %s "$TOKEN"'].join('\n'), {
+      stdin: secretsInput({ TOKEN: value }),
+    });
+    assert.equal(r.stdout.toString('utf8'), value);
+  },
+);
 
 test('pull by byte offset: logs grow, metrics take whole lines only, the rest comes later', async () => {
   const remote = tempDir();
@@ -127,25 +130,28 @@ test('pull by byte offset: logs grow, metrics take whole lines only, the rest co
   assert.match(gone.error ?? '', /is missing on this machine/);
 });
 
-test('a remote metrics file started again (verl resuming) is read from its start; the history pulled stays', async () => {
-  const remote = tempDir();
-  const local = tempDir();
-  mkdirSync(join(remote, 'out'));
-  const metrics = join(remote, 'out', 'metrics.jsonl');
-  writeFileSync(metrics, '{"step":1}\n{"step":2}\n{"step":3}\n');
-  const shell = new Shell(null);
-  await pullFiles(shell, remote, local);
-  // The run resumes from step 2: verl opens its file logger with "wb", so the file starts over, shorter.
-  writeFileSync(metrics, '{"step":3}\n');
-  await pullFiles(shell, remote, local);
-  appendFileSync(metrics, '{"step":4}\n');
-  await pullFiles(shell, remote, local);
-  assert.equal(
-    readFileSync(join(local, 'out', 'metrics.jsonl'), 'utf8'),
-    '{"step":1}\n{"step":2}\n{"step":3}\n{"step":3}\n{"step":4}\n',
-  );
-  assert.equal((await pullFiles(shell, remote, local)).bytes, 0, 'nothing twice');
-});
+test(
+  'a remote metrics file started again (verl resuming) ' + 'is read from its start; the history pulled stays',
+  async () => {
+    const remote = tempDir();
+    const local = tempDir();
+    mkdirSync(join(remote, 'out'));
+    const metrics = join(remote, 'out', 'metrics.jsonl');
+    writeFileSync(metrics, '{"step":1}\n{"step":2}\n{"step":3}\n');
+    const shell = new Shell(null);
+    await pullFiles(shell, remote, local);
+    // The run resumes from step 2: verl opens its file logger with "wb", so the file starts over, shorter.
+    writeFileSync(metrics, '{"step":3}\n');
+    await pullFiles(shell, remote, local);
+    appendFileSync(metrics, '{"step":4}\n');
+    await pullFiles(shell, remote, local);
+    assert.equal(
+      readFileSync(join(local, 'out', 'metrics.jsonl'), 'utf8'),
+      '{"step":1}\n{"step":2}\n{"step":3}\n{"step":3}\n{"step":4}\n',
+    );
+    assert.equal((await pullFiles(shell, remote, local)).bytes, 0, 'nothing twice');
+  },
+);
 
 test('staging copies the launch folder and the data and rewrites their paths in the command', async () => {
   const ws = tempDir();
@@ -248,28 +254,32 @@ async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out:
   return { code, out, err };
 }
 
-test('CLI: submit --recipe takes a launch folder; pull lists metrics and checkpoints; unknown targets are named', async () => {
-  const ws = tempDir();
-  const launch = join(ws, 'launch');
-  mkdirSync(launch);
-  const script =
-    'const fs = require("fs"); fs.mkdirSync("out/checkpoint-1", {recursive: true}); fs.writeFileSync("out/checkpoint-1/w", "x"); fs.writeFileSync("out/metrics.jsonl", "{\\"step\\":1}\\n")';
-  writeFileSync(
-    join(launch, 'job.json'),
-    JSON.stringify({ name: 'from a launch', target: 'local', command: [node, '-e', script], cwd: launch }),
-  );
-  const r = await cli(ws, 'submit', '--recipe', 'launch', '--json');
-  assert.equal(r.code, 0, r.err);
-  const id = (JSON.parse(r.out) as { id: string }).id;
-  const store = new JobStore(ws);
-  await until('the job to end', async () => (await refreshJob(store, id)).status === 'succeeded');
-  const pulled = await cli(ws, 'pull', id);
-  assert.match(pulled.out, /1 metrics lines in out\/metrics.jsonl/);
-  assert.match(pulled.out, /checkpoints: checkpoint-1/);
-  const fetched = await pullJob(store, id, 'checkpoint-1');
-  assert.equal(readFileSync(join(fetched.fetched!, 'w'), 'utf8'), 'x');
-  assert.equal((await cli(ws, 'submit', '--recipe', 'nowhere')).code, 2);
-  assert.match((await cli(ws, 'submit', '--recipe', 'nowhere')).err, /not a launch folder/);
-  const bad = await cli(ws, 'submit', '--target', 'mars', '--recipe', 'launch');
-  assert.match(bad.err, /unknown target 'mars' \(known: local\): targets are named in .quarry\/targets.json/);
-});
+test(
+  'CLI: submit --recipe takes a launch folder; ' + 'pull lists metrics and checkpoints; unknown targets are named',
+  async () => {
+    const ws = tempDir();
+    const launch = join(ws, 'launch');
+    mkdirSync(launch);
+    const script =
+      'const fs = require("fs"); fs.mkdirSync("out/checkpoint-1", {recursive: true}); ' +
+      'fs.writeFileSync("out/checkpoint-1/w", "x"); fs.writeFileSync("out/metrics.jsonl", "{\\"step\\":1}\\n")';
+    writeFileSync(
+      join(launch, 'job.json'),
+      JSON.stringify({ name: 'from a launch', target: 'local', command: [node, '-e', script], cwd: launch }),
+    );
+    const r = await cli(ws, 'submit', '--recipe', 'launch', '--json');
+    assert.equal(r.code, 0, r.err);
+    const id = (JSON.parse(r.out) as { id: string }).id;
+    const store = new JobStore(ws);
+    await until('the job to end', async () => (await refreshJob(store, id)).status === 'succeeded');
+    const pulled = await cli(ws, 'pull', id);
+    assert.match(pulled.out, /1 metrics lines in out\/metrics.jsonl/);
+    assert.match(pulled.out, /checkpoints: checkpoint-1/);
+    const fetched = await pullJob(store, id, 'checkpoint-1');
+    assert.equal(readFileSync(join(fetched.fetched!, 'w'), 'utf8'), 'x');
+    assert.equal((await cli(ws, 'submit', '--recipe', 'nowhere')).code, 2);
+    assert.match((await cli(ws, 'submit', '--recipe', 'nowhere')).err, /not a launch folder/);
+    const bad = await cli(ws, 'submit', '--target', 'mars', '--recipe', 'launch');
+    assert.match(bad.err, /unknown target 'mars' \(known: local\): targets are named in .quarry\/targets.json/);
+  },
+);

@@ -60,44 +60,46 @@ test("databaseResolver: absolute as written, relative against the trajectory fil
   assert.equal(spider(rec('/elsewhere/x.sqlite', null)), '/spider/database/x.sqlite');
 });
 
-test('ask: saves the episode, follow-ups keep the protocol with results filled, a failed save is reported', async () => {
-  const dir = tempDir();
-  const store = trajectoryStorePath(dir);
-  assert.equal(store, join(dir, DEFAULT_TRAJECTORY_STORE));
-  const first = await ask({
-    question: 'How many singers?',
-    dbPath: db,
-    protocol: 'sqltrail',
-    pool,
-    saveTo: store,
-    model: scriptedModel(['<solution>SELECT count(*) FROM singer</solution>']),
-  });
-  const n = (await pool.exec({ db, sql: 'SELECT count(*) FROM singer' })).rows[0][0];
-  assert.deepEqual(
-    [first.record.end, first.savedTo, first.saveError, first.final?.rows],
-    ['answer', store, null, [[n]]],
-  );
-  const follow = await ask({
-    question: 'And their names?',
-    dbPath: db,
-    protocol: 'sqltrail',
-    pool,
-    saveTo: store,
-    exchanges: [{ question: 'How many singers?', sql: first.record.finalSql, protocol: 'sqltrail' }],
-    model: scriptedModel(['<solution>SELECT name FROM singer</solution>']),
-    runFinal: false,
-  });
-  assert.equal(follow.record.protocol.name, 'sqltrail');
-  assert.equal(follow.final, null, 'runFinal: false leaves the final SQL to the caller');
-  assert.deepEqual(
-    follow.record.task.history,
-    [{ question: 'How many singers?', sql: 'SELECT count(*) FROM singer', result: `[(${n},)]` }],
-    'ask() ran the earlier SQL for the memory, which was given without its result',
-  );
-  assert.deepEqual(
-    (await readTrajectories(store)).records.map((r) => r.id),
-    [first.record.id, follow.record.id],
-  );
+test(
+  'ask: saves the episode, follow-ups keep the protocol with results filled, ' + 'a failed save is reported',
+  async () => {
+    const dir = tempDir();
+    const store = trajectoryStorePath(dir);
+    assert.equal(store, join(dir, DEFAULT_TRAJECTORY_STORE));
+    const first = await ask({
+      question: 'How many singers?',
+      dbPath: db,
+      protocol: 'sqltrail',
+      pool,
+      saveTo: store,
+      model: scriptedModel(['<solution>SELECT count(*) FROM singer</solution>']),
+    });
+    const n = (await pool.exec({ db, sql: 'SELECT count(*) FROM singer' })).rows[0][0];
+    assert.deepEqual(
+      [first.record.end, first.savedTo, first.saveError, first.final?.rows],
+      ['answer', store, null, [[n]]],
+    );
+    const follow = await ask({
+      question: 'And their names?',
+      dbPath: db,
+      protocol: 'sqltrail',
+      pool,
+      saveTo: store,
+      exchanges: [{ question: 'How many singers?', sql: first.record.finalSql, protocol: 'sqltrail' }],
+      model: scriptedModel(['<solution>SELECT name FROM singer</solution>']),
+      runFinal: false,
+    });
+    assert.equal(follow.record.protocol.name, 'sqltrail');
+    assert.equal(follow.final, null, 'runFinal: false leaves the final SQL to the caller');
+    assert.deepEqual(
+      follow.record.task.history,
+      [{ question: 'How many singers?', sql: 'SELECT count(*) FROM singer', result: `[(${n},)]` }],
+      'ask() ran the earlier SQL for the memory, which was given without its result',
+    );
+    assert.deepEqual(
+      (await readTrajectories(store)).records.map((r) => r.id),
+      [first.record.id, follow.record.id],
+    );
 
     const blocked = join(dir, 'blocked');
     mkdirSync(blocked);

@@ -878,46 +878,49 @@ test('Ctrl-C stops cleanly: finished questions are kept and scored, exit 1', asy
   assert.match(stdout, /INTERRUPTED: partial results/);
 });
 
-test('missing databases: the rest runs, each missing one is named with its skipped questions; --strict refuses', async () => {
-  const s = await server([], { defaultResponse: sol('SELECT count(*) FROM owner') });
-  const file = join(tempDir(), 'mixed.json');
-  writeFileSync(
-    file,
-    JSON.stringify([
-      { db_id: 'pets', question: 'How many owners are there?', query: 'SELECT count(*) FROM owner' },
-      { db_id: 'zoo', question: 'How many keepers?', query: 'SELECT count(*) FROM keeper' },
-      { db_id: 'zoo', question: 'How many animals?', query: 'SELECT count(*) FROM animal' },
-      { db_id: 'aquarium', question: 'How many tanks?', query: 'SELECT count(*) FROM tank' },
-    ]),
-  );
-  const args = (out: string) => [
-    'bench',
-    '--dataset',
-    `spider:${file}`,
-    '--db-dir',
-    dbDir,
-    '--model',
-    s.spec(),
-    '--protocol',
-    'skyrl',
-    '--out',
-    out,
-  ];
-  const out = join(tempDir(), 'mixed');
-  const r = await quarry(...args(out));
-  assert.equal(r.code, 0, r.err);
-  assert.match(r.err, /no database for db_id zoo in .*: skipped its 2 questions/);
-  assert.match(r.err, /no database for db_id aquarium in .*: skipped its 1 question /);
-  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as {
-    items: number;
-    skipped: { dbId: string; questions: number }[];
-  };
-  assert.equal(report.items, 1);
-  assert.deepEqual(report.skipped, [
-    { dbId: 'zoo', questions: 2 },
-    { dbId: 'aquarium', questions: 1 },
-  ]);
-  const strict = await quarry(...args(join(tempDir(), 'strict')), '--strict');
-  assert.equal(strict.code, 2);
-  assert.match(strict.err, /no database for db_id zoo, aquarium/);
-});
+test(
+  'missing databases: the rest runs, ' + 'each missing one is named with its skipped questions; --strict refuses',
+  async () => {
+    const s = await server([], { defaultResponse: sol('SELECT count(*) FROM owner') });
+    const file = join(tempDir(), 'mixed.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { db_id: 'pets', question: 'How many owners are there?', query: 'SELECT count(*) FROM owner' },
+        { db_id: 'zoo', question: 'How many keepers?', query: 'SELECT count(*) FROM keeper' },
+        { db_id: 'zoo', question: 'How many animals?', query: 'SELECT count(*) FROM animal' },
+        { db_id: 'aquarium', question: 'How many tanks?', query: 'SELECT count(*) FROM tank' },
+      ]),
+    );
+    const args = (out: string) => [
+      'bench',
+      '--dataset',
+      `spider:${file}`,
+      '--db-dir',
+      dbDir,
+      '--model',
+      s.spec(),
+      '--protocol',
+      'skyrl',
+      '--out',
+      out,
+    ];
+    const out = join(tempDir(), 'mixed');
+    const r = await quarry(...args(out));
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /no database for db_id zoo in .*: skipped its 2 questions/);
+    assert.match(r.err, /no database for db_id aquarium in .*: skipped its 1 question /);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as {
+      items: number;
+      skipped: { dbId: string; questions: number }[];
+    };
+    assert.equal(report.items, 1);
+    assert.deepEqual(report.skipped, [
+      { dbId: 'zoo', questions: 2 },
+      { dbId: 'aquarium', questions: 1 },
+    ]);
+    const strict = await quarry(...args(join(tempDir(), 'strict')), '--strict');
+    assert.equal(strict.code, 2);
+    assert.match(strict.err, /no database for db_id zoo, aquarium/);
+  },
+);

@@ -25,8 +25,9 @@ test('every quarry.* setting in the manifest has the same default here, and noth
   const keys = Object.keys(props).map((k) => k.replace(/^quarry\./, ''));
   assert.ok(keys.length >= 13);
   for (const k of keys) assert.deepEqual(get(DEFAULT_SETTINGS, k), props[`quarry.${k}`].default, `quarry.${k}`);
+  // A group's keys are settings of their own; an object-valued setting (quarry.targets) is one leaf.
   const leaves = Object.entries(DEFAULT_SETTINGS).flatMap(([g, v]) =>
-    typeof v === 'object' ? Object.keys(v as object).map((k) => `${g}.${k}`) : [g],
+    typeof v === 'object' && !(`quarry.${g}` in props) ? Object.keys(v as object).map((k) => `${g}.${k}`) : [g],
   );
   assert.deepEqual(leaves.sort(), keys.sort());
   assert.deepEqual([...MODEL_BACKENDS], props['quarry.model.backend'].enum);
@@ -51,6 +52,7 @@ test('valid values are taken; the base URL loses trailing slashes', () => {
     'observation.maxRows': 20,
     'query.timeoutMs': 800,
     'databases.glob': '**/*.db',
+    targets: { box: { kind: 'ssh', host: 'box', remoteDir: '/scratch' } },
   };
   const s = readSettings((k) => values[k]);
   assert.equal(s.model.backend, 'openai');
@@ -62,6 +64,7 @@ test('valid values are taken; the base URL loses trailing slashes', () => {
   assert.equal(s.observation.maxRows, 20);
   assert.equal(s.query.timeoutMs, 800);
   assert.equal(s.databases.glob, '**/*.db');
+  assert.deepEqual(s.targets, { box: { kind: 'ssh', host: 'box', remoteDir: '/scratch' } });
 });
 
 test('wrong types and unknown choices fall back to the defaults; numbers are clamped to the manifest range', () => {
@@ -76,6 +79,7 @@ test('wrong types and unknown choices fall back to the defaults; numbers are cla
     'query.timeoutMs': Number.NaN,
     'databases.glob': '',
     'trajectories.store': 42,
+    targets: ['box'],
   };
   const s = readSettings((k) => values[k]);
   assert.equal(s.model.backend, 'vscode-lm');
@@ -89,4 +93,5 @@ test('wrong types and unknown choices fall back to the defaults; numbers are cla
   assert.equal(s.databases.glob, DEFAULT_SETTINGS.databases.glob);
   assert.equal(s.trajectories.store, '.quarry/trajectories/asked.jsonl');
   assert.equal(s.trajectories.save, true);
+  assert.deepEqual(s.targets, {});
 });

@@ -27,37 +27,40 @@ async function quarry(args: string[], cwd = process.cwd()) {
   return { code, out: out.text(), err: err.text() };
 }
 
-test('--engine trl (the default) plans a TRL run: GRPOConfig fields from the recipe, Quarry keys for the rollout', async () => {
-  const dir = tempDir('quarry-train-');
-  const data = join(dir, 'data');
-  mkdirSync(data);
-  writeFileSync(join(data, 'train.jsonl'), '{}\n');
-  for (const engine of [[], ['--engine', 'trl']]) {
-    const r = await quarry([
-      '--recipe',
-      'sql-trail',
-      ...engine,
-      '--model',
-      'Qwen/Qwen2.5-Coder-7B-Instruct',
-      '--data',
-      data,
-      '--out',
-      join(dir, 'run'),
-      '--python',
-      join(dir, 'no-python'),
-      '--dry-run',
-    ]);
-    // No Python at --python: the engine check cannot pass, but the plan is printed.
-    assert.equal(r.code, 1);
-    assert.match(r.out, /-m quarry_trainer\.train\.grpo/);
-    assert.match(r.out, /num_generations=6 \\/);
-    assert.match(r.out, /epsilon_high=0\.28 \\/);
-    assert.match(r.out, /beta=0(\.0)? \\/);
-    assert.match(r.out, /loss_type=dapo \\/);
-    assert.match(r.out, /quarry\.max_turns=10 \\/);
-  }
-  assert.equal(existsSync(join(dir, 'run')), false);
-});
+test(
+  '--engine trl (the default) plans a TRL run: ' + 'GRPOConfig fields from the recipe, Quarry keys for the rollout',
+  async () => {
+    const dir = tempDir('quarry-train-');
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'train.jsonl'), '{}\n');
+    for (const engine of [[], ['--engine', 'trl']]) {
+      const r = await quarry([
+        '--recipe',
+        'sql-trail',
+        ...engine,
+        '--model',
+        'Qwen/Qwen2.5-Coder-7B-Instruct',
+        '--data',
+        data,
+        '--out',
+        join(dir, 'run'),
+        '--python',
+        join(dir, 'no-python'),
+        '--dry-run',
+      ]);
+      // No Python at --python: the engine check cannot pass, but the plan is printed.
+      assert.equal(r.code, 1);
+      assert.match(r.out, /-m quarry_trainer\.train\.grpo/);
+      assert.match(r.out, /num_generations=6 \\/);
+      assert.match(r.out, /epsilon_high=0\.28 \\/);
+      assert.match(r.out, /beta=0(\.0)? \\/);
+      assert.match(r.out, /loss_type=dapo \\/);
+      assert.match(r.out, /quarry\.max_turns=10 \\/);
+    }
+    assert.equal(existsSync(join(dir, 'run')), false);
+  },
+);
 
 test('bad input exits 2 with the reason', async () => {
   let r = await quarry(['--recipe', 'nope', '--engine', 'verl', '--model', 'm', '--data', 'd', '--out', 'o']);

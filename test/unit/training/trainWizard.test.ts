@@ -139,28 +139,31 @@ test("verl jobs from the wizard log to verl's file logger too (the --set wins ov
   );
 });
 
-test('TRL on RL rows (a quarry data rl folder) is a GRPO launch through quarry train, checked by the pre-flight', async () => {
-  const ws = tempDir();
-  const data = join(ws, 'rl');
-  mkdirSync(data);
-  writeFileSync(join(data, 'train.jsonl'), '{}\n');
-  const prepared = await prepareJob(
-    {
-      recipe: 'skyrl-sql',
-      model: '/models/tiny',
-      data,
-      engine: 'trl',
-      target: 'local',
-      gpus: 0,
-      nodes: 1,
-      maxSteps: 5,
-    },
-    { workspace: ws, python: join(ws, 'no-python'), repoRoot: ws, now: new Date('2026-01-02T03:04:05Z') },
-  );
-  // Not the SFT command: the engine check ran (and, with no Python here, refused).
-  assert.ok(
-    prepared.errors.some((e) => e.startsWith('[engine.python]')),
-    prepared.errors.join('\n'),
-  );
-  assert.equal(prepared.spec.command.length, 0);
-});
+test(
+  'TRL on RL rows (a quarry data rl folder) ' + 'is a GRPO launch through quarry train, checked by the pre-flight',
+  async () => {
+    const ws = tempDir();
+    const data = join(ws, 'rl');
+    mkdirSync(data);
+    writeFileSync(join(data, 'train.jsonl'), '{}\n');
+    const prepared = await prepareJob(
+      {
+        recipe: 'skyrl-sql',
+        model: '/models/tiny',
+        data,
+        engine: 'trl',
+        target: 'local',
+        gpus: 0,
+        nodes: 1,
+        maxSteps: 5,
+      },
+      { workspace: ws, python: join(ws, 'no-python'), repoRoot: ws, now: new Date('2026-01-02T03:04:05Z') },
+    );
+    // Not the SFT command: the engine check ran (and, with no Python here, refused).
+    assert.ok(
+      prepared.errors.some((e) => e.startsWith('[engine.python]')),
+      prepared.errors.join('\n'),
+    );
+    assert.equal(prepared.spec.command.length, 0);
+  },
+);

@@ -221,7 +221,8 @@ export class RayTarget implements Target {
     const local = join(dir, 'out', name);
     if (existsSync(local)) return local;
     throw new Error(
-      `the Ray target does not copy checkpoint files: ${name} is on the cluster's node in ${job.remote.dir}/out/${name}`,
+      `the Ray target does not copy checkpoint files: ${name} is on the cluster's node ` +
+        `in ${job.remote.dir}/out/${name}`,
     );
   }
 }

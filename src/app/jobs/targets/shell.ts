@@ -50,12 +50,12 @@ function sshFailure(host: string, code: number, stderr: string): ShellError | nu
   if (code !== 255) return null;
   const said = stderr.replace(/\r/g, '').trim().split('\n').slice(-2).join(' / ');
   if (
-    /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No (ED25519|RSA|ECDSA)? ?host key is known/i.test(
-      stderr,
-    )
+    /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(stderr) ||
+    /No (ED25519|RSA|ECDSA)? ?host key is known/i.test(stderr)
   )
     return new ShellError(
-      `the host key of ${host} is not in your known_hosts or has changed (${said}): connect once with \`ssh ${host}\` ` +
+      `the host key of ${host} is not in your known_hosts or has changed (${said}): ` +
+        `connect once with \`ssh ${host}\` ` +
         'in a terminal to check it; Quarry never accepts host keys itself',
       'hostkey',
       code,

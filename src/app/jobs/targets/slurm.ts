@@ -64,7 +64,8 @@ function stateScript(id: string, rdir: string): string {
     `s="$(squeue -h -j ${j} -o '%T|%r' 2>/dev/null)"; [ -n "$s" ] && echo "squeue $s"`,
     `a="$(sacct -n -X -P -j ${j} -o State,ExitCode 2>/dev/null | head -1)"; [ -n "$a" ] && echo "sacct $a"`,
     `c="$(scontrol -o show job ${j} 2>/dev/null)"`,
-    "[ -n \"$c\" ] && echo \"scontrol $(echo \"$c\" | tr ' ' '\\n' | grep -E '^(JobState|ExitCode|Reason)=' | tr '\\n' ' ')\"",
+    '[ -n "$c" ] && echo "scontrol $(echo "$c" | tr \' \' \'\\n\' ' +
+      "| grep -E '^(JobState|ExitCode|Reason)=' | tr '\\n' ' ')\"",
     `[ -f ${q(`${rdir}/exit_code`)} ] && echo "exit $(cat ${q(`${rdir}/exit_code`)})"`,
     'exit 0',
   ].join('\n');

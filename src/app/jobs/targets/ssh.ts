@@ -48,7 +48,8 @@ export async function probe(
     `if command -v ${py} >/dev/null 2>&1; then echo python ok; else echo python missing; fi`,
     ...[...new Set(modules)].map(
       (m) =>
-        `if ${py} -c ${q(`import ${m}`)} >/dev/null 2>&1; then echo "module ${m} ok"; else echo "module ${m} missing"; fi`,
+        `if ${py} -c ${q(`import ${m}`)} >/dev/null 2>&1; ` +
+        `then echo "module ${m} ok"; else echo "module ${m} missing"; fi`,
     ),
     `d=${q(opts.dir)}; while [ ! -d "$d" ]; do d="$(dirname "$d")"; done`,
     `echo "free $(df -Pk "$d" | awk 'NR==2 {print $4}') $d"`,
@@ -160,7 +161,8 @@ export class SshTarget extends RemoteFolderTarget implements Target {
       ...READ_SECRETS,
       ...exportLines({ ...job.env, QUARRY_JOB_ID: job.id, QUARRY_JOB_DIR: rdir }),
       'if command -v setsid >/dev/null 2>&1; then s=setsid; else s=; fi',
-      `$s nohup sh -c ${q(REMOTE_WRAPPER)} quarry-job ${plan.command.map((a) => q(a)).join(' ')} >/dev/null 2>&1 </dev/null &`,
+      `$s nohup sh -c ${q(REMOTE_WRAPPER)} quarry-job ${plan.command.map((a) => q(a)).join(' ')} ` +
+        '>/dev/null 2>&1 </dev/null &',
       'i=0; while [ ! -s pid ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done',
       'cat pid',
     ].join('\n');
