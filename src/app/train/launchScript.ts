@@ -82,7 +82,7 @@ export function renderLaunchScript(c: ScriptContext): string {
         ]
       : c.plan.engine === 'skyrl'
         ? [
-            "# SkyRL's tracker also appends every step to this file (quarry_trainer/skyrl/metrics.py) for the job panel.",
+            "# SkyRL's tracker also appends every step here (quarry_trainer/skyrl/metrics.py), for the job panel.",
             'export QUARRY_METRICS_PATH="${QUARRY_METRICS_PATH:-$HERE/metrics.jsonl}"',
           ]
         : []),
