@@ -8,8 +8,8 @@
 // runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
 //
 //   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 40] [--grpo-steps 20] [--work DIR] [--python PATH]
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,11 @@ const { values } = parseArgs({
     work: { type: 'string', default: join(root, 'runs', 'train-demo') },
     python: { type: 'string', default: join(root, '.venv', 'bin', 'python') },
     results: { type: 'string', default: join(root, 'bench', 'results', 'train-demo.json') },
+    // Keep --work's data, base evaluation and SFT stage from an earlier run (they are seeded: a fresh run makes the
+    // same ones) and run the GRPO stage again.
+    reuse: { type: 'boolean', default: false },
+    // GRPO seeds at once, each on one thread (2 fits a 2-core machine best; 1 runs them one after another).
+    parallel: { type: 'string', default: '1' },
   },
 });
 const seeds = values.seeds.split(',').map(Number);
@@ -96,11 +101,14 @@ function exportOnnx(label, checkpoint, out) {
 }
 
 // 1. Data: transit conversations (train split) for SFT, the same questions as RL prompts, held-back questions.
-rmSync(work, { recursive: true, force: true });
+const reuse =
+  values.reuse && existsSync(join(work, 'sft', 'final')) && existsSync(join(work, 'eval-sft', 'report.json'));
+if (values.reuse && !reuse) console.error(`train:demo: nothing to reuse in ${work}: running every stage`);
+if (!reuse) rmSync(work, { recursive: true, force: true });
 const data = join(work, 'data');
 mkdirSync(join(data, 'db', 'transit'), { recursive: true });
 copyFileSync(join(root, 'media', 'samples', 'transit.sqlite'), join(data, 'db', 'transit', 'transit.sqlite'));
-for (const split of ['train', 'heldout']) {
+for (const split of reuse ? [] : ['train', 'heldout']) {
   run(`episodes (${split})`, node, [
     join(root, 'scripts', 'tiny-model', 'episodes.mjs'),
     '--db',
@@ -128,90 +136,139 @@ const train = JSON.parse(readFileSync(join(data, 'train-spider.json'), 'utf8'));
 const heldout = JSON.parse(readFileSync(join(data, 'heldout-spider.json'), 'utf8'));
 const trainQuestions = new Set(train.map((q) => q.question));
 if (heldout.some((q) => trainQuestions.has(q.question))) throw new Error('a held-back question is in the training set');
-quarry('quarry data rl', [
-  'data',
-  'rl',
-  '--dataset',
-  `spider:${join(data, 'train-spider.json')}`,
-  '--db-dir',
-  join(data, 'db'),
-  '--protocol',
-  'skyrl',
-  '--max-turns',
-  '3',
-  '--out',
-  join(data, 'rl'),
-]);
+if (!reuse)
+  quarry('quarry data rl', [
+    'data',
+    'rl',
+    '--dataset',
+    `spider:${join(data, 'train-spider.json')}`,
+    '--db-dir',
+    join(data, 'db'),
+    '--protocol',
+    'skyrl',
+    '--max-turns',
+    '3',
+    '--out',
+    join(data, 'rl'),
+  ]);
 
 // 2. Base: the tiny model as shipped.
-const ex = { base: evaluate('eval base', join(root, 'media', 'models', 'tiny-sql'), join(work, 'eval-base')) };
+const ex = {
+  base: reuse
+    ? exOf(join(work, 'eval-base'))
+    : evaluate('eval base', join(root, 'media', 'models', 'tiny-sql'), join(work, 'eval-base')),
+};
 
 // 3. SFT with TRL (once, seed = the first seed), exported and evaluated.
 const sftSeed = seeds[0];
-run('sft', python, [
-  '-m',
-  'quarry_trainer.train.sft',
-  '--model',
-  join(root, 'media', 'models', 'tiny-sql'),
-  '--data',
-  join(data, 'sft.jsonl'),
-  '--out',
-  join(work, 'sft'),
-  '--max-steps',
-  values['sft-steps'],
-  '--batch-size',
-  '4',
-  '--lr',
-  values['sft-lr'],
-  '--warmup-ratio',
-  '0.05',
-  '--save-steps',
-  '1000',
-  '--seed',
-  String(sftSeed),
-  '--cpu',
-]);
-const sftOnnx = exportOnnx('export sft', join(work, 'sft', 'final'), join(work, 'sft-onnx'));
-ex.sft = evaluate('eval sft', sftOnnx, join(work, 'eval-sft'));
+if (!reuse)
+  run('sft', python, [
+    '-m',
+    'quarry_trainer.train.sft',
+    '--model',
+    join(root, 'media', 'models', 'tiny-sql'),
+    '--data',
+    join(data, 'sft.jsonl'),
+    '--out',
+    join(work, 'sft'),
+    '--max-steps',
+    values['sft-steps'],
+    '--batch-size',
+    '4',
+    '--lr',
+    values['sft-lr'],
+    '--warmup-ratio',
+    '0.05',
+    '--save-steps',
+    '1000',
+    '--seed',
+    String(sftSeed),
+    '--cpu',
+  ]);
+if (reuse) ex.sft = exOf(join(work, 'eval-sft'));
+else
+  ex.sft = evaluate(
+    'eval sft',
+    exportOnnx('export sft', join(work, 'sft', 'final'), join(work, 'sft-onnx')),
+    join(work, 'eval-sft'),
+  );
 
 // 4. GRPO per seed: the skyrl-sql recipe scaled to the tiny model, through quarry train --engine trl.
 const perSeed = [];
 const curves = [];
 const group = Number(values.group);
+const grpoArgs = (seed, out) => [
+  cli,
+  'train',
+  '--recipe',
+  'skyrl-sql',
+  '--engine',
+  'trl',
+  '--model',
+  join(work, 'sft', 'final'),
+  '--data',
+  join(data, 'rl'),
+  '--out',
+  out,
+  '--python',
+  python,
+  ...[
+    `rl.group_size=${group}`,
+    'rl.train_batch_size=2',
+    'rl.mini_batch_size=2',
+    `rl.micro_batch_size_per_gpu=${group}`,
+    `rl.total_steps=${values['grpo-steps']}`,
+    `rl.lr=${values['grpo-lr']}`,
+    'rl.max_turns=3',
+    'rl.max_turn_tokens=96',
+    'rl.max_prompt_length=2800',
+    'rl.max_response_length=1024',
+    'rl.save_freq=1000',
+    'rl.grad_clip=1.0',
+    `trl.seed=${seed}`,
+    'trl.use_cpu=true',
+    'trl.warmup_ratio=0.0',
+  ].flatMap((x) => ['--set', x]),
+];
+
+/** One GRPO run as a child process; its output goes to OUT.log when runs share the terminal. */
+function grpoRun(seed, shared) {
+  const out = join(work, `grpo-${seed}`);
+  rmSync(out, { recursive: true, force: true });
+  const t = Date.now();
+  const args = grpoArgs(seed, out);
+  console.error(`\n▶ grpo seed ${seed}\n  ${[node, ...args].join(' ')}`);
+  mkdirSync(work, { recursive: true });
+  return new Promise((done) => {
+    const child = spawn(node, args, {
+      stdio: ['ignore', shared ? 'ignore' : 'inherit', shared ? 'pipe' : 'inherit'],
+      cwd: root,
+      env: {
+        ...process.env,
+        PYTHONPATH: join(root, 'trainer'),
+        HF_HUB_OFFLINE: '1',
+        ...(shared ? { OMP_NUM_THREADS: '1', MKL_NUM_THREADS: '1' } : {}),
+      },
+    });
+    if (shared) child.stderr.pipe(createWriteStream(`${out}.log`));
+    child.on('exit', (code) => {
+      timings[`grpo seed ${seed}`] = Math.round((Date.now() - t) / 100) / 10;
+      if (code !== 0) {
+        console.error(`train:demo: grpo seed ${seed} failed (exit ${code})${shared ? `: see ${out}.log` : ''}`);
+        process.exit(1);
+      }
+      done(out);
+    });
+  });
+}
+
+const parallel = Math.max(1, Number(values.parallel));
+for (let i = 0; i < seeds.length; i += parallel) {
+  const batch = seeds.slice(i, i + parallel);
+  await Promise.all(batch.map((seed) => grpoRun(seed, batch.length > 1)));
+}
 for (const seed of seeds) {
   const out = join(work, `grpo-${seed}`);
-  quarry(`grpo seed ${seed}`, [
-    'train',
-    '--recipe',
-    'skyrl-sql',
-    '--engine',
-    'trl',
-    '--model',
-    join(work, 'sft', 'final'),
-    '--data',
-    join(data, 'rl'),
-    '--out',
-    out,
-    '--python',
-    python,
-    ...[
-      `rl.group_size=${group}`,
-      'rl.train_batch_size=2',
-      'rl.mini_batch_size=2',
-      `rl.micro_batch_size_per_gpu=${group}`,
-      `rl.total_steps=${values['grpo-steps']}`,
-      `rl.lr=${values['grpo-lr']}`,
-      'rl.max_turns=3',
-      'rl.max_turn_tokens=96',
-      'rl.max_prompt_length=2800',
-      'rl.max_response_length=1024',
-      'rl.save_freq=1000',
-      'rl.grad_clip=1.0',
-      `trl.seed=${seed}`,
-      'trl.use_cpu=true',
-      'trl.warmup_ratio=0.0',
-    ].flatMap((s) => ['--set', s]),
-  ]);
   const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
     .trim()
     .split('\n')
@@ -248,6 +305,9 @@ const result = {
     group,
   },
   seconds: Math.round((Date.now() - started) / 1000),
+  reusedSft: reuse,
+  parallel,
+  loadAverage: (await import('node:os')).loadavg(),
   timings,
   machine: { cpus: (await import('node:os')).cpus().length },
   finishedAt: new Date().toISOString(),
