@@ -15,6 +15,8 @@ import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn } from '.
 import { defaultPanelFor } from '../../core/trajectories/summary';
 import { loadPanel } from '../../core/rewards/panelFile';
 import { scorePanelDetailed } from '../../core/rewards/engine';
+import { computeVerdict } from '../../core/rewards/verdict';
+import { evalMode } from '../../core/eval/modes';
 import { panelJson } from '../../core/rewards/render';
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { ServiceError } from './errors';
@@ -242,9 +244,22 @@ export class EpisodeStore {
           reply.reward = result.total;
           reply.terms = Object.fromEntries(result.terms.map((t) => [t.name, t.contribution]));
           reply.info.panel = panelJson(result);
+          // EX: the panel's own exec.match verdict when it ran; else (no such term, or gated by a failed format) the
+          // evaluator's verdict on the final SQL, so pass@G means the same under every panel.
           const match = e.panel.terms.findIndex((t) => t.term === 'exec.match');
-          const passed = match >= 0 ? result.details[match]?.passed : undefined;
-          reply.info.ex = passed === undefined ? null : passed;
+          const detail = match >= 0 ? result.details[match] : undefined;
+          const ran = detail?.passed !== undefined && !String(detail.failure ?? '').startsWith('gated:');
+          reply.info.ex = ran
+            ? (detail?.passed ?? null)
+            : (
+                await computeVerdict(
+                  e.record.finalSql,
+                  e.record.task.gold,
+                  e.record.task.db.path,
+                  evalMode(e.panel.mode),
+                  this.opts.resources,
+                )
+              ).correct;
         }
       }
       return reply;

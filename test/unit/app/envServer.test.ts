@@ -135,6 +135,7 @@ test('a scripted SkyRL episode through /v1/episodes ends with the reward the sam
   assert.equal(record.turns[0].assistant, '<think>look</think>\n<sql>SELECT count(*) FROM singer</sql>');
   const s2 = await call(`/v1/episodes/${id}/step`, { action: `<think>done</think>\n<solution>${gold}</solution>` });
   assert.deepEqual([s2.body.done, s2.body.reward, s2.body.terms], [true, 1, { format: 0, exec: 1 }]);
+  assert.equal(s2.body.info.ex, true, 'the final SQL matched the gold');
   // Offline: the record the server built, scored by the same panel in this process.
   record.turns.push({
     ...record.turns[0],
@@ -153,6 +154,28 @@ test('a scripted SkyRL episode through /v1/episodes ends with the reward the sam
   );
   assert.equal(offline.total, s2.body.reward);
   assert.equal((await call(`/v1/episodes/${id}/step`, { action: 'x' })).status, 404, 'a finished episode is gone');
+});
+
+test('info.ex is the final SQL against the gold under any panel: one without exec.match, and a gated one', async () => {
+  const gold = 'SELECT count(*) FROM singer';
+  const run = async (panel: string, answer: string) => {
+    const start = await call('/v1/episodes', {
+      protocol: 'skyrl',
+      db: 'concert',
+      question: 'How many?',
+      goldSql: gold,
+      panel,
+    });
+    return (await call(`/v1/episodes/${start.body.id}/step`, { action: answer })).body;
+  };
+  // progress-oneshot scores with the diagnostic tree (no exec.match term): ex comes from the evaluator.
+  const right = await run('progress-oneshot', `<think>t</think>\n<solution>${gold}</solution>`);
+  assert.deepEqual([right.done, right.info.ex], [true, true]);
+  const wrong = await run('progress-oneshot', '<think>t</think>\n<solution>SELECT name FROM singer</solution>');
+  assert.equal(wrong.info.ex, false);
+  // skyrl with no <think>: the format term fails and gates exec, but the SQL itself is right.
+  const gated = await run('skyrl', `<solution>${gold}</solution>`);
+  assert.deepEqual([gated.reward, gated.info.ex], [-1, true]);
 });
 
 test('bad requests get their errors and the server keeps serving', async () => {
