@@ -289,7 +289,7 @@ for (let i = 0; i < steps; i++) {
 }
 const grpoValues = perSeed.map((s) => s.ex.grpo);
 const result = {
-  command: 'npm run train:demo',
+  command: ['npm run train:demo', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
   ex,
   seeds: perSeed,
   rewardCurve,
