@@ -106,21 +106,25 @@ export class JobPanel {
     preparePanel(panel, context.extensionUri);
     const saved = jobPanelRestore(state);
     const ws = services.workspaceDir();
-    const problem = !saved.ok ? saved.error : !ws ? 'no workspace folder is open' : null;
-    if (problem || !saved.ok || !ws) {
+    if (!ws) {
       panel.dispose();
-      return problem;
+      return 'no workspace folder is open';
     }
     const store = jobStore(ws);
     let job: JobRecord;
     try {
-      job = store.get(saved.value.jobId);
+      // Without a saved state (a reload before the webview stored one), the panel's own title names the job, when
+      // exactly one job has that name.
+      const byTitle = store.list().filter((j) => `Job: ${j.name}` === panel.title);
+      if (saved.ok) job = store.get(saved.value.jobId);
+      else if (byTitle.length === 1) job = byTitle[0];
+      else throw new Error(saved.error);
     } catch (err) {
       panel.dispose();
       return (err as Error).message;
     }
     const revived = new JobPanel(panel, context, services, store, job);
-    if (saved.value.overlayId) revived.setOverlay(saved.value.overlayId);
+    if (saved.ok && saved.value.overlayId) revived.setOverlay(saved.value.overlayId);
     return null;
   }
 
