@@ -9,7 +9,11 @@ import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import { runBenchmark, BENCH_FILES, type BenchProgress } from '../../core/datasetRuns';
 import type { BenchReport } from '../../core/datasetRuns/report';
 import { ModelRegistry, type Evaluation, type RegisteredModel } from '../../core/training/modelRegistry';
-import { compareCheckpoints, type CheckpointComparison, type CompareInput } from '../../core/training/checkpointCompare';
+import {
+  compareCheckpoints,
+  type CheckpointComparison,
+  type CompareInput,
+} from '../../core/training/checkpointCompare';
 import { MODELS_DIR } from './load';
 
 export interface EvaluateOptions {
@@ -28,12 +32,22 @@ export interface EvaluateOptions {
   onProgress?: (p: BenchProgress) => void;
 }
 
-export function evalDir(workspace: string, name: string, datasetFile: string, protocol: string, samples: number): string {
-  const stem = basename(datasetFile).replace(/\.[^.]+$/, '').replace(/[^\w.-]+/g, '-');
+export function evalDir(
+  workspace: string,
+  name: string,
+  datasetFile: string,
+  protocol: string,
+  samples: number,
+): string {
+  const stem = basename(datasetFile)
+    .replace(/\.[^.]+$/, '')
+    .replace(/[^\w.-]+/g, '-');
   return join(workspace, MODELS_DIR, name, 'evals', `${stem}-${protocol}-k${samples}`);
 }
 
-export async function evaluateModel(o: EvaluateOptions): Promise<{ model: RegisteredModel; report: BenchReport; dir: string }> {
+export async function evaluateModel(
+  o: EvaluateOptions,
+): Promise<{ model: RegisteredModel; report: BenchReport; dir: string }> {
   const registry = new ModelRegistry(o.workspace);
   const entry = registry.require(o.name);
   if (!isProtocolName(o.protocol))
@@ -82,7 +96,11 @@ export function latestEvaluation(m: RegisteredModel, workspace: string, dataset:
 }
 
 /** Each model's latest evaluation on the dataset, compared; a model never evaluated on it is an error naming it. */
-export function compareModels(workspace: string, names: readonly string[], dataset: string): {
+export function compareModels(
+  workspace: string,
+  names: readonly string[],
+  dataset: string,
+): {
   comparison: CheckpointComparison;
   inputs: CompareInput[];
 } {
@@ -92,7 +110,8 @@ export function compareModels(workspace: string, names: readonly string[], datas
     const ev = latestEvaluation(m, workspace, dataset);
     if (!ev)
       throw new Error(
-        `${name} has no evaluation on ${dataset}: run \`quarry checkpoints eval ${name} --dataset ${dataset} …\` first`,
+        `${name} has no evaluation on ${dataset}: ` +
+          `run \`quarry checkpoints eval ${name} --dataset ${dataset} …\` first`,
       );
     const report = JSON.parse(readFileSync(ev.report, 'utf8')) as BenchReport;
     return { name, report, trajectories: join(dirname(ev.report), BENCH_FILES.trajectories) };

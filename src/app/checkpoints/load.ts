@@ -122,7 +122,8 @@ export async function exportWithParity(
   if (run.error || run.status !== 0) {
     throw new LoadError(
       `the ONNX export failed: ${run.error ?? (lastLines(run.stderr) || `exit ${run.status}`)}\n` +
-        "(the exporter needs the project's Python with the export extra: npm run setup:python; quarry doctor checks it)",
+        "(the exporter needs the project's Python with the export extra: npm run setup:python; " +
+        'quarry doctor checks it)',
     );
   }
   const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { reference: string; seconds: number };
@@ -172,7 +173,8 @@ export async function waitForHttp(
     } catch {
       /* not listening yet */
     }
-    if (opts.stillRunning && !opts.stillRunning()) throw new LoadError(`the server exited before answering${logTail()}`);
+    if (opts.stillRunning && !opts.stillRunning())
+      throw new LoadError(`the server exited before answering${logTail()}`);
     if (Date.now() > deadline)
       throw new LoadError(`the server did not answer ${url} within ${Math.round(opts.timeoutMs / 1000)} s${logTail()}`);
     await new Promise((r) => setTimeout(r, 1000));
@@ -224,7 +226,11 @@ export function stopServer(server: ServerInfo): string[] {
   return said;
 }
 
-async function serveAndCheck(o: LoadOptions, name: string, dir: string): Promise<{ server: ServerInfo; spec: string; outcomes: LoadResult['cases'] }> {
+async function serveAndCheck(
+  o: LoadOptions,
+  name: string,
+  dir: string,
+): Promise<{ server: ServerInfo; spec: string; outcomes: LoadResult['cases'] }> {
   const kind = o.serve!.kind;
   const host = o.serve!.host ?? 'local';
   const remotePort = await freePort();
@@ -270,8 +276,17 @@ async function serveAndCheck(o: LoadOptions, name: string, dir: string): Promise
   o.onStage?.('checking greedy parity against transformers');
   const run = await runPython(
     o,
-    ['-m', 'quarry_trainer.parity', 'served', '--checkpoint', resolve(o.checkpoint), '--base-url', `${base}/v1`,
-      '--model', cmd.modelName],
+    [
+      '-m',
+      'quarry_trainer.parity',
+      'served',
+      '--checkpoint',
+      resolve(o.checkpoint),
+      '--base-url',
+      `${base}/v1`,
+      '--model',
+      cmd.modelName,
+    ],
     o.signal,
   );
   let outcomes: LoadResult['cases'] = [];

@@ -45,7 +45,8 @@ function findRunJson(checkpoint: string): string | null {
 
 function baseModelOf(run: Record<string, unknown> | null, checkpoint: string): string | null {
   const config = run && typeof run.config === 'object' && run.config ? (run.config as Record<string, unknown>) : null;
-  const quarry = config && typeof config.quarry === 'object' && config.quarry ? (config.quarry as Record<string, unknown>) : null;
+  const quarry =
+    config && typeof config.quarry === 'object' && config.quarry ? (config.quarry as Record<string, unknown>) : null;
   const fromRun = config?.model ?? quarry?.model;
   if (typeof fromRun === 'string' && fromRun !== '') return fromRun;
   const hf = readJson(join(checkpoint, 'config.json'));
@@ -96,7 +97,10 @@ export function defaultModelName(checkpoint: string): string {
     if (up === run) break;
     run = up;
   }
-  const base = basename(run).replace(/[^\w.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'model';
+  const base =
+    basename(run)
+      .replace(/[^\w.-]+/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '') || 'model';
   const tail = step !== null ? `-step${step}` : basename(abs) === 'final' ? '-final' : '';
   return (base + tail).slice(0, 80);
 }

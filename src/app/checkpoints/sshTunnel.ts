@@ -57,8 +57,13 @@ export function openTunnel(t: TunnelSpec, log: string): number {
   }
 }
 
-/** `ssh HOST sh -c '…'` that starts a server on the host in its own session, logs to LOG there, and prints its pid. */
-export function remoteStartArgs(host: string, argv: readonly string[], log: string, sshOptions: readonly string[] = []) {
+/** `ssh HOST '…'` starting a server on the host in its own session, logging to LOG there, printing its pid. */
+export function remoteStartArgs(
+  host: string,
+  argv: readonly string[],
+  log: string,
+  sshOptions: readonly string[] = [],
+) {
   const cmd = `setsid nohup ${argv.map(shellQuote).join(' ')} > ${shellQuote(log)} 2>&1 < /dev/null & echo $!`;
   return ['-o', 'BatchMode=yes', ...sshOptions, host, cmd];
 }

@@ -14,8 +14,8 @@ import { positiveInt } from '../../core/db/execOptions';
 import { createProgress } from '../progressBar';
 import { repoRootOf } from '../repoRoot';
 
-export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID] [--as NAME] [--serve [--server transformers|vllm|sglang]
-                               [--ssh HOST [--remote-dir DIR]]] [--python PATH] [--json]
+export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID] [--as NAME] [--python PATH] [--json]
+                               [--serve [--server transformers|vllm|sglang] [--ssh HOST [--remote-dir DIR]]]
        quarry checkpoints unload NAME
        quarry checkpoints loaded [--json]
        quarry checkpoints eval NAME --dataset NAME:FILE --db-dir DIR --protocol P [--samples K] [--limit N] [--jobs N]
@@ -86,7 +86,8 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
           : p.equal
             ? `  parity: all ${p.cases} prompts decode the same tokens as transformers (${p.against})\n`
             : `  parity: ${p.differing} of ${p.cases} prompts differ; case ${p.firstDivergence?.case} at token ` +
-              `${p.firstDivergence?.position} (expected ${p.firstDivergence?.expected}, got ${p.firstDivergence?.got})\n`,
+              `${p.firstDivergence?.position} ` +
+              `(expected ${p.firstDivergence?.expected}, got ${p.firstDivergence?.got})\n`,
       );
       io.stdout.write(`  use it: quarry ask --model ${model.spec} …\n`);
     }
@@ -134,8 +135,10 @@ export async function loadedCmd(argv: string[], io: CliIO): Promise<number> {
   for (const m of models) {
     io.stdout.write(`${m.name}  ${m.spec}\n  ${describeProvenance(m)}\n`);
     for (const e of m.evaluations)
-      io.stdout.write(`  eval ${e.dataset} ${e.protocol} K=${e.samples}: greedy EX ${(100 * e.ex.greedy).toFixed(1)}% ` +
-        `of ${e.items}\n`);
+      io.stdout.write(
+        `  eval ${e.dataset} ${e.protocol} K=${e.samples}: greedy EX ${(100 * e.ex.greedy).toFixed(1)}% ` +
+          `of ${e.items}\n`,
+      );
   }
   return EXIT.ok;
 }
@@ -157,7 +160,8 @@ export async function evalCmd(argv: string[], io: CliIO): Promise<number> {
     },
   });
   if (positionals.length !== 1) throw new UsageError('give one model name: quarry checkpoints eval NAME …');
-  for (const f of ['dataset', 'db-dir', 'protocol'] as const) if (!values[f]) throw new UsageError(`--${f} is required`);
+  for (const f of ['dataset', 'db-dir', 'protocol'] as const)
+    if (!values[f]) throw new UsageError(`--${f} is required`);
   let samples: number, limit: number | undefined, jobs: number;
   try {
     samples = positiveInt('samples', values.samples, 1);

@@ -91,10 +91,17 @@ export function formatComparison(c: CheckpointComparison): string {
     ];
   });
   const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j].length)));
-  const line = (r: string[]) => r.map((cell, j) => cell.padEnd(widths[j])).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, j) => cell.padEnd(widths[j]))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), ...rows.map(line), ''];
   out.push(`${c.disagreements.length} of ${c.common} common questions where the greedy answers disagree:`);
   for (const d of c.disagreements)
-    out.push(`  ${d.id || `#${d.index}`} [${d.level ?? '?'}] ${d.dbId}: right ${d.right.join(', ')}; wrong ${d.wrong.join(', ')}`);
+    out.push(
+      `  ${d.id || `#${d.index}`} [${d.level ?? '?'}] ${d.dbId}: ` +
+        `right ${d.right.join(', ')}; wrong ${d.wrong.join(', ')}`,
+    );
   return out.join('\n');
 }

@@ -3,7 +3,17 @@
 // `openai:<baseURL>#<model>`), its parity result, the server it runs in when it is served, and the evaluations run on
 // it. Versioned (`quarry.models/1`), checked on every read (a bad file is named, never half-used), written whole: a
 // temporary file beside it, flushed, then renamed over it, so a killed writer leaves the old registry or the new one.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export const MODELS_SCHEMA = 'quarry.models/1';
@@ -89,7 +99,9 @@ const NAME_RE = /^[A-Za-z0-9][\w.-]{0,79}$/;
 
 /** Why a registry name is not one, or null. Names become folder names (.quarry/models/<name>). */
 export function modelNameProblem(name: string): string | null {
-  return NAME_RE.test(name) ? null : `model names are 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit`;
+  return NAME_RE.test(name)
+    ? null
+    : `model names are 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit`;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -105,7 +117,10 @@ function provenanceProblem(p: unknown): string | null {
   for (const k of ['jobId', 'engine', 'recipe', 'baseModel', 'runJson'] as const)
     if (!strOrNull(p[k])) return `provenance.${k} must be a string or null`;
   if (!numOrNull(p.step)) return 'provenance.step must be a number or null';
-  if (!Array.isArray(p.data) || p.data.some((d) => !isObj(d) || typeof d.path !== 'string' || typeof d.sha256 !== 'string'))
+  if (
+    !Array.isArray(p.data) ||
+    p.data.some((d) => !isObj(d) || typeof d.path !== 'string' || typeof d.sha256 !== 'string')
+  )
     return 'provenance.data must be a list of {path, sha256}';
   return null;
 }
@@ -279,6 +294,10 @@ export function describeProvenance(m: RegisteredModel): string {
     p.recipe ? `recipe ${p.recipe}` : null,
     p.baseModel ? `from ${p.baseModel.split('/').filter(Boolean).pop()}` : null,
   ].filter(Boolean);
-  const parity = m.parity ? (m.parity.equal ? 'parity ok' : `parity differs at token ${m.parity.firstDivergence?.position}`) : null;
+  const parity = m.parity
+    ? m.parity.equal
+      ? 'parity ok'
+      : `parity differs at token ${m.parity.firstDivergence?.position}`
+    : null;
   return [...parts, parity].filter(Boolean).join(' · ');
 }

@@ -23,8 +23,16 @@ function registered(name: string, spec: string): RegisteredModel {
     spec,
     form: 'served',
     loadedAt: '2026-01-01T00:00:00.000Z',
-    provenance: { checkpoint: `/ck/${name}`, jobId: null, step: null, engine: null, recipe: null, baseModel: null,
-      data: [], runJson: null },
+    provenance: {
+      checkpoint: `/ck/${name}`,
+      jobId: null,
+      step: null,
+      engine: null,
+      recipe: null,
+      baseModel: null,
+      data: [],
+      runJson: null,
+    },
     parity: null,
     server: null,
     evaluations: [],
@@ -86,8 +94,17 @@ test('eval stores each report with its model; compare lists the questions the gr
 
 test('compareCheckpoints keeps only questions in every report and needs two distinct models', () => {
   const q = (index: number, greedy: boolean, level = 'easy') => ({
-    index, id: `q${index}`, dbId: 'db', level, samples: [], greedy, majority: null, passAtK: null, voteWinner: null,
-    voteGroups: [], goldEmpty: false,
+    index,
+    id: `q${index}`,
+    dbId: 'db',
+    level,
+    samples: [],
+    greedy,
+    majority: null,
+    passAtK: null,
+    voteWinner: null,
+    voteGroups: [],
+    goldEmpty: false,
   });
   const level = { count: 1, greedy: 1, majority: null, passAtK: null };
   const report = (questions: ReturnType<typeof q>[]) => ({
@@ -103,7 +120,10 @@ test('compareCheckpoints keeps only questions in every report and needs two dist
   ]);
   assert.equal(c.common, 2);
   assert.deepEqual(c.levels, ['easy', 'hard', 'all']);
-  assert.deepEqual(c.disagreements.map((d) => d.id), ['q0']);
+  assert.deepEqual(
+    c.disagreements.map((d) => d.id),
+    ['q0'],
+  );
   assert.match(formatComparison(c), /q0 \[easy\] db: right a; wrong b/);
   assert.throws(() => compareCheckpoints([c as never]), /at least two/);
   assert.throws(

@@ -77,7 +77,10 @@ test('a registry file that is not JSON, of another schema, or with a bad entry i
   const reg = new ModelRegistry(ws);
   mkdirSync(dirname(reg.file), { recursive: true });
   writeFileSync(reg.file, '{"schema": "quarry.models/1", "models": [');
-  assert.throws(() => reg.list(), (e: Error) => e instanceof ModelRegistryError && /is not JSON/.test(e.message));
+  assert.throws(
+    () => reg.list(),
+    (e: Error) => e instanceof ModelRegistryError && /is not JSON/.test(e.message),
+  );
   writeFileSync(reg.file, JSON.stringify({ schema: 'quarry.models/0', models: [] }));
   assert.throws(() => reg.list(), /schema must be "quarry.models\/1"/);
   writeFileSync(reg.file, JSON.stringify({ schema: MODELS_SCHEMA, models: [{ ...entry('x'), spec: 'gguf:/m' }] }));
