@@ -1,20 +1,14 @@
 // Evaluating a registered model: `quarry bench` (runBenchmark) on a dataset and protocol against the model's spec,
 // the run written under .quarry/models/<name>/evals/<dataset>-<protocol>-<K>/ and recorded with the model in the
-// registry (report path, dataset, EX). Comparing: the latest evaluation of each model on the same dataset file.
-import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+// registry (report path, dataset, EX). Comparing them is compare.ts.
+import { basename, join, resolve } from 'node:path';
 import { createModel } from '../../core/models';
 import { loadDataset, parseDatasetSpec } from '../../core/datasets';
 import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import { runBenchmark, BENCH_FILES, type BenchProgress } from '../../core/datasetRuns';
 import type { BenchReport } from '../../core/datasetRuns/report';
 import { ModelRegistry, type Evaluation, type RegisteredModel } from '../../core/training/modelRegistry';
-import {
-  compareCheckpoints,
-  type CheckpointComparison,
-  type CompareInput,
-} from '../../core/training/checkpointCompare';
-import { MODELS_DIR } from './load';
+import { MODELS_DIR } from './modelsDir';
 
 export interface EvaluateOptions {
   workspace: string;
@@ -86,35 +80,4 @@ export async function evaluateModel(
     at: new Date().toISOString(),
   };
   return { model: registry.addEvaluation(o.name, evaluation), report, dir };
-}
-
-/** A model's latest evaluation on a dataset (NAME:FILE or just FILE, matched on the resolved file), or undefined. */
-export function latestEvaluation(m: RegisteredModel, workspace: string, dataset: string): Evaluation | undefined {
-  const colon = dataset.indexOf(':');
-  const file = resolve(workspace, /^[a-z]+:/.test(dataset) && colon > 0 ? dataset.slice(colon + 1) : dataset);
-  return m.evaluations.filter((e) => e.dataset.slice(e.dataset.indexOf(':') + 1) === file).at(-1);
-}
-
-/** Each model's latest evaluation on the dataset, compared; a model never evaluated on it is an error naming it. */
-export function compareModels(
-  workspace: string,
-  names: readonly string[],
-  dataset: string,
-): {
-  comparison: CheckpointComparison;
-  inputs: CompareInput[];
-} {
-  const registry = new ModelRegistry(workspace);
-  const inputs: CompareInput[] = names.map((name) => {
-    const m = registry.require(name);
-    const ev = latestEvaluation(m, workspace, dataset);
-    if (!ev)
-      throw new Error(
-        `${name} has no evaluation on ${dataset}: ` +
-          `run \`quarry checkpoints eval ${name} --dataset ${dataset} …\` first`,
-      );
-    const report = JSON.parse(readFileSync(ev.report, 'utf8')) as BenchReport;
-    return { name, report, trajectories: join(dirname(ev.report), BENCH_FILES.trajectories) };
-  });
-  return { comparison: compareCheckpoints(inputs), inputs };
 }

@@ -23,7 +23,9 @@ import { checkpointProvenance, defaultModelName } from './provenance';
 import { serveCommand, type ServerKind } from './serveCommand';
 import { openTunnel, remoteStartArgs, remoteStopArgs } from './sshTunnel';
 
-export const MODELS_DIR = '.quarry/models';
+import { MODELS_DIR } from './modelsDir';
+
+export { MODELS_DIR };
 
 export class LoadError extends Error {
   constructor(message: string) {

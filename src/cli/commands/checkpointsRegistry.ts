@@ -9,7 +9,8 @@ import { describeProvenance, ModelRegistry, ModelRegistryError } from '../../cor
 import { formatComparison } from '../../core/training/checkpointCompare';
 import { loadCheckpoint, unloadModel, LoadError } from '../../app/checkpoints/load';
 import { isServerKind, SERVER_KINDS, type ServerKind } from '../../app/checkpoints/serveCommand';
-import { evaluateModel, compareModels } from '../../app/checkpoints/evaluate';
+import { evaluateModel } from '../../app/checkpoints/evaluate';
+import { compareModels } from '../../app/checkpoints/compare';
 import { positiveInt } from '../../core/db/execOptions';
 import { createProgress } from '../progressBar';
 import { repoRootOf } from '../repoRoot';
