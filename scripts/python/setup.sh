@@ -8,7 +8,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 UV_VERSION=0.13.9
 py="${QUARRY_PYTHON:-python3}"
-extras="${QUARRY_PY_EXTRAS:-trl verl skyrl ray export dev}"
+extras="${QUARRY_PY_EXTRAS:-trl verl skyrl ray export serve dev}"
 t0=$SECONDS
 
 if ! command -v "$py" >/dev/null 2>&1; then

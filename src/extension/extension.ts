@@ -17,6 +17,7 @@ import { register as registerLabeling } from './labeling/index';
 import { register as registerSqlEditor } from './sqlEditor/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
 import { registerJobsView, type JobsTree } from './training/jobsView';
+import { registerCheckpointCommands } from './training/checkpointCommands';
 import { registerRestoreTestHook } from './webviews/restore';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
@@ -50,6 +51,7 @@ const FEATURES: [name: string, register: Register][] = [
       jobs = registerJobsView(context, services);
     },
   ],
+  ['checkpoints', registerCheckpointCommands],
   ['panel restore test hook', registerRestoreTestHook],
 ];
 

@@ -144,6 +144,29 @@ function onnxPicks(services: Services): ModelPick[] {
   ];
 }
 
+/** Checkpoints loaded into the workspace's model registry (.quarry/models.json), with where each came from. */
+async function registryPicks(services: Services): Promise<ModelPick[]> {
+  const { registryModels, useRegisteredModel } = await import('./training/checkpointCommands');
+  const { describeProvenance } = await import('../core/training/modelRegistry');
+  const models = registryModels(services.workspaceDir());
+  if (models.length === 0) return [];
+  const s = services.settings().model;
+  const inUse = (spec: string) =>
+    spec ===
+    (s.backend === 'onnx' ? `onnx:${s.onnxPath}` : s.backend === 'openai' ? `openai:${s.baseUrl}#${s.name}` : '');
+  return [
+    separator('Loaded checkpoints · .quarry/models.json'),
+    ...models.map(
+      (m): ModelPick => ({
+        label: `${inUse(m.spec) ? '$(check) ' : ''}${m.name}`,
+        description: `${m.form} · ${describeProvenance(m)}`,
+        detail: m.spec,
+        apply: () => useRegisteredModel(m),
+      }),
+    ),
+  ];
+}
+
 async function selectModel(services: Services): Promise<void> {
   const s = services.settings();
   const current = { backend: s.model.backend, name: s.model.name };
@@ -160,6 +183,7 @@ async function selectModel(services: Services): Promise<void> {
     { label: '$(loading~spin) Listing models…', alwaysShow: true },
   ];
   const onnx = onnxPicks(services);
+  const loaded = await registryPicks(services);
   // The group of the backend in use comes first, the model in use first within it (marked with a check): the picker
   // opens on it, so Enter keeps it.
   const checkedFirst = (group: ModelPick[]): ModelPick[] => {
@@ -173,7 +197,11 @@ async function selectModel(services: Services): Promise<void> {
         : s.model.backend === 'onnx'
           ? [onnx, lm, server]
           : [lm, server, onnx];
-    qp.items = groups.flatMap(checkedFirst);
+    // Loaded checkpoints come first when one of them is in use, else after the group in use.
+    const ordered = loaded.some((p) => p.label.startsWith('$(check)'))
+      ? [loaded, ...groups]
+      : [groups[0], loaded, ...groups.slice(1)];
+    qp.items = ordered.flatMap(checkedFirst);
   };
   render();
   qp.show();

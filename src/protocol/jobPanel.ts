@@ -65,7 +65,9 @@ export type ToHost =
   | { type: 'openLogs'; stream: string }
   | { type: 'openFolder' }
   /** Shows a checkpoint folder (a path offered in `checkpoints`) in the explorer. */
-  | { type: 'revealCheckpoint'; path: string };
+  | { type: 'revealCheckpoint'; path: string }
+  /** Loads a checkpoint (an offered, loadable one) into the editor: Quarry: Load Checkpoint… on it. */
+  | { type: 'loadCheckpoint'; path: string };
 
 export const JOB_PANEL_RULES: MessageRules<ToHost> = {
   ready: {},
@@ -74,6 +76,7 @@ export const JOB_PANEL_RULES: MessageRules<ToHost> = {
   openLogs: { stream: 'string' },
   openFolder: {},
   revealCheckpoint: { path: 'string' },
+  loadCheckpoint: { path: 'string' },
 };
 
 const JOB_ID = /^[\w.-]{1,200}$/;
@@ -89,8 +92,8 @@ export function jobPanelMessageProblem(
   if (msg.type === 'openLogs' && msg.stream !== 'stdout' && msg.stream !== 'stderr') {
     return `openLogs: stream must be stdout or stderr, is ${JSON.stringify(msg.stream.slice(0, 40))}`;
   }
-  if (msg.type === 'revealCheckpoint' && !offered.checkpoints.includes(msg.path)) {
-    return `revealCheckpoint: ${JSON.stringify(msg.path.slice(0, 200))} is not one of the job's checkpoints`;
+  if ((msg.type === 'revealCheckpoint' || msg.type === 'loadCheckpoint') && !offered.checkpoints.includes(msg.path)) {
+    return `${msg.type}: ${JSON.stringify(msg.path.slice(0, 200))} is not one of the job's checkpoints`;
   }
   return null;
 }

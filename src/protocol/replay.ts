@@ -197,6 +197,8 @@ export type ToApp =
       a: { key: number; record: TrajectoryRecord };
       b: { key: number; record: TrajectoryRecord };
       diff: DiffPart[];
+      /** Switch to the compare view with these two marked (the host opened a pair, e.g. from Compare Checkpoints). */
+      show?: boolean;
     }
   | { type: 'group'; groupId: string; panel: string; members: GroupMember[]; stats: GroupStatistics }
   | { type: 'error'; message: string }

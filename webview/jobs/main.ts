@@ -346,6 +346,7 @@ function renderCheckpoints(): void {
           'td',
           {},
           button('Reveal', () => host.post({ type: 'revealCheckpoint', path: c.path }), { appearance: 'secondary' }),
+          c.loadable ? button('Load…', () => host.post({ type: 'loadCheckpoint', path: c.path })) : null,
         ),
       ),
     );

@@ -117,6 +117,13 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       return;
     case 'compare':
       state.compare = { a: m.a, b: m.b, diff: m.diff };
+      if (m.show) {
+        app.markedIds = [m.a.record.id, m.b.record.id];
+        app.view = 'compare';
+        app.turn = 0;
+        list.render(true);
+        persist(ctx);
+      }
       if (app.view === 'compare') side.renderCompare();
       return;
     case 'group':

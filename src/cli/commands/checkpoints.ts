@@ -16,10 +16,12 @@ import { ModelError } from '../../core/models/types';
 import { findCheckpoints, hasHfWeights } from '../../core/training/checkpoints';
 import { choosePython } from '../../core/training/pythonEnv';
 import { repoRootOf } from '../repoRoot';
+import { compareCmd, evalCmd, loadCmd, loadedCmd, registryUsage, unloadCmd } from './checkpointsRegistry';
 
 const usage = `Usage: quarry checkpoints list DIR [--json]
        quarry checkpoints export-onnx --checkpoint DIR --out DIR [--prompts FILE] [--python PATH] [--json]
        quarry checkpoints parity --onnx DIR --reference FILE [--json]
+${registryUsage}
 
 list         The checkpoints under a job's output folder: TRL/Hugging Face checkpoint-N, verl global_step_N/actor
              (FSDP shards, with or without huggingface/ weights), SkyRL global_step_N/policy (export or trainer
@@ -201,13 +203,18 @@ async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
 
 export const checkpointsCommand: Command = {
   name: 'checkpoints',
-  summary: 'Checkpoints of training jobs: find them, export to ONNX, check greedy parity against the trainer',
+  summary: 'Checkpoints of training jobs: find, load (ONNX or served), check parity, evaluate and compare them',
   usage,
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === 'parity') return parity(rest, io);
     if (sub === 'list') return listCheckpoints(rest, io);
     if (sub === 'export-onnx') return exportOnnx(rest, io);
+    if (sub === 'load') return loadCmd(rest, io);
+    if (sub === 'unload') return unloadCmd(rest, io);
+    if (sub === 'loaded') return loadedCmd(rest, io);
+    if (sub === 'eval') return evalCmd(rest, io);
+    if (sub === 'compare') return compareCmd(rest, io);
     throw new UsageError(sub ? `unknown subcommand '${sub}'` : 'a subcommand is required');
   },
 };

@@ -12,20 +12,30 @@ import { findTrajectoryFiles } from '../workspaceFiles';
 /** The panel (and with it the reader, the reward engine and the SQL parser) loads on first use, not at activation. */
 const panelModule = () => import('./panel');
 
-/** What `quarry.openReplay` accepts from code: a path, a file Uri, or a file with a trajectory to open. */
-export type OpenReplayArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
+/**
+ * What `quarry.openReplay` accepts from code: a path, a file Uri, a file with a trajectory to open, or a file with two
+ * trajectories to show side by side (`compare: [idA, idB]`).
+ */
+export type OpenReplayArg =
+  | string
+  | vscode.Uri
+  | { file: string | vscode.Uri; id?: string; compare?: [string, string] };
 
 function fileOf(v: string | vscode.Uri): string {
   return typeof v === 'string' ? v : v.fsPath;
 }
 
-function parseArg(arg: unknown): { file: string; id?: string } | null {
+function parseArg(arg: unknown): { file: string; id?: string; compare?: [string, string] } | null {
   if (typeof arg === 'string' && arg !== '') return { file: arg };
   if (arg instanceof vscode.Uri) return { file: arg.fsPath };
   if (arg && typeof arg === 'object' && 'file' in arg) {
-    const a = arg as { file: unknown; id?: unknown };
+    const a = arg as { file: unknown; id?: unknown; compare?: unknown };
     if (typeof a.file === 'string' || a.file instanceof vscode.Uri) {
-      return { file: fileOf(a.file), id: typeof a.id === 'string' ? a.id : undefined };
+      const pair =
+        Array.isArray(a.compare) && a.compare.length === 2 && a.compare.every((x) => typeof x === 'string')
+          ? (a.compare as [string, string])
+          : undefined;
+      return { file: fileOf(a.file), id: typeof a.id === 'string' ? a.id : undefined, compare: pair };
     }
   }
   return null;
@@ -72,6 +82,10 @@ export function register(
   context.subscriptions.push(
     vscode.commands.registerCommand('quarry.openReplay', async (arg?: unknown) => {
       const given = parseArg(arg);
+      if (given?.compare) {
+        const { ReplayPanel } = await panelModule();
+        return ReplayPanel.show(context, services, labels).openCompare(given.file, ...given.compare);
+      }
       if (given) return open(given.file, given.id);
       const file = await pickSource(services);
       if (file) await open(file);

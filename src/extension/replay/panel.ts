@@ -166,6 +166,19 @@ export class ReplayPanel {
     void this.panel.webview.postMessage(message);
   }
 
+  /** Reads `file` and shows trajectories `a` and `b` of it side by side in the compare view. */
+  async openCompare(file: string, a: string, b: string): Promise<void> {
+    await this.open(file);
+    const l = this.loaded;
+    const ka = l?.byId.get(a);
+    const kb = l?.byId.get(b);
+    if (ka === undefined || kb === undefined) {
+      this.post({ type: 'error', message: `trajectories ${a} and ${b} are not both in ${file}` });
+      return;
+    }
+    this.sendCompare(ka, kb, true);
+  }
+
   /** Reads `file` (replacing the list) and optionally opens trajectory `id` in it (on `turn`, else the first). */
   async open(file: string, id?: string, turn?: number): Promise<void> {
     // Two opens in a row (a double click, the palette twice): only the last one's file is shown.
@@ -433,7 +446,7 @@ export class ReplayPanel {
     void this.explain(r).then(({ explanation, error }) => this.post({ type: 'explanation', key, explanation, error }));
   }
 
-  private sendCompare(a: number, b: number): void {
+  private sendCompare(a: number, b: number, show = false): void {
     const ra = this.record(a),
       rb = this.record(b);
     if (!ra || !rb) return;
@@ -442,6 +455,7 @@ export class ReplayPanel {
       a: { key: a, record: ra },
       b: { key: b, record: rb },
       diff: diffSql(ra.finalSql ?? '', rb.finalSql ?? ''),
+      ...(show ? { show } : {}),
     });
   }
 

@@ -308,6 +308,9 @@ export class JobPanel {
         case 'revealCheckpoint':
           await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(msg.path));
           return;
+        case 'loadCheckpoint':
+          await vscode.commands.executeCommand('quarry.loadCheckpoint', { checkpoint: msg.path, jobId: this.jobId });
+          return;
       }
     } catch (err) {
       this.services.log.error(`job panel ${this.jobId}: ${msg.type} failed`, err);

@@ -1,0 +1,356 @@
+// Loading a checkpoint into the editor, the one flow `quarry checkpoints load|unload` and "Quarry: Load Checkpoint…"
+// both run. Local (default): the checkpoint is exported to ONNX with the project's Python (quarry_trainer.export) into
+// .quarry/models/<name>/, its greedy tokens are compared with transformers' (parity), and `onnx:<dir>` is registered.
+// Served: an OpenAI-compatible server is started for it (serveCommand.ts), waited for until /health answers, checked
+// against transformers greedy (quarry_trainer.parity served), and `openai:http://127.0.0.1:<port>/v1#<model>` is
+// registered; unloading stops the server (and the SSH tunnel of a remote one). Parity blocks nothing: its result is
+// stored and shown.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createOnnxModel } from '../../core/models/onnx';
+import { checkParity, type ParityOutcome, type ParityReference } from '../../core/models/onnx/parity';
+import { hasHfWeights } from '../../core/training/checkpoints';
+import {
+  ModelRegistry,
+  modelNameProblem,
+  type ParityResult,
+  type RegisteredModel,
+  type ServerInfo,
+} from '../../core/training/modelRegistry';
+import { checkpointProvenance, defaultModelName } from './provenance';
+import { serveCommand, type ServerKind } from './serveCommand';
+import { openTunnel, remoteStartArgs, remoteStopArgs } from './sshTunnel';
+
+import { MODELS_DIR } from './modelsDir';
+
+export { MODELS_DIR };
+
+export class LoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LoadError';
+  }
+}
+
+export interface PythonEnv {
+  python: string;
+  /** The checkout's root: its trainer/ goes first on PYTHONPATH so the Python side matches this build. */
+  repoRoot?: string;
+  /** More environment for the Python processes (PYTHONPATH entries go after the trainer's). */
+  env?: Record<string, string>;
+}
+
+export interface LoadOptions extends PythonEnv {
+  workspace: string;
+  checkpoint: string;
+  name?: string;
+  jobId?: string;
+  /** Serve it instead of exporting it: the server and, for another host, the SSH destination. */
+  serve?: { kind: ServerKind; host?: string; sshOptions?: string[]; remoteCheckpoint?: string } | null;
+  /** How long a server may take to answer (default 10 minutes: a large model loads slowly). */
+  serveTimeoutMs?: number;
+  onStage?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface LoadResult {
+  model: RegisteredModel;
+  cases: Array<Pick<ParityOutcome, 'index' | 'equal' | 'firstDivergence'>>;
+}
+
+export function pythonEnvVars(p: PythonEnv): NodeJS.ProcessEnv {
+  const trainer = p.repoRoot ? join(p.repoRoot, 'trainer') : undefined;
+  const paths = [
+    trainer && existsSync(join(trainer, 'quarry_trainer')) ? trainer : undefined,
+    p.env?.PYTHONPATH,
+    process.env.PYTHONPATH,
+  ].filter(Boolean);
+  return {
+    ...process.env,
+    ...p.env,
+    PYTHONWARNINGS: 'ignore',
+    ...(paths.length ? { PYTHONPATH: paths.join(':') } : {}),
+  };
+}
+
+/** Runs the project's Python to the end; stdout and stderr kept, never throws for a failing exit. */
+export function runPython(
+  p: PythonEnv,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<{ status: number | null; stdout: string; stderr: string; error?: string }> {
+  return new Promise((done) => {
+    let stdout = '';
+    let stderr = '';
+    const child = spawn(p.python, args, { env: pythonEnvVars(p), stdio: ['ignore', 'pipe', 'pipe'], signal });
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (err) => done({ status: null, stdout, stderr, error: err.message }));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+function lastLines(text: string, n = 6): string {
+  return text.trim().split('\n').slice(-n).join('\n');
+}
+
+/** The parity outcomes as the registry keeps them. */
+export function parityResult(
+  outcomes: ReadonlyArray<Pick<ParityOutcome, 'index' | 'equal' | 'firstDivergence'>>,
+  against: ParityResult['against'],
+  now = new Date(),
+): ParityResult {
+  const first = outcomes.find((o) => !o.equal);
+  return {
+    equal: !first,
+    cases: outcomes.length,
+    differing: outcomes.filter((o) => !o.equal).length,
+    firstDivergence: first?.firstDivergence ? { case: first.index, ...first.firstDivergence } : null,
+    against,
+    checkedAt: now.toISOString(),
+  };
+}
+
+/** Exports a Hugging Face checkpoint to ONNX in `out` and checks greedy parity with onnxruntime. */
+export async function exportWithParity(
+  p: PythonEnv,
+  checkpoint: string,
+  out: string,
+  signal?: AbortSignal,
+): Promise<{ outcomes: ParityOutcome[]; seconds: number }> {
+  const run = await runPython(p, ['-m', 'quarry_trainer.export', '--checkpoint', checkpoint, '--out', out], signal);
+  if (run.error || run.status !== 0) {
+    throw new LoadError(
+      `the ONNX export failed: ${run.error ?? (lastLines(run.stderr) || `exit ${run.status}`)}\n` +
+        "(the exporter needs the project's Python with the export extra: npm run setup:python; " +
+        'quarry doctor checks it)',
+    );
+  }
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { reference: string; seconds: number };
+  const reference = JSON.parse(readFileSync(summary.reference, 'utf8')) as ParityReference;
+  const model = await createOnnxModel(out);
+  try {
+    return { outcomes: await checkParity(model, reference), seconds: summary.seconds };
+  } finally {
+    await model.close();
+  }
+}
+
+/** A port nobody listens on now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => done(port));
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `url` until it answers 200; fails early when `stillRunning` says the server is gone. */
+export async function waitForHttp(
+  url: string,
+  opts: { timeoutMs: number; stillRunning?: () => boolean; log?: string; signal?: AbortSignal },
+): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  const logTail = () => (opts.log && existsSync(opts.log) ? `\n${lastLines(readFileSync(opts.log, 'utf8'), 8)}` : '');
+  for (;;) {
+    if (opts.signal?.aborted) throw new LoadError('cancelled while waiting for the server');
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    if (opts.stillRunning && !opts.stillRunning())
+      throw new LoadError(`the server exited before answering${logTail()}`);
+    if (Date.now() > deadline)
+      throw new LoadError(`the server did not answer ${url} within ${Math.round(opts.timeoutMs / 1000)} s${logTail()}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** Starts a server process detached in its own process group, its output in `log`; returns its pid. */
+function startDetached(argv: string[], log: string, env: NodeJS.ProcessEnv): number {
+  const fd = openSync(log, 'a');
+  try {
+    const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', fd, fd], env });
+    child.on('error', () => {
+      /* reported by the wait: the process is not running */
+    });
+    child.unref();
+    if (child.pid === undefined) throw new LoadError(`could not start ${argv[0]}`);
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Stops what serves a registered model: the server's process group (here or over SSH) and the tunnel's keeper. */
+export function stopServer(server: ServerInfo): string[] {
+  const said: string[] = [];
+  if (server.tunnel) {
+    try {
+      process.kill(-server.tunnel.pid, 'SIGTERM');
+      said.push(`stopped the SSH tunnel (pid ${server.tunnel.pid})`);
+    } catch {
+      said.push(`the SSH tunnel (pid ${server.tunnel.pid}) was not running`);
+    }
+  }
+  if (server.host === 'local') {
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+      said.push(`stopped the ${server.kind} server (pid ${server.pid})`);
+    } catch {
+      said.push(`the ${server.kind} server (pid ${server.pid}) was not running`);
+    }
+  } else {
+    const r = spawnSync('ssh', remoteStopArgs(server.host, server.pid), { encoding: 'utf8', timeout: 30_000 });
+    said.push(
+      r.status === 0
+        ? `stopped the ${server.kind} server on ${server.host} (pid ${server.pid})`
+        : `could not stop the server on ${server.host}: ${lastLines(r.stderr ?? '', 2) || r.error?.message}`,
+    );
+  }
+  return said;
+}
+
+async function serveAndCheck(
+  o: LoadOptions,
+  name: string,
+  dir: string,
+): Promise<{ server: ServerInfo; spec: string; outcomes: LoadResult['cases'] }> {
+  const kind = o.serve!.kind;
+  const host = o.serve!.host ?? 'local';
+  const remotePort = await freePort();
+  const checkpointThere = o.serve!.remoteCheckpoint ?? resolve(o.checkpoint);
+  const cmd = serveCommand({ kind, checkpoint: checkpointThere, name, port: remotePort, python: o.python });
+  const log = join(dir, 'server.log');
+  let pid: number;
+  let localPort = remotePort;
+  let tunnel: ServerInfo['tunnel'] = null;
+  o.onStage?.(`starting ${kind} server: ${cmd.argv.join(' ')}`);
+  if (host === 'local') {
+    // transformers' /v1/models lists the hub cache: an empty one of its own keeps it answering offline.
+    const hubCache = join(dir, 'hf-hub-cache');
+    mkdirSync(hubCache, { recursive: true });
+    pid = startDetached(cmd.argv, log, { ...pythonEnvVars(o), HF_HUB_CACHE: hubCache });
+  } else {
+    const remoteLog = `/tmp/quarry-serve-${name}-${remotePort}.log`;
+    const r = spawnSync('ssh', remoteStartArgs(host, cmd.argv, remoteLog, o.serve!.sshOptions), {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    pid = Number(r.stdout?.trim().split('\n').pop());
+    if (r.status !== 0 || !Number.isInteger(pid))
+      throw new LoadError(`could not start the server on ${host}: ${lastLines(r.stderr ?? '', 3) || r.error?.message}`);
+    localPort = await freePort();
+    const tpid = openTunnel({ host, localPort, remotePort, sshOptions: o.serve!.sshOptions }, join(dir, 'tunnel.log'));
+    tunnel = { pid: tpid, localPort };
+  }
+  const server: ServerInfo = { kind, host, pid, port: remotePort, command: cmd.argv, log, tunnel };
+  const base = `http://127.0.0.1:${localPort}`;
+  try {
+    o.onStage?.(`waiting for ${base}${cmd.healthPath}`);
+    await waitForHttp(base + cmd.healthPath, {
+      timeoutMs: o.serveTimeoutMs ?? 600_000,
+      stillRunning: host === 'local' ? () => alive(pid) : undefined,
+      log: host === 'local' ? log : undefined,
+      signal: o.signal,
+    });
+  } catch (err) {
+    stopServer(server);
+    throw err;
+  }
+  o.onStage?.('checking greedy parity against transformers');
+  const run = await runPython(
+    o,
+    [
+      '-m',
+      'quarry_trainer.parity',
+      'served',
+      '--checkpoint',
+      resolve(o.checkpoint),
+      '--base-url',
+      `${base}/v1`,
+      '--model',
+      cmd.modelName,
+    ],
+    o.signal,
+  );
+  let outcomes: LoadResult['cases'] = [];
+  if (run.status === 0 || run.status === 1) {
+    outcomes = (JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { cases: LoadResult['cases'] }).cases;
+  } else {
+    o.onStage?.(`parity could not run: ${run.error ?? lastLines(run.stderr, 3)}`);
+  }
+  return { server, spec: `openai:${base}/v1#${cmd.modelName}`, outcomes };
+}
+
+export async function loadCheckpoint(o: LoadOptions): Promise<LoadResult> {
+  const checkpoint = resolve(o.workspace, o.checkpoint);
+  if (!hasHfWeights(checkpoint))
+    throw new LoadError(
+      `${checkpoint} is not a Hugging Face checkpoint (config.json and model weights); ` +
+        '`quarry checkpoints list` says how to get one from a sharded checkpoint',
+    );
+  const name = o.name ?? defaultModelName(checkpoint);
+  const bad = modelNameProblem(name);
+  if (bad) throw new LoadError(`bad model name ${JSON.stringify(name)}: ${bad}`);
+  const registry = new ModelRegistry(o.workspace);
+  const existing = registry.get(name);
+  if (existing?.server) stopServer(existing.server);
+  const provenance = checkpointProvenance(checkpoint, { workspace: o.workspace, jobId: o.jobId });
+  const dir = join(o.workspace, MODELS_DIR, name);
+  mkdirSync(dir, { recursive: true });
+  let spec: string;
+  let server: ServerInfo | null = null;
+  let cases: LoadResult['cases'];
+  let against: ParityResult['against'];
+  if (o.serve) {
+    const served = await serveAndCheck({ ...o, checkpoint }, name, dir);
+    ({ spec, server } = served);
+    cases = served.outcomes;
+    against = 'served';
+  } else {
+    o.onStage?.(`exporting ${checkpoint} to ONNX in ${dir}`);
+    const { outcomes } = await exportWithParity(o, checkpoint, dir, o.signal);
+    cases = outcomes;
+    spec = `onnx:${dir}`;
+    against = 'onnx';
+  }
+  const model: RegisteredModel = {
+    name,
+    spec,
+    form: o.serve ? 'served' : 'onnx',
+    loadedAt: new Date().toISOString(),
+    provenance,
+    parity: cases.length ? parityResult(cases, against) : null,
+    server,
+    evaluations: existing?.evaluations ?? [],
+  };
+  registry.put(model);
+  return { model, cases: cases.map((c) => ({ index: c.index, equal: c.equal, firstDivergence: c.firstDivergence })) };
+}
+
+/** Removes a model from the registry and stops its server; the exported files and evaluations stay on disk. */
+export function unloadModel(workspace: string, name: string): { model: RegisteredModel; said: string[] } {
+  const registry = new ModelRegistry(workspace);
+  const model = registry.require(name);
+  const said = model.server ? stopServer(model.server) : [];
+  registry.remove(name);
+  return { model, said };
+}

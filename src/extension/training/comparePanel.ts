@@ -1,0 +1,170 @@
+// The "Compare Checkpoints" panel's host side: reads each model's latest evaluation on the dataset from the registry
+// (src/app/checkpoints/compare.ts compareModels), sends the comparison, and on request writes one disagreement's two
+// greedy trajectories into a small file (.quarry/models/compare/) and opens it in Replay's compare view. Messages from
+// the webview are checked (COMPARE_RULES, compareMessageProblem) before anything is done.
+import * as vscode from 'vscode';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Services } from '../services';
+import { webviewHtml, webviewOptions } from '../webviews/html';
+import { checkMessage } from '../../protocol/validate';
+import {
+  COMPARE_RULES,
+  compareMessageProblem,
+  type CompareView,
+  type ToApp,
+  type ToHost,
+} from '../../protocol/checkpointCompare';
+import { describeProvenance, ModelRegistry } from '../../core/training/modelRegistry';
+import type { CompareInput } from '../../core/training/checkpointCompare';
+import type { TrajectoryRecord } from '../../core/trajectories/types';
+
+export interface ComparePanelTestLog {
+  posted: ToApp[];
+  rejected: string[];
+  /** The Replay pairs opened: the file written and the two trajectory ids. */
+  opened: Array<{ file: string; a: string; b: string }>;
+}
+
+/** The greedy (sample 0) trajectory of a question in a bench run's trajectories.jsonl, or null. */
+export function greedyTrajectory(file: string, questionId: string, index: number): TrajectoryRecord | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const r = JSON.parse(line) as TrajectoryRecord;
+      const sameQuestion = questionId ? r.task.id === questionId : r.meta?.index === index;
+      if (sameQuestion && r.id.endsWith(':0')) return r;
+    } catch {
+      /* a torn line */
+    }
+  }
+  return null;
+}
+
+export class CheckpointComparePanel {
+  static current: CheckpointComparePanel | undefined;
+  static testLog: ComparePanelTestLog | undefined;
+
+  private view: CompareView | null = null;
+  private inputs: CompareInput[] = [];
+  private disposed = false;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly services: Services,
+    private readonly ws: string,
+    private names: string[],
+    private dataset: string,
+  ) {
+    panel.onDidDispose(() => {
+      this.disposed = true;
+      if (CheckpointComparePanel.current === this) CheckpointComparePanel.current = undefined;
+    });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      void this.receive(raw);
+    });
+  }
+
+  static show(
+    context: vscode.ExtensionContext,
+    services: Services,
+    ws: string,
+    names: string[],
+    dataset: string,
+  ): CheckpointComparePanel {
+    const cur = CheckpointComparePanel.current;
+    if (cur && !cur.disposed) {
+      cur.names = names;
+      cur.dataset = dataset;
+      cur.panel.reveal(undefined, false);
+      cur.send();
+      return cur;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      'quarry.compareCheckpoints',
+      'Compare Checkpoints',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: true },
+    );
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'compare', 'Quarry: Compare Checkpoints');
+    CheckpointComparePanel.current = new CheckpointComparePanel(panel, services, ws, names, dataset);
+    return CheckpointComparePanel.current;
+  }
+
+  /** The comparison as last sent (tests read it). */
+  get shown(): CompareView | null {
+    return this.view;
+  }
+
+  private post(message: ToApp): void {
+    if (this.disposed) return;
+    CheckpointComparePanel.testLog?.posted.push(message);
+    void this.panel.webview.postMessage(message);
+  }
+
+  private async send(): Promise<void> {
+    try {
+      const { compareModels } = await import('../../app/checkpoints/compare');
+      const { comparison, inputs } = compareModels(this.ws, this.names, this.dataset);
+      const registry = new ModelRegistry(this.ws);
+      this.inputs = inputs;
+      this.view = {
+        dataset: this.dataset,
+        comparison,
+        models: this.names.map((name) => {
+          const m = registry.require(name);
+          const ev = m.evaluations.at(-1);
+          return { name, spec: m.spec, provenance: describeProvenance(m), report: ev?.report ?? '' };
+        }),
+      };
+      this.post({ type: 'comparison', view: this.view });
+    } catch (err) {
+      this.post({ type: 'error', text: (err as Error).message });
+    }
+  }
+
+  async receive(raw: unknown): Promise<void> {
+    const checked = checkMessage<ToHost>(raw, COMPARE_RULES);
+    const problem = checked.ok ? compareMessageProblem(checked.message, this.view) : checked.error;
+    if (!checked.ok || problem) {
+      CheckpointComparePanel.testLog?.rejected.push(problem ?? 'invalid');
+      this.services.log.warn(`compare panel: ignored a message from the webview: ${problem}`);
+      return;
+    }
+    const msg = checked.message;
+    if (msg.type === 'ready') return this.send();
+    await this.openPair(msg.key, msg.a, msg.b);
+  }
+
+  /** Writes the two models' greedy trajectories of one question into a file and opens it in Replay's compare view. */
+  private async openPair(key: string, a: string, b: string): Promise<void> {
+    const d = this.view!.comparison.disagreements.find((x) => x.key === key)!;
+    const records = [a, b].map((name) => {
+      const input = this.inputs.find((i) => i.name === name)!;
+      return greedyTrajectory(input.trajectories, d.id, d.index);
+    });
+    if (!records[0] || !records[1]) {
+      this.post({ type: 'error', text: `the trajectories of ${d.id || `#${d.index}`} are not in both runs` });
+      return;
+    }
+    const [ra, rb] = records as TrajectoryRecord[];
+    // Both runs name a question's greedy episode alike only by chance; make the ids tell the models apart.
+    const pair = [
+      { ...ra, id: `${a}:${ra.id}` },
+      { ...rb, id: `${b}:${rb.id}` },
+    ];
+    const dir = join(this.ws, '.quarry', 'models', 'compare');
+    mkdirSync(dir, { recursive: true });
+    const safe = `${a}-vs-${b}-${d.id || d.index}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
+    const file = join(dir, `${safe}.jsonl`);
+    writeFileSync(file, pair.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    CheckpointComparePanel.testLog?.opened.push({ file, a: pair[0].id, b: pair[1].id });
+    await vscode.commands.executeCommand('quarry.openReplay', { file, compare: [pair[0].id, pair[1].id] });
+  }
+}

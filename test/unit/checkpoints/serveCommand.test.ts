@@ -1,0 +1,102 @@
+// The commands that serve a checkpoint and reach it over SSH, as built: the servers' own flags (transformers serve,
+// vllm serve, sglang), loopback binding, the tunnel's ssh options and the keeper loop that reopens it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { defaultServerKind, serveCommand } from '../../../src/app/checkpoints/serveCommand';
+import { remoteStartArgs, remoteStopArgs, tunnelArgs, tunnelKeeperArgv } from '../../../src/app/checkpoints/sshTunnel';
+
+test('transformers serve pins the checkpoint, binds loopback, runs on the CPU; requests name the path', () => {
+  const c = serveCommand({
+    kind: 'transformers',
+    checkpoint: '/c/ck-2',
+    name: 'm',
+    port: 8123,
+    python: '/v/bin/python',
+  });
+  assert.deepEqual(c.argv, [
+    '/v/bin/transformers',
+    'serve',
+    '/c/ck-2',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '8123',
+    '--device',
+    'cpu',
+  ]);
+  assert.equal(c.modelName, '/c/ck-2');
+  assert.equal(c.healthPath, '/health');
+});
+
+test('vllm serve and sglang answer to the registry name', () => {
+  const v = serveCommand({ kind: 'vllm', checkpoint: '/c', name: 'sft-2', port: 9000, python: 'python' });
+  assert.deepEqual(v.argv, [
+    'vllm',
+    'serve',
+    '/c',
+    '--served-model-name',
+    'sft-2',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '9000',
+  ]);
+  assert.equal(v.modelName, 'sft-2');
+  const s = serveCommand({ kind: 'sglang', checkpoint: '/c', name: 'sft-2', port: 9000, python: 'py' });
+  assert.deepEqual(s.argv.slice(0, 5), ['py', '-m', 'sglang.launch_server', '--model-path', '/c']);
+  assert.equal(defaultServerKind(true), 'vllm');
+  assert.equal(defaultServerKind(false), 'transformers');
+});
+
+test('the tunnel forwards loopback to loopback, fails on a bad forward and notices a dead link', () => {
+  const a = tunnelArgs({ host: 'gpu-box', localPort: 5001, remotePort: 8000, sshOptions: ['-p', '2222'] });
+  assert.deepEqual(a, [
+    '-N',
+    '-L',
+    '127.0.0.1:5001:127.0.0.1:8000',
+    '-o',
+    'ExitOnForwardFailure=yes',
+    '-o',
+    'ServerAliveInterval=15',
+    '-o',
+    'ServerAliveCountMax=3',
+    '-o',
+    'BatchMode=yes',
+    '-p',
+    '2222',
+    'gpu-box',
+  ]);
+});
+
+test('the keeper loop reopens ssh after it exits, with its arguments quoted for bash', () => {
+  const argv = tunnelKeeperArgv({ host: "me@host with 'q'", localPort: 1, remotePort: 2 });
+  assert.equal(argv[0], 'bash');
+  assert.match(
+    argv[2],
+    /^while :; do ssh -N -L 127\.0\.0\.1:1:127\.0\.0\.1:2 .* 'me@host with '\\''q'\\'''; sleep 2; done$/,
+  );
+  // bash parses it back into the same words: print them instead of running ssh.
+  const words = spawnSync(
+    'bash',
+    ['-c', argv[2].replace(/^while :; do ssh /, 'printf "%s\\n" ').replace(/; sleep.*$/, '')],
+    {
+      encoding: 'utf8',
+    },
+  )
+    .stdout.trim()
+    .split('\n');
+  assert.equal(words.at(-1), "me@host with 'q'");
+});
+
+test('the remote start runs the server in its own session and prints its pid; stop kills that session', () => {
+  const start = remoteStartArgs('h', ['transformers', 'serve', '/c k'], '/tmp/q.log');
+  assert.deepEqual(start.slice(0, 3), ['-o', 'BatchMode=yes', 'h']);
+  assert.equal(start[3], "setsid nohup transformers serve '/c k' > /tmp/q.log 2>&1 < /dev/null & echo $!");
+  assert.deepEqual(remoteStopArgs('h', 42), [
+    '-o',
+    'BatchMode=yes',
+    'h',
+    'kill -TERM -- -42 2>/dev/null || kill -TERM 42',
+  ]);
+});

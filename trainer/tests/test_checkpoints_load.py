@@ -1,0 +1,117 @@
+"""`quarry checkpoints load` on a checkpoint a real TRL SFT run wrote (the tiny model, 2 steps on the CPU): exported to
+ONNX and registered with its provenance (step, run.json's data hash, base model) and a passing parity; then served by
+transformers' own OpenAI-compatible server (`--serve`), waited for, checked against transformers greedy, answering
+chat requests on its registered spec, and stopped by `unload`. The served half needs the `serve` extra (openai)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from quarry_trainer.parity import first_divergence, text_divergence
+
+
+def sft_rows() -> str:
+    rows = []
+    for q, sql in [
+        ("How many singers are there?", "SELECT count(*) FROM singer"),
+        ("List names.", "SELECT name FROM t"),
+    ]:
+        rows.append(
+            {
+                "schema": "quarry.sft/1",
+                "messages": [
+                    {"role": "user", "content": f"Question: {q}", "loss": False},
+                    {"role": "assistant", "content": f"<solution>{sql}</solution>", "loss": True},
+                ],
+            }
+        )
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+@pytest.fixture(scope="module")
+def sft_run(repo_root, tmp_path_factory):
+    root = tmp_path_factory.mktemp("ckload")
+    data = root / "sft.jsonl"
+    data.write_text(sft_rows())
+    out = root / "runs" / "sft-tiny"
+    cmd = [sys.executable, "-m", "quarry_trainer.train.sft", "--model", str(repo_root / "media/models/tiny-sql")]
+    cmd += ["--data", str(data), "--out", str(out), "--max-steps", "2", "--save-steps", "2", "--cpu", "--lr", "5e-3"]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert (out / "checkpoint-2" / "config.json").exists()
+    return root, out / "checkpoint-2", data
+
+
+def quarry(quarry_cli, cwd, *args, env=None):
+    return subprocess.run([*quarry_cli, "checkpoints", *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_a_trl_checkpoint_loads_as_onnx_with_provenance_and_parity(quarry_cli, sft_run, repo_root):
+    ws, ckpt, data = sft_run
+    run = quarry(quarry_cli, ws, "load", str(ckpt), "--as", "sft-2", "--json")
+    assert run.returncode == 0, run.stderr
+    model = json.loads(run.stdout)["model"]
+    assert model["spec"] == f"onnx:{ws / '.quarry' / 'models' / 'sft-2'}"
+    assert model["parity"]["equal"] is True and model["parity"]["cases"] == 3
+    p = model["provenance"]
+    assert p["step"] == 2 and p["engine"] == "trl-sft"
+    assert p["baseModel"] == str(repo_root / "media/models/tiny-sql")
+    assert p["data"] == [{"path": str(data.resolve()), "sha256": hashlib.sha256(data.read_bytes()).hexdigest()}]
+    registry = json.loads((ws / ".quarry" / "models.json").read_text())
+    assert [m["name"] for m in registry["models"]] == ["sft-2"]
+    assert (ws / ".quarry" / "models" / "sft-2" / "model.onnx").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("openai") is None, reason="transformers serve needs the serve extra")
+def test_the_checkpoint_served_by_transformers_matches_greedy_and_unload_stops_it(quarry_cli, sft_run):
+    ws, ckpt, _ = sft_run
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    run = quarry(quarry_cli, ws, "load", str(ckpt), "--as", "sft-2-served", "--serve", "--json", env=env)
+    assert run.returncode == 0, run.stderr
+    model = json.loads(run.stdout)["model"]
+    assert model["form"] == "served" and model["server"]["kind"] == "transformers"
+    assert model["spec"].startswith("openai:http://127.0.0.1:") and model["spec"].endswith(f"#{ckpt}")
+    assert model["parity"] == {**model["parity"], "equal": True, "cases": 3, "against": "served"}
+    base, name = model["spec"][len("openai:") :].split("#", 1)
+    body = json.dumps({"model": name, "messages": [{"role": "user", "content": "Question: x"}], "max_tokens": 4})
+    req = urllib.request.Request(f"{base}/chat/completions", body.encode(), {"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as res:
+        assert json.loads(res.read())["choices"][0]["message"]["role"] == "assistant"
+    pid = model["server"]["pid"]
+    gone = quarry(quarry_cli, ws, "unload", "sft-2-served")
+    assert gone.returncode == 0, gone.stderr
+    assert f"stopped the transformers server (pid {pid})" in gone.stdout
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the server (pid {pid}) still runs after unload")
+    names = [m["name"] for m in json.loads((ws / ".quarry" / "models.json").read_text())["models"]]
+    assert "sft-2-served" not in names
+
+
+def test_divergence_is_the_first_differing_token(repo_root):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(repo_root / "media/models/tiny-sql"), local_files_only=True)
+    ids = tok("SELECT name FROM singer", add_special_tokens=False)["input_ids"]
+    assert text_divergence(tok, ids, "SELECT name FROM singer") is None
+    d = text_divergence(tok, ids, "SELECT name FROM stadium")
+    assert d is not None and d["expected"] == ids[d["position"]]
+    assert "SELECT name FROM stadium".startswith(tok.decode(ids[: d["position"]]))
+    assert not "SELECT name FROM stadium".startswith(tok.decode(ids[: d["position"] + 1]))
+    assert text_divergence(tok, ids, "SELECT name FROM singer;")["position"] == len(ids)
+    assert first_divergence([1, 2, 3], [1, 2]) == {"position": 2, "expected": 3, "got": None}
+    assert first_divergence([1, 2], [1, 2]) is None

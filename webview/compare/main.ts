@@ -1,0 +1,84 @@
+// The checkpoint compare panel: EX for greedy decoding, majority vote and pass@K by hardness, one column group per
+// model side by side (from each model's stored bench report on the same dataset), each model's provenance, and the
+// questions whose greedy answers disagree, each with a button opening its two trajectories in Replay's compare view.
+import { connectHost } from '../shared/host';
+import { button, h, registerComponents } from '../shared/components';
+import type { CompareView, ToApp, ToHost } from '../../src/protocol/checkpointCompare';
+
+registerComponents();
+const host = connectHost<ToHost, ToApp, Record<string, never>>();
+const app = document.getElementById('app')!;
+const status = h('div', { role: 'status', 'aria-live': 'polite', id: 'status', class: 'q-error' });
+const body = h('div', { id: 'compare' }, h('p', { class: 'q-muted' }, 'Loading the comparison…'));
+app.replaceChildren(h('h1', {}, 'Compare checkpoints'), status, body);
+
+function pct(v: number | null | undefined): string {
+  return v === null || v === undefined ? '–' : (100 * v).toFixed(1);
+}
+
+function exTable(view: CompareView): HTMLElement {
+  const { comparison: c } = view;
+  const head1 = h('tr', {}, h('th', { rowspan: '2' }, 'level'), h('th', { rowspan: '2' }, 'n'));
+  const head2 = h('tr');
+  for (const m of c.models) {
+    head1.append(h('th', { colspan: '3', title: m }, m));
+    for (const k of ['greedy', 'majority', 'pass@K']) head2.append(h('th', {}, k));
+  }
+  const rows = c.levels.map((level) => {
+    const first = c.models.map((m) => c.byLevel[level][m]).find((x) => x);
+    const tr = h('tr', { 'data-level': level }, h('td', {}, level), h('td', {}, String(first?.count ?? 0)));
+    for (const m of c.models) {
+      const x = c.byLevel[level][m];
+      tr.append(
+        h('td', { 'data-model': m, 'data-k': 'greedy' }, pct(x?.greedy)),
+        h('td', { 'data-model': m, 'data-k': 'majority' }, pct(x?.majority)),
+        h('td', { 'data-model': m, 'data-k': 'passAtK' }, pct(x?.passAtK)),
+      );
+    }
+    return tr;
+  });
+  return h('table', { class: 'q-table', id: 'ex-table' }, h('thead', {}, head1, head2), h('tbody', {}, ...rows));
+}
+
+function disagreementList(view: CompareView): HTMLElement {
+  const c = view.comparison;
+  const list = h('ul', { id: 'disagreements' });
+  for (const d of c.disagreements) {
+    const a = d.right[0];
+    const b = d.wrong[0];
+    list.append(
+      h(
+        'li',
+        { 'data-key': d.key },
+        h('b', {}, d.id || `#${d.index}`),
+        ` [${d.level ?? '?'}] ${d.dbId}: right ${d.right.join(', ')}; wrong ${d.wrong.join(', ')} `,
+        button(`Compare ${a} / ${b} in Replay`, () => host.post({ type: 'openPair', key: d.key, a, b }), {
+          appearance: 'secondary',
+        }),
+      ),
+    );
+  }
+  return h(
+    'section',
+    { 'aria-label': 'Disagreements' },
+    h('h2', {}, `Greedy answers disagree on ${c.disagreements.length} of ${c.common} common questions`),
+    c.disagreements.length ? list : h('p', { class: 'q-muted' }, 'They agree on every common question.'),
+  );
+}
+
+function render(view: CompareView): void {
+  const models = h(
+    'ul',
+    { id: 'models' },
+    ...view.models.map((m) => h('li', {}, h('b', {}, m.name), ` ${m.provenance || m.spec}`)),
+  );
+  body.replaceChildren(h('p', {}, `Dataset: ${view.dataset}`), models, exTable(view), disagreementList(view));
+}
+
+host.onMessage((msg) => {
+  if (msg.type === 'comparison') {
+    status.textContent = '';
+    render(msg.view);
+  } else if (msg.type === 'error') status.textContent = msg.text;
+});
+host.post({ type: 'ready' });
