@@ -74,8 +74,11 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
   });
 
   suiteTeardown(async () => {
-    for (const k of ['model.backend', 'model.onnxPath', 'model.baseUrl', 'model.name'])
+    // "Use it" writes where the setting already lives (the user's settings when unset): clear both.
+    for (const k of ['model.backend', 'model.onnxPath', 'model.baseUrl', 'model.name']) {
       await cfg().update(k, undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg().update(k, undefined, vscode.ConfigurationTarget.Global);
+    }
     await server?.close();
   });
 
