@@ -19,8 +19,11 @@ done
 grep -q "Open in a browser" "$log" || { echo "smoke-editor: no URL after 15 min:" >&2; tail -30 "$log" >&2; exit 1; }
 url="$(grep -o "http://127.0.0.1:$port/[^ ]*" "$log" | head -1)"
 curl -fsS -m 20 "http://127.0.0.1:$port/healthz" >/dev/null
-curl -fsS -m 60 "$url" | grep -q "vscode-workbench-web-configuration" \
-  || { echo "smoke-editor: $url did not serve the workbench" >&2; exit 1; }
+# The page goes to a file first: `curl | grep -q` fails under pipefail when grep stops reading early (curl exit 23).
+page="$(mktemp)"
+curl -fsS -m 60 "$url" -o "$page" && grep -q "vscode-workbench-web-configuration" "$page" \
+  || { echo "smoke-editor: $url did not serve the workbench" >&2; rm -f "$page"; exit 1; }
+rm -f "$page"
 echo "smoke-editor: npm run editor served $url"
 stop
 trap - EXIT
