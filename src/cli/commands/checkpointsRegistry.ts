@@ -16,7 +16,8 @@ import { createProgress } from '../progressBar';
 import { repoRootOf } from '../repoRoot';
 
 export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID] [--as NAME] [--python PATH] [--json]
-                               [--serve [--server transformers|vllm|sglang] [--ssh HOST [--remote-dir DIR]]]
+                               [--serve [--server transformers|vllm|sglang]
+                                 [--ssh HOST [--remote-dir DIR] [--ssh-option OPT…] [--remote-env NAME=VALUE…]]]
        quarry checkpoints unload NAME
        quarry checkpoints loaded [--json]
        quarry checkpoints eval NAME --dataset NAME:FILE --db-dir DIR --protocol P [--samples K] [--limit N] [--jobs N]
@@ -42,6 +43,18 @@ function pythonFor(io: CliIO, flag: string | undefined) {
   });
 }
 
+/** --remote-env K=V pairs as an object; a pair without '=' is a usage error. */
+function remoteEnv(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs?.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--remote-env takes NAME=VALUE, got '${p}'`);
+    out[p.slice(0, eq)] = p.slice(eq + 1);
+  }
+  return out;
+}
+
 export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -54,6 +67,8 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
       server: { type: 'string' },
       ssh: { type: 'string' },
       'remote-dir': { type: 'string' },
+      'ssh-option': { type: 'string', multiple: true },
+      'remote-env': { type: 'string', multiple: true },
       python: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -62,6 +77,8 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
   const server = values.server ?? 'transformers';
   if (!isServerKind(server)) throw new UsageError(`--server must be one of ${SERVER_KINDS.join(', ')}`);
   if ((values.server || values.ssh) && !values.serve) throw new UsageError('--server and --ssh go with --serve');
+  if ((values['ssh-option'] || values['remote-env'] || values['remote-dir']) && !values.ssh)
+    throw new UsageError('--ssh-option, --remote-env and --remote-dir go with --ssh HOST');
   const python = pythonFor(io, values.python);
   try {
     const { model, cases } = await loadCheckpoint({
@@ -72,7 +89,13 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
       python: python.path,
       repoRoot: repoRootOf(__dirname),
       serve: values.serve
-        ? { kind: server as ServerKind, host: values.ssh, remoteCheckpoint: values['remote-dir'] }
+        ? {
+            kind: server as ServerKind,
+            host: values.ssh,
+            remoteCheckpoint: values['remote-dir'],
+            sshOptions: values['ssh-option'],
+            remoteEnv: remoteEnv(values['remote-env']),
+          }
         : null,
       onStage: (m) => io.stderr.write(`${m}…\n`),
     });
