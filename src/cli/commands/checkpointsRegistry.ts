@@ -10,6 +10,7 @@ import { formatComparison } from '../../core/training/checkpointCompare';
 import { loadCheckpoint, unloadModel, LoadError } from '../../app/checkpoints/load';
 import { isServerKind, SERVER_KINDS, type ServerKind } from '../../app/checkpoints/serveCommand';
 import { evaluateModel } from '../../app/checkpoints/evaluate';
+import { serveHostOfJob } from '../../app/checkpoints/serveHost';
 import { compareModels } from '../../app/checkpoints/compare';
 import { positiveInt } from '../../core/db/execOptions';
 import { createProgress } from '../progressBar';
@@ -26,10 +27,11 @@ export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID]
 load     Registers a Hugging Face checkpoint in .quarry/models.json with its provenance (job, step, recipe, data hashes
          from run.json, base model). Default: exported to ONNX under .quarry/models/NAME/ and registered as onnx:DIR.
          --serve: an OpenAI-compatible server for it instead (transformers' own on a CPU-only host, the default here;
-         vllm on GPUs), waited for, registered as openai:http://127.0.0.1:PORT/v1#MODEL; with --ssh HOST it is started
-         on HOST (the checkpoint at --remote-dir there) and reached through an ssh -N -L tunnel that is reopened when
-         dropped. Either way greedy parity with transformers runs on fixed prompts; a divergence (first differing
-         token) is reported and stored, and blocks nothing.
+         vllm on GPUs), waited for, registered as openai:http://127.0.0.1:PORT/v1#MODEL. It runs on the host of
+         --job's target (an ssh target: its host and ssh options, the checkpoint under the job's remote folder), or
+         on --ssh HOST (the checkpoint at --remote-dir there); a remote one is reached through an ssh -N -L tunnel
+         that is reopened when dropped. Either way greedy parity with transformers runs on fixed prompts; a
+         divergence (first differing token) is reported and stored, and blocks nothing.
 unload   Removes a model from the registry and stops its server and tunnel (exported files and evaluations stay).
 loaded   The registered models, with their provenance, parity and evaluations.
 eval     quarry bench against a registered model; the report is stored with it (.quarry/models/NAME/evals/…).
@@ -80,10 +82,15 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
   if ((values['ssh-option'] || values['remote-env'] || values['remote-dir']) && !values.ssh)
     throw new UsageError('--ssh-option, --remote-env and --remote-dir go with --ssh HOST');
   const python = pythonFor(io, values.python);
+  const checkpoint = resolve(io.cwd, positionals[0]);
   try {
+    // Served without --ssh: on the host of the checkpoint's job (its target), when the job is known.
+    const fromJob = values.serve && !values.ssh && values.job ? serveHostOfJob(io.cwd, values.job, checkpoint) : null;
+    if (fromJob?.host)
+      io.stderr.write(`serving on ${fromJob.host}, the host of job ${values.job} (${fromJob.target})…\n`);
     const { model, cases } = await loadCheckpoint({
       workspace: io.cwd,
-      checkpoint: resolve(io.cwd, positionals[0]),
+      checkpoint,
       name: values.as,
       jobId: values.job,
       python: python.path,
@@ -91,9 +98,9 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
       serve: values.serve
         ? {
             kind: server as ServerKind,
-            host: values.ssh,
-            remoteCheckpoint: values['remote-dir'],
-            sshOptions: values['ssh-option'],
+            host: values.ssh ?? fromJob?.host,
+            remoteCheckpoint: values['remote-dir'] ?? fromJob?.remoteCheckpoint,
+            sshOptions: values['ssh-option'] ?? fromJob?.sshOptions,
             remoteEnv: remoteEnv(values['remote-env']),
           }
         : null,
@@ -117,7 +124,8 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
     }
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof LoadError || err instanceof ModelRegistryError || /no job /.test((err as Error).message)) {
+    const msg = (err as Error).message;
+    if (err instanceof LoadError || err instanceof ModelRegistryError || /no job |target/.test(msg)) {
       io.stderr.write(`quarry checkpoints load: ${(err as Error).message}\n`);
       return EXIT.badInput;
     }
