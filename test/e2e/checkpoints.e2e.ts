@@ -6,13 +6,12 @@
 // provenance; the Ask panel then answers with it (its trajectory names the loaded model). Needs the project's Python
 // (.venv with the export extra): without it the spec skips. Screenshots in test-artifacts/screenshots/checkpoints-*.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { JobStore } from '../../src/app/jobs';
 import { DEFAULT_TRAJECTORY_STORE } from '../../src/app/trajectoryStore';
-import { newJobRecord } from '../../src/core/training/jobs/job';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
+import { finishedJobCheckpoint } from '../support/checkpointFixtures';
 
 const repoRoot = join(__dirname, '..', '..', '..');
 const python = join(repoRoot, '.venv', 'bin', 'python');
@@ -27,23 +26,7 @@ before(async () => {
     settings: { 'quarry.python': python, 'quarry.agent.protocol': 'skyrl' },
     viewport: { width: 1400, height: 950 },
   });
-  const store = new JobStore(ed.workspace);
-  const job = newJobRecord({ target: 'local', command: ['true'], engine: 'trl', recipe: 'sft-tiny' }, JOB);
-  const dir = store.create({ ...job, name: 'tiny sft', status: 'succeeded', exitCode: 0 });
-  const ckpt = join(dir, 'out', 'checkpoint-2');
-  mkdirSync(ckpt, { recursive: true });
-  for (const f of [
-    'config.json',
-    'generation_config.json',
-    'model.safetensors',
-    'tokenizer.json',
-    'tokenizer_config.json',
-  ])
-    cpSync(join(repoRoot, 'media', 'models', 'tiny-sql', f), join(ckpt, f));
-  writeFileSync(
-    join(dir, 'out', 'run.json'),
-    JSON.stringify({ schema: 'quarry.run/1', kind: 'sft', config: { model: 'media/models/tiny-sql' }, data: [] }),
-  );
+  finishedJobCheckpoint(repoRoot, ed.workspace, JOB, { name: 'tiny sft' });
 });
 after(async () => {
   await ed?.close();
