@@ -11,12 +11,11 @@ import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
-import { JobStore } from '../../src/app/jobs';
-import { newJobRecord } from '../../src/core/training/jobs/job';
 import { ModelRegistry, type RegisteredModel } from '../../src/core/training/modelRegistry';
 import { readTrajectories } from '../../src/core/trajectories/reader';
 import type { ToApp as CompareToApp } from '../../src/protocol/checkpointCompare';
 import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
+import { finishedJobCheckpoint, servedOnlyModel } from '../support/checkpointFixtures';
 
 const repoRoot = join(__dirname, '..', '..', '..');
 const hasPython = existsSync(join(repoRoot, '.venv', 'bin', 'python'));
@@ -44,27 +43,8 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
     assert.ok(ext);
     await ext.activate();
     ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
-    const store = new JobStore(ws);
     jobId = 'ckpt-job-1';
-    const job = newJobRecord(
-      { target: 'local', command: ['true'], engine: 'trl', recipe: 'sft-tiny', model: 'media/models/tiny-sql' },
-      jobId,
-    );
-    const dir = store.create({ ...job, status: 'succeeded', exitCode: 0 });
-    checkpoint = join(dir, 'out', 'checkpoint-2');
-    mkdirSync(checkpoint, { recursive: true });
-    for (const f of [
-      'config.json',
-      'generation_config.json',
-      'model.safetensors',
-      'tokenizer.json',
-      'tokenizer_config.json',
-    ])
-      cpSync(join(repoRoot, 'media', 'models', 'tiny-sql', f), join(checkpoint, f));
-    writeFileSync(
-      join(dir, 'out', 'run.json'),
-      JSON.stringify({ schema: 'quarry.run/1', kind: 'sft', config: { model: 'media/models/tiny-sql' }, data: [] }),
-    );
+    checkpoint = finishedJobCheckpoint(repoRoot, ws, jobId, { spec: { model: 'media/models/tiny-sql' } });
     server = await startReplayServer({
       script: [
         { match: Q1, response: '<think>count</think>\n<solution>SELECT count(*) FROM patient</solution>' },
@@ -131,25 +111,7 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
         { db_id: 'clinic', question: Q2, query: 'SELECT name FROM doctor' },
       ]),
     );
-    new ModelRegistry(ws).put({
-      name: 'replay-right',
-      spec: server.spec(),
-      form: 'served',
-      loadedAt: new Date().toISOString(),
-      provenance: {
-        checkpoint: '/nowhere',
-        jobId: null,
-        step: null,
-        engine: null,
-        recipe: null,
-        baseModel: null,
-        data: [],
-        runJson: null,
-      },
-      parity: null,
-      server: null,
-      evaluations: [],
-    });
+    new ModelRegistry(ws).put(servedOnlyModel('replay-right', server.spec()));
     for (const name of ['sft-step2', 'replay-right']) {
       const ev = await vscode.commands.executeCommand<{ report: string; ex: { greedy: number } }>(
         'quarry.evaluateCheckpoint',

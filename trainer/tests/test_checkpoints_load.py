@@ -115,3 +115,112 @@ def test_divergence_is_the_first_differing_token(repo_root):
     assert text_divergence(tok, ids, "SELECT name FROM singer;")["position"] == len(ids)
     assert first_divergence([1, 2, 3], [1, 2]) == {"position": 2, "expected": 3, "got": None}
     assert first_divergence([1, 2], [1, 2]) is None
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def loopback_ssh(tmp_path):
+    """A real sshd on 127.0.0.1 (its own host key, one authorized key, no password) and an ssh config naming it."""
+    sshd = "/usr/sbin/sshd"
+    if not os.path.exists(sshd) or os.geteuid() != 0:
+        pytest.skip("needs /usr/sbin/sshd and root to start a loopback sshd")
+    for key in ("host", "user"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / key)], check=True)
+    (tmp_path / "authorized_keys").write_text((tmp_path / "user.pub").read_text())
+    port = free_port()
+    (tmp_path / "sshd_config").write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {tmp_path / 'host'}\n"
+        f"AuthorizedKeysFile {tmp_path / 'authorized_keys'}\nPasswordAuthentication no\n"
+        f"PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPidFile {tmp_path / 'sshd.pid'}\n"
+    )
+    (tmp_path / "ssh_config").write_text(
+        f"Host quarry-loop\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  IdentityFile {tmp_path / 'user'}\n"
+        "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n"
+    )
+    os.makedirs("/run/sshd", exist_ok=True)
+    proc = subprocess.Popen([sshd, "-D", "-e", "-f", str(tmp_path / "sshd_config")], stderr=subprocess.DEVNULL)
+    config = str(tmp_path / "ssh_config")
+    for _ in range(100):
+        ok = subprocess.run(["ssh", "-F", config, "-o", "BatchMode=yes", "quarry-loop", "true"], capture_output=True)
+        if ok.returncode == 0:
+            break
+        time.sleep(0.1)
+    else:
+        proc.terminate()
+        pytest.fail("the loopback sshd did not accept the key")
+    yield config
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def health(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=3) as res:
+            return res.status == 200
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(importlib.util.find_spec("openai") is None, reason="transformers serve needs the serve extra")
+def test_served_on_an_ssh_host_through_a_tunnel_that_reopens(quarry_cli, sft_run, loopback_ssh):
+    ws, ckpt, _ = sft_run
+    pythonpath = os.pathsep.join(p for p in sys.path if p)
+    run = quarry(
+        quarry_cli,
+        ws,
+        "load",
+        str(ckpt),
+        "--as",
+        "sft-2-ssh",
+        "--serve",
+        "--ssh",
+        "quarry-loop",
+        f"--ssh-option=-F{loopback_ssh}",
+        "--remote-env",
+        f"PYTHONPATH={pythonpath}",
+        "--json",
+        env={**os.environ, "PYTHONPATH": pythonpath},
+    )
+    assert run.returncode == 0, run.stderr
+    model = json.loads(run.stdout)["model"]
+    server = model["server"]
+    assert server["host"] == "quarry-loop" and server["tunnel"]["localPort"] != server["port"]
+    assert model["parity"]["equal"] is True and model["parity"]["against"] == "served"
+    url = f"http://127.0.0.1:{server['tunnel']['localPort']}/health"
+    assert health(url)
+    # Drop the tunnel's ssh: the keeper opens a new one and the server answers again on the same local port.
+    keeper = server["tunnel"]["pid"]
+    first = subprocess.run(["pgrep", "-P", str(keeper), "ssh"], capture_output=True, text=True).stdout.split()
+    assert len(first) == 1
+    os.kill(int(first[0]), 15)
+    for _ in range(150):
+        again = subprocess.run(["pgrep", "-P", str(keeper), "ssh"], capture_output=True, text=True).stdout.split()
+        if again and again != first and health(url):
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail("the tunnel was not reopened")
+    gone = quarry(quarry_cli, ws, "unload", "sft-2-ssh")
+    assert gone.returncode == 0, gone.stderr
+    assert "stopped the transformers server on quarry-loop" in gone.stdout
+    for _ in range(150):
+        if not alive(server["pid"]) and not alive(keeper):
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail("the server or the tunnel still runs after unload")

@@ -48,7 +48,15 @@ export interface LoadOptions extends PythonEnv {
   name?: string;
   jobId?: string;
   /** Serve it instead of exporting it: the server and, for another host, the SSH destination. */
-  serve?: { kind: ServerKind; host?: string; sshOptions?: string[]; remoteCheckpoint?: string } | null;
+  serve?: {
+    kind: ServerKind;
+    host?: string;
+    /** Extra ssh options (e.g. ['-F', CONFIG]); kept with the server so unload reaches the same host. */
+    sshOptions?: string[];
+    remoteCheckpoint?: string;
+    /** Environment for the server on the remote host (e.g. CUDA_VISIBLE_DEVICES, PYTHONPATH). */
+    remoteEnv?: Record<string, string>;
+  } | null;
   /** How long a server may take to answer (default 10 minutes: a large model loads slowly). */
   serveTimeoutMs?: number;
   onStage?: (message: string) => void;
@@ -218,7 +226,10 @@ export function stopServer(server: ServerInfo): string[] {
       said.push(`the ${server.kind} server (pid ${server.pid}) was not running`);
     }
   } else {
-    const r = spawnSync('ssh', remoteStopArgs(server.host, server.pid), { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync('ssh', remoteStopArgs(server.host, server.pid, server.sshOptions), {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     said.push(
       r.status === 0
         ? `stopped the ${server.kind} server on ${server.host} (pid ${server.pid})`
@@ -250,7 +261,9 @@ async function serveAndCheck(
     pid = startDetached(cmd.argv, log, { ...pythonEnvVars(o), HF_HUB_CACHE: hubCache });
   } else {
     const remoteLog = `/tmp/quarry-serve-${name}-${remotePort}.log`;
-    const r = spawnSync('ssh', remoteStartArgs(host, cmd.argv, remoteLog, o.serve!.sshOptions), {
+    const argv = [...Object.entries(o.serve!.remoteEnv ?? {}).map(([k, v]) => `${k}=${v}`), ...cmd.argv];
+    const remoteArgv = argv.length > cmd.argv.length ? ['env', ...argv] : cmd.argv;
+    const r = spawnSync('ssh', remoteStartArgs(host, remoteArgv, remoteLog, o.serve!.sshOptions), {
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -261,7 +274,16 @@ async function serveAndCheck(
     const tpid = openTunnel({ host, localPort, remotePort, sshOptions: o.serve!.sshOptions }, join(dir, 'tunnel.log'));
     tunnel = { pid: tpid, localPort };
   }
-  const server: ServerInfo = { kind, host, pid, port: remotePort, command: cmd.argv, log, tunnel };
+  const server: ServerInfo = {
+    kind,
+    host,
+    pid,
+    port: remotePort,
+    command: cmd.argv,
+    log,
+    tunnel,
+    ...(o.serve!.sshOptions?.length ? { sshOptions: o.serve!.sshOptions } : {}),
+  };
   const base = `http://127.0.0.1:${localPort}`;
   try {
     o.onStage?.(`waiting for ${base}${cmd.healthPath}`);

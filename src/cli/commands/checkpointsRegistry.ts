@@ -10,13 +10,15 @@ import { formatComparison } from '../../core/training/checkpointCompare';
 import { loadCheckpoint, unloadModel, LoadError } from '../../app/checkpoints/load';
 import { isServerKind, SERVER_KINDS, type ServerKind } from '../../app/checkpoints/serveCommand';
 import { evaluateModel } from '../../app/checkpoints/evaluate';
+import { serveHostOfJob } from '../../app/checkpoints/serveHost';
 import { compareModels } from '../../app/checkpoints/compare';
 import { positiveInt } from '../../core/db/execOptions';
 import { createProgress } from '../progressBar';
 import { repoRootOf } from '../repoRoot';
 
 export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID] [--as NAME] [--python PATH] [--json]
-                               [--serve [--server transformers|vllm|sglang] [--ssh HOST [--remote-dir DIR]]]
+                               [--serve [--server transformers|vllm|sglang]
+                                 [--ssh HOST [--remote-dir DIR] [--ssh-option OPT…] [--remote-env NAME=VALUE…]]]
        quarry checkpoints unload NAME
        quarry checkpoints loaded [--json]
        quarry checkpoints eval NAME --dataset NAME:FILE --db-dir DIR --protocol P [--samples K] [--limit N] [--jobs N]
@@ -25,10 +27,11 @@ export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID]
 load     Registers a Hugging Face checkpoint in .quarry/models.json with its provenance (job, step, recipe, data hashes
          from run.json, base model). Default: exported to ONNX under .quarry/models/NAME/ and registered as onnx:DIR.
          --serve: an OpenAI-compatible server for it instead (transformers' own on a CPU-only host, the default here;
-         vllm on GPUs), waited for, registered as openai:http://127.0.0.1:PORT/v1#MODEL; with --ssh HOST it is started
-         on HOST (the checkpoint at --remote-dir there) and reached through an ssh -N -L tunnel that is reopened when
-         dropped. Either way greedy parity with transformers runs on fixed prompts; a divergence (first differing
-         token) is reported and stored, and blocks nothing.
+         vllm on GPUs), waited for, registered as openai:http://127.0.0.1:PORT/v1#MODEL. It runs on the host of
+         --job's target (an ssh target: its host and ssh options, the checkpoint under the job's remote folder), or
+         on --ssh HOST (the checkpoint at --remote-dir there); a remote one is reached through an ssh -N -L tunnel
+         that is reopened when dropped. Either way greedy parity with transformers runs on fixed prompts; a
+         divergence (first differing token) is reported and stored, and blocks nothing.
 unload   Removes a model from the registry and stops its server and tunnel (exported files and evaluations stay).
 loaded   The registered models, with their provenance, parity and evaluations.
 eval     quarry bench against a registered model; the report is stored with it (.quarry/models/NAME/evals/…).
@@ -40,6 +43,18 @@ function pythonFor(io: CliIO, flag: string | undefined) {
     flag,
     searchRoots: [io.cwd, repoRootOf(__dirname)].filter((d): d is string => d !== undefined),
   });
+}
+
+/** --remote-env K=V pairs as an object; a pair without '=' is a usage error. */
+function remoteEnv(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs?.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--remote-env takes NAME=VALUE, got '${p}'`);
+    out[p.slice(0, eq)] = p.slice(eq + 1);
+  }
+  return out;
 }
 
 export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
@@ -54,6 +69,8 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
       server: { type: 'string' },
       ssh: { type: 'string' },
       'remote-dir': { type: 'string' },
+      'ssh-option': { type: 'string', multiple: true },
+      'remote-env': { type: 'string', multiple: true },
       python: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -62,17 +79,30 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
   const server = values.server ?? 'transformers';
   if (!isServerKind(server)) throw new UsageError(`--server must be one of ${SERVER_KINDS.join(', ')}`);
   if ((values.server || values.ssh) && !values.serve) throw new UsageError('--server and --ssh go with --serve');
+  if ((values['ssh-option'] || values['remote-env'] || values['remote-dir']) && !values.ssh)
+    throw new UsageError('--ssh-option, --remote-env and --remote-dir go with --ssh HOST');
   const python = pythonFor(io, values.python);
+  const checkpoint = resolve(io.cwd, positionals[0]);
   try {
+    // Served without --ssh: on the host of the checkpoint's job (its target), when the job is known.
+    const fromJob = values.serve && !values.ssh && values.job ? serveHostOfJob(io.cwd, values.job, checkpoint) : null;
+    if (fromJob?.host)
+      io.stderr.write(`serving on ${fromJob.host}, the host of job ${values.job} (${fromJob.target})…\n`);
     const { model, cases } = await loadCheckpoint({
       workspace: io.cwd,
-      checkpoint: resolve(io.cwd, positionals[0]),
+      checkpoint,
       name: values.as,
       jobId: values.job,
       python: python.path,
       repoRoot: repoRootOf(__dirname),
       serve: values.serve
-        ? { kind: server as ServerKind, host: values.ssh, remoteCheckpoint: values['remote-dir'] }
+        ? {
+            kind: server as ServerKind,
+            host: values.ssh ?? fromJob?.host,
+            remoteCheckpoint: values['remote-dir'] ?? fromJob?.remoteCheckpoint,
+            sshOptions: values['ssh-option'] ?? fromJob?.sshOptions,
+            remoteEnv: remoteEnv(values['remote-env']),
+          }
         : null,
       onStage: (m) => io.stderr.write(`${m}…\n`),
     });
@@ -94,7 +124,8 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
     }
     return EXIT.ok;
   } catch (err) {
-    if (err instanceof LoadError || err instanceof ModelRegistryError || /no job /.test((err as Error).message)) {
+    const msg = (err as Error).message;
+    if (err instanceof LoadError || err instanceof ModelRegistryError || /no job |target/.test(msg)) {
       io.stderr.write(`quarry checkpoints load: ${(err as Error).message}\n`);
       return EXIT.badInput;
     }

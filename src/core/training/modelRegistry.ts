@@ -59,6 +59,8 @@ export interface ServerInfo {
   command: string[];
   log: string;
   tunnel: { pid: number; localPort: number } | null;
+  /** The ssh options the server was reached with (a remote host), so unloading reaches the same host. */
+  sshOptions?: string[];
 }
 
 export interface Evaluation {
@@ -145,6 +147,8 @@ function serverProblem(s: unknown): string | null {
   if (!Array.isArray(s.command) || s.command.some((c) => typeof c !== 'string')) return 'server.command: strings';
   if (s.tunnel !== null && !(isObj(s.tunnel) && typeof s.tunnel.pid === 'number'))
     return 'server.tunnel must be {pid, localPort} or null';
+  if (s.sshOptions !== undefined && !(Array.isArray(s.sshOptions) && s.sshOptions.every((o) => typeof o === 'string')))
+    return 'server.sshOptions must be a list of strings';
   return null;
 }
 

@@ -6,9 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ModelRegistry, type RegisteredModel } from '../../../src/core/training/modelRegistry';
+import { ModelRegistry } from '../../../src/core/training/modelRegistry';
 import { compareCheckpoints, formatComparison } from '../../../src/core/training/checkpointCompare';
 import { runQuarry, replayServers } from '../../support/cli';
+import { servedOnlyModel } from '../../support/checkpointFixtures';
 import { tempDir } from '../../helpers/fixtures';
 import { buildDatasetDbs, datasetFixtures, SPIDER_DEV_QUESTIONS as Q, SPIDER_DEV_MATH_SQL } from '../datasets/dbs';
 
@@ -16,28 +17,6 @@ const server = replayServers();
 const dbDir = buildDatasetDbs();
 const spider = `spider:${join(datasetFixtures, 'spider-dev.json')}`;
 const sol = (sql: string) => `<think>Done.</think>\n<solution>${sql}</solution>`;
-
-function registered(name: string, spec: string): RegisteredModel {
-  return {
-    name,
-    spec,
-    form: 'served',
-    loadedAt: '2026-01-01T00:00:00.000Z',
-    provenance: {
-      checkpoint: `/ck/${name}`,
-      jobId: null,
-      step: null,
-      engine: null,
-      recipe: null,
-      baseModel: null,
-      data: [],
-      runJson: null,
-    },
-    parity: null,
-    server: null,
-    evaluations: [],
-  };
-}
 
 test('eval stores each report with its model; compare lists the questions the greedy answers disagree on', async () => {
   const ws = tempDir('quarry-ckcompare-');
@@ -54,8 +33,8 @@ test('eval stores each report with its model; compare lists the questions the gr
     { match: Q.older, response: sol('SELECT 1') },
   ]);
   const reg = new ModelRegistry(ws);
-  reg.put(registered('before', before.spec()));
-  reg.put(registered('after', after.spec()));
+  reg.put(servedOnlyModel('before', before.spec()));
+  reg.put(servedOnlyModel('after', after.spec()));
   for (const name of ['before', 'after']) {
     const r = await runQuarry(
       ['checkpoints', 'eval', name, '--dataset', spider, '--db-dir', dbDir, '--protocol', 'skyrl'],
