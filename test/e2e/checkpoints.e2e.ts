@@ -4,14 +4,20 @@
 // job's checkpoint and "Export to ONNX" picked: the project's Python exports it, parity is checked and shown on the
 // notification, whose "Use It" makes it the model; "Quarry: Switch Model…" lists it under Loaded checkpoints with its
 // provenance; the Ask panel then answers with it (its trajectory names the loaded model). Needs the project's Python
-// (.venv with the export extra): without it the spec skips. Screenshots in test-artifacts/screenshots/checkpoints-*.
+// (.venv with the export extra): without it the spec skips. Then the loaded checkpoint and a loopback replay server,
+// both evaluated by `quarry checkpoints eval`, are compared from the palette: the compare panel's EX table and
+// disagreements, and one disagreement opened in Replay's compare view.
+// Screenshots in test-artifacts/screenshots/checkpoints-*.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DEFAULT_TRAJECTORY_STORE } from '../../src/app/trajectoryStore';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
-import { finishedJobCheckpoint } from '../support/checkpointFixtures';
+import { finishedJobCheckpoint, servedOnlyModel } from '../support/checkpointFixtures';
+import { startReplayServer } from '../support/openaiReplayServer';
+import { ModelRegistry } from '../../src/core/training/modelRegistry';
 
 const repoRoot = join(__dirname, '..', '..', '..');
 const python = join(repoRoot, '.venv', 'bin', 'python');
@@ -99,4 +105,72 @@ test('Load Checkpoint… takes a finished job checkpoint to the model the Ask pa
   }
   assert.equal(spec, `onnx:${join(ed.workspace, '.quarry', 'models', NAME)}`, 'the Ask panel answered with it');
   await ed.screenshot('checkpoints-ask');
+});
+
+test('Compare Checkpoints… shows EX side by side and opens a disagreement in Replay', async (t) => {
+  if (!existsSync(python)) {
+    t.skip(`no project Python at ${python} (npm run setup:python)`);
+    return;
+  }
+  const Q1 = 'How many patients are there?';
+  const Q2 = 'List the names of all doctors.';
+  const server = await startReplayServer({
+    script: [
+      { match: Q1, response: '<think>count</think>\n<solution>SELECT count(*) FROM patient</solution>' },
+      { match: Q2, response: '<think>names</think>\n<solution>SELECT name FROM doctor</solution>' },
+    ],
+  });
+  try {
+    const dbs = join(ed.workspace, 'eval-dbs');
+    mkdirSync(join(dbs, 'clinic'), { recursive: true });
+    cpSync(join(ed.workspace, 'data', 'clinic.sqlite'), join(dbs, 'clinic', 'clinic.sqlite'));
+    const dataset = join(ed.workspace, 'eval-dev.json');
+    writeFileSync(
+      dataset,
+      JSON.stringify([
+        { db_id: 'clinic', question: Q1, query: 'SELECT count(*) FROM patient' },
+        { db_id: 'clinic', question: Q2, query: 'SELECT name FROM doctor' },
+      ]),
+    );
+    new ModelRegistry(ed.workspace).put(servedOnlyModel('replay-right', server.spec()));
+    for (const name of [NAME, 'replay-right']) {
+      // Not spawnSync: the replay server answering the CLI runs in this process.
+      const r = await new Promise<{ status: number | null; stderr: string }>((done) => {
+        const args = ['checkpoints', 'eval', name, '--dataset', `spider:${dataset}`, '--db-dir', dbs];
+        const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args, '--protocol', 'skyrl'], {
+          cwd: ed.workspace,
+        });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+        });
+        child.on('close', (status) => done({ status, stderr }));
+      });
+      assert.equal(r.status, 0, r.stderr);
+    }
+    // The palette by hand: the harness's runCommand trips over this title's row (two label elements in it).
+    await ed.page.keyboard.press('F1');
+    const box = ed.page.locator('.quick-input-widget .quick-input-box input');
+    await box.fill('>Quarry: Compare Checkpoints');
+    await ed.page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'Quarry: Compare Checkpoints…' })
+      .first()
+      .click();
+    await ed.pick(NAME);
+    await ed.pick('replay-right');
+    await ed.page.keyboard.press('Enter');
+    const app = await ed.webview('Compare checkpoints', 60_000);
+    const table = app.locator('#ex-table');
+    await table.waitFor({ timeout: 30_000 });
+    assert.equal(await table.locator('td[data-model="replay-right"][data-k="greedy"]').last().innerText(), '100.0');
+    const rows = app.locator('#disagreements li');
+    assert.ok((await rows.count()) >= 1, 'the tiny model misses a question the replay server answers');
+    await ed.screenshot('checkpoints-compare');
+    await rows.first().locator('vscode-button').click();
+    const replay = await ed.webview(/replay-right:/, 60_000);
+    await replay.locator('body', { hasText: `${NAME}:` }).waitFor({ timeout: 30_000 });
+    await ed.screenshot('checkpoints-compare-replay');
+  } finally {
+    await server.close();
+  }
 });
