@@ -12,6 +12,8 @@ from rollout_func").
 Each episode: the service opens it (`POST /v1/episodes`: the protocol's opening chat and stop strings); the policy
 (the trainer's own model, Hugging Face `generate` with the protocol's stop strings) writes a turn; the service runs it
 and answers the observation; until the episode ends, when the service scores the whole trajectory with the panel.
+A group's episodes (the same prompt, TRL's `num_generations` in a row) run side by side: each turn is one left-padded
+batched `generate` for the episodes still going, which on a CPU costs little more than one.
 The conversation is then rendered once with the chat template: the opening messages (with the generation prompt) are
 the prompt, the rest the completion, and `env_mask` marks the model's own turns (content and end-of-turn marker) as in
 SFT (quarry_trainer.train.masks). The rewards reach `quarry_reward` (rewards.py) as the extra field `quarry_reward`.
@@ -78,26 +80,34 @@ class QuarryRollout:
         out: dict[str, list[Any]] = {
             "prompt_ids": [],
             "completion_ids": [],
-            "logprobs": [],
             "env_mask": [],
             "quarry_reward": [],
             "quarry_terms": [],
         }
+        # TRL repeats each prompt num_generations times in a row: a run of equal prompts is one group, whose episodes
+        # run side by side (one batched `generate` per turn for every episode still going).
+        runs: list[tuple[dict[str, Any], int, int]] = []
+        for n, prompt in enumerate(prompts, 1):
+            task = self.tasks.get(_key(prompt))
+            if task is None:
+                raise KeyError("a prompt the rollout was not built with: give QuarryRollout the training rows")
+            if runs and runs[-1][0] is task and not self._group_full(runs[-1][1]):
+                runs[-1] = (task, runs[-1][1] + 1, n)
+            else:
+                runs.append((task, 1, n))
         was_training = model.training
         model.eval()
         try:
-            for n, prompt in enumerate(prompts, 1):
-                task = self.tasks.get(_key(prompt))
-                if task is None:
-                    raise KeyError("a prompt the rollout was not built with: give QuarryRollout the training rows")
-                ids, completion, mask, reward, terms = self._episode(task, model, tokenizer, limit)
-                if self.greedy_per_group and n % self.greedy_per_group == 0:
-                    self.greedy.append(self._episode(task, model, tokenizer, limit, greedy=True, keep=False)[-1])
-                out["prompt_ids"].append(ids)
-                out["completion_ids"].append(completion)
-                out["env_mask"].append(mask)
-                out["quarry_reward"].append(reward)
-                out["quarry_terms"].append(terms)
+            for task, count, last in runs:
+                for ids, completion, mask, reward, terms in self._episodes(task, count, model, tokenizer, limit):
+                    out["prompt_ids"].append(ids)
+                    out["completion_ids"].append(completion)
+                    out["env_mask"].append(mask)
+                    out["quarry_reward"].append(reward)
+                    out["quarry_terms"].append(terms)
+                if self.greedy_per_group and last % self.greedy_per_group == 0:
+                    greedy = self._episodes(task, 1, model, tokenizer, limit, greedy=True, keep=False)
+                    self.greedy.append(greedy[0])
         finally:
             if was_training:
                 model.train()
@@ -105,54 +115,106 @@ class QuarryRollout:
         out["logprobs"] = None  # type: ignore[assignment]
         return out
 
-    def _episode(
-        self, task: dict[str, Any], model: Any, tokenizer: Any, limit: int | None, greedy: bool = False, keep=True
-    ):
+    def _group_full(self, size: int) -> bool:
+        return bool(self.greedy_per_group) and size >= self.greedy_per_group
+
+    def _generate(self, model: Any, tokenizer: Any, chats: list[list[dict[str, Any]]], stop, sample: bool):
+        """One turn for several conversations at once: left-padded, each stopping at its own stop string."""
         import torch
 
-        ep = self.client.create_episode(panel=self.panel, **task)
-        messages: list[dict[str, Any]] = [dict(m) for m in ep["messages"]]
-        opening = len(messages)
-        stop = ep["stop"]
-        reward, terms, end, ex = 0.0, None, None, None
-        turns: list[dict[str, Any]] = []
+        rendered = [tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in chats]
+        side = tokenizer.padding_side
+        tokenizer.padding_side = "left"
+        try:
+            enc = tokenizer(rendered, add_special_tokens=False, return_tensors="pt", padding=len(rendered) > 1)
+        finally:
+            tokenizer.padding_side = side
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        with torch.no_grad():
+            gen = model.generate(
+                enc["input_ids"],
+                attention_mask=enc.get("attention_mask"),
+                do_sample=sample,
+                temperature=self.temperature if sample else None,
+                top_p=self.top_p if sample and self.top_p < 1 else None,
+                max_new_tokens=self.max_new_tokens,
+                stop_strings=list(stop) or None,
+                tokenizer=tokenizer,
+                pad_token_id=pad,
+            )
+        width = enc["input_ids"].shape[1]
+        return [tokenizer.decode(row[width:], skip_special_tokens=True) for row in gen]
+
+    def _episodes(
+        self,
+        task: dict[str, Any],
+        count: int,
+        model: Any,
+        tokenizer: Any,
+        limit: int | None,
+        greedy: bool = False,
+        keep: bool = True,
+    ) -> list[Any]:
+        """`count` episodes of one task, run side by side on the service; each turn is one batched generation."""
         sample = self.temperature > 0 and not greedy
+        eps = []
+        for _ in range(count):
+            ep = self.client.create_episode(panel=self.panel, **task)
+            messages = [dict(m) for m in ep["messages"]]
+            eps.append(
+                {
+                    "ep": ep,
+                    "messages": messages,
+                    "opening": len(messages),
+                    "stop": tuple(ep["stop"] or ()),
+                    "turns": [],
+                    "done": False,
+                    "reward": 0.0,
+                    "terms": None,
+                    "end": None,
+                    "ex": None,
+                }
+            )
         for _ in range(64):
-            rendered = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            ids = tokenizer(rendered, add_special_tokens=False, return_tensors="pt")["input_ids"]
-            with torch.no_grad():
-                gen = model.generate(
-                    ids,
-                    do_sample=sample,
-                    temperature=self.temperature if sample else None,
-                    top_p=self.top_p if sample and self.top_p < 1 else None,
-                    max_new_tokens=self.max_new_tokens,
-                    stop_strings=stop or None,
-                    tokenizer=tokenizer,
-                    pad_token_id=tokenizer.pad_token_id
-                    if tokenizer.pad_token_id is not None
-                    else tokenizer.eos_token_id,
-                )
-            text = tokenizer.decode(gen[0, ids.shape[1] :], skip_special_tokens=True)
-            messages.append({"role": "assistant", "content": text, "loss": True})
-            step = self.client.step(ep["id"], text)
-            info = step.get("info") or {}
-            turns.append({"text": text, "action": (info.get("action") or {}).get("kind")})
-            if step["done"]:
-                reward = float(step["reward"]) if step.get("reward") is not None else 0.0
-                terms = step.get("terms")
-                end, ex = info.get("end"), info.get("ex")
+            active = [e for e in eps if not e["done"]]
+            if not active:
                 break
-            if step.get("observation") is not None:
-                messages.append({"role": "user", "content": step["observation"], "loss": False})
-            stop = step.get("stop") or stop
-        else:
-            self.client.end_episode(ep["id"])
-            end = "aborted"
-        record = {"id": ep["id"], "messages": messages, "reward": reward, "terms": terms, "end": end, "ex": ex}
-        record["turns"] = turns
-        if not keep:
-            return (record,)
+            by_stop: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+            for e in active:
+                by_stop.setdefault(e["stop"], []).append(e)
+            for stop, group in by_stop.items():
+                texts = self._generate(model, tokenizer, [e["messages"] for e in group], stop, sample)
+                for e, text in zip(group, texts, strict=True):
+                    self._advance(e, text)
+        results = []
+        for e in eps:
+            if not e["done"]:
+                self.client.end_episode(e["ep"]["id"])
+                e["end"] = "aborted"
+            record = {k: e[k] for k in ("messages", "reward", "terms", "end", "ex", "turns")}
+            record["id"] = e["ep"]["id"]
+            results.append(record if not keep else self._completion(record, e["opening"], tokenizer, limit))
+        return results
+
+    def _advance(self, e: dict[str, Any], text: str) -> None:
+        """The service runs one turn of episode `e`; its observation (or its end and reward) is recorded."""
+        e["messages"].append({"role": "assistant", "content": text, "loss": True})
+        step = self.client.step(e["ep"]["id"], text)
+        info = step.get("info") or {}
+        e["turns"].append({"text": text, "action": (info.get("action") or {}).get("kind")})
+        if step["done"]:
+            e["done"] = True
+            e["reward"] = float(step["reward"]) if step.get("reward") is not None else 0.0
+            e["terms"] = step.get("terms")
+            e["end"], e["ex"] = info.get("end"), info.get("ex")
+            return
+        if step.get("observation") is not None:
+            e["messages"].append({"role": "user", "content": step["observation"], "loss": False})
+        e["stop"] = tuple(step.get("stop") or e["stop"])
+
+    def _completion(self, record: dict[str, Any], opening: int, tokenizer: Any, limit: int | None):
+        """The episode as TRL takes it: prompt ids, completion ids and the mask of the model's own tokens."""
+        messages = record["messages"]
         prompt_text = tokenizer.apply_chat_template(
             [{"role": m["role"], "content": m["content"]} for m in messages[:opening]],
             tokenize=False,
@@ -178,4 +240,4 @@ class QuarryRollout:
         if limit is not None and len(completion) > limit:
             completion, mask = completion[:limit], mask[:limit]
         self.episodes.append(record)
-        return prompt_ids, completion, mask, reward, terms
+        return prompt_ids, completion, mask, record["reward"], record["terms"]
