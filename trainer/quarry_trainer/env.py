@@ -10,7 +10,10 @@ The service's routes (GET /v1/openapi.json lists them; docs/training.md explains
 /v1/reward (what `quarry reward --json` prints), /v1/execute, /v1/odt; batches are lists. The URL and the bearer
 token default to the environment variables QUARRY_ENV_URL and QUARRY_ENV_TOKEN, so a trainer's workers, started on
 other machines by Ray, find the service the launch started. One keep-alive connection per thread; a connection that
-drops is reopened and the request retried (idempotent routes only: never a step, which would run a turn twice).
+drops is reopened and the request retried (idempotent routes only: never a step, which would run a turn twice). A
+connection idle for longer than the service keeps one open (its keep-alive timeout is 65 s; a training step on a busy
+CPU can take longer than that between two requests) is replaced before it is used, and a request whose sending fails
+on a reused connection (the service closed it) is sent again on a new one: the service never read it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,14 @@ class EnvServiceError(RuntimeError):
         self.status = status
 
 
+# Reopen a connection idle for this long: well under the service's keep-alive timeout (server.ts: 65 s).
+IDLE_REOPEN_SECONDS = 30.0
+
+
+class _SendFailed(Exception):
+    """Sending a request on a reused keep-alive connection failed: the service had closed it and read nothing."""
+
+
 class EnvClient:
     def __init__(self, url: str | None = None, token: str | None = None, timeout: float = 120.0, retries: int = 3):
         url = url or os.environ.get("QUARRY_ENV_URL")
@@ -56,14 +67,34 @@ class EnvClient:
         self.retries = retries
         self._local = threading.local()
 
-    def _conn(self, fresh: bool = False) -> http.client.HTTPConnection:
+    def _conn(self, fresh: bool = False) -> tuple[http.client.HTTPConnection, bool]:
+        """This thread's connection and whether it was used before (a new one is made when asked or when idle)."""
         conn = getattr(self._local, "conn", None)
-        if conn is None or fresh:
-            if conn is not None:
-                conn.close()
+        idle = time.monotonic() - getattr(self._local, "used", 0.0)
+        if conn is not None and (fresh or idle > IDLE_REOPEN_SECONDS):
+            conn.close()
+            conn = None
+        if conn is None:
             conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
             self._local.conn = conn
-        return conn
+            self._local.served = False
+        return conn, self._local.served
+
+    def _exchange(self, method: str, path: str, data: bytes | None, headers: dict[str, str]):
+        conn, reused = self._conn()
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            resp = conn.getresponse()
+        except (ConnectionError, OSError) as err:
+            # A reused connection the service had closed: the send fails, or the service hangs up without a byte of
+            # answer (http.client's RemoteDisconnected). Either way it read nothing of this request.
+            if not reused or not isinstance(err, (BrokenPipeError, ConnectionResetError)):
+                raise
+            raise _SendFailed() from err
+        raw = resp.read()
+        self._local.used = time.monotonic()
+        self._local.served = True
+        return resp, raw
 
     def request(self, method: str, path: str, body: Any = None, idempotent: bool = True) -> Any:
         data = None if body is None else json.dumps(body).encode()
@@ -73,12 +104,13 @@ class EnvClient:
         attempts = self.retries if idempotent else 1
         for attempt in range(attempts):
             try:
-                conn = self._conn(fresh=attempt > 0)
-                conn.request(method, path, body=data, headers=headers)
-                resp = conn.getresponse()
-                raw = resp.read()
+                try:
+                    resp, raw = self._exchange(method, path, data, headers)
+                except _SendFailed:
+                    self._conn(fresh=True)
+                    resp, raw = self._exchange(method, path, data, headers)
                 break
-            except (ConnectionError, http.client.HTTPException, OSError) as err:
+            except (ConnectionError, http.client.HTTPException, OSError, _SendFailed) as err:
                 self._conn(fresh=True)
                 if attempt + 1 >= attempts:
                     raise EnvServiceError("transport", f"{method} {path} failed: {err}") from err
