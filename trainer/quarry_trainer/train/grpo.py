@@ -168,8 +168,9 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
     from ..trl.rewards import quarry_reward
     from ..trl.rollout import QuarryRollout
     from .callbacks import MetricsJsonl, StopOnSignal
+    from .precision import cpu_precision
 
-    args = GRPOConfig(**{"report_to": "none", "logging_steps": 1, **config})
+    args = GRPOConfig(**cpu_precision({"report_to": "none", "logging_steps": 1, **config}))
     size = args.num_generations
     if quarry["curriculum"]:
         rows = filters.curriculum_order(rows)

@@ -5,7 +5,8 @@ and resume from the last checkpoint.
 
     python -m quarry_trainer.train.sft --model media/models/tiny-sql --data OUT/sft.jsonl --out runs/sft \\
         [--epochs 3 | --max-steps N] [--lr 1e-5] [--batch-size 8] [--grad-accum 1] [--max-length 4096] \\
-        [--scheduler cosine] [--warmup-ratio 0.03] [--packing] [--save-steps 100] [--seed 42] [--resume]
+        [--scheduler cosine] [--warmup-ratio 0.03] [--packing] [--save-steps 100] [--seed 42] [--resume] \\
+        [--no-gradient-checkpointing]
 
 Keys are TRL 1.16's SFTConfig / transformers' TrainingArguments fields (trl/trainer/sft_config.py,
 transformers/training_args.py): num_train_epochs, max_steps, learning_rate, per_device_train_batch_size,
@@ -54,6 +55,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     from trl import SFTConfig, SFTTrainer
 
     from .callbacks import MetricsJsonl, StopOnSignal
+    from .precision import cpu_precision
 
     data = Path(args.data)
     if data.is_dir():
@@ -62,7 +64,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     tokenizer = AutoTokenizer.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model)
     dataset = build_dataset(tokenizer, read_examples(data), args.max_length)
-    config = SFTConfig(
+    fields = dict(
         output_dir=str(out),
         num_train_epochs=args.epochs,
         max_steps=args.max_steps if args.max_steps is not None else -1,
@@ -79,7 +81,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         report_to="none",
         use_cpu=args.cpu,
         dataloader_num_workers=0,
+        gradient_checkpointing=args.gradient_checkpointing,
     )
+    config = SFTConfig(**cpu_precision(fields))
     write_run(out, kind="sft", config={k: v for k, v in vars(args).items()}, data=[data], seed=args.seed)
     trainer = SFTTrainer(
         model=model,
@@ -122,6 +126,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint-N in --out")
     p.add_argument("--cpu", action="store_true", help="train on the CPU even when a GPU is there")
+    p.add_argument(
+        "--no-gradient-checkpointing",
+        dest="gradient_checkpointing",
+        action="store_false",
+        help="keep activations instead of recomputing them (TRL turns checkpointing on by default: it saves GPU "
+        "memory on big models and only costs time on a small one)",
+    )
     return p
 
 
