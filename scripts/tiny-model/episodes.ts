@@ -17,7 +17,7 @@ import { runStatement } from '../../src/core/db/runStatement';
 import { introspectSchema, renderSchema } from '../../src/core/db/schema';
 import { renderObservation } from '../../src/core/db/observation';
 import { bookshopQuestions, type QA } from './questions';
-import { transitQuestions } from './transit';
+import { type TransitQA, transitQuestions } from './transit';
 
 interface Episode {
   db: string;
@@ -147,8 +147,10 @@ function main(): void {
   const root = flag('--root') ?? process.cwd();
   const which = flag('--db') ?? 'bookshop';
   const split = flag('--split') ?? 'all';
-  if (!out || !['bookshop', 'transit'].includes(which) || !['all', 'train', 'heldout'].includes(split)) {
-    throw new Error('usage: episodes --out FILE [--root REPO] [--db bookshop|transit] [--split all|train|heldout]');
+  if (!out || !['bookshop', 'transit'].includes(which) || !['all', 'train', 'sft', 'rl', 'heldout'].includes(split)) {
+    throw new Error(
+      'usage: episodes --out FILE [--root REPO] [--db bookshop|transit] [--split all|train|sft|rl|heldout]',
+    );
   }
   const dbPath = join(root, 'media', 'samples', `${which}.sqlite`);
   const schema = introspectSchema(dbPath);
@@ -156,13 +158,13 @@ function main(): void {
   const protocol = skyrlProtocol();
   const run = (sql: string) => runStatement(db, { db: dbPath, sql });
   // The transit questions (npm run train:demo) carry their template and whether they are held back.
-  const questions: Array<QA & { template?: string; heldout?: boolean }> =
-    which === 'transit'
-      ? transitQuestions(db).filter((q) => split === 'all' || q.heldout === (split === 'heldout'))
-      : bookshopQuestions(db);
+  // train = sft + rl: every question some stage trains on.
+  const inSplit = (q: TransitQA) => split === 'all' || q.role === split || (split === 'train' && q.role !== 'heldout');
+  const questions: Array<QA & { template?: string; role?: string; heldout?: boolean }> =
+    which === 'transit' ? transitQuestions(db).filter(inSplit) : bookshopQuestions(db);
   const lines = questions.map((qa) => {
     const ep = episode(protocol, dbPath, schema, qa, run);
-    return JSON.stringify(qa.template ? { ...ep, template: qa.template, heldout: qa.heldout } : ep);
+    return JSON.stringify(qa.template ? { ...ep, template: qa.template, role: qa.role, heldout: qa.heldout } : ep);
   });
   db.close();
   writeFileSync(out, lines.join('\n') + '\n');

@@ -1,14 +1,24 @@
 // Question templates for the bundled transit database — the task `npm run train:demo` teaches the tiny model, which
 // was trained on the bookshop only. Single-table questions, so a 1.7M-parameter model learns them in minutes on a CPU.
-// Each template has several phrasings and its slot values read from the database. The last phrasing of every template
-// is held back: no held-back question, and no held-back wording, is ever trained on (the slot values themselves all
-// appear in training, with the other phrasings).
+// Each template has five phrasings and its slot values read from the database. The phrasings have roles: the first
+// three are SFT's (worked conversations), the fourth is reinforcement learning's alone (GRPO prompts: the question and
+// its gold SQL, never a demonstration), and the last is held back: no held-back question, and no held-back wording,
+// is ever trained on (the slot values themselves all appear in training, with the other phrasings).
 import type Database from 'better-sqlite3';
 import type { QA } from './questions';
 
+/** Which stage sees a question: SFT's conversations, GRPO's prompts, or neither (held back for evaluation). */
+export type TransitRole = 'sft' | 'rl' | 'heldout';
+
 export interface TransitQA extends QA {
   template: string;
+  role: TransitRole;
   heldout: boolean;
+}
+
+function roleOf(index: number, count: number): TransitRole {
+  if (index === count - 1) return 'heldout';
+  return index === count - 2 ? 'rl' : 'sft';
 }
 
 function lit(value: string): string {
@@ -34,8 +44,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     for (const v of values) {
       const qs = phrasings(v);
       qs.forEach((question, i) => {
-        const heldout = i === qs.length - 1;
-        out.push({ template, question, sql: sql(v), think: think(v), heldout });
+        const role = roleOf(i, qs.length);
+        out.push({ template, question, sql: sql(v), think: think(v), role, heldout: role === 'heldout' });
       });
     }
   };
@@ -46,6 +56,7 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     (t) => [
       `How many ${t}s are there?`,
       `Count the ${t}s.`,
+      `Tell me how many ${t}s exist.`,
       `What is the number of ${t}s?`,
       `Give the total of ${t}s.`,
     ],
@@ -58,6 +69,7 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     (d) => [
       `List the stops in ${d}.`,
       `Which stops are in ${d}?`,
+      `Show the stops of ${d}.`,
       `What are the names of the stops in ${d}?`,
       `Name the stops located in ${d}.`,
     ],
@@ -67,21 +79,39 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
   add(
     'count-district',
     districts,
-    (d) => [`How many stops are in ${d}?`, `Count the stops in ${d}.`, `What is the number of stops in ${d}?`],
+    (d) => [
+      `How many stops are in ${d}?`,
+      `Count the stops in ${d}.`,
+      `Tell me how many stops ${d} has.`,
+      `How many stops does ${d} have?`,
+      `What is the number of stops in ${d}?`,
+    ],
     (d) => `SELECT COUNT(*) FROM stop WHERE district = ${lit(d)};`,
     (d) => `I count the stops whose district is ${d}.`,
   );
   add(
     'line-colour',
     codes,
-    (c) => [`What colour is line ${c}?`, `Give the colour of line ${c}.`, `Which colour does line ${c} have?`],
+    (c) => [
+      `What colour is line ${c}?`,
+      `Give the colour of line ${c}.`,
+      `Show the colour of line ${c}.`,
+      `Tell me the colour of line ${c}.`,
+      `Which colour does line ${c} have?`,
+    ],
     (c) => `SELECT colour FROM line WHERE code = ${lit(c)};`,
     (c) => `The colour of line ${c} is in the line table.`,
   );
   add(
     'mode-lines',
     ['tram', 'bus'],
-    (m) => [`List the codes of the ${m} lines.`, `Which lines are ${m} lines?`, `What are the ${m} line codes?`],
+    (m) => [
+      `List the codes of the ${m} lines.`,
+      `Which lines are ${m} lines?`,
+      `Show the ${m} line codes.`,
+      `Give the codes of the ${m} lines.`,
+      `What are the ${m} line codes?`,
+    ],
     (m) => `SELECT code FROM line WHERE mode = ${lit(m)};`,
     (m) => `I keep the lines whose mode is ${m} and return their codes.`,
   );
@@ -91,6 +121,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     (v) => [
       `How many seats does vehicle ${v} have?`,
       `Give the seats of vehicle ${v}.`,
+      `Show the seats of vehicle ${v}.`,
+      `Tell me the seats of vehicle ${v}.`,
       `What is the seat count of vehicle ${v}?`,
     ],
     (v) => `SELECT seats FROM vehicle WHERE vehicle_id = ${v};`,
