@@ -1,13 +1,15 @@
 // `npm run train:demo`: a model that learns, here, with one command. The bundled tiny model (trained on the bookshop
-// sample only) is taught the transit sample: SFT with TRL on generated conversations, then multi-turn GRPO with TRL
-// through `quarry serve-env` (`quarry train --engine trl`), on this machine's CPU. Greedy EX on held-back transit
-// questions (each template's held-back phrasing: questions and wordings never trained on) is measured with `quarry
-// bench` on the ONNX export of each stage: before SFT, after SFT, after GRPO (one GRPO run per seed). GRPO samples at
-// the recipe's temperature (skyrl-sql: 0.6, top-p 0.95): at 1.0 the tiny model's samples are mostly garbled and
-// almost never earn a reward. Writes bench/results/train-demo.json and the runs under --work (default
+// sample only) is taught the transit sample: SFT with TRL on generated conversations (three phrasings of every
+// question), then multi-turn GRPO with TRL through `quarry serve-env` (`quarry train --engine trl`) on a fourth
+// phrasing SFT never saw (question and gold SQL only), on this machine's CPU in float32 (TRL's bf16 default is
+// emulated on a CPU without native bfloat16, ten times slower). Greedy EX on held-back transit questions (each
+// template's fifth phrasing: questions and wordings never trained on) is measured with `quarry bench` on the ONNX
+// export of each stage: before SFT, after SFT, after GRPO (one GRPO run per seed). GRPO samples at the recipe's
+// temperature (skyrl-sql: 0.6, top-p 0.95). Writes bench/results/train-demo.json and the runs under --work (default
 // runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
 //
-//   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 40] [--grpo-steps 20] [--work DIR] [--python PATH]
+//   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 120] [--grpo-steps 20] [--grpo-lr 2e-4] [--work DIR]
+//                      [--python PATH] [--parallel N] [--reuse]
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -18,7 +20,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     seeds: { type: 'string', default: '1,2,3' },
-    'sft-steps': { type: 'string', default: '40' },
+    'sft-steps': { type: 'string', default: '120' },
     'sft-lr': { type: 'string', default: '2e-3' },
     'grpo-steps': { type: 'string', default: '20' },
     'grpo-lr': { type: 'string', default: '2e-4' },
@@ -100,7 +102,8 @@ function exportOnnx(label, checkpoint, out) {
   return out;
 }
 
-// 1. Data: transit conversations (train split) for SFT, the same questions as RL prompts, held-back questions.
+// 1. Data: transit conversations for SFT (three phrasings of every question), GRPO prompts (a fourth phrasing, seen
+// only by GRPO: the question and its gold SQL, never a worked answer), held-back questions (the fifth phrasing).
 const reuse =
   values.reuse && existsSync(join(work, 'sft', 'final')) && existsSync(join(work, 'eval-sft', 'report.json'));
 if (values.reuse && !reuse) console.error(`train:demo: nothing to reuse in ${work}: running every stage`);
@@ -108,7 +111,7 @@ if (!reuse) rmSync(work, { recursive: true, force: true });
 const data = join(work, 'data');
 mkdirSync(join(data, 'db', 'transit'), { recursive: true });
 copyFileSync(join(root, 'media', 'samples', 'transit.sqlite'), join(data, 'db', 'transit', 'transit.sqlite'));
-for (const split of reuse ? [] : ['train', 'heldout']) {
+for (const split of reuse ? [] : ['sft', 'rl', 'heldout']) {
   run(`episodes (${split})`, node, [
     join(root, 'scripts', 'tiny-model', 'episodes.mjs'),
     '--db',
@@ -124,7 +127,7 @@ for (const split of reuse ? [] : ['train', 'heldout']) {
     .map(JSON.parse);
   const spider = rows.map((r) => ({ db_id: 'transit', question: r.question, query: r.sql }));
   writeFileSync(join(data, `${split}-spider.json`), `${JSON.stringify(spider, null, 1)}\n`);
-  if (split === 'train') {
+  if (split === 'sft') {
     const sft = rows.map((r) => ({
       schema: 'quarry.sft/1',
       messages: r.messages.map((m) => ({ ...m, loss: m.role === 'assistant' })),
@@ -132,16 +135,17 @@ for (const split of reuse ? [] : ['train', 'heldout']) {
     writeFileSync(join(data, 'sft.jsonl'), `${sft.map((x) => JSON.stringify(x)).join('\n')}\n`);
   }
 }
-const train = JSON.parse(readFileSync(join(data, 'train-spider.json'), 'utf8'));
+const sftQuestions = JSON.parse(readFileSync(join(data, 'sft-spider.json'), 'utf8'));
+const rlQuestions = JSON.parse(readFileSync(join(data, 'rl-spider.json'), 'utf8'));
 const heldout = JSON.parse(readFileSync(join(data, 'heldout-spider.json'), 'utf8'));
-const trainQuestions = new Set(train.map((q) => q.question));
-if (heldout.some((q) => trainQuestions.has(q.question))) throw new Error('a held-back question is in the training set');
+const trained = new Set([...sftQuestions, ...rlQuestions].map((q) => q.question));
+if (heldout.some((q) => trained.has(q.question))) throw new Error('a held-back question is in the training set');
 if (!reuse)
   quarry('quarry data rl', [
     'data',
     'rl',
     '--dataset',
-    `spider:${join(data, 'train-spider.json')}`,
+    `spider:${join(data, 'rl-spider.json')}`,
     '--db-dir',
     join(data, 'db'),
     '--protocol',
@@ -184,6 +188,8 @@ if (!reuse)
     '--seed',
     String(sftSeed),
     '--cpu',
+    // A 1.7M-parameter model's activations fit: recomputing them (TRL's default) only costs time.
+    '--no-gradient-checkpointing',
   ]);
 if (reuse) ex.sft = exOf(join(work, 'eval-sft'));
 else
@@ -227,6 +233,7 @@ const grpoArgs = (seed, out) => [
     'rl.grad_clip=1.0',
     `trl.seed=${seed}`,
     'trl.use_cpu=true',
+    'trl.gradient_checkpointing=false',
     'trl.warmup_ratio=0.0',
   ].flatMap((x) => ['--set', x]),
 ];
@@ -296,7 +303,8 @@ const result = {
   sftSeed,
   spread: { grpoMin: Math.min(...grpoValues), grpoMax: Math.max(...grpoValues) },
   heldBack: heldout.length,
-  trainQuestions: train.length,
+  sftQuestions: sftQuestions.length,
+  rlQuestions: rlQuestions.length,
   settings: {
     sftSteps: Number(values['sft-steps']),
     sftLr: Number(values['sft-lr']),
