@@ -4,7 +4,7 @@
 // and asks the host to open one disagreement's two trajectories in Replay's compare view. Every message from the app
 // is checked (COMPARE_RULES, compareMessageProblem) before the host acts. No `vscode`, Node or DOM.
 import type { CheckpointComparison } from '../core/training/checkpointCompare';
-import type { MessageRules } from './validate';
+import { asObject, fieldProblem, type MessageRules } from './validate';
 
 export type { CheckpointComparison };
 
@@ -48,4 +48,34 @@ export function compareMessageProblem(msg: ToHost, view: CompareView | null): st
       return `openPair: ${JSON.stringify(m.slice(0, 80))} is not one of the compared models`;
   if (msg.a === msg.b) return 'openPair: a and b must be two different models';
   return null;
+}
+
+/** The app's saved state (written when a comparison is shown): which models, on which dataset. */
+export interface CompareState {
+  names: string[];
+  dataset: string;
+}
+
+const MAX_COMPARED = 50;
+const MAX_NAME_CHARS = 200;
+const MAX_DATASET_CHARS = 4096;
+
+/** The saved state the host reopens the panel with after a window reload, checked like a message. */
+export function compareRestore(raw: unknown): { ok: true; value: CompareState } | { ok: false; error: string } {
+  const o = asObject(raw);
+  if (!o) return { ok: false, error: 'the compare panel state is not an object' };
+  const problem = fieldProblem(o, { names: 'array', dataset: 'string' }, 'compare panel state');
+  if (problem) return { ok: false, error: problem };
+  const names = o.names as unknown[];
+  const dataset = o.dataset as string;
+  if (names.length < 2 || names.length > MAX_COMPARED)
+    return { ok: false, error: `compare panel state: ${names.length} models (2 to ${MAX_COMPARED} are compared)` };
+  for (const n of names) {
+    if (typeof n !== 'string' || n === '' || n.length > MAX_NAME_CHARS)
+      return { ok: false, error: `compare panel state: ${JSON.stringify(n).slice(0, 80)} is no model name` };
+  }
+  if (new Set(names).size !== names.length) return { ok: false, error: 'compare panel state: a model is named twice' };
+  if (dataset === '' || dataset.length > MAX_DATASET_CHARS || dataset.includes('\0'))
+    return { ok: false, error: 'compare panel state: the dataset is empty, too long or has a NUL' };
+  return { ok: true, value: { names: names as string[], dataset } };
 }

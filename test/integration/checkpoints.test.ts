@@ -33,6 +33,8 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
   let server: ReplayServer;
   let jobId: string;
   let checkpoint: string;
+  /** What the compare test showed, for the reload test after it. */
+  let compared: { names: string[]; dataset: string } | undefined;
 
   suiteSetup(async function () {
     if (!hasPython) {
@@ -142,6 +144,7 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
     }
     const c = view.comparison;
     assert.deepEqual(c.models, ['sft-step2', 'replay-right']);
+    compared = { names: c.models, dataset: view.dataset };
     assert.equal(c.byLevel.all['replay-right']?.greedy, 1);
     assert.equal(c.common, 2);
     const wrongByTiny = c.disagreements.filter((d) => d.right.includes('replay-right'));
@@ -162,6 +165,42 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
       const cmp = posted.find((p) => p.type === 'compare' && p.show);
       if (cmp) {
         assert.equal(cmp.a?.record.id, opened.a);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  test('after a window reload the compare panel comes back on the same models and dataset', async function () {
+    this.timeout(120_000);
+    if (!compared) this.skip();
+    const revive = (state: unknown) =>
+      vscode.commands.executeCommand<string | null>(
+        'quarry.webviews.testHook',
+        'revive',
+        'quarry.compareCheckpoints',
+        state,
+      );
+    assert.ok(
+      (await vscode.commands.executeCommand<string[]>('quarry.webviews.testHook', 'viewTypes')).includes(
+        'quarry.compareCheckpoints',
+      ),
+    );
+    // A state the webview could not have written is refused, said in words, and nothing is compared.
+    assert.match(String(await revive({ names: ['sft-step2'], dataset: compared.dataset })), /1 models/);
+    assert.match(String(await revive({ names: 'sft-step2', dataset: 1 })), /names should be array/);
+    const hook = <T>(op: string) => vscode.commands.executeCommand<T>('quarry.checkpoints.testHook', op);
+    const before = (await hook<CompareToApp[]>('posted')).filter((p) => p.type === 'comparison').length;
+    // The state the webview saved when it drew the comparison (webview/compare/main.ts).
+    assert.equal(await revive({ names: compared.names, dataset: compared.dataset }), null);
+    for (;;) {
+      const posted = (await hook<CompareToApp[]>('posted')).filter((p) => p.type === 'comparison');
+      if (posted.length > before) {
+        const last = posted.at(-1)!;
+        assert.ok(last.type === 'comparison');
+        assert.deepEqual(last.view.comparison.models, compared.names);
+        assert.equal(last.view.dataset, compared.dataset);
+        assert.equal(last.view.comparison.common, 2, 'the numbers are read again from the registry');
         break;
       }
       await new Promise((r) => setTimeout(r, 100));

@@ -224,7 +224,7 @@ suite('Training Jobs view', () => {
       const cmd = job.command;
       assert.deepEqual(cmd.slice(1, 3), ['-m', 'quarry_trainer.train.sft']);
       assert.equal(cmd[cmd.indexOf('--max-steps') + 1], '3');
-      assert.equal(cmd[cmd.indexOf('--out') + 1], out);
+      assert.equal(cmd[cmd.indexOf('--out') + 1], 'out', "the job's own out/, which every target pulls");
       assert.ok(cmd.includes('--cpu'));
       assert.ok((await vscode.commands.executeCommand<string[]>('quarry.jobPanel.testHook', 'open')).includes(id));
       // The model is not there: the run fails, and the monitor says so with the log's last lines.

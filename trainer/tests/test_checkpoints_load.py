@@ -9,6 +9,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -224,3 +225,55 @@ def test_served_on_an_ssh_host_through_a_tunnel_that_reopens(quarry_cli, sft_run
         time.sleep(0.2)
     else:
         pytest.fail("the server or the tunnel still runs after unload")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("openai") is None, reason="transformers serve needs the serve extra")
+def test_served_on_an_ssh_host_with_the_checkpoint_only_there_checks_parity_there(
+    quarry_cli, sft_run, loopback_ssh, tmp_path
+):
+    """The checkpoint is on the host alone (its path here does not exist): the server and transformers' greedy decode
+    both run on the host, over the same ssh, and nothing is copied here."""
+    ws, ckpt, _ = sft_run
+    there = tmp_path / "remote" / "checkpoint-2"
+    shutil.copytree(ckpt, there)
+    here = ws / "not-pulled" / "checkpoint-2"
+    assert not here.exists()
+    pythonpath = os.pathsep.join(p for p in sys.path if p)
+    run = quarry(
+        quarry_cli,
+        ws,
+        "load",
+        str(here),
+        "--as",
+        "sft-2-remote-only",
+        "--serve",
+        "--ssh",
+        "quarry-loop",
+        f"--ssh-option=-F{loopback_ssh}",
+        "--remote-dir",
+        str(there),
+        "--remote-env",
+        f"PYTHONPATH={pythonpath}",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    assert "checking greedy parity against transformers on quarry-loop" in run.stderr
+    model = json.loads(run.stdout)["model"]
+    assert model["parity"] == {**model["parity"], "equal": True, "cases": 3, "against": "served"}
+    assert model["spec"].endswith(f"#{there}")
+    assert not here.exists()
+    assert quarry(quarry_cli, ws, "unload", "sft-2-remote-only").returncode == 0
+    # A folder the host does not have is said before any server starts.
+    bad = quarry(
+        quarry_cli,
+        ws,
+        "load",
+        str(here),
+        "--serve",
+        "--ssh",
+        "quarry-loop",
+        f"--ssh-option=-F{loopback_ssh}",
+        "--remote-dir",
+        str(tmp_path / "remote" / "nothing"),
+    )
+    assert bad.returncode == 2 and "on quarry-loop is not a Hugging Face checkpoint" in bad.stderr

@@ -3,10 +3,10 @@
 // questions whose greedy answers disagree, each with a button opening its two trajectories in Replay's compare view.
 import { connectHost } from '../shared/host';
 import { button, h, registerComponents } from '../shared/components';
-import type { CompareView, ToApp, ToHost } from '../../src/protocol/checkpointCompare';
+import type { CompareState, CompareView, ToApp, ToHost } from '../../src/protocol/checkpointCompare';
 
 registerComponents();
-const host = connectHost<ToHost, ToApp, Record<string, never>>();
+const host = connectHost<ToHost, ToApp, CompareState>();
 const app = document.getElementById('app')!;
 const status = h('div', { role: 'status', 'aria-live': 'polite', id: 'status', class: 'q-error' });
 const body = h('div', { id: 'compare' }, h('p', { class: 'q-muted' }, 'Loading the comparison…'));
@@ -79,6 +79,8 @@ host.onMessage((msg) => {
   if (msg.type === 'comparison') {
     status.textContent = '';
     render(msg.view);
+    // What the host reopens the panel on after a window reload (compareRestore checks it).
+    host.saveState({ names: msg.view.models.map((m) => m.name), dataset: msg.view.dataset });
   } else if (msg.type === 'error') status.textContent = msg.text;
 });
 host.post({ type: 'ready' });

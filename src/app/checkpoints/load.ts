@@ -3,8 +3,9 @@
 // .quarry/models/<name>/, its greedy tokens are compared with transformers' (parity), and `onnx:<dir>` is registered.
 // Served: an OpenAI-compatible server is started for it (serveCommand.ts), waited for until /health answers, checked
 // against transformers greedy (quarry_trainer.parity served), and `openai:http://127.0.0.1:<port>/v1#<model>` is
-// registered; unloading stops the server (and the SSH tunnel of a remote one). Parity blocks nothing: its result is
-// stored and shown.
+// registered; unloading stops the server (and the SSH tunnel of a remote one). On another host both the server and the
+// parity check run there, beside the checkpoint (over the same ssh): the checkpoint need not be on this machine.
+// Parity blocks nothing: its result is stored and shown.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,7 +22,7 @@ import {
 } from '../../core/training/modelRegistry';
 import { checkpointProvenance, defaultModelName } from './provenance';
 import { serveCommand, type ServerKind } from './serveCommand';
-import { openTunnel, remoteStartArgs, remoteStopArgs } from './sshTunnel';
+import { openTunnel, remoteHfCheckArgs, remoteRunArgs, remoteStartArgs, remoteStopArgs } from './sshTunnel';
 
 import { MODELS_DIR } from './modelsDir';
 
@@ -83,16 +84,19 @@ export function pythonEnvVars(p: PythonEnv): NodeJS.ProcessEnv {
   };
 }
 
+type RunResult = { status: number | null; stdout: string; stderr: string; error?: string };
+
 /** Runs the project's Python to the end; stdout and stderr kept, never throws for a failing exit. */
-export function runPython(
-  p: PythonEnv,
-  args: string[],
-  signal?: AbortSignal,
-): Promise<{ status: number | null; stdout: string; stderr: string; error?: string }> {
+export function runPython(p: PythonEnv, args: string[], signal?: AbortSignal): Promise<RunResult> {
+  return runToEnd(p.python, args, pythonEnvVars(p), signal);
+}
+
+/** Runs a program to the end; stdout and stderr kept, never throws for a failing exit. */
+function runToEnd(program: string, args: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<RunResult> {
   return new Promise((done) => {
     let stdout = '';
     let stderr = '';
-    const child = spawn(p.python, args, { env: pythonEnvVars(p), stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'], signal });
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', (err) => done({ status: null, stdout, stderr, error: err.message }));
@@ -297,22 +301,28 @@ async function serveAndCheck(
     stopServer(server);
     throw err;
   }
-  o.onStage?.('checking greedy parity against transformers');
-  const run = await runPython(
-    o,
-    [
-      '-m',
-      'quarry_trainer.parity',
-      'served',
-      '--checkpoint',
-      resolve(o.checkpoint),
-      '--base-url',
-      `${base}/v1`,
-      '--model',
-      cmd.modelName,
-    ],
-    o.signal,
-  );
+  // transformers' greedy decode runs where the checkpoint is: here, or on the host (reaching its server directly).
+  const parityArgs = (ckpt: string, url: string) => [
+    '-m',
+    'quarry_trainer.parity',
+    'served',
+    '--checkpoint',
+    ckpt,
+    '--base-url',
+    url,
+    '--model',
+    cmd.modelName,
+  ];
+  let run: RunResult;
+  if (host === 'local') {
+    o.onStage?.('checking greedy parity against transformers');
+    run = await runPython(o, parityArgs(resolve(o.checkpoint), `${base}/v1`), o.signal);
+  } else {
+    o.onStage?.(`checking greedy parity against transformers on ${host}, beside the checkpoint`);
+    const argv = [o.python, ...parityArgs(checkpointThere, `http://127.0.0.1:${remotePort}/v1`)];
+    const env = { PYTHONWARNINGS: 'ignore', ...(o.serve!.remoteEnv ?? {}) };
+    run = await runToEnd('ssh', remoteRunArgs(host, argv, env, o.serve!.sshOptions), process.env, o.signal);
+  }
   let outcomes: LoadResult['cases'] = [];
   if (run.status === 0 || run.status === 1) {
     outcomes = (JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { cases: LoadResult['cases'] }).cases;
@@ -322,11 +332,20 @@ async function serveAndCheck(
   return { server, spec: `openai:${base}/v1#${cmd.modelName}`, outcomes };
 }
 
+/** Whether the checkpoint to serve on another host is there (it need not be on this machine). */
+function remoteHasHfWeights(host: string, dir: string, sshOptions?: string[]): boolean {
+  const r = spawnSync('ssh', remoteHfCheckArgs(host, dir, sshOptions), { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new LoadError(`cannot reach ${host}: ${lastLines(r.stderr ?? '', 3) || r.error?.message}`);
+  return r.stdout.trim() === 'yes';
+}
+
 export async function loadCheckpoint(o: LoadOptions): Promise<LoadResult> {
   const checkpoint = resolve(o.workspace, o.checkpoint);
-  if (!hasHfWeights(checkpoint))
+  const remote = o.serve?.host && o.serve.host !== 'local' ? o.serve.host : null;
+  const there = remote ? (o.serve!.remoteCheckpoint ?? checkpoint) : checkpoint;
+  if (remote ? !remoteHasHfWeights(remote, there, o.serve!.sshOptions) : !hasHfWeights(checkpoint))
     throw new LoadError(
-      `${checkpoint} is not a Hugging Face checkpoint (config.json and model weights); ` +
+      `${there}${remote ? ` on ${remote}` : ''} is not a Hugging Face checkpoint (config.json and model weights); ` +
         '`quarry checkpoints list` says how to get one from a sharded checkpoint',
     );
   const name = o.name ?? defaultModelName(checkpoint);

@@ -1,7 +1,8 @@
 // The SSH side of a served checkpoint on another host, through the user's own OpenSSH (its config, keys and agent:
 // Quarry adds no credentials): a port forward `ssh -N -L LOCAL:127.0.0.1:REMOTE HOST` kept by a small shell loop that
 // reopens it whenever ssh exits (a dropped connection, a sleeping laptop), so it outlives the command that opened it;
-// and the commands that start the server on the host (in its own session, its pid printed) and stop it.
+// and the commands that start the server on the host (in its own session, its pid printed), stop it, run a program
+// there to its end (the served parity check, beside the checkpoint) and check the checkpoint is there.
 import { spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 
@@ -71,4 +72,29 @@ export function remoteStartArgs(
 /** `ssh HOST kill -TERM -- -PID`: stops the server's whole session on the host. */
 export function remoteStopArgs(host: string, pid: number, sshOptions: readonly string[] = []): string[] {
   return ['-o', 'BatchMode=yes', ...sshOptions, host, `kill -TERM -- -${pid} 2>/dev/null || kill -TERM ${pid}`];
+}
+
+/** `ssh HOST 'env NAME=VALUE… PROGRAM ARGS…'`: a program run on the host to its end, its output coming back. */
+export function remoteRunArgs(
+  host: string,
+  argv: readonly string[],
+  env: Record<string, string> = {},
+  sshOptions: readonly string[] = [],
+): string[] {
+  const vars = Object.entries(env).map(([k, v]) => shellQuote(`${k}=${v}`));
+  const cmd = [...(vars.length ? ['env', ...vars] : []), ...argv.map(shellQuote)].join(' ');
+  return ['-o', 'BatchMode=yes', ...sshOptions, host, cmd];
+}
+
+/**
+ * `ssh HOST '…'` answering `yes` when DIR on the host holds a Hugging Face checkpoint (config.json and weights, as
+ * core/training/checkpoints.ts hasHfWeights reads them here).
+ */
+export function remoteHfCheckArgs(host: string, dir: string, sshOptions: readonly string[] = []): string[] {
+  const d = shellQuote(dir);
+  const cmd =
+    `if [ -f ${d}/config.json ] && ls ${d} | grep -Eq ` +
+    `'^(model|pytorch_model)(-[0-9]+-of-[0-9]+)?\\.(safetensors|bin)$|\\.safetensors\\.index\\.json$'; ` +
+    'then echo yes; else echo no; fi';
+  return ['-o', 'BatchMode=yes', ...sshOptions, host, cmd];
 }

@@ -153,9 +153,15 @@ function stamp(now: Date): string {
   return now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
 }
 
-/** The TRL job: the recipe's SFT stage (sft.* settings) with quarry_trainer.train.sft. */
-export function trlSftCommand(recipe: Recipe, c: WizardChoices, python: string, outDir: string): string[] {
-  const cmd = [python, '-m', 'quarry_trainer.train.sft', '--model', c.model, '--data', c.data, '--out', outDir];
+/**
+ * The TRL job: the recipe's SFT stage (sft.* settings) with quarry_trainer.train.sft. It writes into `out/` of the
+ * folder the job runs in: every target runs a job in its own job folder and brings back (or relays) that `out/`'s
+ * metrics.jsonl and checkpoints, so the panel charts it wherever it runs. On a target other than `local` the program is
+ * `python`, which the target replaces with its own "python" (this machine's interpreter path means nothing there).
+ */
+export function trlSftCommand(recipe: Recipe, c: WizardChoices, python: string): string[] {
+  const program = c.target === 'local' ? python : 'python';
+  const cmd = [program, '-m', 'quarry_trainer.train.sft', '--model', c.model, '--data', c.data, '--out', 'out'];
   const num = (k: string) => settingValue<number>(recipe, k);
   const lr = num('sft.lr');
   const epochs = num('sft.epochs');
@@ -200,13 +206,13 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
   if (c.engine === 'trl' && !isRlData(c.data, env.workspace)) {
     mkdirSync(outDir, { recursive: true });
     const spec: JobSpec = {
-      name: `${recipe.name} SFT (trl)`,
+      name: `${recipe.name} SFT (trl) on ${c.target}`,
       target: c.target,
       engine: 'trl',
       recipe: recipe.name,
       model: c.model,
       data: c.data,
-      command: trlSftCommand(recipe, c, env.python, outDir),
+      command: trlSftCommand(recipe, c, env.python),
       cwd: outDir,
       env: c.gpus > 0 ? { CUDA_VISIBLE_DEVICES: [...Array(c.gpus).keys()].join(',') } : {},
     };

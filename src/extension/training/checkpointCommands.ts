@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import { updateSetting } from '../modelCommands';
+import { registerPanelSerializer } from '../webviews/restore';
 import {
   describeProvenance,
   ModelRegistry,
@@ -340,6 +341,11 @@ export function registerCheckpointCommands(context: vscode.ExtensionContext, ser
       compareCommand(context, services, arg),
     ),
   );
+  // After a window reload an open compare panel comes back on the same models and dataset.
+  registerPanelSerializer(context, services, 'quarry.compareCheckpoints', async (panel, state) => {
+    const { CheckpointComparePanel } = await import('./comparePanel');
+    return CheckpointComparePanel.revive(panel, context, services, state);
+  });
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
     registerCompareTestHook(context);
   }

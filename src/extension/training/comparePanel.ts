@@ -1,16 +1,19 @@
 // The "Compare Checkpoints" panel's host side: reads each model's latest evaluation on the dataset from the registry
 // (src/app/checkpoints/compare.ts compareModels), sends the comparison, and on request writes one disagreement's two
 // greedy trajectories into a small file (.quarry/models/compare/) and opens it in Replay's compare view. Messages from
-// the webview are checked (COMPARE_RULES, compareMessageProblem) before anything is done.
+// the webview are checked (COMPARE_RULES, compareMessageProblem) before anything is done. After a window reload the
+// panel comes back on the models and dataset its webview saved (revive; compareRestore checks the state).
 import * as vscode from 'vscode';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
 import { checkMessage } from '../../protocol/validate';
 import {
   COMPARE_RULES,
   compareMessageProblem,
+  compareRestore,
   type CompareView,
   type ToApp,
   type ToHost,
@@ -95,6 +98,36 @@ export class CheckpointComparePanel {
     panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'compare', 'Quarry: Compare Checkpoints');
     CheckpointComparePanel.current = new CheckpointComparePanel(panel, services, ws, names, dataset);
     return CheckpointComparePanel.current;
+  }
+
+  /**
+   * After a window reload: the same models on the same dataset, from the webview's saved state (compareRestore); the
+   * numbers are read again from the registry, so an evaluation stored meanwhile shows.
+   */
+  static async revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    state: unknown,
+  ): Promise<string | null> {
+    preparePanel(panel, context.extensionUri);
+    const saved = compareRestore(state);
+    const ws = services.workspaceDir();
+    const problem = !saved.ok ? saved.error : !ws ? 'no workspace folder is open' : null;
+    if (problem || !saved.ok || !ws) {
+      panel.dispose();
+      return problem;
+    }
+    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'compare', 'Quarry: Compare Checkpoints');
+    CheckpointComparePanel.current?.panel.dispose();
+    CheckpointComparePanel.current = new CheckpointComparePanel(
+      panel,
+      services,
+      ws,
+      saved.value.names,
+      saved.value.dataset,
+    );
+    return null;
   }
 
   /** The comparison as last sent (tests read it). */

@@ -153,6 +153,32 @@ test(
   },
 );
 
+test('overlapping pulls of one job (the monitor and a panel, or two processes) write each byte once', async () => {
+  const remote = tempDir();
+  const local = tempDir();
+  mkdirSync(join(remote, 'out'));
+  const metrics = join(remote, 'out', 'metrics.jsonl');
+  const lines = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => `{"step":${from + i}}\n`).join('');
+  writeFileSync(metrics, lines(1, 3));
+  writeFileSync(join(remote, 'stdout.log'), 'a\n');
+  const shell = new Shell(null);
+  // Both ask from the same offsets; whichever writes second finds them moved on and writes nothing again.
+  await Promise.all([pullFiles(shell, remote, local), pullFiles(shell, remote, local)]);
+  // More comes; four pulls at once, the file growing while they run.
+  appendFileSync(metrics, lines(4, 6));
+  const grow = (async () => {
+    await new Promise((r) => setTimeout(r, 5));
+    appendFileSync(metrics, lines(7, 9));
+    appendFileSync(join(remote, 'stdout.log'), 'b\n');
+  })();
+  await Promise.all([...[...Array(4)].map(() => pullFiles(shell, remote, local)), grow]);
+  await pullFiles(shell, remote, local);
+  assert.equal(readFileSync(join(local, 'out', 'metrics.jsonl'), 'utf8'), lines(1, 9));
+  assert.equal(readFileSync(join(local, 'stdout.log'), 'utf8'), 'a\nb\n');
+  assert.ok(!existsSync(join(local, 'pull.lock')), 'the lock is released');
+});
+
 test('staging copies the launch folder and the data and rewrites their paths in the command', async () => {
   const ws = tempDir();
   const launch = join(ws, 'launch');

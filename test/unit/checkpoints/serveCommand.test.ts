@@ -4,7 +4,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { defaultServerKind, serveCommand } from '../../../src/app/checkpoints/serveCommand';
-import { remoteStartArgs, remoteStopArgs, tunnelArgs, tunnelKeeperArgv } from '../../../src/app/checkpoints/sshTunnel';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  remoteHfCheckArgs,
+  remoteRunArgs,
+  remoteStartArgs,
+  remoteStopArgs,
+  tunnelArgs,
+  tunnelKeeperArgv,
+} from '../../../src/app/checkpoints/sshTunnel';
 
 test('transformers serve pins the checkpoint, binds loopback, runs on the CPU; requests name the path', () => {
   const c = serveCommand({
@@ -99,4 +109,30 @@ test('the remote start runs the server in its own session and prints its pid; st
     'h',
     'kill -TERM -- -42 2>/dev/null || kill -TERM 42',
   ]);
+});
+
+test('the remote run passes its environment and quoted arguments to the shell on the host', () => {
+  const args = remoteRunArgs('h', ['python3', '-c', 'import os, sys; print(os.environ["Q"], sys.argv[1])', "a b'c"], {
+    Q: 'x y',
+  });
+  assert.deepEqual(args.slice(0, 3), ['-o', 'BatchMode=yes', 'h']);
+  // What ssh hands the host's shell, run by a shell here.
+  const r = spawnSync('sh', ['-c', args[3]], { encoding: 'utf8' });
+  assert.equal(r.stdout, "x y a b'c\n", r.stderr);
+});
+
+test('the remote checkpoint check answers yes for config.json and weights, no for anything else', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'q ckpt-'));
+  const ask = () => spawnSync('sh', ['-c', remoteHfCheckArgs('h', dir)[3]], { encoding: 'utf8' }).stdout.trim();
+  assert.equal(ask(), 'no');
+  writeFileSync(join(dir, 'config.json'), '{}');
+  assert.equal(ask(), 'no', 'config.json alone');
+  writeFileSync(join(dir, 'model.safetensorsX'), '');
+  assert.equal(ask(), 'no', 'not a weights file name');
+  writeFileSync(join(dir, 'model-00001-of-00002.safetensors'), '');
+  assert.equal(ask(), 'yes');
+  assert.equal(
+    spawnSync('sh', ['-c', remoteHfCheckArgs('h', join(dir, 'gone'))[3]], { encoding: 'utf8' }).stdout.trim(),
+    'no',
+  );
 });

@@ -18,6 +18,7 @@ import { planVerl } from '../../../src/core/training/verlLaunch';
 import { protocolStops } from '../../../src/core/training/protocolStops';
 import { jobMetricsFiles, jobOutputDirs } from '../../../src/app/jobs/jobFiles';
 import { newJobRecord } from '../../../src/core/training/jobs/job';
+import { stagePlan } from '../../../src/app/jobs/targets/remoteFiles';
 import { tempDir } from '../../helpers/fixtures';
 
 test('data folders: quarry.data/1 data.json anywhere a few levels down, dot folders skipped', () => {
@@ -81,8 +82,9 @@ test("TRL: the recipe's SFT stage as a job.json the user can edit before it is r
     '--data',
     '/data/sft',
     '--out',
-    prepared.outDir,
+    'out',
   ]);
+  assert.equal(prepared.spec.name, 'sql-trail SFT (trl) on local');
   const arg = (flag: string) => cmd[cmd.indexOf(flag) + 1];
   // trainer/recipes/sql-trail.yaml: sft.lr 1.0e-5, sft.epochs 2, sft.batch_size 128, sft.scheduler cosine.
   assert.equal(Number(arg('--lr')), 1e-5);
@@ -104,6 +106,32 @@ test("TRL: the recipe's SFT stage as a job.json the user can edit before it is r
   writeFileSync(prepared.specFile, JSON.stringify({ ...saved, command: [] }));
   const bad = readSpec(prepared.specFile);
   assert.ok('problem' in bad && /"command" must be a non-empty list/.test(bad.problem));
+});
+
+test('TRL on another target: `python` (the target supplies its own), writing to out/ (pulled back)', async () => {
+  const ws = tempDir();
+  const prepared = await prepareJob(
+    {
+      recipe: 'sql-trail',
+      model: '/models/tiny',
+      data: '/data/sft',
+      engine: 'trl',
+      target: 'gpu-box',
+      gpus: 0,
+      nodes: 1,
+      maxSteps: 5,
+    },
+    { workspace: ws, python: '/venv/bin/python', repoRoot: ws },
+  );
+  const cmd = prepared.spec.command;
+  assert.equal(cmd[0], 'python');
+  assert.equal(cmd[cmd.indexOf('--out') + 1], 'out');
+  assert.equal(prepared.spec.name, 'sql-trail SFT (trl) on gpu-box');
+  // The ssh and Slurm targets stage the job and rewrite `python` to the target's interpreter.
+  const job = newJobRecord(prepared.spec, 'j2');
+  const plan = stagePlan(job, join(ws, '.quarry', 'jobs', 'j2'), '/remote/j2', '/opt/py/bin/python');
+  assert.equal(plan.command[0], '/opt/py/bin/python');
+  assert.equal(plan.command[plan.command.indexOf('--out') + 1], 'out');
 });
 
 test("a job's metrics files: out/, the launch folder, and verl's VERL_FILE_LOGGER_PATH", () => {

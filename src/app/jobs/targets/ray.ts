@@ -16,6 +16,7 @@ import type { JobRecord, JobStatus } from '../../../core/training/jobs/job';
 import type { RayTargetConfig } from '../../../core/training/jobs/targets';
 import { shellQuote as q } from '../../../core/training/overrides';
 import type { PullReport, StatusReport, Target } from './target';
+import { underPullLock } from './pullLock';
 
 export const METRIC_MARK = '@@quarry-metric@@ ';
 export const CHECKPOINT_MARK = '@@quarry-checkpoint@@ ';
@@ -189,7 +190,6 @@ export class RayTarget implements Target {
   }
 
   async pull(job: JobRecord, dir: string): Promise<PullReport> {
-    const state = readState(dir);
     let logs: string;
     try {
       const r = await this.call('GET', `/api/jobs/${encodeURIComponent(this.sid(job))}/logs`);
@@ -198,6 +198,17 @@ export class RayTarget implements Target {
     } catch (err) {
       return { bytes: 0, checkpoints: null, error: (err as Error).message };
     }
+    // The pull state as it is now, under the folder's lock: another pull of this job may have taken these lines.
+    try {
+      return underPullLock(dir, () => this.take(logs, dir));
+    } catch (err) {
+      return { bytes: 0, checkpoints: null, error: (err as Error).message };
+    }
+  }
+
+  /** Writes what is new in the log (after the pull state's offset) into the job folder. */
+  private take(logs: string, dir: string): PullReport {
+    const state = readState(dir);
     // Whole lines only; a cut-off line is read again, whole, next time.
     const end = logs.lastIndexOf('\n') + 1;
     if (end <= state.logChars) return { bytes: 0, checkpoints: state.checkpoints, error: null };

@@ -11,6 +11,7 @@ import type { JobRecord } from '../../../core/training/jobs/job';
 import type { Shell } from './shell';
 import type { ShellError } from './shell';
 import type { PullReport } from './target';
+import { underPullLock } from './pullLock';
 import type { JobRecord as Job } from '../../../core/training/jobs/job';
 
 /** Files pulled back, by their path in the job folder; metrics files take whole lines only. */
@@ -178,20 +179,37 @@ export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string)
   if (nextLine() !== '@checkpoints') return { bytes: 0, checkpoints: null, error: 'the pull was cut short' };
   const checkpoints: string[] = [];
   for (let l = nextLine(); l !== null; l = nextLine()) if (CHECKPOINT_DIR.test(l)) checkpoints.push(l);
-  // Only now, with the whole answer in hand, write anything.
-  const next = { ...known };
-  for (const [file, chunk, from] of chunks) {
-    let data = chunk;
-    if (LINE_FILES.has(file)) data = chunk.subarray(0, chunk.lastIndexOf(10) + 1);
-    next[file] = from + data.length;
-    if (data.length === 0) continue;
-    const local = join(jobDir, file);
-    mkdirSync(dirname(local), { recursive: true });
-    appendFileSync(local, data);
-    bytes += data.length;
+  // Only now, with the whole answer in hand, write anything: under the folder's pull lock, from the offsets as they
+  // are now (another pull of the same job may have written part or all of this answer meanwhile).
+  const asked = new Map(offsets);
+  try {
+    underPullLock(jobDir, () => {
+      const now = remoteOffsets(jobDir);
+      const next = { ...known, ...now };
+      for (const [file, chunk, from] of chunks) {
+        let data = chunk;
+        if (LINE_FILES.has(file)) data = chunk.subarray(0, chunk.lastIndexOf(10) + 1);
+        const current = now[file] ?? localSize(join(jobDir, file));
+        if (current === asked.get(file)) next[file] = from + data.length;
+        else {
+          // Another pull moved this file on. Without a restart of the remote file keep only what lies beyond it;
+          // after a restart leave the file to the next pull, which asks from the offset stored now.
+          if (from !== asked.get(file) || current < from) continue;
+          data = data.subarray(Math.min(data.length, current - from));
+          next[file] = current + data.length;
+        }
+        if (data.length === 0) continue;
+        const local = join(jobDir, file);
+        mkdirSync(dirname(local), { recursive: true });
+        appendFileSync(local, data);
+        bytes += data.length;
+      }
+      writeFileSync(join(jobDir, `${OFFSETS_FILE}.tmp`), `${JSON.stringify(next)}\n`);
+      renameSync(join(jobDir, `${OFFSETS_FILE}.tmp`), join(jobDir, OFFSETS_FILE));
+    });
+  } catch (err) {
+    return { bytes: 0, checkpoints: null, error: (err as Error).message };
   }
-  writeFileSync(join(jobDir, `${OFFSETS_FILE}.tmp`), `${JSON.stringify(next)}\n`);
-  renameSync(join(jobDir, `${OFFSETS_FILE}.tmp`), join(jobDir, OFFSETS_FILE));
   return { bytes, checkpoints, error: null };
 }
 
