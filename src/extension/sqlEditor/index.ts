@@ -1,8 +1,9 @@
 // Running your own SQL: a `.sql` document bound to a workspace database runs the statement under the cursor (or the
 // selection) with "Quarry: Run Query" (Ctrl/Cmd+Enter, a CodeLens above each statement) through the same read-only,
 // killable sandbox the agent uses; results open in the Query Results panel, an SQL error becomes a diagnostic where
-// SQLite points, table and column names complete and hover from the agent's schema introspection, every run goes
-// into a per-database history, and "Ask about this SQL" hands the SQL to the agent with a question.
+// SQLite points, table and column names complete (by context: completion.ts) and hover from the agent's schema
+// introspection, every run goes into a per-database history, and "Ask about this SQL" hands the SQL to the agent
+// with a question.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { Services } from '../services';
@@ -13,6 +14,8 @@ import { bindingStatusBar, SqlBindings } from './bindings';
 import { QueryHistory } from './history';
 import { ResultsPanel, type RunOutcome } from './resultsPanel';
 import { failureText } from '../../protocol/results';
+import { completionContext } from '../../core/sql/completionContext';
+import { completionItems } from './completion';
 
 /** What "Quarry: Run Query" accepts from code (the CodeLens, tests): a document and the statement's offsets. */
 interface RunArgs {
@@ -239,33 +242,17 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         });
       },
     }),
-    vscode.languages.registerCompletionItemProvider(SQL_SELECTOR, {
-      async provideCompletionItems(doc) {
-        const db = bindings.get(doc.uri);
-        const schema = db ? await schemaOf(db) : null;
-        if (!schema) return [];
-        const items: vscode.CompletionItem[] = [];
-        const seen = new Set<string>();
-        for (const t of schema.tables) {
-          const item = new vscode.CompletionItem(t.name, vscode.CompletionItemKind.Class);
-          item.detail = `${t.kind} · ${t.rowCount === null ? '?' : t.rowCount.toLocaleString('en-US')} rows`;
-          item.documentation = t.columns.map((c) => `${c.name} ${c.type}`.trim()).join(', ');
-          items.push(item);
-          for (const c of t.columns) {
-            if (seen.has(`${c.name}\u0000${t.name}`)) continue;
-            seen.add(`${c.name}\u0000${t.name}`);
-            const col = new vscode.CompletionItem(
-              { label: c.name, description: t.name },
-              vscode.CompletionItemKind.Field,
-            );
-            col.detail = `${t.name}.${c.name} ${c.type}`.trim();
-            col.insertText = c.name;
-            items.push(col);
-          }
-        }
-        return items;
+    vscode.languages.registerCompletionItemProvider(
+      SQL_SELECTOR,
+      {
+        async provideCompletionItems(doc, position) {
+          const db = bindings.get(doc.uri);
+          const schema = db ? await schemaOf(db) : null;
+          return schema ? completionItems(schema, completionContext(doc.getText(), doc.offsetAt(position))) : [];
+        },
       },
-    }),
+      '.',
+    ),
     vscode.languages.registerHoverProvider(SQL_SELECTOR, {
       async provideHover(doc, position) {
         const db = bindings.get(doc.uri);
