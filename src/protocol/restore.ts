@@ -5,6 +5,8 @@
 import { asObject, fieldProblem } from './validate';
 import { QUEUE_FILTERS, type QueueFilter } from './labeling';
 import type { WireCell } from '../core/db/resultExport';
+import { GRID_RULES, gridMessageProblem, type GridToHost } from './grid';
+import type { GridView } from './results';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -138,6 +140,47 @@ export function previewRestore(raw: unknown): Parsed<PreviewRestore> {
     table = o.table as string;
   const bad = pathProblem(path, 'preview state: path') ?? idProblem(table, 'preview state: table');
   return bad ? fail(bad) : { ok: true, value: { path, table } };
+}
+
+/** The Query Results panel: the statement, its database, and the page it showed (sort and filters included). */
+export interface ResultsRestore {
+  path: string;
+  sql: string;
+  view: GridView | null;
+}
+
+/** Longest statement a Query Results state may bring back (a SQL document's statement, not a data dump). */
+const MAX_RESTORED_SQL_CHARS = 1_000_000;
+
+export function resultsRestore(raw: unknown): Parsed<ResultsRestore> {
+  const o = asObject(raw);
+  if (!o) return fail('the Query Results state is not an object');
+  const problem = fieldProblem(o, { path: 'string', sql: 'string', view: 'object?' }, 'Query Results state', true);
+  if (problem) return fail(problem);
+  const path = o.path as string,
+    sql = o.sql as string;
+  const bad =
+    pathProblem(path, 'Query Results state: path') ??
+    (sql.trim() === '' ? 'Query Results state: the statement is empty' : null) ??
+    (sql.length > MAX_RESTORED_SQL_CHARS
+      ? `Query Results state: the statement is over ${MAX_RESTORED_SQL_CHARS} characters`
+      : null);
+  if (bad) return fail(bad);
+  const viewRaw = asObject(o.view);
+  if (!viewRaw) return { ok: true, value: { path, sql, view: null } };
+  // The page shown is checked as the page request it stands for.
+  const asked = { ...viewRaw, type: 'page' };
+  const viewProblem =
+    fieldProblem(asked, GRID_RULES.page, 'Query Results state: view') ?? gridMessageProblem(asked as GridToHost);
+  if (viewProblem) return fail(viewProblem);
+  const v = asked as Extract<GridToHost, { type: 'page' }>;
+  const view: GridView = {
+    offset: v.offset,
+    limit: v.limit,
+    ...(v.sortColumn === undefined ? {} : { sortColumn: v.sortColumn, descending: v.descending === true }),
+    filters: v.filters.map((f) => ({ column: f.column, text: f.text })),
+  };
+  return { ok: true, value: { path, sql, view } };
 }
 
 /** Rows a restored Ask turn shows again (display only: what the host acts on comes from the trajectory store). */

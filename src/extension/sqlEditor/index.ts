@@ -10,6 +10,7 @@ import type { Services } from '../services';
 import type { SchemaInfo } from '../../core/db/schema/types';
 import { errorSpot, splitStatements, statementAt } from '../../core/sql/statements';
 import { pickDatabase } from '../ask/pickDatabase';
+import { registerPanelSerializer } from '../webviews/restore';
 import { bindingStatusBar, SqlBindings } from './bindings';
 import { QueryHistory } from './history';
 import { ResultsPanel, type RunOutcome } from './resultsPanel';
@@ -270,6 +271,10 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         return new vscode.Hover(md, range);
       },
     }),
+  );
+  // After a window reload the Query Results panel comes back and runs its statement again on the page it showed.
+  registerPanelSerializer(context, services, 'quarry.results', (panel, state) =>
+    ResultsPanel.revive(panel, context, services, state),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
     ResultsPanel.testLog = { posted: [] };

@@ -9,6 +9,7 @@ import {
   labelRestore,
   previewRestore,
   replayRestore,
+  resultsRestore,
   type Parsed,
 } from '../../../src/protocol/restore';
 
@@ -113,6 +114,29 @@ test('preview: database path and table are both needed', () => {
   assert.match(error(previewRestore({ path: '/w/data/clinic.sqlite' })), /missing table/);
   assert.match(error(previewRestore({ path: '/w/data/clinic.sqlite', table: '' })), /table is empty/);
   assert.match(error(previewRestore({ path: 'clinic.sqlite', table: 'doctor' })), /not an absolute path/);
+});
+
+test('query results: the statement, its database and the page shown; a bad page or path is refused', () => {
+  const app = {
+    path: '/w/data/trips.sqlite',
+    sql: 'SELECT * FROM trip',
+    view: { offset: 400, limit: 200, sortColumn: 1, descending: true, filters: [{ column: 2, text: 'station 7' }] },
+  };
+  assert.deepEqual(value(resultsRestore(app)), app);
+  assert.deepEqual(value(resultsRestore({ path: app.path, sql: app.sql })), { ...app, view: null });
+  assert.deepEqual(value(resultsRestore({ ...app, view: { offset: 0, limit: 200, filters: [] } })).view, {
+    offset: 0,
+    limit: 200,
+    filters: [],
+  });
+  assert.match(error(resultsRestore(undefined)), /not an object/);
+  assert.match(error(resultsRestore({ ...app, path: 'trips.sqlite' })), /not an absolute path/);
+  assert.match(error(resultsRestore({ ...app, sql: '  ' })), /statement is empty/);
+  assert.match(error(resultsRestore({ ...app, sql: 7 })), /sql should be string/);
+  assert.match(error(resultsRestore({ ...app, view: { ...app.view, offset: -1 } })), /offset/);
+  assert.match(error(resultsRestore({ ...app, view: { ...app.view, limit: 10_000 } })), /limit/);
+  assert.match(error(resultsRestore({ ...app, view: { ...app.view, filters: [{ column: 'x' }] } })), /filter/);
+  assert.match(error(resultsRestore({ ...app, view: { offset: 0, limit: 5 } })), /missing filters/);
 });
 
 test("ask: the database and each question's id; malformed rows are dropped, not trusted", () => {
