@@ -206,8 +206,49 @@ test("ask: the database and each question's id; malformed rows are dropped, not 
     [1, 'x'],
     [null, 2.5],
   ]);
-  assert.deepEqual(value(askRestore({ state: { db: null, exchanges: [], model: '' } })), { db: null, exchanges: [] });
-  assert.deepEqual(value(askRestore(undefined)), { db: null, exchanges: [] });
+  assert.deepEqual(value(askRestore({ state: { db: null, exchanges: [], model: '' } })), {
+    db: null,
+    exchanges: [],
+    conversations: [],
+  });
+  assert.deepEqual(value(askRestore(undefined)), { db: null, exchanges: [], conversations: [] });
+  // The kept conversations come back by their question ids; a summary without ids (an older state) is left out.
+  const kept = (path: string, exchanges?: unknown) => ({
+    db: { path, label: 'l' },
+    first: 'q',
+    questions: 1,
+    exchanges,
+  });
+  const withKept = {
+    ...state,
+    conversations: [
+      kept('/w/data/orchard.sqlite', [{ id: 'k1', hadResult: true }, { id: 'k2' }]),
+      kept('/w/data/old.sqlite'),
+    ],
+  };
+  assert.deepEqual(value(askRestore({ state: withKept })).conversations, [
+    {
+      db: { path: '/w/data/orchard.sqlite', label: 'l' },
+      exchanges: [
+        { id: 'k1', hadResult: true },
+        { id: 'k2', hadResult: false },
+      ],
+    },
+  ]);
+  assert.match(
+    error(askRestore({ state: { ...state, conversations: [kept('orchard.sqlite', [{ id: 'k' }])] } })),
+    /conversation 1 db path is not an absolute path/,
+  );
+  assert.match(
+    error(askRestore({ state: { ...state, conversations: [kept('/w/o.sqlite', [{ id: '' }])] } })),
+    /conversation 1: question 1 id is empty/,
+  );
+  const many = Array.from({ length: 199 }, (_, i) => ({ id: `k${i}` }));
+  assert.match(
+    error(askRestore({ state: { ...state, conversations: [kept('/w/o.sqlite', many)] } })),
+    /more than 200 questions/,
+    'the list counts toward the same cap',
+  );
   assert.match(error(askRestore({ draft: '' })), /missing state/);
   assert.match(
     error(askRestore({ state: { ...state, db: { path: 'clinic.sqlite', label: 'c' } } })),
