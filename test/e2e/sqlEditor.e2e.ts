@@ -1,7 +1,9 @@
 // As a data person running their own SQL: a .sql file in the workspace, Ctrl+Enter runs the statement under the
 // cursor (the first run asks which database, from the workspace's databases), the Query Results panel pages a
 // 9,959-row table built here ("rows 201–400 of 9,959"), a header click sorts the whole table in SQLite (the largest
-// duration is the table's largest, not the first page's), and a filter box filters it there.
+// duration is the table's largest, not the first page's), and a filter box filters it there. Ctrl+Enter in a file
+// with no database yet opens the database picker; alias. completes that table's columns; after a reload of the
+// window the Query Results panel comes back on the same sort and filter.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +30,10 @@ before(async () => {
   writeFileSync(
     join(ed.workspace, 'trips-report.sql'),
     '-- longest trips\nSELECT id, duration, start_station, fare FROM trip;\n\nSELECT count(*) FROM trip;\n',
+  );
+  writeFileSync(
+    join(ed.workspace, 'fares.sql'),
+    '-- fares\nSELECT fare, count(*) AS trips FROM trip t GROUP BY fare;\n',
   );
 });
 after(async () => {
@@ -98,4 +104,72 @@ test('a filter box filters the whole table, and the total follows', async () => 
   await box.fill('station 7');
   const text = await statusShows(/filtered/);
   assert.match(text, /of 143 \(filtered\)/);
+});
+
+test('Ctrl+Enter in a .sql file with no database yet opens the database picker, then runs', async () => {
+  await ed.runCommand('Refresh Explorer');
+  const row = ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'fares.sql' }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.dblclick();
+  const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await lines.getByText('-- fares').waitFor({ timeout: 30_000 });
+  await lines.getByText('-- fares').click();
+  await ed.page.keyboard.press('ArrowDown');
+  await ed.page.keyboard.press('Control+Enter');
+  // Nothing is bound: the picker asks, titled with the file, listing the workspace's databases.
+  const title = ed.page.locator('.quick-input-widget .quick-input-title');
+  await title.getByText('which database does fares.sql run on?').waitFor({ timeout: 15_000 });
+  const offered = await ed.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts();
+  assert.ok(offered.some((t) => t.includes('trips.sqlite')) && offered.some((t) => t.includes('clinic.sqlite')));
+  await ed.screenshot('sql-unbound-picker');
+  await ed.pick(/trips\.sqlite/);
+  assert.match(await statusShows(/rows 1–5 of 5/), /rows 1–5 of 5/);
+  const fares = await app.locator('#results-grid tbody tr td:first-child').allInnerTexts();
+  assert.deepEqual(fares, ['0.0', '1.0', '2.0', '3.0', '4.0'], 'REAL fares keep their type');
+});
+
+test("completion after an alias and a dot offers that table's columns", async () => {
+  const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await lines.getByText('-- fares').click();
+  await ed.page.keyboard.press('End');
+  await ed.page.keyboard.press('Enter');
+  // The alias is declared after the cursor: SELECT | FROM trip t, then t. typed at the cursor.
+  await ed.page.keyboard.type('SELECT  FROM trip t');
+  for (let i = 0; i < ' FROM trip t'.length; i++) await ed.page.keyboard.press('ArrowLeft');
+  await ed.page.keyboard.type('t.');
+  const suggest = ed.page.locator('.editor-widget.suggest-widget .monaco-list-row');
+  await suggest.first().waitFor({ timeout: 15_000 });
+  const columns = (await suggest.allInnerTexts()).map((t) => t.split(/\s/)[0].trim());
+  await ed.screenshot('sql-completion-alias');
+  assert.deepEqual([...columns].sort(), ['duration', 'fare', 'id', 'start_station'], `offered: ${columns.join(', ')}`);
+  await ed.page.keyboard.press('Escape');
+});
+
+test('after a window reload Query Results comes back on the same sort and filter', async () => {
+  // Back to the trips report, sorted by duration (descending) and filtered to one station.
+  const tab = ed.page.locator('.tabs-container .tab', { hasText: 'trips-report.sql' }).first();
+  await tab.click();
+  const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  await lines.getByText('longest trips').click();
+  await ed.page.keyboard.press('ArrowDown');
+  await ed.page.keyboard.press('Control+Enter');
+  await statusShows(/rows 1–200 of 9,959/);
+  const header = app.locator('#results-grid thead tr').first().locator('th', { hasText: 'duration' });
+  await header.click();
+  await statusShows(/rows 1–200 of 9,959/);
+  await header.click();
+  await app.locator('#results-grid thead th[aria-sort="descending"]').waitFor({ timeout: 30_000 });
+  await app.locator('#results-grid input.q-filter').nth(2).fill('station 7');
+  await statusShows(/of 143 \(filtered\)/);
+  const firstRow = async () => app.locator('#results-grid tbody tr').first().innerText();
+  const before = await firstRow();
+  // Let the app save its state (VS Code keeps a webview's state when it is written), then reload the window.
+  await ed.page.waitForTimeout(1000);
+  await ed.page.reload({ timeout: 180_000 });
+  app = await ed.webview('Query Results', 120_000);
+  assert.match(await statusShows(/of 143 \(filtered\)/), /rows 1–143 of 143 \(filtered\)/);
+  assert.equal(await app.locator('#results-grid thead th[aria-sort="descending"]').innerText(), 'duration ▼');
+  assert.equal(await app.locator('#results-grid input.q-filter').nth(2).inputValue(), 'station 7');
+  assert.equal(await firstRow(), before);
+  await ed.screenshot('sql-results-after-reload');
 });

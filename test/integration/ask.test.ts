@@ -227,6 +227,11 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
         [opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled],
         ['sql', FIRST_SQL, true],
       );
+      assert.equal(
+        await vscode.commands.executeCommand('quarry.sqlEditor.testHook', 'binding', opened.document.uri.toString()),
+        db,
+        "bound to the answer's database, so Run Query works at once",
+      );
 
       const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
       const editor = await vscode.window.showTextDocument(target);

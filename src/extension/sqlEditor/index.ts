@@ -67,6 +67,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         context.workspaceState,
         glob,
         `Quarry: which database does ${basename(target.path)} run on?`,
+        'Database this SQL document runs on (read-only)',
       );
       path = choice?.path;
     }
