@@ -38,7 +38,9 @@ before(async () => {
         // Later questions first: a follow-up's prompt quotes the earlier questions, so their entries would match.
         {
           match: WHY_Q,
-          response: `<think>It has no LIMIT, so every doctor is listed.</think>\n<solution>${FIRST_SQL} LIMIT 1</solution>`,
+          response:
+            '<think>It has no LIMIT, so every doctor is listed.</think>\n' +
+            `<solution>${FIRST_SQL} LIMIT 1</solution>`,
         },
         {
           match: 'patients from Porto',
@@ -123,24 +125,27 @@ test(
   },
 );
 
-test('the result grid sorts the whole result in SQLite from the keyboard (Enter on the header; again reverses)', async () => {
-  const grid = panel.locator('#x0-result');
-  const header = grid.locator('thead tr').first().locator('th', { hasText: 'name' });
-  const names = () => grid.locator('tbody tr td:first-child').allInnerTexts();
-  /** Waits for the page the host sends after a sort (the grid asks SQLite, then draws). */
-  async function sortedAs(dir: string, expected: string[]): Promise<void> {
-    await grid.locator(`thead th[aria-sort="${dir}"]`).waitFor({ timeout: 30_000 });
-    for (let i = 0; i < 100 && JSON.stringify(await names()) !== JSON.stringify(expected); i++)
-      await ed.page.waitForTimeout(100);
-    assert.deepEqual(await names(), expected);
-  }
-  await header.focus();
-  await ed.page.keyboard.press('Enter');
-  await sortedAs('ascending', ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']);
-  await ed.page.keyboard.press('Enter');
-  await sortedAs('descending', ['Tomas Berg', 'Ines Duarte', 'Amara Okafor']);
-  await ed.screenshot('ask-sorted');
-});
+test(
+  'the result grid sorts the whole result in SQLite from the keyboard ' + '(Enter on the header; again reverses)',
+  async () => {
+    const grid = panel.locator('#x0-result');
+    const header = grid.locator('thead tr').first().locator('th', { hasText: 'name' });
+    const names = () => grid.locator('tbody tr td:first-child').allInnerTexts();
+    /** Waits for the page the host sends after a sort (the grid asks SQLite, then draws). */
+    async function sortedAs(dir: string, expected: string[]): Promise<void> {
+      await grid.locator(`thead th[aria-sort="${dir}"]`).waitFor({ timeout: 30_000 });
+      for (let i = 0; i < 100 && JSON.stringify(await names()) !== JSON.stringify(expected); i++)
+        await ed.page.waitForTimeout(100);
+      assert.deepEqual(await names(), expected);
+    }
+    await header.focus();
+    await ed.page.keyboard.press('Enter');
+    await sortedAs('ascending', ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']);
+    await ed.page.keyboard.press('Enter');
+    await sortedAs('descending', ['Tomas Berg', 'Ines Duarte', 'Amara Okafor']);
+    await ed.screenshot('ask-sorted');
+  },
+);
 
 test(
   'Export CSV… writes the whole result, as sorted in SQLite, through the save dialog (keyboard: Enter on the button, ' +
@@ -315,24 +320,27 @@ test('another database keeps the conversation: Conversations lists it, its butto
   await ed.screenshot('ask-conversation-back');
 });
 
-test('Open in Editor gives a SQL document bound to the database; Ask about This SQL sends it with a question', async () => {
-  await panel.locator('#x0-openSql').click();
-  // Bound at once: the SQL document's status bar item names the answer's database, so Ctrl+Enter runs it.
-  await ed.page.locator('.statusbar-item', { hasText: 'clinic.sqlite' }).first().waitFor({ timeout: 15_000 });
-  const sent = ed.openai!.requests.length;
-  await ed.runCommand('Quarry: Ask about This SQL…');
-  await ed.answer(WHY_Q);
-  panel = await ed.webview('Q5.', 60_000);
-  await panel.locator('#x4-status', { hasText: 'answered' }).waitFor({ timeout: 60_000 });
-  const prompt = ed
-    .openai!.requests.slice(sent)
-    .map((r) => JSON.stringify(r.body?.messages ?? ''))
-    .find((m) => m.includes(WHY_Q));
-  assert.ok(prompt, 'the question reached the model');
-  assert.ok(prompt.includes('The SQL in question:'), 'with the SQL as context');
-  assert.ok(
-    prompt.includes(FIRST_SQL.replace(/'/g, '\\u0027').slice(0, 60)) || prompt.includes(FIRST_SQL.slice(0, 60)),
-  );
-  assert.match(await panel.locator('#x4-result').innerText(), /rows 1–1 of 1/);
-  await ed.screenshot('ask-about-sql');
-});
+test(
+  'Open in Editor gives a SQL document bound to the database; ' + 'Ask about This SQL sends it with a question',
+  async () => {
+    await panel.locator('#x0-openSql').click();
+    // Bound at once: the SQL document's status bar item names the answer's database, so Ctrl+Enter runs it.
+    await ed.page.locator('.statusbar-item', { hasText: 'clinic.sqlite' }).first().waitFor({ timeout: 15_000 });
+    const sent = ed.openai!.requests.length;
+    await ed.runCommand('Quarry: Ask about This SQL…');
+    await ed.answer(WHY_Q);
+    panel = await ed.webview('Q5.', 60_000);
+    await panel.locator('#x4-status', { hasText: 'answered' }).waitFor({ timeout: 60_000 });
+    const prompt = ed
+      .openai!.requests.slice(sent)
+      .map((r) => JSON.stringify(r.body?.messages ?? ''))
+      .find((m) => m.includes(WHY_Q));
+    assert.ok(prompt, 'the question reached the model');
+    assert.ok(prompt.includes('The SQL in question:'), 'with the SQL as context');
+    assert.ok(
+      prompt.includes(FIRST_SQL.replace(/'/g, '\\u0027').slice(0, 60)) || prompt.includes(FIRST_SQL.slice(0, 60)),
+    );
+    assert.match(await panel.locator('#x4-result').innerText(), /rows 1–1 of 1/);
+    await ed.screenshot('ask-about-sql');
+  },
+);

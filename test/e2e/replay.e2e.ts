@@ -329,42 +329,45 @@ test('state survives the panel being hidden and shown again', async () => {
   await ed.screenshot('replay-restored');
 });
 
-test('a drill-down from Diagnostics (Shift+Enter on the last row) opens Replay with that row scrolled into view', async () => {
-  // 400 trajectories (copies of the fixture's, each its own id), so the list scrolls.
-  const file = join(ed.workspace, 'runs', 'replay-400.jsonl');
-  const lines: string[] = [];
-  for (let k = 0; lines.length < 400; k++)
-    for (const r of records) if (lines.length < 400) lines.push(JSON.stringify({ ...r, id: `d${k}-${r.id}` }));
-  writeFileSync(file, lines.join('\n') + '\n');
-  await ed.runCommand('Quarry: Open Reward Diagnostics…');
-  await ed.pick(/replay-400\.jsonl/);
-  const diagnostics = await ed.webview('400 records', 180_000);
-  await diagnostics.locator('#trajectory-count', { hasText: '400 of 400' }).waitFor({ timeout: 120_000 });
-  await diagnostics.locator('#trajectory-list').scrollIntoViewIfNeeded();
-  await diagnostics.locator('#trajectory-list').focus();
-  await ed.page.keyboard.press('End');
-  await diagnostics.locator('#row-399').waitFor({ timeout: 15_000 });
-  const id = /d\d+-[a-z]+-\d/.exec(await diagnostics.locator('#row-399').innerText())?.[0];
-  assert.ok(id, 'the last row names its trajectory');
-  const line = lines.findIndex((l) => l.includes(`"id":"${id}"`));
-  assert.ok(line > 100, `the chosen trajectory is far down the file (line ${line + 1})`);
-  await ed.page.keyboard.press('Shift+Enter');
-  panel = await ed.webview('Replay: replay-400.jsonl', 60_000);
-  await panel.locator('#r-detail', { hasText: id }).waitFor({ timeout: 30_000 });
-  const cursor = panel.locator('.r-row.r-cursor');
-  await cursor.waitFor({ timeout: 15_000 });
-  assert.equal(await cursor.getAttribute('data-key'), String(line));
-  const inView = await panel.locator('#r-list').evaluate((list) => {
-    const row = list.querySelector('.r-row.r-cursor')!.getBoundingClientRect();
-    const box = list.getBoundingClientRect();
-    return { row: [row.top, row.bottom], box: [box.top, box.bottom], scrollTop: list.scrollTop };
-  });
-  assert.ok(
-    inView.row[0] >= inView.box[0] - 1 && inView.row[1] <= inView.box[1] + 1 && inView.scrollTop > 0,
-    `the chosen row is inside the list's view: ${JSON.stringify(inView)}`,
-  );
-  await ed.screenshot('replay-drill-down');
-});
+test(
+  'a drill-down from Diagnostics (Shift+Enter on the last row) ' + 'opens Replay with that row scrolled into view',
+  async () => {
+    // 400 trajectories (copies of the fixture's, each its own id), so the list scrolls.
+    const file = join(ed.workspace, 'runs', 'replay-400.jsonl');
+    const lines: string[] = [];
+    for (let k = 0; lines.length < 400; k++)
+      for (const r of records) if (lines.length < 400) lines.push(JSON.stringify({ ...r, id: `d${k}-${r.id}` }));
+    writeFileSync(file, lines.join('\n') + '\n');
+    await ed.runCommand('Quarry: Open Reward Diagnostics…');
+    await ed.pick(/replay-400\.jsonl/);
+    const diagnostics = await ed.webview('400 records', 180_000);
+    await diagnostics.locator('#trajectory-count', { hasText: '400 of 400' }).waitFor({ timeout: 120_000 });
+    await diagnostics.locator('#trajectory-list').scrollIntoViewIfNeeded();
+    await diagnostics.locator('#trajectory-list').focus();
+    await ed.page.keyboard.press('End');
+    await diagnostics.locator('#row-399').waitFor({ timeout: 15_000 });
+    const id = /d\d+-[a-z]+-\d/.exec(await diagnostics.locator('#row-399').innerText())?.[0];
+    assert.ok(id, 'the last row names its trajectory');
+    const line = lines.findIndex((l) => l.includes(`"id":"${id}"`));
+    assert.ok(line > 100, `the chosen trajectory is far down the file (line ${line + 1})`);
+    await ed.page.keyboard.press('Shift+Enter');
+    panel = await ed.webview('Replay: replay-400.jsonl', 60_000);
+    await panel.locator('#r-detail', { hasText: id }).waitFor({ timeout: 30_000 });
+    const cursor = panel.locator('.r-row.r-cursor');
+    await cursor.waitFor({ timeout: 15_000 });
+    assert.equal(await cursor.getAttribute('data-key'), String(line));
+    const inView = await panel.locator('#r-list').evaluate((list) => {
+      const row = list.querySelector('.r-row.r-cursor')!.getBoundingClientRect();
+      const box = list.getBoundingClientRect();
+      return { row: [row.top, row.bottom], box: [box.top, box.bottom], scrollTop: list.scrollTop };
+    });
+    assert.ok(
+      inView.row[0] >= inView.box[0] - 1 && inView.row[1] <= inView.box[1] + 1 && inView.scrollTop > 0,
+      `the chosen row is inside the list's view: ${JSON.stringify(inView)}`,
+    );
+    await ed.screenshot('replay-drill-down');
+  },
+);
 
 test('the detail pane is readable at 1280×800: nothing wider than the pane, no text cut off', async () => {
   await ed.page.setViewportSize({ width: 1280, height: 800 });
@@ -385,7 +388,9 @@ test('the detail pane is readable at 1280×800: nothing wider than the pane, no 
     const pane = side.getBoundingClientRect();
     const problems: string[] = [];
     const name = (el: Element) =>
-      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ')[0]}` : ''}`;
+      el.tagName.toLowerCase() +
+      (el.id ? `#${el.id}` : '') +
+      (el.className ? `.${String(el.className).split(' ')[0]}` : '');
     for (const el of Array.from(side.querySelectorAll('*'))) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) continue;

@@ -106,12 +106,17 @@ test('a filter box filters the whole table, and the total follows', async () => 
   assert.match(text, /of 143 \(filtered\)/);
 });
 
+/** The editor showing `text` (a file may open in either editor group). */
+const editorWith = (text: string) => ed.page.locator('.editor-instance .monaco-editor .view-lines', { hasText: text });
+
 test('Ctrl+Enter in a .sql file with no database yet opens the database picker, then runs', async () => {
+  // The first editor group is the active one, so the file opens there, beside the results.
+  await ed.page.locator('.tabs-container .tab', { hasText: 'trips-report.sql' }).first().click();
   await ed.runCommand('Refresh Explorer');
   const row = ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'fares.sql' }).first();
   await row.waitFor({ timeout: 30_000 });
   await row.dblclick();
-  const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  const lines = editorWith('-- fares');
   await lines.getByText('-- fares').waitFor({ timeout: 30_000 });
   await lines.getByText('-- fares').click();
   await ed.page.keyboard.press('ArrowDown');
@@ -123,13 +128,14 @@ test('Ctrl+Enter in a .sql file with no database yet opens the database picker, 
   assert.ok(offered.some((t) => t.includes('trips.sqlite')) && offered.some((t) => t.includes('clinic.sqlite')));
   await ed.screenshot('sql-unbound-picker');
   await ed.pick(/trips\.sqlite/);
+  app = await ed.webview('Query Results', 60_000);
   assert.match(await statusShows(/rows 1–5 of 5/), /rows 1–5 of 5/);
   const fares = await app.locator('#results-grid tbody tr td:first-child').allInnerTexts();
   assert.deepEqual(fares, ['0.0', '1.0', '2.0', '3.0', '4.0'], 'REAL fares keep their type');
 });
 
 test("completion after an alias and a dot offers that table's columns", async () => {
-  const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  const lines = editorWith('-- fares');
   await lines.getByText('-- fares').click();
   await ed.page.keyboard.press('End');
   await ed.page.keyboard.press('Enter');
@@ -149,10 +155,11 @@ test('after a window reload Query Results comes back on the same sort and filter
   // Back to the trips report, sorted by duration (descending) and filtered to one station.
   const tab = ed.page.locator('.tabs-container .tab', { hasText: 'trips-report.sql' }).first();
   await tab.click();
-  const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines').first();
+  const lines = editorWith('longest trips');
   await lines.getByText('longest trips').click();
   await ed.page.keyboard.press('ArrowDown');
   await ed.page.keyboard.press('Control+Enter');
+  app = await ed.webview('Query Results', 60_000);
   await statusShows(/rows 1–200 of 9,959/);
   const header = app.locator('#results-grid thead tr').first().locator('th', { hasText: 'duration' });
   await header.click();

@@ -330,54 +330,57 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     await hook('close');
   });
 
-  test('switching database keeps the conversation in a list, also after a reload; picking it brings it back', async () => {
-    await hook('clear');
-    const asked = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
-    assert.equal(asked.end, 'answer');
-    await until('the result', async () => (await events(0)).some((e) => e.kind === 'result'));
-    const orchard = join(folder, 'data', 'orchard.sqlite');
-    await vscode.commands.executeCommand('quarry.ask', { db: orchard, pickDatabase: true });
-    const switched = await shownState();
-    assert.equal(switched?.db?.path, orchard);
-    assert.deepEqual(switched?.exchanges, []);
-    assert.deepEqual(
-      switched?.conversations?.map((c) => [c.db.path, c.first, c.questions]),
-      [[db, FIRST_Q, 1]],
-    );
-    const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
-    assert.ok(
-      notices.some((t) => /The one about .*clinic.* is kept/.test(t)),
-      notices.join('\n'),
-    );
-    // A window reload: the list comes back too, rebuilt from the trajectory store by the ids the app saved.
-    const saved: AskAppState = { state: switched!, draft: '', open: [] };
-    await hook('close');
-    await hook('clear');
-    assert.equal(await revive(JSON.parse(JSON.stringify(saved))), null);
-    const revived = await shownState();
-    assert.equal(revived?.db?.path, orchard);
-    assert.deepEqual(
-      revived?.conversations?.map((c) => [c.db.path, c.first, c.questions, c.exchanges]),
-      [[db, FIRST_Q, 1, [{ id: asked.id, hadResult: true }]]],
-    );
-    await hook('receive', { type: 'openConversation', index: 0 });
-    // Its result, shown before the reload, runs again when it is brought back.
-    const back = await until('the kept conversation back with its result', async () => {
-      const s = await shownState();
-      return s?.exchanges[0]?.result && !s.exchanges[0].resultRunning && s;
-    });
-    assert.equal(back?.db?.path, db);
-    assert.deepEqual(
-      back?.exchanges.map((x) => [x.id, x.question, x.finalSql, x.result?.ok]),
-      [[asked.id, FIRST_Q, FIRST_SQL, true]],
-    );
-    assert.deepEqual(back?.conversations, [], 'the empty orchard conversation is not kept');
-    await hook('receive', { type: 'copySql', exchange: 0 });
-    assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL, 'its actions work again');
-    await hook('receive', { type: 'openConversation', index: 3 });
-    assert.match(JSON.stringify(await posted()), /There is no conversation 4/);
-    await hook('close');
-  });
+  test(
+    'switching database keeps the conversation in a list, also after a reload; ' + 'picking it brings it back',
+    async () => {
+      await hook('clear');
+      const asked = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+      assert.equal(asked.end, 'answer');
+      await until('the result', async () => (await events(0)).some((e) => e.kind === 'result'));
+      const orchard = join(folder, 'data', 'orchard.sqlite');
+      await vscode.commands.executeCommand('quarry.ask', { db: orchard, pickDatabase: true });
+      const switched = await shownState();
+      assert.equal(switched?.db?.path, orchard);
+      assert.deepEqual(switched?.exchanges, []);
+      assert.deepEqual(
+        switched?.conversations?.map((c) => [c.db.path, c.first, c.questions]),
+        [[db, FIRST_Q, 1]],
+      );
+      const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
+      assert.ok(
+        notices.some((t) => /The one about .*clinic.* is kept/.test(t)),
+        notices.join('\n'),
+      );
+      // A window reload: the list comes back too, rebuilt from the trajectory store by the ids the app saved.
+      const saved: AskAppState = { state: switched!, draft: '', open: [] };
+      await hook('close');
+      await hook('clear');
+      assert.equal(await revive(JSON.parse(JSON.stringify(saved))), null);
+      const revived = await shownState();
+      assert.equal(revived?.db?.path, orchard);
+      assert.deepEqual(
+        revived?.conversations?.map((c) => [c.db.path, c.first, c.questions, c.exchanges]),
+        [[db, FIRST_Q, 1, [{ id: asked.id, hadResult: true }]]],
+      );
+      await hook('receive', { type: 'openConversation', index: 0 });
+      // Its result, shown before the reload, runs again when it is brought back.
+      const back = await until('the kept conversation back with its result', async () => {
+        const s = await shownState();
+        return s?.exchanges[0]?.result && !s.exchanges[0].resultRunning && s;
+      });
+      assert.equal(back?.db?.path, db);
+      assert.deepEqual(
+        back?.exchanges.map((x) => [x.id, x.question, x.finalSql, x.result?.ok]),
+        [[asked.id, FIRST_Q, FIRST_SQL, true]],
+      );
+      assert.deepEqual(back?.conversations, [], 'the empty orchard conversation is not kept');
+      await hook('receive', { type: 'copySql', exchange: 0 });
+      assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL, 'its actions work again');
+      await hook('receive', { type: 'openConversation', index: 3 });
+      assert.match(JSON.stringify(await posted()), /There is no conversation 4/);
+      await hook('close');
+    },
+  );
 
   test('the final result grid pages, sorts and filters the whole result in SQLite, past the rows kept', async () => {
     const big = join(tmpdir(), `quarry-ask-sensor-${process.pid}.sqlite`);

@@ -159,37 +159,40 @@ suite('SQL editor: Run Query', () => {
     assert.match(text, /`specialty`/);
   });
 
-  test("completion fits the context: tables after FROM and JOIN, that table's columns after alias. or table.", async () => {
-    const text = 'SELECT a. FROM appointment a JOIN  WHERE doctor. ';
-    const other = await vscode.workspace.openTextDocument({ language: 'sql', content: text });
-    await vscode.commands.executeCommand('quarry.bindSqlDocument', other.uri, db);
-    /** Quarry's items (they carry a detail) at the offset just past `needle` + `extra`. */
-    const ours = async (needle: string, extra = 0) => {
-      const list = await vscode.commands.executeCommand<vscode.CompletionList>(
-        'vscode.executeCompletionItemProvider',
-        other.uri,
-        other.positionAt(text.indexOf(needle) + needle.length + extra),
-        needle.endsWith('.') ? '.' : undefined,
+  test(
+    "completion fits the context: tables after FROM and JOIN, that table's columns " + 'after alias. or table.',
+    async () => {
+      const text = 'SELECT a. FROM appointment a JOIN  WHERE doctor. ';
+      const other = await vscode.workspace.openTextDocument({ language: 'sql', content: text });
+      await vscode.commands.executeCommand('quarry.bindSqlDocument', other.uri, db);
+      /** Quarry's items (they carry a detail) at the offset just past `needle` + `extra`. */
+      const ours = async (needle: string, extra = 0) => {
+        const list = await vscode.commands.executeCommand<vscode.CompletionList>(
+          'vscode.executeCompletionItemProvider',
+          other.uri,
+          other.positionAt(text.indexOf(needle) + needle.length + extra),
+          needle.endsWith('.') ? '.' : undefined,
+        );
+        return list.items
+          .filter((i) => i.detail)
+          .map((i) => (typeof i.label === 'string' ? i.label : `${i.label.label}:${i.label.description}`))
+          .sort();
+      };
+      assert.deepEqual(
+        await ours('a.'),
+        [
+          'appointment_id:appointment',
+          'day:appointment',
+          'doctor_id:appointment',
+          'fee:appointment',
+          'patient_id:appointment',
+        ],
+        'after the alias a.: the columns of appointment only',
       );
-      return list.items
-        .filter((i) => i.detail)
-        .map((i) => (typeof i.label === 'string' ? i.label : `${i.label.label}:${i.label.description}`))
-        .sort();
-    };
-    assert.deepEqual(
-      await ours('a.'),
-      [
-        'appointment_id:appointment',
-        'day:appointment',
-        'doctor_id:appointment',
-        'fee:appointment',
-        'patient_id:appointment',
-      ],
-      'after the alias a.: the columns of appointment only',
-    );
-    assert.deepEqual(await ours('JOIN', 1), ['appointment', 'doctor', 'patient'], 'after JOIN: the tables only');
-    assert.deepEqual(await ours('doctor.'), ['doctor_id:doctor', 'name:doctor', 'specialty:doctor']);
-    await vscode.window.showTextDocument(other);
-    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-  });
+      assert.deepEqual(await ours('JOIN', 1), ['appointment', 'doctor', 'patient'], 'after JOIN: the tables only');
+      assert.deepEqual(await ours('doctor.'), ['doctor_id:doctor', 'name:doctor', 'specialty:doctor']);
+      await vscode.window.showTextDocument(other);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    },
+  );
 });

@@ -27,24 +27,27 @@ const entry = (sql: string, i: number) => ({
   rows: i,
 });
 
-test('newest first, a repeated statement moves to the top, the last 200 per database, kept across a restart', async () => {
-  const state = new JsonState();
-  const history = new QueryHistory(state);
-  for (let i = 0; i < HISTORY_LIMIT + 50; i++) await history.add('/w/trips.sqlite', entry(`SELECT ${i}`, i));
-  await history.add('/w/clinic.sqlite', entry('SELECT name FROM doctor', 300));
-  await history.add('/w/trips.sqlite', entry('SELECT 100', 400));
-  const trips = history.list('/w/trips.sqlite');
-  assert.equal(trips.length, HISTORY_LIMIT);
-  assert.equal(HISTORY_LIMIT, 200);
-  assert.deepEqual(
-    trips.slice(0, 3).map((e) => e.sql),
-    ['SELECT 100', 'SELECT 249', 'SELECT 248'],
-  );
-  assert.equal(trips.filter((e) => e.sql === 'SELECT 100').length, 1, 'no duplicates');
-  assert.equal(trips.at(-1)?.sql, 'SELECT 50', 'the oldest beyond 200 are dropped');
-  // A new session reads the same stored state.
-  const again = new QueryHistory(state);
-  assert.deepEqual(again.list('/w/trips.sqlite'), trips);
-  assert.deepEqual(again.databases(), ['/w/trips.sqlite', '/w/clinic.sqlite'], 'most recently used first');
-  assert.deepEqual(again.list('/w/none.sqlite'), []);
-});
+test(
+  'newest first, a repeated statement moves to the top, the last 200 per database, ' + 'kept across a restart',
+  async () => {
+    const state = new JsonState();
+    const history = new QueryHistory(state);
+    for (let i = 0; i < HISTORY_LIMIT + 50; i++) await history.add('/w/trips.sqlite', entry(`SELECT ${i}`, i));
+    await history.add('/w/clinic.sqlite', entry('SELECT name FROM doctor', 300));
+    await history.add('/w/trips.sqlite', entry('SELECT 100', 400));
+    const trips = history.list('/w/trips.sqlite');
+    assert.equal(trips.length, HISTORY_LIMIT);
+    assert.equal(HISTORY_LIMIT, 200);
+    assert.deepEqual(
+      trips.slice(0, 3).map((e) => e.sql),
+      ['SELECT 100', 'SELECT 249', 'SELECT 248'],
+    );
+    assert.equal(trips.filter((e) => e.sql === 'SELECT 100').length, 1, 'no duplicates');
+    assert.equal(trips.at(-1)?.sql, 'SELECT 50', 'the oldest beyond 200 are dropped');
+    // A new session reads the same stored state.
+    const again = new QueryHistory(state);
+    assert.deepEqual(again.list('/w/trips.sqlite'), trips);
+    assert.deepEqual(again.databases(), ['/w/trips.sqlite', '/w/clinic.sqlite'], 'most recently used first');
+    assert.deepEqual(again.list('/w/none.sqlite'), []);
+  },
+);
