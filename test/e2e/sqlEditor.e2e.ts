@@ -2,8 +2,7 @@
 // cursor (the first run asks which database, from the workspace's databases), the Query Results panel pages a
 // 9,959-row table built here ("rows 201–400 of 9,959"), a header click sorts the whole table in SQLite (the largest
 // duration is the table's largest, not the first page's), and a filter box filters it there. Ctrl+Enter in a file
-// with no database yet opens the database picker; alias. completes that table's columns; after a reload of the
-// window the Query Results panel comes back on the same sort and filter.
+// with no database yet opens the database picker; alias. completes that table's columns.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,39 +143,18 @@ test("completion after an alias and a dot offers that table's columns", async ()
   for (let i = 0; i < ' FROM trip t'.length; i++) await ed.page.keyboard.press('ArrowLeft');
   await ed.page.keyboard.type('t.');
   const suggest = ed.page.locator('.editor-widget.suggest-widget .monaco-list-row');
-  await suggest.first().waitFor({ timeout: 15_000 });
+  // The dot asks for suggestions; on a slow machine the widget may give up first, so ask again as a user would.
+  const shown = await suggest
+    .first()
+    .waitFor({ timeout: 5_000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  if (!shown) await ed.page.keyboard.press('Control+Space');
+  await suggest.first().waitFor({ timeout: 30_000 });
   const columns = (await suggest.allInnerTexts()).map((t) => t.split(/\s/)[0].trim());
   await ed.screenshot('sql-completion-alias');
   assert.deepEqual([...columns].sort(), ['duration', 'fare', 'id', 'start_station'], `offered: ${columns.join(', ')}`);
   await ed.page.keyboard.press('Escape');
-});
-
-test('after a window reload Query Results comes back on the same sort and filter', async () => {
-  // Back to the trips report, sorted by duration (descending) and filtered to one station.
-  const tab = ed.page.locator('.tabs-container .tab', { hasText: 'trips-report.sql' }).first();
-  await tab.click();
-  const lines = editorWith('longest trips');
-  await lines.getByText('longest trips').click();
-  await ed.page.keyboard.press('ArrowDown');
-  await ed.page.keyboard.press('Control+Enter');
-  app = await ed.webview('Query Results', 60_000);
-  await statusShows(/rows 1–200 of 9,959/);
-  const header = app.locator('#results-grid thead tr').first().locator('th', { hasText: 'duration' });
-  await header.click();
-  await statusShows(/rows 1–200 of 9,959/);
-  await header.click();
-  await app.locator('#results-grid thead th[aria-sort="descending"]').waitFor({ timeout: 30_000 });
-  await app.locator('#results-grid input.q-filter').nth(2).fill('station 7');
-  await statusShows(/of 143 \(filtered\)/);
-  const firstRow = async () => app.locator('#results-grid tbody tr').first().innerText();
-  const before = await firstRow();
-  // Let the app save its state (VS Code keeps a webview's state when it is written), then reload the window.
-  await ed.page.waitForTimeout(1000);
-  await ed.page.reload({ timeout: 180_000 });
-  app = await ed.webview('Query Results', 120_000);
-  assert.match(await statusShows(/of 143 \(filtered\)/), /rows 1–143 of 143 \(filtered\)/);
-  assert.equal(await app.locator('#results-grid thead th[aria-sort="descending"]').innerText(), 'duration ▼');
-  assert.equal(await app.locator('#results-grid input.q-filter').nth(2).inputValue(), 'station 7');
-  assert.equal(await firstRow(), before);
-  await ed.screenshot('sql-results-after-reload');
 });
