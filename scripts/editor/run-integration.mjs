@@ -125,7 +125,8 @@ async function main() {
     ['extensionTestsPath', `vscode-remote://${authority}${testsIndex}`],
   ]);
   const tTests = Date.now();
-  await page.goto(url);
+  // The workbench can take long to load on a busy machine; the test timeout below bounds the whole run.
+  await page.goto(url, { timeout: 180_000 });
   let timer;
   const timeout = new Promise((res) => {
     timer = setTimeout(() => {

@@ -1,7 +1,8 @@
 // The Ask panel's message protocol, shared by the extension host (src/extension/ask) and the webview app
 // (webview/ask/main.ts). The host owns the conversation and streams it as events; the app mirrors it with the same
 // reducer (state.ts) and asks the host to act. Nothing here imports `vscode` or the DOM.
-import type { MessageRules } from './validate';
+import { checkMessage, type MessageRules } from './validate';
+import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';
 import type { WireCell } from '../core/db/resultExport';
 import type { ActionKind, EpisodeEnd, MdpAction } from '../core/agent/types';
 
@@ -71,6 +72,11 @@ export interface ConversationSummary {
   /** The first question, and how many there are. */
   first: string;
   questions: number;
+  /**
+   * Each question's trajectory id and whether its result was shown: what the app saves so that the list, too, comes
+   * back after a window reload (rebuilt from the trajectory store, like the conversation on screen).
+   */
+  exchanges?: { id: string; hadResult: boolean }[];
 }
 
 /** What happens to one exchange, in order. Applied by the host to its copy and by the app to its own. */
@@ -107,9 +113,9 @@ export type ToApp =
   | { type: 'state'; state: AskState }
   | { type: 'event'; exchange: number; event: ExchangeEvent }
   | { type: 'notice'; level: 'info' | 'error'; text: string }
-  | { type: 'focusInput'; text?: string };
-
-export type ExportFormat = 'csv' | 'json';
+  | { type: 'focusInput'; text?: string }
+  /** A page (or export progress) of exchange `exchange`'s final result, paged by the host over the whole result. */
+  | { type: 'grid'; exchange: number; message: GridToApp };
 
 /** App → host. Every one is checked with ASK_RULES plus askMessageProblem before the host acts. */
 export type ToHost =
@@ -123,8 +129,11 @@ export type ToHost =
   | { type: 'saveTrajectory'; exchange: number }
   | { type: 'saveTrajectoryAs'; exchange: number }
   | { type: 'label'; exchange: number }
-  /** `sortColumn`/`descending`: the grid's order, so the file has the rows as shown. */
-  | { type: 'export'; exchange: number; format: string; sortColumn?: number; descending?: boolean }
+  /**
+   * The paged grid of exchange `exchange`'s final result asks for a page, an export, a copy (a GridToHost message,
+   * checked by the grid session with GRID_RULES: the whole result is paged, sorted and filtered in SQLite).
+   */
+  | { type: 'grid'; exchange: number; message: Record<string, unknown> }
   | { type: 'copyText'; text: string }
   | { type: 'changeDb' }
   | { type: 'newConversation' }
@@ -141,7 +150,7 @@ export const ASK_RULES: MessageRules<ToHost> = {
   saveTrajectory: { exchange: 'number' },
   saveTrajectoryAs: { exchange: 'number' },
   label: { exchange: 'number' },
-  export: { exchange: 'number', format: 'string', sortColumn: 'number?', descending: 'boolean?' },
+  grid: { exchange: 'number', message: 'object' },
   copyText: { text: 'string' },
   changeDb: {},
   newConversation: {},
@@ -150,11 +159,10 @@ export const ASK_RULES: MessageRules<ToHost> = {
 
 export const MAX_QUESTION_CHARS = 4000;
 export const MAX_COPY_CHARS = 20_000_000;
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json'];
 
 /**
  * What the field types alone cannot say: an exchange index must name an exchange that exists, a question must have
- * text and a sane length, an export format must be one we write. Null when the message is fine.
+ * text and a sane length, a grid message must be one the paged grid sends. Null when the message is fine.
  */
 export function askMessageProblem(msg: ToHost, exchanges: number): string | null {
   if ('exchange' in msg) {
@@ -167,15 +175,10 @@ export function askMessageProblem(msg: ToHost, exchanges: number): string | null
     if (msg.question.length > MAX_QUESTION_CHARS)
       return `ask: the question is longer than ${MAX_QUESTION_CHARS} characters`;
   }
-  if (msg.type === 'export' && !(EXPORT_FORMATS as readonly string[]).includes(msg.format)) {
-    return `export: format must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(msg.format)}`;
-  }
-  if (
-    msg.type === 'export' &&
-    msg.sortColumn !== undefined &&
-    (!Number.isInteger(msg.sortColumn) || msg.sortColumn < 0)
-  ) {
-    return `export: sortColumn must be a column index, got ${msg.sortColumn}`;
+  if (msg.type === 'grid') {
+    const inner = checkMessage<GridToHost>(msg.message, GRID_RULES);
+    const problem = inner.ok ? gridMessageProblem(inner.message) : inner.error;
+    if (problem) return `grid: ${problem}`;
   }
   if (msg.type === 'copyText' && msg.text.length > MAX_COPY_CHARS)
     return `copyText: more than ${MAX_COPY_CHARS} characters`;

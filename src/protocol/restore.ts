@@ -5,6 +5,8 @@
 import { asObject, fieldProblem } from './validate';
 import { QUEUE_FILTERS, type QueueFilter } from './labeling';
 import type { WireCell } from '../core/db/resultExport';
+import { GRID_RULES, gridMessageProblem, type GridToHost } from './grid';
+import type { GridView } from './results';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -140,6 +142,47 @@ export function previewRestore(raw: unknown): Parsed<PreviewRestore> {
   return bad ? fail(bad) : { ok: true, value: { path, table } };
 }
 
+/** The Query Results panel: the statement, its database, and the page it showed (sort and filters included). */
+export interface ResultsRestore {
+  path: string;
+  sql: string;
+  view: GridView | null;
+}
+
+/** Longest statement a Query Results state may bring back (a SQL document's statement, not a data dump). */
+const MAX_RESTORED_SQL_CHARS = 1_000_000;
+
+export function resultsRestore(raw: unknown): Parsed<ResultsRestore> {
+  const o = asObject(raw);
+  if (!o) return fail('the Query Results state is not an object');
+  const problem = fieldProblem(o, { path: 'string', sql: 'string', view: 'object?' }, 'Query Results state', true);
+  if (problem) return fail(problem);
+  const path = o.path as string,
+    sql = o.sql as string;
+  const bad =
+    pathProblem(path, 'Query Results state: path') ??
+    (sql.trim() === '' ? 'Query Results state: the statement is empty' : null) ??
+    (sql.length > MAX_RESTORED_SQL_CHARS
+      ? `Query Results state: the statement is over ${MAX_RESTORED_SQL_CHARS} characters`
+      : null);
+  if (bad) return fail(bad);
+  const viewRaw = asObject(o.view);
+  if (!viewRaw) return { ok: true, value: { path, sql, view: null } };
+  // The page shown is checked as the page request it stands for.
+  const asked = { ...viewRaw, type: 'page' };
+  const viewProblem =
+    fieldProblem(asked, GRID_RULES.page, 'Query Results state: view') ?? gridMessageProblem(asked as GridToHost);
+  if (viewProblem) return fail(viewProblem);
+  const v = asked as Extract<GridToHost, { type: 'page' }>;
+  const view: GridView = {
+    offset: v.offset,
+    limit: v.limit,
+    ...(v.sortColumn === undefined ? {} : { sortColumn: v.sortColumn, descending: v.descending === true }),
+    filters: v.filters.map((f) => ({ column: f.column, text: f.text })),
+  };
+  return { ok: true, value: { path, sql, view } };
+}
+
 /** Rows a restored Ask turn shows again (display only: what the host acts on comes from the trajectory store). */
 export interface ShownRows {
   index: number;
@@ -152,6 +195,49 @@ export interface ShownRows {
 export interface AskRestore {
   db: { path: string; label: string } | null;
   exchanges: { id: string; hadResult: boolean; rows: ShownRows[] }[];
+  /** The conversations kept in the panel's list (another database, New conversation), oldest first. */
+  conversations: { db: { path: string; label: string }; exchanges: { id: string; hadResult: boolean }[] }[];
+}
+
+/** The database of a saved Ask state or of one of its kept conversations, checked. */
+function savedDb(raw: unknown, what: string): Parsed<{ path: string; label: string }> {
+  const o = asObject(raw);
+  if (!o) return fail(`${what}: db is not an object`);
+  const problem =
+    fieldProblem(o, { path: 'string', label: 'string' }, what) ?? pathProblem(o.path as string, `${what} path`);
+  return problem
+    ? fail(problem)
+    : { ok: true, value: { path: o.path as string, label: (o.label as string).slice(0, 1000) } };
+}
+
+/** The kept conversations of a saved Ask state: those without question ids (an older state) are left out. */
+function keptConversations(raw: unknown, budget: { exchanges: number }): Parsed<AskRestore['conversations']> {
+  if (raw === undefined || raw === null) return { ok: true, value: [] };
+  if (!Array.isArray(raw)) return fail('Ask state: conversations is not a list');
+  const out: AskRestore['conversations'] = [];
+  for (const [i, c] of raw.entries()) {
+    const what = `Ask state: conversation ${i + 1}`;
+    const o = asObject(c);
+    if (!o) return fail(`${what} is not an object`);
+    if (o.exchanges === undefined) continue;
+    if (!Array.isArray(o.exchanges)) return fail(`${what}: exchanges is not a list`);
+    const db = savedDb(o.db, `${what} db`);
+    if (!db.ok) return db;
+    const exchanges: { id: string; hadResult: boolean }[] = [];
+    for (const [j, x] of o.exchanges.entries()) {
+      const e = asObject(x);
+      const bad =
+        !e || typeof e.id !== 'string'
+          ? `${what}: question ${j + 1} has no trajectory id`
+          : idProblem(e.id, `${what}: question ${j + 1} id`);
+      if (bad) return fail(bad);
+      exchanges.push({ id: e!.id as string, hadResult: e!.hadResult === true });
+    }
+    budget.exchanges -= exchanges.length;
+    if (budget.exchanges < 0) return fail(`Ask state: more than ${MAX_EXCHANGES} questions`);
+    if (exchanges.length) out.push({ db: db.value, exchanges });
+  }
+  return { ok: true, value: out };
 }
 
 const isCell = (c: unknown): boolean =>
@@ -178,21 +264,23 @@ function shownRows(turns: unknown, budget: { cells: number }): ShownRows[] {
 }
 
 export function askRestore(raw: unknown): Parsed<AskRestore> {
-  if (raw === undefined || raw === null) return { ok: true, value: { db: null, exchanges: [] } };
+  if (raw === undefined || raw === null) return { ok: true, value: { db: null, exchanges: [], conversations: [] } };
   const saved = asObject(raw);
   if (!saved) return fail('the Ask state is not an object');
   const state = asObject(saved.state);
   if (!state) return fail('Ask state: missing state');
-  const problem = fieldProblem(state, { db: 'object?', exchanges: 'array?' }, 'Ask state', true);
+  const problem = fieldProblem(
+    state,
+    { db: 'object?', exchanges: 'array?', conversations: 'array?' },
+    'Ask state',
+    true,
+  );
   if (problem) return fail(problem);
-  const dbRaw = asObject(state.db);
   let db: AskRestore['db'] = null;
-  if (dbRaw) {
-    const dbProblem =
-      fieldProblem(dbRaw, { path: 'string', label: 'string' }, 'Ask state: db') ??
-      pathProblem(dbRaw.path as string, 'Ask state: db path');
-    if (dbProblem) return fail(dbProblem);
-    db = { path: dbRaw.path as string, label: (dbRaw.label as string).slice(0, 1000) };
+  if (state.db !== undefined && state.db !== null) {
+    const checked = savedDb(state.db, 'Ask state: db');
+    if (!checked.ok) return checked;
+    db = checked.value;
   }
   const list = (state.exchanges as unknown[] | undefined) ?? [];
   if (list.length > MAX_EXCHANGES) return fail(`Ask state: more than ${MAX_EXCHANGES} questions`);
@@ -206,5 +294,7 @@ export function askRestore(raw: unknown): Parsed<AskRestore> {
     exchanges.push({ id: e.id, hadResult: asObject(e.result) !== null, rows: shownRows(e.turns, budget) });
   }
   if (!db && exchanges.length) return fail('Ask state: questions without a database');
-  return { ok: true, value: { db, exchanges } };
+  const conversations = keptConversations(state.conversations, { exchanges: MAX_EXCHANGES - exchanges.length });
+  if (!conversations.ok) return conversations;
+  return { ok: true, value: { db, exchanges, conversations: conversations.value } };
 }

@@ -1,13 +1,34 @@
 // The Query Results panel's messages, shared by the host (src/extension/sqlEditor/resultsPanel.ts) and the app
 // (webview/results/main.ts): which statement ran against which database, then the paged grid's pages, or the error
 // in SQLite's words (a rejected write says Quarry is read-only). Nothing here imports `vscode` or the DOM.
-import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';
+import { GRID_RULES, gridMessageProblem, type GridFilter, type GridToApp, type GridToHost } from './grid';
 import type { MessageRules } from './validate';
 
 export interface RunInfo {
   /** "clinic.sqlite" */
   db: string;
+  /** The database file's full path (the app keeps it, so the panel can come back after a window reload). */
+  path: string;
   sql: string;
+}
+
+/** The page the grid shows: where, sorted how, filtered how (what a `page` request asks for). */
+export interface GridView {
+  offset: number;
+  limit: number;
+  sortColumn?: number;
+  descending?: boolean;
+  filters: GridFilter[];
+}
+
+/**
+ * What the app keeps (VS Code's webview state): the statement, its database, and the page shown, so after a window
+ * reload the host runs it again on the same page, sort and filters (src/protocol/restore.ts checks it).
+ */
+export interface ResultsAppState {
+  path: string;
+  sql: string;
+  view?: GridView;
 }
 
 /** Host → app. */

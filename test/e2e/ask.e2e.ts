@@ -2,7 +2,8 @@
 // an OpenAI-compatible server on 127.0.0.1 that streams slowly enough to watch. "Quarry: Ask a Question…" from the
 // palette, the database and the question typed into VS Code's pickers, the turns streaming into the Ask panel, the
 // final SQL and its result grid; a follow-up typed in the panel; Stop (Escape) on a slow run; the trajectory saved;
-// the conversation back after the panel was hidden. Screenshots in test-artifacts/screenshots/ask-*.png.
+// the conversation back after the panel was hidden; Open in Editor bound to the database, and Ask about This SQL.
+// Screenshots in test-artifacts/screenshots/ask-*.png.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ const FOLLOW_Q = 'What is the specialty of the first one?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'Total fees per city of the patients';
 const PORTO_Q = 'What is the total fee paid by patients from Porto?';
+const WHY_Q = 'Why does this list every doctor instead of only the busiest?';
 const PORTO_SQL =
   "SELECT sum(a.fee) AS total FROM appointment a JOIN patient p ON p.patient_id = a.patient_id WHERE p.city = 'Porto'";
 
@@ -34,6 +36,12 @@ before(async () => {
       chunkDelayMs: 40,
       script: [
         // Later questions first: a follow-up's prompt quotes the earlier questions, so their entries would match.
+        {
+          match: WHY_Q,
+          response:
+            '<think>It has no LIMIT, so every doctor is listed.</think>\n' +
+            `<solution>${FIRST_SQL} LIMIT 1</solution>`,
+        },
         {
           match: 'patients from Porto',
           response: `<think>Sum the fees of Porto's patients.</think>\n<solution>${PORTO_SQL}</solution>`,
@@ -94,7 +102,7 @@ test(
     await panel.locator('.q-stream').first().waitFor({ timeout: 30_000 });
     await ed.screenshot('ask-streaming');
     await shows(panel, 'Final SQL');
-    await panel.locator('#x0-result table').waitFor({ timeout: 30_000 });
+    await panel.locator('#x0-result tbody tr').first().waitFor({ timeout: 30_000 });
     const status = await panel.locator('#x0-status').innerText();
     assert.match(status, /skyrl · turns 2 \/ 4/);
     assert.match(status, /answered in/);
@@ -117,28 +125,30 @@ test(
   },
 );
 
-test('the result grid sorts by a column from the keyboard (Enter on the header; again reverses)', async () => {
-  const grid = panel.locator('#x0-result');
-  const header = grid.locator('th', { hasText: 'name' });
-  await header.focus();
-  await ed.page.keyboard.press('Enter');
-  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), [
-    'Amara Okafor',
-    'Ines Duarte',
-    'Tomas Berg',
-  ]);
-  await ed.page.keyboard.press('Enter');
-  assert.deepEqual(await grid.locator('tbody tr td:first-child').allInnerTexts(), [
-    'Tomas Berg',
-    'Ines Duarte',
-    'Amara Okafor',
-  ]);
-  assert.equal(await header.getAttribute('aria-sort'), 'descending');
-  await ed.screenshot('ask-sorted');
-});
+test(
+  'the result grid sorts the whole result in SQLite from the keyboard ' + '(Enter on the header; again reverses)',
+  async () => {
+    const grid = panel.locator('#x0-result');
+    const header = grid.locator('thead tr').first().locator('th', { hasText: 'name' });
+    const names = () => grid.locator('tbody tr td:first-child').allInnerTexts();
+    /** Waits for the page the host sends after a sort (the grid asks SQLite, then draws). */
+    async function sortedAs(dir: string, expected: string[]): Promise<void> {
+      await grid.locator(`thead th[aria-sort="${dir}"]`).waitFor({ timeout: 30_000 });
+      for (let i = 0; i < 100 && JSON.stringify(await names()) !== JSON.stringify(expected); i++)
+        await ed.page.waitForTimeout(100);
+      assert.deepEqual(await names(), expected);
+    }
+    await header.focus();
+    await ed.page.keyboard.press('Enter');
+    await sortedAs('ascending', ['Amara Okafor', 'Ines Duarte', 'Tomas Berg']);
+    await ed.page.keyboard.press('Enter');
+    await sortedAs('descending', ['Tomas Berg', 'Ines Duarte', 'Amara Okafor']);
+    await ed.screenshot('ask-sorted');
+  },
+);
 
 test(
-  'Export CSV… writes the whole result, as sorted, through the save dialog (keyboard: Enter on the button, ' +
+  'Export CSV… writes the whole result, as sorted in SQLite, through the save dialog (keyboard: Enter on the button, ' +
     'Enter in the dialog)',
   async () => {
     const exportButton = panel.locator('#x0-result vscode-button', { hasText: 'Export CSV…' });
@@ -158,7 +168,7 @@ test(
     );
     await ed.screenshot('ask-export-dialog');
     await ed.page.keyboard.press('Enter');
-    await shows(panel, 'Result exported to');
+    await shows(panel, /exported 3 rows to quarry-result-1\.csv/);
     const csv = readFileSync(join(ed.workspace, 'quarry-result-1.csv'), 'utf8');
     assert.equal(csv.split('\r\n')[0], 'name,appointments');
     // In the order the grid shows (sorted by name, descending, in the test before), not the query's.
@@ -184,7 +194,7 @@ test('a follow-up (Ctrl+Enter) keeps skyrl; its prompt carries the first questio
   await ed.page.keyboard.type(FOLLOW_Q);
   await ed.page.keyboard.press('Control+Enter');
   await shows(panel, 'Q2.');
-  await panel.locator('#x1-result table').waitFor({ timeout: 30_000 });
+  await panel.locator('#x1-result tbody tr').first().waitFor({ timeout: 30_000 });
   assert.match(await panel.locator('#x1-status').innerText(), /skyrl · turns 2 \/ 4/);
   assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
   // What went over the socket to the stand-in server: skyrl's prompt with Quarry's conversation block in its
@@ -284,7 +294,7 @@ test(
     assert.equal(await box.inputValue(), `- clinic: ${PORTO_Q}`, 'the selection is the question, ready to edit');
     await ed.page.keyboard.press('Enter');
     panel = await ed.webview('Q4.');
-    await panel.locator('#x3-result table').waitFor({ timeout: 30_000 });
+    await panel.locator('#x3-result tbody tr').first().waitFor({ timeout: 30_000 });
     assert.match(await panel.locator('#x3-result').innerText(), /total\s+200(\.0)?/);
     await ed.screenshot('ask-selection');
   },
@@ -309,3 +319,28 @@ test('another database keeps the conversation: Conversations lists it, its butto
   assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
   await ed.screenshot('ask-conversation-back');
 });
+
+test(
+  'Open in Editor gives a SQL document bound to the database; ' + 'Ask about This SQL sends it with a question',
+  async () => {
+    await panel.locator('#x0-openSql').click();
+    // Bound at once: the SQL document's status bar item names the answer's database, so Ctrl+Enter runs it.
+    await ed.page.locator('.statusbar-item', { hasText: 'clinic.sqlite' }).first().waitFor({ timeout: 15_000 });
+    const sent = ed.openai!.requests.length;
+    await ed.runCommand('Quarry: Ask about This SQL…');
+    await ed.answer(WHY_Q);
+    panel = await ed.webview('Q5.', 60_000);
+    await panel.locator('#x4-status', { hasText: 'answered' }).waitFor({ timeout: 60_000 });
+    const prompt = ed
+      .openai!.requests.slice(sent)
+      .map((r) => JSON.stringify(r.body?.messages ?? ''))
+      .find((m) => m.includes(WHY_Q));
+    assert.ok(prompt, 'the question reached the model');
+    assert.ok(prompt.includes('The SQL in question:'), 'with the SQL as context');
+    assert.ok(
+      prompt.includes(FIRST_SQL.replace(/'/g, '\\u0027').slice(0, 60)) || prompt.includes(FIRST_SQL.slice(0, 60)),
+    );
+    assert.match(await panel.locator('#x4-result').innerText(), /rows 1–1 of 1/);
+    await ed.screenshot('ask-about-sql');
+  },
+);

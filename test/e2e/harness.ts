@@ -179,8 +179,9 @@ export async function openEditor(opts: EditorOptions = {}): Promise<Editor> {
     page.on('pageerror', (err) => log.push(`[pageerror] ${err.message}`));
     // The smoke-test driver also routes the workbench's log to codeAutomationLog, which the editor keeps.
     await page.addInitScript(L.enableSmokeTestDriverScript);
-    await page.goto(L.folderUrl(r.server.url, workspace));
-    await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 60_000 });
+    // A busy machine can take long to serve the workbench; the waits below bound it too.
+    await page.goto(L.folderUrl(r.server.url, workspace), { timeout: 180_000 });
+    await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 180_000 });
     await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
     const name = opts.name ?? r.temp.split('/').pop()!;
     return makeEditor(page, r, workspace, log, name);

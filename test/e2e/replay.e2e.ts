@@ -2,7 +2,8 @@
 // a trajectory file in the workspace made of real agent-loop runs (scripted model, the workspace's clinic database,
 // GRPO groups of several samples). "Quarry: Open Trajectory Replay…" from the palette, the file picked in the quick
 // pick; the list filtered; turns stepped with n/p; two trajectories compared; a question's group in columns; the
-// panel hidden and shown again. Screenshots in test-artifacts/screenshots/replay-*.png.
+// panel hidden and shown again; a drill-down from Diagnostics scrolls its row into view; the detail pane read at
+// 1280×800. Screenshots in test-artifacts/screenshots/replay-*.png.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -326,4 +327,88 @@ test('state survives the panel being hidden and shown again', async () => {
   await panel.locator('#r-detail', { hasText: 'big-9999' }).waitFor({ timeout: 15_000 });
   assert.equal((await rowCount()) < 80, true);
   await ed.screenshot('replay-restored');
+});
+
+test(
+  'a drill-down from Diagnostics (Shift+Enter on the last row) ' + 'opens Replay with that row scrolled into view',
+  async () => {
+    // 400 trajectories (copies of the fixture's, each its own id), so the list scrolls.
+    const file = join(ed.workspace, 'runs', 'replay-400.jsonl');
+    const lines: string[] = [];
+    for (let k = 0; lines.length < 400; k++)
+      for (const r of records) if (lines.length < 400) lines.push(JSON.stringify({ ...r, id: `d${k}-${r.id}` }));
+    writeFileSync(file, lines.join('\n') + '\n');
+    await ed.runCommand('Quarry: Open Reward Diagnostics…');
+    await ed.pick(/replay-400\.jsonl/);
+    const diagnostics = await ed.webview('400 records', 180_000);
+    await diagnostics.locator('#trajectory-count', { hasText: '400 of 400' }).waitFor({ timeout: 120_000 });
+    await diagnostics.locator('#trajectory-list').scrollIntoViewIfNeeded();
+    await diagnostics.locator('#trajectory-list').focus();
+    await ed.page.keyboard.press('End');
+    await diagnostics.locator('#row-399').waitFor({ timeout: 15_000 });
+    const id = /d\d+-[a-z]+-\d/.exec(await diagnostics.locator('#row-399').innerText())?.[0];
+    assert.ok(id, 'the last row names its trajectory');
+    const line = lines.findIndex((l) => l.includes(`"id":"${id}"`));
+    assert.ok(line > 100, `the chosen trajectory is far down the file (line ${line + 1})`);
+    await ed.page.keyboard.press('Shift+Enter');
+    panel = await ed.webview('Replay: replay-400.jsonl', 60_000);
+    await panel.locator('#r-detail', { hasText: id }).waitFor({ timeout: 30_000 });
+    const cursor = panel.locator('.r-row.r-cursor');
+    await cursor.waitFor({ timeout: 15_000 });
+    assert.equal(await cursor.getAttribute('data-key'), String(line));
+    const inView = await panel.locator('#r-list').evaluate((list) => {
+      const row = list.querySelector('.r-row.r-cursor')!.getBoundingClientRect();
+      const box = list.getBoundingClientRect();
+      return { row: [row.top, row.bottom], box: [box.top, box.bottom], scrollTop: list.scrollTop };
+    });
+    assert.ok(
+      inView.row[0] >= inView.box[0] - 1 && inView.row[1] <= inView.box[1] + 1 && inView.scrollTop > 0,
+      `the chosen row is inside the list's view: ${JSON.stringify(inView)}`,
+    );
+    await ed.screenshot('replay-drill-down');
+  },
+);
+
+test('the detail pane is readable at 1280×800: nothing wider than the pane, no text cut off', async () => {
+  await ed.page.setViewportSize({ width: 1280, height: 800 });
+  await ed.runCommand('Quarry: Open Trajectory Replay…');
+  await ed.answer('replay-e2e');
+  panel = await ed.webview('Replay: replay-e2e.jsonl');
+  await waitCounts(/^9 of 9/);
+  await panel.locator('#r-list').focus();
+  await ed.page.keyboard.press('Home');
+  await ed.page.keyboard.press('j');
+  await ed.page.keyboard.press('j'); // top-2: an error, then a recovery, then the answer
+  await ed.page.keyboard.press('Enter');
+  await panel.locator('#r-detail', { hasText: 'top-2' }).waitFor({ timeout: 15_000 });
+  await panel.locator('#r-reward table').waitFor({ timeout: 30_000 });
+  // Every folded part open, as someone reading it would have them.
+  await panel.locator('#r-side details').evaluateAll((ds) => ds.forEach((d) => d.setAttribute('open', '')));
+  const report = await panel.locator('#r-side').evaluate((side) => {
+    const pane = side.getBoundingClientRect();
+    const problems: string[] = [];
+    const name = (el: Element) =>
+      el.tagName.toLowerCase() +
+      (el.id ? `#${el.id}` : '') +
+      (el.className ? `.${String(el.className).split(' ')[0]}` : '');
+    for (const el of Array.from(side.querySelectorAll('*'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      if (r.right > pane.right + 1 || r.left < pane.left - 1)
+        problems.push(`${name(el)} reaches ${Math.round(r.left)}–${Math.round(r.right)} of ${Math.round(pane.right)}`);
+      const style = getComputedStyle(el);
+      if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible' && el.clientWidth > 0)
+        problems.push(`${name(el)} cuts or scrolls ${el.scrollWidth - el.clientWidth}px of text sideways`);
+    }
+    return {
+      paneWidth: Math.round(pane.width),
+      windowWidth: document.documentElement.clientWidth,
+      sideways: side.scrollWidth - side.clientWidth,
+      problems: problems.slice(0, 20),
+    };
+  });
+  await ed.screenshot('replay-detail-1280x800');
+  assert.equal(report.sideways, 0, `the pane scrolls sideways: ${JSON.stringify(report)}`);
+  assert.deepEqual(report.problems, [], `at ${report.paneWidth}px of ${report.windowWidth}px`);
+  assert.ok(report.paneWidth >= 400, `the pane is ${report.paneWidth}px wide`);
 });

@@ -1,7 +1,8 @@
 // As a data person running their own SQL: a .sql file in the workspace, Ctrl+Enter runs the statement under the
 // cursor (the first run asks which database, from the workspace's databases), the Query Results panel pages a
 // 9,959-row table built here ("rows 201–400 of 9,959"), a header click sorts the whole table in SQLite (the largest
-// duration is the table's largest, not the first page's), and a filter box filters it there.
+// duration is the table's largest, not the first page's), and a filter box filters it there. Ctrl+Enter in a file
+// with no database yet opens the database picker; alias. completes that table's columns.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +29,10 @@ before(async () => {
   writeFileSync(
     join(ed.workspace, 'trips-report.sql'),
     '-- longest trips\nSELECT id, duration, start_station, fare FROM trip;\n\nSELECT count(*) FROM trip;\n',
+  );
+  writeFileSync(
+    join(ed.workspace, 'fares.sql'),
+    '-- fares\nSELECT fare, count(*) AS trips FROM trip t GROUP BY fare;\n',
   );
 });
 after(async () => {
@@ -98,4 +103,58 @@ test('a filter box filters the whole table, and the total follows', async () => 
   await box.fill('station 7');
   const text = await statusShows(/filtered/);
   assert.match(text, /of 143 \(filtered\)/);
+});
+
+/** The editor showing `text` (a file may open in either editor group). */
+const editorWith = (text: string) => ed.page.locator('.editor-instance .monaco-editor .view-lines', { hasText: text });
+
+test('Ctrl+Enter in a .sql file with no database yet opens the database picker, then runs', async () => {
+  // The first editor group is the active one, so the file opens there, beside the results.
+  await ed.page.locator('.tabs-container .tab', { hasText: 'trips-report.sql' }).first().click();
+  await ed.runCommand('Refresh Explorer');
+  const row = ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'fares.sql' }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.dblclick();
+  const lines = editorWith('-- fares');
+  await lines.getByText('-- fares').waitFor({ timeout: 30_000 });
+  await lines.getByText('-- fares').click();
+  await ed.page.keyboard.press('ArrowDown');
+  await ed.page.keyboard.press('Control+Enter');
+  // Nothing is bound: the picker asks, titled with the file, listing the workspace's databases.
+  const title = ed.page.locator('.quick-input-widget .quick-input-title');
+  await title.getByText('which database does fares.sql run on?').waitFor({ timeout: 15_000 });
+  const offered = await ed.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts();
+  assert.ok(offered.some((t) => t.includes('trips.sqlite')) && offered.some((t) => t.includes('clinic.sqlite')));
+  await ed.screenshot('sql-unbound-picker');
+  await ed.pick(/trips\.sqlite/);
+  app = await ed.webview('Query Results', 60_000);
+  assert.match(await statusShows(/rows 1–5 of 5/), /rows 1–5 of 5/);
+  const fares = await app.locator('#results-grid tbody tr td:first-child').allInnerTexts();
+  assert.deepEqual(fares, ['0.0', '1.0', '2.0', '3.0', '4.0'], 'REAL fares keep their type');
+});
+
+test("completion after an alias and a dot offers that table's columns", async () => {
+  const lines = editorWith('-- fares');
+  await lines.getByText('-- fares').click();
+  await ed.page.keyboard.press('End');
+  await ed.page.keyboard.press('Enter');
+  // The alias is declared after the cursor: SELECT | FROM trip t, then t. typed at the cursor.
+  await ed.page.keyboard.type('SELECT  FROM trip t');
+  for (let i = 0; i < ' FROM trip t'.length; i++) await ed.page.keyboard.press('ArrowLeft');
+  await ed.page.keyboard.type('t.');
+  const suggest = ed.page.locator('.editor-widget.suggest-widget .monaco-list-row');
+  // The dot asks for suggestions; on a slow machine the widget may give up first, so ask again as a user would.
+  const shown = await suggest
+    .first()
+    .waitFor({ timeout: 5_000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  if (!shown) await ed.page.keyboard.press('Control+Space');
+  await suggest.first().waitFor({ timeout: 30_000 });
+  const columns = (await suggest.allInnerTexts()).map((t) => t.split(/\s/)[0].trim());
+  await ed.screenshot('sql-completion-alias');
+  assert.deepEqual([...columns].sort(), ['duration', 'fare', 'id', 'start_station'], `offered: ${columns.join(', ')}`);
+  await ed.page.keyboard.press('Escape');
 });

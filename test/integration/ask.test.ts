@@ -2,8 +2,10 @@
 // database, the model an OpenAI-compatible replay server on 127.0.0.1 (the openai backend speaks real HTTP to it).
 // What the host posted to the panel comes from the test-only hook `quarry.ask.testHook` (registered under tests).
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
@@ -21,6 +23,9 @@ const FIRST_SQL =
 const FOLLOW_Q = 'What is their specialty?';
 const FOLLOW_SQL = "SELECT specialty FROM doctor WHERE name = 'Ines Duarte'";
 const SLOW_Q = 'A slow question about fees';
+const BIG_Q = 'Show every sensor reading';
+const BIG_SQL = 'SELECT id, reading FROM sensor';
+const READINGS = 12_345;
 
 interface Outcome {
   id: string;
@@ -71,6 +76,9 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
   let db: string;
   const cfg = () => vscode.workspace.getConfiguration('quarry');
 
+  /** Chat requests the stand-in server has received so far. */
+  const chatRequests = () => server.requests.filter((r) => r.body !== null).length;
+
   suiteSetup(async () => {
     server = await startReplayServer({
       script: [
@@ -92,6 +100,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
           response: `<think>Ines Duarte has the most.</think>\n<solution>${FIRST_SQL}</solution>`,
         },
         { match: SLOW_Q, response: '<think>never reached</think>' },
+        { match: BIG_Q, response: `<think>All of them.</think>\n<solution>${BIG_SQL}</solution>` },
       ],
     });
     const ext = vscode.extensions.getExtension('quarry.quarry');
@@ -218,6 +227,11 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
         [opened.document.languageId, opened.document.getText().trim(), opened.document.isUntitled],
         ['sql', FIRST_SQL, true],
       );
+      assert.equal(
+        await vscode.commands.executeCommand('quarry.sqlEditor.testHook', 'binding', opened.document.uri.toString()),
+        db,
+        "bound to the answer's database, so Run Query works at once",
+      );
 
       const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
       const editor = await vscode.window.showTextDocument(target);
@@ -237,13 +251,13 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
   test('messages a webview could send wrongly are refused, not acted on', async () => {
     await hook('clear');
     await hook('receive', { type: 'run', exchange: 7 });
-    await hook('receive', { type: 'export', exchange: 0, format: 'exe' });
+    await hook('receive', { type: 'grid', exchange: 0, message: { type: 'export', format: 'exe' } });
     await hook('receive', { type: 'ask', question: '' });
     await hook('receive', { type: 'eval', code: 'x' });
     const rejected = await hook<string[]>('rejected');
     assert.equal(rejected.length, 4, rejected.join('\n'));
     assert.match(rejected[0], /exchange 7 does not exist \(there are 2\)/);
-    assert.match(rejected[1], /format must be one of csv, json/);
+    assert.match(rejected[1], /grid: export: unknown format "exe"/);
     assert.match(rejected[2], /the question is empty/);
     assert.match(rejected[3], /unknown message type "eval"/);
     assert.deepEqual(
@@ -255,10 +269,13 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
 
   test('Stop cancels a running question; the cancelled trajectory is saved too', async () => {
     server.hangNext(1);
+    const sent = chatRequests();
     const running = vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: SLOW_Q });
     await until('the slow question to start its first turn', async () =>
       (await events(2)).some((e) => e.kind === 'turn'),
     );
+    // Its model request has reached the server (which holds it), so the hang is used by this question.
+    await until('the model request to reach the server', async () => chatRequests() > sent);
     await hook('receive', { type: 'stop' });
     const outcome = await running;
     assert.deepEqual([outcome.end, outcome.finalSql], ['cancelled', null]);
@@ -273,8 +290,10 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
 
   test('closing the panel mid-run cancels the episode cleanly', async () => {
     server.hangNext(1);
+    const sent = chatRequests();
     const running = vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: SLOW_Q });
     await until('the question to start', async () => (await events(3)).some((e) => e.kind === 'turn'));
+    await until('the model request to reach the server', async () => chatRequests() > sent);
     await hook('close');
     const outcome = await running;
     assert.equal(outcome.end, 'cancelled');
@@ -311,37 +330,104 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     await hook('close');
   });
 
-  test('switching database keeps the conversation in a list; picking it brings it back as it was', async () => {
-    await hook('clear');
-    const asked = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
-    assert.equal(asked.end, 'answer');
-    await until('the result', async () => (await events(0)).some((e) => e.kind === 'result'));
-    const orchard = join(folder, 'data', 'orchard.sqlite');
-    await vscode.commands.executeCommand('quarry.ask', { db: orchard, pickDatabase: true });
-    const switched = await shownState();
-    assert.equal(switched?.db?.path, orchard);
-    assert.deepEqual(switched?.exchanges, []);
-    assert.deepEqual(
-      switched?.conversations?.map((c) => [c.db.path, c.first, c.questions]),
-      [[db, FIRST_Q, 1]],
-    );
-    const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
-    assert.ok(
-      notices.some((t) => /The one about .*clinic.* is kept/.test(t)),
-      notices.join('\n'),
-    );
-    await hook('receive', { type: 'openConversation', index: 0 });
-    const back = await shownState();
-    assert.equal(back?.db?.path, db);
-    assert.deepEqual(
-      back?.exchanges.map((x) => [x.id, x.question, x.finalSql, x.result?.ok]),
-      [[asked.id, FIRST_Q, FIRST_SQL, true]],
-    );
-    assert.deepEqual(back?.conversations, [], 'the empty orchard conversation is not kept');
-    await hook('receive', { type: 'copySql', exchange: 0 });
-    assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL, 'its actions work again');
-    await hook('receive', { type: 'openConversation', index: 3 });
-    assert.match(JSON.stringify(await posted()), /There is no conversation 4/);
-    await hook('close');
+  test(
+    'switching database keeps the conversation in a list, also after a reload; ' + 'picking it brings it back',
+    async () => {
+      await hook('clear');
+      const asked = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+      assert.equal(asked.end, 'answer');
+      await until('the result', async () => (await events(0)).some((e) => e.kind === 'result'));
+      const orchard = join(folder, 'data', 'orchard.sqlite');
+      await vscode.commands.executeCommand('quarry.ask', { db: orchard, pickDatabase: true });
+      const switched = await shownState();
+      assert.equal(switched?.db?.path, orchard);
+      assert.deepEqual(switched?.exchanges, []);
+      assert.deepEqual(
+        switched?.conversations?.map((c) => [c.db.path, c.first, c.questions]),
+        [[db, FIRST_Q, 1]],
+      );
+      const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
+      assert.ok(
+        notices.some((t) => /The one about .*clinic.* is kept/.test(t)),
+        notices.join('\n'),
+      );
+      // A window reload: the list comes back too, rebuilt from the trajectory store by the ids the app saved.
+      const saved: AskAppState = { state: switched!, draft: '', open: [] };
+      await hook('close');
+      await hook('clear');
+      assert.equal(await revive(JSON.parse(JSON.stringify(saved))), null);
+      const revived = await shownState();
+      assert.equal(revived?.db?.path, orchard);
+      assert.deepEqual(
+        revived?.conversations?.map((c) => [c.db.path, c.first, c.questions, c.exchanges]),
+        [[db, FIRST_Q, 1, [{ id: asked.id, hadResult: true }]]],
+      );
+      await hook('receive', { type: 'openConversation', index: 0 });
+      // Its result, shown before the reload, runs again when it is brought back.
+      const back = await until('the kept conversation back with its result', async () => {
+        const s = await shownState();
+        return s?.exchanges[0]?.result && !s.exchanges[0].resultRunning && s;
+      });
+      assert.equal(back?.db?.path, db);
+      assert.deepEqual(
+        back?.exchanges.map((x) => [x.id, x.question, x.finalSql, x.result?.ok]),
+        [[asked.id, FIRST_Q, FIRST_SQL, true]],
+      );
+      assert.deepEqual(back?.conversations, [], 'the empty orchard conversation is not kept');
+      await hook('receive', { type: 'copySql', exchange: 0 });
+      assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL, 'its actions work again');
+      await hook('receive', { type: 'openConversation', index: 3 });
+      assert.match(JSON.stringify(await posted()), /There is no conversation 4/);
+      await hook('close');
+    },
+  );
+
+  test('the final result grid pages, sorts and filters the whole result in SQLite, past the rows kept', async () => {
+    const big = join(tmpdir(), `quarry-ask-sensor-${process.pid}.sqlite`);
+    // better-sqlite3 as the extension loads it (built for this extension host's Node).
+    const extensionPath = vscode.extensions.getExtension('quarry.quarry')!.extensionPath;
+    const Database = createRequire(join(extensionPath, 'package.json'))(
+      'better-sqlite3',
+    ) as typeof import('better-sqlite3');
+    const d = new Database(big);
+    // The largest reading is the last row, far past the rows the conversation keeps of the result.
+    d.exec(`CREATE TABLE sensor(id INTEGER PRIMARY KEY, reading REAL);
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${READINGS})
+      INSERT INTO sensor SELECT i, (i % 1000) * 0.5 + (i = ${READINGS}) * 100000 FROM n;`);
+    const largest = d.prepare('SELECT max(reading) FROM sensor').pluck().get() as number;
+    const over = d.prepare('SELECT count(*) FROM sensor WHERE reading > 499').pluck().get() as number;
+    d.close();
+    try {
+      await hook('clear');
+      const asked = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db: big, question: BIG_Q });
+      assert.equal(asked.finalSql, BIG_SQL);
+      const result = await until('the result', async () => {
+        const e = (await events(0)).find((x) => x.kind === 'result');
+        return e?.kind === 'result' && e.result;
+      });
+      assert.equal(result.rowCount, READINGS);
+      assert.ok(result.rows.length <= 200, 'the conversation keeps a few rows; the grid pages the rest');
+      const grid = async (message: unknown) => {
+        await hook('clear');
+        await hook('receive', { type: 'grid', exchange: 0, message });
+        const pages = (await posted()).flatMap((m) =>
+          m.type === 'grid' && m.exchange === 0 && m.message.type === 'page' ? [m.message.page] : [],
+        );
+        assert.equal(pages.length, 1, JSON.stringify(await posted()).slice(0, 500));
+        return pages[0];
+      };
+      const first = await grid({ type: 'page', offset: 0, limit: 200, filters: [] });
+      assert.equal(first.total, READINGS);
+      assert.deepEqual(first.realColumns, [false, true]);
+      const last = await grid({ type: 'page', offset: 12_200, limit: 200, filters: [] });
+      assert.deepEqual(last.rows.at(-1), [READINGS, largest], 'the last page is the end of the whole result');
+      const sorted = await grid({ type: 'page', offset: 0, limit: 200, sortColumn: 1, descending: true, filters: [] });
+      assert.deepEqual(sorted.rows[0], [READINGS, largest], "sorted in SQLite: the result's largest, not a page's");
+      const filtered = await grid({ type: 'page', offset: 0, limit: 200, filters: [{ column: 1, text: '>499' }] });
+      assert.equal(filtered.total, over);
+    } finally {
+      await hook('close');
+      rmSync(big, { force: true });
+    }
   });
 });

@@ -438,6 +438,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
       'quarry.labeling',
       'quarry.preview',
       'quarry.replay',
+      'quarry.results',
     ]);
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openReplay', { file, id: 'top-c' });

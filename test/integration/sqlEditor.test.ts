@@ -8,7 +8,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { RunOutcome } from '../../src/extension/sqlEditor/resultsPanel';
-import type { ToApp } from '../../src/protocol/results';
+import type { ResultsAppState, ToApp } from '../../src/protocol/results';
 import type { HistoryEntry } from '../../src/extension/sqlEditor/history';
 
 const EXTENSION_ID = 'quarry.quarry';
@@ -71,6 +71,42 @@ suite('SQL editor: Run Query', () => {
     assert.equal(history[0].rows, 3);
   });
 
+  test('after a window reload the serializer brings Query Results back on the same page, sort and filter', async () => {
+    const revive = (state: unknown) =>
+      vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.results', state);
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    await runAt('name, specialty');
+    await hook('send', { type: 'page', offset: 1, limit: 200, sortColumn: 1, descending: true, filters: [] });
+    const before = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    assert.ok(before?.type === 'page');
+    const shown = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'shown').pop();
+    assert.ok(shown?.type === 'shown');
+    assert.equal(shown.path, db, 'the app is told the full path, which it saves');
+    await hook('close');
+    await hook('clear');
+    // What the app saved (host.saveState) when the window went away.
+    const state: ResultsAppState = {
+      path: shown.path,
+      sql: shown.sql,
+      view: { offset: 1, limit: 200, sortColumn: 1, descending: true, filters: [] },
+    };
+    assert.equal(await revive(state), null);
+    const after = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    assert.ok(after?.type === 'page', 'the statement ran again');
+    assert.deepEqual({ ...after.page, ms: 0 }, { ...before.page, ms: 0 });
+    assert.ok(tabs().includes('Results · clinic.sqlite'), tabs().join(', '));
+    // The revived panel is the one Run Query and the grid talk to.
+    await hook('send', { type: 'page', offset: 0, limit: 200, filters: [{ column: 1, text: 'derm' }] });
+    const filtered = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    assert.ok(filtered?.type === 'page');
+    assert.deepEqual(filtered.page.rows, [['Tomas Berg', 'dermatology']]);
+    assert.match((await revive({ ...state, path: 'data/clinic.sqlite' })) ?? '', /not an absolute path/);
+    assert.match((await revive({ ...state, view: { offset: -3, limit: 200, filters: [] } })) ?? '', /offset/);
+    // The test hook revives in the editor's own column; the next runs open the panel beside the editor again.
+    await hook('close');
+    editor = await vscode.window.showTextDocument(doc);
+  });
+
   test('an SQL error becomes a diagnostic on the token SQLite names', async () => {
     const outcome = await runAt('nme');
     assert.equal(outcome.page.ok, false);
@@ -122,4 +158,41 @@ suite('SQL editor: Run Query', () => {
     assert.match(text, /doctor\*\* \(table, 3 rows\)/);
     assert.match(text, /`specialty`/);
   });
+
+  test(
+    "completion fits the context: tables after FROM and JOIN, that table's columns " + 'after alias. or table.',
+    async () => {
+      const text = 'SELECT a. FROM appointment a JOIN  WHERE doctor. ';
+      const other = await vscode.workspace.openTextDocument({ language: 'sql', content: text });
+      await vscode.commands.executeCommand('quarry.bindSqlDocument', other.uri, db);
+      /** Quarry's items (they carry a detail) at the offset just past `needle` + `extra`. */
+      const ours = async (needle: string, extra = 0) => {
+        const list = await vscode.commands.executeCommand<vscode.CompletionList>(
+          'vscode.executeCompletionItemProvider',
+          other.uri,
+          other.positionAt(text.indexOf(needle) + needle.length + extra),
+          needle.endsWith('.') ? '.' : undefined,
+        );
+        return list.items
+          .filter((i) => i.detail)
+          .map((i) => (typeof i.label === 'string' ? i.label : `${i.label.label}:${i.label.description}`))
+          .sort();
+      };
+      assert.deepEqual(
+        await ours('a.'),
+        [
+          'appointment_id:appointment',
+          'day:appointment',
+          'doctor_id:appointment',
+          'fee:appointment',
+          'patient_id:appointment',
+        ],
+        'after the alias a.: the columns of appointment only',
+      );
+      assert.deepEqual(await ours('JOIN', 1), ['appointment', 'doctor', 'patient'], 'after JOIN: the tables only');
+      assert.deepEqual(await ours('doctor.'), ['doctor_id:doctor', 'name:doctor', 'specialty:doctor']);
+      await vscode.window.showTextDocument(other);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    },
+  );
 });

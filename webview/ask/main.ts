@@ -3,7 +3,7 @@
 import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents, setDisabled, table, tag, textArea } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
-import { resultGrid, type ResultGrid } from '../shared/resultGrid';
+import { pagedGrid, type PagedGrid } from '../shared/pagedGrid';
 import type {
   AskAppState,
   AskState,
@@ -22,8 +22,11 @@ const saved = host.state();
 let state: AskState = saved?.state ?? emptyState();
 let draft = saved?.draft ?? '';
 const open = new Set(saved?.open ?? []);
-/** One grid per shown result, so redrawing an exchange keeps its page and sort. */
-const grids = new WeakMap<WireResult, ResultGrid>();
+/**
+ * One paged grid per exchange's shown result, so redrawing an exchange keeps its page and sort; the host pages the
+ * whole result in SQLite (a new result, another conversation or a fresh webview makes a new grid, which asks again).
+ */
+const grids = new Map<number, { result: WireResult; grid: PagedGrid }>();
 
 const app = document.getElementById('app')!;
 const header = h('div', { class: 'q-row' });
@@ -104,6 +107,11 @@ host.onMessage((m) => {
     case 'notice':
       showNotice(m.level, m.text);
       break;
+    case 'grid': {
+      const g = grids.get(m.exchange);
+      if (g && state.exchanges[m.exchange]?.result === g.result) g.grid.receive(m.message);
+      break;
+    }
     case 'focusInput':
       if (m.text !== undefined) {
         question.value = m.text;
@@ -360,21 +368,12 @@ function finalResult(r: WireResult, i: number): HTMLElement {
       { class: 'q-error', role: 'alert', id: `x${i}-result` },
       `✗ The final SQL failed (${r.errorClass ?? 'error'}): ${r.error ?? ''}`,
     );
-  let grid = grids.get(r);
-  if (!grid) {
-    grid = resultGrid(r.columns, r.rows, {
-      id: `x${i}-result`,
-      onCopy: (text) => host.post({ type: 'copyText', text }),
-      onExport: (format, order) =>
-        host.post({
-          type: 'export',
-          exchange: i,
-          format,
-          ...(order ? { sortColumn: order.column, descending: order.descending } : {}),
-        }),
-      note: r.truncated ? `first ${r.rows.length.toLocaleString()} of ${r.rowCount.toLocaleString()} rows` : undefined,
-    });
-    grids.set(r, grid);
+  let entry = grids.get(i);
+  if (entry?.result !== r) {
+    const grid = pagedGrid((message) => host.post({ type: 'grid', exchange: i, message }), { id: `x${i}-result` });
+    entry = { result: r, grid };
+    grids.set(i, entry);
+    grid.reload();
   }
-  return h('div', {}, h('h3', {}, 'Result'), grid.element);
+  return h('div', {}, h('h3', {}, 'Result'), entry.grid.element);
 }

@@ -1,13 +1,15 @@
 // Query Results: the statement a user ran from a SQL document, against which database, and its whole result in the
-// shared paged grid (paging, sorting and filters run in SQLite through the sandbox), or its error.
+// shared paged grid (paging, sorting and filters run in SQLite through the sandbox), or its error. It keeps the
+// statement, database and page shown as its webview state, from which the host runs it again after a window reload.
 import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents } from '../shared/components';
 import { pagedGrid } from '../shared/pagedGrid';
 import { highlightSql } from '../shared/sqlHighlight';
-import { failureText, type ToApp, type ToHost } from '../../src/protocol/results';
+import { failureText, type ResultsAppState, type ToApp, type ToHost } from '../../src/protocol/results';
 
 registerComponents();
-const host = connectHost<ToHost, ToApp, Record<string, never>>();
+const host = connectHost<ToHost, ToApp, ResultsAppState>();
+let saved: ResultsAppState | null = null;
 const app = document.getElementById('app')!;
 const title = h('h2', { id: 'title' }, 'Query Results');
 const rerun = button('Run Again', () => host.post({ type: 'rerun' }), {
@@ -24,6 +26,14 @@ host.onMessage((m) => {
   if (m.type === 'running' || m.type === 'failed' || m.type === 'shown') {
     title.textContent = `Query Results · ${m.db}`;
     sqlBox.replaceChildren(highlightSql(m.sql));
+    if (saved?.path !== m.path || saved.sql !== m.sql) saved = { path: m.path, sql: m.sql };
+    host.saveState(saved);
+  }
+  if (m.type === 'page' && saved) {
+    const p = m.page;
+    const sort = p.sortColumn === null ? {} : { sortColumn: p.sortColumn, descending: p.descending };
+    saved = { ...saved, view: { offset: p.offset, limit: p.limit, ...sort, filters: p.filters } };
+    host.saveState(saved);
   }
   if (m.type === 'running') {
     grid = pagedGrid((x) => host.post(x), { id: 'results-grid' });

@@ -36,13 +36,38 @@ export function cellText(c: Cell | WireCell): string {
 }
 
 function csvField(s: string): string {
-  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  // An empty text is written quoted (""), so it stays apart from NULL, which is an empty field.
+  return s === '' || /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** RFC 4180 CSV with a header row and CRLF line ends; NULL is an empty field. */
-export function toCsv(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
+/**
+ * Rows whose cells carry their SQLite type (`integersAsBigint`: every INTEGER a bigint, so a JS number is a REAL) are
+ * written `typed`: a REAL keeps its type, 14.0 rather than 14, so a reader (Python's csv + float, pandas, SQLite's
+ * .import) gets a REAL back. Untyped rows (integers as numbers) are written as JavaScript prints numbers.
+ */
+export interface ExportOptions {
+  typed?: boolean;
+}
+
+/** How a REAL is written so that it reads back as one: 14.0, not 14 (1e21 and beyond already have an exponent). */
+export function realText(v: number): string {
+  return Number.isInteger(v) && Math.abs(v) < 1e21 ? `${v}.0` : String(v);
+}
+
+/** A cell's text in an export: REALs keep their type when the rows are typed. */
+function exportText(c: Cell | WireCell, typed: boolean): string {
+  return typed && typeof c === 'number' ? realText(c) : cellText(c);
+}
+
+/** RFC 4180 CSV with a header row and CRLF line ends; NULL is an empty field, the empty text `""`. */
+export function toCsv(
+  columns: readonly string[],
+  rows: readonly (readonly (Cell | WireCell)[])[],
+  opts: ExportOptions = {},
+): string {
+  const typed = opts.typed === true;
   const lines = [columns.map(csvField).join(',')];
-  for (const r of rows) lines.push(r.map((c) => csvField(cellText(c))).join(','));
+  for (const r of rows) lines.push(r.map((c) => (c === null ? '' : csvField(exportText(c, typed)))).join(','));
   return lines.join('\r\n') + '\r\n';
 }
 
@@ -56,19 +81,25 @@ export function toTsv(columns: readonly string[], rows: readonly (readonly (Cell
 
 /**
  * JSON: an array of one object per row. Duplicate column names (`SELECT a, a`) get `_2`, `_3` suffixes so no value
- * is lost; integers beyond 2^53 stay exact as strings; blobs are hex strings.
+ * is lost; integers beyond 2^53 stay exact as strings; blobs are hex strings; typed rows write a REAL as 14.0 (a
+ * JSON number all the same, which Python's json reads back as a float).
  */
-export function toJsonRecords(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
-  const keys = uniqueKeys(columns);
-  const out = rows.map((r) => {
-    const o: Record<string, WireCell> = {};
-    keys.forEach((k, i) => {
-      const c = r[i] ?? null;
-      o[k] = typeof c === 'bigint' ? jsonBigint(c) : c instanceof Uint8Array ? hex(c) : wireCell(c);
-    });
-    return o;
-  });
-  return JSON.stringify(out, null, 2) + '\n';
+export function toJsonRecords(
+  columns: readonly string[],
+  rows: readonly (readonly (Cell | WireCell)[])[],
+  opts: ExportOptions = {},
+): string {
+  const keys = uniqueKeys(columns).map((k) => JSON.stringify(k));
+  const typed = opts.typed === true;
+  const value = (c: Cell | WireCell): string => {
+    if (typeof c === 'bigint') return JSON.stringify(jsonBigint(c));
+    if (c instanceof Uint8Array) return JSON.stringify(hex(c));
+    if (typed && typeof c === 'number' && Number.isFinite(c)) return realText(c);
+    return JSON.stringify(wireCell(c));
+  };
+  if (rows.length === 0) return '[]\n';
+  const out = rows.map((r) => `  {\n${keys.map((k, i) => `    ${k}: ${value(r[i] ?? null)}`).join(',\n')}\n  }`);
+  return `[\n${out.join(',\n')}\n]\n`;
 }
 
 function jsonBigint(b: bigint): number | string {
@@ -126,14 +157,18 @@ export function sortedRowIndices(rows: readonly (readonly (Cell | WireCell)[])[]
 }
 
 /** A Markdown table cell: pipes escaped, line breaks as <br>, NULL as the word NULL in italics. */
-function markdownCell(c: Cell | WireCell): string {
+function markdownCell(c: Cell | WireCell, typed = false): string {
   if (c === null) return '*NULL*';
-  return cellText(c).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+  return exportText(c, typed).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
 /** A GitHub-flavoured Markdown table with a header row; numbers are right-aligned. */
-export function toMarkdown(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
-  return markdownHeader(columns, rows) + markdownRows(rows);
+export function toMarkdown(
+  columns: readonly string[],
+  rows: readonly (readonly (Cell | WireCell)[])[],
+  opts: ExportOptions = {},
+): string {
+  return markdownHeader(columns, rows) + markdownRows(rows, opts.typed === true);
 }
 
 function markdownHeader(columns: readonly string[], rows: readonly (readonly (Cell | WireCell)[])[]): string {
@@ -146,8 +181,8 @@ function markdownHeader(columns: readonly string[], rows: readonly (readonly (Ce
   );
 }
 
-function markdownRows(rows: readonly (readonly (Cell | WireCell)[])[]): string {
-  return rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |\n`).join('');
+function markdownRows(rows: readonly (readonly (Cell | WireCell)[])[], typed: boolean): string {
+  return rows.map((r) => `| ${r.map((c) => markdownCell(c, typed)).join(' | ')} |\n`).join('');
 }
 
 function isNumberCell(c: Cell | WireCell): boolean {
@@ -160,7 +195,8 @@ export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { csv: 'csv', jso
 
 /**
  * Writes a result chunk by chunk in one format, so an export of a whole table never holds it all: `chunk()` returns
- * the text for the next rows (the header comes with the first), `end()` what closes the file.
+ * the text for the next rows (the header comes with the first), `end()` what closes the file. The rows are typed
+ * (`ResultPages.allRows`: integers as bigints), so a REAL is written as one (14.0) in every format.
  */
 export class ExportText {
   private started = false;
@@ -172,13 +208,14 @@ export class ExportText {
   chunk(rows: readonly (readonly Cell[])[]): string {
     const first = !this.started;
     this.started = true;
+    const typed = { typed: true };
     if (this.format === 'csv') {
-      const text = toCsv(this.columns, rows);
+      const text = toCsv(this.columns, rows, typed);
       return first ? text : text.slice(text.indexOf('\r\n') + 2);
     }
-    if (this.format === 'markdown') return (first ? markdownHeader(this.columns, rows) : '') + markdownRows(rows);
+    if (this.format === 'markdown') return (first ? markdownHeader(this.columns, rows) : '') + markdownRows(rows, true);
     if (rows.length === 0) return first ? '[' : '';
-    const body = toJsonRecords(this.columns, rows).trim().slice(1, -1).replace(/\n$/, '');
+    const body = toJsonRecords(this.columns, rows, typed).trim().slice(1, -1).replace(/\n$/, '');
     return (first ? '[' : ',') + body;
   }
 

@@ -47,6 +47,8 @@ export interface PageOptions {
   count?: boolean;
   /** Longest text cell kept (default PAGE_CELL_CHARS). */
   cellChars?: number;
+  /** Integers as bigints, so every JS number in the rows is a REAL (an export writes 14.0, not 14). */
+  exactTypes?: boolean;
 }
 
 /** Longest text cell an export keeps (the sandbox's per-result byte cap still applies to each chunk). */
@@ -83,8 +85,9 @@ export class ResultPages {
 
   /** One page of the whole result, with the total after the filters. */
   async page(spec: PageSpec, signal?: AbortSignal, opts: PageOptions = {}): Promise<PageOutcome> {
-    if (this.base === null) return this.unpagedPage(spec, signal);
+    if (this.base === null) return this.unpagedPage(spec, signal, opts.exactTypes === true);
     const cellChars = opts.cellChars ?? PAGE_CELL_CHARS;
+    const integersAsBigint = opts.exactTypes === true;
     const started = performance.now();
     const { db, timeoutMs } = this.source;
     let total: number | null = null;
@@ -93,7 +96,7 @@ export class ResultPages {
       // The statement as written gives the column names (and, for the first plain page, the rows and the count).
       const plain = spec.offset === 0 && spec.order === null && activeFilters(spec.filters).length === 0;
       first = await this.pool.exec(
-        { db, sql: this.base, maxRows: plain ? spec.limit : 1, timeoutMs, maxCellChars: cellChars },
+        { db, sql: this.base, maxRows: plain ? spec.limit : 1, timeoutMs, maxCellChars: cellChars, integersAsBigint },
         signal,
       );
       if (!first.ok) return failed(first);
@@ -105,7 +108,14 @@ export class ResultPages {
     let pageResult = first;
     if (!pageResult) {
       pageResult = await this.pool.exec(
-        { db, sql: pageSql(this.base, columns.length, spec), maxRows: spec.limit, timeoutMs, maxCellChars: cellChars },
+        {
+          db,
+          sql: pageSql(this.base, columns.length, spec),
+          maxRows: spec.limit,
+          timeoutMs,
+          maxCellChars: cellChars,
+          integersAsBigint,
+        },
         signal,
       );
       if (!pageResult.ok) return failed(pageResult);
@@ -135,19 +145,20 @@ export class ResultPages {
     };
   }
 
-  private unpagedResult: ExecResult | null = null;
+  /** The one run of an unpageable statement, per cell typing (integers as numbers, or as bigints for export). */
+  private readonly unpagedResults = new Map<boolean, ExecResult>();
 
-  private async unpagedPage(spec: PageSpec, signal?: AbortSignal): Promise<PageOutcome> {
+  private async unpagedPage(spec: PageSpec, signal?: AbortSignal, exactTypes = false): Promise<PageOutcome> {
     const started = performance.now();
-    if (!this.unpagedResult) {
-      const r = await this.pool.exec(
-        { ...this.source, maxRows: UNPAGED_ROW_CAP, maxCellChars: PAGE_CELL_CHARS },
+    let r = this.unpagedResults.get(exactTypes);
+    if (!r) {
+      r = await this.pool.exec(
+        { ...this.source, maxRows: UNPAGED_ROW_CAP, maxCellChars: PAGE_CELL_CHARS, integersAsBigint: exactTypes },
         signal,
       );
       if (!r.ok) return failed(r);
-      this.unpagedResult = r;
+      this.unpagedResults.set(exactTypes, r);
     }
-    const r = this.unpagedResult;
     const notes = ['this kind of statement (PRAGMA, EXPLAIN) is not paged, sorted or filtered by SQLite'];
     if (r.rowCount > r.rows.length) notes.push(`only the first ${n(r.rows.length)} of ${n(r.rowCount)} rows are kept`);
     else if (r.truncated) notes.push(`cells longer than ${n(PAGE_CELL_CHARS)} characters are cut (…)`);
@@ -165,8 +176,9 @@ export class ResultPages {
   }
 
   /**
-   * Every row of the whole result (filtered and sorted as given), `chunk` rows at a time, for export. Stops between
-   * chunks when `signal` aborts (the running chunk is cancelled by the pool).
+   * Every row of the whole result (filtered and sorted as given), `chunk` rows at a time, for export: integers come
+   * as bigints, so a JS number is always a REAL (`ExportText` writes it as one). Stops between chunks when `signal`
+   * aborts (the running chunk is cancelled by the pool).
    */
   async *allRows(
     order: PageSpec['order'],
@@ -179,6 +191,7 @@ export class ResultPages {
       const p = await this.page({ offset, limit: chunk, order, filters }, signal, {
         count: offset === 0,
         cellChars: EXPORT_CELL_CHARS,
+        exactTypes: true,
       });
       if (!p.ok) throw new Error(p.error);
       yield { columns: p.columns, rows: p.rows, total: p.total };

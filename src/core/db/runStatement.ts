@@ -178,6 +178,7 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
   const elapsed = () => performance.now() - started;
   const maxRows = req.maxRows ?? DEFAULT_MAX_ROWS;
   const maxCell = req.maxCellChars ?? DEFAULT_MAX_CELL_CHARS;
+  const bigints = req.integersAsBigint === true;
 
   const pragmaProblem = whyPragmaNotAllowed(req.sql);
   if (pragmaProblem) return failure('rejected', pragmaProblem, elapsed());
@@ -228,7 +229,7 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
             row[i] = null;
           } else if (typeof v === 'bigint') {
             s.integer = true;
-            row[i] = v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v;
+            row[i] = !bigints && v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v;
             keptBytes += 8;
           } else if (typeof v === 'number') {
             s.real = true;

@@ -23,6 +23,11 @@ export interface ExecRequest {
   maxRows?: number;
   /** Longest kept text cell, characters; longer cells are cut and marked. Default 1000. */
   maxCellChars?: number;
+  /**
+   * Keep every INTEGER as a bigint (default: a number when it fits in 2^53), so a JS number in the rows is always a
+   * REAL and an export can write 14.0 for a REAL and 14 for an INTEGER.
+   */
+  integersAsBigint?: boolean;
 }
 
 export interface ExecResult {

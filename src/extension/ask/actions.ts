@@ -1,10 +1,8 @@
-// What the final SQL's buttons do in the editor: open it, insert it, save the trajectory, hand it to labeling, export
-// the result. Each returns what happened in words or the path it wrote, so the panel can say so.
+// What the final SQL's buttons do in the editor: open it, insert it, save the trajectory, hand it to labeling (the
+// result grid's export is the paged grid's, src/extension/results/gridSession.ts). Each returns what happened in
+// words or the path it wrote, so the panel can say so.
 import * as vscode from 'vscode';
-import { writeFile } from 'node:fs/promises';
 import type { Services } from '../services';
-import type { ExecResult } from '../../core/db/types';
-import type { RowOrder } from '../../core/db/resultExport';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 
 /**
@@ -68,32 +66,6 @@ export async function saveTrajectoryAs(record: TrajectoryRecord): Promise<string
   });
   if (!uri) return undefined;
   await append(record, uri.fsPath);
-  return uri.fsPath;
-}
-
-/**
- * Exports the whole result (as run, up to its row cap; in the grid's order) as CSV or JSON records to a file the user
- * picks.
- */
-export async function exportResult(
-  result: ExecResult,
-  format: 'csv' | 'json',
-  baseName: string,
-  order: RowOrder | null = null,
-): Promise<string | undefined> {
-  const { toCsv, toJsonRecords, sortedRowIndices } = await import('../../core/db/resultExport');
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const uri = await vscode.window.showSaveDialog({
-    title: `Export the result as ${format.toUpperCase()}`,
-    defaultUri: folder ? vscode.Uri.joinPath(folder, `${baseName}.${format}`) : undefined,
-    filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
-    saveLabel: 'Export',
-  });
-  if (!uri) return undefined;
-  // The rows in the order the grid showed them (the host has the exact cells; the webview only their display form).
-  const rows = sortedRowIndices(result.rows, order).map((i) => result.rows[i]);
-  const text = format === 'csv' ? toCsv(result.columns, rows) : toJsonRecords(result.columns, rows);
-  await writeFile(uri.fsPath, text, 'utf8');
   return uri.fsPath;
 }
 

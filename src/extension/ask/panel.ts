@@ -26,6 +26,7 @@ import { dbChoice, type DbChoice } from './pickDatabase';
 import { rebuildConversation } from './restore';
 import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
 import * as actions from './actions';
+import { GridSession } from '../results/gridSession';
 import type { QuarrySettings } from '../settings';
 import { DEMO_OFFER_KEY, realModelOffer, shouldOfferRealModel } from '../models/demoModel';
 
@@ -54,6 +55,8 @@ interface KeptConversation {
   records: (TrajectoryRecord | null)[];
   finals: (ExecResult | null)[];
   shown: (string | undefined)[];
+  /** Questions whose result was shown before a window reload: run again when the conversation is brought back. */
+  rerun?: number[];
 }
 
 export class AskPanel {
@@ -69,6 +72,8 @@ export class AskPanel {
   private readonly shown: (string | undefined)[] = [];
   /** The conversations put aside (another database, New conversation), oldest first; the user can go back to each. */
   private readonly kept: KeptConversation[] = [];
+  /** The paged grid of each final result on show, by trajectory id: pages of the whole result, run in SQLite. */
+  private readonly grids = new Map<string, GridSession>();
   private running: AbortController | null = null;
   private disposed = false;
   private readonly batcher = new TextBatcher((exchange, event) => this.emit(exchange, event));
@@ -134,46 +139,79 @@ export class AskPanel {
   }
 
   private async restore(saved: AskRestore): Promise<string | null> {
-    if (!saved.db) {
-      this.postState();
-      return null;
-    }
-    const path = saved.db.path;
     const { assertSqliteFile } = await import('../../core/db/open');
-    try {
-      assertSqliteFile(path);
-    } catch (err) {
-      this.postState();
-      const why = `the database ${path} cannot be opened: ${(err as Error).message}`;
-      this.notice('error', `The earlier conversation cannot come back: ${why}`);
-      return why;
-    }
-    this.state.db = dbChoice(path);
+    const usable = (path: string): string | null => {
+      try {
+        assertSqliteFile(path);
+        return null;
+      } catch (err) {
+        return `the database ${path} cannot be opened: ${(err as Error).message}`;
+      }
+    };
     const store = this.services.trajectoryStorePath();
+    const wanted = new Set([
+      ...saved.exchanges.map((x) => x.id),
+      ...saved.conversations.flatMap((c) => c.exchanges.map((x) => x.id)),
+    ]);
     const records = new Map<string, TrajectoryRecord>();
-    if (saved.exchanges.length) {
+    if (wanted.size) {
       const { existsSync } = await import('node:fs');
       const { readTrajectories } = await import('../../core/trajectories/reader');
-      const wanted = new Set(saved.exchanges.map((x) => x.id));
       const read = existsSync(store) ? await readTrajectories(store, { onInvalid: 'collect' }) : { records: [] };
       for (const r of read.records) if (wanted.has(r.id)) records.set(r.id, r);
     }
-    const rebuilt = rebuildConversation(this.state, saved.exchanges, records, path, store);
-    rebuilt.exchanges.forEach((x, i) => {
-      this.records[i] = x.record;
-      this.finals[i] = null;
-    });
+    const missing: string[] = [];
+    // The kept conversations first (oldest first), each rebuilt from the store; its results run when it is opened.
+    for (const c of saved.conversations) {
+      const why = usable(c.db.path);
+      if (why) {
+        this.services.log.warn(`ask: a kept conversation cannot come back after the reload: ${why}`);
+        missing.push(...c.exchanges.map((x) => x.id));
+        continue;
+      }
+      const state = emptyState();
+      const rows = c.exchanges.map((x) => ({ ...x, rows: [] }));
+      const rebuilt = rebuildConversation(state, rows, records, c.db.path, store);
+      missing.push(...rebuilt.missing);
+      if (!state.exchanges.length) continue;
+      this.kept.push({
+        db: dbChoice(c.db.path),
+        exchanges: state.exchanges,
+        records: rebuilt.exchanges.map((x) => x.record),
+        finals: rebuilt.exchanges.map(() => null),
+        shown: rebuilt.exchanges.map(() => undefined),
+        rerun: rebuilt.exchanges.flatMap((x, i) => (x.rerun ? [i] : [])),
+      });
+    }
+    let problem: string | null = null;
+    let rerun: number[] = [];
+    if (saved.db) {
+      const path = saved.db.path;
+      problem = usable(path);
+      if (problem) this.notice('error', `The earlier conversation cannot come back: ${problem}`);
+      else {
+        this.state.db = dbChoice(path);
+        const rebuilt = rebuildConversation(this.state, saved.exchanges, records, path, store);
+        rebuilt.exchanges.forEach((x, i) => {
+          this.records[i] = x.record;
+          this.finals[i] = null;
+        });
+        missing.push(...rebuilt.missing);
+        rerun = rebuilt.exchanges.flatMap((x, i) => (x.rerun ? [i] : []));
+      }
+    }
     this.postState();
-    if (rebuilt.missing.length) {
-      const n = rebuilt.missing.length;
-      const missing = rebuilt.missing.join(', ');
-      this.services.log.warn(`ask: ${n} question(s) of the earlier conversation are not in ${store}: ${missing}`);
+    if (missing.length) {
+      const n = missing.length;
+      this.services.log.warn(
+        `ask: ${n} question(s) of earlier conversations are not in ${store}: ${missing.join(', ')}`,
+      );
       const what = `${n} earlier question${n === 1 ? '' : 's'}`;
       this.notice('info', `${what} could not come back: not in the trajectory store (${store}).`);
     }
     // The results run in the background: the panel is back (and usable) before they are.
-    void this.rerunResults(rebuilt.exchanges.flatMap((x, i) => (x.rerun ? [i] : [])));
-    return null;
+    void this.rerunResults(rerun);
+    return problem;
   }
 
   private async rerunResults(exchanges: number[]): Promise<void> {
@@ -252,6 +290,8 @@ export class AskPanel {
     this.finals.push(...chosen.finals);
     this.shown.push(...chosen.shown);
     this.postState();
+    // Brought back for the first time since a window reload: its results that were shown run again.
+    if (chosen.rerun?.length) void this.rerunResults(chosen.rerun);
   }
 
   /**
@@ -383,7 +423,31 @@ export class AskPanel {
     };
     this.finals[at] = result;
     this.shown[at] = exchangeResult(result);
+    // A new run: the grid asks for its pages again (the data may have changed).
+    this.grids.delete(this.state.exchanges[at].id);
     this.emit(at, { kind: 'result', result: wireResult(result) });
+  }
+
+  /** The grid session of exchange `at`'s final result (made when its grid first asks), or null without one. */
+  private gridOf(at: number): GridSession | null {
+    const x = this.state.exchanges[at];
+    const db = this.state.db;
+    if (!x?.finalSql || !db) return null;
+    let session = this.grids.get(x.id);
+    if (!session) {
+      const id = x.id;
+      session = new GridSession(
+        this.services,
+        { db: db.path, sql: x.finalSql, timeoutMs: this.services.settings().query.timeoutMs },
+        // Only while that exchange is on show (another conversation may be in the panel by the time a page is done).
+        (message) => {
+          if (this.state.exchanges[at]?.id === id) this.post({ type: 'grid', exchange: at, message });
+        },
+        `quarry-result-${at + 1}`,
+      );
+      this.grids.set(id, session);
+    }
+    return session;
   }
 
   private reset(): void {
@@ -408,6 +472,10 @@ export class AskPanel {
       db: c.db,
       first: c.exchanges[0]?.question ?? '',
       questions: c.exchanges.length,
+      exchanges: c.exchanges.map((x, i) => ({
+        id: x.id,
+        hadResult: x.result !== null || (c.rerun?.includes(i) ?? false),
+      })),
     }));
     this.post({ type: 'state', state: this.state });
   }
@@ -500,19 +568,10 @@ export class AskPanel {
         else this.notice('info', `Trajectory ${record.id} saved to ${path}.`);
         return;
       }
-      case 'export': {
-        const raw = this.finals[m.exchange];
-        if (!raw?.ok) return this.notice('error', 'Run the final SQL first: there is no result to export.');
-        if (m.sortColumn !== undefined && m.sortColumn >= raw.columns.length)
-          return this.notice('error', `export: the result has no column ${m.sortColumn}`);
-        const order = m.sortColumn === undefined ? null : { column: m.sortColumn, descending: m.descending === true };
-        const path = await actions.exportResult(
-          raw,
-          m.format === 'json' ? 'json' : 'csv',
-          `quarry-result-${m.exchange + 1}`,
-          order,
-        );
-        if (path) this.notice('info', `Result exported to ${path}.`);
+      case 'grid': {
+        const session = this.gridOf(m.exchange);
+        if (!session) return this.notice('error', 'This question has no final SQL to show a result of.');
+        await session.receive(m.message);
         return;
       }
     }

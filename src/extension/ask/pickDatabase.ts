@@ -47,6 +47,7 @@ export async function pickDatabase(
   state: vscode.Memento,
   glob: string,
   title = 'Quarry: Ask — which database?',
+  placeHolder = 'Database to ask about',
 ): Promise<DbChoice | undefined> {
   const found = await workspaceDatabases(glob);
   if (found.length === 0) {
@@ -62,7 +63,7 @@ export async function pickDatabase(
   const items = ordered.map((path) => ({ ...dbChoice(path), description: path === last ? 'last used' : undefined }));
   const chosen = await vscode.window.showQuickPick(items, {
     title,
-    placeHolder: 'Database to ask about',
+    placeHolder,
     matchOnDescription: true,
   });
   if (!chosen) return undefined;

@@ -4,8 +4,11 @@ import type { ProtocolConfig, ProtocolName } from '../../core/agent/types';
 import type { SamplingOptions } from '../../core/models/types';
 import type { QuarrySettings } from '../settings';
 
-/** Rows the final SQL's result keeps for the grid (paged; export writes these too). */
-export const FINAL_RESULT_MAX_ROWS = 10_000;
+/**
+ * Rows of the final SQL's result the conversation keeps (what a follow-up's memory quotes, what the panel saves); the
+ * result grid pages, sorts, filters and exports the whole result through the sandbox itself (GridSession).
+ */
+export const FINAL_RESULT_MAX_ROWS = 200;
 
 export interface AgentSettings {
   protocol: ProtocolName;

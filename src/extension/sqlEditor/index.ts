@@ -1,18 +1,22 @@
 // Running your own SQL: a `.sql` document bound to a workspace database runs the statement under the cursor (or the
 // selection) with "Quarry: Run Query" (Ctrl/Cmd+Enter, a CodeLens above each statement) through the same read-only,
 // killable sandbox the agent uses; results open in the Query Results panel, an SQL error becomes a diagnostic where
-// SQLite points, table and column names complete and hover from the agent's schema introspection, every run goes
-// into a per-database history, and "Ask about this SQL" hands the SQL to the agent with a question.
+// SQLite points, table and column names complete (by context: completion.ts) and hover from the agent's schema
+// introspection, every run goes into a per-database history, and "Ask about this SQL" hands the SQL to the agent
+// with a question.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { Services } from '../services';
 import type { SchemaInfo } from '../../core/db/schema/types';
 import { errorSpot, splitStatements, statementAt } from '../../core/sql/statements';
 import { pickDatabase } from '../ask/pickDatabase';
+import { registerPanelSerializer } from '../webviews/restore';
 import { bindingStatusBar, SqlBindings } from './bindings';
 import { QueryHistory } from './history';
 import { ResultsPanel, type RunOutcome } from './resultsPanel';
 import { failureText } from '../../protocol/results';
+import { completionContext } from '../../core/sql/completionContext';
+import { completionItems } from './completion';
 
 /** What "Quarry: Run Query" accepts from code (the CodeLens, tests): a document and the statement's offsets. */
 interface RunArgs {
@@ -63,6 +67,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         context.workspaceState,
         glob,
         `Quarry: which database does ${basename(target.path)} run on?`,
+        'Database this SQL document runs on (read-only)',
       );
       path = choice?.path;
     }
@@ -239,33 +244,17 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         });
       },
     }),
-    vscode.languages.registerCompletionItemProvider(SQL_SELECTOR, {
-      async provideCompletionItems(doc) {
-        const db = bindings.get(doc.uri);
-        const schema = db ? await schemaOf(db) : null;
-        if (!schema) return [];
-        const items: vscode.CompletionItem[] = [];
-        const seen = new Set<string>();
-        for (const t of schema.tables) {
-          const item = new vscode.CompletionItem(t.name, vscode.CompletionItemKind.Class);
-          item.detail = `${t.kind} · ${t.rowCount === null ? '?' : t.rowCount.toLocaleString('en-US')} rows`;
-          item.documentation = t.columns.map((c) => `${c.name} ${c.type}`.trim()).join(', ');
-          items.push(item);
-          for (const c of t.columns) {
-            if (seen.has(`${c.name}\u0000${t.name}`)) continue;
-            seen.add(`${c.name}\u0000${t.name}`);
-            const col = new vscode.CompletionItem(
-              { label: c.name, description: t.name },
-              vscode.CompletionItemKind.Field,
-            );
-            col.detail = `${t.name}.${c.name} ${c.type}`.trim();
-            col.insertText = c.name;
-            items.push(col);
-          }
-        }
-        return items;
+    vscode.languages.registerCompletionItemProvider(
+      SQL_SELECTOR,
+      {
+        async provideCompletionItems(doc, position) {
+          const db = bindings.get(doc.uri);
+          const schema = db ? await schemaOf(db) : null;
+          return schema ? completionItems(schema, completionContext(doc.getText(), doc.offsetAt(position))) : [];
+        },
       },
-    }),
+      '.',
+    ),
     vscode.languages.registerHoverProvider(SQL_SELECTOR, {
       async provideHover(doc, position) {
         const db = bindings.get(doc.uri);
@@ -283,6 +272,10 @@ export function register(context: vscode.ExtensionContext, services: Services): 
         return new vscode.Hover(md, range);
       },
     }),
+  );
+  // After a window reload the Query Results panel comes back and runs its statement again on the page it showed.
+  registerPanelSerializer(context, services, 'quarry.results', (panel, state) =>
+    ResultsPanel.revive(panel, context, services, state),
   );
   if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
     ResultsPanel.testLog = { posted: [] };

@@ -1,13 +1,16 @@
 // The Query Results panel: one webview (reused) showing the statement last run from a SQL document and its whole
 // result, paged, sorted and filtered in SQLite through the sandbox pool (GridSession). The host keeps the session; the
-// app asks for pages, so a hidden-and-shown panel gets its page again.
+// app asks for pages, so a hidden-and-shown panel gets its page again. After a window reload the panel comes back
+// (its serializer, registered in index.ts) and runs the statement again on the page, sort and filters it showed.
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
 import type { Services } from '../services';
 import type { PageOutcome } from '../../core/db/resultPages';
 import { webviewHtml, webviewOptions } from '../webviews/html';
+import { preparePanel } from '../webviews/restore';
 import { checkMessage } from '../../protocol/validate';
-import { RESULTS_RULES, resultsMessageProblem, type ToApp, type ToHost } from '../../protocol/results';
+import { resultsRestore } from '../../protocol/restore';
+import { RESULTS_RULES, resultsMessageProblem, type GridView, type ToApp, type ToHost } from '../../protocol/results';
 import { GridSession } from '../results/gridSession';
 
 export interface RunOutcome {
@@ -28,7 +31,9 @@ export class ResultsPanel {
   private constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly services: Services,
+    extensionUri: vscode.Uri,
   ) {
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, 'results', 'Query Results');
     panel.onDidDispose(() => {
       this.disposed = true;
       if (ResultsPanel.current === this) ResultsPanel.current = undefined;
@@ -54,13 +59,37 @@ export class ResultsPanel {
         webviewOptions(context.extensionUri),
       );
       panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
-      panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'results', 'Query Results');
-      p = new ResultsPanel(panel, services);
+      p = new ResultsPanel(panel, services, context.extensionUri);
       ResultsPanel.current = p;
     } else {
       p.panel.reveal(undefined, true);
     }
     return p.execute(db, sql);
+  }
+
+  /**
+   * The panel VS Code brings back after a window reload, with the state its app saved (statement, database, page):
+   * the statement runs again on that page. A state that fails its checks closes the panel (there is nothing to show)
+   * and says why. Resolves to why the state was not used, or null.
+   */
+  static async revive(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    services: Services,
+    state: unknown,
+  ): Promise<string | null> {
+    const saved = resultsRestore(state);
+    if (!saved.ok) {
+      panel.dispose();
+      return saved.error;
+    }
+    ResultsPanel.current?.panel.dispose();
+    preparePanel(panel, context.extensionUri);
+    const p = new ResultsPanel(panel, services, context.extensionUri);
+    ResultsPanel.current = p;
+    const { path, sql, view } = saved.value;
+    await p.execute(path, sql, view);
+    return null;
   }
 
   /** Tests: hands `raw` to the open panel as if its app had sent it, and waits until it is handled. */
@@ -78,8 +107,8 @@ export class ResultsPanel {
     void this.panel.webview.postMessage(m);
   }
 
-  private async execute(db: string, sql: string): Promise<RunOutcome> {
-    const info = { db: basename(db), sql };
+  private async execute(db: string, sql: string, view: GridView | null = null): Promise<RunOutcome> {
+    const info = { db: basename(db), path: db, sql };
     this.run = { db, sql };
     this.failure = null;
     this.panel.title = `Results · ${basename(db)}`;
@@ -91,7 +120,17 @@ export class ResultsPanel {
       'query-result',
     );
     this.session = session;
-    const page = await session.load();
+    const page = await session.load(
+      view
+        ? {
+            offset: view.offset,
+            limit: view.limit,
+            order:
+              view.sortColumn === undefined ? null : { column: view.sortColumn, descending: view.descending === true },
+            filters: view.filters,
+          }
+        : {},
+    );
     if (page.ok) this.post({ type: 'shown', ...info });
     else {
       this.failure = { errorClass: page.errorClass ?? 'error', message: page.error };
@@ -111,7 +150,7 @@ export class ResultsPanel {
     try {
       if (m.type === 'ready') {
         if (!this.run) return;
-        const info = { db: basename(this.run.db), sql: this.run.sql };
+        const info = { db: basename(this.run.db), path: this.run.db, sql: this.run.sql };
         if (this.failure) this.post({ type: 'failed', ...info, ...this.failure });
         else if (this.session) {
           this.post({ type: 'shown', ...info });

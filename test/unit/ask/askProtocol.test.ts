@@ -39,8 +39,8 @@ test('host-bound messages: well-formed ones pass; wrong types, unknown kinds, mi
     { type: 'saveTrajectory', exchange: 0 },
     { type: 'saveTrajectoryAs', exchange: 1 },
     { type: 'label', exchange: 0 },
-    { type: 'export', exchange: 0, format: 'csv' },
-    { type: 'export', exchange: 1, format: 'json' },
+    { type: 'grid', exchange: 0, message: { type: 'export', format: 'csv' } },
+    { type: 'grid', exchange: 1, message: { type: 'page', offset: 200, limit: 200, sortColumn: 1, filters: [] } },
     { type: 'copyText', text: 'a\tb\n' },
     { type: 'changeDb' },
     { type: 'newConversation' },
@@ -63,16 +63,14 @@ test('host-bound messages: exchange indices must exist, questions must be real, 
   assert.match(verdict({ type: 'run', exchange: 0 }, 0)!, /does not exist \(there are 0\)/);
   assert.match(verdict({ type: 'ask', question: '   ' })!, /the question is empty/);
   assert.match(verdict({ type: 'ask', question: 'x'.repeat(MAX_QUESTION_CHARS + 1) })!, /longer than 4000/);
-  assert.match(verdict({ type: 'export', exchange: 0, format: 'xlsx' })!, /format must be one of csv, json/);
-  assert.equal(verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: true }), null);
-  assert.match(
-    verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: -1 })!,
-    /sortColumn must be a column index/,
-  );
-  assert.match(
-    verdict({ type: 'export', exchange: 0, format: 'csv', sortColumn: 1, descending: 'yes' })!,
-    /descending should be boolean/,
-  );
+  // A grid message is checked as the paged grid's own (src/protocol/grid.ts) before the host pages anything.
+  const grid = (message: unknown) => verdict({ type: 'grid', exchange: 0, message });
+  assert.match(grid({ type: 'export', format: 'xlsx' })!, /grid: export: unknown format "xlsx"/);
+  assert.match(grid({ type: 'page', offset: -1, limit: 200, filters: [] })!, /grid: page: offset/);
+  assert.match(grid({ type: 'page', offset: 0, limit: 200, sortColumn: -1, filters: [] })!, /sortColumn/);
+  assert.match(grid({ type: 'page', offset: 0, limit: 200, descending: 'yes', filters: [] })!, /descending should/);
+  assert.match(grid({ type: 'drop' })!, /grid: unknown message type "drop"/);
+  assert.match(verdict({ type: 'grid', exchange: 0, message: 'page' })!, /message should be object/);
 });
 
 test(

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createSqlPool } from '../../../src/core/db/pool';
 import { ResultPages } from '../../../src/core/db/resultPages';
 import { filterCondition, pageableSql, pageSql } from '../../../src/core/db/pagedQuery';
-import { ExportText, toMarkdown } from '../../../src/core/db/resultExport';
+import { ExportText, realText, toMarkdown } from '../../../src/core/db/resultExport';
 import { buildDb } from '../../helpers/fixtures';
 
 const TRIPS = 9959;
@@ -136,7 +136,8 @@ test('an export streams the whole sorted result in chunks, in each format', asyn
       const lines = out.trimEnd().split('\r\n');
       assert.equal(lines.length, TRIPS + 1);
       assert.equal(lines[0], 'id,fare,note');
-      assert.equal(lines[1], `${TRIPS},4,NULL`);
+      assert.equal(lines[1], `${TRIPS},4.0,NULL`, 'fare is REAL: 4.0, not 4; the text NULL stays NULL');
+      assert.equal(lines[2], `${TRIPS - 1},3.0,`, 'SQL NULL is an empty field');
     } else {
       const lines = out.trimEnd().split('\n');
       assert.equal(lines.length, TRIPS + 2);
@@ -144,6 +145,99 @@ test('an export streams the whole sorted result in chunks, in each format', asyn
     }
   }
 });
+
+/** RFC 4180 fields of one CSV line (quotes undone), and whether each was quoted. */
+function csvFields(line: string): { text: string; quoted: boolean }[] {
+  const out: { text: string; quoted: boolean }[] = [];
+  for (let i = 0; i <= line.length; ) {
+    if (line[i] === '"') {
+      let text = '';
+      for (i++; i < line.length; i++) {
+        if (line[i] === '"' && line[i + 1] === '"') {
+          text += '"';
+          i++;
+        } else if (line[i] === '"') break;
+        else text += line[i];
+      }
+      out.push({ text, quoted: true });
+      i += 2;
+    } else {
+      const end = line.indexOf(',', i) < 0 ? line.length : line.indexOf(',', i);
+      out.push({ text: line.slice(i, end), quoted: false });
+      i = end + 1;
+    }
+  }
+  return out;
+}
+
+test(
+  'exports keep each cell its SQLite type: REAL as 14.0, INTEGER as 14, ' + 'NULL apart from NULL text and ""',
+  async () => {
+    const typed = buildDb('typed', {
+      sql: `CREATE TABLE m(id INTEGER, r REAL, t TEXT, mixed);
+      INSERT INTO m VALUES (1, 14.0, 'NULL', 14.0), (2, NULL, NULL, 14), (3, -0.5, '', 9007199254740993),
+        (4, 1e300, 'x', 2.5);`,
+    });
+    const pages = new ResultPages(pool, { db: typed, sql: 'SELECT * FROM m', timeoutMs: 10_000 });
+    const exported = async (format: 'csv' | 'json' | 'markdown') => {
+      let out = '';
+      let ex: ExportText | null = null;
+      for await (const c of pages.allRows(null, [], 2)) {
+        ex ??= new ExportText(format, c.columns);
+        out += ex.chunk(c.rows);
+      }
+      return out + ex!.end();
+    };
+    const csv = (await exported('csv')).trimEnd().split('\r\n').map(csvFields);
+    const text = (row: number) => csv[row].map((f) => f.text);
+    assert.deepEqual(text(1), ['1', '14.0', 'NULL', '14.0'], 'REAL 14.0 stays 14.0, per cell, even in a mixed column');
+    assert.deepEqual(text(2), ['2', '', '', '14'], 'the INTEGER 14 of the mixed column stays 14');
+    assert.deepEqual(text(3), ['3', '-0.5', '', '9007199254740993']);
+    assert.deepEqual(text(4), ['4', '1e+300', 'x', '2.5']);
+    // Read back the way a reader of CSV does: an unquoted empty field is NULL, "" the empty text, NULL the text NULL.
+    assert.equal(csv[2][2].quoted, false, 'SQL NULL: an empty, unquoted field');
+    assert.equal(csv[3][2].quoted, true, "the empty text '': a quoted empty field");
+    assert.equal(csv[1][2].text, 'NULL', "the text 'NULL' is written as NULL, never empty");
+    // Round trip through SQLite: each field as the value it reads as (a number with a point is REAL).
+    const back = (f: { text: string; quoted: boolean }) =>
+      !f.quoted && f.text === ''
+        ? null
+        : !f.quoted && /^-?\d+$/.test(f.text)
+          ? BigInt(f.text)
+          : !f.quoted && /^-?[\d.e+]+$/.test(f.text)
+            ? Number(f.text)
+            : f.text;
+    const round = await pool.exec({
+      db: typed,
+      sql: `SELECT ${csv
+        .slice(1)
+        .map((r) => `typeof(${sqlLiteral(back(r[1]))}), typeof(${sqlLiteral(back(r[3]))})`)
+        .join(', ')}`,
+    });
+    assert.ok(round.ok, round.error ?? '');
+    const original = await pool.exec({ db: typed, sql: 'SELECT typeof(r), typeof(mixed) FROM m ORDER BY id' });
+    assert.deepEqual(round.rows[0], original.rows.flat(), 'every REAL reads back as REAL, every INTEGER as INTEGER');
+
+    const json = await exported('json');
+    assert.match(json, /"r": 14\.0,/);
+    assert.match(json, /"mixed": 14\n/);
+    const records = JSON.parse(json) as Record<string, unknown>[];
+    assert.deepEqual(records[1], { id: 2, r: null, t: null, mixed: 14 });
+    assert.deepEqual(records[0].t, 'NULL');
+    assert.equal(records[2].mixed, '9007199254740993', 'beyond 2^53: exact, as a string');
+    const md = (await exported('markdown')).split('\n');
+    assert.equal(md[2], '| 1 | 14.0 | NULL | 14.0 |');
+    assert.equal(md[3], '| 2 | *NULL* | *NULL* | 14 |');
+  },
+);
+
+/** A value as an SQL literal (test only: numbers and simple text). */
+function sqlLiteral(v: unknown): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') return realText(v);
+  return `'${String(v).replace(/'/g, "''")}'`;
+}
 
 test('Markdown keeps NULL apart from the text NULL and escapes pipes', () => {
   assert.equal(toMarkdown(['a', 'b'], [[null, 'x|NULL']]), '| a | b |\n| --- | --- |\n| *NULL* | x\\|NULL |\n');

@@ -9,6 +9,7 @@ import {
   labelRestore,
   previewRestore,
   replayRestore,
+  resultsRestore,
   type Parsed,
 } from '../../../src/protocol/restore';
 
@@ -115,6 +116,29 @@ test('preview: database path and table are both needed', () => {
   assert.match(error(previewRestore({ path: 'clinic.sqlite', table: 'doctor' })), /not an absolute path/);
 });
 
+test('query results: the statement, its database and the page shown; a bad page or path is refused', () => {
+  const app = {
+    path: '/w/data/trips.sqlite',
+    sql: 'SELECT * FROM trip',
+    view: { offset: 400, limit: 200, sortColumn: 1, descending: true, filters: [{ column: 2, text: 'station 7' }] },
+  };
+  assert.deepEqual(value(resultsRestore(app)), app);
+  assert.deepEqual(value(resultsRestore({ path: app.path, sql: app.sql })), { ...app, view: null });
+  assert.deepEqual(value(resultsRestore({ ...app, view: { offset: 0, limit: 200, filters: [] } })).view, {
+    offset: 0,
+    limit: 200,
+    filters: [],
+  });
+  assert.match(error(resultsRestore(undefined)), /not an object/);
+  assert.match(error(resultsRestore({ ...app, path: 'trips.sqlite' })), /not an absolute path/);
+  assert.match(error(resultsRestore({ ...app, sql: '  ' })), /statement is empty/);
+  assert.match(error(resultsRestore({ ...app, sql: 7 })), /sql should be string/);
+  assert.match(error(resultsRestore({ ...app, view: { ...app.view, offset: -1 } })), /offset/);
+  assert.match(error(resultsRestore({ ...app, view: { ...app.view, limit: 10_000 } })), /limit/);
+  assert.match(error(resultsRestore({ ...app, view: { ...app.view, filters: [{ column: 'x' }] } })), /filter/);
+  assert.match(error(resultsRestore({ ...app, view: { offset: 0, limit: 5 } })), /missing filters/);
+});
+
 test("ask: the database and each question's id; malformed rows are dropped, not trusted", () => {
   const exec = {
     ok: true,
@@ -182,8 +206,49 @@ test("ask: the database and each question's id; malformed rows are dropped, not 
     [1, 'x'],
     [null, 2.5],
   ]);
-  assert.deepEqual(value(askRestore({ state: { db: null, exchanges: [], model: '' } })), { db: null, exchanges: [] });
-  assert.deepEqual(value(askRestore(undefined)), { db: null, exchanges: [] });
+  assert.deepEqual(value(askRestore({ state: { db: null, exchanges: [], model: '' } })), {
+    db: null,
+    exchanges: [],
+    conversations: [],
+  });
+  assert.deepEqual(value(askRestore(undefined)), { db: null, exchanges: [], conversations: [] });
+  // The kept conversations come back by their question ids; a summary without ids (an older state) is left out.
+  const kept = (path: string, exchanges?: unknown) => ({
+    db: { path, label: 'l' },
+    first: 'q',
+    questions: 1,
+    exchanges,
+  });
+  const withKept = {
+    ...state,
+    conversations: [
+      kept('/w/data/orchard.sqlite', [{ id: 'k1', hadResult: true }, { id: 'k2' }]),
+      kept('/w/data/old.sqlite'),
+    ],
+  };
+  assert.deepEqual(value(askRestore({ state: withKept })).conversations, [
+    {
+      db: { path: '/w/data/orchard.sqlite', label: 'l' },
+      exchanges: [
+        { id: 'k1', hadResult: true },
+        { id: 'k2', hadResult: false },
+      ],
+    },
+  ]);
+  assert.match(
+    error(askRestore({ state: { ...state, conversations: [kept('orchard.sqlite', [{ id: 'k' }])] } })),
+    /conversation 1 db path is not an absolute path/,
+  );
+  assert.match(
+    error(askRestore({ state: { ...state, conversations: [kept('/w/o.sqlite', [{ id: '' }])] } })),
+    /conversation 1: question 1 id is empty/,
+  );
+  const many = Array.from({ length: 199 }, (_, i) => ({ id: `k${i}` }));
+  assert.match(
+    error(askRestore({ state: { ...state, conversations: [kept('/w/o.sqlite', many)] } })),
+    /more than 200 questions/,
+    'the list counts toward the same cap',
+  );
   assert.match(error(askRestore({ draft: '' })), /missing state/);
   assert.match(
     error(askRestore({ state: { ...state, db: { path: 'clinic.sqlite', label: 'c' } } })),
