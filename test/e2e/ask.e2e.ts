@@ -316,7 +316,8 @@ test('another database keeps the conversation: Conversations lists it, its butto
   await shows(panel, 'Q4.');
   assert.equal(await panel.locator('.q-exchange').count(), 4);
   assert.match(await panel.locator('#x1-status').innerText(), /skyrl/);
-  assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
+  // The brought-back result runs its page again in SQLite: wait for the rows rather than reading "loading…".
+  await panel.locator('#x1-result', { hasText: 'cardiology' }).waitFor({ timeout: 30_000 });
   await ed.screenshot('ask-conversation-back');
 });
 
