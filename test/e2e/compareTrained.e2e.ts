@@ -202,15 +202,11 @@ test('Compare Checkpoints…: the tiny model before and after SFT, EX and disagr
   await ed.screenshot('compare-trained');
 });
 
-// Skipped: after page.reload() code-server here restores no editor at all (the workbench comes back with an empty
-// editor area, Query Results likewise), so the panel's serializer is never asked; the restore itself is tested in
-// test/integration through the serializer (open, issue 22).
-test.skip('after a window reload the compare panel comes back with the same table', async (t) => {
+test('after a window reload the compare panel comes back with the same table', async (t) => {
   if (noPython) return t.skip(noPython);
   const app = await ed.webview('Compare checkpoints', 10_000);
   const before = await shownTable(app);
-  await ed.page.reload();
-  await ed.page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+  await ed.reloadWindow();
   const again = await ed.webview('Compare checkpoints', 60_000);
   assert.deepEqual(await shownTable(again), before);
   await ed.screenshot('compare-trained-after-reload');

@@ -60,8 +60,16 @@ export interface Editor {
   answer(text: string): Promise<void>;
   /** Opens a view container from the activity bar by its title ('Quarry'), with the mouse. */
   openActivityView(title: string): Promise<Locator>;
-  /** The content frame of a webview (two iframes deep) whose text contains `contains` (any webview if omitted). */
-  webview(contains?: string | RegExp, timeoutMs?: number): Promise<Frame>;
+  /**
+   * The content frame of a webview (two iframes deep) whose text contains `contains` (any webview if omitted). With
+   * `within`, only the text of that selector's first element counts (a job panel's `h1`, not its list of other jobs).
+   */
+  webview(contains?: string | RegExp, timeoutMs?: number, within?: string): Promise<Frame>;
+  /**
+   * Reloads the window the way "Developer: Reload Window" does (VS Code shuts the workbench down first, so its editors
+   * and webview states are saved), then waits for the workbench again.
+   */
+  reloadWindow(): Promise<void>;
   /** Texts of the notification toasts shown now. */
   notifications(): Promise<string[]>;
   /** Saves a PNG of the whole window to test-artifacts/screenshots/<name>.png and returns its path. */
@@ -243,7 +251,7 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
             () => false,
           );
         if (found) {
-          const first = (await rows.first().locator('.label-name').textContent())?.trim();
+          const first = (await rows.first().locator('.label-name').first().textContent())?.trim();
           if (first === title) await page.keyboard.press('Enter');
           else await wanted.first().click();
           await failOnCommandErrorDialog(title);
@@ -292,7 +300,7 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
       return container;
     },
 
-    async webview(contains, timeoutMs = 30_000) {
+    async webview(contains, timeoutMs = 30_000, within = 'body') {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         // A webview is an outer iframe (VS Code's host page) holding the app's iframe: the app is two frames deep.
@@ -301,7 +309,8 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
           if (!parent?.parentFrame() || frame.isDetached()) continue;
           if (contains === undefined) return frame;
           const text = await frame
-            .locator('body')
+            .locator(within)
+            .first()
             .innerText({ timeout: 1_000 })
             .catch(() => '');
           if (typeof contains === 'string' ? text.includes(contains) : contains.test(text)) return frame;
@@ -313,6 +322,17 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
         }
         await page.waitForTimeout(250);
       }
+    },
+
+    async reloadWindow() {
+      const loaded = page.waitForEvent('load', { timeout: 120_000 }).then(
+        () => null,
+        (err: Error) => err,
+      );
+      await editor.runCommand('Developer: Reload Window');
+      const failed = await loaded;
+      if (failed) throw failed;
+      await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
     },
 
     async notifications() {

@@ -51,7 +51,7 @@ async function pointsGrow(app: Frame): Promise<[number, number]> {
 test('Show Job from the palette: the header, and the charts gain points while the panel is open', async () => {
   await ed.runCommand('Quarry: Show Job');
   await ed.pick(/growing run/);
-  const app = await ed.webview(/growing run/, 60_000);
+  const app = await ed.webview(/growing run/, 60_000, 'h1');
   assert.match(await app.locator('#job-status').innerText(), /running/);
   const [before, after] = await pointsGrow(app);
   assert.ok(after > before, `${before} → ${after} points`);
@@ -70,7 +70,7 @@ test('Show Job from the palette: the header, and the charts gain points while th
 });
 
 test('after a window reload the job is still listed and followed, and its panel comes back', async () => {
-  await ed.page.reload();
+  await ed.reloadWindow();
   const view = await ed.openActivityView('Quarry');
   const row = view.locator('.monaco-list-row', { hasText: 'growing run' }).first();
   await row.waitFor({ timeout: 60_000 });
@@ -84,7 +84,7 @@ test('after a window reload the job is still listed and followed, and its panel 
   );
   const status = ed.page.locator('.statusbar-item', { hasText: /1 job · step \d+/ });
   await status.first().waitFor({ timeout: 30_000 });
-  const app = await ed.webview(/growing run/, 60_000);
+  const app = await ed.webview(/growing run/, 60_000, 'h1');
   const [before, after] = await pointsGrow(app);
   assert.ok(after > before, `${before} → ${after} points after the reload`);
   await ed.screenshot('jobs-after-reload');

@@ -105,6 +105,17 @@ test('a filter box filters the whole table, and the total follows', async () => 
   assert.match(text, /of 143 \(filtered\)/);
 });
 
+test('after a window reload Query Results comes back on the same sort and filter, with the whole count', async () => {
+  await ed.reloadWindow();
+  app = await ed.webview('Query Results', 60_000);
+  assert.match(await statusShows(/filtered/), /of 143 \(filtered\)/);
+  await app
+    .locator('#results-grid thead th[aria-sort="descending"]', { hasText: 'duration' })
+    .waitFor({ timeout: 30_000 });
+  assert.equal(await app.locator('#results-grid input.q-filter').nth(2).inputValue(), 'station 7');
+  await ed.screenshot('sql-results-after-reload');
+});
+
 /** The editor showing `text` (a file may open in either editor group). */
 const editorWith = (text: string) => ed.page.locator('.editor-instance .monaco-editor .view-lines', { hasText: text });
 
