@@ -111,11 +111,14 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       state.detail = { key: m.key, record: m.record, explanation: null, explainError: null };
       app.turn = m.turn ?? state.restoreTurn ?? 0;
       state.restoreTurn = null;
+      // Its row is put in view even when the cursor is already on it: a panel restored on its saved scroll (a
+      // drill-down that reloaded the hidden panel saved it before the list was there) can have it out of sight.
       const at = state.keys.indexOf(m.key);
-      if (at >= 0 && at !== state.cursor) {
+      if (at >= 0) {
         state.cursor = at;
-        list.revealCursor();
         list.render(true);
+        list.revealCursor();
+        list.render();
       }
       app.selectedId = m.record.id;
       // A detail the user has already left (c or g pressed while it loaded) waits for "d".
