@@ -1,6 +1,6 @@
 // The paged result grid's messages, shared by every panel that shows a whole result a page at a time (Preview Table,
-// Query Results): the app asks for a page (offset, sort, filters), the host runs it through the sandbox and answers
-// with the page and the total. Nothing here imports `vscode` or the DOM.
+// Query Results, Ask's final results, Labeling's corrected SQL): the app asks for a page (offset, sort, filters), the
+// host runs it through the sandbox and answers with the page and the total. Nothing here imports `vscode` or the DOM.
 import type { WireCell } from '../core/db/resultExport';
 import type { MessageRules } from './validate';
 

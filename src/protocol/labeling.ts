@@ -2,13 +2,13 @@
 // (webview/labeling/main.ts). The host owns the queue (a trajectory file in review order), the label store and the
 // sandbox; the app shows one trajectory at a time and sends what the reviewer did. Nothing here imports `vscode` or
 // the DOM.
-import type { MessageRules } from './validate';
+import { checkMessage, type MessageRules } from './validate';
+import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';
 import type { TrajectoryRecord } from '../core/trajectories/types';
 import type { Label, Verdict } from '../core/labels/types';
 import type { TagInfo } from '../core/labels/store';
-import type { WireCell } from '../core/db/resultExport';
 
-export type { Label, Verdict, TagInfo, TrajectoryRecord, WireCell };
+export type { Label, Verdict, TagInfo, TrajectoryRecord };
 
 import type { QueueFilter } from '../core/labels/queue';
 
@@ -24,8 +24,6 @@ export const QUEUE_FILTERS: readonly { value: QueueFilter; label: string }[] = [
 
 /** Longest corrected SQL / note / tag list the host accepts from the app. */
 export const LIMITS = { sqlChars: 100_000, noteChars: 20_000, tags: 50, tagChars: 40 } as const;
-/** Rows of a corrected SQL's result sent to the app (the match is decided on the whole result). */
-export const RESULT_ROWS_SHOWN = 500;
 
 export interface QueueInfo {
   file: string;
@@ -40,12 +38,14 @@ export interface QueueInfo {
   problems: string[];
 }
 
+/**
+ * A corrected SQL's run: the match verdict (decided on the whole result) and its shape. The rows themselves come a
+ * page at a time through the paged grid (`grid` messages, answered by a GridSession over the whole result).
+ */
 export interface RunOutcome {
   columns: string[];
-  rows: WireCell[][];
+  /** Rows of the whole result, as the check ran it. */
   rowCount: number;
-  /** More rows than sent (or cut by the sandbox's caps). */
-  truncated: boolean;
   error: string | null;
   against: 'gold' | 'final' | 'none';
   match: boolean | null;
@@ -64,6 +64,8 @@ export type ToApp =
   | { type: 'saveFailed'; seq: number; id: string; message: string }
   | { type: 'runResult'; seq: number; id: string; outcome: RunOutcome }
   | { type: 'runFailed'; seq: number; id: string; message: string }
+  /** The paged grid of run `seq`'s result: a page, a page error, export progress. */
+  | { type: 'grid'; seq: number; id: string; message: GridToApp }
   | { type: 'error'; message: string };
 
 export type ToHost =
@@ -74,6 +76,11 @@ export type ToHost =
   /** verdict '' means none. */
   | { type: 'save'; seq: number; id: string; verdict: string; correctedSql: string; tags: string[]; note: string }
   | { type: 'run'; seq: number; id: string; sql: string }
+  /**
+   * The grid of run `seq`'s result asks for a page, an export or a copy (a GridToHost message, checked with
+   * GRID_RULES; the whole result is paged, sorted and filtered in SQLite).
+   */
+  | { type: 'grid'; seq: number; id: string; message: Record<string, unknown> }
   | { type: 'addTag'; name: string }
   | { type: 'openReplay'; id: string }
   | { type: 'exportSft' }
@@ -85,6 +92,7 @@ export const LABEL_RULES: MessageRules<ToHost> = {
   setFilter: { filter: 'string' },
   save: { seq: 'number', id: 'string', verdict: 'string', correctedSql: 'string', tags: 'array', note: 'string' },
   run: { seq: 'number', id: 'string', sql: 'string' },
+  grid: { seq: 'number', id: 'string', message: 'object' },
   addTag: { name: 'string' },
   openReplay: { id: 'string' },
   exportSft: {},
@@ -117,6 +125,11 @@ export function labelMessageProblem(m: ToHost): string | null {
     case 'run':
       if (m.sql.length > LIMITS.sqlChars) return `run: SQL longer than ${LIMITS.sqlChars} characters`;
       return m.sql.trim() === '' ? 'run: there is no SQL to run' : null;
+    case 'grid': {
+      const inner = checkMessage<GridToHost>(m.message, GRID_RULES);
+      const problem = inner.ok ? gridMessageProblem(inner.message) : inner.error;
+      return problem === null ? null : `grid: ${problem}`;
+    }
     case 'addTag':
       return m.name.trim() !== '' && m.name.length <= LIMITS.tagChars
         ? null

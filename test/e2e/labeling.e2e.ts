@@ -6,7 +6,7 @@
 // the panel was hidden; the labels read from .quarry/labels.sqlite. Screenshots in
 // test-artifacts/screenshots/labeling-*.png.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -171,3 +171,64 @@ test('by mouse: Next, Unsure, a new tag, a note and Save', async () => {
   ]);
   await ed.screenshot('labeling-mouse');
 });
+
+test(
+  'a corrected SQL of 1,234 rows: the grid pages the whole result (Last, sort, a column filter), ' +
+    'Export CSV writes every row',
+  async () => {
+    // Item 3 (kids-a, gold `SELECT count(*) …`): a result far past one page, and not the gold's.
+    await app.locator('#l-question').click();
+    await key('e');
+    await key('Control+A');
+    await ed.page.keyboard.type(
+      'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1234) SELECT i, i * 2 AS twice FROM n',
+    );
+    await key('Control+Enter');
+    await waitText('#l-match', /Differs from the gold result/);
+    const grid = app.locator('#l-grid');
+    const status = app.locator('#l-grid-status');
+    const firstCells = () => grid.locator('tbody tr td:first-child').allInnerTexts();
+    await waitText('#l-grid-status', /^rows 1–200 of 1,234 /);
+    assert.equal(await grid.locator('tbody tr').count(), 200, 'one page of 200 rows');
+    // Last page (the » button): the rows past the 500 the panel used to keep.
+    await grid.locator('vscode-button[title^="Last page"]').click();
+    await waitText('#l-grid-status', /^rows 1,201–1,234 of 1,234 /);
+    const last = await firstCells();
+    assert.deepEqual([last.length, last[0], last.at(-1)], [34, '1201', '1234']);
+    // Previous page, then the header sorts the whole result in SQLite (a second click reverses it).
+    await grid.locator('vscode-button[title^="Previous page"]').click();
+    await waitText('#l-grid-status', /^rows 1,001–1,200 of 1,234 /);
+    const header = grid.locator('thead tr').first().locator('th', { hasText: 'twice' });
+    await header.click();
+    await grid.locator('thead th[aria-sort="ascending"]').waitFor({ timeout: 30_000 });
+    await waitText('#l-grid-status', /^rows 1–200 of 1,234 /);
+    await header.click();
+    await grid.locator('thead th[aria-sort="descending"]').waitFor({ timeout: 30_000 });
+    for (let i = 0; i < 100 && (await firstCells())[0] !== '1234'; i++) await ed.page.waitForTimeout(100);
+    assert.equal((await firstCells())[0], '1234', 'the largest first, from the whole result');
+    // A column filter, run in SQLite over the whole result.
+    await grid.locator('input.q-filter').first().fill('>1200');
+    await waitText('#l-grid-status', /^rows 1–34 of 34 \(filtered\)/);
+    assert.deepEqual((await firstCells()).slice(0, 2), ['1234', '1233']);
+    await ed.screenshot('labeling-big-result');
+    // Export CSV: every row the grid stands for (filtered and sorted as shown), through the save dialog.
+    await grid.locator('input.q-filter').first().fill('');
+    await waitText('#l-grid-status', /^rows 1–200 of 1,234 ·/);
+    await grid.locator('vscode-button', { hasText: 'Export CSV…' }).click();
+    const input = ed.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await ed.page.waitForFunction(
+      () =>
+        (
+          document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null
+        )?.value.endsWith('kids-a-corrected.csv'),
+      undefined,
+      { timeout: 15_000 },
+    );
+    await ed.page.keyboard.press('Enter');
+    await waitText('#l-grid-export', /exported 1,234 rows to kids-a-corrected\.csv/);
+    const csv = readFileSync(join(ed.workspace, 'kids-a-corrected.csv'), 'utf8').trimEnd().split('\r\n');
+    assert.deepEqual([csv.length, csv[0], csv[1], csv.at(-1)], [1235, 'i,twice', '1234,2468', '1,2']);
+    assert.match(await status.innerText(), /of 1,234/);
+  },
+);

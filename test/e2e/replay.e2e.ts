@@ -329,9 +329,7 @@ test('state survives the panel being hidden and shown again', async () => {
   await ed.screenshot('replay-restored');
 });
 
-// Skipped: Replay lists the 400 copies in its own order, so Diagnostics' last row (line 86 of the file) lands about
-// 18th in Replay's list and needs no scroll; the test must pick a row that is far down Replay's list (open, issue 17).
-test.skip(
+test(
   'a drill-down from Diagnostics (Shift+Enter on the last row) ' + 'opens Replay with that row scrolled into view',
   async () => {
     // 400 trajectories (copies of the fixture's, each its own id), so the list scrolls.
@@ -340,23 +338,36 @@ test.skip(
     for (let k = 0; lines.length < 400; k++)
       for (const r of records) if (lines.length < 400) lines.push(JSON.stringify({ ...r, id: `d${k}-${r.id}` }));
     writeFileSync(file, lines.join('\n') + '\n');
+    // The copies of the file's last lines: Diagnostics lists lowest reward first, Replay in file order, so the last
+    // row of Diagnostics' whole list can be near the top of Replay's; the last row of these is at the file's end.
+    const lastK = /"id":"d(\d+)-/.exec(lines[lines.length - 1])![1];
+    const tail = lines.filter((l) => l.includes(`"id":"d${lastK}-`)).length;
     await ed.runCommand('Quarry: Open Reward Diagnostics…');
     await ed.pick(/replay-400\.jsonl/);
     const diagnostics = await ed.webview('400 records', 180_000);
     await diagnostics.locator('#trajectory-count', { hasText: '400 of 400' }).waitFor({ timeout: 120_000 });
-    await diagnostics.locator('#trajectory-list').scrollIntoViewIfNeeded();
-    await diagnostics.locator('#trajectory-list').focus();
+    // By keyboard: f to the filter, the id prefix typed, Tab to the list, End to its last row.
+    await diagnostics.locator('body').press('f');
+    await ed.page.keyboard.type(`d${lastK}-`);
+    await diagnostics.locator('#trajectory-count', { hasText: `${tail} of 400` }).waitFor({ timeout: 15_000 });
+    await ed.page.keyboard.press('Tab');
     await ed.page.keyboard.press('End');
-    await diagnostics.locator('#row-399').waitFor({ timeout: 15_000 });
-    const id = /d\d+-[a-z]+-\d/.exec(await diagnostics.locator('#row-399').innerText())?.[0];
+    const lastRow = diagnostics.locator(`#row-${tail - 1}`);
+    await lastRow.waitFor({ timeout: 15_000 });
+    assert.equal(
+      await diagnostics.locator('#trajectory-list').getAttribute('aria-activedescendant'),
+      `row-${tail - 1}`,
+    );
+    const id = await lastRow.getAttribute('data-id');
     assert.ok(id, 'the last row names its trajectory');
     const line = lines.findIndex((l) => l.includes(`"id":"${id}"`));
-    // Diagnostics lists by its own order, so its last row is not the file's last line; it must still be well past
-    // the rows Replay shows without scrolling (about 30 at this window size).
-    assert.ok(line > 40, `the chosen trajectory is far down the file (line ${line + 1})`);
+    // Far past the rows Replay shows without scrolling (about 30 at this window size).
+    assert.ok(line >= lines.length - tail, `the chosen trajectory is one of the file's last lines (line ${line + 1})`);
     await ed.page.keyboard.press('Shift+Enter');
     panel = await ed.webview('Replay: replay-400.jsonl', 60_000);
     await panel.locator('#r-detail', { hasText: id }).waitFor({ timeout: 30_000 });
+    // The search typed for replay-10k.jsonl ("born") stays with that file: this one opens unfiltered.
+    await waitCounts(/^400 of 400 trajectories/);
     const cursor = panel.locator('.r-row.r-cursor');
     await cursor.waitFor({ timeout: 15_000 });
     assert.equal(await cursor.getAttribute('data-key'), String(line));
@@ -373,12 +384,25 @@ test.skip(
   },
 );
 
-// Skipped: it waits for "9 of 9" after the drill-down test has opened replay-400 and never sees it; not yet run to a
-// pass (open, issue 17).
-test.skip('the detail pane is readable at 1280×800: nothing wider than the pane, no text cut off', async () => {
+test('the detail pane is readable at 1280×800: nothing wider than the pane, no text cut off', async () => {
   await ed.page.setViewportSize({ width: 1280, height: 800 });
-  await ed.runCommand('Quarry: Open Trajectory Replay…');
-  await ed.answer('replay-e2e');
+  await ed.page.waitForFunction(() => window.innerWidth === 1280 && window.innerHeight === 800);
+  // The workbench lays itself out again after the resize; a quick pick opened meanwhile can lose the focus and close
+  // (seen once in four runs here). Open the file again then, saying so.
+  for (let attempt = 1; ; attempt++) {
+    await ed.runCommand('Quarry: Open Trajectory Replay…');
+    const picked = await ed.answer('replay-e2e').then(
+      () => true,
+      (err: Error) => {
+        if (attempt === 3) throw err;
+        console.log(
+          `# the quick pick closed before the file was picked (try ${attempt}): ${err.message.split('\n')[0]}`,
+        );
+        return false;
+      },
+    );
+    if (picked) break;
+  }
   panel = await ed.webview('Replay: replay-e2e.jsonl');
   await waitCounts(/^9 of 9/);
   await panel.locator('#r-list').focus();

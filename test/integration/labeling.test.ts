@@ -164,8 +164,28 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     const r = right.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
     assert.ok(r);
     assert.deepEqual([r.outcome.match, r.outcome.reason, r.outcome.error], [true, 'match', null]);
-    assert.deepEqual(r.outcome.columns, ['doctor']);
-    assert.equal(r.outcome.rows.length, 1);
+    assert.deepEqual([r.outcome.columns, r.outcome.rowCount], [['doctor'], 1]);
+    // The rows come through the run's paged grid, a page of the whole result at a time.
+    const page = await send({
+      type: 'grid',
+      seq: r.seq,
+      id: 'lab-top',
+      message: { type: 'page', offset: 0, limit: 200, filters: [] },
+    });
+    const g = page.find((m): m is Extract<ToApp, { type: 'grid' }> => m.type === 'grid');
+    assert.ok(g && g.message.type === 'page', JSON.stringify(page));
+    assert.deepEqual([g.seq, g.message.page.columns, g.message.page.total], [r.seq, ['doctor'], 1]);
+    // An older run's grid is gone: its page request is refused, not answered.
+    assert.deepEqual(
+      await send({
+        type: 'grid',
+        seq: w.seq,
+        id: 'lab-top',
+        message: { type: 'page', offset: 0, limit: 200, filters: [] },
+      }),
+      [],
+    );
+    assert.match((await hook<string[]>('rejected')).pop() ?? '', /not the newest result/);
     const broken = await send({ type: 'run', seq: seq++, id: 'lab-top', sql: 'SELECT nme FROM doctor' });
     const b = broken.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
     assert.ok(b);

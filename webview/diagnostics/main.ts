@@ -1026,7 +1026,16 @@ window.addEventListener('keydown', (e) => {
 });
 
 // VS Code switches the body's theme class when the colour theme changes: redraw so charts pick up the new colours.
-new MutationObserver(() => render()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+// Only then (the class or the chart colours differ): VS Code also removes and re-adds the same classes when it
+// reapplies its styles, and a full redraw there would replace the list under the reviewer's focus.
+const themeSignature = () => `${document.body.className} ${JSON.stringify(theme())}`;
+let drawnTheme = themeSignature();
+new MutationObserver(() => {
+  const now = themeSignature();
+  if (now === drawnTheme) return;
+  drawnTheme = now;
+  render();
+}).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 
 render();
 host.post({ type: 'ready' });

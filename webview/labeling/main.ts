@@ -1,12 +1,13 @@
 // The labeling panel's app: one trajectory at a time from the host's review queue — question, database, turns (SQL
-// highlighted, observations), final SQL — and the label form: verdict, corrected SQL with Run (result + match),
-// failure-mode tags, note. Keyboard first (see SHORTCUTS): j/k or n/p move, 1/2/3 set the verdict, save, move on,
-// e edits the corrected SQL, Ctrl+Enter runs it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits
-// and the position survive the panel being hidden (host.saveState).
+// highlighted, observations), final SQL — and the label form: verdict, corrected SQL with Run (the match, then the
+// whole result in a paged grid the host pages, sorts and filters in SQLite), failure-mode tags, note. Keyboard first
+// (see SHORTCUTS): j/k or n/p move, 1/2/3 set the verdict, save, move on, e edits the corrected SQL, Ctrl+Enter runs
+// it, t goes to the tags, s saves, ? shows the shortcuts. Unsaved edits and the position survive the panel being
+// hidden (host.saveState).
 import { connectHost } from '../shared/host';
 import { registerComponents, h, button, dropdown, setDisabled } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
-import { resultGrid } from '../shared/resultGrid';
+import { pagedGrid, type PagedGrid } from '../shared/pagedGrid';
 import { QUEUE_FILTERS, SHORTCUTS } from '../../src/protocol/labeling';
 import type {
   LabelAppState,
@@ -33,6 +34,8 @@ let seq = 0;
 let editVersion = 0;
 let savePending: { seq: number; version: number } | null = null;
 let runPending: number | null = null;
+/** The paged grid of the newest run's result: the host pages the whole result in SQLite for it. */
+let runGrid: { seq: number; id: string; grid: PagedGrid } | null = null;
 let lastSavedAt: string | null = null;
 
 function persist(): void {
@@ -88,6 +91,8 @@ kbd { font-family: var(--vscode-editor-font-family); border: 1px solid var(--vsc
       `border-radius: 3px; padding: 0 4px; }
 .l-banner { padding: 4px 8px; border-left: 3px solid var(--vscode-editorWarning-foreground); margin: 6px 0; }
 .l-banner.q-error { border-left-color: var(--vscode-errorForeground); }
+/* The run's grid: a page of up to 200 rows scrolls in its own box, beside the form's other fields. */
+#l-grid .q-grid-scroll { max-height: 420px; overflow: auto; }
 `,
   ),
 );
@@ -406,7 +411,9 @@ function renderStatus(): void {
   status.className = 'l-status q-muted';
 }
 
-function renderRun(o: RunOutcome | null, error: string | null = null): void {
+/** Run `seq`'s result: the match verdict, then the whole result a page at a time (or the run's error). */
+function renderRun(o: RunOutcome | null, error: string | null = null, seq: number | null = null): void {
+  runGrid = null;
   if (error !== null) {
     runOut.replaceChildren(h('div', { class: 'q-error' }, error));
     return;
@@ -430,16 +437,13 @@ function renderRun(o: RunOutcome | null, error: string | null = null): void {
           : h('div', { class: 'q-warn', id: 'l-match' }, `Not compared: ${o.detail ?? o.reason ?? 'no reference'}`);
   const parts: Node[] = [verdict];
   if (o.error) parts.push(h('div', { class: 'q-error' }, o.error));
-  else
-    parts.push(
-      resultGrid(o.columns, o.rows, {
-        pageSize: 20,
-        id: 'l-grid',
-        note: o.truncated
-          ? `first ${o.rows.length.toLocaleString()} of ${o.rowCount.toLocaleString()} rows`
-          : undefined,
-      }).element,
-    );
+  else if (seq !== null && record) {
+    const id = record.id;
+    const grid = pagedGrid((message) => host.post({ type: 'grid', seq, id, message }), { id: 'l-grid' });
+    runGrid = { seq, id, grid };
+    parts.push(grid.element);
+    grid.reload();
+  }
   runOut.replaceChildren(...parts);
 }
 
@@ -525,6 +529,7 @@ function runSql(): void {
     return;
   }
   runPending = ++seq;
+  runGrid = null;
   runOut.replaceChildren(h('div', { class: 'q-muted' }, 'Running…'));
   host.post({ type: 'run', seq: runPending, id: record.id, sql: sqlBox.value });
 }
@@ -716,7 +721,11 @@ host.onMessage((m) => {
       status.className = 'l-status q-error';
       return;
     case 'runResult':
-      if (m.seq === runPending && record?.id === m.id) renderRun(m.outcome);
+      if (m.seq === runPending && record?.id === m.id) renderRun(m.outcome, null, m.seq);
+      return;
+    case 'grid':
+      if (runGrid && runGrid.seq === m.seq && runGrid.id === m.id && record?.id === m.id)
+        runGrid.grid.receive(m.message);
       return;
     case 'runFailed':
       if (m.seq === runPending && record?.id === m.id) renderRun(null, m.message);

@@ -10,6 +10,8 @@ export interface FilterBar {
   render(): void;
   /** Sends the current filter to the host. */
   send(): void;
+  /** Empties every filter, without sending (another file is opening: its list message sends it). */
+  reset(): void;
 }
 
 /**
@@ -94,9 +96,14 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
     return s.wrap;
   }
 
-  function clear(): void {
+  function reset(): void {
+    if (textTimer) clearTimeout(textTimer);
     state.app.filter = {};
     clearCount++;
+  }
+
+  function clear(): void {
+    reset();
     render();
     send();
   }
@@ -170,5 +177,5 @@ export function createFilterBar(ctx: ReplayContext): FilterBar {
     );
   }
 
-  return { render, send };
+  return { render, send, reset };
 }

@@ -34,6 +34,12 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       state.panelName = m.panel;
       state.message = null;
       if (!sameFile) {
+        // Another file starts unfiltered, at the top: a search, a facet or a range typed for one file would hide rows
+        // of the next (a drill-down's trajectory among them), and the old list's keys mean nothing in the new rows.
+        filters.reset();
+        state.keys = [];
+        state.cursor = -1;
+        ui.viewport.scrollTop = 0;
         app.file = m.file;
         app.selectedId = null;
         app.markedIds = [];
@@ -60,10 +66,15 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       filters.render();
       const keys = state.keys;
       const at = selectedId === null ? -1 : keys.findIndex((k) => state.summaries[k].id === selectedId);
+      const before = state.cursor;
       state.cursor = at >= 0 ? at : keys.length ? Math.min(Math.max(state.cursor, 0), keys.length - 1) : -1;
-      if (state.restorePending) {
+      // The open trajectory's row is scrolled into view when the list moves it (a filter, a drill-down's file); a
+      // view that leaves it in place (score batches under a verdict filter) leaves the scrolling alone.
+      let reveal = at >= 0 && at !== before;
+      const restoring = state.restorePending;
+      if (restoring) {
+        reveal = false;
         state.restorePending = false;
-        ui.viewport.scrollTop = app.scrollTop;
         // The trajectory that was open comes back even when the filter hides its row.
         const key = selectedId === null ? undefined : keyOfId(state, selectedId);
         if (app.view === 'compare') side.openCompare();
@@ -74,6 +85,10 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
         }
       }
       list.render(true);
+      // Scrolled after the render: the spacer has the new list's height, so the scroll is not clamped to the old one's.
+      if (restoring) ui.viewport.scrollTop = app.scrollTop;
+      if (reveal) list.revealCursor();
+      if (restoring || reveal) list.render();
       renderCounts(ctx);
       if (keys.length === 0 && state.total > 0) side.showText('No trajectory matches these filters.');
       else if (!state.detail && !state.compare && !state.group) side.render();
@@ -96,11 +111,14 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
       state.detail = { key: m.key, record: m.record, explanation: null, explainError: null };
       app.turn = m.turn ?? state.restoreTurn ?? 0;
       state.restoreTurn = null;
+      // Its row is put in view even when the cursor is already on it: a panel restored on its saved scroll (a
+      // drill-down that reloaded the hidden panel saved it before the list was there) can have it out of sight.
       const at = state.keys.indexOf(m.key);
-      if (at >= 0 && at !== state.cursor) {
+      if (at >= 0) {
         state.cursor = at;
-        list.revealCursor();
         list.render(true);
+        list.revealCursor();
+        list.render();
       }
       app.selectedId = m.record.id;
       // A detail the user has already left (c or g pressed while it loaded) waits for "d".

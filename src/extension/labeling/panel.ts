@@ -1,5 +1,6 @@
 // The labeling panel's host side: holds the queue (one trajectory file in review order), reads and writes the label
-// store, runs corrected SQL in the sandbox pool, and answers the app's (validated) messages. One panel at a time.
+// store, runs corrected SQL in the sandbox pool (the match verdict on the whole result, then its rows a page at a time
+// through a GridSession, as every result grid), and answers the app's (validated) messages. One panel at a time.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -9,9 +10,9 @@ import { webviewHtml, webviewOptions } from '../webviews/html';
 import { preparePanel } from '../webviews/restore';
 import { labelRestore } from '../../protocol/restore';
 import { checkMessage } from '../../protocol/validate';
+import { GridSession } from '../results/gridSession';
 import {
   LABEL_RULES,
-  RESULT_ROWS_SHOWN,
   labelMessageProblem,
   type QueueFilter,
   type QueueInfo,
@@ -49,6 +50,10 @@ export class LabelPanel {
   private pendingId: string | null = null;
   private work: Promise<unknown> = Promise.resolve();
   private readonly runs = new Set<AbortController>();
+  /** The paged grid over the newest run's whole result (the app shows only its latest run). */
+  private grid: { order: number; seq: number; id: string; session: GridSession } | null = null;
+  /** Runs started, counted here (the app's seq starts again when its webview reloads). */
+  private runsStarted = 0;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -271,12 +276,29 @@ export class LabelPanel {
       return;
     }
     const m = checked.message;
-    // `run` is not queued: a slow query must not hold up moving on or saving.
+    // `run` and the grid's pages are not queued: a slow query or export must not hold up moving on or saving.
     if (m.type === 'run') return this.run(m);
+    if (m.type === 'grid') return this.gridMessage(m);
     return this.enqueue(() => this.handle(m));
   }
 
-  private async handle(m: Exclude<ToHost, { type: 'run' }>): Promise<void> {
+  /** A page, export or copy asked for by the grid of run `seq` (an older run's grid is gone: refused, logged). */
+  private async gridMessage(m: Extract<ToHost, { type: 'grid' }>): Promise<void> {
+    const g = this.grid;
+    if (!g || g.seq !== m.seq || g.id !== m.id) {
+      const why = `grid: run ${m.seq} of ${m.id} is not the newest result`;
+      LabelPanel.testLog?.rejected.push(why);
+      this.services.log.warn(`labeling: refused a message from the webview: ${why}`);
+      return;
+    }
+    try {
+      await g.session.receive(m.message);
+    } catch (err) {
+      this.fail(`the result grid failed: ${(err as Error).message}`, err);
+    }
+  }
+
+  private async handle(m: Exclude<ToHost, { type: 'run' | 'grid' }>): Promise<void> {
     switch (m.type) {
       case 'ready': {
         if (!this.loaded) return;
@@ -388,26 +410,25 @@ export class LabelPanel {
     }
     const abort = new AbortController();
     this.runs.add(abort);
+    const order = ++this.runsStarted;
     try {
-      const [pool, { checkCorrectedSql }, { wireRows }] = await Promise.all([
+      const [pool, { checkCorrectedSql }] = await Promise.all([
         this.services.pool(),
         import('../../core/labels/checkSql'),
-        import('../../core/db/resultExport'),
       ]);
+      const timeoutMs = this.services.settings().query.timeoutMs;
       const check = await checkCorrectedSql({
         sql: m.sql,
         dbPath,
         gold: record.task.gold,
         finalSql: record.finalSql,
-        timeoutMs: this.services.settings().query.timeoutMs,
+        timeoutMs,
         run: (req) => pool.exec(req, abort.signal),
       });
       const r = check.result;
       const outcome: RunOutcome = {
         columns: r?.columns ?? [],
-        rows: wireRows((r?.rows ?? []).slice(0, RESULT_ROWS_SHOWN)),
         rowCount: r?.rowCount ?? 0,
-        truncated: (r?.truncated ?? false) || (r?.rows.length ?? 0) > RESULT_ROWS_SHOWN,
         error: r && !r.ok ? r.error : null,
         against: check.against,
         match: check.match,
@@ -415,6 +436,20 @@ export class LabelPanel {
         detail: check.detail,
         ms: r?.ms ?? 0,
       };
+      // The rows: the app's grid asks for its pages (of the whole result, sorted and filtered in SQLite). Runs are
+      // not queued, so an older run finishing last does not take the grid from a newer one.
+      if (r?.ok && (!this.grid || this.grid.order < order)) {
+        const { seq, id } = m;
+        const session: GridSession = new GridSession(
+          this.services,
+          { db: dbPath, sql: m.sql, timeoutMs },
+          (message) => {
+            if (this.grid?.session === session) this.post({ type: 'grid', seq, id, message });
+          },
+          `${id.replace(/[^\w.-]+/g, '_')}-corrected`,
+        );
+        this.grid = { order, seq, id, session };
+      }
       this.post({ type: 'runResult', seq: m.seq, id: m.id, outcome });
     } catch (err) {
       if (abort.signal.aborted) return;

@@ -26,6 +26,22 @@ test('label protocol: well-formed messages pass', () => {
       note: 'n',
     },
     { type: 'run', seq: 3, id: 't', sql: 'SELECT 1' },
+    { type: 'grid', seq: 3, id: 't', message: { type: 'page', offset: 1000, limit: 200, filters: [] } },
+    {
+      type: 'grid',
+      seq: 3,
+      id: 't',
+      message: {
+        type: 'page',
+        offset: 0,
+        limit: 200,
+        sortColumn: 1,
+        descending: true,
+        filters: [{ column: 0, text: '>5' }],
+      },
+    },
+    { type: 'grid', seq: 3, id: 't', message: { type: 'export', format: 'csv' } },
+    { type: 'grid', seq: 3, id: 't', message: { type: 'cancelExport' } },
     { type: 'addTag', name: 'new one' },
     { type: 'openReplay', id: 't' },
     { type: 'exportSft' },
@@ -80,6 +96,15 @@ test('label protocol: wrong types, values and sizes are refused with what is wro
   assert.match(problem({ type: 'setFilter', filter: 'newest' })!, /unknown filter "newest"/);
   assert.match(problem({ type: 'run', seq: 1, id: 't', sql: '  \n' })!, /no SQL to run/);
   assert.match(problem({ type: 'addTag', name: 'x'.repeat(41) })!, /1–40 characters/);
+  // The run's grid: the inner message is held to the paged grid's own rules.
+  const grid = (message: unknown) => problem({ type: 'grid', seq: 1, id: 't', message });
+  assert.match(grid({ type: 'page', offset: 0, limit: 5000, filters: [] })!, /^grid: page: limit must be 1–1000/);
+  assert.match(grid({ type: 'page', offset: -200, limit: 200, filters: [] })!, /^grid: page: offset must be/);
+  assert.match(grid({ type: 'page', offset: 0, limit: 200 })!, /^grid: page: missing filters/);
+  assert.match(grid({ type: 'page', offset: 0, limit: 200, filters: [{ column: 'a' }] })!, /column index and a text/);
+  assert.match(grid({ type: 'export', format: 'xlsx' })!, /unknown format "xlsx"/);
+  assert.match(grid({ type: 'run', seq: 1, id: 't', sql: 'SELECT 1' })!, /^grid: unknown message type "run"/);
+  assert.match(problem({ type: 'grid', seq: 1, id: 't', message: [] })!, /message should be object, is array/);
   assert.match(problem({ type: 'eval', code: '1' })!, /unknown message type "eval"/);
   assert.match(problem(['save'])!, /not an object/);
 });
