@@ -1,7 +1,6 @@
 // `quarry ask` end to end against a real OpenAI-compatible replay server on 127.0.0.1, through the openai backend.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -10,6 +9,7 @@ import { main } from '../../src/cli/main';
 import { readTrajectories } from '../../src/core/trajectories';
 import { startReplayServer, type ReplayEntry } from '../support/openaiReplayServer';
 import { buildDb, tempDir } from '../helpers/fixtures';
+import { capture } from './captureStream';
 
 const db = buildDb('bookshop');
 const names = (() => {
@@ -20,17 +20,6 @@ const names = (() => {
     h.close();
   }
 })();
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 // The CLI's working directory is the workspace its trajectories are saved in by default: a fresh one per test file.
 const workspace = tempDir();

@@ -2,19 +2,8 @@
 // exits 2
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { capture } from './captureStream';
 
 test('quarry with no command prints help and exits 2', async () => {
   const out = capture();

@@ -4,7 +4,6 @@
 // (The Parquet files are read back by pyarrow and verl in trainer/tests/test_data.py.)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import type { TrajectoryRecord } from '../../../src/core/trajectories/types';
 import { startReplayServer } from '../../support/openaiReplayServer';
 import { buildDb, tempDir } from '../../helpers/fixtures';
 import { buildDatasetDbs, datasetFixtures } from '../datasets/dbs';
+import { capture } from '../captureStream';
 
 const dbDir = buildDatasetDbs();
 const work = tempDir('quarry-data-');
@@ -85,17 +85,6 @@ writeFileSync(
     1,
   ),
 );
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 async function quarry(...argv: string[]) {
   const out = capture();

@@ -2,7 +2,6 @@
 // replay server on 127.0.0.1, and the written files re-scored by `quarry eval`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,21 +12,11 @@ import { startReplayServer, type ReplayEntry } from '../../support/openaiReplayS
 import { tempDir } from '../../helpers/fixtures';
 import { replayServers } from '../../support/cli';
 import { buildDatasetDbs, datasetFixtures, SPIDER_DEV_MATH_SQL, SPIDER_DEV_QUESTIONS } from '../datasets/dbs';
+import { capture } from '../captureStream';
 
 const dbDir = buildDatasetDbs();
 const spiderFile = join(datasetFixtures, 'spider-dev.json');
 const birdFile = join(datasetFixtures, 'bird-dev.json');
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 async function quarry(...argv: string[]) {
   const out = capture();

@@ -2,25 +2,14 @@
 // keeps input order, survives malformed lines and resolves db paths from the input file
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join, basename } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { main } from '../../../src/cli/main';
 import { buildDb, tempDir, repoRoot } from '../../helpers/fixtures';
+import { capture } from '../captureStream';
 
 const db = buildDb('db-sandbox');
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 async function run(...argv: string[]) {
   const out = capture();

@@ -2,22 +2,11 @@
 // bad inputs exit 2 with a clear message and write nothing
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { buildDb, tempDir } from '../../helpers/fixtures';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { capture } from '../captureStream';
 
 async function quarry(args: string[], cwd: string) {
   const out = capture();

@@ -24,8 +24,8 @@ import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
 import type { Label } from '../../../src/core/labels/types';
 import { TrajectoryWriter } from '../../../src/core/trajectories/writer';
 import { readTrajectories } from '../../../src/core/trajectories/reader';
-import { Writable } from 'node:stream';
 import { main } from '../../../src/cli/main';
+import { capture } from '../captureStream';
 
 const db = buildDb('bookshop');
 const pool = createSqlPool({ size: 1, spares: 0 });
@@ -390,17 +390,6 @@ test(
     assert.deepEqual([alone.against, alone.match, alone.result?.rows], ['none', null, [[42]]]);
   },
 );
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 test('quarry export: sft from the workspace store, rl for a trajectory file; bad input is a usage error', async () => {
   const dir = tempDir();

@@ -2,23 +2,12 @@
 // explanation}]}; reward without --json prints a readable table with every explanation
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { tempDir } from '../../helpers/fixtures';
 import { schoolDb, skyrlEpisode, trajectory } from './fixtures';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { capture } from '../captureStream';
 
 async function quarry(args: string[], cwd = process.cwd()) {
   const out = capture(),

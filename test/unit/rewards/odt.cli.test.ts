@@ -2,22 +2,11 @@
 // readable trees, matching, scores, tags with reasons, feedback
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { buildDb, repoRoot, tempDir } from '../../helpers/fixtures';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { capture } from '../captureStream';
 
 async function quarry(args: string[], cwd = repoRoot) {
   const out = capture();

@@ -5,20 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { main } from '../../../src/cli/main';
 import { tempDir } from '../../helpers/fixtures';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { capture } from '../captureStream';
 
 async function quarry(args: string[], cwd = process.cwd()) {
   const out = capture();
