@@ -31,21 +31,22 @@ after(async () => {
 });
 screenshotAfterEach('jobs', () => ed);
 
-/** The number of points the reward chart draws now. */
-async function rewardPoints(app: Frame): Promise<number> {
+/** The step of the last point the reward chart draws now (a long run is thinned to a few hundred points). */
+async function rewardLastStep(app: Frame): Promise<number> {
   const svg = app.locator('figure[data-metric="reward"] svg');
   await svg.waitFor({ timeout: 30_000 });
-  return Number(await svg.getAttribute('data-points'));
+  return Number(await svg.getAttribute('data-last-step'));
 }
 
+/** Waits until the reward chart draws a later step than now: the panel follows the running job. */
 async function pointsGrow(app: Frame): Promise<[number, number]> {
-  const first = await rewardPoints(app);
+  const first = await rewardLastStep(app);
   await app.waitForFunction(
-    (n) => Number(document.querySelector('figure[data-metric="reward"] svg')?.getAttribute('data-points')) > n,
+    (n) => Number(document.querySelector('figure[data-metric="reward"] svg')?.getAttribute('data-last-step')) > n,
     first,
     { timeout: 30_000 },
   );
-  return [first, await rewardPoints(app)];
+  return [first, await rewardLastStep(app)];
 }
 
 test('Show Job from the palette: the header, and the charts gain points while the panel is open', async () => {
@@ -54,7 +55,7 @@ test('Show Job from the palette: the header, and the charts gain points while th
   const app = await ed.webview(/growing run/, 60_000, 'h1');
   assert.match(await app.locator('#job-status').innerText(), /running/);
   const [before, after] = await pointsGrow(app);
-  assert.ok(after > before, `${before} → ${after} points`);
+  assert.ok(after > before, `the chart went from step ${before} to ${after}`);
   const charts = await app
     .locator('figure[data-metric]')
     .evaluateAll((els) => els.map((e) => e.getAttribute('data-metric')));
@@ -86,6 +87,6 @@ test('after a window reload the job is still listed and followed, and its panel 
   await status.first().waitFor({ timeout: 30_000 });
   const app = await ed.webview(/growing run/, 60_000, 'h1');
   const [before, after] = await pointsGrow(app);
-  assert.ok(after > before, `${before} → ${after} points after the reload`);
+  assert.ok(after > before, `the chart went from step ${before} to ${after} after the reload`);
   await ed.screenshot('jobs-after-reload');
 });

@@ -24,12 +24,16 @@ export interface ChartInput {
   onPick: (range: StepRange) => void;
 }
 
-/** The chart's SVG; `data-points` holds how many of the job's points it draws. */
+/**
+ * The chart's SVG; `data-points` holds how many of the job's points it draws (thinned past a few hundred) and
+ * `data-last-step` the step of the last one.
+ */
 export function lineChart(input: ChartInput): SVGSVGElement {
   const svg = el('svg', {
     viewBox: `0 0 ${W} ${H}`,
     class: 'j-svg',
     'data-points': input.main.length,
+    'data-last-step': input.main.at(-1)?.step ?? '',
   }) as SVGSVGElement;
   svg.setAttribute('aria-hidden', 'true');
   const y = valueExtent([input.main, input.overlay]);

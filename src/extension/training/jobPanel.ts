@@ -78,7 +78,7 @@ export class JobPanel {
   }
 
   /** Opens (or reveals) the panel of a job in the workspace `ws`. */
-  static show(context: vscode.ExtensionContext, services: Services, ws: string, id: string): JobPanel {
+  static async show(context: vscode.ExtensionContext, services: Services, ws: string, id: string): Promise<JobPanel> {
     const cur = JobPanel.open.get(id);
     if (cur && !cur.disposed) {
       cur.panel.reveal(undefined, false);
@@ -86,6 +86,17 @@ export class JobPanel {
     }
     const store = jobStore(ws);
     const job = store.get(id);
+    // After a window reload VS Code brings a hidden panel back only when its tab is shown, so the job may still have
+    // a tab that no JobPanel follows yet: close it rather than leave two tabs for one job.
+    const stale = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter(
+        (t) =>
+          t.input instanceof vscode.TabInputWebview &&
+          t.input.viewType.endsWith(JOB_PANEL_VIEW) &&
+          t.label === `Job: ${job.name}`,
+      );
+    if (stale.length > 0) await vscode.window.tabGroups.close(stale);
     const panel = vscode.window.createWebviewPanel(
       JOB_PANEL_VIEW,
       `Job: ${job.name}`,

@@ -139,7 +139,7 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
     vscode.commands.registerCommand('quarry.openJobPanel', async (arg?: unknown) => {
       const picked = await pickJob(services, arg);
       if (!picked) return undefined;
-      return JobPanel.show(context, services, services.workspaceDir()!, picked.job.id).jobId;
+      return (await JobPanel.show(context, services, services.workspaceDir()!, picked.job.id)).jobId;
     }),
     vscode.commands.registerCommand('quarry.cancelJob', async (arg?: unknown) => {
       const picked = await pickJob(services, arg);
