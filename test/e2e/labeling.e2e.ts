@@ -179,6 +179,8 @@ test(
     // Item 3 (kids-a, gold `SELECT count(*) …`): a result far past one page, and not the gold's.
     await app.locator('#l-question').click();
     await key('e');
+    // Typing before the focus has reached the box loses the first keys: wait for it.
+    await app.waitForFunction(() => document.activeElement?.tagName === 'TEXTAREA', undefined, { timeout: 15_000 });
     await key('Control+A');
     await ed.page.keyboard.type(
       'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1234) SELECT i, i * 2 AS twice FROM n',
