@@ -2,19 +2,8 @@
 // ETA
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { createProgress, formatDuration } from '../../../src/cli/progressBar';
-
-function sink() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _e, cb) {
-      text += String(chunk);
-      cb();
-    },
-  });
-  return { stream, text: () => text };
-}
+import { capture } from '../captureStream';
 
 test('formatDuration', () => {
   assert.equal(formatDuration(0), '0:00');
@@ -25,7 +14,7 @@ test('formatDuration', () => {
 });
 
 test('terminal mode redraws one line in place with bar, count, rate and ETA', () => {
-  const s = sink();
+  const s = capture();
   let t = 0;
   const p = createProgress(s.stream, 10, { tty: true, now: () => t, columns: 100, label: 'bench' });
   t = 1000;
@@ -53,7 +42,7 @@ test('terminal mode redraws one line in place with bar, count, rate and ETA', ()
 });
 
 test('plain mode writes whole lines at most once per interval, and always the last one', () => {
-  const s = sink();
+  const s = capture();
   let t = 0;
   const p = createProgress(s.stream, 4, { tty: false, now: () => t, intervalMs: 10_000 });
   t = 500;
