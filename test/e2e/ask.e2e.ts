@@ -154,18 +154,7 @@ test(
     const exportButton = panel.locator('#x0-result vscode-button', { hasText: 'Export CSV…' });
     await exportButton.focus();
     await ed.page.keyboard.press('Enter');
-    // code-server's save dialog is VS Code's simple file dialog: a quick input holding the proposed path.
-    const input = ed.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    // The dialog fills in the proposed path a moment after it opens.
-    await ed.page.waitForFunction(
-      () =>
-        (
-          document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null
-        )?.value.endsWith('quarry-result-1.csv'),
-      undefined,
-      { timeout: 15_000 },
-    );
+    await ed.saveDialogProposes('quarry-result-1.csv');
     await ed.screenshot('ask-export-dialog');
     await ed.page.keyboard.press('Enter');
     await shows(panel, /exported 3 rows to quarry-result-1\.csv/);

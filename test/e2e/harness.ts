@@ -70,6 +70,11 @@ export interface Editor {
    * and webview states are saved), then waits for the workbench again.
    */
   reloadWindow(): Promise<void>;
+  /**
+   * Waits for the save dialog to propose a path ending in `fileName` (code-server's save dialog is VS Code's simple
+   * file dialog: a quick input that fills in the proposed path a moment after it opens), then leaves it open.
+   */
+  saveDialogProposes(fileName: string): Promise<void>;
   /** Texts of the notification toasts shown now. */
   notifications(): Promise<string[]>;
   /** Saves a PNG of the whole window to test-artifacts/screenshots/<name>.png and returns its path. */
@@ -333,6 +338,18 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
       const failed = await loaded;
       if (failed) throw failed;
       await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    },
+
+    async saveDialogProposes(fileName) {
+      await quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+      await page.waitForFunction(
+        (end) =>
+          (
+            document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null
+          )?.value.endsWith(end),
+        fileName,
+        { timeout: 15_000 },
+      );
     },
 
     async notifications() {

@@ -217,16 +217,7 @@ test(
     await grid.locator('input.q-filter').first().fill('');
     await waitText('#l-grid-status', /^rows 1–200 of 1,234 ·/);
     await grid.locator('vscode-button', { hasText: 'Export CSV…' }).click();
-    const input = ed.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await ed.page.waitForFunction(
-      () =>
-        (
-          document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null
-        )?.value.endsWith('kids-a-corrected.csv'),
-      undefined,
-      { timeout: 15_000 },
-    );
+    await ed.saveDialogProposes('kids-a-corrected.csv');
     await ed.page.keyboard.press('Enter');
     await waitText('#l-grid-export', /exported 1,234 rows to kids-a-corrected\.csv/);
     const csv = readFileSync(join(ed.workspace, 'kids-a-corrected.csv'), 'utf8').trimEnd().split('\r\n');
