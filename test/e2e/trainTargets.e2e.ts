@@ -1,14 +1,15 @@
-// Training from the palette on real job targets: the packaged extension in a fresh code-server, and the services
-// scripts/services/start.sh runs on loopback (an OpenSSH server, a single-node Slurm cluster, a Ray head; see
-// test/services/services.ts). "Quarry: Train a Model…" is answered step by step in the browser (recipe, the tiny model,
-// a `quarry data sft` folder, TRL, the target, CPU only, a few steps, Submit) once per target, and each job's panel
-// opens on it. The window is reloaded while they run: each job is listed again and followed (a running one shows its
-// step again), and the last panel opened comes back and its loss chart keeps growing. Then each job's panel (Quarry:
-// Show Job) charts it as it runs and the Training Jobs view gives its step; the ssh and Slurm jobs reach `succeeded`;
-// the long Ray one is cancelled with "Quarry: Cancel Job"; `quarry jobs list` (node dist/cli.js) shows the same jobs
-// in the same states, and the metrics pulled from the ssh host and the Slurm cluster are the files there, each line
-// once. Targets whose service is not running are skipped, each naming what is missing; without services.json
-// everything is skipped (CI starts the services: .ci/run). Screenshots in test-artifacts/screenshots/train-targets-*.
+// Training from the palette on real job targets: the packaged extension in a fresh code-server, this machine (`local`),
+// and the services scripts/services/start.sh runs on loopback (an OpenSSH server, a single-node Slurm cluster, a Ray
+// head; see test/services/services.ts). "Quarry: Train a Model…" is answered step by step in the browser (recipe, the
+// tiny model, a `quarry data sft` folder, TRL, the target, CPU only, a few steps, Submit) once per target, and each
+// job's panel opens on it. The window is reloaded while they run: each job is listed again and followed (a running one
+// shows its step again), and the last panel opened comes back and its loss chart keeps growing. Then each job's panel
+// (Quarry: Show Job) charts it as it runs and the Training Jobs view gives its step; the local, ssh and Slurm jobs
+// succeed; the long Ray one is cancelled with "Quarry: Cancel Job"; `quarry jobs list` (node dist/cli.js) shows the
+// same jobs in the same states, and the metrics pulled from the ssh host and the Slurm cluster are the files there,
+// each line once. Targets whose service is not running are skipped, each naming what is missing; without services.json
+// all but `local` are skipped (CI starts the services: .ci/run). Screenshots in
+// test-artifacts/screenshots/train-targets-*.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,8 @@ const tinyModel = join(repoRoot, 'media', 'models', 'tiny-sql');
 const RECIPE = 'sql-trail';
 
 /** The targets this spec drives, the steps each job runs, and which one is cancelled mid-run. */
-const PLAN: Array<{ target: 'box' | 'hpc' | 'ray'; what: string; steps: number }> = [
+const PLAN: Array<{ target: 'local' | 'box' | 'hpc' | 'ray'; what: string; steps: number }> = [
+  { target: 'local', what: 'this machine', steps: 20 },
   { target: 'box', what: 'the loopback ssh host', steps: 20 },
   { target: 'hpc', what: 'the loopback Slurm cluster', steps: 20 },
   // Cancelled by the test long before it could end (a tiny-model step takes well under a second on a quiet CPU).
@@ -60,34 +62,33 @@ function rayAnswers(s: Services): Promise<string | null> {
   });
 }
 
-/** Why each target cannot run here, or false; everything skips without the services or the project's Python. */
+/** Why each target cannot run here, or false: all skip without the project's Python, all but `local` without the
+ * services. */
 const missing: Record<string, string | false> = {};
 let ed: Editor;
 let store: JobStore;
 const launched: Record<string, string> = {};
 
 before(async () => {
-  for (const p of PLAN) missing[p.target] = noServices;
-  if (noServices) return;
   if (!existsSync(python)) {
     for (const p of PLAN) missing[p.target] = `no ${python}: run npm run setup:python`;
     return;
   }
-  const s = svc!;
-  missing.box = sshAnswers(s) ?? false;
-  missing.hpc = slurmAnswers() ?? false;
-  missing.ray = (await rayAnswers(s)) ?? false;
+  // `local` needs only the project's Python; the others need the services.
+  missing.local = false;
+  missing.box = noServices || sshAnswers(svc!) || false;
+  missing.hpc = noServices || slurmAnswers() || false;
+  missing.ray = noServices || (await rayAnswers(svc!)) || false;
   for (const p of PLAN) {
     if (missing[p.target]) process.stderr.write(`train-targets: skipping ${p.what}: ${missing[p.target]}\n`);
   }
-  if (PLAN.every((p) => missing[p.target])) return;
   ed = await openEditor({
     name: 'train-targets',
     settings: { 'quarry.python': python },
     viewport: { width: 1400, height: 950 },
   });
   mkdirSync(join(ed.workspace, '.quarry'), { recursive: true });
-  writeFileSync(join(ed.workspace, '.quarry', 'targets.json'), JSON.stringify(targetsFor(s), null, 2));
+  if (svc) writeFileSync(join(ed.workspace, '.quarry', 'targets.json'), JSON.stringify(targetsFor(svc), null, 2));
   // A `quarry data sft` folder the wizard offers: its data.json and four conversations.
   const data = join(ed.workspace, 'train-data');
   mkdirSync(data, { recursive: true });
@@ -278,7 +279,7 @@ for (const p of PLAN) {
 
 test('the jobs that were running finish, followed by the reloaded window', async (t) => {
   const ending = PLAN.filter((x) => launched[x.target] && x.target !== CANCELLED);
-  if (ending.length === 0) return t.skip('no ssh or Slurm job was launched');
+  if (ending.length === 0) return t.skip('no local, ssh or Slurm job was launched');
   for (const p of ending) {
     const row = await rowShows(
       jobName(p.target),
@@ -317,7 +318,7 @@ test('quarry jobs list shows the same jobs in the same states', async (t) => {
   for (const j of listed) await rowShows(j.name, new RegExp(`${j.status} · ${j.target}`), 30_000);
   // What the ssh and Slurm jobs wrote on their side came back whole, each line once (the panel, the monitor and the
   // CLI all pulled them, some at the same time).
-  for (const p of PLAN.filter((x) => launched[x.target] && x.target !== 'ray')) {
+  for (const p of PLAN.filter((x) => launched[x.target] && (x.target === 'box' || x.target === 'hpc'))) {
     const job = store.get(launched[p.target]);
     const there = readFileSync(join(job.remote.dir!, 'out', 'metrics.jsonl'), 'utf8');
     assert.equal(readFileSync(join(store.dir(job.id), 'out', 'metrics.jsonl'), 'utf8'), there, `${p.target} metrics`);
