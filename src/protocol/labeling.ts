@@ -62,7 +62,11 @@ export type ToApp =
   | { type: 'tags'; tags: TagInfo[] }
   | { type: 'saved'; seq: number; id: string; label: Label; labeled: number; total: number }
   | { type: 'saveFailed'; seq: number; id: string; message: string }
-  | { type: 'runResult'; seq: number; id: string; outcome: RunOutcome }
+  /**
+   * Run `seq`'s outcome; `restored` when the host sends the newest run again to a webview that reloaded (the panel was
+   * hidden and shown again): the app shows it without having asked, and its grid pages the same result.
+   */
+  | { type: 'runResult'; seq: number; id: string; outcome: RunOutcome; restored?: boolean }
   | { type: 'runFailed'; seq: number; id: string; message: string }
   /** The paged grid of run `seq`'s result: a page, a page error, export progress. */
   | { type: 'grid'; seq: number; id: string; message: GridToApp }

@@ -223,5 +223,13 @@ test(
     const csv = readFileSync(join(ed.workspace, 'kids-a-corrected.csv'), 'utf8').trimEnd().split('\r\n');
     assert.deepEqual([csv.length, csv[0], csv[1], csv.at(-1)], [1235, 'i,twice', '1234,2468', '1,2']);
     assert.match(await status.innerText(), /of 1,234/);
+    // Hidden and shown again (its webview reloads): the run's verdict and its grid over the whole result come back.
+    await ed.runCommand('File: New Untitled Text File');
+    await ed.page.waitForTimeout(500);
+    await ed.runCommand('View: Open Previous Editor');
+    app = await ed.webview('labeled', 60_000);
+    await waitText('#l-match', /Differs from the gold result/);
+    await waitText('#l-grid-status', /^rows 1–200 of 1,234 /);
+    assert.equal(await app.locator('#l-grid tbody tr').count(), 200);
   },
 );

@@ -267,6 +267,31 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.equal(itemOf(answer)?.record.id, 'lab-kids', 'the id wins over the position');
   });
 
+  test('the app coming back on the trajectory of the newest run gets that run again, and its grid pages', async () => {
+    const ran = await send({ type: 'run', seq: seq++, id: 'lab-top', sql: GOLD_TOP });
+    const r = ran.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    assert.ok(r && r.outcome.match === true, JSON.stringify(ran));
+    // The webview reloaded (hidden, then shown): it asks for what it showed, and its run comes back with it.
+    const answer = await send({ type: 'ready', position: 0, id: 'lab-top' });
+    assert.equal(itemOf(answer)?.record.id, 'lab-top');
+    const again = answer.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    assert.ok(again, JSON.stringify(answer));
+    assert.deepEqual([again.seq, again.restored, again.outcome], [r.seq, true, r.outcome]);
+    const page = await send({
+      type: 'grid',
+      seq: again.seq,
+      id: 'lab-top',
+      message: { type: 'page', offset: 0, limit: 200, filters: [] },
+    });
+    const g = page.find((m): m is Extract<ToApp, { type: 'grid' }> => m.type === 'grid');
+    assert.ok(g && g.message.type === 'page', JSON.stringify(page));
+    assert.equal(g.message.page.total, 1);
+    // On another trajectory the run is not sent.
+    const other = await send({ type: 'ready', position: 0, id: 'lab-kids' });
+    assert.equal(itemOf(other)?.record.id, 'lab-kids');
+    assert.ok(!other.some((m) => m.type === 'runResult'), JSON.stringify(other));
+  });
+
   test('after a window reload the serializer brings the queue back on its file, filter and trajectory', async () => {
     const queueBefore = (await lastOf('queue'))!.queue;
     await hook('close');

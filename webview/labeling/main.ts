@@ -721,7 +721,11 @@ host.onMessage((m) => {
       status.className = 'l-status q-error';
       return;
     case 'runResult':
-      if (m.seq === runPending && record?.id === m.id) renderRun(m.outcome, null, m.seq);
+      if (m.restored && record?.id === m.id && runPending === null) {
+        // The newest run, sent again after this webview reloaded: later runs number after it.
+        seq = Math.max(seq, m.seq);
+        renderRun(m.outcome, null, m.seq);
+      } else if (m.seq === runPending && record?.id === m.id) renderRun(m.outcome, null, m.seq);
       return;
     case 'grid':
       if (runGrid && runGrid.seq === m.seq && runGrid.id === m.id && record?.id === m.id)

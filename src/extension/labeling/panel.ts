@@ -54,6 +54,8 @@ export class LabelPanel {
   private grid: { order: number; seq: number; id: string; session: GridSession } | null = null;
   /** Runs started, counted here (the app's seq starts again when its webview reloads). */
   private runsStarted = 0;
+  /** The newest run's outcome, sent again when the webview reloads on that trajectory (hidden and shown again). */
+  private lastRun: { order: number; seq: number; id: string; outcome: RunOutcome } | null = null;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -307,7 +309,13 @@ export class LabelPanel {
         this.post({ type: 'queue', queue: this.queueInfo(labels) });
         // The app remembers where it was; the same trajectory wins over the same position (the queue is fixed).
         const byId = m.id !== undefined ? this.queue.findIndex((i) => this.loaded!.ids[i] === m.id) : -1;
-        return this.show(byId >= 0 ? byId : (m.position ?? this.position), labels);
+        await this.show(byId >= 0 ? byId : (m.position ?? this.position), labels);
+        // A webview that reloaded (hidden, then shown) gets the newest run of its trajectory back, grid and all.
+        const last = this.lastRun;
+        if (last && this.queue.length > 0 && this.loaded.ids[this.queue[this.position]] === last.id) {
+          this.post({ type: 'runResult', seq: last.seq, id: last.id, outcome: last.outcome, restored: true });
+        }
+        return;
       }
       case 'go':
         return this.show(m.position);
@@ -450,6 +458,7 @@ export class LabelPanel {
         );
         this.grid = { order, seq, id, session };
       }
+      if (!this.lastRun || this.lastRun.order < order) this.lastRun = { order, seq: m.seq, id: m.id, outcome };
       this.post({ type: 'runResult', seq: m.seq, id: m.id, outcome });
     } catch (err) {
       if (abort.signal.aborted) return;
