@@ -330,7 +330,8 @@ test(
     assert.ok(
       prompt.includes(FIRST_SQL.replace(/'/g, '\\u0027').slice(0, 60)) || prompt.includes(FIRST_SQL.slice(0, 60)),
     );
-    assert.match(await panel.locator('#x4-result').innerText(), /rows 1–1 of 1/);
+    // The grid asks the host for its first page once it is drawn ("loading…" until then).
+    await panel.locator('#x4-result', { hasText: /rows 1–1 of 1/ }).waitFor({ timeout: 30_000 });
     await ed.screenshot('ask-about-sql');
   },
 );
