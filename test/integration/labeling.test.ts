@@ -56,6 +56,15 @@ async function send(message: unknown): Promise<ToApp[]> {
 }
 
 const itemOf = (ms: ToApp[]) => ms.filter((m): m is Extract<ToApp, { type: 'item' }> => m.type === 'item').pop();
+/** The first message of `type` among `ms`. */
+const firstOf = <K extends ToApp['type']>(ms: ToApp[], type: K) =>
+  ms.find((m): m is Extract<ToApp, { type: K }> => m.type === type);
+const runResultOf = (ms: ToApp[]) => firstOf(ms, 'runResult');
+const gridOf = (ms: ToApp[]) => firstOf(ms, 'grid');
+
+/** The app's grid of run `seq` asking for its first page (of up to 200 rows). */
+const firstPage = (runSeq: number, id: string) =>
+  send({ type: 'grid', seq: runSeq, id, message: { type: 'page', offset: 0, limit: 200, filters: [] } });
 
 /** The store as another process sees it: a separate read-only SQLite connection. */
 function storeRows(
@@ -151,7 +160,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
       id: 'lab-top',
       sql: 'SELECT name FROM doctor ORDER BY doctor_id DESC LIMIT 1',
     });
-    const w = wrong.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    const w = runResultOf(wrong);
     assert.ok(w, JSON.stringify(wrong));
     assert.equal(w.outcome.against, 'gold');
     assert.equal(w.outcome.match, false);
@@ -161,38 +170,25 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
       id: 'lab-top',
       sql: GOLD_TOP.replace('T2.name', 'T2.name AS doctor'),
     });
-    const r = right.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    const r = runResultOf(right);
     assert.ok(r);
     assert.deepEqual([r.outcome.match, r.outcome.reason, r.outcome.error], [true, 'match', null]);
     assert.deepEqual([r.outcome.columns, r.outcome.rowCount], [['doctor'], 1]);
     // The rows come through the run's paged grid, a page of the whole result at a time.
-    const page = await send({
-      type: 'grid',
-      seq: r.seq,
-      id: 'lab-top',
-      message: { type: 'page', offset: 0, limit: 200, filters: [] },
-    });
-    const g = page.find((m): m is Extract<ToApp, { type: 'grid' }> => m.type === 'grid');
+    const page = await firstPage(r.seq, 'lab-top');
+    const g = gridOf(page);
     assert.ok(g && g.message.type === 'page', JSON.stringify(page));
     assert.deepEqual([g.seq, g.message.page.columns, g.message.page.total], [r.seq, ['doctor'], 1]);
     // An older run's grid is gone: its page request is refused, not answered.
-    assert.deepEqual(
-      await send({
-        type: 'grid',
-        seq: w.seq,
-        id: 'lab-top',
-        message: { type: 'page', offset: 0, limit: 200, filters: [] },
-      }),
-      [],
-    );
+    assert.deepEqual(await firstPage(w.seq, 'lab-top'), []);
     assert.match((await hook<string[]>('rejected')).pop() ?? '', /not the newest result/);
     const broken = await send({ type: 'run', seq: seq++, id: 'lab-top', sql: 'SELECT nme FROM doctor' });
-    const b = broken.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    const b = runResultOf(broken);
     assert.ok(b);
     assert.equal(b.outcome.match, false);
     assert.match(b.outcome.error ?? '', /no such column: nme/);
     const free = await send({ type: 'run', seq: seq++, id: 'lab-free', sql: 'SELECT city FROM patient GROUP BY city' });
-    const f = free.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    const f = runResultOf(free);
     assert.ok(f);
     assert.equal(f.outcome.against, 'final', 'no gold: compared with the final SQL');
     assert.equal(f.outcome.match, true);
@@ -208,7 +204,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
       tags: ['wrong join', 'overconfidence'],
       note: 'took the last doctor',
     });
-    const saved = answer.find((m): m is Extract<ToApp, { type: 'saved' }> => m.type === 'saved');
+    const saved = firstOf(answer, 'saved');
     assert.ok(saved, JSON.stringify(answer));
     assert.deepEqual([saved.seq, saved.id, saved.labeled, saved.total], [41, 'lab-top', 1, 3]);
     assert.deepEqual(
@@ -237,7 +233,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
     assert.equal(next.record.id, 'lab-kids');
     await send({ type: 'save', seq: 42, id: 'lab-kids', verdict: 'correct', correctedSql: '', tags: [], note: '' });
     const tagged = await send({ type: 'addTag', name: 'Ambiguous  Question' });
-    const tags = tagged.find((m): m is Extract<ToApp, { type: 'tags' }> => m.type === 'tags');
+    const tags = firstOf(tagged, 'tags');
     assert.ok(tags?.tags.some((t) => t.name === 'ambiguous question' && !t.builtin));
     const back = itemOf(await send({ type: 'go', position: 0 }));
     assert.ok(back);
@@ -249,7 +245,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
 
   test('the filter reorders the queue; reopening the panel brings the labels back from the store', async () => {
     const answer = await send({ type: 'setFilter', filter: 'unlabeled' });
-    const queue = answer.find((m): m is Extract<ToApp, { type: 'queue' }> => m.type === 'queue')?.queue;
+    const queue = firstOf(answer, 'queue')?.queue;
     assert.ok(queue);
     assert.deepEqual([queue.size, queue.labeled, queue.filter], [1, 2, 'unlabeled']);
     assert.equal(itemOf(answer)?.record.id, 'lab-free');
@@ -269,21 +265,16 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
 
   test('the app coming back on the trajectory of the newest run gets that run again, and its grid pages', async () => {
     const ran = await send({ type: 'run', seq: seq++, id: 'lab-top', sql: GOLD_TOP });
-    const r = ran.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    const r = runResultOf(ran);
     assert.ok(r && r.outcome.match === true, JSON.stringify(ran));
     // The webview reloaded (hidden, then shown): it asks for what it showed, and its run comes back with it.
     const answer = await send({ type: 'ready', position: 0, id: 'lab-top' });
     assert.equal(itemOf(answer)?.record.id, 'lab-top');
-    const again = answer.find((m): m is Extract<ToApp, { type: 'runResult' }> => m.type === 'runResult');
+    const again = runResultOf(answer);
     assert.ok(again, JSON.stringify(answer));
     assert.deepEqual([again.seq, again.restored, again.outcome], [r.seq, true, r.outcome]);
-    const page = await send({
-      type: 'grid',
-      seq: again.seq,
-      id: 'lab-top',
-      message: { type: 'page', offset: 0, limit: 200, filters: [] },
-    });
-    const g = page.find((m): m is Extract<ToApp, { type: 'grid' }> => m.type === 'grid');
+    const page = await firstPage(again.seq, 'lab-top');
+    const g = gridOf(page);
     assert.ok(g && g.message.type === 'page', JSON.stringify(page));
     assert.equal(g.message.page.total, 1);
     // On another trajectory the run is not sent.
@@ -373,7 +364,7 @@ suite('Labeling: quarry.openLabeling on real agent runs, labels in the workspace
         other.exec('ROLLBACK');
         other.close();
       }
-      const failed = answer.find((m): m is Extract<ToApp, { type: 'saveFailed' }> => m.type === 'saveFailed');
+      const failed = firstOf(answer, 'saveFailed');
       assert.ok(failed, JSON.stringify(answer));
       assert.equal(failed.seq, 77);
       assert.match(failed.message, /label store .*labels\.sqlite is locked by another process \(waited 5000 ms\)/);
