@@ -22,6 +22,7 @@ prefix is a field of TRL's `GRPOConfig` (trl/trainer/grpo_config.py, TRL 1.16) o
 | `quarry.greedy_group_ex` | one extra greedy episode per group, for the `greedy_ex` metric |
 | `quarry.resume` | continue from the last `checkpoint-N` in `output_dir` |
 | `quarry.limit` | train on the first N rows |
+| `quarry.shared_prefix` | a group's shared prompt runs through the model once for the loss (shared_prefix.py) |
 
 The service is found through QUARRY_ENV_URL / QUARRY_ENV_TOKEN (`launch.sh` starts it). Every logged step goes to
 OUTPUT/metrics.jsonl (callbacks.MetricsJsonl: TRL's reward, reward_std, entropy, kl, clip ratios, lengths, plus
@@ -56,6 +57,7 @@ QUARRY_KEYS = {
     "greedy_group_ex": bool,
     "resume": bool,
     "limit": int,
+    "shared_prefix": bool,
 }
 QUARRY_DEFAULTS: dict[str, Any] = {
     "max_turn_tokens": 256,
@@ -64,12 +66,18 @@ QUARRY_DEFAULTS: dict[str, Any] = {
     "curriculum": False,
     "greedy_group_ex": False,
     "resume": False,
+    "shared_prefix": False,
 }
 
 
 # What OUTPUT/rollouts.jsonl keeps of each episode (one line per rollout, with the step it trained): the service's
 # episode id, the conversation, how it ended, its reward and terms, and whether its final SQL matched the gold.
 ROLLOUT_KEYS = ("id", "messages", "end", "reward", "terms", "ex")
+
+
+# The keyword arguments of TRL's `_get_per_token_logps_and_entropies` that a text-only batch may set; any other
+# (images, token types) or the MoE aux loss sends the batch down TRL's own path.
+TEXT_ONLY_KWARGS = ("batch_size", "compute_entropy", "compute_aux_loss")
 
 
 class ArgumentError(ValueError):
@@ -169,6 +177,7 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
     from ..trl.rollout import QuarryRollout
     from .callbacks import MetricsJsonl, StopOnSignal
     from .precision import cpu_precision
+    from .shared_prefix import shared_prefix_logps
 
     args = GRPOConfig(**cpu_precision({"report_to": "none", "logging_steps": 1, **config}))
     size = args.num_generations
@@ -212,6 +221,28 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
             if known:
                 self._metrics[mode]["greedy_ex"].append(sum(known) / len(known))
             return output
+
+        def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *a, **kw):
+            plain = (
+                not a
+                and not kw.get("compute_aux_loss")
+                and all(v is None for k, v in kw.items() if k not in TEXT_ONLY_KWARGS)
+            )
+            if quarry["shared_prefix"] and plain:
+                with self.accelerator.autocast():
+                    shared = shared_prefix_logps(
+                        model,
+                        input_ids,
+                        attention_mask,
+                        logits_to_keep,
+                        temperature=self.temperature,
+                        compute_entropy=bool(kw.get("compute_entropy")),
+                    )
+                if shared is not None:
+                    return shared[0], shared[1], None
+            return super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, *a, **kw
+            )
 
     trainer = QuarryGRPOTrainer(
         model=model,

@@ -1,0 +1,105 @@
+"""Shared-prefix log-probabilities equal TRL's full forward (values and gradients); it declines what it can't do."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from quarry_trainer.train.shared_prefix import applies, shared_prefix_logps  # noqa: E402
+
+
+def _model(seed: int = 0, **extra):
+    torch.manual_seed(seed)
+    config = transformers.Qwen2Config(
+        vocab_size=61,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        **extra,
+    )
+    return transformers.Qwen2ForCausalLM(config).float()
+
+
+def _full(model, input_ids, attention_mask, keep, temperature):
+    """TRL's pre-fused reference: the whole sequence through the model, the completion's logits scored."""
+    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, -keep - 1 : -1, :] / temperature
+    logps = torch.log_softmax(logits.float(), -1).gather(-1, input_ids[:, -keep:].unsqueeze(-1)).squeeze(-1)
+    probs = torch.softmax(logits.float(), -1)
+    entropy = -(probs * torch.log_softmax(logits.float(), -1)).sum(-1)
+    return logps, entropy
+
+
+def _batch(rows=3, prompt=11, completion=6, pad_last=2):
+    g = torch.Generator().manual_seed(7)
+    p = torch.randint(0, 61, (1, prompt), generator=g).expand(rows, -1)
+    c = torch.randint(0, 61, (rows, completion), generator=g)
+    ids = torch.cat([p, c], 1)
+    mask = torch.ones_like(ids)
+    if pad_last:
+        mask[-1, -pad_last:] = 0  # the last row's completion is shorter (right padding, as TRL pads completions)
+    return ids, mask, completion
+
+
+def test_log_probs_entropy_and_gradients_equal_the_full_forward():
+    ids, mask, keep = _batch()
+    shared, full = _model(), _model()
+    got, got_entropy = shared_prefix_logps(shared, ids, mask, keep, temperature=0.7, compute_entropy=True)
+    want, want_entropy = _full(full, ids, mask, keep, 0.7)
+    valid = mask[:, -keep:].bool()
+    assert torch.allclose(got[valid], want[valid], atol=1e-5)
+    assert torch.allclose(got_entropy[valid], want_entropy[valid], atol=1e-5)
+    # A GRPO-shaped loss (advantage-weighted masked mean) gives the same gradient for every parameter.
+    adv = torch.tensor([[1.0], [-0.5], [0.25]])
+    (-(got * adv)[valid].mean()).backward()
+    (-(want * adv)[valid].mean()).backward()
+    for (name, a), (_, b) in zip(shared.named_parameters(), full.named_parameters(), strict=True):
+        assert torch.allclose(a.grad, b.grad, atol=1e-6), name
+    assert any(p.grad.abs().sum() > 0 for p in shared.parameters())
+
+
+def test_one_completion_token():
+    ids, mask, _ = _batch(completion=1, pad_last=0)
+    got, _ = shared_prefix_logps(_model(), ids, mask, 1)
+    want, _ = _full(_model(), ids, mask, 1, 1.0)
+    assert got.shape == (3, 1)
+    assert torch.allclose(got, want, atol=1e-5)
+
+
+def test_declines_different_prompts_left_padding_and_scaled_logits():
+    ids, mask, keep = _batch()
+    other = ids.clone()
+    other[1, 0] = (other[1, 0] + 1) % 61
+    assert shared_prefix_logps(_model(), other, mask, keep) is None
+    padded = mask.clone()
+    padded[0, 0] = 0
+    assert shared_prefix_logps(_model(), ids, padded, keep) is None
+    assert not applies(_model(), ids, mask, ids.size(1))  # no prompt at all
+    capped = _model()
+    capped.config.final_logit_softcapping = 30.0
+    assert not applies(capped, ids, mask, keep)
+    assert applies(_model(), ids, mask, keep)
+
+
+def test_the_bundled_tiny_model_matches_on_a_real_prompt(repo_root):
+    path = repo_root / "media" / "models" / "tiny-sql"
+    tok = transformers.AutoTokenizer.from_pretrained(path)
+    model = transformers.AutoModelForCausalLM.from_pretrained(path).float()
+    text = tok.apply_chat_template(
+        [{"role": "user", "content": "How many books are there?"}], tokenize=False, add_generation_prompt=True
+    )
+    prompt = tok(text, return_tensors="pt").input_ids
+    answers = ["<sql>SELECT COUNT(*) FROM book;</sql>", "<sql>SELECT 1</sql>"]
+    completion = tok(answers, padding=True, return_tensors="pt")
+    ids = torch.cat([prompt.expand(2, -1), completion.input_ids], 1)
+    mask = torch.cat([torch.ones(2, prompt.size(1), dtype=torch.long), completion.attention_mask], 1)
+    keep = completion.input_ids.size(1)
+    with torch.no_grad():
+        got, _ = shared_prefix_logps(model, ids, mask, keep, temperature=1.0)
+        want, _ = _full(model, ids, mask, keep, 1.0)
+    valid = mask[:, -keep:].bool()
+    assert torch.allclose(got[valid], want[valid], atol=1e-4)
