@@ -7,7 +7,12 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from quarry_trainer.train.shared_prefix import applies, shared_prefix_logps  # noqa: E402
+from quarry_trainer.train.shared_prefix import (  # noqa: E402
+    applies,
+    common_prefix_length,
+    generate_shared,
+    shared_prefix_logps,
+)
 
 
 def _model(seed: int = 0, **extra):
@@ -103,3 +108,37 @@ def test_the_bundled_tiny_model_matches_on_a_real_prompt(repo_root):
         want, _ = _full(model, ids, mask, keep, 1.0)
     valid = mask[:, -keep:].bool()
     assert torch.allclose(got[valid], want[valid], atol=1e-4)
+
+
+def test_common_prefix_length():
+    assert common_prefix_length([[1, 2, 3], [1, 2, 4], [1, 2]]) == 2
+    assert common_prefix_length([[5], [6]]) == 0
+    assert common_prefix_length([[1, 2]]) == 2
+    assert common_prefix_length([]) == 0
+
+
+def test_generation_with_a_shared_prefix_matches_plain_generation(repo_root):
+    """Greedy turns of three conversations (one prompt, then differing earlier turns: the padding lands mid-row) come
+    out token for token as each conversation generated alone."""
+    path = repo_root / "media" / "models" / "tiny-sql"
+    tok = transformers.AutoTokenizer.from_pretrained(path)
+    model = transformers.AutoModelForCausalLM.from_pretrained(path).float().eval()
+    opening = [{"role": "user", "content": "Which books did Ursula K. Le Guin write?"}]
+    chats = [
+        opening,
+        [*opening, {"role": "assistant", "content": "<sql>SELECT 1</sql>"}, {"role": "user", "content": "1"}],
+        [
+            *opening,
+            {"role": "assistant", "content": "<sql>SELECT title FROM book LIMIT 3</sql>"},
+            {"role": "user", "content": "<observation>a | b | c</observation>"},
+        ],
+    ]
+    rows = [tok(tok.apply_chat_template(c, tokenize=False, add_generation_prompt=True)).input_ids for c in chats]
+    assert common_prefix_length(rows) > 10
+    pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+    got = generate_shared(model, rows, pad, do_sample=False, max_new_tokens=24)
+    for row, new in zip(rows, got, strict=True):
+        alone = model.generate(torch.tensor([row]), do_sample=False, max_new_tokens=24, pad_token_id=pad)
+        want = alone[0, len(row) :].tolist()
+        assert new[: len(want)] == want
+        assert all(t == pad for t in new[len(want) :])

@@ -22,7 +22,7 @@ prefix is a field of TRL's `GRPOConfig` (trl/trainer/grpo_config.py, TRL 1.16) o
 | `quarry.greedy_group_ex` | one extra greedy episode per group, for the `greedy_ex` metric |
 | `quarry.resume` | continue from the last `checkpoint-N` in `output_dir` |
 | `quarry.limit` | train on the first N rows |
-| `quarry.shared_prefix` | a group's shared prompt runs through the model once for the loss (shared_prefix.py) |
+| `quarry.shared_prefix` | a group's prompt goes through the model once per turn and in the loss (shared_prefix.py) |
 
 The service is found through QUARRY_ENV_URL / QUARRY_ENV_TOKEN (`launch.sh` starts it). Every logged step goes to
 OUTPUT/metrics.jsonl (callbacks.MetricsJsonl: TRL's reward, reward_std, entropy, kl, clip ratios, lengths, plus
@@ -194,6 +194,7 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
         panel=quarry.get("panel"),
         max_turns=quarry.get("max_turns"),
         greedy_per_group=size if quarry["greedy_group_ex"] else 0,
+        share_prefix=quarry["shared_prefix"],
     )
 
     class QuarryGRPOTrainer(GRPOTrainer):

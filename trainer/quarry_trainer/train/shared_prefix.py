@@ -1,4 +1,4 @@
-"""Per-token log-probabilities of a GRPO batch whose rows share one prompt, with the prompt run through the model once.
+"""A GRPO group shares its prompt: run it through the model once, for the loss and for every turn's generation.
 
 A group's G rollouts answer the same prompt, and a text-to-SQL prompt (instructions and schema) is most of every
 sequence: 2,189 of about 2,300 tokens for the tiny model's transit questions. TRL 1.16's
@@ -9,15 +9,20 @@ transformers/cache_utils.py) and the completions run on top of it. The attention
 same, so the log-probabilities (and their gradients: the cache keeps the graph) are those of the full forward, up to
 float rounding; `test_shared_prefix.py` checks both against TRL's path.
 
-It applies only when every row's prompt tokens are equal and unpadded, and to models whose logits are the LM head's
-output (no logit scaling or soft-capping, which TRL's fused head would apply); otherwise `shared_prefix_logps`
-returns None and the trainer takes TRL's own path. It materialises completion logits (batch × completion × vocab),
-which TRL's fused head avoids: meant for small vocabularies and long shared prompts (the tiny model on a CPU), and
-off unless `quarry.shared_prefix=true`.
+Generation is shared the same way (`generate_shared`): each turn's batch prefills the tokens its conversations have
+in common once and hands `generate` the repeated cache (transformers' prefix caching); with the same seed the
+sampled tokens are those of the unshared path.
+
+The loss path applies only when every row's prompt tokens are equal and unpadded, and to models whose logits are the
+LM head's output (no logit scaling or soft-capping, which TRL's fused head would apply); otherwise
+`shared_prefix_logps` returns None and the trainer takes TRL's own path. It materialises completion logits (batch ×
+completion × vocab), which TRL's fused head avoids: meant for small vocabularies and long shared prompts (the tiny
+model on a CPU), and off unless `quarry.shared_prefix=true`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 _SCALING = ("final_logit_softcapping", "logit_scale", "output_multiplier", "lm_head_multiplier", "logits_scaling")
@@ -82,3 +87,46 @@ def shared_prefix_logps(
     logps = selective_log_softmax(logits, completion)
     entropies = entropy_from_logits(logits) if compute_entropy else None
     return logps, entropies
+
+
+def common_prefix_length(rows: Sequence[Sequence[int]]) -> int:
+    """How many leading token ids every row shares."""
+    if not rows:
+        return 0
+    n = min(len(r) for r in rows)
+    first = rows[0]
+    for i in range(n):
+        if any(r[i] != first[i] for r in rows[1:]):
+            return i
+    return n
+
+
+def generate_shared(model: Any, rows: Sequence[Sequence[int]], pad_id: int, **generate_kwargs: Any) -> list[list[int]]:
+    """Hugging Face `generate` for prompts that share their first tokens, with those tokens prefilled once.
+
+    The shared prefix runs through the model with batch 1; its cache, repeated per row, is handed to `generate`
+    (transformers' prefix caching: `generate` feeds only the tokens past the cache). What differs after it is padded on
+    the left of the difference, between prefix and suffix, with attention 0 there; positions come from the attention
+    mask, so every real token keeps the position it has unpadded. Returns each row's new tokens. With fewer than two
+    rows or no shared prefix it is plain `generate` on left-padded rows.
+    """
+    import torch
+
+    shared = min(common_prefix_length(rows), min(len(r) for r in rows) - 1) if len(rows) > 1 else 0
+    width = max(len(r) - shared for r in rows)
+    ids = torch.full((len(rows), shared + width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for i, r in enumerate(rows):
+        ids[i, :shared] = torch.tensor(r[:shared])
+        mask[i, :shared] = 1
+        tail = r[shared:]
+        ids[i, shared + width - len(tail) :] = torch.tensor(tail)
+        mask[i, shared + width - len(tail) :] = 1
+    kwargs = dict(generate_kwargs)
+    with torch.no_grad():
+        if shared > 0:
+            cache = model(input_ids=ids[:1, :shared], use_cache=True, logits_to_keep=1).past_key_values
+            cache.batch_repeat_interleave(len(rows))
+            kwargs["past_key_values"] = cache
+        gen = model.generate(ids, attention_mask=mask, pad_token_id=pad_id, **kwargs)
+    return [row[ids.size(1) :].tolist() for row in gen]

@@ -29,6 +29,7 @@ from typing import Any
 
 from quarry_trainer.env import EnvClient
 from quarry_trainer.train.masks import loss_spans
+from quarry_trainer.train.shared_prefix import generate_shared
 
 
 def _key(prompt: Any) -> str:
@@ -48,6 +49,7 @@ class QuarryRollout:
         top_p: float = 1.0,
         max_turns: int | None = None,
         greedy_per_group: int = 0,
+        share_prefix: bool = False,
     ):
         self.tasks: dict[str, dict[str, Any]] = {}
         for row in rows:
@@ -70,6 +72,8 @@ class QuarryRollout:
         # Every `greedy_per_group` entries (one group: TRL repeats each prompt G times in a row), one more episode of
         # the same prompt decoded greedily, outside the loss: the "EX of the group's greedy" metric.
         self.greedy_per_group = greedy_per_group
+        # A turn's conversations share the group's prompt: prefill it once (train/shared_prefix.generate_shared).
+        self.share_prefix = share_prefix
         self.episodes: list[dict[str, Any]] = []
         self.greedy: list[dict[str, Any]] = []
 
@@ -123,24 +127,28 @@ class QuarryRollout:
         import torch
 
         rendered = [tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in chats]
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        sampling = {
+            "do_sample": sample,
+            "temperature": self.temperature if sample else None,
+            "top_p": self.top_p if sample and self.top_p < 1 else None,
+            "max_new_tokens": self.max_new_tokens,
+            "stop_strings": list(stop) or None,
+            "tokenizer": tokenizer,
+        }
+        if self.share_prefix and len(chats) > 1:
+            rows = [tokenizer(r, add_special_tokens=False)["input_ids"] for r in rendered]
+            new = generate_shared(model, rows, pad, **sampling)
+            return [tokenizer.decode(row, skip_special_tokens=True) for row in new]
         side = tokenizer.padding_side
         tokenizer.padding_side = "left"
         try:
             enc = tokenizer(rendered, add_special_tokens=False, return_tensors="pt", padding=len(rendered) > 1)
         finally:
             tokenizer.padding_side = side
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         with torch.no_grad():
             gen = model.generate(
-                enc["input_ids"],
-                attention_mask=enc.get("attention_mask"),
-                do_sample=sample,
-                temperature=self.temperature if sample else None,
-                top_p=self.top_p if sample and self.top_p < 1 else None,
-                max_new_tokens=self.max_new_tokens,
-                stop_strings=list(stop) or None,
-                tokenizer=tokenizer,
-                pad_token_id=pad,
+                enc["input_ids"], attention_mask=enc.get("attention_mask"), pad_token_id=pad, **sampling
             )
         width = enc["input_ids"].shape[1]
         return [tokenizer.decode(row[width:], skip_special_tokens=True) for row in gen]
