@@ -11,6 +11,7 @@ from quarry_trainer.train.shared_prefix import (  # noqa: E402
     applies,
     common_prefix_length,
     generate_shared,
+    prompt_runs,
     shared_prefix_logps,
 )
 
@@ -75,13 +76,35 @@ def test_one_completion_token():
     assert torch.allclose(got, want, atol=1e-5)
 
 
-def test_declines_different_prompts_left_padding_and_scaled_logits():
+def test_two_groups_with_prompts_of_different_lengths():
+    """Two GRPO groups in one batch, the shorter prompt left-padded as TRL pads it: each group's prompt runs once."""
+    g = torch.Generator().manual_seed(3)
+    long, short = torch.randint(0, 61, (11,), generator=g), torch.randint(0, 61, (8,), generator=g)
+    pad = torch.zeros(3, dtype=torch.long)
+    prompts = torch.stack([long, long, torch.cat([pad, short]), torch.cat([pad, short])])
+    ids = torch.cat([prompts, torch.randint(0, 61, (4, 5), generator=g)], 1)
+    mask = torch.ones_like(ids)
+    mask[2:, :3] = 0
+    mask[1, -2:] = 0
+    assert prompt_runs(ids, mask, 5) == [(0, 2, 0), (2, 4, 3)]
+    shared, full = _model(1), _model(1)
+    got, _ = shared_prefix_logps(shared, ids, mask, 5)
+    want, _ = _full(full, ids, mask, 5, 1.0)
+    valid = mask[:, -5:].bool()
+    assert torch.allclose(got[valid], want[valid], atol=1e-5)
+    got[valid].sum().backward()
+    want[valid].sum().backward()
+    for a, b in zip(shared.parameters(), full.parameters(), strict=True):
+        assert torch.allclose(a.grad, b.grad, atol=1e-5)
+
+
+def test_declines_different_prompts_inner_padding_and_scaled_logits():
     ids, mask, keep = _batch()
     other = ids.clone()
     other[1, 0] = (other[1, 0] + 1) % 61
     assert shared_prefix_logps(_model(), other, mask, keep) is None
     padded = mask.clone()
-    padded[0, 0] = 0
+    padded[0, 3] = 0  # a hole inside a prompt, not left padding
     assert shared_prefix_logps(_model(), ids, padded, keep) is None
     assert not applies(_model(), ids, mask, ids.size(1))  # no prompt at all
     capped = _model()

@@ -13,11 +13,11 @@ Generation is shared the same way (`generate_shared`): each turn's batch prefill
 in common once and hands `generate` the repeated cache (transformers' prefix caching); with the same seed the
 sampled tokens are those of the unshared path.
 
-The loss path applies only when every row's prompt tokens are equal and unpadded, and to models whose logits are the
-LM head's output (no logit scaling or soft-capping, which TRL's fused head would apply); otherwise
-`shared_prefix_logps` returns None and the trainer takes TRL's own path. It materialises completion logits (batch ×
-completion × vocab), which TRL's fused head avoids: meant for small vocabularies and long shared prompts (the tiny
-model on a CPU), and off unless `quarry.shared_prefix=true`.
+The loss path applies when rows come in runs with one prompt each (TRL's batch: G rows a prompt, left-padded to one
+width), and to models whose logits are the LM head's output (no logit scaling or soft-capping, which TRL's fused head
+would apply); otherwise `shared_prefix_logps` returns None and the trainer takes TRL's own path. It materialises
+completion logits (batch × completion × vocab), which TRL's fused head avoids: meant for small vocabularies and long
+shared prompts (the tiny model on a CPU), and off unless `quarry.shared_prefix=true`.
 """
 
 from __future__ import annotations
@@ -28,20 +28,62 @@ from typing import Any
 _SCALING = ("final_logit_softcapping", "logit_scale", "output_multiplier", "lm_head_multiplier", "logits_scaling")
 
 
-def applies(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> bool:
-    """True when the rows share one unpadded prompt and the model's logits need no scaling."""
+def prompt_runs(input_ids: Any, attention_mask: Any, logits_to_keep: int) -> list[tuple[int, int, int]] | None:
+    """Runs of consecutive rows with the same prompt, as (first row, end row, left padding); None when a prompt is
+    padded other than on its left (TRL left-pads prompts to one width) or there is no prompt or completion."""
     import torch
 
+    rows, width = input_ids.shape
+    prompt_len = width - logits_to_keep
+    if prompt_len < 1 or logits_to_keep < 1:
+        return None
+    runs: list[tuple[int, int, int]] = []
+    for i in range(rows):
+        mask = attention_mask[i, :prompt_len]
+        pad = int((mask == 0).sum())
+        if pad == prompt_len or not bool(mask[pad:].all()):
+            return None
+        if runs:
+            first, end, run_pad = runs[-1]
+            if run_pad == pad and torch.equal(input_ids[i, pad:prompt_len], input_ids[first, pad:prompt_len]):
+                runs[-1] = (first, end + 1, pad)
+                continue
+        runs.append((i, i + 1, pad))
+    return runs
+
+
+def applies(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> bool:
+    """True when rows share prompts (a GRPO group each) and the model's logits need no scaling."""
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     if any(getattr(config, k, None) not in (None, 1.0) for k in _SCALING):
         return False
+    runs = prompt_runs(input_ids, attention_mask, logits_to_keep)
+    return runs is not None and len(runs) < input_ids.size(0)
+
+
+def _run_logits(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> Any:
+    """Completion logits of rows that share one unpadded prompt: the prompt once, the completions on its cache."""
+    import torch
+
+    rows = input_ids.size(0)
     prompt_len = input_ids.size(1) - logits_to_keep
-    if prompt_len < 1 or logits_to_keep < 1:
-        return False
-    prompt = input_ids[:1, :prompt_len]
-    return bool(attention_mask[:, :prompt_len].all()) and torch.equal(
-        input_ids[:, :prompt_len], prompt.expand(input_ids.size(0), -1)
-    )
+    head = model(input_ids=input_ids[:1, :prompt_len], use_cache=True, logits_to_keep=1)
+    cache = head.past_key_values
+    cache.batch_repeat_interleave(rows)
+    # The prompt's last position predicts each row's first completion token; the completion's own positions (all but
+    # the last) predict the rest.
+    first = head.logits[:, -1:, :].expand(rows, -1, -1)
+    if logits_to_keep == 1:
+        return first
+    positions = torch.arange(prompt_len, prompt_len + logits_to_keep - 1, device=input_ids.device)
+    tail = model(
+        input_ids=input_ids[:, prompt_len:-1],
+        attention_mask=attention_mask[:, :-1],
+        past_key_values=cache,
+        position_ids=positions.unsqueeze(0).expand(rows, -1),
+        use_cache=True,
+    ).logits
+    return torch.cat([first, tail], dim=1)
 
 
 def shared_prefix_logps(
@@ -54,39 +96,25 @@ def shared_prefix_logps(
 ) -> tuple[Any, Any] | None:
     """(log-probs, entropies or None) of the last `logits_to_keep` tokens of each row, or None when it does not apply.
 
-    Shapes as TRL's: `input_ids` and `attention_mask` are (B, P + C), the results (B, C). Row padding after the
-    completion (attention 0) is allowed: those positions come out as numbers the caller masks, as in TRL.
+    Shapes as TRL's: `input_ids` and `attention_mask` are (B, P + C), the results (B, C). Each run of rows with one
+    prompt (a GRPO group) runs its prompt once, without the run's left padding: RoPE attention depends on relative
+    positions only, so dropping the padding changes nothing. Row padding after the completion (attention 0) is
+    allowed: those positions come out as numbers the caller masks, as in TRL.
     """
     import torch
     from trl.trainer.utils import entropy_from_logits, selective_log_softmax
 
     if not applies(model, input_ids, attention_mask, logits_to_keep):
         return None
-    rows = input_ids.size(0)
-    prompt_len = input_ids.size(1) - logits_to_keep
-    completion = input_ids[:, prompt_len:]
-    head = model(input_ids=input_ids[:1, :prompt_len], use_cache=True, logits_to_keep=1)
-    cache = head.past_key_values
-    cache.batch_repeat_interleave(rows)
-    # The prompt's last position predicts each row's first completion token; the completion's own positions (all but
-    # the last) predict the rest.
-    first = head.logits[:, -1:, :].expand(rows, -1, -1)
-    if logits_to_keep > 1:
-        positions = torch.arange(prompt_len, prompt_len + logits_to_keep - 1, device=input_ids.device)
-        tail = model(
-            input_ids=completion[:, :-1],
-            attention_mask=attention_mask[:, :-1],
-            past_key_values=cache,
-            position_ids=positions.unsqueeze(0).expand(rows, -1),
-            use_cache=True,
-        ).logits
-        logits = torch.cat([first, tail], dim=1)
-    else:
-        logits = first
-    logits = logits / temperature
-    logps = selective_log_softmax(logits, completion)
-    entropies = entropy_from_logits(logits) if compute_entropy else None
-    return logps, entropies
+    runs = prompt_runs(input_ids, attention_mask, logits_to_keep) or []
+    logps, entropies = [], []
+    for first, end, pad in runs:
+        logits = _run_logits(model, input_ids[first:end, pad:], attention_mask[first:end, pad:], logits_to_keep)
+        logits = logits / temperature
+        logps.append(selective_log_softmax(logits, input_ids[first:end, -logits_to_keep:]))
+        if compute_entropy:
+            entropies.append(entropy_from_logits(logits))
+    return torch.cat(logps), (torch.cat(entropies) if compute_entropy else None)
 
 
 def common_prefix_length(rows: Sequence[Sequence[int]]) -> int:
