@@ -3,7 +3,11 @@
 // Each template has five phrasings and its slot values read from the database. The phrasings have roles: the first
 // three are SFT's (worked conversations), the fourth is reinforcement learning's alone (GRPO prompts: the question and
 // its gold SQL, never a demonstration), and the last is held back: no held-back question, and no held-back wording,
-// is ever trained on (the slot values themselves all appear in training, with the other phrasings).
+// is ever trained on (the slot values themselves all appear in training, with the other phrasings). The RL and
+// held-back phrasings share a term SFT never shows ("total number", "called", "in service", "seat capacity"; the colour
+// template keeps "colour"), in different sentences ("What …?" for RL, "Find …." held back). No template's term is
+// another's, except that the two counts share "total number" and differ by the district; so what GRPO teaches on a
+// wording points at the same template's held-back wording, not at another template's.
 import type Database from 'better-sqlite3';
 import type { QA } from './questions';
 
@@ -57,8 +61,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
       `How many ${t}s are there?`,
       `Count the ${t}s.`,
       `Tell me how many ${t}s exist.`,
-      `What is the number of ${t}s?`,
-      `Give the total of ${t}s.`,
+      `What is the total number of ${t}s?`,
+      `Find the total number of ${t}s.`,
     ],
     (t) => `SELECT COUNT(*) FROM ${t};`,
     (t) => `The question asks how many ${t}s there are, so I count the rows of the ${t} table.`,
@@ -70,8 +74,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
       `List the stops in ${d}.`,
       `Which stops are in ${d}?`,
       `Show the stops of ${d}.`,
-      `What are the names of the stops in ${d}?`,
-      `Name the stops located in ${d}.`,
+      `What are the stops in ${d} called?`,
+      `Find what the stops in ${d} are called.`,
     ],
     (d) => `SELECT name FROM stop WHERE district = ${lit(d)};`,
     (d) => `I need the names of stops whose district is ${d}, so I filter the stop table on district.`,
@@ -83,8 +87,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
       `How many stops are in ${d}?`,
       `Count the stops in ${d}.`,
       `Tell me how many stops ${d} has.`,
-      `How many stops does ${d} have?`,
-      `What is the number of stops in ${d}?`,
+      `What is the total number of stops in ${d}?`,
+      `Find the total number of stops in ${d}.`,
     ],
     (d) => `SELECT COUNT(*) FROM stop WHERE district = ${lit(d)};`,
     (d) => `I count the stops whose district is ${d}.`,
@@ -96,8 +100,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
       `What colour is line ${c}?`,
       `Give the colour of line ${c}.`,
       `Show the colour of line ${c}.`,
-      `Tell me the colour of line ${c}.`,
       `Which colour does line ${c} have?`,
+      `Find the colour of line ${c}.`,
     ],
     (c) => `SELECT colour FROM line WHERE code = ${lit(c)};`,
     (c) => `The colour of line ${c} is in the line table.`,
@@ -109,8 +113,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
       `List the codes of the ${m} lines.`,
       `Which lines are ${m} lines?`,
       `Show the ${m} line codes.`,
-      `Give the codes of the ${m} lines.`,
-      `What are the ${m} line codes?`,
+      `What ${m} lines are in service?`,
+      `Find the ${m} lines in service.`,
     ],
     (m) => `SELECT code FROM line WHERE mode = ${lit(m)};`,
     (m) => `I keep the lines whose mode is ${m} and return their codes.`,
@@ -122,8 +126,8 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
       `How many seats does vehicle ${v} have?`,
       `Give the seats of vehicle ${v}.`,
       `Show the seats of vehicle ${v}.`,
-      `Tell me the seats of vehicle ${v}.`,
-      `What is the seat count of vehicle ${v}?`,
+      `What is the seat capacity of vehicle ${v}?`,
+      `Find the seat capacity of vehicle ${v}.`,
     ],
     (v) => `SELECT seats FROM vehicle WHERE vehicle_id = ${v};`,
     (v) => `The seats of vehicle ${v} are in the vehicle table.`,

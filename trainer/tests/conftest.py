@@ -78,3 +78,36 @@ def env_url(quarry_cli: list[str], sql_root: Path):
                 os.environ.pop("QUARRY_ENV_URL", None)
             else:
                 os.environ["QUARRY_ENV_URL"] = previous
+
+
+@pytest.fixture
+def make_rl_data(quarry_cli: list[str], sql_root: Path, tmp_path: Path):
+    """Makes `quarry data rl` rows (skyrl protocol) over sql_root from Spider-style questions; returns the folder."""
+    import json
+
+    def make(questions: list[dict[str, str]], max_turns: int, name: str = "rl") -> Path:
+        src = tmp_path / f"{name}.json"
+        src.write_text(json.dumps(questions))
+        out = tmp_path / name
+        made = subprocess.run(
+            [*quarry_cli, "data", "rl", "--dataset", f"spider:{src}", "--db-dir", str(sql_root)]
+            + ["--protocol", "skyrl", "--max-turns", str(max_turns), "--out", str(out)],
+            capture_output=True,
+            text=True,
+        )
+        assert made.returncode == 0, made.stderr
+        return out
+
+    return make
+
+
+@pytest.fixture
+def concert_rl_data(make_rl_data) -> Path:
+    """Two concert questions with two turns each: the folder `quarry train --data` takes."""
+    return make_rl_data(
+        [
+            {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
+            {"db_id": "concert", "question": "Name the singers.", "query": "SELECT name FROM singer"},
+        ],
+        max_turns=2,
+    )

@@ -111,6 +111,12 @@ def test_declines_different_prompts_inner_padding_and_scaled_logits():
     capped.config.final_logit_softcapping = 30.0
     assert not applies(capped, ids, mask, keep)
     assert applies(_model(), ids, mask, keep)
+    checkpointed = _model()
+    checkpointed.gradient_checkpointing_enable()
+    checkpointed.train()
+    assert not applies(checkpointed, ids, mask, keep)
+    checkpointed.eval()
+    assert applies(checkpointed, ids, mask, keep)
 
 
 def test_the_bundled_tiny_model_matches_on_a_real_prompt(repo_root):
@@ -165,3 +171,54 @@ def test_generation_with_a_shared_prefix_matches_plain_generation(repo_root):
         want = alone[0, len(row) :].tolist()
         assert new[: len(want)] == want
         assert all(t == pad for t in new[len(want) :])
+
+
+def test_quarry_train_with_a_shared_prefix_trains_as_without_it(quarry_cli, concert_rl_data, repo_root, tmp_path):
+    """Two steps of `quarry train --engine trl` (a real GRPOTrainer on a real `quarry serve-env`), with and without
+    `trl.quarry.shared_prefix=true`, from one seed: the same rollouts, the same logged loss and entropy, and final
+    weights equal up to float rounding."""
+    import json
+    import subprocess
+
+    from safetensors.torch import load_file
+
+    data = concert_rl_data
+    sets = [
+        "rl.group_size=3",
+        "rl.train_batch_size=2",
+        "rl.mini_batch_size=2",
+        "rl.micro_batch_size_per_gpu=6",
+        "rl.total_steps=2",
+        "rl.max_turns=2",
+        "rl.max_turn_tokens=16",
+        "rl.max_prompt_length=3000",
+        "rl.max_response_length=512",
+        "rl.save_freq=100",
+        "rl.lr=1e-3",
+        "rl.temperature=1.0",
+        "trl.use_cpu=true",
+        "trl.seed=11",
+        # The loss path needs the model's cache in training, which gradient checkpointing turns off.
+        "trl.gradient_checkpointing=false",
+    ]
+
+    def run(out, *extra):
+        args = [a for s in [*sets, *extra] for a in ("--set", s)]
+        cmd = [*quarry_cli, "train", "--recipe", "skyrl-sql", "--model", str(repo_root / "media/models/tiny-sql")]
+        cmd += ["--data", str(data), "--out", str(out), "--python", str(repo_root / ".venv/bin/python"), *args]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        steps = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines() if '"reward"' in x]
+        rollouts = [json.loads(x)["messages"] for x in (out / "rollouts.jsonl").read_text().splitlines()]
+        return steps, rollouts, load_file(str(out / "final" / "model.safetensors"))
+
+    plain_steps, plain_rollouts, plain = run(tmp_path / "plain")
+    shared_steps, shared_rollouts, shared = run(tmp_path / "shared", "trl.quarry.shared_prefix=true")
+    assert len(plain_steps) == len(shared_steps) == 2
+    assert shared_rollouts == plain_rollouts
+    for a, b in zip(plain_steps, shared_steps, strict=True):
+        assert b["loss"] == pytest.approx(a["loss"], abs=1e-5)
+        assert b["entropy"] == pytest.approx(a["entropy"], abs=1e-5)
+        assert b["reward"] == a["reward"]
+    worst = max(float((plain[k] - shared[k]).abs().max()) for k in plain)
+    assert worst < 1e-4, f"the shared-prefix run ends {worst} away from TRL's own path"

@@ -4,7 +4,6 @@ stopped: the same final weights. The signal goes CLI → launch.sh → the train
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import time
@@ -54,22 +53,8 @@ def weights(path):
     return load_file(str(path / "model.safetensors"))
 
 
-def test_a_sigterm_stopped_grpo_run_resumes_to_the_same_end(quarry_cli, sql_root, repo_root, tmp_path):
-    questions = [
-        {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
-        {"db_id": "concert", "question": "Name the singers.", "query": "SELECT name FROM singer"},
-    ]
-    src = tmp_path / "train.json"
-    src.write_text(json.dumps(questions))
-    data = tmp_path / "rl"
-    made = subprocess.run(
-        [*quarry_cli, "data", "rl", "--dataset", f"spider:{src}", "--db-dir", str(sql_root), "--protocol", "skyrl"]
-        + ["--max-turns", "2", "--out", str(data)],
-        capture_output=True,
-        text=True,
-    )
-    assert made.returncode == 0, made.stderr
-
+def test_a_sigterm_stopped_grpo_run_resumes_to_the_same_end(quarry_cli, concert_rl_data, repo_root, tmp_path):
+    data = concert_rl_data
     whole = subprocess.run(train_cmd(quarry_cli, repo_root, data, tmp_path / "whole"), capture_output=True, text=True)
     assert whole.returncode == 0, whole.stderr[-3000:]
 

@@ -5,32 +5,24 @@ logs are the service's."""
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 
 @pytest.fixture
-def rl_rows(quarry_cli, sql_root, tmp_path):
+def rl_rows(make_rl_data):
     """Training rows as `quarry data rl` writes them (its JSONL twin of train.parquet), on the session's database."""
-    questions = [
-        {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
-        {
-            "db_id": "concert",
-            "question": "List the names of singers from France.",
-            "query": "SELECT name FROM singer WHERE country = 'France'",
-        },
-    ]
-    src = tmp_path / "train.json"
-    src.write_text(json.dumps(questions))
-    out = tmp_path / "rl"
-    run = subprocess.run(
-        [*quarry_cli, "data", "rl", "--dataset", f"spider:{src}", "--db-dir", str(sql_root), "--protocol", "skyrl"]
-        + ["--max-turns", "3", "--out", str(out)],
-        capture_output=True,
-        text=True,
+    out = make_rl_data(
+        [
+            {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
+            {
+                "db_id": "concert",
+                "question": "List the names of singers from France.",
+                "query": "SELECT name FROM singer WHERE country = 'France'",
+            },
+        ],
+        max_turns=3,
     )
-    assert run.returncode == 0, run.stderr
     return [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
 
 

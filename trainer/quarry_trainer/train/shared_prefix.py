@@ -15,9 +15,10 @@ sampled tokens are those of the unshared path.
 
 The loss path applies when rows come in runs with one prompt each (TRL's batch: G rows a prompt, left-padded to one
 width), and to models whose logits are the LM head's output (no logit scaling or soft-capping, which TRL's fused head
-would apply); otherwise `shared_prefix_logps` returns None and the trainer takes TRL's own path. It materialises
-completion logits (batch × completion × vocab), which TRL's fused head avoids: meant for small vocabularies and long
-shared prompts (the tiny model on a CPU), and off unless `quarry.shared_prefix=true`.
+would apply), and not under gradient checkpointing (which turns the cache off in training); otherwise
+`shared_prefix_logps` returns None and the trainer takes TRL's own path. It materialises completion logits (batch ×
+completion × vocab), which TRL's fused head avoids: meant for small vocabularies and long shared prompts (the tiny
+model on a CPU), and off unless `quarry.shared_prefix=true`.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ def prompt_runs(input_ids: Any, attention_mask: Any, logits_to_keep: int) -> lis
 
 
 def applies(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> bool:
-    """True when rows share prompts (a GRPO group each) and the model's logits need no scaling."""
+    """True when rows share prompts (a GRPO group each), the model's logits need no scaling, and the model keeps a
+    cache while training (transformers drops it under gradient checkpointing)."""
+    if getattr(model, "is_gradient_checkpointing", False) and model.training:
+        return False
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     if any(getattr(config, k, None) not in (None, 1.0) for k in _SCALING):
         return False
