@@ -87,6 +87,10 @@ def test_two_groups_with_prompts_of_different_lengths():
     mask[2:, :3] = 0
     mask[1, -2:] = 0
     assert prompt_runs(ids, mask, 5) == [(0, 2, 0), (2, 4, 3)]
+    # Dropping a run's left padding shifts its positions: fine with rotary embeddings, not with absolute ones.
+    absolute = transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=61, n_embd=16, n_layer=1, n_head=2))
+    assert not applies(absolute, ids, mask, 5)
+    assert applies(absolute, ids[:2], mask[:2], 5)
     shared, full = _model(1), _model(1)
     got, _ = shared_prefix_logps(shared, ids, mask, 5)
     want, _ = _full(full, ids, mask, 5, 1.0)

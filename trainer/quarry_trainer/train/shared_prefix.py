@@ -62,7 +62,12 @@ def applies(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int
     if any(getattr(config, k, None) not in (None, 1.0) for k in _SCALING):
         return False
     runs = prompt_runs(input_ids, attention_mask, logits_to_keep)
-    return runs is not None and len(runs) < input_ids.size(0)
+    if runs is None or len(runs) == input_ids.size(0):
+        return False
+    # A run's left padding is dropped, which shifts its positions: harmless under rotary embeddings (relative), not
+    # under absolute ones.
+    rotary = getattr(config, "rope_parameters", None) is not None or getattr(config, "rope_theta", None) is not None
+    return rotary or all(pad == 0 for _, _, pad in runs)
 
 
 def _run_logits(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> Any:
