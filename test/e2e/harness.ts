@@ -56,6 +56,11 @@ export interface Editor {
   runCommand(title: string): Promise<void>;
   /** Picks the quick-pick entry whose label is `label` (a command's follow-up picker). */
   pick(label: string | RegExp): Promise<void>;
+  /**
+   * Runs a command and picks `label` in the picker it opens. A picker that closes before the pick (a webview of the
+   * previous test taking focus back a moment later closes it, as focus loss closes any quick pick) is opened again.
+   */
+  runCommandAndPick(title: string, label: string | RegExp): Promise<void>;
   /** Types into the open quick input (a command's input box) and presses Enter. */
   answer(text: string): Promise<void>;
   /** Opens a view container from the activity bar by its title ('Quarry'), with the mouse. */
@@ -279,6 +284,22 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
       const row = rows.filter({ has: page.locator('.label-name', { hasText: text }) }).first();
       await row.waitFor({ state: 'visible', timeout: 15_000 });
       await row.click();
+    },
+
+    async runCommandAndPick(title, label) {
+      const text = typeof label === 'string' ? new RegExp(`^${escapeRegExp(label)}$`) : label;
+      const row = rows.filter({ has: page.locator('.label-name', { hasText: text }) }).first();
+      for (let attempt = 1; ; attempt++) {
+        await this.runCommand(title);
+        const shown = await row.waitFor({ state: 'visible', timeout: 15_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (shown) return row.click();
+        if (attempt === 2 || (await quickInput.isVisible())) {
+          throw new Error(`"${title}": no entry ${text} in its picker (${(await rows.allTextContents()).join(' | ')})`);
+        }
+      }
     },
 
     async answer(text) {
