@@ -213,6 +213,11 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
   const quickInput = page.locator('.quick-input-widget');
   const quickInputBox = quickInput.locator('.quick-input-box input');
   const rows = quickInput.locator('.quick-input-list .monaco-list-row');
+  /** The quick-pick row whose label is `label` (a string matches the whole label). */
+  const pickRow = (label: string | RegExp) => {
+    const text = typeof label === 'string' ? new RegExp(`^${escapeRegExp(label)}$`) : label;
+    return rows.filter({ has: page.locator('.label-name', { hasText: text }) }).first();
+  };
 
   async function openPalette(): Promise<void> {
     await page
@@ -280,15 +285,13 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     },
 
     async pick(label) {
-      const text = typeof label === 'string' ? new RegExp(`^${escapeRegExp(label)}$`) : label;
-      const row = rows.filter({ has: page.locator('.label-name', { hasText: text }) }).first();
+      const row = pickRow(label);
       await row.waitFor({ state: 'visible', timeout: 15_000 });
       await row.click();
     },
 
     async runCommandAndPick(title, label) {
-      const text = typeof label === 'string' ? new RegExp(`^${escapeRegExp(label)}$`) : label;
-      const row = rows.filter({ has: page.locator('.label-name', { hasText: text }) }).first();
+      const row = pickRow(label);
       for (let attempt = 1; ; attempt++) {
         await this.runCommand(title);
         const shown = await row.waitFor({ state: 'visible', timeout: 15_000 }).then(
@@ -297,7 +300,9 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
         );
         if (shown) return row.click();
         if (attempt === 2 || (await quickInput.isVisible())) {
-          throw new Error(`"${title}": no entry ${text} in its picker (${(await rows.allTextContents()).join(' | ')})`);
+          throw new Error(
+            `"${title}": no entry ${label} in its picker (${(await rows.allTextContents()).join(' | ')})`,
+          );
         }
       }
     },

@@ -170,6 +170,7 @@ def test_generation_with_a_shared_prefix_matches_plain_generation(repo_root):
     assert common_prefix_length(rows) > 10
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     got = generate_shared(model, rows, pad, do_sample=False, max_new_tokens=24)
+    assert generate_shared(model, rows, pad, share=False, do_sample=False, max_new_tokens=24) == got
     for row, new in zip(rows, got, strict=True):
         alone = model.generate(torch.tensor([row]), do_sample=False, max_new_tokens=24, pad_token_id=pad)
         want = alone[0, len(row) :].tolist()

@@ -53,21 +53,26 @@ def prompt_runs(input_ids: Any, attention_mask: Any, logits_to_keep: int) -> lis
     return runs
 
 
-def applies(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> bool:
-    """True when rows share prompts (a GRPO group each), the model's logits need no scaling, and the model keeps a
-    cache while training (transformers drops it under gradient checkpointing)."""
+def _shared_runs(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> list | None:
+    """The batch's prompt runs when the shared path applies to it, else None."""
     if getattr(model, "is_gradient_checkpointing", False) and model.training:
-        return False
+        return None
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     if any(getattr(config, k, None) not in (None, 1.0) for k in _SCALING):
-        return False
+        return None
     runs = prompt_runs(input_ids, attention_mask, logits_to_keep)
     if runs is None or len(runs) == input_ids.size(0):
-        return False
+        return None
     # A run's left padding is dropped, which shifts its positions: harmless under rotary embeddings (relative), not
     # under absolute ones.
     rotary = getattr(config, "rope_parameters", None) is not None or getattr(config, "rope_theta", None) is not None
-    return rotary or all(pad == 0 for _, _, pad in runs)
+    return runs if rotary or all(pad == 0 for _, _, pad in runs) else None
+
+
+def applies(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> bool:
+    """True when rows share prompts (a GRPO group each), the model's logits need no scaling, and the model keeps a
+    cache while training (transformers drops it under gradient checkpointing)."""
+    return _shared_runs(model, input_ids, attention_mask, logits_to_keep) is not None
 
 
 def _run_logits(model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int) -> Any:
@@ -113,9 +118,9 @@ def shared_prefix_logps(
     import torch
     from trl.trainer.utils import entropy_from_logits, selective_log_softmax
 
-    if not applies(model, input_ids, attention_mask, logits_to_keep):
+    runs = _shared_runs(model, input_ids, attention_mask, logits_to_keep)
+    if runs is None:
         return None
-    runs = prompt_runs(input_ids, attention_mask, logits_to_keep) or []
     logps, entropies = [], []
     for first, end, pad in runs:
         logits = _run_logits(model, input_ids[first:end, pad:], attention_mask[first:end, pad:], logits_to_keep)
@@ -138,27 +143,29 @@ def common_prefix_length(rows: Sequence[Sequence[int]]) -> int:
     return n
 
 
-def generate_shared(model: Any, rows: Sequence[Sequence[int]], pad_id: int, **generate_kwargs: Any) -> list[list[int]]:
+def generate_shared(
+    model: Any, rows: Sequence[Sequence[int]], pad_id: int, share: bool = True, **generate_kwargs: Any
+) -> list[list[int]]:
     """Hugging Face `generate` for prompts that share their first tokens, with those tokens prefilled once.
 
     The shared prefix runs through the model with batch 1; its cache, repeated per row, is handed to `generate`
     (transformers' prefix caching: `generate` feeds only the tokens past the cache). What differs after it is padded on
     the left of the difference, between prefix and suffix, with attention 0 there; positions come from the attention
-    mask, so every real token keeps the position it has unpadded. Returns each row's new tokens. With fewer than two
-    rows or no shared prefix it is plain `generate` on left-padded rows.
+    mask, so every real token keeps the position it has unpadded. Returns each row's new tokens. Without `share`, with
+    fewer than two rows or with no shared prefix it is plain `generate` on left-padded rows.
     """
     import torch
 
-    shared = min(common_prefix_length(rows), min(len(r) for r in rows) - 1) if len(rows) > 1 else 0
+    shared = min(common_prefix_length(rows), min(len(r) for r in rows) - 1) if share and len(rows) > 1 else 0
     width = max(len(r) - shared for r in rows)
     ids = torch.full((len(rows), shared + width), pad_id, dtype=torch.long)
     mask = torch.zeros_like(ids)
     for i, r in enumerate(rows):
+        start = shared + width - (len(r) - shared)
         ids[i, :shared] = torch.tensor(r[:shared])
+        ids[i, start:] = torch.tensor(r[shared:])
         mask[i, :shared] = 1
-        tail = r[shared:]
-        ids[i, shared + width - len(tail) :] = torch.tensor(tail)
-        mask[i, shared + width - len(tail) :] = 1
+        mask[i, start:] = 1
     kwargs = dict(generate_kwargs)
     with torch.no_grad():
         if shared > 0:

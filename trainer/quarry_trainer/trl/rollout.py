@@ -123,35 +123,22 @@ class QuarryRollout:
         return bool(self.greedy_per_group) and size >= self.greedy_per_group
 
     def _generate(self, model: Any, tokenizer: Any, chats: list[list[dict[str, Any]]], stop, sample: bool):
-        """One turn for several conversations at once: left-padded, each stopping at its own stop string."""
-        import torch
-
+        """One turn for several conversations at once (left-padded; with `share_prefix` their common tokens
+        prefilled once), each stopping at its own stop string."""
         rendered = [tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in chats]
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-        sampling = {
-            "do_sample": sample,
-            "temperature": self.temperature if sample else None,
-            "top_p": self.top_p if sample and self.top_p < 1 else None,
-            "max_new_tokens": self.max_new_tokens,
-            "stop_strings": list(stop) or None,
-            "tokenizer": tokenizer,
-        }
-        if self.share_prefix and len(chats) > 1:
-            rows = [tokenizer(r, add_special_tokens=False)["input_ids"] for r in rendered]
-            new = generate_shared(model, rows, pad, **sampling)
-            return [tokenizer.decode(row, skip_special_tokens=True) for row in new]
-        side = tokenizer.padding_side
-        tokenizer.padding_side = "left"
-        try:
-            enc = tokenizer(rendered, add_special_tokens=False, return_tensors="pt", padding=len(rendered) > 1)
-        finally:
-            tokenizer.padding_side = side
-        with torch.no_grad():
-            gen = model.generate(
-                enc["input_ids"], attention_mask=enc.get("attention_mask"), pad_token_id=pad, **sampling
-            )
-        width = enc["input_ids"].shape[1]
-        return [tokenizer.decode(row[width:], skip_special_tokens=True) for row in gen]
+        new = generate_shared(
+            model,
+            [tokenizer(r, add_special_tokens=False)["input_ids"] for r in rendered],
+            tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
+            share=self.share_prefix,
+            do_sample=sample,
+            temperature=self.temperature if sample else None,
+            top_p=self.top_p if sample and self.top_p < 1 else None,
+            max_new_tokens=self.max_new_tokens,
+            stop_strings=list(stop) or None,
+            tokenizer=tokenizer,
+        )
+        return [tokenizer.decode(row, skip_special_tokens=True) for row in new]
 
     def _episodes(
         self,
