@@ -222,7 +222,8 @@ test('10,000 trajectories: scored under progress, the list keeps only the rows i
   for (let k = 0; k < 2000; k++)
     for (const r of fixture) lines.push(JSON.stringify({ ...r, id: `${r.id}-${k}`, groupId: `${r.groupId}-${k}` }));
   writeFileSync(join(ed.workspace, 'runs', 'large-run.jsonl'), lines.join('\n') + '\n');
-  await ed.runCommandAndPick('Quarry: Open Reward Diagnostics…', /large-run\.jsonl/);
+  await ed.runCommand('Quarry: Open Reward Diagnostics…');
+  await ed.pick(/large-run\.jsonl/);
   app = await ed.webview('10000 records', 180_000);
   await app.locator('#trajectory-count', { hasText: '10000 of 10000' }).waitFor({ timeout: 60_000 });
   // 2,000 zero-variance groups: ten flags shown, the rest behind one disclosure.

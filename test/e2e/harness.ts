@@ -54,14 +54,14 @@ export interface Editor {
   readonly log: string[];
   /** Runs a command through the palette (F1) by its full title, e.g. 'Quarry: Show Log'. */
   runCommand(title: string): Promise<void>;
-  /** Picks the quick-pick entry whose label is `label` (a command's follow-up picker). */
-  pick(label: string | RegExp): Promise<void>;
   /**
-   * Runs a command and picks `label` in the picker it opens. A picker that closes before the pick (a webview of the
-   * previous test taking focus back a moment later closes it, as focus loss closes any quick pick) is opened again.
+   * Picks the quick-pick entry whose label is `label` (a command's follow-up picker). Right after `runCommand`, a
+   * picker that closed before the pick is opened again by running the command again (at most twice, said in the
+   * output): a webview of the previous test taking focus back a moment later closes it, as focus loss closes any
+   * quick pick.
    */
-  runCommandAndPick(title: string, label: string | RegExp): Promise<void>;
-  /** Types into the open quick input (a command's input box) and presses Enter. */
+  pick(label: string | RegExp): Promise<void>;
+  /** Types into the open quick input (a command's input box) and presses Enter; reopens it as `pick` does. */
   answer(text: string): Promise<void>;
   /** Opens a view container from the activity bar by its title ('Quarry'), with the mouse. */
   openActivityView(title: string): Promise<Locator>;
@@ -243,6 +243,34 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     throw new Error(`"${title}" failed: ${text}`);
   }
 
+  /** The command `runCommand` ran last, until the first pick or answer in its picker. */
+  let justRan: string | undefined;
+
+  /**
+   * Waits with `shown`; when it times out because the quick input closed right after `runCommand`, runs that command
+   * once more and waits again. Anything else is the test's error, with what the picker showed.
+   */
+  async function reopenIfClosed(shown: () => Promise<void>, what: string): Promise<void> {
+    const title = justRan;
+    justRan = undefined;
+    const ok = () =>
+      shown().then(
+        () => true,
+        () => false,
+      );
+    if (await ok()) return;
+    for (let again = 1; again <= 2 && title !== undefined && !(await quickInput.isVisible()); again++) {
+      console.log(`# the quick input of "${title}" closed before the answer; running the command again (${again})`);
+      await editor.runCommand(title);
+      justRan = undefined;
+      if (await ok()) return;
+    }
+    const listed = await rows.allTextContents().catch(() => []);
+    throw new Error(
+      `${title ? `"${title}": ` : ''}${what} in the quick input (it showed: ${listed.join(' | ') || 'nothing'})`,
+    );
+  }
+
   const editor: Editor = {
     page,
     url: r.server!.url,
@@ -251,6 +279,7 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     log,
 
     async runCommand(title) {
+      justRan = title;
       const wanted = rows.filter({
         has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }),
       });
@@ -286,29 +315,12 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
 
     async pick(label) {
       const row = pickRow(label);
-      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      await reopenIfClosed(() => row.waitFor({ state: 'visible', timeout: 15_000 }), `no entry ${label}`);
       await row.click();
     },
 
-    async runCommandAndPick(title, label) {
-      const row = pickRow(label);
-      for (let attempt = 1; ; attempt++) {
-        await this.runCommand(title);
-        const shown = await row.waitFor({ state: 'visible', timeout: 15_000 }).then(
-          () => true,
-          () => false,
-        );
-        if (shown) return row.click();
-        if (attempt === 2 || (await quickInput.isVisible())) {
-          throw new Error(
-            `"${title}": no entry ${label} in its picker (${(await rows.allTextContents()).join(' | ')})`,
-          );
-        }
-      }
-    },
-
     async answer(text) {
-      await quickInputBox.waitFor({ state: 'visible', timeout: 15_000 });
+      await reopenIfClosed(() => quickInputBox.waitFor({ state: 'visible', timeout: 15_000 }), 'no input box');
       await quickInputBox.fill(text);
       await page.keyboard.press('Enter');
     },
