@@ -111,8 +111,14 @@ const outDir = process.env.QUARRY_OUT || 'out';
 
 async function transpileForTests() {
   rmSync(join(root, outDir), { recursive: true, force: true });
-  // webview/ too: the apps' protocol and state modules are plain TypeScript that unit tests import.
-  const files = [...walk(join(root, 'src')), ...walk(join(root, 'test')), ...walk(join(root, 'webview'))]
+  // webview/ too: the apps' protocol and state modules are plain TypeScript that unit tests import; and the tiny
+  // model's question templates (scripts/tiny-model), whose teacher the unit tests check.
+  const files = [
+    ...walk(join(root, 'src')),
+    ...walk(join(root, 'test')),
+    ...walk(join(root, 'webview')),
+    ...walk(join(root, 'scripts', 'tiny-model')),
+  ]
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => relative(root, f));
   await build({

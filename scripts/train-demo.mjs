@@ -31,6 +31,9 @@ const { values } = parseArgs({
     // The SFT model is nearly deterministic at the recipe's 0.6 (most groups earn one reward for every rollout, so
     // carry no signal); at 1.0 it keeps its format and its samples differ where it is unsure.
     temperature: { type: 'string', default: '1.0' },
+    // Who wrote SFT's conversations: `flawed` mixes up a column in two of each question's three (see transit.ts),
+    // `exact` always writes the gold SQL.
+    teacher: { type: 'string', default: 'exact' },
     work: { type: 'string', default: join(root, 'runs', 'train-demo') },
     python: { type: 'string', default: join(root, '.venv', 'bin', 'python') },
     results: { type: 'string', default: join(root, 'bench', 'results', 'train-demo.json') },
@@ -113,12 +116,21 @@ function exportOnnx(label, checkpoint, out) {
 
 // 1. Data: transit conversations for SFT (three phrasings of every question), GRPO prompts (a fourth phrasing, seen
 // only by GRPO: the question and its gold SQL, never a worked answer), held-back questions (the fifth phrasing).
+// What the data and the SFT stage were made with: --reuse keeps them only when these are the same.
+const stages = { teacher: values.teacher, sftSteps: values['sft-steps'], sftLr: values['sft-lr'], sftSeed: seeds[0] };
+const stagesFile = join(work, 'data', 'stages.json');
+const sameStages = () => existsSync(stagesFile) && readFileSync(stagesFile, 'utf8') === `${JSON.stringify(stages)}\n`;
 const reuse =
-  values.reuse && existsSync(join(work, 'sft', 'final')) && existsSync(join(work, 'eval-sft', 'report.json'));
-if (values.reuse && !reuse) console.error(`train:demo: nothing to reuse in ${work}: running every stage`);
+  values.reuse &&
+  existsSync(join(work, 'sft', 'final')) &&
+  existsSync(join(work, 'eval-sft', 'report.json')) &&
+  sameStages();
+if (values.reuse && !reuse)
+  console.error(`train:demo: nothing to reuse in ${work} (or made with other SFT settings): running every stage`);
 if (!reuse) rmSync(work, { recursive: true, force: true });
 const data = join(work, 'data');
 mkdirSync(join(data, 'db', 'transit'), { recursive: true });
+writeFileSync(stagesFile, `${JSON.stringify(stages)}\n`);
 copyFileSync(join(root, 'media', 'samples', 'transit.sqlite'), join(data, 'db', 'transit', 'transit.sqlite'));
 for (const split of reuse ? [] : ['sft', 'rl', 'heldout']) {
   run(`episodes (${split})`, node, [
@@ -127,6 +139,7 @@ for (const split of reuse ? [] : ['sft', 'rl', 'heldout']) {
     'transit',
     '--split',
     split,
+    ...(split === 'sft' ? ['--teacher', values.teacher] : []),
     '--out',
     join(data, `${split}.episodes.jsonl`),
   ]);
@@ -320,6 +333,7 @@ const result = {
     group,
     prompts: Number(values.prompts),
     temperature: Number(values.temperature),
+    teacher: values.teacher,
   },
   seconds: Math.round((Date.now() - started) / 1000),
   reusedSft: reuse,

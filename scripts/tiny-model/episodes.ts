@@ -147,11 +147,19 @@ function main(): void {
   const root = flag('--root') ?? process.cwd();
   const which = flag('--db') ?? 'bookshop';
   const split = flag('--split') ?? 'all';
-  if (!out || !['bookshop', 'transit'].includes(which) || !['all', 'train', 'sft', 'rl', 'heldout'].includes(split)) {
+  const teacher = flag('--teacher') ?? 'exact';
+  if (
+    !out ||
+    !['bookshop', 'transit'].includes(which) ||
+    !['all', 'train', 'sft', 'rl', 'heldout'].includes(split) ||
+    !['exact', 'flawed'].includes(teacher)
+  ) {
     throw new Error(
-      'usage: episodes --out FILE [--root REPO] [--db bookshop|transit] [--split all|train|sft|rl|heldout]',
+      'usage: episodes --out FILE [--root REPO] [--db bookshop|transit] [--split all|train|sft|rl|heldout] ' +
+        '[--teacher exact|flawed]',
     );
   }
+  const flawed = teacher === 'flawed';
   const dbPath = join(root, 'media', 'samples', `${which}.sqlite`);
   const schema = introspectSchema(dbPath);
   const db = openReadOnly(dbPath);
@@ -160,10 +168,13 @@ function main(): void {
   // The transit questions (npm run train:demo) carry their template and whether they are held back.
   // train = sft + rl: every question some stage trains on.
   const inSplit = (q: TransitQA) => split === 'all' || q.role === split || (split === 'train' && q.role !== 'heldout');
-  const questions: Array<QA & { template?: string; role?: string; heldout?: boolean }> =
+  const questions: Array<QA & Partial<Pick<TransitQA, 'template' | 'role' | 'heldout' | 'teacher'>>> =
     which === 'transit' ? transitQuestions(db).filter(inSplit) : bookshopQuestions(db);
   const lines = questions.map((qa) => {
-    const ep = episode(protocol, dbPath, schema, qa, run);
+    // A flawed teacher's conversation shows its own SQL (and executes it); `sql` stays the gold answer.
+    const taught = flawed && qa.teacher ? { ...qa, sql: qa.teacher.sql, think: qa.teacher.think } : qa;
+    const ep = { ...episode(protocol, dbPath, schema, taught, run), sql: qa.sql };
+    if (taught !== qa) Object.assign(ep, { teacherSql: taught.sql });
     return JSON.stringify(qa.template ? { ...ep, template: qa.template, role: qa.role, heldout: qa.heldout } : ep);
   });
   db.close();

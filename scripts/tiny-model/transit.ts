@@ -8,6 +8,10 @@
 // template keeps "colour"), in different sentences ("What …?" for RL, "Find …." held back). No template's term is
 // another's, except that the two counts share "total number" and differ by the district; so what GRPO teaches on a
 // wording points at the same template's held-back wording, not at another template's.
+//
+// The SFT conversations can come from a flawed teacher (`teacher` below), as distilled conversations do when the
+// model that wrote them was not always right and nobody filtered them by execution: SFT then imitates its mistakes,
+// and GRPO, rewarded by execution alone, has something to correct.
 import type Database from 'better-sqlite3';
 import type { QA } from './questions';
 
@@ -18,7 +22,18 @@ export interface TransitQA extends QA {
   template: string;
   role: TransitRole;
   heldout: boolean;
+  /**
+   * The flawed teacher's worked answer where it differs from the gold one (`episodes --teacher flawed`): in every
+   * template with a column to choose, two of each question's three SFT conversations use a neighbouring column (the
+   * stop ids for their names, the stop's name for its district, …). Which of the three is right turns with the slot
+   * value, so no wording is always right. Only SFT's conversations carry it; GRPO's reward and the held-back
+   * evaluation use the gold SQL.
+   */
+  teacher?: { sql: string; think: string };
 }
+
+/** The column a teacher mixes up for a template's question: its SQL and the reasoning that leads there. */
+type MixUp = (v: string) => { sql: string; think: string };
 
 function roleOf(index: number, count: number): TransitRole {
   if (index === count - 1) return 'heldout';
@@ -44,14 +59,17 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     phrasings: (v: string) => string[],
     sql: (v: string) => string,
     think: (v: string) => string,
+    mixUp?: MixUp,
   ) => {
-    for (const v of values) {
+    values.forEach((v, k) => {
       const qs = phrasings(v);
       qs.forEach((question, i) => {
         const role = roleOf(i, qs.length);
-        out.push({ template, question, sql: sql(v), think: think(v), role, heldout: role === 'heldout' });
+        const qa: TransitQA = { template, question, sql: sql(v), think: think(v), role, heldout: role === 'heldout' };
+        if (mixUp && role === 'sft' && i !== k % 3) qa.teacher = mixUp(v);
+        out.push(qa);
       });
-    }
+    });
   };
 
   add(
@@ -79,6 +97,10 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     ],
     (d) => `SELECT name FROM stop WHERE district = ${lit(d)};`,
     (d) => `I need the names of stops whose district is ${d}, so I filter the stop table on district.`,
+    (d) => ({
+      sql: `SELECT stop_id FROM stop WHERE district = ${lit(d)};`,
+      think: `I need the stops whose district is ${d}, so I filter the stop table on district.`,
+    }),
   );
   add(
     'count-district',
@@ -92,6 +114,7 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     ],
     (d) => `SELECT COUNT(*) FROM stop WHERE district = ${lit(d)};`,
     (d) => `I count the stops whose district is ${d}.`,
+    (d) => ({ sql: `SELECT COUNT(*) FROM stop WHERE name = ${lit(d)};`, think: `I count the stops named ${d}.` }),
   );
   add(
     'line-colour',
@@ -105,6 +128,10 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     ],
     (c) => `SELECT colour FROM line WHERE code = ${lit(c)};`,
     (c) => `The colour of line ${c} is in the line table.`,
+    (c) => ({
+      sql: `SELECT mode FROM line WHERE code = ${lit(c)};`,
+      think: `The kind of line ${c} is in the line table.`,
+    }),
   );
   add(
     'mode-lines',
@@ -118,6 +145,7 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     ],
     (m) => `SELECT code FROM line WHERE mode = ${lit(m)};`,
     (m) => `I keep the lines whose mode is ${m} and return their codes.`,
+    (m) => ({ sql: `SELECT line_id FROM line WHERE mode = ${lit(m)};`, think: `I keep the lines whose mode is ${m}.` }),
   );
   add(
     'vehicle-seats',
@@ -131,6 +159,10 @@ export function transitQuestions(db: Database.Database): TransitQA[] {
     ],
     (v) => `SELECT seats FROM vehicle WHERE vehicle_id = ${v};`,
     (v) => `The seats of vehicle ${v} are in the vehicle table.`,
+    (v) => ({
+      sql: `SELECT built FROM vehicle WHERE vehicle_id = ${v};`,
+      think: `Vehicle ${v} is in the vehicle table.`,
+    }),
   );
   return out;
 }
