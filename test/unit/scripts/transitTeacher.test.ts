@@ -31,7 +31,7 @@ test('every mixed-up answer runs and returns something other than the gold answe
   });
 });
 
-test('one of each question value's three SFT conversations is right; which one turns with the value', () => {
+test("one of each question value's three SFT conversations is right; which one turns with the value", () => {
   const questions = withTransit((db) => transitQuestions(db));
   const byValue = new Map<string, TransitQA[]>();
   for (const q of questions.filter((x) => x.role === 'sft')) {
