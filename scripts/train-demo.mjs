@@ -1,7 +1,9 @@
 // `npm run train:demo`: a model that learns, here, with one command. The bundled tiny model (trained on the bookshop
 // sample only) is taught the transit sample: SFT with TRL on generated conversations (three phrasings of every
-// question), then multi-turn GRPO with TRL through `quarry serve-env` (`quarry train --engine trl`) on a fourth
-// phrasing SFT never saw (question and gold SQL only), on this machine's CPU in float32 (TRL's bf16 default is
+// question) written by a flawed teacher (`--teacher flawed`: in two of each question's three conversations it mixes up
+// a column, as unfiltered distilled data does), then multi-turn GRPO with TRL through `quarry serve-env` (`quarry
+// train --engine trl`) on the training questions (`--rl-wordings all`: SFT's three wordings and a fourth SFT never
+// saw; question and gold SQL only, rewarded by execution), on this machine's CPU in float32 (TRL's bf16 default is
 // emulated on a CPU without native bfloat16, ten times slower). Greedy EX on held-back transit questions (each
 // template's fifth phrasing: questions and wordings never trained on) is measured with `quarry bench` on the ONNX
 // export of each stage: before SFT, after SFT, after GRPO (one GRPO run per seed). GRPO samples at temperature 1.0
@@ -10,7 +12,8 @@
 // runs/train-demo), then answers a held-back question with `quarry ask` and the trained model.
 //
 //   npm run train:demo [-- --seeds 1,2,3] [--sft-steps 120] [--grpo-steps 40] [--grpo-lr 2e-4] [--group 8]
-//                      [--prompts 2] [--temperature 1.0] [--work DIR] [--python PATH] [--parallel 3] [--reuse]
+//                      [--prompts 2] [--temperature 1.0] [--teacher flawed|exact] [--rl-wordings all|new]
+//                      [--work DIR] [--python PATH] [--parallel 3] [--reuse] [--results FILE]
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -33,7 +36,10 @@ const { values } = parseArgs({
     temperature: { type: 'string', default: '1.0' },
     // Who wrote SFT's conversations: `flawed` mixes up a column in two of each question's three (see transit.ts),
     // `exact` always writes the gold SQL.
-    teacher: { type: 'string', default: 'exact' },
+    teacher: { type: 'string', default: 'flawed' },
+    // GRPO's prompts: `new`, only the wording SFT never shows (the fourth); `all`, every wording that is not held
+    // back (SFT's three as well, as the papers' SFT-then-RL pipelines train both stages on one training set).
+    'rl-wordings': { type: 'string', default: 'all' },
     work: { type: 'string', default: join(root, 'runs', 'train-demo') },
     python: { type: 'string', default: join(root, '.venv', 'bin', 'python') },
     results: { type: 'string', default: join(root, 'bench', 'results', 'train-demo.json') },
@@ -45,6 +51,15 @@ const { values } = parseArgs({
   },
 });
 const seeds = values.seeds.split(',').map(Number);
+for (const [flag, allowed] of [
+  ['teacher', ['flawed', 'exact']],
+  ['rl-wordings', ['all', 'new']],
+]) {
+  if (!allowed.includes(values[flag])) {
+    console.error(`train:demo: --${flag} is ${allowed.join(' or ')}, not ${values[flag]}`);
+    process.exit(2);
+  }
+}
 const work = resolve(values.work);
 const python = resolve(values.python);
 const node = process.execPath;
@@ -114,8 +129,9 @@ function exportOnnx(label, checkpoint, out) {
   return out;
 }
 
-// 1. Data: transit conversations for SFT (three phrasings of every question), GRPO prompts (a fourth phrasing, seen
-// only by GRPO: the question and its gold SQL, never a worked answer), held-back questions (the fifth phrasing).
+// 1. Data: transit conversations for SFT (three phrasings of every question, by --teacher), GRPO prompts (the
+// question and its gold SQL, never a worked answer: SFT's wordings and a fourth, or the fourth alone), held-back
+// questions (the fifth phrasing).
 // What the data and the SFT stage were made with: --reuse keeps them only when these are the same.
 const stages = { teacher: values.teacher, sftSteps: values['sft-steps'], sftLr: values['sft-lr'], sftSeed: seeds[0] };
 const stagesFile = join(work, 'data', 'stages.json');
@@ -132,13 +148,14 @@ const data = join(work, 'data');
 mkdirSync(join(data, 'db', 'transit'), { recursive: true });
 writeFileSync(stagesFile, `${JSON.stringify(stages)}\n`);
 copyFileSync(join(root, 'media', 'samples', 'transit.sqlite'), join(data, 'db', 'transit', 'transit.sqlite'));
-for (const split of reuse ? [] : ['sft', 'rl', 'heldout']) {
+// On --reuse the GRPO prompts are made again (cheap, and they may be chosen otherwise); SFT's data is kept.
+for (const split of reuse ? ['rl'] : ['sft', 'rl', 'heldout']) {
   run(`episodes (${split})`, node, [
     join(root, 'scripts', 'tiny-model', 'episodes.mjs'),
     '--db',
     'transit',
     '--split',
-    split,
+    split === 'rl' && values['rl-wordings'] === 'all' ? 'train' : split,
     ...(split === 'sft' ? ['--teacher', values.teacher] : []),
     '--out',
     join(data, `${split}.episodes.jsonl`),
@@ -162,21 +179,21 @@ const rlQuestions = JSON.parse(readFileSync(join(data, 'rl-spider.json'), 'utf8'
 const heldout = JSON.parse(readFileSync(join(data, 'heldout-spider.json'), 'utf8'));
 const trained = new Set([...sftQuestions, ...rlQuestions].map((q) => q.question));
 if (heldout.some((q) => trained.has(q.question))) throw new Error('a held-back question is in the training set');
-if (!reuse)
-  quarry('quarry data rl', [
-    'data',
-    'rl',
-    '--dataset',
-    `spider:${join(data, 'rl-spider.json')}`,
-    '--db-dir',
-    join(data, 'db'),
-    '--protocol',
-    'skyrl',
-    '--max-turns',
-    '3',
-    '--out',
-    join(data, 'rl'),
-  ]);
+rmSync(join(data, 'rl'), { recursive: true, force: true });
+quarry('quarry data rl', [
+  'data',
+  'rl',
+  '--dataset',
+  `spider:${join(data, 'rl-spider.json')}`,
+  '--db-dir',
+  join(data, 'db'),
+  '--protocol',
+  'skyrl',
+  '--max-turns',
+  '3',
+  '--out',
+  join(data, 'rl'),
+]);
 
 // 2. Base: the tiny model as shipped.
 const ex = {
@@ -334,6 +351,7 @@ const result = {
     prompts: Number(values.prompts),
     temperature: Number(values.temperature),
     teacher: values.teacher,
+    rlWordings: values['rl-wordings'],
   },
   seconds: Math.round((Date.now() - started) / 1000),
   reusedSft: reuse,
@@ -348,6 +366,18 @@ writeFileSync(resolve(values.results), `${JSON.stringify(result, null, 2)}\n`);
 
 // 5. The trained model answers in Quarry.
 const best = perSeed.reduce((a, b) => (b.ex.grpo > a.ex.grpo ? b : a));
+// A held-back question this model answered right in its benchmark and the SFT model did not (else one both answered
+// right, else the last question): the answer shows what GRPO taught it, and says which case it is.
+const greedyRight = (dir) =>
+  JSON.parse(readFileSync(join(work, dir, 'report.json'), 'utf8')).questions.map((q) => q.greedy === true);
+const grpoRight = greedyRight(`eval-grpo-${best.seed}`);
+const sftRight = greedyRight('eval-sft');
+const learnt = grpoRight.findIndex((ok, i) => ok && !sftRight[i]);
+const kept = grpoRight.indexOf(true);
+const pick = learnt >= 0 ? learnt : kept >= 0 ? kept : heldout.length - 1;
+const why = learnt >= 0 ? 'answered right and SFT did not' : kept >= 0 ? 'answered right, as SFT did' : 'missed';
+const asked = heldout[pick].question;
+console.error(`\ntrain:demo: seed ${best.seed}'s model, a held-back question it ${why} in the benchmark: ${asked}`);
 quarry('quarry ask with the trained model', [
   'ask',
   '--db',
@@ -357,7 +387,7 @@ quarry('quarry ask with the trained model', [
   '--max-turns',
   '3',
   '--no-save',
-  heldout[heldout.length - 1].question,
+  asked,
 ]);
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 console.log(

@@ -159,7 +159,8 @@ function main(): void {
         '[--teacher exact|flawed]',
     );
   }
-  const flawed = teacher === 'flawed';
+  // Only SFT's conversations are the teacher's: GRPO's prompts and the held-back questions keep the gold SQL.
+  const flawed = teacher === 'flawed' && split === 'sft';
   const dbPath = join(root, 'media', 'samples', `${which}.sqlite`);
   const schema = introspectSchema(dbPath);
   const db = openReadOnly(dbPath);
