@@ -3,8 +3,8 @@
 // Each template has five phrasings and its slot values read from the database. The phrasings have roles: the first
 // three are SFT's (worked conversations), the fourth is reinforcement learning's alone (GRPO prompts: the question and
 // its gold SQL, never a demonstration; the demo's GRPO also gets SFT's three as prompts), and the last is held back:
-// no held-back question, and no held-back wording,
-// is ever trained on (the slot values themselves all appear in training, with the other phrasings). The RL and
+// no held-back question, and no held-back wording, is ever trained on (the slot values themselves all appear in
+// training, with the other phrasings). The RL and
 // held-back phrasings share a term SFT never shows ("total number", "called", "in service", "seat capacity"; the colour
 // template keeps "colour"), in different sentences ("What …?" for RL, "Find …." held back). No template's term is
 // another's, except that the two counts share "total number" and differ by the district; so what GRPO teaches on a
