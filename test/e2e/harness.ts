@@ -243,15 +243,18 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     throw new Error(`"${title}" failed: ${text}`);
   }
 
-  /** The command `runCommand` ran last, until the first pick or answer in its picker. */
-  let justRan: string | undefined;
+  /**
+   * The command `runCommand` ran last and when it returned, until the first pick or answer. Only a pick or answer that
+   * comes within 10 s of it is taken as its picker's (not one a webview's button opened later).
+   */
+  let justRan: { title: string; at: number } | undefined;
 
   /**
    * Waits with `shown`; when it times out because the quick input closed right after `runCommand`, runs that command
    * once more and waits again. Anything else is the test's error, with what the picker showed.
    */
   async function reopenIfClosed(shown: () => Promise<void>, what: string): Promise<void> {
-    const title = justRan;
+    const title = justRan && Date.now() - justRan.at < 10_000 ? justRan.title : undefined;
     justRan = undefined;
     const ok = () =>
       shown().then(
@@ -279,7 +282,7 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
     log,
 
     async runCommand(title) {
-      justRan = title;
+      justRan = undefined;
       const wanted = rows.filter({
         has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }),
       });
@@ -299,6 +302,7 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
           if (first === title) await page.keyboard.press('Enter');
           else await wanted.first().click();
           await failOnCommandErrorDialog(title);
+          justRan = { title, at: Date.now() };
           return;
         }
         await page.keyboard.press('Escape');
