@@ -98,8 +98,11 @@ function run(label, cmd, args, opts = {}) {
 
 const quarry = (label, args, opts) => run(label, node, [cli, ...args], opts);
 
+/** The report `quarry bench --out benchDir` wrote. */
+const benchReport = (benchDir) => JSON.parse(readFileSync(join(benchDir, 'report.json'), 'utf8'));
+
 function exOf(benchDir) {
-  const report = JSON.parse(readFileSync(join(benchDir, 'report.json'), 'utf8'));
+  const report = benchReport(benchDir);
   return report.ex?.greedy ?? report.greedy?.ex ?? report.summary?.greedy;
 }
 
@@ -368,8 +371,7 @@ writeFileSync(resolve(values.results), `${JSON.stringify(result, null, 2)}\n`);
 const best = perSeed.reduce((a, b) => (b.ex.grpo > a.ex.grpo ? b : a));
 // A held-back question this model answered right in its benchmark and the SFT model did not (else one both answered
 // right, else the last question): the answer shows what GRPO taught it, and says which case it is.
-const greedyRight = (dir) =>
-  JSON.parse(readFileSync(join(work, dir, 'report.json'), 'utf8')).questions.map((q) => q.greedy === true);
+const greedyRight = (dir) => benchReport(join(work, dir)).questions.map((q) => q.greedy === true);
 const grpoRight = greedyRight(`eval-grpo-${best.seed}`);
 const sftRight = greedyRight('eval-sft');
 const learnt = grpoRight.findIndex((ok, i) => ok && !sftRight[i]);

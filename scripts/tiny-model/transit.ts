@@ -4,11 +4,10 @@
 // three are SFT's (worked conversations), the fourth is reinforcement learning's alone (GRPO prompts: the question and
 // its gold SQL, never a demonstration; the demo's GRPO also gets SFT's three as prompts), and the last is held back:
 // no held-back question, and no held-back wording, is ever trained on (the slot values themselves all appear in
-// training, with the other phrasings). The RL and
-// held-back phrasings share a term SFT never shows ("total number", "called", "in service", "seat capacity"; the colour
-// template keeps "colour"), in different sentences ("What …?" for RL, "Find …." held back). No template's term is
-// another's, except that the two counts share "total number" and differ by the district; so what GRPO teaches on a
-// wording points at the same template's held-back wording, not at another template's.
+// training, with the other phrasings). The RL and held-back phrasings share a term SFT never shows ("total number",
+// "called", "in service", "seat capacity"; the colour template keeps "colour"), in different sentences ("What …?" for
+// RL, "Find …." held back). No template's term is another's, except that the two counts share "total number" and
+// differ by the district; so what GRPO teaches on a wording points at the same template's held-back wording.
 //
 // The SFT conversations can come from a flawed teacher (`teacher` below), as distilled conversations do when the
 // model that wrote them was not always right and nobody filtered them by execution: SFT then imitates its mistakes,
