@@ -227,3 +227,18 @@ def test_quarry_train_with_a_shared_prefix_trains_as_without_it(quarry_cli, conc
         assert b["reward"] == a["reward"]
     worst = max(float((plain[k] - shared[k]).abs().max()) for k in plain)
     assert worst < 1e-4, f"the shared-prefix run ends {worst} away from TRL's own path"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (the rollout on a GPU)")
+def test_generation_runs_on_the_models_device(repo_root):
+    """The rollout's turns on a GPU: the padded rows go where the weights are (before the fix they stayed on the CPU and
+    every GRPO step on a GPU failed with "Expected all tensors to be on the same device")."""
+    path = repo_root / "media" / "models" / "tiny-sql"
+    tok = transformers.AutoTokenizer.from_pretrained(path)
+    model = transformers.AutoModelForCausalLM.from_pretrained(path).to("cuda").eval()
+    chat = [{"role": "user", "content": "Which books did Ursula K. Le Guin write?"}]
+    row = tok(tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)).input_ids
+    pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+    for share in (True, False):
+        got = generate_shared(model, [row, row], pad, share=share, do_sample=False, max_new_tokens=8)
+        assert len(got) == 2 and got[0] == got[1] and got[0]

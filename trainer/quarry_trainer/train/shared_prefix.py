@@ -166,6 +166,9 @@ def generate_shared(
         ids[i, start:] = torch.tensor(r[shared:])
         mask[i, :shared] = 1
         mask[i, start:] = 1
+    # Built on the CPU, then moved to where the model's weights are (a GPU run's model is on cuda:0).
+    device = next(model.parameters()).device
+    ids, mask = ids.to(device), mask.to(device)
     kwargs = dict(generate_kwargs)
     with torch.no_grad():
         if shared > 0:
