@@ -12,15 +12,15 @@ export interface RlCorpus {
   file: string;
   /** The database directory (`<dbDir>/pets/pets.sqlite`). */
   dbDir: string;
-  /** Questions over pets (every 500th has a gold that fails: no such table). */
+  /** Questions over pets (every `failEvery`-th has a gold that fails: no such table). */
   questions: number;
   /** Of those, how many golds fail. */
   failing: number;
 }
 
-/** The i-th generated gold: distinct for every i (so each is run once), all but every 500th valid. */
-export function syntheticGold(i: number): string {
-  if (i % 500 === 499) return `SELECT count(*) FROM vet WHERE vet_id > ${i}`;
+/** The i-th generated gold: distinct for every i (so each is run once), all but every `failEvery`-th valid. */
+export function syntheticGold(i: number, failEvery = 500): string {
+  if (i % failEvery === failEvery - 1) return `SELECT count(*) FROM vet WHERE vet_id > ${i}`;
   switch (i % 4) {
     case 0:
       return `SELECT count(*) FROM pet WHERE pet_id <= ${i}`;
@@ -35,12 +35,12 @@ export function syntheticGold(i: number): string {
 
 /**
  * Writes the corpus into `dir`: `questions` over pets, then `missing` questions spread over the databases named in
- * `missingDbs` (none of which is built). The question file is streamed, so it never is one string.
+ * `missingDbs` (none of which is built), in turn. The question file is streamed, so it never is one string.
  */
 export async function writeRlCorpus(
   dir: string,
   questions: number,
-  o: { missingDbs?: string[]; missing?: number } = {},
+  o: { missingDbs?: string[]; missing?: number; failEvery?: number } = {},
 ): Promise<RlCorpus> {
   const dbDir = join(dir, 'database');
   mkdirSync(join(dbDir, 'pets'), { recursive: true });
@@ -57,8 +57,9 @@ export async function writeRlCorpus(
   let failing = 0;
   for (let i = 0; i < total; i++) {
     const gone = i >= questions;
-    const gold = gone ? 'SELECT 1' : syntheticGold(i);
-    if (!gone && i % 500 === 499) failing++;
+    const failEvery = o.failEvery ?? 500;
+    const gold = gone ? 'SELECT 1' : syntheticGold(i, failEvery);
+    if (!gone && i % failEvery === failEvery - 1) failing++;
     const item = {
       db_id: gone ? missingDbs[(i - questions) % missingDbs.length] : 'pets',
       question: `Synthetic question ${i}: what does this return?`,
