@@ -30,7 +30,7 @@ const dataJson = (dir: string) => JSON.parse(readFileSync(join(dir, 'data.json')
 const asJson = (v: unknown): unknown =>
   JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x === undefined ? null : x)));
 
-test('data rl: questions whose database is missing are skipped, each database named once; --strict refuses', async () => {
+test('data rl: a question with no database is skipped, each database named once; --strict refuses', async () => {
   const dir = tempDir('quarry-data-missing-');
   // 20 over pets (none failing), then 5 over two databases that are not there: ghost 3, gone 2.
   const c = await writeRlCorpus(dir, 20, { missingDbs: ['ghost', 'gone'], missing: 5, failEvery: 1000 });
