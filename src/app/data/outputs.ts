@@ -1,15 +1,14 @@
-// The files `quarry data` writes into its --out directory: the records as Parquet and as JSONL (the same rows), and
-// data.json describing the run. An output never replaces one of the run's inputs, and files already in the directory
-// are replaced only when its data.json shows an earlier run of the same kind wrote them.
+// The files `quarry data` writes into its --out directory: the records as Parquet and as JSONL (the same rows, streamed
+// record by record), and data.json describing the run. An output never replaces one of the run's inputs, and files
+// already in the directory are replaced only when its data.json shows an earlier run of the same kind wrote them.
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import type { Column } from '../../core/training/columns';
 import { fileSha256 } from '../../core/trajectories/dbHash';
-import { jsonlText, writeFileAtomic } from '../../core/util/atomicWrite';
+import { openAtomicFile, writeFileAtomic, type AtomicFile } from '../../core/util/atomicWrite';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
 import { DataInputError } from './errors';
-import { parquetBytes } from './parquet';
+import { ParquetRowWriter, type RowGroupLimits } from './parquet';
 
 export const DATA_SCHEMA = 'quarry.data/1';
 export const DATA_JSON = 'data.json';
@@ -90,11 +89,59 @@ export function prepareOutDir(
   }
 }
 
-function described(file: string, rows: number, bytes: Uint8Array): OutputFile {
-  return { file, rows, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') };
+/**
+ * `<base>.parquet` and `<base>.jsonl` holding the same rows, streamed: each row goes to the JSONL file as it is added
+ * and into the Parquet file's current row group (written out when full), so memory is bounded by a row group, never
+ * by the dataset. Both files appear only when finish() succeeds; abort() leaves neither behind.
+ */
+export class RecordsWriter {
+  private rows = 0;
+
+  private constructor(
+    private readonly base: string,
+    private readonly jsonl: AtomicFile,
+    private readonly parquet: ParquetRowWriter,
+  ) {}
+
+  static async open(
+    outDir: string,
+    base: string,
+    columns: readonly Column[],
+    meta: Record<string, string>,
+    rowGroup: RowGroupLimits = {},
+  ): Promise<RecordsWriter> {
+    const parquet = await ParquetRowWriter.open(join(outDir, `${base}.parquet`), columns, meta, rowGroup);
+    try {
+      return new RecordsWriter(base, await openAtomicFile(join(outDir, `${base}.jsonl`)), parquet);
+    } catch (err) {
+      await parquet.abort();
+      throw err;
+    }
+  }
+
+  /** Throws ColumnError when the row does not fit the columns (then abort()). */
+  async add(row: Record<string, unknown>): Promise<void> {
+    const line = JSON.stringify(row) + '\n';
+    await this.parquet.add(row, line.length);
+    await this.jsonl.write(line);
+    this.rows++;
+  }
+
+  async finish(): Promise<OutputFile[]> {
+    const p = await this.parquet.finish();
+    const j = await this.jsonl.commit();
+    return [
+      { file: `${this.base}.parquet`, rows: p.rows, bytes: p.bytes, sha256: p.sha256 },
+      { file: `${this.base}.jsonl`, rows: this.rows, bytes: j.bytes, sha256: j.sha256 },
+    ];
+  }
+
+  async abort(): Promise<void> {
+    await Promise.all([this.parquet.abort(), this.jsonl.abort()]);
+  }
 }
 
-/** `<base>.parquet` and `<base>.jsonl` holding the same rows. */
+/** `<base>.parquet` and `<base>.jsonl` holding the same rows (a list already in memory). */
 export async function writeRecords(
   outDir: string,
   base: string,
@@ -102,11 +149,14 @@ export async function writeRecords(
   rows: readonly Record<string, unknown>[],
   meta: Record<string, string>,
 ): Promise<OutputFile[]> {
-  const parquet = parquetBytes(columns, rows, meta);
-  const jsonl = Buffer.from(jsonlText(rows), 'utf8');
-  await writeFileAtomic(join(outDir, `${base}.parquet`), parquet);
-  await writeFileAtomic(join(outDir, `${base}.jsonl`), jsonl);
-  return [described(`${base}.parquet`, rows.length, parquet), described(`${base}.jsonl`, rows.length, jsonl)];
+  const w = await RecordsWriter.open(outDir, base, columns, meta);
+  try {
+    for (const r of rows) await w.add(r);
+    return await w.finish();
+  } catch (err) {
+    await w.abort();
+    throw err;
+  }
 }
 
 export async function writeDataJson(

@@ -1,12 +1,13 @@
 // Parquet files of nested training tables through hyparquet-writer (MIT): the column description of
 // core/training/columns.ts becomes a Parquet schema (structs as groups, lists in the standard 3-level LIST layout that
 // pyarrow and Hugging Face datasets read as list<...>), each row is checked against it, and the file is written whole
-// or not at all. Only the CLI's use cases import this (the extension bundle stays small).
-import { parquetWriteBuffer } from 'hyparquet-writer';
-import { normalizeRows, type Column } from '../../core/training/columns';
-import { writeFileAtomic } from '../../core/util/atomicWrite';
+// or not at all. Rows are written in row groups of bounded size, so memory is bounded by a row group, not the file.
+// Only the CLI's use cases import this (the extension bundle stays small).
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { normalizeValue, type Column } from '../../core/training/columns';
+import { openAtomicFile, type AtomicFile } from '../../core/util/atomicWrite';
 
-type SchemaElement = NonNullable<Parameters<typeof parquetWriteBuffer>[0]['schema']>[number];
+type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
 
 function elements(col: Column): SchemaElement[] {
   const repetition_type = col.optional ? 'OPTIONAL' : 'REQUIRED';
@@ -33,28 +34,103 @@ export function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   return [{ name: 'root', num_children: columns.length }, ...columns.flatMap(elements)];
 }
 
-/** The file's bytes; throws ColumnError when a row does not fit the columns. */
-export function parquetBytes(
-  columns: readonly Column[],
-  rows: readonly Record<string, unknown>[],
-  meta: Record<string, string> = {},
-): Uint8Array {
-  const normalized = normalizeRows(columns, rows);
-  const buffer = parquetWriteBuffer({
-    columnData: columns.map((c) => ({ name: c.name, data: normalized.map((r) => r[c.name]) })),
-    schema: parquetSchema(columns),
-    createdBy: 'quarry',
-    kvMetadata: Object.entries(meta).map(([key, value]) => ({ key, value })),
-  });
-  return new Uint8Array(buffer);
+/** Rows per row group unless their JSON reaches ROW_GROUP_BYTES first. */
+export const ROW_GROUP_ROWS = 10_000;
+/** About this much row data (as JSON) per row group: what the writer holds in memory at most, whatever the rows. */
+export const ROW_GROUP_BYTES = 64 * 1024 ** 2;
+
+export interface RowGroupLimits {
+  rows?: number;
+  bytes?: number;
 }
 
-/** Writes `rows` to `out` as Parquet (temporary file renamed into place). */
-export async function writeParquet(
-  out: string,
-  columns: readonly Column[],
-  rows: readonly Record<string, unknown>[],
-  meta: Record<string, string> = {},
-): Promise<void> {
-  await writeFileAtomic(out, parquetBytes(columns, rows, meta));
+/** hyparquet-writer's byte writer, emptied into the file after each row group (so it holds one at most). */
+class FlushingWriter extends ByteWriter {
+  constructor(private readonly file: AtomicFile) {
+    super(1 << 20);
+  }
+
+  flush(): Promise<void> {
+    // A copy: the stream may still hold the chunk when the next row group overwrites this buffer.
+    const chunk = new Uint8Array(this.buffer.slice(0, this.index));
+    this.index = 0;
+    return this.file.write(chunk);
+  }
+
+  override finish(): Promise<void> {
+    return this.flush();
+  }
+}
+
+/**
+ * A Parquet file written row group by row group: rows are checked against the columns as they are added (ColumnError
+ * names the row and the column path), buffered until a group is full, then encoded and streamed out. The file appears
+ * at `out` only when finish() succeeds; abort() (or a failure) leaves nothing behind.
+ */
+export class ParquetRowWriter {
+  private readonly root: Column;
+  private readonly maxRows: number;
+  private readonly maxBytes: number;
+  private pending: Record<string, unknown>[] = [];
+  private pendingBytes = 0;
+  private rows = 0;
+  private groups = 0;
+
+  private constructor(
+    private readonly file: AtomicFile,
+    private readonly columns: readonly Column[],
+    private readonly writer: ParquetWriter,
+    limits: RowGroupLimits,
+  ) {
+    this.root = { name: 'row', kind: 'struct', fields: [...columns] };
+    this.maxRows = limits.rows ?? ROW_GROUP_ROWS;
+    this.maxBytes = limits.bytes ?? ROW_GROUP_BYTES;
+  }
+
+  static async open(
+    out: string,
+    columns: readonly Column[],
+    meta: Record<string, string> = {},
+    limits: RowGroupLimits = {},
+  ): Promise<ParquetRowWriter> {
+    const file = await openAtomicFile(out);
+    const writer = new ParquetWriter({
+      writer: new FlushingWriter(file),
+      schema: parquetSchema(columns),
+      createdBy: 'quarry',
+      kvMetadata: Object.entries(meta).map(([key, value]) => ({ key, value })),
+    });
+    return new ParquetRowWriter(file, columns, writer, limits);
+  }
+
+  /** Adds a row; `size` is about its size in bytes (its JSON's length), to bound a row group's memory. */
+  async add(row: Record<string, unknown>, size = 0): Promise<void> {
+    this.pending.push(normalizeValue(this.root, row, `row ${this.rows++}`) as Record<string, unknown>);
+    this.pendingBytes += size;
+    if (this.pending.length >= this.maxRows || this.pendingBytes >= this.maxBytes) await this.writeGroup();
+  }
+
+  private async writeGroup(): Promise<void> {
+    const rows = this.pending;
+    if (rows.length === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.groups++;
+    await this.writer.write({
+      columnData: this.columns.map((c) => ({ name: c.name, data: rows.map((r) => r[c.name]) })),
+      rowGroupSize: rows.length,
+    });
+  }
+
+  /** Writes the last row group and the footer, then puts the file in place. */
+  async finish(): Promise<{ rows: number; rowGroups: number; bytes: number; sha256: string }> {
+    await this.writeGroup();
+    await this.writer.finish();
+    const { bytes, sha256 } = await this.file.commit();
+    return { rows: this.rows, rowGroups: this.groups, bytes, sha256 };
+  }
+
+  async abort(): Promise<void> {
+    await this.file.abort();
+  }
 }

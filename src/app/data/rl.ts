@@ -4,11 +4,16 @@
 // (MTIR-SQL §4.1, found by the integrity flags); with a `quarry bench --samples G` run, questions are kept by pass@G
 // (SQL-Trail App. A.6) and ordered into curriculum levels by success count (MTSQL-R1 §3.3.1). Writes train.parquet,
 // train.jsonl (the same records) and data.json (sources and their sha256, filters, counts, what was dropped and why).
+// Built for synthetic corpora of millions of questions: golds run in chunks, records stream to both files as they are
+// built (Parquet in row groups of bounded size), and data.json counts every drop but lists only the first
+// DROPPED_LISTED. Questions whose database is missing are skipped and each such database named once, as `quarry
+// bench` does (--strict refuses instead).
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { evalMode } from '../../core/eval/modes';
 import { evalModeOf, loadDataset } from '../../core/datasets';
+import { databasePath, skippedDatabaseText } from '../../core/datasets/databases';
 import { findTablesJson } from '../../core/datasets/hardness';
 import type { Dataset, DatasetName, DatasetTask } from '../../core/datasets/types';
 import { createSqlPool, type SqlPool } from '../../core/db';
@@ -17,31 +22,35 @@ import { startEnv, EpisodeSetupError } from '../../core/agent/loop';
 import { SchemaCache } from '../../core/agent/env';
 import { odtFeedback } from '../../core/agent/feedback';
 import type { ProtocolName } from '../../core/agent/types';
-import { checkGolds } from '../../core/training/goldChecks';
+import { checkGolds, type GoldFindings } from '../../core/training/goldChecks';
 import {
   curriculumLevels,
   selectByDifficulty,
   type KeepChoice,
   type QuestionOutcome,
 } from '../../core/training/difficulty';
-import { rlColumns, toRlRecord, type RlRecord } from '../../core/training/rlRecord';
+import { rlColumns, toRlRecord } from '../../core/training/rlRecord';
 import { fileSha256 } from '../../core/trajectories/dbHash';
 import { readDifficultyRun, outcomesFor, type DifficultyRun } from './difficultyRun';
 import {
-  countBy,
   DATA_SCHEMA,
   prepareOutDir,
   sourceFile,
+  RecordsWriter,
   writeDataJson,
-  writeRecords,
   type OutputFile,
   type SourceFile,
 } from './outputs';
+import type { RowGroupLimits } from './parquet';
 
 export const RL_FILES = { parquet: 'train.parquet', jsonl: 'train.jsonl' } as const;
 
 /** Databases are hashed into data.json only while their total size stays under this (BIRD's run to tens of GB). */
 const DB_HASH_LIMIT_BYTES = 2 * 1024 ** 3;
+/** data.json lists this many dropped questions at most (the counts cover all): a corpus of millions stays readable. */
+export const DROPPED_LISTED = 1000;
+/** Distinct gold queries sent to the pool at a time. */
+const GOLD_CHUNK = 5000;
 
 export interface RlDataOptions {
   dataset: DatasetName;
@@ -60,6 +69,10 @@ export interface RlDataOptions {
   onProgress?: (phase: 'gold' | 'prompts', done: number, total: number) => void;
   /** A pool to share; by default one of min(2, CPUs) workers, closed at the end. */
   pool?: SqlPool;
+  /** Refuse (DatasetError naming them) when a question's database is missing, instead of skipping its questions. */
+  strict?: boolean;
+  /** train.parquet's row groups (default: parquet.ts's ROW_GROUP_ROWS and ROW_GROUP_BYTES). */
+  rowGroup?: RowGroupLimits;
 }
 
 /** Why a question is not in the output: a short code (counted in data.json) and the words. */
@@ -79,7 +92,9 @@ export interface DroppedQuestion {
 
 export interface RlDataResult {
   records: number;
+  /** Every question in the file, those skipped for a missing database included. */
   questions: number;
+  /** The first DROPPED_LISTED dropped questions (data.json's counts.dropped counts them all). */
   dropped: DroppedQuestion[];
   outputs: OutputFile[];
   dataJson: string;
@@ -98,20 +113,32 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
   const t0 = performance.now();
   const protocol = getProtocol(opts.protocol);
   const maxTurns = opts.maxTurns ?? protocol.defaults.maxTurns;
-  const dataset = loadDataset(opts.dataset, opts.file, opts.dbDir);
+  const dataset = loadDataset(opts.dataset, opts.file, opts.dbDir, { skipMissing: !opts.strict });
+  const missing = (dataset.skipped ?? []).map((s) => ({
+    db_id: s.dbId,
+    path: databasePath(dataset.dbDir, s.dbId),
+    questions: s.questions,
+  }));
+  const skippedQuestions = missing.reduce((n, m) => n + m.questions, 0);
+  const questions = dataset.tasks.length + skippedQuestions;
   const run = opts.difficulty ? await readDifficultyRun(opts.difficulty.runDir) : null;
   const outcomes = run ? outcomesFor(run, dataset) : null;
   const tables = findTablesJson(dataset.file, dataset.dbDir);
   const inputs = [dataset.file, tables, run?.report].filter((p): p is string => p !== undefined);
   prepareOutDir(opts.outDir, 'rl', [RL_FILES.parquet, RL_FILES.jsonl], inputs);
-  const warnings: string[] = [];
+  const warnings = (dataset.skipped ?? []).map((s) => skippedDatabaseText(dataset.dbDir, s));
   if (run) warnings.push(...runWarnings(run, opts.protocol, maxTurns));
 
   const pool = opts.pool ?? createSqlPool({ size: Math.max(1, Math.min(2, cpus().length)), spares: 0 });
   const dropped: DroppedQuestion[] = [];
-  const drop = (task: DatasetTask, reason: DroppedQuestion['reason'], detail: string) =>
-    dropped.push({ index: task.index, id: task.id, db_id: task.dbId, reason, detail });
-  let records: RlRecord[];
+  const droppedBy: Record<string, number> = skippedQuestions ? { 'missing-database': skippedQuestions } : {};
+  let droppedTotal = 0;
+  const drop = (task: DatasetTask, reason: DroppedQuestion['reason'], detail: string) => {
+    droppedBy[reason] = (droppedBy[reason] ?? 0) + 1;
+    if (droppedTotal++ < DROPPED_LISTED)
+      dropped.push({ index: task.index, id: task.id, db_id: task.dbId, reason, detail });
+  };
+  let built: Built;
   let goldMs: number, promptMs: number;
   let emptyKept = 0;
   let curriculum: Record<string, unknown> | null = null;
@@ -171,27 +198,33 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
 
     // 3. Prompts from the real environment.
     const p0 = performance.now();
-    records = await buildRecords(kept, {
-      dataset,
-      protocol: opts.protocol,
-      maxTurns,
-      pool,
-      drop,
-      onProgress: (d, n) => opts.onProgress?.('prompts', d, n),
-    });
+    const out = await RecordsWriter.open(
+      opts.outDir,
+      'train',
+      rlColumns({ curriculum: opts.curriculumBins !== undefined }),
+      { 'quarry.kind': 'rl', 'quarry.schema': DATA_SCHEMA },
+      opts.rowGroup,
+    );
+    try {
+      built = await buildRecords(kept, out, {
+        dataset,
+        protocol: opts.protocol,
+        maxTurns,
+        pool,
+        drop,
+        onProgress: (d, n) => opts.onProgress?.('prompts', d, n),
+      });
+    } catch (err) {
+      await out.abort();
+      throw err;
+    }
     promptMs = performance.now() - p0;
   } finally {
     if (!opts.pool) await pool.close();
   }
 
-  const outputs = await writeRecords(
-    opts.outDir,
-    'train',
-    rlColumns({ curriculum: opts.curriculumBins !== undefined }),
-    records as unknown as Record<string, unknown>[],
-    { 'quarry.kind': 'rl', 'quarry.schema': DATA_SCHEMA },
-  );
-  if (records.length === 0)
+  const { outputs, records, byHardness } = built;
+  if (records === 0)
     warnings.push('no question was kept: the training files are empty (see data.json for why each was dropped)');
   const sources: SourceFile[] = [await sourceFile('dataset', dataset.file)];
   if (tables) sources.push(await sourceFile('tables', tables));
@@ -202,10 +235,11 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
     kind: 'rl' as const,
     createdAt: new Date().toISOString(),
     command: opts.command ?? null,
-    dataset: { name: dataset.name, file: dataset.file, dbDir: dataset.dbDir, questions: dataset.tasks.length },
+    dataset: { name: dataset.name, file: dataset.file, dbDir: dataset.dbDir, questions },
     protocol: { name: opts.protocol, maxTurns },
     sources,
     databases: await databaseHashes(dataset),
+    missing,
     filters: {
       failingGold: 'dropped',
       emptyGold: opts.dropEmptyGold ? 'dropped' : 'kept',
@@ -224,15 +258,16 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
       curriculumBins: opts.curriculumBins ?? null,
     },
     counts: {
-      questions: dataset.tasks.length,
-      written: records.length,
-      dropped: countBy(dropped, (d) => d.reason),
+      questions,
+      written: records,
+      dropped: droppedBy,
       emptyGoldKept: emptyKept,
-      byHardness: countBy(records, (r) => r.extra_info.hardness ?? 'unknown'),
+      byHardness,
     },
     curriculum,
     outputs,
     dropped,
+    droppedNotListed: droppedTotal - dropped.length,
     timings: {
       totalMs: Math.round(performance.now() - t0),
       goldMs: Math.round(goldMs),
@@ -240,7 +275,7 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
     },
   };
   const dataJson = await writeDataJson(opts.outDir, doc);
-  return { records: records.length, questions: dataset.tasks.length, dropped, outputs, dataJson, warnings, doc };
+  return { records, questions, dropped, outputs, dataJson, warnings, doc };
 }
 
 function runWarnings(run: DifficultyRun, protocol: ProtocolName, maxTurns: number): string[] {
@@ -254,17 +289,56 @@ function runWarnings(run: DifficultyRun, protocol: ProtocolName, maxTurns: numbe
   return out;
 }
 
-/** Each distinct (database, gold) once, through the pool; the integrity flags say which fail and which are empty. */
-async function runGolds(dataset: Dataset, pool: SqlPool, onProgress: (done: number, total: number) => void) {
+/**
+ * Each distinct (database, gold) once, through the pool, GOLD_CHUNK at a time (a corpus of millions is never one
+ * batch); the integrity flags say which fail and which are empty.
+ */
+async function runGolds(
+  dataset: Dataset,
+  pool: SqlPool,
+  onProgress: (done: number, total: number) => void,
+): Promise<GoldFindings> {
   const timeoutMs = evalMode(evalModeOf(dataset.name)).defaultTimeoutMs;
-  const key = (t: DatasetTask) => `${t.dbPath}\0${t.gold}`;
-  const distinct = [...new Map(dataset.tasks.map((t) => [key(t), t])).values()];
-  const results = await pool.execBatch(
-    distinct.map((t) => ({ db: t.dbPath, sql: t.gold, timeoutMs, maxRows: 1, maxCellChars: 100 })),
-    { onProgress },
-  );
-  const byKey = new Map(distinct.map((t, i) => [key(t), results[i]]));
-  return checkGolds(dataset.tasks.map((t) => ({ id: t.id, gold: t.gold, result: byKey.get(key(t))! })));
+  // database → gold → what its run found: null (usable), 'empty', or why it fails.
+  const seen = new Map<string, Map<string, string | null>>();
+  const verdictOf = (t: DatasetTask) => seen.get(t.dbPath)?.get(t.gold);
+  const failing = new Map<string, string>();
+  const empty = new Set<string>();
+  const tasks = dataset.tasks;
+  let done = 0;
+  for (let start = 0; start < tasks.length; ) {
+    // The next tasks up to GOLD_CHUNK distinct unseen golds.
+    const batch: DatasetTask[] = [];
+    const inBatch = new Set<string>();
+    let end = start;
+    for (; end < tasks.length && batch.length < GOLD_CHUNK; end++) {
+      const t = tasks[end];
+      const key = `${t.dbPath}\0${t.gold}`;
+      if (verdictOf(t) !== undefined || inBatch.has(key)) continue;
+      inBatch.add(key);
+      batch.push(t);
+    }
+    const results = await pool.execBatch(
+      batch.map((t) => ({ db: t.dbPath, sql: t.gold, timeoutMs, maxRows: 1, maxCellChars: 100 })),
+      { onProgress: (d) => onProgress(done + d, tasks.length) },
+    );
+    const found = checkGolds(batch.map((t, i) => ({ id: String(i), gold: t.gold, result: results[i] })));
+    batch.forEach((t, i) => {
+      const verdict = found.failing.get(String(i)) ?? (found.empty.has(String(i)) ? 'empty' : null);
+      let byGold = seen.get(t.dbPath);
+      if (!byGold) seen.set(t.dbPath, (byGold = new Map()));
+      byGold.set(t.gold, verdict);
+    });
+    for (; start < end; start++) {
+      const t = tasks[start];
+      const verdict = verdictOf(t);
+      if (verdict === 'empty') empty.add(t.id);
+      else if (verdict) failing.set(t.id, verdict);
+    }
+    done = end;
+    onProgress(done, tasks.length);
+  }
+  return { failing, empty };
 }
 
 interface BuildContext {
@@ -276,38 +350,51 @@ interface BuildContext {
   onProgress: (done: number, total: number) => void;
 }
 
-async function buildRecords(kept: Kept[], ctx: BuildContext): Promise<RlRecord[]> {
+interface Built {
+  records: number;
+  byHardness: Record<string, number>;
+  outputs: OutputFile[];
+}
+
+/** Each kept question's prompt from the real environment, its record streamed to `out` at once. */
+async function buildRecords(kept: Kept[], out: RecordsWriter, ctx: BuildContext): Promise<Built> {
   const protocol = getProtocol(ctx.protocol);
   const schemaCache = new SchemaCache();
-  const records: RlRecord[] = [];
+  const byHardness: Record<string, number> = {};
+  let records = 0;
   let done = 0;
   for (const k of kept) {
+    let prompt;
     try {
-      const { prompt } = await startEnv({
+      ({ prompt } = await startEnv({
         task: k.task,
         protocol,
         config: { maxTurns: ctx.maxTurns },
         pool: ctx.pool,
         schemaCache,
         feedback: protocol.needsOracle ? odtFeedback : undefined,
-      });
-      records.push(
-        toRlRecord({
-          dataset: ctx.dataset.name,
-          task: k.task,
-          prompt,
-          protocol: ctx.protocol,
-          maxTurns: ctx.maxTurns,
-          curriculumLevel: k.level,
-        }),
-      );
+      }));
     } catch (err) {
       if (!(err instanceof EpisodeSetupError)) throw err;
       ctx.drop(k.task, 'prompt-failed', err.message);
     }
+    if (prompt) {
+      const record = toRlRecord({
+        dataset: ctx.dataset.name,
+        task: k.task,
+        prompt,
+        protocol: ctx.protocol,
+        maxTurns: ctx.maxTurns,
+        curriculumLevel: k.level,
+      });
+      await out.add(record as unknown as Record<string, unknown>);
+      const h = record.extra_info.hardness ?? 'unknown';
+      byHardness[h] = (byHardness[h] ?? 0) + 1;
+      records++;
+    }
     ctx.onProgress(++done, kept.length);
   }
-  return records;
+  return { records, byHardness, outputs: await out.finish() };
 }
 
 /** sha256 of each database the dataset uses, unless together they are too large to hash in passing. */

@@ -6,6 +6,7 @@ import type { Command, CliIO } from '../command';
 import { UsageError, EXIT } from '../command';
 import { positiveInt } from '../../core/db/execOptions';
 import { loadDataset, parseDatasetSpec, DatasetError, type Dataset } from '../../core/datasets';
+import { skippedDatabaseText } from '../../core/datasets/databases';
 import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import { createModel } from '../../core/models';
 import { ModelError, type ChatModel } from '../../core/models/types';
@@ -137,11 +138,7 @@ export const benchCommand: Command = {
       throw err;
     }
     if (dataset.tasks.length === 0) return badInput(io, `${dataset.file} has no questions`);
-    for (const s of dataset.skipped ?? [])
-      io.stderr.write(
-        `WARNING: no database for db_id ${s.dbId} in ${dataset.dbDir}: skipped its ${s.questions} ` +
-          `question${s.questions === 1 ? '' : 's'} (--strict refuses instead)\n`,
-      );
+    for (const s of dataset.skipped ?? []) io.stderr.write(`WARNING: ${skippedDatabaseText(dataset.dbDir, s)}\n`);
     const outDir = resolve(io.cwd, values.out!);
     try {
       ensureDir(outDir);

@@ -16,7 +16,8 @@ import { createProgress, type Progress } from '../progressBar';
 import { runDistill, runSelfTaught } from './dataRounds';
 
 const rlUsage = `quarry data rl --dataset spider|bird|sparc|cosql:FILE --db-dir D --protocol P [--max-turns N] --out DIR
-              [--drop-empty-gold] [--difficulty RUN_DIR --keep ${KEEP_CHOICES.join('|')}] [--curriculum-bins N]`;
+              [--drop-empty-gold] [--difficulty RUN_DIR --keep ${KEEP_CHOICES.join('|')}] [--curriculum-bins N]
+              [--strict]`;
 const sftUsage =
   'quarry data sft --trajectories F... [--labels FILE] [--correct-only] [--prefer-hard] [--limit N] --out DIR';
 
@@ -47,6 +48,9 @@ rl   one record per question in verl's RL schema (SkyRL reads it too): data_sour
                      SQL-Trail's exploration set) (App. A.6)
   --curriculum-bins  N levels, easiest first, by success count; questions every sample solved are dropped
                      (MTSQL-R1 §3.3.1); adds extra_info.curriculum_level and needs --difficulty
+  --strict           refuse (exit 2) when a question's database is missing from --db-dir; by default its questions
+                     are skipped, each missing database is named once on stderr, and data.json lists them (missing)
+  the records are streamed (Parquet in row groups), so corpora of millions of questions fit in bounded memory
 sft  one multi-turn conversation per usable trajectory, each message with "loss": true on the model's own turns
      (assistant), false on the prompt and every observation. Writes DIR/${SFT_FILES.jsonl}, DIR/${SFT_FILES.parquet} and
      DIR/data.json. A trajectory with a label follows it (correct: as generated; corrected SQL: answer rewritten;
@@ -120,6 +124,7 @@ async function runRl(argv: string[], io: CliIO): Promise<number> {
       difficulty: { type: 'string' },
       keep: { type: 'string' },
       'curriculum-bins': { type: 'string' },
+      strict: { type: 'boolean' },
     },
   });
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -166,6 +171,7 @@ async function runRl(argv: string[], io: CliIO): Promise<number> {
           ? { runDir: resolve(io.cwd, values.difficulty), keep: values.keep as never }
           : undefined,
       curriculumBins: bins,
+      strict: values.strict === true,
       command: ['data', 'rl', ...argv],
       onProgress: (phase, done, total) => progress.update(phase === 'gold' ? 'gold SQL' : 'prompts', done, total),
     });

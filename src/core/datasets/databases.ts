@@ -22,3 +22,14 @@ export function checkDatabases(dbDir: string, dbIds: Iterable<string>, skipMissi
   }
   return new Set(missing);
 }
+
+/**
+ * The line naming a database that was missing when the dataset was loaded with skipMissing, and the questions that
+ * were skipped for it (`quarry bench`, `quarry data rl`).
+ */
+export function skippedDatabaseText(dbDir: string, s: { dbId: string; questions: number }): string {
+  return (
+    `no database for db_id ${s.dbId} in ${dbDir}: skipped its ${s.questions} ` +
+    `question${s.questions === 1 ? '' : 's'} (--strict refuses instead)`
+  );
+}
