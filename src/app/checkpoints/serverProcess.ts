@@ -94,9 +94,14 @@ export function checkOwnGroup(pid: unknown, recorded: ProcessIdentity, id: strin
     return { ok: false, gone: true, why: `it is not running: pid ${p} is now another process, left alone` };
   const cmdline = procCmdline(p) ?? [];
   if (cmdline.join('\0') !== recorded.cmdline.join('\0'))
-    return { ok: false, gone: false, why: `pid ${p} runs ${JSON.stringify(cmdline.join(' '))}, not the recorded command` };
+    return {
+      ok: false,
+      gone: false,
+      why: `pid ${p} runs ${JSON.stringify(cmdline.join(' '))}, not the recorded command`,
+    };
   if (procGroup(p) !== p) return { ok: false, gone: false, why: `pid ${p} is not the leader of its own process group` };
-  if (!carriesId(p, id)) return { ok: false, gone: false, why: `pid ${p} does not carry the id Quarry gave its server` };
+  if (!carriesId(p, id))
+    return { ok: false, gone: false, why: `pid ${p} does not carry the id Quarry gave its server` };
   return { ok: true };
 }
 
@@ -196,7 +201,12 @@ function stopRemote(server: ServerInfo, workspace: string, given: readonly strin
   }
   let args: string[];
   try {
-    args = remoteStopArgs(server.host, server.pid, { procStart: server.procStart, idVar: SERVER_ID_ENV, id: server.id }, options);
+    args = remoteStopArgs(
+      server.host,
+      server.pid,
+      { procStart: server.procStart, idVar: SERVER_ID_ENV, id: server.id },
+      options,
+    );
   } catch (err) {
     r.refused = true;
     r.said.push(`did not stop the ${what}: ${(err as Error).message}`);

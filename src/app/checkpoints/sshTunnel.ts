@@ -124,7 +124,7 @@ export function remoteStopArgs(
     'if [ "$3" != "$p" ]; then echo notleader; exit 0; fi',
     `if ! tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx '${identity.idVar}=${identity.id}'; then`,
     '  echo notours; exit 0; fi',
-    'if kill -TERM -- -$p 2>/dev/null; then echo stopped; else echo failed; fi',
+    'if kill -s TERM -- -$p 2>/dev/null; then echo stopped; else echo failed; fi',
   ].join('\n');
   return ['-o', 'BatchMode=yes', ...sshOptions, ...destination(host), `sh -c ${shellQuote(cmd)}`];
 }

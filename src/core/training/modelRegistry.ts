@@ -6,16 +6,7 @@
 // The file is in the workspace, so a cloned repository can carry one: every field Quarry acts on is checked before
 // use (process ids, ports, the ssh destination and options, the served URL), so that nothing from it reaches `kill`,
 // `ssh` or a shell unchecked; which process may be signalled is decided against /proc (app/checkpoints/serverStop.ts).
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { readRegularFileSync, FileReadError } from './boundedRead';
 import { sshDestinationProblem, sshOptionsProblem } from './sshSafety';
@@ -241,7 +232,8 @@ function specProblem(m: Record<string, unknown>): string | null {
   const spec = m.spec;
   if (typeof spec !== 'string' || !/^(onnx|openai):/.test(spec)) return 'spec must be onnx:<dir> or openai:…#…';
   if (m.form === 'onnx') {
-    if (!spec.startsWith('onnx:') || !isAbsolute(spec.slice(5))) return 'spec of an onnx model must be onnx:<absolute dir>';
+    if (!spec.startsWith('onnx:') || !isAbsolute(spec.slice(5)))
+      return 'spec of an onnx model must be onnx:<absolute dir>';
     if (m.server !== null) return 'an onnx model has no server (server must be null)';
     return null;
   }
