@@ -123,6 +123,12 @@ function lastLines(text: string, n = 6): string {
   return text.trim().split('\n').slice(-n).join('\n');
 }
 
+/**
+ * The exit code of quarry_trainer's export and served parity when a weights file was refused as unsafe (a pickle that
+ * would run code: quarry_trainer/parity.py UNSAFE_EXIT); its stderr says which file, and Python is not the problem.
+ */
+export const UNSAFE_CHECKPOINT_EXIT = 3;
+
 /** The parity outcomes as the registry keeps them. */
 export function parityResult(
   outcomes: ReadonlyArray<Pick<ParityOutcome, 'index' | 'equal' | 'firstDivergence'>>,
@@ -148,6 +154,8 @@ export async function exportWithParity(
   signal?: AbortSignal,
 ): Promise<{ outcomes: ParityOutcome[]; seconds: number }> {
   const run = await runPython(p, ['-m', 'quarry_trainer.export', '--checkpoint', checkpoint, '--out', out], signal);
+  if (run.status === UNSAFE_CHECKPOINT_EXIT)
+    throw new LoadError(`the ONNX export did not load the checkpoint: ${lastLines(run.stderr, 1)}`);
   if (run.error || run.status !== 0) {
     throw new LoadError(
       `the ONNX export failed: ${run.error ?? (lastLines(run.stderr) || `exit ${run.status}`)}\n` +
