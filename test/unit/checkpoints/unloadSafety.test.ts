@@ -16,7 +16,8 @@ import { repoRoot, tempDir } from '../../helpers/fixtures';
 
 const CLI = join(repoRoot, 'dist', 'cli.js');
 const BLOCK_TERM_THEN_SLEEP =
-  "import os, signal; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); os.execvp('sleep', ['sleep', '1000'])";
+  'import os, signal; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); ' +
+  "os.execvp('sleep', ['sleep', '1000'])";
 
 /** `quarry ARGS…` from the built bundle in `cwd`, killed (and failing the test) if it does not end in 2 minutes. */
 function quarry(cwd: string, ...args: string[]) {
@@ -103,7 +104,7 @@ function workspace(...models: unknown[]): string {
   return ws;
 }
 
-test('unload does not signal a process group Quarry did not start, even with its start time and command line', async () => {
+test('unload does not signal a group Quarry did not start, even with its start time and command line', async () => {
   const victim = await unrelatedSleep();
   const copied = { procStart: procStartOf(victim.pid), cmdline: ['sleep', '1000'], id: 'a'.repeat(32) };
   const ws = workspace(served('plain', localServer(victim.pid)), served('copied', localServer(victim.pid, copied)));
@@ -220,7 +221,7 @@ wait();
   assert.match(got.err, /server\.pid must be a process id Quarry started: an integer from 2/);
 });
 
-test('ssh options and hosts from models.json that would run a command here are refused (real /usr/bin/ssh)', async () => {
+test('ssh options and hosts from models.json that would run a command here are refused (real ssh)', async () => {
   const victim = await unrelatedSleep();
   const dir = tempDir('quarry-proxycmd-');
   const marker = join(dir, 'ran');
