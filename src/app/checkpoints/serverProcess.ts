@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { pidProblem, type ProcessIdentity, type ServerInfo } from '../../core/training/modelRegistry';
 import { sshOptionsProblem } from '../../core/training/sshSafety';
-import { procStart } from '../jobs/targets/local';
+import { groupAlive, procStart } from '../jobs/targets/local';
 import { loadTargets, targetConfig } from '../jobs/targets/registry';
 import { sshOptions as targetSshOptions } from '../jobs/targets/shell';
 import { remoteStopArgs, type RemoteStopAnswer } from './sshTunnel';
@@ -53,16 +53,6 @@ function carriesId(pid: number, id: string): boolean {
   }
 }
 
-/** Whether any process is in process group `pgid` (signal 0 sends nothing). */
-function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** What /proc says `pid` is now, to record with it. */
 export function identityOf(pid: number): ProcessIdentity {
   const start = procStart(pid);
@@ -85,7 +75,7 @@ export function checkOwnGroup(pid: unknown, recorded: ProcessIdentity, id: strin
     return { ok: false, gone: false, why: 'no identity was recorded for it (start time, command line and id)' };
   const start = procStart(p);
   if (start === null) {
-    const rest = groupExists(p)
+    const rest = groupAlive(p)
       ? `; processes of its group ${p} remain, which Quarry cannot tell are the server's (see ps -g ${p})`
       : '';
     return { ok: false, gone: rest === '', why: `it is not running${rest}` };

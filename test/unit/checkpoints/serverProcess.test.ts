@@ -18,20 +18,13 @@ import { parseRemoteStart, remoteStartArgs, remoteStopArgs } from '../../../src/
 import { unloadModel } from '../../../src/app/checkpoints/load';
 import { ModelRegistry, type ServerInfo } from '../../../src/core/training/modelRegistry';
 import { sshDestinationProblem, sshOptionsProblem } from '../../../src/core/training/sshSafety';
+import { groupAlive, procStart } from '../../../src/app/jobs/targets/local';
 import { tempDir } from '../../helpers/fixtures';
-
-function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { servedOnlyModel } from '../../support/checkpointFixtures';
 
 /** Waits (with no deadline of its own: the test's timeout fails it) until the group has no process left. */
 async function groupGone(pgid: number): Promise<void> {
-  while (groupExists(pgid)) await new Promise((r) => setTimeout(r, 20));
+  while (groupAlive(pgid)) await new Promise((r) => setTimeout(r, 20));
 }
 
 function killGroupAfter(pgid: number) {
@@ -64,25 +57,7 @@ test('a server Quarry started is stopped by unload: its process group is gone', 
     tunnel: null,
     id,
   };
-  new ModelRegistry(ws).put({
-    name: 'mine',
-    spec: 'openai:http://127.0.0.1:8011/v1#m',
-    form: 'served',
-    loadedAt: new Date().toISOString(),
-    provenance: {
-      checkpoint: '/c',
-      jobId: null,
-      step: null,
-      engine: null,
-      recipe: null,
-      baseModel: null,
-      data: [],
-      runJson: null,
-    },
-    parity: null,
-    server,
-    evaluations: [],
-  });
+  new ModelRegistry(ws).put({ ...servedOnlyModel('mine', 'openai:http://127.0.0.1:8011/v1#m'), server });
   const r = unloadModel(ws, 'mine');
   assert.deepEqual(r.said, [`stopped the transformers server (pid ${started.pid})`]);
   assert.equal(r.removed, true);
@@ -100,8 +75,7 @@ test('the remote stop checks on the host that the pid is the server Quarry start
   const there = parseRemoteStart(out.stdout);
   assert.ok(there, out.stdout + out.stderr);
   killGroupAfter(there.pid);
-  const stat = readFileSync(`/proc/${there.pid}/stat`, 'utf8');
-  assert.equal(there.procStart, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  assert.equal(there.procStart, procStart(there.pid));
   const stop = (pid: number, procStart: string, sid = id) =>
     spawnSync('sh', ['-c', remoteStopArgs('h', pid, { procStart, idVar: SERVER_ID_ENV, id: sid }).at(-1)!], {
       encoding: 'utf8',
@@ -112,17 +86,15 @@ test('the remote stop checks on the host that the pid is the server Quarry start
   killGroupAfter(other.pid!);
   while (!readFileSync(`/proc/${other.pid}/cmdline`, 'utf8').startsWith('sleep'))
     await new Promise((r) => setTimeout(r, 20));
-  const otherStat = readFileSync(`/proc/${other.pid}/stat`, 'utf8');
-  const otherStart = otherStat.slice(otherStat.lastIndexOf(')') + 2).split(' ')[19];
-  assert.equal(stop(other.pid!, otherStart), 'notours');
+  assert.equal(stop(other.pid!, procStart(other.pid!)!), 'notours');
   assert.equal(stop(there.pid, String(Number(there.procStart) + 1)), 'other', 'another start time: a reused pid');
   assert.equal(stop(there.pid, there.procStart, newServerId()), 'notours');
-  assert.ok(groupExists(there.pid) && groupExists(other.pid!), 'neither was signalled');
+  assert.ok(groupAlive(there.pid) && groupAlive(other.pid!), 'neither was signalled');
 
   assert.equal(stop(there.pid, there.procStart), 'stopped');
   await groupGone(there.pid);
   assert.equal(stop(there.pid, there.procStart), 'gone');
-  assert.ok(groupExists(other.pid!));
+  assert.ok(groupAlive(other.pid!));
   assert.throws(() => remoteStopArgs('h', 1, { procStart: '1', idVar: SERVER_ID_ENV, id }), /pid must be/);
   assert.throws(() => remoteStopArgs('-oProxyCommand=x', 5, { procStart: '1', idVar: SERVER_ID_ENV, id }), /host/);
 });
@@ -178,33 +150,8 @@ test('a load through --ssh keeps allow-listed options only; others are asked for
     id: 'd'.repeat(32),
     sshOptionsLeftOut: true,
   };
-  writeFileSync(
-    join(ws, '.quarry', 'models.json'),
-    JSON.stringify({
-      schema: 'quarry.models/1',
-      models: [
-        {
-          name: 'r',
-          spec: 'openai:http://127.0.0.1:8100/v1#m',
-          form: 'served',
-          loadedAt: 'x',
-          provenance: {
-            checkpoint: '/c',
-            jobId: null,
-            step: null,
-            engine: null,
-            recipe: null,
-            baseModel: null,
-            data: [],
-            runJson: null,
-          },
-          parity: null,
-          server,
-          evaluations: [],
-        },
-      ],
-    }),
-  );
+  const model = { ...servedOnlyModel('r', 'openai:http://127.0.0.1:8100/v1#m'), server };
+  writeFileSync(join(ws, '.quarry', 'models.json'), JSON.stringify({ schema: 'quarry.models/1', models: [model] }));
   const r = unloadModel(ws, 'r');
   assert.equal(r.removed, false);
   assert.ok(

@@ -13,6 +13,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot, tempDir } from '../../helpers/fixtures';
+import { servedOnlyModel } from '../../support/checkpointFixtures';
+import { procStart } from '../../../src/app/jobs/targets/local';
 
 const CLI = join(repoRoot, 'dist', 'cli.js');
 const BLOCK_TERM_THEN_SLEEP =
@@ -56,32 +58,10 @@ async function unrelatedSleep(): Promise<ChildProcess & { pid: number }> {
   return child as ChildProcess & { pid: number };
 }
 
-function procStartOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-}
-
 function served(name: string, server: Record<string, unknown>) {
   const tunnel = server.tunnel as { localPort: number } | null;
-  return {
-    name,
-    spec: `openai:http://127.0.0.1:${tunnel ? tunnel.localPort : server.port}/v1#m`,
-    form: 'served',
-    loadedAt: '2026-01-01T00:00:00.000Z',
-    provenance: {
-      checkpoint: '/runs/c',
-      jobId: null,
-      step: null,
-      engine: null,
-      recipe: null,
-      baseModel: null,
-      data: [],
-      runJson: null,
-    },
-    parity: null,
-    server,
-    evaluations: [],
-  };
+  const spec = `openai:http://127.0.0.1:${tunnel ? tunnel.localPort : server.port}/v1#m`;
+  return { ...servedOnlyModel(name, spec), server };
 }
 
 function localServer(pid: unknown, more: Record<string, unknown> = {}) {
@@ -106,7 +86,7 @@ function workspace(...models: unknown[]): string {
 
 test('unload does not signal a group Quarry did not start, even with its start time and command line', async () => {
   const victim = await unrelatedSleep();
-  const copied = { procStart: procStartOf(victim.pid), cmdline: ['sleep', '1000'], id: 'a'.repeat(32) };
+  const copied = { procStart: procStart(victim.pid)!, cmdline: ['sleep', '1000'], id: 'a'.repeat(32) };
   const ws = workspace(served('plain', localServer(victim.pid)), served('copied', localServer(victim.pid, copied)));
   for (const name of ['plain', 'copied']) {
     const r = quarry(ws, 'checkpoints', 'unload', name);
@@ -122,7 +102,7 @@ test('unload does not signal a group Quarry did not start, even with its start t
 
 test('a pid the system reused, or running another command, is left alone', async () => {
   const victim = await unrelatedSleep();
-  const start = procStartOf(victim.pid);
+  const start = procStart(victim.pid)!;
   const reused = { procStart: String(Number(start) + 1), cmdline: ['sleep', '1000'], id: 'b'.repeat(32) };
   const otherCmd = { procStart: start, cmdline: ['transformers', 'serve'], id: 'b'.repeat(32) };
   const ws = workspace(
