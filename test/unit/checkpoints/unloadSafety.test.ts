@@ -236,7 +236,7 @@ test('ssh options and hosts from models.json that would run a command here are r
   }
 });
 
-test('checkpoints list and loaded answer when a file they read is a named pipe', () => {
+test('checkpoints list, compare and loaded answer when a file they read is a named pipe', () => {
   const dir = tempDir('quarry-fifo-');
   const ckpt = join(dir, 'checkpoint-2');
   mkdirSync(ckpt);
@@ -251,6 +251,22 @@ test('checkpoints list and loaded answer when a file they read is a named pipe',
     found.map((c) => [c.step, c.metrics]),
     [[2, null]],
   );
+  // compare reads each model's report.json, a path models.json names.
+  const ws = tempDir('quarry-fifo-');
+  const report = join(ws, 'report.json');
+  assert.equal(spawnSync('mkfifo', [report]).status, 0);
+  const ev = { report, dataset: 'spider:/d/dev.json', protocol: 'skyrl', samples: 1, items: 1, at: 'x' };
+  const withEval = (name: string) => ({
+    ...served(name, localServer(77)),
+    server: null,
+    evaluations: [{ ...ev, ex: { greedy: 1, majority: null, passAtK: null } }],
+  });
+  mkdirSync(join(ws, '.quarry'));
+  const doc = { schema: 'quarry.models/1', models: [withEval('a'), withEval('b')] };
+  writeFileSync(join(ws, '.quarry', 'models.json'), JSON.stringify(doc));
+  const c = quarry(ws, 'checkpoints', 'compare', 'a', 'b', '--dataset', '/d/dev.json');
+  assert.equal(c.status, 2);
+  assert.match(c.stderr, /report\.json is not a regular file/);
   mkdirSync(join(dir, '.quarry'));
   assert.equal(spawnSync('mkfifo', [join(dir, '.quarry', 'models.json')]).status, 0);
   const l = quarry(dir, 'checkpoints', 'loaded');
