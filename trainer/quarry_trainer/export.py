@@ -80,7 +80,14 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(prompts, list) or not all(isinstance(c, list) for c in prompts):
             print("export: --prompts must hold a JSON list of chats", file=sys.stderr)
             return 2
-    print(json.dumps(export(args.checkpoint, args.out, prompts, args.max_new_tokens)))
+    from .parity import UNSAFE_EXIT, UnsafeCheckpoint
+
+    try:
+        summary = export(args.checkpoint, args.out, prompts, args.max_new_tokens)
+    except UnsafeCheckpoint as err:
+        print(f"export: {err}", file=sys.stderr)
+        return UNSAFE_EXIT
+    print(json.dumps(summary))
     return 0
 
 

@@ -27,11 +27,41 @@ from typing import Any
 Message = dict[str, str]
 
 
+# The exit code of `python -m quarry_trainer.export` and `… parity served` when a weights file was refused as unsafe
+# (src/app/checkpoints/load.ts and src/cli/commands/checkpoints.ts say so instead of suggesting a broken Python).
+UNSAFE_EXIT = 3
+
+
+class UnsafeCheckpoint(Exception):
+    """A weights file refused as unsafe: a pickle that would run code when loaded (torch.load weights_only)."""
+
+
+def _refused(model_dir: str | Path, err: BaseException) -> UnsafeCheckpoint | None:
+    import pickle
+
+    said = str(err)
+    if not isinstance(err, pickle.UnpicklingError) and "Weights only load failed" not in said:
+        return None
+    pickles = sorted(p.name for p in Path(model_dir).iterdir() if p.suffix in (".bin", ".pt", ".pth", ".pkl"))
+    what = ", ".join(pickles) if pickles else "a weights file"
+    return UnsafeCheckpoint(
+        f"refused {what} in {model_dir} as unsafe: it is a pickle that would run code when loaded, and Quarry loads "
+        "weights only (torch.load weights_only); nothing in it was run. Use a checkpoint saved as safetensors "
+        "(save_pretrained's default), or convert this one only if you trust where it came from."
+    )
+
+
 def load(model_dir: str | Path) -> tuple[Any, Any]:
-    """The checkpoint and its tokenizer, from local files only."""
+    """The checkpoint and its tokenizer, from local files only; UnsafeCheckpoint for a pickle that would run code."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir), local_files_only=True)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(model_dir), local_files_only=True)
+    except Exception as err:  # only the weights-only refusal becomes UnsafeCheckpoint; the rest is re-raised
+        refused = _refused(model_dir, err)
+        if refused is None:
+            raise
+        raise refused from None
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
     return model, tokenizer
 
@@ -158,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     prompts = json.loads(Path(args.prompts).read_text()) if args.prompts else DEFAULT_PROMPTS
     try:
         report = served_parity(args.checkpoint, args.base_url, args.model, prompts, args.max_new_tokens)
+    except UnsafeCheckpoint as err:
+        print(f"parity: {err}", file=sys.stderr)
+        return UNSAFE_EXIT
     except OSError as err:
         print(f"parity: the server at {args.base_url} did not answer: {err}", file=sys.stderr)
         return 2

@@ -216,7 +216,11 @@ def test_served_on_an_ssh_host_through_a_tunnel_that_reopens(quarry_cli, sft_run
         time.sleep(0.2)
     else:
         pytest.fail("the tunnel was not reopened")
-    gone = quarry(quarry_cli, ws, "unload", "sft-2-ssh")
+    # -F is not kept in .quarry/models.json (a config file can run commands): unload is given it again.
+    assert "sshOptions" not in server and server["sshOptionsLeftOut"] is True
+    kept = quarry(quarry_cli, ws, "unload", "sft-2-ssh")
+    assert kept.returncode == 1 and "--ssh-option" in kept.stdout, kept.stdout + kept.stderr
+    gone = quarry(quarry_cli, ws, "unload", "sft-2-ssh", f"--ssh-option=-F{loopback_ssh}")
     assert gone.returncode == 0, gone.stderr
     assert "stopped the transformers server on quarry-loop" in gone.stdout
     for _ in range(150):
@@ -262,7 +266,7 @@ def test_served_on_an_ssh_host_with_the_checkpoint_only_there_checks_parity_ther
     assert model["parity"] == {**model["parity"], "equal": True, "cases": 3, "against": "served"}
     assert model["spec"].endswith(f"#{there}")
     assert not here.exists()
-    assert quarry(quarry_cli, ws, "unload", "sft-2-remote-only").returncode == 0
+    assert quarry(quarry_cli, ws, "unload", "sft-2-remote-only", f"--ssh-option=-F{loopback_ssh}").returncode == 0
     # A folder the host does not have is said before any server starts.
     bad = quarry(
         quarry_cli,

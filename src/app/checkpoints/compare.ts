@@ -1,9 +1,9 @@
 // Comparing registered models: each model's latest evaluation on the same dataset file (its bench report.json and
 // the run's trajectories), compared by src/core/training/checkpointCompare.ts. Reads files only: no model runs here.
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { BenchReport } from '../../core/datasetRuns/report';
 import { ModelRegistry, type Evaluation, type RegisteredModel } from '../../core/training/modelRegistry';
+import { readRegularFileSync } from '../../core/training/boundedRead';
 import {
   compareCheckpoints,
   type CheckpointComparison,
@@ -12,6 +12,8 @@ import {
 
 /** The file a bench run writes its trajectories to, beside report.json (BENCH_FILES.trajectories). */
 const TRAJECTORIES = 'trajectories.jsonl';
+/** The most of a report.json read (its path comes from models.json). */
+const MAX_REPORT_BYTES = 256 << 20;
 
 /** A model's latest evaluation on a dataset (NAME:FILE or just FILE, matched on the resolved file), or undefined. */
 export function latestEvaluation(m: RegisteredModel, workspace: string, dataset: string): Evaluation | undefined {
@@ -38,7 +40,8 @@ export function compareModels(
         `${name} has no evaluation on ${dataset}: ` +
           `run \`quarry checkpoints eval ${name} --dataset ${dataset} …\` first`,
       );
-    const report = JSON.parse(readFileSync(ev.report, 'utf8')) as BenchReport;
+    // The report's path is models.json's: read only a regular file, capped (a pipe there would block the compare).
+    const report = JSON.parse(readRegularFileSync(ev.report, MAX_REPORT_BYTES)) as BenchReport;
     return { name, report, trajectories: join(dirname(ev.report), TRAJECTORIES) };
   });
   return { comparison: compareCheckpoints(inputs), inputs };

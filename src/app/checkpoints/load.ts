@@ -5,9 +5,10 @@
 // against transformers greedy (quarry_trainer.parity served), and `openai:http://127.0.0.1:<port>/v1#<model>` is
 // registered; unloading stops the server (and the SSH tunnel of a remote one). On another host both the server and the
 // parity check run there, beside the checkpoint (over the same ssh): the checkpoint need not be on this machine.
-// Parity blocks nothing: its result is stored and shown.
+// Parity blocks nothing: its result is stored and shown. Servers are started and stopped by serverProcess.ts, which
+// records who each process is and signals only a process group Quarry started.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createOnnxModel } from '../../core/models/onnx';
@@ -20,13 +21,22 @@ import {
   type RegisteredModel,
   type ServerInfo,
 } from '../../core/training/modelRegistry';
+import { sshDestinationProblem, sshOptionsProblem } from '../../core/training/sshSafety';
 import { checkpointProvenance, defaultModelName } from './provenance';
 import { serveCommand, type ServerKind } from './serveCommand';
-import { openTunnel, remoteHfCheckArgs, remoteRunArgs, remoteStartArgs, remoteStopArgs } from './sshTunnel';
+import {
+  identityOf,
+  newServerId,
+  SERVER_ID_ENV,
+  startServerProcess,
+  stopServer,
+  type StopReport,
+} from './serverProcess';
+import { openTunnel, parseRemoteStart, remoteHfCheckArgs, remoteRunArgs, remoteStartArgs } from './sshTunnel';
 
 import { MODELS_DIR } from './modelsDir';
 
-export { MODELS_DIR };
+export { MODELS_DIR, stopServer, type StopReport };
 
 export class LoadError extends Error {
   constructor(message: string) {
@@ -52,8 +62,13 @@ export interface LoadOptions extends PythonEnv {
   serve?: {
     kind: ServerKind;
     host?: string;
-    /** Extra ssh options (e.g. ['-F', CONFIG]); kept with the server so unload reaches the same host. */
+    /**
+     * Extra ssh options (e.g. ['-p', '2222'] or ['-F', CONFIG]). Kept with the server so unload reaches the same host
+     * when they are all on the allow-list (core/training/sshSafety.ts); otherwise unload asks for them again.
+     */
     sshOptions?: string[];
+    /** The jobs target the host and options came from: kept instead of the options, which unload rebuilds from it. */
+    target?: string;
     remoteCheckpoint?: string;
     /** Environment for the server on the remote host (e.g. CUDA_VISIBLE_DEVICES, PYTHONPATH). */
     remoteEnv?: Record<string, string>;
@@ -108,6 +123,12 @@ function lastLines(text: string, n = 6): string {
   return text.trim().split('\n').slice(-n).join('\n');
 }
 
+/**
+ * The exit code of quarry_trainer's export and served parity when a weights file was refused as unsafe (a pickle that
+ * would run code: quarry_trainer/parity.py UNSAFE_EXIT); its stderr says which file, and Python is not the problem.
+ */
+export const UNSAFE_CHECKPOINT_EXIT = 3;
+
 /** The parity outcomes as the registry keeps them. */
 export function parityResult(
   outcomes: ReadonlyArray<Pick<ParityOutcome, 'index' | 'equal' | 'firstDivergence'>>,
@@ -133,6 +154,8 @@ export async function exportWithParity(
   signal?: AbortSignal,
 ): Promise<{ outcomes: ParityOutcome[]; seconds: number }> {
   const run = await runPython(p, ['-m', 'quarry_trainer.export', '--checkpoint', checkpoint, '--out', out], signal);
+  if (run.status === UNSAFE_CHECKPOINT_EXIT)
+    throw new LoadError(`the ONNX export did not load the checkpoint: ${lastLines(run.stderr, 1)}`);
   if (run.error || run.status !== 0) {
     throw new LoadError(
       `the ONNX export failed: ${run.error ?? (lastLines(run.stderr) || `exit ${run.status}`)}\n` +
@@ -195,54 +218,6 @@ export async function waitForHttp(
   }
 }
 
-/** Starts a server process detached in its own process group, its output in `log`; returns its pid. */
-function startDetached(argv: string[], log: string, env: NodeJS.ProcessEnv): number {
-  const fd = openSync(log, 'a');
-  try {
-    const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', fd, fd], env });
-    child.on('error', () => {
-      /* reported by the wait: the process is not running */
-    });
-    child.unref();
-    if (child.pid === undefined) throw new LoadError(`could not start ${argv[0]}`);
-    return child.pid;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Stops what serves a registered model: the server's process group (here or over SSH) and the tunnel's keeper. */
-export function stopServer(server: ServerInfo): string[] {
-  const said: string[] = [];
-  if (server.tunnel) {
-    try {
-      process.kill(-server.tunnel.pid, 'SIGTERM');
-      said.push(`stopped the SSH tunnel (pid ${server.tunnel.pid})`);
-    } catch {
-      said.push(`the SSH tunnel (pid ${server.tunnel.pid}) was not running`);
-    }
-  }
-  if (server.host === 'local') {
-    try {
-      process.kill(-server.pid, 'SIGTERM');
-      said.push(`stopped the ${server.kind} server (pid ${server.pid})`);
-    } catch {
-      said.push(`the ${server.kind} server (pid ${server.pid}) was not running`);
-    }
-  } else {
-    const r = spawnSync('ssh', remoteStopArgs(server.host, server.pid, server.sshOptions), {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    said.push(
-      r.status === 0
-        ? `stopped the ${server.kind} server on ${server.host} (pid ${server.pid})`
-        : `could not stop the server on ${server.host}: ${lastLines(r.stderr ?? '', 2) || r.error?.message}`,
-    );
-  }
-  return said;
-}
-
 async function serveAndCheck(
   o: LoadOptions,
   name: string,
@@ -254,7 +229,8 @@ async function serveAndCheck(
   const checkpointThere = o.serve!.remoteCheckpoint ?? resolve(o.checkpoint);
   const cmd = serveCommand({ kind, checkpoint: checkpointThere, name, port: remotePort, python: o.python });
   const log = join(dir, 'server.log');
-  let pid: number;
+  const id = newServerId();
+  let started: { pid: number; procStart?: string; cmdline?: string[] };
   let localPort = remotePort;
   let tunnel: ServerInfo['tunnel'] = null;
   o.onStage?.(`starting ${kind} server: ${cmd.argv.join(' ')}`);
@@ -262,32 +238,41 @@ async function serveAndCheck(
     // transformers' /v1/models lists the hub cache: an empty one of its own keeps it answering offline.
     const hubCache = join(dir, 'hf-hub-cache');
     mkdirSync(hubCache, { recursive: true });
-    pid = startDetached(cmd.argv, log, { ...pythonEnvVars(o), HF_HUB_CACHE: hubCache });
+    started = startServerProcess(cmd.argv, log, { ...pythonEnvVars(o), HF_HUB_CACHE: hubCache }, id);
   } else {
     const remoteLog = `/tmp/quarry-serve-${name}-${remotePort}.log`;
     const argv = [...Object.entries(o.serve!.remoteEnv ?? {}).map(([k, v]) => `${k}=${v}`), ...cmd.argv];
     const remoteArgv = argv.length > cmd.argv.length ? ['env', ...argv] : cmd.argv;
-    const r = spawnSync('ssh', remoteStartArgs(host, remoteArgv, remoteLog, o.serve!.sshOptions), {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    pid = Number(r.stdout?.trim().split('\n').pop());
-    if (r.status !== 0 || !Number.isInteger(pid))
-      throw new LoadError(`could not start the server on ${host}: ${lastLines(r.stderr ?? '', 3) || r.error?.message}`);
+    const startArgs = remoteStartArgs(host, remoteArgv, remoteLog, o.serve!.sshOptions, { [SERVER_ID_ENV]: id });
+    const r = spawnSync('ssh', startArgs, { encoding: 'utf8', timeout: 60_000 });
+    const there = r.status === 0 ? parseRemoteStart(r.stdout ?? '') : null;
+    if (!there)
+      throw new LoadError(
+        `could not start the server on ${host}: ${lastLines(r.stderr ?? '', 3) || r.error?.message || r.stdout}`,
+      );
+    started = there;
     localPort = await freePort();
-    const tpid = openTunnel({ host, localPort, remotePort, sshOptions: o.serve!.sshOptions }, join(dir, 'tunnel.log'));
-    tunnel = { pid: tpid, localPort };
+    const tunnelSpec = { host, localPort, remotePort, sshOptions: o.serve!.sshOptions };
+    const tpid = openTunnel(tunnelSpec, join(dir, 'tunnel.log'), { [SERVER_ID_ENV]: id });
+    tunnel = { pid: tpid, localPort, ...identityOf(tpid) };
   }
+  const given = o.serve!.sshOptions ?? [];
+  const keep = host !== 'local' && !o.serve!.target && given.length > 0;
+  const keepable = keep && sshOptionsProblem(given) === null;
   const server: ServerInfo = {
     kind,
     host,
-    pid,
+    ...started,
     port: remotePort,
     command: cmd.argv,
     log,
     tunnel,
-    ...(o.serve!.sshOptions?.length ? { sshOptions: o.serve!.sshOptions } : {}),
+    id,
+    ...(host !== 'local' && o.serve!.target ? { target: o.serve!.target } : {}),
+    ...(keepable ? { sshOptions: given } : {}),
+    ...(keep && !keepable ? { sshOptionsLeftOut: true } : {}),
   };
+  const pid = server.pid;
   const base = `http://127.0.0.1:${localPort}`;
   try {
     o.onStage?.(`waiting for ${base}${cmd.healthPath}`);
@@ -298,9 +283,11 @@ async function serveAndCheck(
       signal: o.signal,
     });
   } catch (err) {
-    stopServer(server);
+    stopServer(server, o.workspace, o.serve!.sshOptions);
     throw err;
   }
+  // What the server's command line is once it answers (a server may retitle itself while it starts).
+  if (host === 'local') Object.assign(server, identityOf(pid));
   // transformers' greedy decode runs where the checkpoint is: here, or on the host (reaching its server directly).
   const parityArgs = (ckpt: string, url: string) => [
     '-m',
@@ -342,6 +329,8 @@ function remoteHasHfWeights(host: string, dir: string, sshOptions?: string[]): b
 export async function loadCheckpoint(o: LoadOptions): Promise<LoadResult> {
   const checkpoint = resolve(o.workspace, o.checkpoint);
   const remote = o.serve?.host && o.serve.host !== 'local' ? o.serve.host : null;
+  const hostBad = remote ? sshDestinationProblem(remote) : null;
+  if (hostBad) throw new LoadError(`the ssh host ${hostBad}`);
   const there = remote ? (o.serve!.remoteCheckpoint ?? checkpoint) : checkpoint;
   if (remote ? !remoteHasHfWeights(remote, there, o.serve!.sshOptions) : !hasHfWeights(checkpoint))
     throw new LoadError(
@@ -353,7 +342,10 @@ export async function loadCheckpoint(o: LoadOptions): Promise<LoadResult> {
   if (bad) throw new LoadError(`bad model name ${JSON.stringify(name)}: ${bad}`);
   const registry = new ModelRegistry(o.workspace);
   const existing = registry.get(name);
-  if (existing?.server) stopServer(existing.server);
+  if (existing?.server) {
+    const stopped = stopServer(existing.server, o.workspace);
+    for (const s of stopped.said) o.onStage?.(s);
+  }
   const provenance = checkpointProvenance(checkpoint, { workspace: o.workspace, jobId: o.jobId });
   const dir = join(o.workspace, MODELS_DIR, name);
   mkdirSync(dir, { recursive: true });
@@ -387,11 +379,22 @@ export async function loadCheckpoint(o: LoadOptions): Promise<LoadResult> {
   return { model, cases: cases.map((c) => ({ index: c.index, equal: c.equal, firstDivergence: c.firstDivergence })) };
 }
 
-/** Removes a model from the registry and stops its server; the exported files and evaluations stay on disk. */
-export function unloadModel(workspace: string, name: string): { model: RegisteredModel; said: string[] } {
+/**
+ * Stops a model's server and removes the model from the registry; the exported files and evaluations stay on disk.
+ * The server is stopped only when it is shown to be the one Quarry started; when something was left running for that
+ * reason (or could not be reached) the entry is kept (`refused`) and what was found is said. `forget` removes the
+ * entry without signalling anything; `sshOptions` are the user's own options for the host, given again.
+ */
+export function unloadModel(
+  workspace: string,
+  name: string,
+  opts: { sshOptions?: readonly string[]; forget?: boolean } = {},
+): { model: RegisteredModel; said: string[]; refused: boolean; removed: boolean } {
   const registry = new ModelRegistry(workspace);
   const model = registry.require(name);
-  const said = model.server ? stopServer(model.server) : [];
+  const stopped: StopReport =
+    model.server && !opts.forget ? stopServer(model.server, workspace, opts.sshOptions) : { said: [], refused: false };
+  if (stopped.refused) return { model, ...stopped, removed: false };
   registry.remove(name);
-  return { model, said };
+  return { model, ...stopped, removed: true };
 }

@@ -2,14 +2,18 @@
 // the run's run.json (quarry_trainer.train.run: config, data files with sha256) found in the checkpoint's folder or up
 // to three folders above it, the base model (run.json's --model, else config.json's _name_or_path), and the job
 // (given, or the .quarry/jobs/<id>/ folder the checkpoint lives in) with its engine and recipe.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { JobStore } from '../jobs/store';
+import { readRegularFileOrNull } from '../../core/training/boundedRead';
 import type { DataHash, Provenance } from '../../core/training/modelRegistry';
 
+/** A JSON object from a regular file of at most 16 MiB (run.json, config.json); null for anything else. */
 function readJson(file: string): Record<string, unknown> | null {
+  const text = readRegularFileOrNull(file, 16 << 20);
+  if (text === null) return null;
   try {
-    const v = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    const v = JSON.parse(text) as unknown;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
     return null;

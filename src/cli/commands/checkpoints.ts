@@ -16,6 +16,7 @@ import { ModelError } from '../../core/models/types';
 import { findCheckpoints, hasHfWeights } from '../../core/training/checkpoints';
 import { choosePython } from '../../core/training/pythonEnv';
 import { repoRootOf } from '../repoRoot';
+import { UNSAFE_CHECKPOINT_EXIT } from '../../app/checkpoints/load';
 import { compareCmd, evalCmd, loadCmd, loadedCmd, registryUsage, unloadCmd } from './checkpointsRegistry';
 
 const usage = `Usage: quarry checkpoints list DIR [--json]
@@ -167,6 +168,11 @@ async function exportOnnx(argv: string[], io: CliIO): Promise<number> {
   if (values.prompts) args.push('--prompts', resolve(io.cwd, values.prompts));
   io.stderr.write(`exporting ${checkpoint} with ${python.path} (${python.source})…\n`);
   const run = spawnSync(python.path, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (run.status === UNSAFE_CHECKPOINT_EXIT) {
+    const said = run.stderr.trim().split('\n').pop() ?? '';
+    io.stderr.write(`quarry checkpoints export-onnx: the checkpoint was not loaded: ${said}\n`);
+    return EXIT.badInput;
+  }
   if (run.error || run.status !== 0) {
     const why = run.error
       ? run.error.message

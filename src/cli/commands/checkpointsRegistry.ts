@@ -19,7 +19,7 @@ import { repoRootOf } from '../repoRoot';
 export const registryUsage = `       quarry checkpoints load CKPT_DIR [--job ID] [--as NAME] [--python PATH] [--json]
                                [--serve [--server transformers|vllm|sglang]
                                  [--ssh HOST [--remote-dir DIR] [--ssh-option OPT…] [--remote-env NAME=VALUE…]]]
-       quarry checkpoints unload NAME
+       quarry checkpoints unload NAME [--ssh-option OPT…] [--forget]
        quarry checkpoints loaded [--json]
        quarry checkpoints eval NAME --dataset NAME:FILE --db-dir DIR --protocol P [--samples K] [--limit N] [--jobs N]
        quarry checkpoints compare NAME NAME… --dataset [NAME:]FILE [--json]
@@ -32,7 +32,11 @@ load     Registers a Hugging Face checkpoint in .quarry/models.json with its pro
          on --ssh HOST (the checkpoint at --remote-dir there); a remote one is reached through an ssh -N -L tunnel
          that is reopened when dropped. Either way greedy parity with transformers runs on fixed prompts; a
          divergence (first differing token) is reported and stored, and blocks nothing.
-unload   Removes a model from the registry and stops its server and tunnel (exported files and evaluations stay).
+unload   Removes a model from the registry and stops its server and tunnel (exported files and evaluations stay). A
+         process is signalled only when it is the one Quarry started (its start time, command line, process group
+         and Quarry's id in its environment); otherwise unload says what it found, signals nothing and keeps the
+         entry (--forget removes it without signalling). --ssh-option: the options of a remote server's host, when
+         the ones it was loaded with are not kept in the workspace (only allow-listed -o/-p/-l/-i options are).
 loaded   The registered models, with their provenance, parity and evaluations.
 eval     quarry bench against a registered model; the report is stored with it (.quarry/models/NAME/evals/…).
 compare  EX greedy / majority / pass@K by hardness side by side, from each model's latest evaluation on the dataset,
@@ -101,6 +105,7 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
             host: values.ssh ?? fromJob?.host,
             remoteCheckpoint: values['remote-dir'] ?? fromJob?.remoteCheckpoint,
             sshOptions: values['ssh-option'] ?? fromJob?.sshOptions,
+            target: values.ssh ? undefined : fromJob?.host ? fromJob.target : undefined,
             remoteEnv: remoteEnv(values['remote-env']),
           }
         : null,
@@ -134,16 +139,34 @@ export async function loadCmd(argv: string[], io: CliIO): Promise<number> {
 }
 
 export async function unloadCmd(argv: string[], io: CliIO): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: {} });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: { 'ssh-option': { type: 'string', multiple: true }, forget: { type: 'boolean' } },
+  });
   if (positionals.length !== 1) throw new UsageError('give one model name: quarry checkpoints unload NAME');
   try {
-    const { model, said } = unloadModel(io.cwd, positionals[0]);
+    const name = positionals[0];
+    const { model, said, removed } = unloadModel(io.cwd, name, {
+      sshOptions: values['ssh-option'],
+      forget: values.forget,
+    });
     for (const s of said) io.stdout.write(`${s}\n`);
-    io.stdout.write(`unloaded ${model.name} (${model.spec})\n`);
-    return EXIT.ok;
+    if (removed) {
+      io.stdout.write(`unloaded ${model.name} (${model.spec})\n`);
+      return EXIT.ok;
+    }
+    io.stderr.write(
+      `quarry checkpoints unload: ${model.name} is kept in .quarry/models.json, as something it names was not ` +
+        `stopped (above); \`quarry checkpoints unload ${name} --forget\` removes it without signalling anything\n`,
+    );
+    return 1;
   } catch (err) {
     if (err instanceof ModelRegistryError) {
-      io.stderr.write(`quarry checkpoints unload: ${err.message}\n`);
+      io.stderr.write(
+        `quarry checkpoints unload: ${err.message}\n(nothing was signalled; fix or remove .quarry/models.json)\n`,
+      );
       return EXIT.badInput;
     }
     throw err;

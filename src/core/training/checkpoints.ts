@@ -9,9 +9,15 @@
 // - SkyRL: export_path/global_step_N/policy/ in Hugging Face format (skyrl_train/trainer.py save_models, every
 //   trainer.hf_save_interval steps), and ckpt_path/global_step_N/policy/ with the trainer's sharded state
 //   (save_checkpoints), which resumes training but is not a model to load.
-// A job's own metrics.jsonl (one object per step) gives each checkpoint the metrics of its step.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// A job's own metrics.jsonl (one object per step) gives each checkpoint the metrics of its step. The files read are a
+// job folder's (someone else's, when synced or cloned): only regular files, size-capped, so a named pipe where a file
+// is expected is passed over instead of blocking the listing.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { readRegularFileOrNull } from './boundedRead';
+
+/** The most of metrics.jsonl or trainer_state.json read. */
+const MAX_METRICS_BYTES = 64 << 20;
 
 export type CheckpointEngine = 'trl' | 'verl' | 'skyrl';
 export type CheckpointLayout = 'hf' | 'verl-fsdp' | 'skyrl-sharded';
@@ -63,9 +69,10 @@ function stepOf(name: string, prefix: string): number | null {
 
 /** metrics.jsonl of a job: one JSON object per line with a numeric `step`; bad lines are skipped. */
 export function readMetrics(file: string): Array<Record<string, unknown> & { step: number }> {
-  if (!existsSync(file)) return [];
+  const text = readRegularFileOrNull(file, MAX_METRICS_BYTES);
+  if (text === null) return [];
   const out: Array<Record<string, unknown> & { step: number }> = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     try {
       const o = JSON.parse(line) as Record<string, unknown>;
@@ -88,8 +95,10 @@ function metricsAt(
 
 /** TRL's trainer_state.json: the log_history entries up to the checkpoint's step, merged (last value wins). */
 function trainerState(dir: string): Record<string, unknown> | null {
+  const text = readRegularFileOrNull(join(dir, 'trainer_state.json'), MAX_METRICS_BYTES);
+  if (text === null) return null;
   try {
-    const s = JSON.parse(readFileSync(join(dir, 'trainer_state.json'), 'utf8')) as {
+    const s = JSON.parse(text) as {
       log_history?: Array<Record<string, unknown>>;
     };
     const merged: Record<string, unknown> = {};

@@ -3,21 +3,18 @@
 // `openai:<baseURL>#<model>`), its parity result, the server it runs in when it is served, and the evaluations run on
 // it. Versioned (`quarry.models/1`), checked on every read (a bad file is named, never half-used), written whole: a
 // temporary file beside it, flushed, then renamed over it, so a killed writer leaves the old registry or the new one.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+// The file is in the workspace, so a cloned repository can carry one: every field Quarry acts on is checked before
+// use (process ids, ports, the ssh destination and options, the served URL), so that nothing from it reaches `kill`,
+// `ssh` or a shell unchecked; which process may be signalled is decided against /proc (app/checkpoints/serverStop.ts).
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { readRegularFileSync, FileReadError } from './boundedRead';
+import { sshDestinationProblem, sshOptionsProblem } from './sshSafety';
 
 export const MODELS_SCHEMA = 'quarry.models/1';
 export const MODELS_FILE = '.quarry/models.json';
+/** The most of models.json read (a registry of a few hundred models is far less). */
+const MAX_REGISTRY_BYTES = 16 << 20;
 
 export interface DataHash {
   path: string;
@@ -50,17 +47,36 @@ export interface ParityResult {
   checkedAt: string;
 }
 
-export interface ServerInfo {
+/** Who a process is, as /proc tells it: recorded when Quarry starts it, compared before Quarry signals it. */
+export interface ProcessIdentity {
+  /** The kernel start time (/proc/<pid>/stat field 22; on a remote host, read there). */
+  procStart?: string;
+  /** Its command line as /proc showed it (a process on this machine). */
+  cmdline?: string[];
+}
+
+export interface ServerInfo extends ProcessIdentity {
   kind: 'transformers' | 'vllm' | 'sglang';
   /** The host it runs on: `local`, or an SSH host reached through a tunnel. */
   host: string;
+  /** The server's process, the leader of its own process group (here or on the host). */
   pid: number;
   port: number;
   command: string[];
   log: string;
-  tunnel: { pid: number; localPort: number } | null;
-  /** The ssh options the server was reached with (a remote host), so unloading reaches the same host. */
+  /** The tunnel's keeper (a remote server), the leader of its own process group here. */
+  tunnel: ({ pid: number; localPort: number } & ProcessIdentity) | null;
+  /**
+   * A random id Quarry put in the environment of the server and of the tunnel's keeper (QUARRY_SERVER_ID): the proof
+   * that Quarry started the process it is about to signal.
+   */
+  id?: string;
+  /** The jobs target the host came from (.quarry/targets.json): unloading rebuilds its ssh options from it. */
+  target?: string;
+  /** The ssh options given with --ssh (allow-listed: core/training/sshSafety.ts), so unloading reaches the host. */
   sshOptions?: string[];
+  /** It was loaded with ssh options that are not kept here (not on the allow-list): unloading needs them again. */
+  sshOptionsLeftOut?: boolean;
 }
 
 export interface Evaluation {
@@ -138,17 +154,112 @@ function parityProblem(p: unknown): string | null {
   return null;
 }
 
+/** The largest pid Linux hands out (PID_MAX_LIMIT, 2^22). */
+export const PID_MAX = 4_194_304;
+
+/**
+ * Why `pid` is not a process id Quarry may have started, or null: an integer from 2 (never 1, init, whose "group"
+ * would be kill(-1): every process; nor 0, the caller's own group, nor a negative number, a group of its own).
+ */
+export function pidProblem(pid: unknown): string | null {
+  return Number.isInteger(pid) && (pid as number) >= 2 && (pid as number) <= PID_MAX
+    ? null
+    : `must be a process id Quarry started: an integer from 2 to ${PID_MAX}, got ${JSON.stringify(pid)}`;
+}
+
+const portOk = (p: unknown) => Number.isInteger(p) && (p as number) >= 1 && (p as number) <= 65535;
+const PROC_START_RE = /^\d{1,20}$/;
+const SERVER_ID_RE = /^[0-9a-f]{32}$/;
+
+function identityProblem(where: string, o: Record<string, unknown>): string | null {
+  if (o.procStart !== undefined && !(typeof o.procStart === 'string' && PROC_START_RE.test(o.procStart)))
+    return `${where}.procStart must be a kernel start time (digits)`;
+  if (
+    o.cmdline !== undefined &&
+    !(Array.isArray(o.cmdline) && o.cmdline.length > 0 && o.cmdline.every((c) => typeof c === 'string'))
+  )
+    return `${where}.cmdline must be a non-empty list of strings`;
+  return null;
+}
+
 function serverProblem(s: unknown): string | null {
   if (s === null) return null;
   if (!isObj(s)) return 'server must be an object or null';
   if (!['transformers', 'vllm', 'sglang'].includes(s.kind as string)) return 'server.kind is not a known server';
   if (typeof s.host !== 'string') return 'server.host must be a string';
-  if (typeof s.pid !== 'number' || typeof s.port !== 'number') return 'server.pid and server.port must be numbers';
+  const local = s.host === 'local';
+  const hostBad = local ? null : sshDestinationProblem(s.host);
+  if (hostBad) return `server.host ${hostBad}`;
+  const pidBad = pidProblem(s.pid);
+  if (pidBad) return `server.pid ${pidBad}`;
+  if (!portOk(s.port)) return `server.port must be a port (an integer from 1 to 65535), got ${JSON.stringify(s.port)}`;
   if (!Array.isArray(s.command) || s.command.some((c) => typeof c !== 'string')) return 'server.command: strings';
-  if (s.tunnel !== null && !(isObj(s.tunnel) && typeof s.tunnel.pid === 'number'))
-    return 'server.tunnel must be {pid, localPort} or null';
-  if (s.sshOptions !== undefined && !(Array.isArray(s.sshOptions) && s.sshOptions.every((o) => typeof o === 'string')))
-    return 'server.sshOptions must be a list of strings';
+  if (typeof s.log !== 'string') return 'server.log must be a string';
+  const idBad = identityProblem('server', s);
+  if (idBad) return idBad;
+  if (s.id !== undefined && !(typeof s.id === 'string' && SERVER_ID_RE.test(s.id)))
+    return 'server.id must be 32 hexadecimal digits';
+  if (s.tunnel !== null) {
+    if (!isObj(s.tunnel)) return 'server.tunnel must be {pid, localPort} or null';
+    const tpid = pidProblem(s.tunnel.pid);
+    if (tpid) return `server.tunnel.pid ${tpid}`;
+    if (!portOk(s.tunnel.localPort)) return 'server.tunnel.localPort must be a port (an integer from 1 to 65535)';
+    const tid = identityProblem('server.tunnel', s.tunnel);
+    if (tid) return tid;
+    if (local) return 'server.tunnel must be null for a server on this machine (host "local")';
+  } else if (!local) return 'server.tunnel must be {pid, localPort} for a server on another host';
+  if (s.target !== undefined && !(typeof s.target === 'string' && /^[\w.-]{1,80}$/.test(s.target)))
+    return 'server.target must be a target name';
+  if (s.sshOptions !== undefined) {
+    if (!Array.isArray(s.sshOptions)) return 'server.sshOptions must be a list of strings';
+    const bad = sshOptionsProblem(s.sshOptions);
+    if (bad) return `server.sshOptions: ${bad}`;
+  }
+  if (s.sshOptionsLeftOut !== undefined && typeof s.sshOptionsLeftOut !== 'boolean')
+    return 'server.sshOptionsLeftOut must be true or false';
+  if (local && (s.sshOptions !== undefined || s.target !== undefined))
+    return 'server.sshOptions and server.target go with a server on another host';
+  return null;
+}
+
+/** The port of a served spec's loopback URL, or null when the spec is not `openai:http://127.0.0.1:PORT/…#MODEL`. */
+export function servedSpecPort(spec: string): number | null {
+  const m = /^openai:http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})(?:\/[^#\s]*)?#\S.*$/.exec(spec);
+  return m && portOk(Number(m[1])) ? Number(m[1]) : null;
+}
+
+function specProblem(m: Record<string, unknown>): string | null {
+  const spec = m.spec;
+  if (typeof spec !== 'string' || !/^(onnx|openai):/.test(spec)) return 'spec must be onnx:<dir> or openai:…#…';
+  if (m.form === 'onnx') {
+    if (!spec.startsWith('onnx:') || !isAbsolute(spec.slice(5)))
+      return 'spec of an onnx model must be onnx:<absolute dir>';
+    if (m.server !== null) return 'an onnx model has no server (server must be null)';
+    return null;
+  }
+  const port = servedSpecPort(spec);
+  if (port === null)
+    return 'spec of a served model must be openai:http://127.0.0.1:PORT/v1#MODEL (Quarry serves on loopback only)';
+  const s = m.server as ServerInfo | null;
+  const expected = s ? (s.tunnel ? s.tunnel.localPort : s.port) : port;
+  if (port !== expected) return `spec's port ${port} is not the server's (${expected})`;
+  return null;
+}
+
+/** The path of the first string in `v` holding a control character (a terminal escape, a newline), or null. */
+function controlCharAt(v: unknown, path: string): string | null {
+  if (typeof v === 'string') return /[\u0000-\u001f\u007f]/.test(v) ? path : null;
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) {
+      const at = controlCharAt(x, `${path}[${i}]`);
+      if (at) return at;
+    }
+  } else if (isObj(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      const at = controlCharAt(x, path ? `${path}.${k}` : k);
+      if (at) return at;
+    }
+  }
   return null;
 }
 
@@ -173,8 +284,11 @@ export function registeredModelProblem(m: unknown): string | null {
     provenanceProblem(m.provenance) ??
     parityProblem(m.parity) ??
     serverProblem(m.server) ??
+    specProblem(m) ??
     (Array.isArray(m.evaluations) ? m.evaluations.map(evaluationProblem).find((p) => p) : 'evaluations must be a list');
-  return problem ?? null;
+  if (problem) return problem;
+  const ctl = controlCharAt(m, '');
+  return ctl ? `${ctl} holds a control character` : null;
 }
 
 /** What is wrong with a registry document, or null. */
@@ -223,9 +337,16 @@ export class ModelRegistry {
   /** Every model; an absent file is an empty registry, a bad one an error naming the file and the problem. */
   read(): ModelRegistryDoc {
     if (!existsSync(this.file)) return { schema: MODELS_SCHEMA, models: [] };
+    let text: string;
+    try {
+      text = readRegularFileSync(this.file, MAX_REGISTRY_BYTES);
+    } catch (err) {
+      if (err instanceof FileReadError && err.code === 'ENOENT') return { schema: MODELS_SCHEMA, models: [] };
+      throw new ModelRegistryError((err as Error).message);
+    }
     let doc: unknown;
     try {
-      doc = JSON.parse(readFileSync(this.file, 'utf8'));
+      doc = JSON.parse(text);
     } catch (err) {
       throw new ModelRegistryError(`${this.file} is not JSON: ${(err as Error).message}`);
     }

@@ -75,16 +75,17 @@ test('the tunnel forwards loopback to loopback, fails on a bad forward and notic
     'BatchMode=yes',
     '-p',
     '2222',
+    '--',
     'gpu-box',
   ]);
 });
 
 test('the keeper loop reopens ssh after it exits, with its arguments quoted for bash', () => {
-  const argv = tunnelKeeperArgv({ host: "me@host with 'q'", localPort: 1, remotePort: 2 });
+  const argv = tunnelKeeperArgv({ host: 'me@host', localPort: 1, remotePort: 2, sshOptions: ['-i', "/k/it's key"] });
   assert.equal(argv[0], 'bash');
   assert.match(
     argv[2],
-    /^while :; do ssh -N -L 127\.0\.0\.1:1:127\.0\.0\.1:2 .* 'me@host with '\\''q'\\'''; sleep 2; done$/,
+    /^while :; do ssh -N -L 127\.0\.0\.1:1:127\.0\.0\.1:2 .* -i '\/k\/it'\\''s key' -- me@host; sleep 2; done$/,
   );
   // bash parses it back into the same words: print them instead of running ssh.
   const words = spawnSync(
@@ -96,34 +97,32 @@ test('the keeper loop reopens ssh after it exits, with its arguments quoted for 
   )
     .stdout.trim()
     .split('\n');
-  assert.equal(words.at(-1), "me@host with 'q'");
+  assert.deepEqual(words.slice(-4), ['-i', "/k/it's key", '--', 'me@host']);
 });
 
-test('the remote start runs the server in its own session and prints its pid; stop kills that session', () => {
-  const start = remoteStartArgs('h', ['transformers', 'serve', '/c k'], '/tmp/q.log');
-  assert.deepEqual(start.slice(0, 3), ['-o', 'BatchMode=yes', 'h']);
-  assert.equal(start[3], "setsid nohup transformers serve '/c k' > /tmp/q.log 2>&1 < /dev/null & echo $!");
-  assert.deepEqual(remoteStopArgs('h', 42), [
-    '-o',
-    'BatchMode=yes',
-    'h',
-    'kill -TERM -- -42 2>/dev/null || kill -TERM 42',
-  ]);
+test('the remote start and stop commands put the host after -- and run under sh on the host', () => {
+  const start = remoteStartArgs('h', ['transformers', 'serve', '/c k'], '/tmp/q.log', ['-p', '22']);
+  assert.deepEqual(start.slice(0, 5), ['-o', 'BatchMode=yes', '-p', '22', '--']);
+  assert.equal(start[5], 'h');
+  assert.match(start[6], /^sh -c '.*setsid nohup transformers serve '\\''\/c k'\\'' > \/tmp\/q\.log 2>&1/);
+  const stop = remoteStopArgs('h', 42, { procStart: '123', idVar: 'QUARRY_SERVER_ID', id: 'a'.repeat(32) });
+  assert.deepEqual(stop.slice(0, 4), ['-o', 'BatchMode=yes', '--', 'h']);
+  assert.match(stop[4], /^sh -c '/);
 });
 
 test('the remote run passes its environment and quoted arguments to the shell on the host', () => {
   const args = remoteRunArgs('h', ['python3', '-c', 'import os, sys; print(os.environ["Q"], sys.argv[1])', "a b'c"], {
     Q: 'x y',
   });
-  assert.deepEqual(args.slice(0, 3), ['-o', 'BatchMode=yes', 'h']);
+  assert.deepEqual(args.slice(0, 4), ['-o', 'BatchMode=yes', '--', 'h']);
   // What ssh hands the host's shell, run by a shell here.
-  const r = spawnSync('sh', ['-c', args[3]], { encoding: 'utf8' });
+  const r = spawnSync('sh', ['-c', args[4]], { encoding: 'utf8' });
   assert.equal(r.stdout, "x y a b'c\n", r.stderr);
 });
 
 test('the remote checkpoint check answers yes for config.json and weights, no for anything else', () => {
   const dir = mkdtempSync(join(tmpdir(), 'q ckpt-'));
-  const ask = () => spawnSync('sh', ['-c', remoteHfCheckArgs('h', dir)[3]], { encoding: 'utf8' }).stdout.trim();
+  const ask = () => spawnSync('sh', ['-c', remoteHfCheckArgs('h', dir)[4]], { encoding: 'utf8' }).stdout.trim();
   assert.equal(ask(), 'no');
   writeFileSync(join(dir, 'config.json'), '{}');
   assert.equal(ask(), 'no', 'config.json alone');
@@ -132,7 +131,7 @@ test('the remote checkpoint check answers yes for config.json and weights, no fo
   writeFileSync(join(dir, 'model-00001-of-00002.safetensors'), '');
   assert.equal(ask(), 'yes');
   assert.equal(
-    spawnSync('sh', ['-c', remoteHfCheckArgs('h', join(dir, 'gone'))[3]], { encoding: 'utf8' }).stdout.trim(),
+    spawnSync('sh', ['-c', remoteHfCheckArgs('h', join(dir, 'gone'))[4]], { encoding: 'utf8' }).stdout.trim(),
     'no',
   );
 });
