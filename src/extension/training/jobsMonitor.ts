@@ -132,8 +132,10 @@ export class JobsMonitor implements vscode.Disposable {
     const steps = running.map((j) => this.latestStep(j.id)).filter((s): s is number => s !== null);
     const newest = running[0];
     const step = this.latestStep(newest.id);
+    const followed = isTrusted();
+    const icon = followed ? 'sync~spin' : 'workspace-untrusted';
     this.statusItem.text =
-      `$(sync~spin) ${running.length === 1 ? '1 job' : `${running.length} jobs`}` +
+      `$(${icon}) ${running.length === 1 ? '1 job' : `${running.length} jobs`}` +
       (step !== null ? ` · step ${step}` : steps.length ? ` · step ${Math.max(...steps)}` : '');
     this.statusItem.tooltip = new vscode.MarkdownString(
       running
@@ -141,7 +143,9 @@ export class JobsMonitor implements vscode.Disposable {
           (j) =>
             `**${j.name}** on ${j.target}${this.latestStep(j.id) !== null ? `: step ${this.latestStep(j.id)}` : ''}`,
         )
-        .join('\n\n') + '\n\nClick to show the Training Jobs view.',
+        .join('\n\n') +
+        (followed ? '' : '\n\nAs last recorded: not followed while the folder is untrusted.') +
+        '\n\nClick to show the Training Jobs view.',
     );
     this.statusItem.accessibilityInformation = {
       label: `${running.length} Quarry training job(s) running. Show training jobs`,

@@ -56,7 +56,7 @@ export class JobItem extends vscode.TreeItem {
         .filter(Boolean)
         .join('\n\n'),
     );
-    this.iconPath = new vscode.ThemeIcon(ICONS[job.status] ?? 'circle-outline');
+    this.iconPath = new vscode.ThemeIcon(stale ? 'workspace-untrusted' : (ICONS[job.status] ?? 'circle-outline'));
     this.contextValue = job.status === 'running' ? 'quarry.job.running' : 'quarry.job';
     this.command = { command: 'quarry.openJobPanel', title: 'Show Job', arguments: [this] };
   }
