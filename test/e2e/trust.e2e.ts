@@ -95,7 +95,7 @@ function jobStatus(): string {
   ).status;
 }
 
-test('the folder opens in Restricted Mode and Quarry says once that it is untrusted, offering Trust Folder…', async () => {
+test('the folder opens in Restricted Mode; Quarry says once that it is untrusted, offering Trust Folder…', async () => {
   await ed.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60_000 });
   const notice = await notification(/Quarry: this folder is not trusted/);
   assert.match(await notice.innerText(), /Asking, running SQL, replay, diagnostics and labeling work\./);
@@ -204,7 +204,7 @@ test('Labeling works: the queue opens on the asked trajectory and a verdict is s
   await ed.screenshot('trust-labeling');
 });
 
-test('Trust Folder… from a refusal trusts the folder: without a reload the job is followed and training opens', async () => {
+test('Trust Folder… from a refusal trusts the folder: with no reload the job is followed, training opens', async () => {
   await ed.runCommand('Quarry: Train a Model…');
   const item = await notification(/Quarry: training is off in an untrusted workspace/);
   await item.locator('.monaco-button', { hasText: 'Trust Folder…' }).click();
