@@ -32,7 +32,7 @@ const trust = (op: 'untrust' | 'grant' | 'refusals') =>
   vscode.commands.executeCommand<unknown>('quarry.trust.testHook', op);
 
 suite('Workspace Trust', () => {
-  test('untrusted: the process-starting commands refuse and a running job is not followed; trusted: it is', async function () {
+  test('untrusted: process-starting commands refuse, a running job is not followed; trusted: it is', async function () {
     this.timeout(120_000);
     const quarry = await api();
     const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
