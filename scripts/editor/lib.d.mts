@@ -45,6 +45,8 @@ export function startCodeServer(opts: {
   env?: Record<string, string>;
   onOutput?: (line: string) => void;
   timeoutMs?: number;
+  /** Keep VS Code's Workspace Trust on (default off: `--disable-workspace-trust`, every folder trusted). */
+  workspaceTrust?: boolean;
 }): Promise<CodeServer>;
 export function launchChromium(opts?: { headless?: boolean }): Promise<Browser>;
 export function enableSmokeTestDriverScript(): void;

@@ -225,9 +225,19 @@ export function installExtension(entry, dirs, vsix) {
 
 /**
  * Starts code-server on 127.0.0.1 with the given state dirs and waits for /healthz. `onOutput` gets its stdout and
- * stderr lines (default: dropped unless QUARRY_EDITOR_VERBOSE is set). Returns { url, port, proc, stop }.
+ * stderr lines (default: dropped unless QUARRY_EDITOR_VERBOSE is set). Workspace Trust is off (every folder trusted)
+ * unless `workspaceTrust` is true (the trust e2e spec). Returns { url, port, proc, stop }.
  */
-export async function startCodeServer({ entry, dirs, port, workspace, env = {}, onOutput, timeoutMs = 60000 }) {
+export async function startCodeServer({
+  entry,
+  dirs,
+  port,
+  workspace,
+  env = {},
+  onOutput,
+  timeoutMs = 60000,
+  workspaceTrust = false,
+}) {
   port ??= await freePort();
   const args = [
     entry,
@@ -241,7 +251,7 @@ export async function startCodeServer({ entry, dirs, port, workspace, env = {}, 
     'none',
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     ...(workspace ? [workspace] : []),
   ];

@@ -19,6 +19,7 @@ import { registerCheckEnvironment } from './training/checkEnvironment';
 import { registerJobsView, type JobsTree } from './training/jobsView';
 import { registerCheckpointCommands } from './training/checkpointCommands';
 import { registerRestoreTestHook } from './webviews/restore';
+import { registerTrust } from './trust';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;
 
@@ -78,6 +79,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Quarry
   const services = createServices(context);
   handle = services;
   context.subscriptions.push(vscode.commands.registerCommand('quarry.showLog', () => services.log.show()));
+  // Workspace Trust first: the features ask it before anything that could start a process or reach a host.
+  registerTrust(context, services.log);
   for (const [name, register] of FEATURES) {
     try {
       register(context, services);

@@ -40,6 +40,11 @@ export interface EditorOptions {
   /** Name for this editor's log file under test-artifacts/logs (default: the workspace's temp dir name). */
   name?: string;
   viewport?: { width: number; height: number };
+  /**
+   * Open the workspace untrusted: Workspace Trust on (code-server without `--disable-workspace-trust`), no startup
+   * prompt, so the folder opens in Restricted Mode. Every other spec runs with trust off (all folders trusted).
+   */
+  untrusted?: boolean;
 }
 
 export interface Editor {
@@ -158,6 +163,13 @@ const USER_SETTINGS = {
   'chat.commandCenter.enabled': false,
 };
 
+/** `untrusted: true`: Workspace Trust on, and the folder opened in Restricted Mode without the startup dialog. */
+const UNTRUSTED_SETTINGS = {
+  'security.workspace.trust.enabled': true,
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.banner': 'always',
+};
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -172,7 +184,8 @@ export async function openEditor(opts: EditorOptions = {}): Promise<Editor> {
     r.temp = L.makeTempDir(`quarry-e2e-${process.env.QUARRY_E2E_RUN ?? 'x'}-`);
     const dirs = L.stateDirs(r.temp);
     mkdirSync(join(dirs.userData, 'User'), { recursive: true });
-    writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+    const userSettings = opts.untrusted ? { ...USER_SETTINGS, ...UNTRUSTED_SETTINGS } : USER_SETTINGS;
+    writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
     const workspace = join(r.temp, 'workspace');
     const settings: Record<string, unknown> = { ...opts.settings };
     if (opts.openai) {
@@ -187,7 +200,7 @@ export async function openEditor(opts: EditorOptions = {}): Promise<Editor> {
     // A fresh install per editor (about 3 s), exactly as a user installs the VSIX.
     L.installExtension(entry, dirs, vsixPath());
 
-    r.server = await L.startCodeServer({ entry, dirs, workspace });
+    r.server = await L.startCodeServer({ entry, dirs, workspace, workspaceTrust: opts.untrusted === true });
     r.browser = await L.launchChromium({ headless: !process.env.QUARRY_E2E_HEADED });
     const page = await r.browser.newPage({ viewport: opts.viewport ?? { width: 1440, height: 900 } });
     const log: string[] = [];

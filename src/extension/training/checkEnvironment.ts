@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
+import { requireTrust } from '../trust';
 import type { PythonEnvReport } from '../../core/training/pythonEnv';
 
 const SCHEME = 'quarry-report';
@@ -42,6 +43,7 @@ export function registerCheckEnvironment(context: vscode.ExtensionContext, servi
 
 /** Runs the check with progress and cancellation; returns the report (tests read it). */
 export async function checkTrainingEnvironment(services: Services): Promise<PythonEnvReport | undefined> {
+  if (!requireTrust('checkEnvironment')) return undefined;
   const { choosePython, probePythonEnv, renderPythonEnvReport } = await import('../../core/training/pythonEnv');
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const python = choosePython({

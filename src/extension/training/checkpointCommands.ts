@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import type { Services } from '../services';
 import { updateSetting } from '../modelCommands';
 import { registerPanelSerializer } from '../webviews/restore';
+import { isTrusted, requireTrust } from '../trust';
+import { registryEntryAllowed } from '../trustPolicy';
 import {
   describeProvenance,
   ModelRegistry,
@@ -162,6 +164,7 @@ async function loadCheckpointCommand(
   services: Services,
   arg: unknown,
 ): Promise<RegisteredModel | undefined> {
+  if (!requireTrust('loadCheckpoint')) return undefined;
   const ws = workspaceOrSay(services);
   if (!ws) return undefined;
   let given: LoadCheckpointArg | undefined;
@@ -233,6 +236,7 @@ async function pickModel(ws: string, title: string): Promise<RegisteredModel | u
 }
 
 async function evaluateCommand(context: vscode.ExtensionContext, services: Services, arg: unknown) {
+  if (!requireTrust('evaluateCheckpoint')) return undefined;
   const ws = workspaceOrSay(services);
   if (!ws) return undefined;
   const given = arg && typeof arg === 'object' ? (arg as Partial<EvaluateCheckpointArg>) : {};
@@ -312,6 +316,7 @@ async function compareCommand(context: vscode.ExtensionContext, services: Servic
 }
 
 async function unloadCommand(context: vscode.ExtensionContext, services: Services, arg: unknown) {
+  if (!requireTrust('unloadCheckpoint')) return undefined;
   const ws = workspaceOrSay(services);
   if (!ws) return undefined;
   const name = typeof arg === 'string' ? arg : (await pickModel(ws, 'Quarry: Unload Checkpoint'))?.name;
@@ -384,11 +389,15 @@ function registerCompareTestHook(context: vscode.ExtensionContext): void {
   );
 }
 
-/** The registry's models as model-picker entries (used by Quarry: Switch Model…). */
+/**
+ * The registry's models as model-picker entries (used by Quarry: Switch Model…); in an untrusted workspace only the
+ * ONNX ones (a served entry names a host to reach).
+ */
 export function registryModels(ws: string | undefined): RegisteredModel[] {
   if (!ws) return [];
   try {
-    return new ModelRegistry(ws).list();
+    const trusted = isTrusted();
+    return new ModelRegistry(ws).list().filter((m) => registryEntryAllowed(m.spec, trusted));
   } catch {
     return [];
   }

@@ -23,6 +23,7 @@ import {
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { type JobStore, readLog, refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
+import { isTrusted } from '../trust';
 
 export const JOB_PANEL_VIEW = 'quarry.jobPanel';
 /** How much of a log the panel shows when it opens. */
@@ -233,7 +234,10 @@ export class JobPanel {
     try {
       const wasRunning = this.running();
       const before = JSON.stringify(this.header(this.main));
-      this.main.job = await refreshJob(this.store, this.jobId).catch(() => this.main.job);
+      // Untrusted: the record as written (asking its target waits until the folder is trusted).
+      this.main.job = isTrusted()
+        ? await refreshJob(this.store, this.jobId).catch(() => this.main.job)
+        : this.store.get(this.jobId);
       const m = this.main.metrics.read();
       if (m.changed.length > 0 || m.restarted) {
         this.post({ type: 'metrics', which: 'main', rows: m.changed, reset: false });
@@ -252,7 +256,7 @@ export class JobPanel {
       }
       if (this.overlay) {
         const o = this.overlay;
-        o.job = await refreshJob(this.store, o.job.id).catch(() => o.job);
+        o.job = isTrusted() ? await refreshJob(this.store, o.job.id).catch(() => o.job) : this.store.get(o.job.id);
         const r = o.metrics.read();
         if (r.changed.length > 0) this.post({ type: 'metrics', which: 'overlay', rows: r.changed, reset: false });
       }

@@ -11,6 +11,7 @@ import type { Services } from '../services';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
+import { isTrusted } from '../trust';
 
 export const JOBS_STATUS_ID = 'quarry.jobs.status';
 const POLL_MS = 2000;
@@ -78,8 +79,11 @@ export class JobsMonitor implements vscode.Disposable {
     const store = jobStore(ws);
     const listed = store.list();
     const jobs: JobRecord[] = [];
+    // In an untrusted workspace the records are shown as written: asking a job's target (ssh, Slurm, Ray, a pid) waits
+    // until the folder is trusted (the Jobs view looks again then).
+    const follow = isTrusted();
     for (const j of listed) {
-      const fresh = FINAL_STATUSES.includes(j.status) ? j : await refreshJob(store, j.id).catch(() => j);
+      const fresh = FINAL_STATUSES.includes(j.status) || !follow ? j : await refreshJob(store, j.id).catch(() => j);
       jobs.push(fresh);
       const dir = store.dir(j.id);
       let m = this.metrics.get(j.id);
@@ -111,7 +115,7 @@ export class JobsMonitor implements vscode.Disposable {
     this.jobs = jobs;
     this.updateStatusItem();
     this.changed.fire();
-    this.schedule(jobs.some((j) => j.status === 'running'));
+    this.schedule(follow && jobs.some((j) => j.status === 'running'));
   }
 
   private emit(e: JobEvent): void {
@@ -128,8 +132,10 @@ export class JobsMonitor implements vscode.Disposable {
     const steps = running.map((j) => this.latestStep(j.id)).filter((s): s is number => s !== null);
     const newest = running[0];
     const step = this.latestStep(newest.id);
+    const followed = isTrusted();
+    const icon = followed ? 'sync~spin' : 'workspace-untrusted';
     this.statusItem.text =
-      `$(sync~spin) ${running.length === 1 ? '1 job' : `${running.length} jobs`}` +
+      `$(${icon}) ${running.length === 1 ? '1 job' : `${running.length} jobs`}` +
       (step !== null ? ` · step ${step}` : steps.length ? ` · step ${Math.max(...steps)}` : '');
     this.statusItem.tooltip = new vscode.MarkdownString(
       running
@@ -137,7 +143,9 @@ export class JobsMonitor implements vscode.Disposable {
           (j) =>
             `**${j.name}** on ${j.target}${this.latestStep(j.id) !== null ? `: step ${this.latestStep(j.id)}` : ''}`,
         )
-        .join('\n\n') + '\n\nClick to show the Training Jobs view.',
+        .join('\n\n') +
+        (followed ? '' : '\n\nAs last recorded: not followed while the folder is untrusted.') +
+        '\n\nClick to show the Training Jobs view.',
     );
     this.statusItem.accessibilityInformation = {
       label: `${running.length} Quarry training job(s) running. Show training jobs`,

@@ -8,11 +8,12 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
-import type { JobRecord } from '../../core/training/jobs/job';
+import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { JobsMonitor, notifyJobEvents } from './jobsMonitor';
 import { JOB_PANEL_VIEW, JobPanel } from './jobPanel';
 import { registerPanelSerializer } from '../webviews/restore';
 import { registerTrainWizard } from './trainWizard';
+import { isTrusted, onDidGrantTrust, requireTrust } from '../trust';
 
 const ICONS: Record<string, string> = {
   staged: 'circle-outline',
@@ -34,11 +35,14 @@ export class JobItem extends vscode.TreeItem {
     readonly job: JobRecord,
     readonly dir: string,
     latestStep: number | null,
+    /** False in an untrusted workspace: an unfinished job's status is as last recorded, its target not asked. */
+    followed = true,
   ) {
     super(job.name, vscode.TreeItemCollapsibleState.None);
     const step = latestStep !== null ? `step ${latestStep}` : '';
+    const stale = !followed && !FINAL_STATUSES.includes(job.status) ? 'not followed: folder untrusted' : '';
     this.id = job.id;
-    this.description = [job.status, job.target, elapsed(job), step].filter(Boolean).join(' · ');
+    this.description = [job.status, job.target, elapsed(job), step, stale].filter(Boolean).join(' · ');
     this.tooltip = new vscode.MarkdownString(
       [
         `**${job.name}** (${job.id})`,
@@ -46,12 +50,13 @@ export class JobItem extends vscode.TreeItem {
         `target: ${job.target}`,
         job.engine ? `engine: ${job.engine}` : '',
         job.reason ? `reason: ${job.reason}` : '',
+        stale ? 'status as last recorded: its target is asked once the folder is trusted' : '',
         `command: \`${job.command.join(' ')}\``,
       ]
         .filter(Boolean)
         .join('\n\n'),
     );
-    this.iconPath = new vscode.ThemeIcon(ICONS[job.status] ?? 'circle-outline');
+    this.iconPath = new vscode.ThemeIcon(stale ? 'workspace-untrusted' : (ICONS[job.status] ?? 'circle-outline'));
     this.contextValue = job.status === 'running' ? 'quarry.job.running' : 'quarry.job';
     this.command = { command: 'quarry.openJobPanel', title: 'Show Job', arguments: [this] };
   }
@@ -79,7 +84,8 @@ export class JobsTree implements vscode.TreeDataProvider<JobItem> {
     if (!ws) return [];
     if (this.monitor.list().length === 0) await this.monitor.poke();
     const store = jobStore(ws);
-    return this.monitor.list().map((j) => new JobItem(j, store.dir(j.id), this.monitor.latestStep(j.id)));
+    const followed = isTrusted();
+    return this.monitor.list().map((j) => new JobItem(j, store.dir(j.id), this.monitor.latestStep(j.id), followed));
   }
 
   getTreeItem(item: JobItem): vscode.TreeItem {
@@ -131,6 +137,8 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
     watcher.onDidCreate(() => tree.refresh()),
     watcher.onDidChange(() => tree.refresh()),
     watcher.onDidDelete(() => tree.refresh()),
+    // Trusted now: the jobs' targets may be asked (the monitor only read their records until then).
+    onDidGrantTrust(() => tree.refresh()),
     vscode.commands.registerCommand('quarry.refreshJobs', () => tree.refresh()),
     vscode.commands.registerCommand('quarry.showJobs', async () => {
       await vscode.commands.executeCommand('quarry.jobs.focus');
@@ -142,6 +150,7 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
       return (await JobPanel.show(context, services, services.workspaceDir()!, picked.job.id)).jobId;
     }),
     vscode.commands.registerCommand('quarry.cancelJob', async (arg?: unknown) => {
+      if (!requireTrust('cancelJob')) return undefined;
       const picked = await pickJob(services, arg);
       if (!picked) return undefined;
       const ws = services.workspaceDir()!;

@@ -6,6 +6,7 @@ import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
+import { requireTrust } from '../trust';
 import type { WizardChoices, WizardEngine } from '../../app/train/wizard';
 
 /** Answers given by code; a step whose answer is given is not asked. `review` answers the last step. */
@@ -47,6 +48,7 @@ export async function trainModel(
   services: Services,
   given: TrainAnswers = {},
 ): Promise<string | undefined> {
+  if (!requireTrust('train')) return undefined;
   const ws = services.workspaceDir();
   if (!ws) {
     void vscode.window.showErrorMessage('Quarry: open a folder first — jobs and launches live in its .quarry/.');
