@@ -138,7 +138,7 @@ const reward = (panel: string) => ({ panel, db: 'concert', goldSql: GOLD, predSq
 const plain = serve();
 const withPanels = serve(['--panel-dir', panelDir]);
 
-test('a panel outside the --panel-dir folders is refused alike whether the file exists or not, never quoted', async () => {
+test('a panel outside the --panel-dir folders is refused alike, existing or not, never quoted', async () => {
   for (const s of [await plain, await withPanels]) {
     const messages = new Set<string>();
     for (const panel of [
@@ -295,7 +295,7 @@ test('an episode whose step is abandoned mid-statement is ended', { timeout: 20_
 
 const odt = { pred: 'SELECT 1', gold: 'SELECT 1' };
 
-test('a body not declared application/json is refused (415): what a cross-site form or simple fetch sends', async () => {
+test('a body not declared application/json is refused (415), as a cross-site form or simple fetch sends', async () => {
   const s = await plain;
   const text = await call(s, '/v1/odt', { body: odt, headers: { 'content-type': 'text/plain' } });
   assert.deepEqual([text.status, text.body.error.kind], [415, 'unsupported-media-type']);
@@ -343,7 +343,7 @@ test("a foreign Origin is refused (403); the server's own is answered", async ()
   assert.equal(same.status, 200);
 });
 
-test('bound off loopback with a token, any Host is answered (cluster workers) but the token and Origin rules hold', async () => {
+test('off loopback with a token, any Host is answered (cluster workers); the token and Origin rules hold', async () => {
   const tokenFile = join(root, 'token');
   writeFileSync(tokenFile, 's3cret\n');
   const s = await serve(['--host', '0.0.0.0', '--token-file', tokenFile]);
