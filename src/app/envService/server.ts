@@ -20,7 +20,7 @@ import { parseDifficulty } from '../../core/rewards/difficulty';
 import { EVAL_MODES, type EvalModeName } from '../../core/eval/modes';
 import { compareOdt } from '../../core/rewards/odt';
 import { odtJson } from '../../core/rewards/odt/json';
-import { introspectSchema } from '../../core/db/schema/introspect';
+import { introspectViaPool } from '../../core/db/schema/viaPool';
 import { validateTrajectory } from '../../core/trajectories/validate';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { DatabaseRoots } from './databases';
@@ -483,7 +483,12 @@ async function odt(b: Record<string, unknown>, ctx: Ctx): Promise<unknown> {
   if (b.db !== undefined) {
     const db = ctx.roots.resolve(b.db);
     try {
-      schema = introspectSchema(db.path, { sampleRows: 0, countRows: false });
+      // Read in the SQL workers, time-limited, not in the server's own thread.
+      schema = await introspectViaPool(ctx.pool, db.path, {
+        sampleRows: 0,
+        countRows: false,
+        timeoutMs: ctx.limits.maxTimeoutMs,
+      });
     } catch (err) {
       throw new ServiceError('bad-request', `cannot read the schema of ${String(b.db)}: ${(err as Error).message}`);
     }
