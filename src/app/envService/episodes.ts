@@ -1,7 +1,8 @@
 // Episodes served to a trainer (verl, SkyRL, TRL) one step at a time, skyrl-gym style: create → opening messages;
 // step(the model's raw turn) → observation, done, and when done with a known gold the reward of the recipe's panel,
 // scored on the trajectory record the episode built — the same record and panel the editor and `quarry score` use.
-// Episodes are bounded in number and expire when idle.
+// Episodes are bounded in number and expire when idle; a step whose client disconnects is cancelled and ends its
+// episode.
 import { randomUUID } from 'node:crypto';
 import { SqlAgentEnv, SchemaCache } from '../../core/agent/env';
 import { getProtocol, isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
@@ -13,13 +14,14 @@ import type { ExecResult } from '../../core/db/types';
 import { dbSha256 } from '../../core/trajectories/dbHash';
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TrajectoryTurn } from '../../core/trajectories/types';
 import { defaultPanelFor } from '../../core/trajectories/summary';
-import { loadPanel } from '../../core/rewards/panelFile';
 import { scorePanelDetailed } from '../../core/rewards/engine';
 import { computeVerdict } from '../../core/rewards/verdict';
 import { evalMode } from '../../core/eval/modes';
 import { panelJson } from '../../core/rewards/render';
-import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
+import type { ResolvedPanel } from '../../core/rewards/types';
 import { ServiceError } from './errors';
+import type { PanelSource } from './panels';
+import type { SharedScoring } from './cancel';
 
 export interface CreateEpisode {
   protocol: string;
@@ -72,13 +74,14 @@ interface Live {
 
 export interface EpisodeStoreOptions {
   pool: SqlPool;
-  resources: ScoringResources;
+  /** The scoring resources rewards share (a step's own view cancels with its client). */
+  scoring: SharedScoring;
+  /** The panels clients may name. */
+  panels: PanelSource;
   /** Episodes alive at once; more is a 429. Default 1024. */
   maxEpisodes?: number;
   /** An episode untouched this long is dropped. Default 10 min. */
   idleMs?: number;
-  /** Where panel files are looked up (relative names). */
-  cwd: string;
 }
 
 export class EpisodeStore {
@@ -101,6 +104,7 @@ export class EpisodeStore {
 
   async create(
     req: CreateEpisode,
+    signal?: AbortSignal,
   ): Promise<{ id: string; messages: Array<{ role: string; content: string }>; stop: string[] }> {
     if (!isProtocolName(req.protocol)) {
       throw new ServiceError(
@@ -125,11 +129,7 @@ export class EpisodeStore {
     }
     let panel: ResolvedPanel | null = null;
     if (req.goldSql) {
-      try {
-        panel = loadPanel(req.panel ?? defaultPanelFor(req.protocol), this.opts.cwd);
-      } catch (err) {
-        throw new ServiceError('bad-request', (err as Error).message);
-      }
+      panel = await this.opts.panels.load(req.panel ?? defaultPanelFor(req.protocol));
     }
     const config: Partial<ProtocolConfig> = req.maxTurns === undefined ? {} : { maxTurns: req.maxTurns };
     const task = {
@@ -140,7 +140,7 @@ export class EpisodeStore {
       history: req.history,
       gold: req.goldSql,
     };
-    const prepared = protocol.prepareTask ? await protocol.prepareTask(task, { pool: this.opts.pool }) : task;
+    const prepared = protocol.prepareTask ? await protocol.prepareTask(task, { pool: this.opts.pool, signal }) : task;
     let env: SqlAgentEnv;
     let messages;
     try {
@@ -188,7 +188,7 @@ export class EpisodeStore {
     return { id, messages: messages.map((m) => ({ role: m.role, content: m.content })), stop: env.session.stop() };
   }
 
-  async step(id: string, action: string): Promise<StepReply> {
+  async step(id: string, action: string, signal?: AbortSignal): Promise<StepReply> {
     const e = this.live.get(id);
     if (!e) throw new ServiceError('not-found', `no episode ${id} (it ended, expired or never existed)`);
     if (e.busy)
@@ -202,7 +202,7 @@ export class EpisodeStore {
     try {
       const session = e.env.session;
       const assistant = session.restoreStop(action, null, 'stop');
-      const step = await e.env.step(assistant);
+      const step = await e.env.step(assistant, { signal });
       const envMs = performance.now() - started;
       const turn: TrajectoryTurn = {
         index: e.record.turns.length,
@@ -232,6 +232,7 @@ export class EpisodeStore {
         },
       };
       if (step.done) {
+        const resources = this.opts.scoring.view(signal);
         e.record.end = step.end ?? 'answer';
         e.record.finalSql = step.finalSql;
         this.live.delete(id);
@@ -239,7 +240,7 @@ export class EpisodeStore {
           const result = await scorePanelDetailed(
             e.panel,
             { goldSql: e.record.task.gold, dbPath: e.record.task.db.path, trajectory: e.record },
-            this.opts.resources,
+            resources,
           );
           reply.reward = result.total;
           reply.terms = Object.fromEntries(result.terms.map((t) => [t.name, t.contribution]));
@@ -257,7 +258,7 @@ export class EpisodeStore {
                   e.record.task.gold,
                   e.record.task.db.path,
                   evalMode(e.panel.mode),
-                  this.opts.resources,
+                  resources,
                 )
               ).correct;
         }
@@ -265,6 +266,8 @@ export class EpisodeStore {
       return reply;
     } catch (err) {
       if (err instanceof ServiceError) throw err;
+      // Its client went: the turn was not taken to its end, so the episode cannot go on.
+      if (signal?.aborted) this.live.delete(id);
       throw new ServiceError('internal', `the step failed: ${(err as Error).message}`);
     } finally {
       e.busy = false;

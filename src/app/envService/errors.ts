@@ -3,6 +3,9 @@ export type ServiceErrorKind =
   | 'bad-request'
   | 'bad-json'
   | 'unauthorized'
+  | 'forbidden'
+  | 'wrong-host'
+  | 'unsupported-media-type'
   | 'not-found'
   | 'outside-roots'
   | 'too-large'
@@ -14,6 +17,9 @@ const STATUS: Record<ServiceErrorKind, number> = {
   'bad-json': 400,
   'outside-roots': 400,
   unauthorized: 401,
+  forbidden: 403,
+  'wrong-host': 421,
+  'unsupported-media-type': 415,
   'not-found': 404,
   'too-large': 413,
   'too-many': 429,

@@ -8,9 +8,12 @@ const errors = {
     ...json(error),
   },
   401: { description: 'missing or wrong bearer token', ...json(error) },
+  403: { description: 'a cross-origin request (an Origin header naming another site)', ...json(error) },
   404: { description: 'no such route, database or episode', ...json(error) },
-  413: { description: 'body or batch too large', ...json(error) },
-  429: { description: 'too many open episodes', ...json(error) },
+  413: { description: 'body, batch, history or a text field too large', ...json(error) },
+  415: { description: 'a body not sent as Content-Type: application/json', ...json(error) },
+  421: { description: 'a Host header naming another server (see --allow-host)', ...json(error) },
+  429: { description: 'too many open episodes, or too many request items in flight', ...json(error) },
   500: { description: 'internal error (the server keeps serving)', ...json(error) },
 };
 

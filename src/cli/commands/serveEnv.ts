@@ -8,9 +8,12 @@ import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
 import { positiveInt } from '../../core/db/execOptions';
 import { startEnvServer } from '../../app/envService/server';
+import { DEFAULT_LIMITS, type ServiceLimits } from '../../app/envService/limits';
 
 const usage = `Usage: quarry serve-env [--host 127.0.0.1] [--port N|0] --db-dir DIR... [--token-file F] [--jobs N]
-                        [--max-episodes N] [--idle-s S]
+                        [--max-episodes N] [--idle-s S] [--panel-dir DIR...] [--allow-host NAME[:PORT]...]
+                        [--max-timeout-ms N] [--max-rows N] [--max-turns N] [--max-batch N]
+                        [--max-field-chars N] [--max-in-flight N]
 
 Serves the agent environment (episodes step by step), the reward panels, sandboxed SQL and ODT comparisons as JSON
 over HTTP/1.1 for training engines; routes in GET /v1/openapi.json, usage in docs/training.md.
@@ -22,9 +25,38 @@ over HTTP/1.1 for training engines; routes in GET /v1/openapi.json, usage in doc
   --jobs N       SQL worker threads (default 2)
   --max-episodes N  open episodes at once before 429 (default 1024)
   --idle-s S     an untouched episode expires after S seconds (default 600)
+  --panel-dir DIR  a folder whose panel files (.json, at most 1 MiB, named relative to it) clients may name as
+                 "panel" (repeatable); without it only the built-in panels are served
+  --allow-host NAME[:PORT]  another Host name to answer to (repeatable; no port: any port). On loopback the server
+                 answers only to 127.0.0.1, localhost and [::1] with its port (an ssh tunnel on another local port
+                 needs e.g. --allow-host localhost:9000); off loopback, with its token, to any Host
+Server-side maxima (a client asking for more gets the maximum; longer text or batches get a 413):
+  --max-timeout-ms N  longest a statement may run, a client's timeoutMs included
+                 (default ${DEFAULT_LIMITS.maxTimeoutMs}; rewards use the smaller of 30000 and it)
+  --max-rows N   most rows an /v1/execute answer keeps, a client's maxRows included (default ${DEFAULT_LIMITS.maxRows})
+  --max-turns N  most turns an episode may take (maxTurns), a turnBudget may name, a scored trajectory may hold
+                 (plus its final call), and history items an episode may carry (default ${DEFAULT_LIMITS.maxTurns})
+  --max-batch N  most items in one batch request (default ${DEFAULT_LIMITS.maxBatch})
+  --max-field-chars N  longest text in a body: a question, SQL, an action, a key…
+                 (default ${DEFAULT_LIMITS.maxFieldChars})
+  --max-in-flight N  request items served at once across all clients before a 429
+                 (default ${DEFAULT_LIMITS.maxInFlight})
+
+Bodies must be sent as Content-Type: application/json (415 otherwise); a request from a web page (an Origin header
+naming another site) is refused (403); a client that disconnects cancels the statements it is waiting on.
 
 Exit 0 when stopped by a signal, 2 on bad input (no --db-dir, a non-directory, a token file that cannot be read,
-a non-loopback host without a token).`;
+a non-loopback host without a token, a --panel-dir that is not a folder).`;
+
+/** The --max-* flags and the ServiceLimits field each sets. */
+const LIMIT_FLAGS = {
+  'max-timeout-ms': 'maxTimeoutMs',
+  'max-rows': 'maxRows',
+  'max-turns': 'maxTurns',
+  'max-batch': 'maxBatch',
+  'max-field-chars': 'maxFieldChars',
+  'max-in-flight': 'maxInFlight',
+} as const satisfies Record<string, keyof ServiceLimits>;
 
 export const serveEnvCommand: Command = {
   name: 'serve-env',
@@ -43,17 +75,25 @@ export const serveEnvCommand: Command = {
         jobs: { type: 'string' },
         'max-episodes': { type: 'string' },
         'idle-s': { type: 'string' },
+        'panel-dir': { type: 'string', multiple: true },
+        'allow-host': { type: 'string', multiple: true },
+        ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((f) => [f, { type: 'string' as const }])),
       },
     });
     const dbDirs = (values['db-dir'] ?? []).map((d) => resolve(io.cwd, d));
     if (dbDirs.length === 0) throw new UsageError('--db-dir DIR is required (repeat it for several folders)');
     let port: number, jobs: number, maxEpisodes: number, idleS: number;
+    const limits: Partial<ServiceLimits> = {};
     try {
       port = values.port === undefined || values.port === '0' ? 0 : positiveInt('port', values.port, 0);
       if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
       jobs = positiveInt('jobs', values.jobs, 2);
       maxEpisodes = positiveInt('max-episodes', values['max-episodes'], 1024);
       idleS = positiveInt('idle-s', values['idle-s'], 600);
+      for (const [flag, key] of Object.entries(LIMIT_FLAGS)) {
+        const given = (values as Record<string, unknown>)[flag] as string | undefined;
+        limits[key] = positiveInt(flag, given, DEFAULT_LIMITS[key]);
+      }
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -76,7 +116,9 @@ export const serveEnvCommand: Command = {
         jobs,
         maxEpisodes,
         idleMs: idleS * 1000,
-        cwd: io.cwd,
+        panelDirs: (values['panel-dir'] ?? []).map((d) => resolve(io.cwd, d)),
+        allowHosts: values['allow-host'] ?? [],
+        limits,
         version: process.env.QUARRY_VERSION ?? 'dev',
       });
     } catch (err) {

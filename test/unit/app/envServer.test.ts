@@ -113,6 +113,29 @@ test('/v1/execute is the exec-batch record; /v1/odt is `quarry odt --json`', asy
       await cli(['odt', '--pred', 'SELECT name FROM singer', '--gold', 'SELECT name, age FROM singer', '--json']),
     ),
   );
+  // With a database (its schema read in the SQL workers): the same as `quarry odt --db`.
+  const pred = 'SELECT name FROM singer JOIN singer_in_concert USING (singer_id)';
+  const withDb = await call('/v1/odt', {
+    pred,
+    gold: 'SELECT name, concert_id FROM singer, singer_in_concert',
+    db: 'concert',
+  });
+  assert.equal(withDb.status, 200);
+  assert.deepEqual(
+    withDb.body,
+    JSON.parse(
+      await cli([
+        'odt',
+        '--pred',
+        pred,
+        '--gold',
+        'SELECT name, concert_id FROM singer, singer_in_concert',
+        '--db',
+        dbPath,
+        '--json',
+      ]),
+    ),
+  );
 });
 
 test('a scripted SkyRL episode through /v1/episodes ends with the reward the same record gets offline', async () => {
