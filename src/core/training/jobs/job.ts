@@ -1,6 +1,10 @@
 // A training job as Quarry records it: `.quarry/jobs/<id>/job.json` in the workspace, the one record the CLI and the
 // editor both read and write (so a job started in one is followed in the other, and after a reload). Secrets never go
-// in here: environment variables marked secret are named, not valued.
+// in here: environment variables marked secret are named, not valued. A job is `staged` (starting) from its folder's
+// making until its submitter records where it runs; only that submitter moves it on, unless it is gone (its pid, kept
+// in `submitter`, no longer runs), for until then nothing else knows where the job runs.
+import { isSlurmTime } from './targets';
+
 export const JOB_SCHEMA = 'quarry.job/1';
 
 export type JobStatus = 'staged' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'lost';
@@ -45,6 +49,10 @@ export interface JobRecord extends Required<Pick<JobSpec, 'target' | 'command'>>
   resources?: JobResources;
   createdAt: string;
   status: JobStatus;
+  /** Bumped on each write (store.ts): a writer that read an older record leaves a newer one alone. */
+  rev?: number;
+  /** While the job is staged: the process submitting it (its pid and kernel start time, on this host). */
+  submitter?: { pid: number; procStart: string | null; host: string };
   /** Where the job runs: for `local`, the process group leader's pid and its start time (so a reused pid is not it). */
   remote: {
     pid?: number;
@@ -84,7 +92,8 @@ export function jobSpecProblem(spec: unknown): string | null {
       if (r[k] !== undefined && !(Number.isInteger(r[k]) && (r[k] as number) >= 0))
         return `"resources.${k}" must be a whole number`;
     }
-    if (r.time !== undefined && typeof r.time !== 'string') return '"resources.time" must be a string';
+    if (r.time !== undefined && (typeof r.time !== 'string' || !isSlurmTime(r.time)))
+      return '"resources.time" must be a Slurm time limit: minutes, HH:MM:SS or D-HH:MM:SS';
   }
   return null;
 }
