@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TargetsConfig } from '../../core/training/jobs/targets';
-import { JOB_SCHEMA, type JobRecord } from '../../core/training/jobs/job';
+import { jobRecordProblem, type JobRecord } from '../../core/training/jobs/job';
 import { underFolderLock } from './targets/pullLock';
 
 export const JOBS_DIR = '.quarry/jobs';
@@ -78,7 +78,9 @@ export class JobStore {
     const file = join(this.dir(id), 'job.json');
     if (!existsSync(file)) throw new Error(`no job ${id} in ${this.root}`);
     const job = JSON.parse(readFileSync(file, 'utf8')) as JobRecord;
-    if (job.schema !== JOB_SCHEMA) throw new Error(`${file} is not a ${JOB_SCHEMA} record`);
+    const problem = jobRecordProblem(job);
+    if (problem) throw new Error(`${file}: ${problem}`);
+    if (job.id !== id) throw new Error(`${file} holds job ${job.id}, not ${id}`);
     return job;
   }
 

@@ -4,7 +4,7 @@
 // would create uncreated, and say in words what was refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -173,4 +173,35 @@ test('Slurm: an argument holding the here-document delimiter stays data (the scr
   assert.equal(readFileSync(join(rdir, 'out', 'arg'), 'utf8'), arg);
   assert.equal(readFileSync(join(rdir, 'exit_code'), 'utf8').trim(), '0');
   assert.ok(!existsSync(join(rdir, 'PWNED')));
+});
+
+/** A job.json as a cloned repository could carry it, in `ws`. */
+function plantJob(ws: string, id: string, remote: Record<string, unknown>): void {
+  mkdirSync(join(ws, '.quarry', 'jobs', id, 'out'), { recursive: true });
+  const rec = { ...newJobRecord({ target: 'local', command: ['true'] }, id), status: 'running', remote };
+  writeFileSync(join(ws, '.quarry', 'jobs', id, 'job.json'), JSON.stringify(rec));
+}
+
+test('a planted job.json cannot make `jobs cancel` signal a process that is not its job', async (t) => {
+  const ws = tempDir();
+  // A process group of this test's, named by a record without the start time Quarry records for its own jobs.
+  const victim = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  t.after(() => {
+    victim.kill('SIGKILL');
+  });
+  const pid = victim.pid as number;
+  plantJob(ws, '20250101-000000-aaaa', { pid });
+  const r = await cli(ws, 'cancel', '20250101-000000-aaaa', '--grace-s', '0');
+  assert.equal(r.code, 0, r.err);
+  // Alive: its /proc entry is there and it is not a zombie (signalled, not yet reaped).
+  const state = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] : 'gone';
+  assert.ok(!['Z', 'gone'].includes(state), `cancel signalled a process the record merely named (${state})`);
+  // pid 1 (kill(-1) signals every process) and 0 (this process's own group) are not job pids: the record is refused.
+  // Only `status` is asked here, which signals nothing (kill with signal 0).
+  for (const bad of [1, 0, -2]) {
+    plantJob(ws, `20250101-000000-b00${bad + 2}`, { pid: bad });
+    const s = await cli(ws, 'status', `20250101-000000-b00${bad + 2}`);
+    assert.equal(s.code, 2, `pid ${bad}: ${s.out}`);
+    assert.match(s.err, /"remote\.pid" must be a process id above 1/);
+  }
 });

@@ -98,6 +98,34 @@ export function jobSpecProblem(spec: unknown): string | null {
   return null;
 }
 
+const STATUSES: readonly JobStatus[] = ['staged', 'running', ...FINAL_STATUSES];
+
+/**
+ * What is wrong with a job.json as read (a workspace file, which a cloned repository may carry), or null: the fields
+ * the targets act on (a pid to signal, a Slurm or Ray job to cancel, a folder) must have their form.
+ */
+export function jobRecordProblem(rec: unknown): string | null {
+  const r = rec as Partial<JobRecord> | null;
+  if (!r || typeof r !== 'object' || r.schema !== JOB_SCHEMA) return `not a ${JOB_SCHEMA} record`;
+  if (typeof r.id !== 'string' || !/^[\w.-]+$/.test(r.id)) return '"id" is not a job id';
+  if (!STATUSES.includes(r.status as JobStatus)) return `"status" must be one of ${STATUSES.join(', ')}`;
+  if (!Array.isArray(r.command) || typeof r.target !== 'string') return '"command" and "target" are required';
+  const m = (r.remote ?? {}) as Record<string, unknown>;
+  if (typeof m !== 'object' || Array.isArray(m)) return '"remote" must be an object';
+  if (m.pid !== undefined && !(Number.isInteger(m.pid) && (m.pid as number) > 1))
+    return '"remote.pid" must be a process id above 1';
+  if (m.procStart !== undefined && !/^\d+$/.test(String(m.procStart))) return '"remote.procStart" must be a number';
+  if (m.slurmJobId !== undefined && !/^\d+(?:_\d+)?$/.test(String(m.slurmJobId)))
+    return '"remote.slurmJobId" must be a Slurm job id';
+  if (m.rayJobId !== undefined && !/^[\w.-]+$/.test(String(m.rayJobId))) return '"remote.rayJobId" is not a Ray job id';
+  for (const k of ['dir', 'host'] as const) {
+    if (m[k] !== undefined && (typeof m[k] !== 'string' || /[\0-\x1f\x7f]/.test(m[k] as string)))
+      return `"remote.${k}" must be a string without control characters`;
+  }
+  if (typeof m.dir === 'string' && !m.dir.startsWith('/')) return '"remote.dir" must be an absolute path';
+  return null;
+}
+
 /** A sortable id: the UTC time and a random tail. */
 export function newJobId(now = new Date(), random = Math.random): string {
   const t = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
