@@ -40,7 +40,7 @@ function inside(dir: string, path: string): boolean {
 
 /**
  * Each target's sshConfig made absolute (`~/` is the home folder; a relative path is the workspace's) and checked:
- * it exists, says nothing that runs a command here, and (for the workspace's file, `workspace` set) lies outside it.
+ * it says nothing that runs a command here, and (for the workspace's file, `workspace` set) lies outside it.
  */
 function checkSshConfigs(targets: TargetsConfig, source: string, workspace: string | null): TargetsConfig {
   const out: TargetsConfig = {};
@@ -52,17 +52,18 @@ function checkSshConfigs(targets: TargetsConfig, source: string, workspace: stri
     }
     const bad = (why: string) => new Error(`${source}: target "${name}": "sshConfig" ${why}`);
     const path = given.startsWith('~/') ? join(homedir(), given.slice(2)) : resolve(workspace ?? '.', given);
-    if (!existsSync(path)) throw bad(`names ${path}, which does not exist`);
+    const exists = existsSync(path);
     if (workspace !== null) {
       const ws = realpathSync(workspace);
-      if (inside(resolve(workspace), path) || inside(ws, realpathSync(path))) {
+      if (inside(resolve(workspace), path) || (exists && inside(ws, realpathSync(path)))) {
         throw bad(
           `names ${path}, a file inside the workspace: a repository's own ssh config is not used ` +
             '(keep it outside the workspace, e.g. in ~/.ssh/, or in the quarry.targets user setting)',
         );
       }
     }
-    const problem = sshConfigProblem(readFileSync(path, 'utf8'));
+    // A file that is not there runs nothing: ssh says it cannot open it.
+    const problem = exists ? sshConfigProblem(readFileSync(path, 'utf8')) : null;
     if (problem) {
       throw bad(
         `names ${path}, which ssh would use to run commands on this machine (${problem}): ` +
