@@ -1,7 +1,10 @@
 // Jobs, the use cases the CLI (`quarry jobs`) and the editor share: submit a spec to a target, refresh and read status,
 // pull logs, metrics and the checkpoint list back, read logs from an offset (to follow them), cancel, fetch a
-// checkpoint. The job folder is the source of truth; a target only runs things.
+// checkpoint. The job folder is the source of truth; a target only runs things. Several processes follow one job (a
+// submit in a terminal while the editor or `quarry jobs list` refreshes it): a starting job is left to its submitter,
+// and every change to job.json goes through the store's update(), which refuses to write over a newer record.
 import { existsSync, openSync, readFileSync, readSync, closeSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
   FINAL_STATUSES,
@@ -13,6 +16,7 @@ import {
 } from '../../core/training/jobs/job';
 import { splitEnv } from '../../core/training/jobs/targets';
 import type { JobStore } from './store';
+import { procStart } from './targets/local';
 import { loadTargets, makeTarget, targetConfig } from './targets/registry';
 import type { PullReport, Target } from './targets/target';
 
@@ -53,6 +57,7 @@ export async function submitJob(store: JobStore, spec: JobSpec): Promise<JobReco
   if (Object.keys(secrets).length) job.secretEnv = Object.keys(secrets);
   const missing = await target.check(job);
   if (missing.length) throw new Error(`target ${target.name} cannot run this job: ${missing.join('; ')}`);
+  job.submitter = { pid: process.pid, procStart: procStart(process.pid), host: hostname() };
   const dir = store.create(job);
   writeFileSync(
     join(dir, 'launch.json'),
@@ -65,25 +70,68 @@ export async function submitJob(store: JobStore, spec: JobSpec): Promise<JobReco
   try {
     await target.submit(job, dir, secretEnv);
   } catch (err) {
-    job.status = 'failed';
-    job.reason = (err as Error).message;
-    job.endedAt = new Date().toISOString();
-    store.save(job);
+    store.update(job.id, (cur) => {
+      if (FINAL_STATUSES.includes(cur.status)) return null;
+      const { submitter: _, ...rest } = cur;
+      const ended = { status: 'failed' as const, reason: (err as Error).message, endedAt: new Date().toISOString() };
+      return { ...rest, ...ended, remote: job.remote };
+    });
     throw err;
   }
-  job.status = 'running';
-  job.startedAt = new Date().toISOString();
-  store.save(job);
-  return job;
+  // Only this process knows where the job runs: that goes in whatever the record says now. A job cancelled while it
+  // was starting stays cancelled, and is stopped here, now that it can be.
+  const started = store.update(job.id, (cur) => {
+    const { submitter: _, ...rest } = cur;
+    const status = cur.status === 'staged' || cur.status === 'lost' ? 'running' : cur.status;
+    return { ...rest, status, remote: job.remote, startedAt: new Date().toISOString() };
+  });
+  if (started.status === 'cancelled') {
+    await target.cancel(started, dir);
+    return refreshJob(store, job.id);
+  }
+  return started;
+}
+
+/** Whether the process that is submitting a staged job still runs (on another host: taken to, as it cannot be told). */
+function submitterAlive(job: JobRecord): boolean {
+  const s = job.submitter;
+  if (!s) return false;
+  if (s.host !== hostname()) return true;
+  try {
+    process.kill(s.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const now = procStart(s.pid);
+  return s.procStart === null || now === null || now === s.procStart;
 }
 
 /**
  * Asks the target and records what changed, then pulls what is new of the logs and metrics (after the status, so a
- * job seen ended has all its output pulled). A finished job is not asked again, once its last pull is done.
+ * job seen ended has all its output pulled). A finished job is not asked again, once its last pull is done. A staged
+ * job is starting: its submitter alone knows where it runs, so it is not asked about until that is recorded (or the
+ * submitter is gone). What the target said is written only over the record it was asked from: a newer one (the
+ * submitter's, a cancel's) stays.
  */
 export async function refreshJob(store: JobStore, id: string): Promise<JobRecord> {
-  const job = store.get(id);
+  let job = store.get(id);
   const dir = store.dir(id);
+  if (job.status === 'staged') {
+    if (submitterAlive(job)) return job;
+    const asked = job.rev;
+    return store.update(id, (cur) => {
+      if (cur.rev !== asked) return null;
+      const { submitter, ...rest } = cur;
+      return {
+        ...rest,
+        status: 'lost',
+        reason:
+          `the process that submitted it${submitter ? ` (pid ${submitter.pid})` : ''} ended before it recorded ` +
+          `where the job runs: if it started on ${cur.target}, it runs there untracked`,
+        endedAt: new Date().toISOString(),
+      };
+    });
+  }
   const final = FINAL_STATUSES.includes(job.status);
   if (final && existsSync(join(dir, 'pulled'))) return job;
   const target = targetNamed(job.target, store);
@@ -92,11 +140,12 @@ export async function refreshJob(store: JobStore, id: string): Promise<JobRecord
     const r = await target.status(job, dir);
     const changed = r.status !== job.status || r.exitCode !== job.exitCode || r.reason !== job.reason;
     if (changed) {
-      job.status = r.status;
-      job.exitCode = r.exitCode;
-      job.reason = r.reason;
-      if (FINAL_STATUSES.includes(r.status) && job.endedAt === null) job.endedAt = new Date().toISOString();
-      store.save(job);
+      const asked = job.rev;
+      job = store.update(id, (cur) => {
+        if (cur.rev !== asked) return null;
+        const ended = FINAL_STATUSES.includes(r.status) && cur.endedAt === null;
+        return { ...cur, ...r, ...(ended ? { endedAt: new Date().toISOString() } : {}) };
+      });
     }
   }
   const pulled = await pullInto(target, job, dir);
@@ -141,12 +190,14 @@ export async function pullJob(
   return { job, pull, checkpoints, fetched };
 }
 
+/** Cancels a job; one still starting is marked cancelled, and its submitter stops it once it has started. */
 export async function cancelJob(store: JobStore, id: string, graceMs?: number): Promise<JobRecord> {
-  const job = await refreshJob(store, id);
-  if (FINAL_STATUSES.includes(job.status)) return job;
-  job.status = 'cancelled';
-  job.reason = 'cancelled';
-  store.save(job);
+  const seen = await refreshJob(store, id);
+  if (FINAL_STATUSES.includes(seen.status)) return seen;
+  const job = store.update(id, (cur) =>
+    FINAL_STATUSES.includes(cur.status) ? null : { ...cur, status: 'cancelled', reason: 'cancelled' },
+  );
+  if (job.status !== 'cancelled') return job;
   await targetNamed(job.target, store).cancel(job, store.dir(id), graceMs);
   return refreshJob(store, id);
 }

@@ -29,8 +29,9 @@ function line(j: JobRecord): string {
   const took = j.startedAt
     ? Math.round(((j.endedAt ? Date.parse(j.endedAt) : Date.now()) - Date.parse(j.startedAt)) / 1000)
     : 0;
+  const status = j.status === 'staged' ? 'starting' : j.status;
   return (
-    `${j.id}  ${j.status.padEnd(9)}  ${j.target.padEnd(6)}  ${String(took).padStart(6)} ` +
+    `${j.id}  ${status.padEnd(9)}  ${j.target.padEnd(6)}  ${String(took).padStart(6)} ` +
     `s  ${j.name}${j.reason && j.status !== 'cancelled' ? `  (${j.reason})` : ''}`
   );
 }

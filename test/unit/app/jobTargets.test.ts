@@ -13,7 +13,8 @@ import { newJobRecord, type JobRecord } from '../../../src/core/training/jobs/jo
 import { pullFiles, READ_SECRETS, secretsInput, stage, stagePlan } from '../../../src/app/jobs/targets/remoteFiles';
 import { Shell, sshOptions } from '../../../src/app/jobs/targets/shell';
 import { processStatus } from '../../../src/app/jobs/targets/ssh';
-import { batchScript, sbatchOptions, slurmStatus } from '../../../src/app/jobs/targets/slurm';
+import { batchScript, hereDocument, sbatchOptions, slurmStatus } from '../../../src/app/jobs/targets/slurm';
+import { sshConfigProblem } from '../../../src/core/training/jobs/sshConfigCheck';
 import { main } from '../../../src/cli/main';
 import { tempDir } from '../../helpers/fixtures';
 
@@ -65,6 +66,55 @@ test('ssh options: host keys are always checked, nothing prompts, the config fil
   assert.match(args, /BatchMode=yes/);
   assert.match(args, /-F \/c -p 2222 -l me -i \/k/);
   assert.doesNotMatch(args, /StrictHostKeyChecking=(no|accept-new)|UserKnownHostsFile=\/dev\/null/);
+  assert.match(args, /PermitLocalCommand=no/);
+  const argv = new Shell({ host: 'h' }).argv('true');
+  assert.deepEqual(argv.slice(-3, -1), ['--', 'h'], 'the host after "--"');
+  assert.ok(argv.includes('ClearAllForwardings=yes'));
+});
+
+test('ssh config check: directives that run commands, in any case and any Key=Value form; the rest passes', () => {
+  for (const text of [
+    'ProxyCommand nc %h %p',
+    'Host *\n\tproxycommand=nc %h %p',
+    '  PROXYCOMMAND = nc %h %p',
+    'Match exec "true"',
+    'match host x !EXEC true',
+    'Match Exec=true',
+    'LocalCommand id',
+    'PermitLocalCommand yes',
+    'KnownHostsCommand /bin/true',
+    'Include ~/.ssh/other',
+    'include=other',
+    'PKCS11Provider /tmp/evil.so',
+    'SecurityKeyProvider /tmp/evil.so',
+    'RemoteCommand id',
+    'ProxyJump -oProxyCommand=x',
+    'ProxyJump ok,-bad',
+  ]) {
+    assert.notEqual(sshConfigProblem(text), null, text);
+  }
+  assert.match(sshConfigProblem('# x\nHost a\n  ProxyCommand nc') ?? '', /^line 3: proxycommand runs a command/);
+  const services = [
+    'Host quarry-test',
+    '  HostName 127.0.0.1',
+    '  Port 22222',
+    '  User root',
+    '  IdentityFile /tmp/q/id_user',
+    '  IdentitiesOnly yes',
+    '  UserKnownHostsFile /tmp/q/known_hosts',
+    '  ProxyJump me@bastion:2222,gw',
+    '  # ProxyCommand in a comment is nothing',
+  ].join('\n');
+  assert.equal(sshConfigProblem(services), null);
+});
+
+test('a here-document delimiter is random and never one that occurs in the body', () => {
+  const body = 'line\nQUARRY_EOF\n';
+  const a = hereDocument('f', body);
+  const delim = /<<'(\w+)'/.exec(a)?.[1] ?? '';
+  assert.match(delim, /^QUARRY_EOF_[0-9a-f]{24}$/);
+  assert.ok(a.endsWith(`\n${delim}`) && !body.includes(delim));
+  assert.notEqual(delim, /<<'(\w+)'/.exec(hereDocument('f', body))?.[1]);
 });
 
 test('a secret reaches the job through its environment only: job.json and launch.json hold its name', async () => {

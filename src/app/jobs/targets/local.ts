@@ -38,6 +38,19 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
+/**
+ * Whether the job's process group still runs: the leader's pid is alive with the start time recorded at submit. The
+ * leader may have ended while the group lives on (its command still saving: no start time to read); a different
+ * start time means the pid now belongs to another program. A record without the start time, where one can be read
+ * (Linux), is not taken for the job: job.json is a workspace file, and a planted one must not name a process to signal.
+ */
+function isJobGroup(job: JobRecord): boolean {
+  const pid = job.remote.pid;
+  if (pid === undefined || !groupAlive(pid)) return false;
+  const start = procStart(pid);
+  return start === null || start === job.remote.procStart;
+}
+
 function exitCodeOf(dir: string): number | null {
   const file = join(dir, 'exit_code');
   if (!existsSync(file)) return null;
@@ -88,15 +101,7 @@ export class LocalTarget implements Target {
         reason: cancelled ? 'cancelled' : code === 0 ? null : `exited with code ${code}${tail(dir)}`,
       };
     }
-    const pid = job.remote.pid;
-    if (pid !== undefined && groupAlive(pid)) {
-      const start = procStart(pid);
-      // The leader may have ended while the group lives on (its command still saving); a different start time means
-      // the pid now belongs to another program, and its group is not this job's.
-      if (start === null || job.remote.procStart === undefined || start === job.remote.procStart) {
-        return { status: cancelled ? 'cancelled' : 'running', exitCode: null, reason: null };
-      }
-    }
+    if (isJobGroup(job)) return { status: cancelled ? 'cancelled' : 'running', exitCode: null, reason: null };
     if (cancelled) return { status: 'cancelled', exitCode: null, reason: 'cancelled' };
     return {
       status: 'lost',
@@ -108,7 +113,7 @@ export class LocalTarget implements Target {
 
   async cancel(job: JobRecord, dir: string, graceMs = 10_000): Promise<void> {
     const pid = job.remote.pid;
-    if (pid === undefined || !groupAlive(pid)) return;
+    if (pid === undefined || !isJobGroup(job)) return;
     try {
       process.kill(-pid, 'SIGTERM');
     } catch {

@@ -2,7 +2,8 @@
 // an open job panel, or the editor and a `quarry jobs` command in another process. Each asks the target from the
 // offsets it read, so without care two of them append the same bytes. A pull therefore writes only under this lock (a
 // lock file made with O_EXCL, so other processes respect it too), and re-reads the offsets under it before appending:
-// what another pull already wrote is not written again. The section under the lock is short and synchronous.
+// what another pull already wrote is not written again. The section under the lock is short and synchronous. The same
+// kind of lock, on its own file, guards job.json's read-change-write (store.ts).
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,7 +18,12 @@ function sleepSync(ms: number): void {
 
 /** Runs `write` holding the job folder's pull lock; throws when the lock stays taken for 10 s. */
 export function underPullLock<T>(jobDir: string, write: () => T): T {
-  const file = join(jobDir, LOCK_FILE);
+  return underFolderLock(jobDir, LOCK_FILE, 'another pull is writing', write);
+}
+
+/** Runs `write` holding the lock file `name` in `dir` (O_EXCL, so other processes respect it too). */
+export function underFolderLock<T>(dir: string, name: string, holder: string, write: () => T): T {
+  const file = join(dir, name);
   const deadline = Date.now() + WAIT_MS;
   let fd: number | null = null;
   while (fd === null) {
@@ -30,7 +36,7 @@ export function underPullLock<T>(jobDir: string, write: () => T): T {
       } catch {
         /* released meanwhile */
       }
-      if (Date.now() > deadline) throw new Error(`${file} stays taken: another pull is writing`);
+      if (Date.now() > deadline) throw new Error(`${file} stays taken: ${holder}`);
       sleepSync(5);
     }
   }

@@ -35,10 +35,15 @@ export interface RunOptions {
   check?: boolean;
 }
 
-/** ssh's options for an endpoint: the user's config applies; these only add what Quarry needs. */
+/**
+ * ssh's options for an endpoint: the user's config applies; these only add what Quarry needs, and turn off what it
+ * never needs (agent and X11 forwarding, LocalCommand), which on ssh's command line wins over any config file. The
+ * endpoint's values were checked (targets.ts): none begins with "-"; the host goes after "--" (Shell.argv).
+ */
 export function sshOptions(e: SshEndpoint): string[] {
   const args = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'ConnectTimeout=15'];
   args.push('-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=3');
+  args.push('-o', 'ForwardAgent=no', '-o', 'ForwardX11=no', '-o', 'PermitLocalCommand=no');
   if (e.sshConfig) args.push('-F', e.sshConfig);
   if (e.port) args.push('-p', String(e.port));
   if (e.user) args.push('-l', e.user);
@@ -82,7 +87,9 @@ export class Shell {
   /** The argv that runs `script` there. */
   argv(script: string): string[] {
     if (!this.endpoint) return ['/bin/sh', '-c', script];
-    return ['ssh', ...sshOptions(this.endpoint), this.endpoint.host, '--', `sh -c ${shellQuote(script)}`];
+    // "--" before the host: whatever the host says, ssh never reads it as an option. A script needs no forwarding.
+    const opts = [...sshOptions(this.endpoint), '-o', 'ClearAllForwardings=yes'];
+    return ['ssh', ...opts, '--', this.endpoint.host, `sh -c ${shellQuote(script)}`];
   }
 
   run(script: string, opts: RunOptions = {}): Promise<ShellResult> {

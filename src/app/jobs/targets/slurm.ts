@@ -5,9 +5,12 @@
 // (exit code in `exit_code`). State: `squeue` while Slurm has the job in its queue; after, `sacct` when the cluster
 // keeps accounting, else `scontrol show job` (kept for MinJobAge), else the `exit_code` file. A job cancelled with
 // `scancel` from outside Quarry shows as cancelled. Cancel is `scancel` (Slurm sends SIGTERM, then SIGKILL after its
-// KillWait).
+// KillWait). Every value that goes into the batch script is checked first (targets.ts: no newline that would become a
+// line of it, Slurm's formats), and the script reaches the login node through a here-document whose delimiter is random
+// and absent from the script, so no argument can end it early.
+import { randomBytes } from 'node:crypto';
 import type { JobRecord, JobStatus } from '../../../core/training/jobs/job';
-import type { SlurmTargetConfig } from '../../../core/training/jobs/targets';
+import { isSlurmTime, type SlurmTargetConfig, targetConfigProblem } from '../../../core/training/jobs/targets';
 import { shellQuote as q } from '../../../core/training/overrides';
 import { WRAPPER } from './local';
 import { READ_SECRETS, RemoteFolderTarget, remoteTail, secretsInput, stage, stagePlan } from './remoteFiles';
@@ -15,8 +18,20 @@ import { Shell } from './shell';
 import { exportLines, probe, unreachable } from './ssh';
 import type { StatusReport, Target } from './target';
 
-/** The sbatch options for a job on this target. */
+/** Why this target cannot take this job's batch script (a value that would break out of its line), or null. */
+export function batchProblem(config: SlurmTargetConfig, job: JobRecord): string | null {
+  const problem = targetConfigProblem(config);
+  if (problem) return problem;
+  const time = job.resources?.time;
+  if (time !== undefined && !isSlurmTime(time))
+    return 'the job\'s "resources.time" must be a Slurm time limit: minutes, HH:MM:SS or D-HH:MM:SS';
+  return null;
+}
+
+/** The sbatch options for a job on this target (throws on a value that would break out of its #SBATCH line). */
 export function sbatchOptions(config: SlurmTargetConfig, job: JobRecord, rdir: string): string[] {
+  const problem = batchProblem(config, job) ?? (/[\0-\x1f\x7f\s'"]/.test(rdir) ? `bad job folder ${rdir}` : null);
+  if (problem) throw new Error(`Slurm target: ${problem}`);
   const opts = [`--job-name=quarry-${job.id}`, `--chdir=${rdir}`, `--output=${rdir}/slurm.log`];
   if (config.partition) opts.push(`--partition=${config.partition}`);
   if (config.account) opts.push(`--account=${config.account}`);
@@ -27,6 +42,17 @@ export function sbatchOptions(config: SlurmTargetConfig, job: JobRecord, rdir: s
   const gpus = job.resources?.gpus ?? config.gpus;
   if (gpus) opts.push(config.gpuFlag === 'gpus-per-node' ? `--gpus-per-node=${gpus}` : `--gres=gpu:${gpus}`);
   return [...opts, ...(config.sbatchArgs ?? [])];
+}
+
+/**
+ * sh lines writing `body` to `file` through a quoted here-document (nothing in it expands) whose delimiter is random
+ * and does not occur in the body: no line of the body can end it early.
+ */
+export function hereDocument(file: string, body: string): string {
+  let delim: string;
+  do delim = `QUARRY_EOF_${randomBytes(12).toString('hex')}`;
+  while (body.includes(delim));
+  return `cat > ${q(file)} <<'${delim}'\n${body}${body.endsWith('\n') ? '' : '\n'}${delim}`;
 }
 
 /** The batch script: #SBATCH lines, the job's plain environment, then the wrapper running the command. */
@@ -162,17 +188,19 @@ export class SlurmTarget extends RemoteFolderTarget implements Target {
   }
 
   async submit(job: JobRecord, dir: string, secrets: Record<string, string> = {}): Promise<void> {
+    const problem = batchProblem(this.config, job);
+    if (problem) throw new Error(`the Slurm target ${this.name} cannot take the job: ${problem}`);
     const rdir = this.remoteDir(job);
     const plan = stagePlan(job, dir, rdir, this.config.python ?? 'python3');
+    const script = batchScript(this.config, job, rdir, plan.command);
     await stage(this.shell, plan, rdir);
     job.remote = { dir: rdir, ...(this.config.host ? { host: this.config.host } : {}) };
-    const script = batchScript(this.config, job, rdir, plan.command);
     // Secrets reach sbatch through its environment (sbatch exports it to the job), never a file.
     const r = await this.shell.run(
       [
         'set -e',
         `cd ${q(rdir)}`,
-        `cat > job.sbatch <<'QUARRY_EOF'\n${script}QUARRY_EOF`,
+        hereDocument('job.sbatch', script),
         ...READ_SECRETS,
         'sbatch --parsable job.sbatch',
       ].join('\n'),

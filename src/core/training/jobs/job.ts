@@ -1,6 +1,10 @@
 // A training job as Quarry records it: `.quarry/jobs/<id>/job.json` in the workspace, the one record the CLI and the
 // editor both read and write (so a job started in one is followed in the other, and after a reload). Secrets never go
-// in here: environment variables marked secret are named, not valued.
+// in here: environment variables marked secret are named, not valued. A job is `staged` (starting) from its folder's
+// making until its submitter records where it runs; only that submitter moves it on, unless it is gone (its pid, kept
+// in `submitter`, no longer runs), for until then nothing else knows where the job runs.
+import { isSlurmTime } from './targets';
+
 export const JOB_SCHEMA = 'quarry.job/1';
 
 export type JobStatus = 'staged' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'lost';
@@ -45,6 +49,10 @@ export interface JobRecord extends Required<Pick<JobSpec, 'target' | 'command'>>
   resources?: JobResources;
   createdAt: string;
   status: JobStatus;
+  /** Bumped on each write (store.ts): a writer that read an older record leaves a newer one alone. */
+  rev?: number;
+  /** While the job is staged: the process submitting it (its pid and kernel start time, on this host). */
+  submitter?: { pid: number; procStart: string | null; host: string };
   /** Where the job runs: for `local`, the process group leader's pid and its start time (so a reused pid is not it). */
   remote: {
     pid?: number;
@@ -84,8 +92,37 @@ export function jobSpecProblem(spec: unknown): string | null {
       if (r[k] !== undefined && !(Number.isInteger(r[k]) && (r[k] as number) >= 0))
         return `"resources.${k}" must be a whole number`;
     }
-    if (r.time !== undefined && typeof r.time !== 'string') return '"resources.time" must be a string';
+    if (r.time !== undefined && (typeof r.time !== 'string' || !isSlurmTime(r.time)))
+      return '"resources.time" must be a Slurm time limit: minutes, HH:MM:SS or D-HH:MM:SS';
   }
+  return null;
+}
+
+const STATUSES: readonly JobStatus[] = ['staged', 'running', ...FINAL_STATUSES];
+
+/**
+ * What is wrong with a job.json as read (a workspace file, which a cloned repository may carry), or null: the fields
+ * the targets act on (a pid to signal, a Slurm or Ray job to cancel, a folder) must have their form.
+ */
+export function jobRecordProblem(rec: unknown): string | null {
+  const r = rec as Partial<JobRecord> | null;
+  if (!r || typeof r !== 'object' || r.schema !== JOB_SCHEMA) return `not a ${JOB_SCHEMA} record`;
+  if (typeof r.id !== 'string' || !/^[\w.-]+$/.test(r.id)) return '"id" is not a job id';
+  if (!STATUSES.includes(r.status as JobStatus)) return `"status" must be one of ${STATUSES.join(', ')}`;
+  if (!Array.isArray(r.command) || typeof r.target !== 'string') return '"command" and "target" are required';
+  const m = (r.remote ?? {}) as Record<string, unknown>;
+  if (typeof m !== 'object' || Array.isArray(m)) return '"remote" must be an object';
+  if (m.pid !== undefined && !(Number.isInteger(m.pid) && (m.pid as number) > 1))
+    return '"remote.pid" must be a process id above 1';
+  if (m.procStart !== undefined && !/^\d+$/.test(String(m.procStart))) return '"remote.procStart" must be a number';
+  if (m.slurmJobId !== undefined && !/^\d+(?:_\d+)?$/.test(String(m.slurmJobId)))
+    return '"remote.slurmJobId" must be a Slurm job id';
+  if (m.rayJobId !== undefined && !/^[\w.-]+$/.test(String(m.rayJobId))) return '"remote.rayJobId" is not a Ray job id';
+  for (const k of ['dir', 'host'] as const) {
+    if (m[k] !== undefined && (typeof m[k] !== 'string' || /[\0-\x1f\x7f]/.test(m[k] as string)))
+      return `"remote.${k}" must be a string without control characters`;
+  }
+  if (typeof m.dir === 'string' && !m.dir.startsWith('/')) return '"remote.dir" must be an absolute path';
   return null;
 }
 
