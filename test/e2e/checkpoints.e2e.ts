@@ -39,23 +39,6 @@ after(async () => {
 });
 screenshotAfterEach('checkpoints', () => ed);
 
-/** The notification whose text matches, from the notification center (opened with the status bar's bell). */
-async function notification(re: RegExp) {
-  const center = ed.page.locator('.notifications-center');
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    if (!(await center.isVisible().catch(() => false)))
-      await ed.page
-        .locator('[id="status.notifications"]')
-        .click()
-        .catch(() => {});
-    const item = center.locator('.notification-list-item', { hasText: re }).first();
-    if (await item.isVisible().catch(() => false)) return item;
-    await ed.page.waitForTimeout(500);
-  }
-  throw new Error(`no notification matching ${re}`);
-}
-
 test('Load Checkpoint… takes a finished job checkpoint to the model the Ask panel uses, parity shown', async (t) => {
   if (!existsSync(python)) {
     t.skip(`no project Python at ${python} (npm run setup:python)`);
@@ -64,7 +47,7 @@ test('Load Checkpoint… takes a finished job checkpoint to the model the Ask pa
   await ed.runCommand('Quarry: Load Checkpoint…');
   await ed.pick(/tiny sft · step 2/);
   await ed.pick('Export to ONNX');
-  const done = await notification(/loaded sft-tiny-run-step2/);
+  const done = await ed.notification(/loaded sft-tiny-run-step2/, 180_000);
   const text = await done.innerText();
   assert.match(text, /parity ok: 3 prompts decode the same tokens as transformers \(onnx\)/);
   await ed.screenshot('checkpoints-loaded');

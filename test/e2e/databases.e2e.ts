@@ -13,18 +13,6 @@ let ed: Editor;
  * Waits for a notification whose text matches and returns its element. A headless browser window never has focus,
  * and VS Code holds toasts back until it does, so the notification center (bell) is opened and read instead.
  */
-async function notification(re: RegExp) {
-  const center = ed.page.locator('.notifications-center');
-  for (let i = 0; i < 100; i++) {
-    if (!(await center.isVisible().catch(() => false))) await ed.runCommand('Notifications: Show Notifications');
-    const item = center.locator('.notification-list-item', { hasText: re }).first();
-    if (await item.isVisible().catch(() => false)) return item;
-    await ed.page.waitForTimeout(300);
-  }
-  throw new Error(
-    `no notification matching ${re}; the center shows: ${(await center.allInnerTexts().catch(() => [])).join(' | ')}`,
-  );
-}
 
 before(async () => {
   ed = await openEditor({
@@ -96,7 +84,7 @@ test('Copy DDL confirms; Show Schema opens a read-only document that closes with
     await ed.page.keyboard.press('Enter');
   };
   await menu('Copy DDL');
-  await notification(/DDL of clinic\.sqlite copied to the clipboard \(\d+ lines\)/);
+  await ed.notification(/DDL of clinic\.sqlite copied to the clipboard \(\d+ lines\)/);
   await ed.screenshot('databases-copy-ddl');
   await menu('Show Schema');
   await ed.pick('DDL');
@@ -110,14 +98,14 @@ test('Copy DDL confirms; Show Schema opens a read-only document that closes with
 
 test('Test Model Connection says the server wants a key; "Set API Key…" on the notification fixes it', async () => {
   await ed.runCommand('Quarry: Test Model Connection');
-  const failed = await notification(/Authentication failed/);
+  const failed = await ed.notification(/Authentication failed/);
   assert.match(await failed.innerText(), /401/);
   await ed.screenshot('databases-auth-failed');
   await failed.locator('.monaco-button', { hasText: 'Set API Key…' }).click();
   await ed.answer(KEY);
-  await notification(/API key saved for http:\/\/127\.0\.0\.1/);
+  await ed.notification(/API key saved for http:\/\/127\.0\.0\.1/);
   await ed.runCommand('Quarry: Test Model Connection');
-  await notification(/connected, openai · e2e-model, \d+ ms/);
+  await ed.notification(/connected, openai · e2e-model, \d+ ms/);
   const chat = ed.openai!.requests.filter((r) => r.path.endsWith('/chat/completions'));
   assert.equal(chat[chat.length - 1].authorization, `Bearer ${KEY}`);
   await ed.screenshot('databases-connection-ok');

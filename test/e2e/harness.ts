@@ -87,6 +87,11 @@ export interface Editor {
   saveDialogProposes(fileName: string): Promise<void>;
   /** Texts of the notification toasts shown now. */
   notifications(): Promise<string[]>;
+  /**
+   * The notification whose text matches `re`, from the notification center (opened with the status bar's bell when
+   * it is closed), waiting up to `timeoutMs` for it.
+   */
+  notification(re: RegExp, timeoutMs?: number): Promise<Locator>;
   /** Saves a PNG of the whole window to test-artifacts/screenshots/<name>.png and returns its path. */
   screenshot(name: string): Promise<string>;
   close(): Promise<void>;
@@ -409,6 +414,23 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
 
     async notifications() {
       return page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts();
+    },
+
+    async notification(re, timeoutMs = 60_000) {
+      const center = page.locator('.notifications-center');
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        if (!(await center.isVisible().catch(() => false)))
+          await page
+            .locator('[id="status.notifications"]')
+            .click()
+            .catch(() => {});
+        const item = center.locator('.notification-list-item', { hasText: re }).first();
+        if (await item.isVisible().catch(() => false)) return item;
+        await page.waitForTimeout(500);
+      }
+      const shown = (await center.innerText().catch(() => '')).trim();
+      throw new Error(`no notification matching ${re} (the center shows: ${shown})`);
     },
 
     async screenshot(shotName) {

@@ -14,7 +14,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { Frame, Locator } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { DEFAULT_TRAJECTORY_STORE } from '../../src/app/trajectoryStore';
 import { JobStore } from '../../src/app/jobs/store';
 import { newJobRecord } from '../../src/core/training/jobs/job';
@@ -68,23 +68,6 @@ after(async () => {
 });
 screenshotAfterEach('trust', () => ed);
 
-/** The notification whose text matches, from the notification center (opened with the status bar's bell). */
-async function notification(re: RegExp, timeoutMs = 60_000): Promise<Locator> {
-  const center = ed.page.locator('.notifications-center');
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!(await center.isVisible().catch(() => false)))
-      await ed.page
-        .locator('[id="status.notifications"]')
-        .click()
-        .catch(() => {});
-    const item = center.locator('.notification-list-item', { hasText: re }).first();
-    if (await item.isVisible().catch(() => false)) return item;
-    await ed.page.waitForTimeout(500);
-  }
-  throw new Error(`no notification matching ${re} (shown: ${(await center.innerText().catch(() => '')).trim()})`);
-}
-
 async function clearNotifications(): Promise<void> {
   await ed.runCommand('Notifications: Clear All Notifications');
 }
@@ -97,7 +80,7 @@ function jobStatus(): string {
 
 test('the folder opens in Restricted Mode; Quarry says once that it is untrusted, offering Trust Folder…', async () => {
   await ed.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60_000 });
-  const notice = await notification(/Quarry: this folder is not trusted/);
+  const notice = await ed.notification(/Quarry: this folder is not trusted/);
   assert.match(await notice.innerText(), /Asking, running SQL, replay, diagnostics and labeling work\./);
   await notice.locator('.monaco-button', { hasText: 'Trust Folder…' }).waitFor({ timeout: 10_000 });
   await ed.screenshot('trust-notice');
@@ -120,7 +103,7 @@ const REFUSED: [title: string, message: RegExp][] = [
 for (const [title, message] of REFUSED) {
   test(`${title} says why it is off and offers Trust Folder…`, async () => {
     await ed.runCommand(title);
-    const item = await notification(message);
+    const item = await ed.notification(message);
     await item.locator('.monaco-button', { hasText: 'Trust Folder…' }).waitFor({ timeout: 10_000 });
     // Refused before anything was asked: no wizard or picker opened.
     assert.equal(await ed.page.locator('.quick-input-widget').isVisible(), false, 'no quick input after the refusal');
@@ -206,7 +189,7 @@ test('Labeling works: the queue opens on the asked trajectory and a verdict is s
 
 test('Trust Folder… from a refusal trusts the folder: with no reload the job is followed, training opens', async () => {
   await ed.runCommand('Quarry: Train a Model…');
-  const item = await notification(/Quarry: training is off in an untrusted workspace/);
+  const item = await ed.notification(/Quarry: training is off in an untrusted workspace/);
   await item.locator('.monaco-button', { hasText: 'Trust Folder…' }).click();
   const trustButton = ed.page.locator('[aria-label^="Trust,"] .monaco-button').first();
   await trustButton.waitFor({ timeout: 30_000 });

@@ -7,29 +7,16 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { newJobRecord } from '../../../src/core/training/jobs/job';
 import { targetConfigProblem } from '../../../src/core/training/jobs/targets';
 import { Shell } from '../../../src/app/jobs/targets/shell';
 import { SlurmTarget } from '../../../src/app/jobs/targets/slurm';
-import { main } from '../../../src/cli/main';
+import { runQuarry } from '../../support/cli';
 import { tempDir } from '../../helpers/fixtures';
 
 const node = process.execPath;
 
-async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (f: (s: string) => void) =>
-    new Writable({
-      write(c, _e, cb) {
-        f(String(c));
-        cb();
-      },
-    });
-  const code = await main(['jobs', ...argv], { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), cwd });
-  return { code, out, err };
-}
+const cli = (cwd: string, ...argv: string[]) => runQuarry(['jobs', ...argv], cwd);
 
 /** A workspace whose targets.json names `target` as "box", and a spec for it; `quarry jobs submit` on it. */
 async function submitTo(target: Record<string, unknown>, ws = tempDir()) {

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { JobStore, pullJob, refreshJob, submitJob } from '../../../src/app/jobs';
 import { parseTargets, splitEnv, targetConfigProblem } from '../../../src/core/training/jobs/targets';
 import { newJobRecord, type JobRecord } from '../../../src/core/training/jobs/job';
@@ -15,7 +14,7 @@ import { Shell, sshOptions } from '../../../src/app/jobs/targets/shell';
 import { processStatus } from '../../../src/app/jobs/targets/ssh';
 import { batchScript, hereDocument, sbatchOptions, slurmStatus } from '../../../src/app/jobs/targets/slurm';
 import { sshConfigProblem } from '../../../src/core/training/jobs/sshConfigCheck';
-import { main } from '../../../src/cli/main';
+import { runQuarry } from '../../support/cli';
 import { tempDir } from '../../helpers/fixtures';
 
 const node = process.execPath;
@@ -316,19 +315,7 @@ test('Slurm: sbatch options from the target, overridden by the job; the batch sc
   assert.match(script, /echo "\$code" > exit_code.tmp/);
 });
 
-async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (f: (s: string) => void) =>
-    new Writable({
-      write(c, _e, cb) {
-        f(String(c));
-        cb();
-      },
-    });
-  const code = await main(['jobs', ...argv], { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), cwd });
-  return { code, out, err };
-}
+const cli = (cwd: string, ...argv: string[]) => runQuarry(['jobs', ...argv], cwd);
 
 test(
   'CLI: submit --recipe takes a launch folder; ' + 'pull lists metrics and checkpoints; unknown targets are named',
