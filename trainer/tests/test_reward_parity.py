@@ -264,3 +264,18 @@ def test_an_answer_cut_at_the_token_limit_is_a_format_error(
     assert record["turns"][-1]["assistant"] == response
     # MTIR's </answer> is no stop string (generation ends at EOS), so nothing marks the cut but the format check.
     assert record["turns"][-1]["finishReason"] == ("length" if protocol == "skyrl" else "stop")
+
+
+def test_panel_reward_reads_flat_columns_too(env_url):
+    """A dataset with db_id, gold_sql, question and protocol columns (no extra_info) is scored the same way."""
+    from quarry_trainer.trl.rewards import panel_reward
+
+    turns = ROLLOUTS["skyrl"]["good"][1]
+    got = panel_reward("skyrl")(
+        completions=["".join(turns), "I don't know"],
+        db_id=["concert", "concert"],
+        gold_sql=[GOLD, GOLD],
+        question=["Name the French singers.", "Name the French singers."],
+        protocol=["skyrl", "skyrl"],
+    )
+    assert got == [1.0, -1.0]
