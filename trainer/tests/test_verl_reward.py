@@ -1,6 +1,6 @@
 """Quarry's verl reward function, loaded by verl's own loader from a config (verl/trainer/ppo/reward.py
-get_custom_reward_fn and load_reward_manager), scoring through a real `quarry serve-env`: the totals and terms are
-what `quarry reward --json` prints for the same SQL."""
+get_custom_reward_fn and load_reward_manager), scoring through a real `quarry serve-env`: the whole response is
+replayed into a trajectory, and the totals and terms are what `quarry reward --trajectory --json` prints for it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import json
 import subprocess
 
 import pytest
-
-from quarry_trainer.verl.reward import final_sql
 
 GOLD = "SELECT name FROM singer WHERE country = 'France' ORDER BY age"
 RESPONSES = [
@@ -19,10 +17,19 @@ RESPONSES = [
 ]
 
 
-def quarry_reward(quarry_cli, sql_root, panel, pred):
-    db = sql_root / "concert" / "concert.sqlite"
+ROW = {"db_id": "concert", "question": "French singers by age?", "protocol": "skyrl", "index": 0}
+
+
+def quarry_reward(quarry_cli, tmp_path, panel, response):
+    """What `quarry reward --trajectory --json` prints for the response replayed through the service."""
+    from quarry_trainer.env import EnvClient
+    from quarry_trainer.replay import row_task, score_response
+
+    _, record = score_response(EnvClient(), panel=panel, gold_sql=GOLD, response=response, **row_task(ROW))
+    path = tmp_path / "replayed.jsonl"
+    path.write_text(json.dumps(record) + "\n")
     out = subprocess.run(
-        [*quarry_cli, "reward", "--panel", panel, "--db", str(db), "--gold-sql", GOLD, "--pred-sql", pred, "--json"],
+        [*quarry_cli, "reward", "--panel", panel, "--trajectory", str(path), "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -30,16 +37,9 @@ def quarry_reward(quarry_cli, sql_root, panel, pred):
     return json.loads(out.stdout)
 
 
-def test_final_sql_reads_each_protocols_answer():
-    assert final_sql("skyrl", "<solution>a</solution> x <solution> b </solution>") == "b"
-    assert final_sql("mtir", "<answer>```sql\nSELECT 2\n```</answer>") == "SELECT 2"
-    assert final_sql("progress", "<think>t</think><sql>SELECT 3</sql>") == "SELECT 3"
-    assert final_sql("skyrl", "no answer") == ""
-
-
 @pytest.mark.parametrize("panel", ["sqltrail", "skyrl"])
 def test_verl_loads_compute_score_from_its_config_and_scores_like_quarry_reward(
-    env_url, quarry_cli, sql_root, repo_root, panel
+    env_url, quarry_cli, repo_root, tmp_path, panel
 ):
     from omegaconf import OmegaConf
     from verl.trainer.ppo.reward import get_custom_reward_fn
@@ -63,13 +63,17 @@ def test_verl_loads_compute_score_from_its_config_and_scores_like_quarry_reward(
             data_source="quarry/spider",
             solution_str=response,
             ground_truth=GOLD,
-            extra_info={"db_id": "concert", "protocol": "skyrl", "index": 0},
+            extra_info=dict(ROW),
         )
-        printed = quarry_reward(quarry_cli, sql_root, panel, final_sql("skyrl", response))
+        printed = quarry_reward(quarry_cli, tmp_path, panel, response)
         assert got["score"] == pytest.approx(printed["total"])
         assert {k: v for k, v in got.items() if k != "score"} == pytest.approx(
             {t["name"]: t["contribution"] for t in printed["terms"]}
         )
+        if panel == "skyrl":
+            # SkyRL-SQL §4.1: right 1 (its comparison is a set of rows: the order does not count), no <solution> a
+            # format error −1 (a bare SQL scored 0 here before the response was replayed whole).
+            assert got["score"] == [1.0, 1.0, -1.0][RESPONSES.index(response)]
 
 
 def test_a_score_the_multi_turn_tool_already_made_is_used_as_it_is(env_url):
@@ -84,7 +88,7 @@ def test_a_score_the_multi_turn_tool_already_made_is_used_as_it_is(env_url):
     assert got == {"score": 1.0, "format": 0.0, "exec": 1.0}
 
 
-def test_verls_own_config_and_reward_manager_score_a_batch_with_it(env_url, quarry_cli, sql_root, repo_root):
+def test_verls_own_config_and_reward_manager_score_a_batch_with_it(env_url, quarry_cli, repo_root, tmp_path):
     """verl's Hydra config (ppo_trainer.yaml) composed with the two override lines docs/training.md gives, its
     load_reward_manager building the naive reward manager around compute_score, and that manager scoring DataProto
     items holding the tiny tokenizer's ids of each response."""
@@ -123,10 +127,10 @@ def test_verls_own_config_and_reward_manager_score_a_batch_with_it(env_url, quar
             non_tensors={
                 "data_source": np.array(["quarry/spider"], dtype=object),
                 "reward_model": np.array([{"style": "rule", "ground_truth": GOLD}], dtype=object),
-                "extra_info": np.array([{"db_id": "concert", "protocol": "skyrl", "index": 0}], dtype=object),
+                "extra_info": np.array([dict(ROW)], dtype=object),
             },
         )
         out = manager.loop.run_until_complete(manager.run_single(data))
-        printed = quarry_reward(quarry_cli, sql_root, "sqltrail", final_sql("skyrl", response))
+        printed = quarry_reward(quarry_cli, tmp_path, "sqltrail", response)
         assert out["reward_score"] == pytest.approx(printed["total"])
         assert out["reward_extra_info"]["exec"] == pytest.approx(printed["terms"][0]["contribution"])

@@ -27,7 +27,10 @@ const usage =
 
 Scores one prediction with a reward panel and explains every term.
   --panel        built-in panel (${BUILTIN_PANEL_NAMES.join(', ')}) or a panel .json file (docs/rewards.md)
-  --pred-sql     a bare predicted SQL; or --trajectory: a trajectory JSONL file, record --index N (0-based, default 0).
+  --pred-sql     a bare predicted SQL. There is no model output to judge, so format terms count it as well-formed
+                 (skyrl scores a wrong bare SQL 0, never the −1 of a malformed response) and turn terms count one turn:
+                 to score what a model wrote, give its episode with --trajectory.
+  --trajectory   a trajectory JSONL file, record --index N (0-based, default 0): every term judges the whole episode.
                  With a trajectory, --gold-sql and --db default to the record's task.gold and task.db.path.
   --difficulty   SQL-Trail's r_turns level (easy is accepted as simple); default the trajectory's, else the Spider
                  hardness of the gold query

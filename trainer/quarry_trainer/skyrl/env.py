@@ -7,6 +7,10 @@ A row of `quarry data rl` (verl's schema, which SkyRL's PromptDataset reads) rea
 `step` sends the model's turn and returns the service's observation, and when the episode ends the reward of the
 panel (`env_config.panel` or `extras["panel"]`, default the protocol's own), scored on the whole trajectory.
 The service URL and token come from `env_config.url`/`token`, else QUARRY_ENV_URL/QUARRY_ENV_TOKEN.
+verl's and TRL's reward functions replay a whole response into the same kind of episode (quarry_trainer/replay.py), so
+a rollout gets the same total on every engine (trainer/tests/test_reward_parity.py), with one exception: `step` gets
+the text alone (no finish reason), and the service closes an action block left open at the end of a turn as a stop
+string the backend stripped, so an answer cut inside its block at the token limit is scored here as if it were closed.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ every extra key a `rollout_func` returns to the reward functions as a keyword ar
 (trl/trainer/grpo_trainer.py, "Any other fields are forwarded to the reward functions"; `_calculate_rewards`).
 Each term's contribution is logged beside it through TRL's `log_metric` hook.
 
-`panel_reward(panel)` scores single-turn completions (no environment) with a panel through `/v1/reward`.
+`panel_reward(panel)` scores completions made without the environment (single-turn GRPO) with a panel: each
+completion is replayed through a real episode of its row's protocol (quarry_trainer/replay.py, the same replay verl's
+compute_score uses) and the panel scores that trajectory, so format and turn terms see what the model wrote.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from quarry_trainer.env import EnvClient
+from quarry_trainer.replay import row_task, score_response
 
 
 def quarry_reward(completions: list[Any], quarry_reward: list[float] | None = None, **kwargs: Any) -> list[float]:
@@ -33,21 +36,37 @@ def quarry_reward(completions: list[Any], quarry_reward: list[float] | None = No
 
 
 def panel_reward(panel: str, client: EnvClient | None = None):
-    """A reward function scoring each completion's final SQL with `panel` (for single-turn GRPO)."""
-    from quarry_trainer.verl.reward import final_sql
+    """A reward function scoring each whole completion with `panel` (for single-turn GRPO).
 
+    It reads the dataset's columns TRL forwards as keyword arguments (trl/trainer/grpo_trainer.py
+    `_calculate_rewards`: every column but the prompt): `extra_info` and `reward_model` as `quarry data rl` writes
+    them, or flat `db_id`, `gold_sql`, `question`, `protocol` and `max_turns` columns.
+    """
     env = client or EnvClient()
 
-    def reward(
-        completions: list[Any], db_id: list[str], gold_sql: list[str], protocol: list[str] | None = None, **_: Any
-    ):
+    def reward(completions: list[Any], **columns: Any) -> list[float]:
         texts = [c[-1]["content"] if isinstance(c, list) else str(c) for c in completions]
-        protos = protocol or ["skyrl"] * len(texts)
-        items = [
-            {"panel": panel, "db": db, "goldSql": gold, "predSql": final_sql(p, t)}
-            for t, db, gold, p in zip(texts, db_id, gold_sql, protos, strict=True)
-        ]
-        return [float(r["total"]) for r in env.reward(items)]
+        out = []
+        for i, text in enumerate(texts):
+            info = _row_info(columns, i)
+            gold = info.pop("gold_sql")
+            result, _ = score_response(env, panel=panel, gold_sql=gold, response=text, **row_task(info))
+            out.append(float(result["total"]))
+        return out
 
     reward.__name__ = f"quarry_{panel}"
     return reward
+
+
+def _row_info(columns: dict[str, Any], i: int) -> dict[str, Any]:
+    """Row i's extra_info (with its gold as `gold_sql`) from the columns TRL passed."""
+    info = dict((columns.get("extra_info") or [None] * (i + 1))[i] or {})
+    for key in ("db_id", "question", "protocol", "max_turns"):
+        if columns.get(key) is not None:
+            info[key] = columns[key][i]
+    reward_model = (columns.get("reward_model") or [None] * (i + 1))[i] or {}
+    gold = columns["gold_sql"][i] if columns.get("gold_sql") is not None else reward_model.get("ground_truth")
+    if not gold:
+        raise ValueError("panel_reward needs each row's gold: a gold_sql column or reward_model.ground_truth")
+    info["gold_sql"] = gold
+    return info
