@@ -89,7 +89,7 @@ def test_the_checkpoint_served_by_transformers_matches_greedy_and_unload_stops_i
         assert json.loads(res.read())["choices"][0]["message"]["role"] == "assistant"
     pid = model["server"]["pid"]
     gone = quarry(quarry_cli, ws, "unload", "sft-2-served")
-    assert gone.returncode == 0, gone.stderr
+    assert gone.returncode == 0, gone.stdout + gone.stderr
     assert f"stopped the transformers server (pid {pid})" in gone.stdout
     for _ in range(100):
         try:
@@ -221,7 +221,7 @@ def test_served_on_an_ssh_host_through_a_tunnel_that_reopens(quarry_cli, sft_run
     kept = quarry(quarry_cli, ws, "unload", "sft-2-ssh")
     assert kept.returncode == 1 and "--ssh-option" in kept.stdout, kept.stdout + kept.stderr
     gone = quarry(quarry_cli, ws, "unload", "sft-2-ssh", f"--ssh-option=-F{loopback_ssh}")
-    assert gone.returncode == 0, gone.stderr
+    assert gone.returncode == 0, gone.stdout + gone.stderr
     assert "stopped the transformers server on quarry-loop" in gone.stdout
     for _ in range(150):
         if not alive(server["pid"]) and not alive(keeper):

@@ -8,7 +8,7 @@
 // the same way (sshTunnel.ts remoteStopArgs), over ssh options rebuilt from the job target or allow-listed.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { pidProblem, type ProcessIdentity, type ServerInfo } from '../../core/training/modelRegistry';
 import { sshOptionsProblem } from '../../core/training/sshSafety';
 import { groupAlive, procStart } from '../jobs/targets/local';
@@ -34,6 +34,16 @@ export function procCmdline(pid: number): string[] | null {
   }
 }
 
+/** The state letter of `pid` (field 3 of /proc/<pid>/stat: R, S, Z for an exited process not yet reaped…), or null. */
+function procState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) || null;
+  } catch {
+    return null;
+  }
+}
+
 /** The process group of `pid` in its own pid namespace (/proc/<pid>/status NSpgid, last value), or null. */
 function procGroup(pid: number): number | null {
   try {
@@ -42,6 +52,17 @@ function procGroup(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** The pids whose process group is `pgid` (read from /proc; empty where /proc cannot be read). */
+function groupMembers(pgid: number): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return names.filter((n) => /^\d+$/.test(n) && procGroup(Number(n)) === pgid).map(Number);
 }
 
 /** Whether `pid`'s environment holds QUARRY_SERVER_ID=`id` (false when it cannot be read). */
@@ -82,6 +103,18 @@ export function checkOwnGroup(pid: unknown, recorded: ProcessIdentity, id: strin
   }
   if (start !== recorded.procStart)
     return { ok: false, gone: true, why: `it is not running: pid ${p} is now another process, left alone` };
+  // Exited but not yet reaped (the `load` that started it is gone, and this machine's init may not reap): /proc no
+  // longer shows its command line or environment, so nothing proves the group is Quarry's. With no other process in
+  // its group there is nothing to stop; with some left, they are named and left alone like any unproven group.
+  if (procState(p) === 'Z') {
+    const others = groupMembers(p).filter((m) => m !== p);
+    if (others.length === 0) return { ok: false, gone: true, why: 'it has exited' };
+    return {
+      ok: false,
+      gone: false,
+      why: `it has exited; processes of its group ${p} remain (${others.join(', ')}), which Quarry cannot tell are its`,
+    };
+  }
   const cmdline = procCmdline(p) ?? [];
   if (cmdline.join('\0') !== recorded.cmdline.join('\0'))
     return {
