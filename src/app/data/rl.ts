@@ -18,6 +18,8 @@ import { findTablesJson } from '../../core/datasets/hardness';
 import type { Dataset, DatasetName, DatasetTask } from '../../core/datasets/types';
 import { createSqlPool, type SqlPool } from '../../core/db';
 import { getProtocol } from '../../core/agent/protocols';
+import { mtirPromptForTemplateTools } from '../../core/agent/protocols/mtir';
+import { DataInputError } from './errors';
 import { startEnv, EpisodeSetupError } from '../../core/agent/loop';
 import { SchemaCache } from '../../core/agent/env';
 import { odtFeedback } from '../../core/agent/feedback';
@@ -71,9 +73,20 @@ export interface RlDataOptions {
   pool?: SqlPool;
   /** Refuse (DatasetError naming them) when a question's database is missing, instead of skipping its questions. */
   strict?: boolean;
+  /**
+   * Where the policy is told about the protocol's tool. 'prompt' (default): in the prompt, as the paper prints it
+   * (TRL, SkyRL, the editor). 'chat-template': the trainer's chat template declares it (verl's tool agent loop passes
+   * `tools=` to apply_chat_template), so the prompt leaves its declaration out and the tool is declared once.
+   * MTIR only (the protocol verl's tool loop serves, core/training/verlLaunch.ts VERL_TOOL_PROTOCOLS).
+   */
+  toolsDeclared?: ToolsDeclared;
   /** train.parquet's row groups (default: parquet.ts's ROW_GROUP_ROWS and ROW_GROUP_BYTES). */
   rowGroup?: RowGroupLimits;
 }
+
+export type ToolsDeclared = 'prompt' | 'chat-template';
+/** Protocols whose prompt can leave the tool's declaration to the chat template. */
+export const TEMPLATE_TOOL_PROTOCOLS: readonly ProtocolName[] = ['mtir'];
 
 /** Why a question is not in the output: a short code (counted in data.json) and the words. */
 export interface DroppedQuestion {
@@ -113,6 +126,12 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
   const t0 = performance.now();
   const protocol = getProtocol(opts.protocol);
   const maxTurns = opts.maxTurns ?? protocol.defaults.maxTurns;
+  const toolsDeclared = opts.toolsDeclared ?? 'prompt';
+  if (toolsDeclared === 'chat-template' && !TEMPLATE_TOOL_PROTOCOLS.includes(opts.protocol))
+    throw new DataInputError(
+      `protocol ${opts.protocol} declares no tool a chat template could declare instead ` +
+        `(only ${TEMPLATE_TOOL_PROTOCOLS.join(', ')})`,
+    );
   const dataset = loadDataset(opts.dataset, opts.file, opts.dbDir, { skipMissing: !opts.strict });
   const missing = (dataset.skipped ?? []).map((s) => ({
     db_id: s.dbId,
@@ -210,6 +229,7 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
         dataset,
         protocol: opts.protocol,
         maxTurns,
+        toolsDeclared,
         pool,
         drop,
         onProgress: (d, n) => opts.onProgress?.('prompts', d, n),
@@ -236,7 +256,10 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
     createdAt: new Date().toISOString(),
     command: opts.command ?? null,
     dataset: { name: dataset.name, file: dataset.file, dbDir: dataset.dbDir, questions },
-    protocol: { name: opts.protocol, maxTurns },
+    // Said only for a protocol with a tool to declare (`quarry train` reads a missing field as 'prompt').
+    protocol: TEMPLATE_TOOL_PROTOCOLS.includes(opts.protocol)
+      ? { name: opts.protocol, maxTurns, toolsDeclared }
+      : { name: opts.protocol, maxTurns },
     sources,
     databases: await databaseHashes(dataset),
     missing,
@@ -345,6 +368,7 @@ interface BuildContext {
   dataset: Dataset;
   protocol: ProtocolName;
   maxTurns: number;
+  toolsDeclared: ToolsDeclared;
   pool: SqlPool;
   drop: (task: DatasetTask, reason: DroppedQuestion['reason'], detail: string) => void;
   onProgress: (done: number, total: number) => void;
@@ -382,7 +406,7 @@ async function buildRecords(kept: Kept[], out: RecordsWriter, ctx: BuildContext)
       const record = toRlRecord({
         dataset: ctx.dataset.name,
         task: k.task,
-        prompt,
+        prompt: ctx.toolsDeclared === 'chat-template' ? mtirPromptForTemplateTools(prompt) : prompt,
         protocol: ctx.protocol,
         maxTurns: ctx.maxTurns,
         curriculumLevel: k.level,

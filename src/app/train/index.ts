@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { LaunchInputs, EnginePlan } from '../../core/training/launchPlan';
-import { planVerl, VERL_CONFIG } from '../../core/training/verlLaunch';
+import { planVerl, VERL_CONFIG, VERL_TOOL_PROTOCOLS } from '../../core/training/verlLaunch';
 import { planSkyrl, SKYRL_CONFIG } from '../../core/training/skyrlLaunch';
 import { planTrl, TRL_CONFIG } from '../../core/training/trlLaunch';
 import { overrideArg, type Override } from '../../core/training/overrides';
@@ -63,6 +63,7 @@ const warning = (check: string, message: string): Finding => ({ level: 'warning'
 
 /** What the data folder and model say about this recipe. */
 function inputFindings(
+  engine: LaunchEngine,
   recipe: Recipe,
   data: DataDirInfo,
   model: ModelInfo,
@@ -91,6 +92,7 @@ function inputFindings(
     );
   }
   const turns = settingValue<number>(recipe, 'rl.max_turns');
+  out.push(...toolDeclarationFindings(engine, recipe, data));
   if (data.maxTurns !== null && turns !== undefined && data.maxTurns !== turns) {
     out.push(
       warning(
@@ -133,6 +135,40 @@ function inputFindings(
     );
   }
   return out;
+}
+
+/**
+ * The tool is declared once: verl's tool agent loop (a tool protocol with rl.max_turns, verlLaunch.ts) renders the
+ * prompt with `tools=` (verl/experimental/agent_loop/tool_agent_loop.py _handle_pending_state), so its rows must leave
+ * the declaration to the template; every other launch passes no tools, so its rows must keep it.
+ */
+function toolDeclarationFindings(engine: LaunchEngine, recipe: Recipe, data: DataDirInfo): Finding[] {
+  if (data.toolsDeclared === null || data.protocol !== recipe.protocol) return [];
+  const toolLoop =
+    engine === 'verl' &&
+    VERL_TOOL_PROTOCOLS.includes(recipe.protocol) &&
+    settingValue<number>(recipe, 'rl.max_turns') !== undefined;
+  if (toolLoop && data.toolsDeclared === 'prompt') {
+    return [
+      error(
+        'data.tools',
+        "the rows' system prompt declares the tool (data.json protocol.toolsDeclared: prompt) and verl's tool " +
+          'agent loop declares it again through the chat template (tools=): make the data with ' +
+          `\`quarry data rl --protocol ${recipe.protocol} --tools-in-template\``,
+      ),
+    ];
+  }
+  if (!toolLoop && data.toolsDeclared === 'chat-template') {
+    return [
+      error(
+        'data.tools',
+        "the rows leave the tool's declaration to the chat template (made with --tools-in-template) and this " +
+          `${engine} launch passes no tools to it, so the policy would never be told of the tool: make the ` +
+          'data without --tools-in-template',
+      ),
+    ];
+  }
+  return [];
 }
 
 /** What the engine said, as findings: unknown keys, failed validation, values read otherwise than meant. */
@@ -203,7 +239,7 @@ export async function prepareTrain(o: TrainOptions): Promise<TrainPlan> {
   const plan = o.engine === 'verl' ? planVerl(inputs) : o.engine === 'trl' ? planTrl(inputs) : planSkyrl(inputs);
   const dbDir = o.dbDir ? resolve(o.cwd, o.dbDir) : data.dbDir;
   const findings = [
-    ...inputFindings(recipe, data, model, dbDir, o.dryRun),
+    ...inputFindings(o.engine, recipe, data, model, dbDir, o.dryRun),
     ...arithmetic({
       engine: o.engine,
       recipe,

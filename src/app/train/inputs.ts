@@ -15,6 +15,11 @@ export interface DataDirInfo {
   rows: number | null;
   protocol: string | null;
   maxTurns: number | null;
+  /**
+   * Where the prompts declare the protocol's tool (data.json's protocol.toolsDeclared): 'prompt', or
+   * 'chat-template' (`quarry data rl --tools-in-template`); data.json without the field predates it: 'prompt'.
+   */
+  toolsDeclared: 'prompt' | 'chat-template' | null;
   /** The databases the rows name (data.json's dataset.dbDir): the service's --db-dir. */
   dbDir: string | null;
   curriculumLevels: number | null;
@@ -24,7 +29,7 @@ export interface DataDirInfo {
 interface DataJson {
   schema?: string;
   kind?: string;
-  protocol?: { name?: string; maxTurns?: number };
+  protocol?: { name?: string; maxTurns?: number; toolsDeclared?: string };
   dataset?: { dbDir?: string };
   counts?: { written?: number };
   outputs?: { file?: string; rows?: number }[];
@@ -43,6 +48,7 @@ export function inspectDataDir(dir: string): DataDirInfo {
     rows: null,
     protocol: null,
     maxTurns: null,
+    toolsDeclared: null,
     dbDir: null,
     curriculumLevels: null,
     problems: [],
@@ -72,6 +78,7 @@ export function inspectDataDir(dir: string): DataDirInfo {
         : null;
   info.protocol = doc.protocol?.name ?? null;
   info.maxTurns = typeof doc.protocol?.maxTurns === 'number' ? doc.protocol.maxTurns : null;
+  info.toolsDeclared = doc.protocol?.toolsDeclared === 'chat-template' ? 'chat-template' : 'prompt';
   info.dbDir = doc.dataset?.dbDir ?? null;
   info.curriculumLevels = Array.isArray(doc.curriculum?.levels) ? doc.curriculum.levels.length : null;
   return info;

@@ -17,7 +17,7 @@ import { runDistill, runSelfTaught } from './dataRounds';
 
 const rlUsage = `quarry data rl --dataset spider|bird|sparc|cosql:FILE --db-dir D --protocol P [--max-turns N] --out DIR
               [--drop-empty-gold] [--difficulty RUN_DIR --keep ${KEEP_CHOICES.join('|')}] [--curriculum-bins N]
-              [--strict]`;
+              [--strict] [--tools-in-template]`;
 const sftUsage =
   'quarry data sft --trajectories F... [--labels FILE] [--correct-only] [--prefer-hard] [--limit N] --out DIR';
 
@@ -50,6 +50,9 @@ rl   one record per question in verl's RL schema (SkyRL reads it too): data_sour
                      (MTSQL-R1 §3.3.1); adds extra_info.curriculum_level and needs --difficulty
   --strict           refuse (exit 2) when a question's database is missing from --db-dir; by default its questions
                      are skipped, each missing database is named once on stderr, and data.json lists them (missing)
+  --tools-in-template  mtir only: leave the tool's declaration (the system message) out of the prompt, for a trainer
+                     whose chat template declares it (verl's tool agent loop passes tools=); data.json says so
+                     (protocol.toolsDeclared); \`quarry train\` wants it for verl's tool loop, refuses it elsewhere
   the records are streamed (Parquet in row groups), so corpora of millions of questions fit in bounded memory
 sft  one multi-turn conversation per usable trajectory, each message with "loss": true on the model's own turns
      (assistant), false on the prompt and every observation. Writes DIR/${SFT_FILES.jsonl}, DIR/${SFT_FILES.parquet} and
@@ -125,6 +128,7 @@ async function runRl(argv: string[], io: CliIO): Promise<number> {
       keep: { type: 'string' },
       'curriculum-bins': { type: 'string' },
       strict: { type: 'boolean' },
+      'tools-in-template': { type: 'boolean' },
     },
   });
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -172,6 +176,7 @@ async function runRl(argv: string[], io: CliIO): Promise<number> {
           : undefined,
       curriculumBins: bins,
       strict: values.strict === true,
+      toolsDeclared: values['tools-in-template'] === true ? 'chat-template' : 'prompt',
       command: ['data', 'rl', ...argv],
       onProgress: (phase, done, total) => progress.update(phase === 'gold' ? 'gold SQL' : 'prompts', done, total),
     });

@@ -633,3 +633,35 @@ test('data rl over BIRD: quarry/bird, the evidence in extra_info (null when the 
     ],
   );
 });
+
+test('data rl --tools-in-template: mtir rows without the tool-declaring system message, in data.json', async () => {
+  const args = ['--dataset', `bird:${join(datasetFixtures, 'bird-dev.json')}`, '--db-dir', dbDir, '--protocol'];
+  const paper = join(work, 'rl-tools-prompt');
+  const templ = join(work, 'rl-tools-template');
+  assert.equal((await quarry('data', 'rl', ...args, 'mtir', '--out', paper)).code, 0);
+  const r = await quarry('data', 'rl', ...args, 'mtir', '--out', templ, '--tools-in-template');
+  assert.equal(r.code, 0, r.err);
+  const withTool = jsonl<RlRecord>(join(paper, 'train.jsonl'));
+  const without = jsonl<RlRecord>(join(templ, 'train.jsonl'));
+  assert.equal(without.length, withTool.length);
+  for (const [i, rec] of without.entries()) {
+    // The user prompt is unchanged; only the system message (the tool's declaration, App. C.1) is left out.
+    assert.deepEqual(rec.prompt, [withTool[i].prompt[1]]);
+    assert.doesNotMatch(JSON.stringify(rec.prompt), /<tools>|sql-execute_sql_query/);
+  }
+  const doc = (p: string) => JSON.parse(readFileSync(join(p, 'data.json'), 'utf8')) as { protocol: unknown };
+  assert.deepEqual(doc(templ).protocol, { name: 'mtir', maxTurns: 6, toolsDeclared: 'chat-template' });
+  assert.deepEqual(doc(paper).protocol, { name: 'mtir', maxTurns: 6, toolsDeclared: 'prompt' });
+  // A protocol with no tool for a chat template to declare is refused.
+  const bad = await quarry(
+    'data',
+    'rl',
+    ...args,
+    'sqltrail',
+    '--out',
+    join(work, 'rl-tools-bad'),
+    '--tools-in-template',
+  );
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /protocol sqltrail declares no tool a chat template could declare/);
+});

@@ -211,3 +211,33 @@ test("a local model folder's config.json gives the context the response budget i
     /6000 \+ data.max_response_length 16000 = 22000 tokens are more than the model's context of 16384/,
   );
 });
+
+test("verl's tool loop wants rows leaving the tool to the chat template; other launches, in the prompt", async () => {
+  const findings = async (engine: string, toolsDeclared?: string) => {
+    const dir = tempDir('quarry-train-');
+    writeFileSync(join(dir, 'train.parquet'), 'PAR1');
+    const protocol = { name: 'mtir', maxTurns: 6, ...(toolsDeclared ? { toolsDeclared } : {}) };
+    writeFileSync(
+      join(dir, 'data.json'),
+      JSON.stringify({ schema: 'quarry.data/1', kind: 'rl', protocol, dataset: { dbDir: dir } }),
+    );
+    const r = await quarry([
+      ...['--recipe', 'mtir-sql', '--engine', engine, '--model', 'm', '--data', dir, '--out', join(dir, 'o')],
+      ...['--python', join(dir, 'no-python'), '--dry-run', '--json'],
+    ]);
+    const doc = JSON.parse(r.out) as { preflight: { findings: { check: string; message: string }[] } };
+    return doc.preflight.findings.filter((f) => f.check === 'data.tools').map((f) => f.message);
+  };
+  // The paper's prompt (data.json before the field, or 'prompt') on verl: the template would declare the tool again.
+  for (const declared of [undefined, 'prompt']) {
+    const [msg, ...rest] = await findings('verl', declared);
+    assert.equal(rest.length, 0);
+    assert.match(msg, /declares it again through the chat template .*--tools-in-template/);
+  }
+  assert.deepEqual(await findings('verl', 'chat-template'), []);
+  // SkyRL and TRL pass no tools to the template: rows without the declaration would never name the tool.
+  for (const engine of ['skyrl', 'trl']) {
+    assert.deepEqual(await findings(engine, 'prompt'), []);
+    assert.match((await findings(engine, 'chat-template'))[0], /passes no tools to it/);
+  }
+});

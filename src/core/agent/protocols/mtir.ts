@@ -66,6 +66,18 @@ export const MTIR_SYSTEM_PROMPT = [
   '</tool_call>',
 ].join('\n');
 
+/**
+ * The opening messages without the tool's declaration, for a trainer whose chat template declares the tool itself
+ * (verl's tool agent loop renders the prompt with `tools=`): MTIR's system message is the declaration and nothing
+ * else, so it is left out and the template's own `# Tools` block (the same wording, the same signature from
+ * quarry_trainer/verl/tool_config.yaml) takes its place. Throws when the messages do not hold that system message.
+ */
+export function mtirPromptForTemplateTools(messages: readonly ChatMessage[]): ChatMessage[] {
+  const at = messages.findIndex((m) => m.role === 'system' && m.content === MTIR_SYSTEM_PROMPT);
+  if (at < 0) throw new Error("MTIR's opening messages have no tool-declaring system message to leave out");
+  return messages.filter((_, i) => i !== at);
+}
+
 function dbName(ctx: ProtocolContext): string {
   if (ctx.task.dbId) return ctx.task.dbId;
   const base = ctx.task.dbPath.split(/[\\/]/).pop() ?? ctx.task.dbPath;
