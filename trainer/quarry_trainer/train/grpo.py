@@ -176,10 +176,10 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
     from ..trl.rewards import quarry_reward
     from ..trl.rollout import QuarryRollout
     from .callbacks import MetricsJsonl, StopOnSignal
-    from .precision import cpu_precision
+    from .precision import cpu_fallback, cpu_precision
     from .shared_prefix import shared_prefix_logps
 
-    args = GRPOConfig(**cpu_precision({"report_to": "none", "logging_steps": 1, **config}))
+    args = GRPOConfig(**cpu_precision(cpu_fallback({"report_to": "none", "logging_steps": 1, **config})))
     size = args.num_generations
     if quarry["curriculum"]:
         rows = filters.curriculum_order(rows)
