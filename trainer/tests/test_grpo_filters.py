@@ -1,5 +1,6 @@
 """What Quarry adds to TRL's GRPO, checked on batches small enough to work out by hand: zero-variance groups, MTIR-SQL's
-GRPO-Filter, pass@G / EX, the curriculum order, and the runner's `key=value` arguments (unknown keys named)."""
+GRPO-Filter (and the group baseline without its filtered rollouts), pass@G / EX, the curriculum order, and the
+runner's `key=value` arguments (unknown keys named)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,29 @@ def test_dropped_rows_leave_the_loss_and_the_token_count():
     # Nothing dropped: the batch is untouched.
     same = {"completion_mask": torch.ones(1, 2), "tool_mask": torch.ones(1, 2), "num_items_in_batch": 7}
     assert filters.drop_from_loss(same, [True])["num_items_in_batch"] == 7
+
+
+def test_filtered_rollouts_leave_the_group_baseline():
+    """One group of 4: a right answer (1), a valid wrong one (0), two invalid rollouts (-1, GRPO-Filter drops them).
+    TRL 1.16's group advantage, (r - nanmean) / (nanstd + 1e-4) per group, NaN → 0 (grpo_trainer.py), on the rewards
+    Quarry hands it: with the invalid rollouts in the baseline the valid wrong answer would earn +0.26 for being
+    valid; without them it earns -0.71 and the right one +0.71, and the dropped rollouts get 0."""
+    import torch
+    from trl.trainer.utils import nanstd
+
+    def advantages(rewards_per_func):
+        r = rewards_per_func.sum(1).view(-1, 4)
+        r = torch.where(torch.isnan(rewards_per_func).all(1).view(-1, 4), torch.nan, r)
+        adv = (r - torch.nanmean(r, 1, keepdim=True)) / (nanstd(r, 1, keepdim=True) + 1e-4)
+        return torch.nan_to_num(adv, nan=0.0).flatten().tolist()
+
+    rewards = torch.tensor([[1.0], [0.0], [-1.0], [-1.0]])
+    keep = [not filters.mtir_invalid(e) for e in [ep(1), ep(0), ep(-1, end="budget"), ep(-1, action="invalid")]]
+    assert keep == [True, True, False, False]
+    assert advantages(rewards) == pytest.approx([1.3056, 0.2611, -0.7833, -0.7833], abs=1e-3)
+    excluded = filters.exclude_from_baseline(rewards, keep)
+    assert advantages(excluded) == pytest.approx([0.7070, -0.7070, 0.0, 0.0], abs=1e-3)
+    assert rewards[2, 0] == -1.0, "the input is left as it was"
+    lone = filters.exclude_from_baseline(rewards, [True, False, False, False])
+    assert advantages(lone) == [0.0] * 4, "one kept rollout has no baseline to compare with"
+    assert filters.exclude_from_baseline(rewards, [True] * 4) is rewards

@@ -55,7 +55,7 @@ def test_masks_train_the_assistant_turns_and_their_end_markers_only(repo_root):
     assert masked.count("<|im_start|>assistant\n") == 2, "the role header is prompt, not loss"
 
 
-def run_sft(repo_root, data, out, *extra: str, popen: bool = False):
+def run_sft(repo_root, data, out, *extra: str, popen: bool = False, cpu: bool = True):
     cmd = [
         sys.executable,
         "-m",
@@ -70,7 +70,7 @@ def run_sft(repo_root, data, out, *extra: str, popen: bool = False):
         "2",
         "--lr",
         "5e-4",
-        "--cpu",
+        *(["--cpu"] if cpu else []),
         "--seed",
         "7",
         *extra,
@@ -79,7 +79,17 @@ def run_sft(repo_root, data, out, *extra: str, popen: bool = False):
         return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run = subprocess.run(cmd, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return json.loads(run.stdout.strip().splitlines()[-1]) | {"stderr": run.stderr}
+
+
+def test_without_cpu_on_a_machine_with_no_gpu_sft_trains_on_the_cpu(repo_root, sft_file, tmp_path):
+    from quarry_trainer.train.precision import has_accelerator
+
+    if has_accelerator():
+        pytest.skip("this machine has a GPU: the CPU fallback is not taken")
+    done = run_sft(repo_root, sft_file, tmp_path / "out", "--max-steps", "2", cpu=False)
+    assert done["steps"] == 2 and not done["stoppedEarly"]
+    assert "no GPU found" in done["stderr"]
 
 
 def weights(path):

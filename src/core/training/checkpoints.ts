@@ -84,13 +84,21 @@ export function readMetrics(file: string): Array<Record<string, unknown> & { ste
   return out.sort((a, b) => a.step - b.step);
 }
 
+/**
+ * The metrics of the last logged step at or before `step`: every row of that step merged in order. A step can have
+ * several rows: the last step of a TRL run has its per-step row (`loss`, `lr`, …) and then the run's closing summary
+ * (`train_loss`, `train_runtime`, …, no `loss`), which alone would leave the last checkpoint without its loss.
+ */
 function metricsAt(
   rows: ReadonlyArray<Record<string, unknown> & { step: number }>,
   step: number,
 ): Record<string, unknown> | null {
-  let best: Record<string, unknown> | null = null;
-  for (const r of rows) if (r.step <= step) best = r;
-  return best;
+  let at: number | null = null;
+  for (const r of rows) if (r.step <= step) at = r.step;
+  if (at === null) return null;
+  const merged: Record<string, unknown> = {};
+  for (const r of rows) if (r.step === at) Object.assign(merged, r);
+  return merged;
 }
 
 /** TRL's trainer_state.json: the log_history entries up to the checkpoint's step, merged (last value wins). */

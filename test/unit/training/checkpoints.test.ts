@@ -1,6 +1,7 @@
 // Checkpoint discovery in every engine's layout (as the engines' own source writes them: transformers' trainer.py
 // checkpoint-N, verl's global_step_N/actor with FSDP shards and huggingface/, SkyRL's global_step_N/policy), the job's
-// metrics at each step, and `quarry checkpoints list` / `export-onnx`'s refusals.
+// metrics at each step (the last step's loss beside the run's closing summary), and `quarry checkpoints list` /
+// `export-onnx`'s refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { Writable } from 'node:stream';
 import { findCheckpoints, readMetrics } from '../../../src/core/training/checkpoints';
 import { main } from '../../../src/cli/main';
 import { tempDir } from '../../helpers/fixtures';
+import { runQuarry } from '../../support/cli';
+import { finishedJobCheckpoint } from '../../support/checkpointFixtures';
 
 function touch(path: string, text = '') {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -127,3 +130,36 @@ test(
     assert.equal(await main(['checkpoints', 'list', join(root, 'missing')], io), 2);
   },
 );
+
+test('quarry checkpoints list: the last checkpoint of a TRL run keeps its loss beside the run summary', async () => {
+  const repoRoot = join(__dirname, '..', '..', '..', '..');
+  const workspace = tempDir();
+  const last = finishedJobCheckpoint(repoRoot, workspace, 'sft-run', { step: 4 });
+  const out = join(last, '..');
+  touch(join(out, 'checkpoint-2', 'config.json'), '{}');
+  touch(join(out, 'checkpoint-2', 'model.safetensors'));
+  // metrics.jsonl as quarry_trainer.train.callbacks.MetricsJsonl writes it: a row per logged step, then, at the
+  // last step again, the summary transformers logs when training ends.
+  const rows = [1, 2, 3, 4].map((step) => ({
+    step,
+    epoch: step / 4,
+    seconds: step,
+    loss: 3 - step / 2,
+    grad_norm: 1,
+    lr: 0.0005,
+  }));
+  const summary = { step: 4, epoch: 1, seconds: 4.5, train_runtime: 4.4, train_loss: 2.25, total_flos: 10 };
+  writeFileSync(join(out, 'metrics.jsonl'), [...rows, summary].map((r) => JSON.stringify(r) + '\n').join(''));
+  const found = findCheckpoints(out);
+  assert.deepEqual(
+    found.map((c) => [c.name, c.metrics?.loss]),
+    [
+      ['checkpoint-2', 2],
+      ['checkpoint-4', 1],
+    ],
+  );
+  assert.equal(found[1].metrics?.train_loss, 2.25, "the summary's values are kept too");
+  const listed = await runQuarry(['checkpoints', 'list', out]);
+  assert.equal(listed.code, 0, listed.err);
+  assert.match(listed.out, /step +4 {2}checkpoint-4 {2}loadable {2}\(loss 1\.0000\)/);
+});

@@ -8,6 +8,10 @@ checked by hand on a few numbers:
 - `mtir_invalid` — MTIR-SQL's GRPO-Filter (§3.1, eq. 3: keep rollouts with F(x, y) > τ): the paper does not publish
   F or τ. Its text says the filter "discards invalid rollouts" and cites SimpleTIR's filtering of empty rounds, so
   Quarry's F is 1 for a rollout that ended with an answer and has no empty or unparseable turn, else 0, with τ = 0.5.
+  Eq. 3 trains on T_filtered alone, so a filtered rollout is out of its group's baseline too (`exclude_from_baseline`:
+  its reward becomes NaN, which TRL's nan-aware group mean and std pass over and whose advantage TRL sets to 0). Kept
+  in, an invalid rollout's low reward would pull the group mean down and hand the valid rollouts beside it, right or
+  wrong, a positive advantage for merely being valid.
 - `group_stats` — pass@G (a group with at least one rollout whose final SQL matched the gold) and EX (the fraction
   of rollouts that matched), for metrics.jsonl.
 - `curriculum_order` — MTSQL-R1's curriculum (§3.3.3): rows in order of their `extra_info.curriculum_level`
@@ -66,6 +70,19 @@ def keep_mask(
         flat = zero_variance([float(e.get("reward") or 0.0) for e in episodes], size)
         keep = [k and not z for k, z in zip(keep, flat, strict=True)]
     return keep
+
+
+def exclude_from_baseline(rewards_per_func: Any, keep: Sequence[bool]) -> Any:
+    """TRL's gathered rewards (a completions × reward functions tensor) with the rows not kept set to NaN: TRL 1.16
+    treats such a row as unscorable (trl/trainer/grpo_trainer.py `_generate_and_score_completions`): out of the group's
+    nanmean and nanstd, advantage 0, out of the logged reward's mean."""
+    import torch
+
+    if all(keep):
+        return rewards_per_func
+    out = rewards_per_func.clone()
+    out[~torch.tensor(list(keep), dtype=torch.bool, device=out.device)] = torch.nan
+    return out
 
 
 def drop_from_loss(output: dict[str, Any], keep: Sequence[bool], gather=None) -> dict[str, Any]:

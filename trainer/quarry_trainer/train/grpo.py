@@ -176,10 +176,10 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
     from ..trl.rewards import quarry_reward
     from ..trl.rollout import QuarryRollout
     from .callbacks import MetricsJsonl, StopOnSignal
-    from .precision import cpu_precision
+    from .precision import cpu_fallback, cpu_precision
     from .shared_prefix import shared_prefix_logps
 
-    args = GRPOConfig(**cpu_precision({"report_to": "none", "logging_steps": 1, **config}))
+    args = GRPOConfig(**cpu_precision(cpu_fallback({"report_to": "none", "logging_steps": 1, **config})))
     size = args.num_generations
     if quarry["curriculum"]:
         rows = filters.curriculum_order(rows)
@@ -201,7 +201,7 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
         """GRPOTrainer plus Quarry's per-batch rules: filtered rollouts leave the loss, and episode metrics."""
 
         def _generate_and_score_completions(self, inputs):
-            seen = len(rollout.episodes)
+            seen = self._quarry_seen = len(rollout.episodes)
             output = super()._generate_and_score_completions(inputs)
             batch = rollout.episodes[seen:]
             mode = "train" if self.model.training else "eval"
@@ -222,6 +222,17 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
             if known:
                 self._metrics[mode]["greedy_ex"].append(sum(known) / len(known))
             return output
+
+        def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+            """TRL's rewards, with the rollouts GRPO-Filter drops taken out of their group's baseline (filters.py)."""
+            import torch
+
+            rewards = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+            batch = rollout.episodes[getattr(self, "_quarry_seen", len(rollout.episodes)) :]
+            if quarry["filter"] != "mtir" or len(batch) != len(prompts):
+                return rewards
+            local = torch.tensor([not filters.mtir_invalid(e) for e in batch], device=rewards.device)
+            return filters.exclude_from_baseline(rewards, self.accelerator.gather(local).tolist())
 
         def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *a, **kw):
             plain = (

@@ -55,7 +55,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     from trl import SFTConfig, SFTTrainer
 
     from .callbacks import MetricsJsonl, StopOnSignal
-    from .precision import cpu_precision
+    from .precision import cpu_fallback, cpu_precision
 
     data = Path(args.data)
     if data.is_dir():
@@ -83,7 +83,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         dataloader_num_workers=0,
         gradient_checkpointing=args.gradient_checkpointing,
     )
-    config = SFTConfig(**cpu_precision(fields))
+    config = SFTConfig(**cpu_precision(cpu_fallback(fields)))
     write_run(out, kind="sft", config={k: v for k, v in vars(args).items()}, data=[data], seed=args.seed)
     trainer = SFTTrainer(
         model=model,
