@@ -113,3 +113,5 @@ def test_filtered_rollouts_leave_the_group_baseline():
     lone = filters.exclude_from_baseline(rewards, [True, False, False, False])
     assert advantages(lone) == [0.0] * 4, "one kept rollout has no baseline to compare with"
     assert filters.exclude_from_baseline(rewards, [True] * 4) is rewards
+    # Every rollout filtered: nothing to baseline, and TRL would log no reward for the step: they pass as they are.
+    assert filters.exclude_from_baseline(rewards, [False] * 4) is rewards

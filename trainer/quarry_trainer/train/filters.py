@@ -75,10 +75,13 @@ def keep_mask(
 def exclude_from_baseline(rewards_per_func: Any, keep: Sequence[bool]) -> Any:
     """TRL's gathered rewards (a completions × reward functions tensor) with the rows not kept set to NaN: TRL 1.16
     treats such a row as unscorable (trl/trainer/grpo_trainer.py `_generate_and_score_completions`): out of the group's
-    nanmean and nanstd, advantage 0, out of the logged reward's mean."""
+    nanmean and nanstd, advantage 0, out of the logged reward's mean. When no row is kept they are returned as
+    they are."""
     import torch
 
-    if all(keep):
+    # With every rollout filtered there is no baseline to protect (all of them leave the loss), and TRL would log no
+    # `reward` for the step at all: the rewards go through as they are, so the step's reward is still charted.
+    if all(keep) or not any(keep):
         return rewards_per_func
     out = rewards_per_func.clone()
     out[~torch.tensor(list(keep), dtype=torch.bool, device=out.device)] = torch.nan
