@@ -201,7 +201,8 @@ def test_the_cli_checks_with_the_engine_and_writes_a_launch(quarry_cli, repo_roo
     data = tmp_path / "data"
     made = subprocess.run(
         [*quarry_cli, "data", "rl", "--dataset", "spider:train.json", "--db-dir", "database", "--protocol", "mtir"]
-        + ["--out", str(data)],
+        # verl's tool loop declares the tool itself: the rows leave it out of the prompt (issue 30 item 5).
+        + ["--tools-in-template", "--out", str(data)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
