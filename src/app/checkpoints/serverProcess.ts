@@ -65,6 +65,11 @@ function groupMembers(pgid: number): number[] {
   return names.filter((n) => /^\d+$/.test(n) && procGroup(Number(n)) === pgid).map(Number);
 }
 
+/** The members of group `pgid` still running (an exited process not yet reaped is not). */
+function liveMembers(pgid: number): number[] {
+  return groupMembers(pgid).filter((m) => procState(m) !== 'Z');
+}
+
 /** Whether `pid`'s environment holds QUARRY_SERVER_ID=`id` (false when it cannot be read). */
 function carriesId(pid: number, id: string): boolean {
   try {
@@ -107,7 +112,7 @@ export function checkOwnGroup(pid: unknown, recorded: ProcessIdentity, id: strin
   // longer shows its command line or environment, so nothing proves the group is Quarry's. With no other process in
   // its group there is nothing to stop; with some left, they are named and left alone like any unproven group.
   if (procState(p) === 'Z') {
-    const others = groupMembers(p).filter((m) => m !== p);
+    const others = liveMembers(p).filter((m) => m !== p);
     if (others.length === 0) return { ok: false, gone: true, why: 'it has exited' };
     return {
       ok: false,
@@ -160,12 +165,23 @@ export interface StopReport {
   refused: boolean;
 }
 
+/**
+ * Waits up to `ms` for every process of group `pgid` to exit, so that "stopped" means stopped: a tunnel keeper's ssh
+ * takes a moment after SIGTERM, and a later unload would otherwise find it still in the group of a keeper that has
+ * exited (and refuse it, since an exited process can no longer prove it was Quarry's).
+ */
+function waitForGroupToEnd(pgid: number, ms: number): void {
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (const end = Date.now() + ms; Date.now() < end && liveMembers(pgid).length > 0; ) Atomics.wait(nap, 0, 0, 50);
+}
+
 /** SIGTERM to the group of `pid` when checkOwnGroup says it is Quarry's; otherwise what was found. */
 function stopLocalGroup(what: string, pid: number, recorded: ProcessIdentity, id: string | undefined, r: StopReport) {
   const v = checkOwnGroup(pid, recorded, id);
   if (v.ok) {
     try {
       process.kill(-pid, 'SIGTERM');
+      waitForGroupToEnd(pid, 5_000);
       r.said.push(`stopped the ${what} (pid ${pid})`);
     } catch {
       r.said.push(`the ${what} (pid ${pid}) was not running`);
