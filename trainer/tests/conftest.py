@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -111,3 +112,24 @@ def concert_rl_data(make_rl_data) -> Path:
         ],
         max_turns=2,
     )
+
+
+@pytest.fixture
+def reward_cli(quarry_cli: list[str], sql_root: Path, tmp_path: Path):
+    """`quarry reward --trajectory RECORD --json` as a function of (panel, record), returning what it prints. It runs
+    from sql_root: the service names a database relative to its --db-dir (its answers carry no server path), so a
+    record it made has a task.db.path that resolves there."""
+
+    def run(panel: str, record: dict) -> dict:
+        path = tmp_path / "rollout.jsonl"
+        path.write_text(json.dumps(record) + "\n")
+        out = subprocess.run(
+            [*quarry_cli, "reward", "--panel", panel, "--trajectory", str(path), "--json"],
+            capture_output=True,
+            text=True,
+            cwd=sql_root,
+        )
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    return run

@@ -14,7 +14,6 @@ empty SQL got; MTIR `blah` loses the format reward (−0.1) instead of gaining i
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
@@ -167,28 +166,11 @@ def verl_compute_score(repo_root, panel: str):
     return fn
 
 
-def cli_total(quarry_cli, tmp_path, panel: str, record: dict, sql_root) -> float:
-    """`quarry reward --trajectory` on the record. The service names a database relative to its --db-dir (its answers
-    carry no server path), so the CLI runs from that folder, where the record's task.db.path resolves."""
-    path = tmp_path / "rollout.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    out = subprocess.run(
-        [*quarry_cli, "reward", "--panel", panel, "--trajectory", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=sql_root,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["total"]
-
-
 CASES = [(p, r) for p in ROLLOUTS for r in ROLLOUTS[p]]
 
 
 @pytest.mark.parametrize(("protocol", "rollout"), CASES, ids=[f"{p}-{r.replace(' ', '_')}" for p, r in CASES])
-def test_every_engine_gives_a_rollout_the_same_total(
-    env_url, sql_root, quarry_cli, repo_root, tmp_path, protocol, rollout
-):
+def test_every_engine_gives_a_rollout_the_same_total(env_url, reward_cli, repo_root, protocol, rollout):
     from quarry_trainer.env import EnvClient
     from quarry_trainer.replay import row_task, score_response
     from quarry_trainer.trl.rewards import panel_reward
@@ -212,13 +194,13 @@ def test_every_engine_gives_a_rollout_the_same_total(
 
     _, record = score_response(EnvClient(), panel=panel, gold_sql=GOLD, response=response, **row_task(r["extra_info"]))
     assert len(record["turns"]) == len(turns)
-    cli = cli_total(quarry_cli, tmp_path, panel, record, sql_root)
+    cli = reward_cli(panel, record)["total"]
 
     totals = {"skyrl": skyrl, "verl": verl["score"], "trl": trl[0], "cli": cli}
     assert totals == pytest.approx(dict.fromkeys(totals, EXPECTED[(protocol, rollout)]))
 
 
-def verl_and_trl_and_cli(repo_root, quarry_cli, tmp_path, sql_root, protocol: str, max_turns: int, response: str):
+def verl_and_trl_and_cli(repo_root, reward_cli, protocol: str, max_turns: int, response: str):
     """The totals of verl's compute_score, TRL's panel_reward and the CLI on the replay's record, and the record."""
     from quarry_trainer.env import EnvClient
     from quarry_trainer.replay import row_task, score_response
@@ -232,7 +214,7 @@ def verl_and_trl_and_cli(repo_root, quarry_cli, tmp_path, sql_root, protocol: st
     _, record = score_response(
         EnvClient(), panel=protocol, gold_sql=GOLD, response=response, **row_task(r["extra_info"])
     )
-    cli = cli_total(quarry_cli, tmp_path, protocol, record, sql_root)
+    cli = reward_cli(protocol, record)["total"]
     return {"verl": verl["score"], "trl": trl[0], "cli": cli}, record
 
 
@@ -242,11 +224,11 @@ def verl_and_trl_and_cli(repo_root, quarry_cli, tmp_path, sql_root, protocol: st
     ids=["skyrl-i_dont_know", "mtir-blah"],
 )
 def test_the_issues_examples_fail_the_format_when_the_response_ends_before_the_episode(
-    env_url, sql_root, quarry_cli, repo_root, tmp_path, protocol, response, total
+    env_url, reward_cli, repo_root, protocol, response, total
 ):
     """Issue 30: with five turns to go, verl's compute_score scored `I don't know` 0 on the skyrl panel (the empty SQL
     of a bare prediction, counted well-formed) and gave MTIR's `blah` the +0.1 format reward."""
-    totals, record = verl_and_trl_and_cli(repo_root, quarry_cli, tmp_path, sql_root, protocol, 5, response)
+    totals, record = verl_and_trl_and_cli(repo_root, reward_cli, protocol, 5, response)
     assert totals == pytest.approx(dict.fromkeys(totals, total))
     assert record["end"] == "budget" and record["finalSql"] is None and len(record["turns"]) == 1
 
@@ -259,13 +241,11 @@ def test_the_issues_examples_fail_the_format_when_the_response_ends_before_the_e
     ],
     ids=["skyrl", "mtir"],
 )
-def test_an_answer_cut_at_the_token_limit_is_a_format_error(
-    env_url, sql_root, quarry_cli, repo_root, tmp_path, protocol, response, total
-):
+def test_an_answer_cut_at_the_token_limit_is_a_format_error(env_url, reward_cli, repo_root, protocol, response, total):
     """The whole response is what the model wrote, so an answer block with no closing tag was cut at the token limit:
     the record keeps it cut (finish reason 'length'), where the service's step would close it as a stripped stop string.
     (The SkyRL adapter cannot tell the two apart: skyrl-gym's step gets the text alone, BaseTextEnv.step(action).)"""
-    totals, record = verl_and_trl_and_cli(repo_root, quarry_cli, tmp_path, sql_root, protocol, 1, response)
+    totals, record = verl_and_trl_and_cli(repo_root, reward_cli, protocol, 1, response)
     assert totals == pytest.approx(dict.fromkeys(totals, total))
     assert record["turns"][-1]["assistant"] == response
     # MTIR's </answer> is no stop string (generation ends at EOS), so nothing marks the cut but the format check.

@@ -4,9 +4,6 @@ replayed into a trajectory, and the totals and terms are what `quarry reward --t
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
 
 GOLD = "SELECT name FROM singer WHERE country = 'France' ORDER BY age"
@@ -20,29 +17,17 @@ RESPONSES = [
 ROW = {"db_id": "concert", "question": "French singers by age?", "protocol": "skyrl", "index": 0}
 
 
-def quarry_reward(quarry_cli, tmp_path, panel, response, sql_root):
-    """What `quarry reward --trajectory --json` prints for the response replayed through the service (run from the
-    service's db folder: its records name a database relative to it)."""
+def quarry_reward(reward_cli, panel, response):
+    """What `quarry reward --trajectory --json` prints for the response replayed through the service."""
     from quarry_trainer.env import EnvClient
     from quarry_trainer.replay import row_task, score_response
 
     _, record = score_response(EnvClient(), panel=panel, gold_sql=GOLD, response=response, **row_task(ROW))
-    path = tmp_path / "replayed.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    out = subprocess.run(
-        [*quarry_cli, "reward", "--panel", panel, "--trajectory", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=sql_root,
-    )
-    return json.loads(out.stdout)
+    return reward_cli(panel, record)
 
 
 @pytest.mark.parametrize("panel", ["sqltrail", "skyrl"])
-def test_verl_loads_compute_score_from_its_config_and_scores_like_quarry_reward(
-    env_url, sql_root, quarry_cli, repo_root, tmp_path, panel
-):
+def test_verl_loads_compute_score_from_its_config_and_scores_like_quarry_reward(env_url, reward_cli, repo_root, panel):
     from omegaconf import OmegaConf
     from verl.trainer.ppo.reward import get_custom_reward_fn
 
@@ -67,7 +52,7 @@ def test_verl_loads_compute_score_from_its_config_and_scores_like_quarry_reward(
             ground_truth=GOLD,
             extra_info=dict(ROW),
         )
-        printed = quarry_reward(quarry_cli, tmp_path, panel, response, sql_root)
+        printed = quarry_reward(reward_cli, panel, response)
         assert got["score"] == pytest.approx(printed["total"])
         assert {k: v for k, v in got.items() if k != "score"} == pytest.approx(
             {t["name"]: t["contribution"] for t in printed["terms"]}
@@ -90,7 +75,7 @@ def test_a_score_the_multi_turn_tool_already_made_is_used_as_it_is(env_url):
     assert got == {"score": 1.0, "format": 0.0, "exec": 1.0}
 
 
-def test_verls_own_config_and_reward_manager_score_a_batch_with_it(env_url, sql_root, quarry_cli, repo_root, tmp_path):
+def test_verls_own_config_and_reward_manager_score_a_batch_with_it(env_url, reward_cli, repo_root):
     """verl's Hydra config (ppo_trainer.yaml) composed with the two override lines docs/training.md gives, its
     load_reward_manager building the naive reward manager around compute_score, and that manager scoring DataProto
     items holding the tiny tokenizer's ids of each response."""
@@ -133,6 +118,6 @@ def test_verls_own_config_and_reward_manager_score_a_batch_with_it(env_url, sql_
             },
         )
         out = manager.loop.run_until_complete(manager.run_single(data))
-        printed = quarry_reward(quarry_cli, tmp_path, "sqltrail", response, sql_root)
+        printed = quarry_reward(reward_cli, "sqltrail", response)
         assert out["reward_score"] == pytest.approx(printed["total"])
         assert out["reward_extra_info"]["exec"] == pytest.approx(printed["terms"][0]["contribution"])
