@@ -92,6 +92,9 @@ async function shows(frame: Frame, text: string | RegExp, timeout = 30_000): Pro
 test(
   'Ask a Question by keyboard: pick the database, type ' + 'the question, watch the turns stream in, get the result',
   async () => {
+    // The first reply pauses after a few words until the test has seen them in the panel (a fast machine would
+    // otherwise finish streaming before the webview is looked at).
+    const release = ed.openai!.holdNext(4);
     await ed.runCommand('Quarry: Ask a Question…');
     // The database picker lists the workspace's SQLite files; typing filters it and Enter takes the match.
     await ed.answer('clinic');
@@ -99,8 +102,12 @@ test(
     await ed.answer(FIRST_Q);
     panel = await ed.webview('Q1.');
     // While the model streams, the turn's raw text is shown as it arrives.
-    await panel.locator('.q-stream').first().waitFor({ timeout: 30_000 });
-    await ed.screenshot('ask-streaming');
+    try {
+      await panel.locator('.q-stream').first().waitFor({ timeout: 30_000 });
+      await ed.screenshot('ask-streaming');
+    } finally {
+      release();
+    }
     await shows(panel, 'Final SQL');
     await panel.locator('#x0-result tbody tr').first().waitFor({ timeout: 30_000 });
     const status = await panel.locator('#x0-status').innerText();

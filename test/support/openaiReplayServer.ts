@@ -87,7 +87,8 @@ type Fault =
   | { kind: 'status'; status: number; retryAfter?: number; message?: string }
   | { kind: 'drop'; afterChunks: number }
   | { kind: 'corrupt' }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  | { kind: 'hold'; afterChunks: number; released: Promise<void> };
 
 export interface ReplayServer {
   /** e.g. http://127.0.0.1:41234/v1 */
@@ -107,6 +108,9 @@ export interface ReplayServer {
   corruptNext(): void;
   /** The next n chat requests are never answered (until close). */
   hangNext(n?: number): void;
+  /** The next streamed chat request pauses after that many content chunks until the returned function is called
+   *  (a test that must see a reply mid-stream waits for it, then releases the rest). */
+  holdNext(afterChunks?: number): () => void;
   addEntries(...entries: ReplayEntry[]): void;
   close(): Promise<void>;
 }
@@ -260,6 +264,7 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
       }
       if (fault?.kind === 'corrupt' && i === Math.min(1, pieces.length - 1))
         res.write('data: {"choices": [{"delta": {"content": oops\n\n');
+      if (fault?.kind === 'hold' && i === fault.afterChunks) await fault.released;
       if (options.chunkDelayMs) await wait(options.chunkDelayMs);
       if (res.destroyed) return;
       res.write(chunk({ delta: { content: pieces[i] }, finish_reason: null }));
@@ -328,6 +333,14 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     },
     hangNext: (n = 1) => {
       for (let i = 0; i < n; i++) faults.push({ kind: 'hang' });
+    },
+    holdNext: (afterChunks = 1) => {
+      let release = (): void => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      faults.push({ kind: 'hold', afterChunks, released });
+      return release;
     },
     addEntries: (...more) => {
       for (const entry of more) entries.push({ entry, used: 0 });
