@@ -1,7 +1,7 @@
 // The two exact-match scores a benchmark reports for each question's greedy prediction, next to EX: Spider's
 // exact-set match (the official evaluator's, with the foreign-key maps of the dataset's tables.json when it is beside
 // the dataset file; Spider, SParC and CoSQL only) and MTSQL-R1's string EM (§4: EM "using the same definitions as in
-// our reward design", R_EM = I(ŷ == y), surrounding whitespace ignored).
+// our reward design", R_EM = I(ŷ == y), character for character: §3.3.2 "strict string-level").
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exactSetMatch } from '../eval/exactMatch';

@@ -172,7 +172,7 @@ test('quarry bench K=1: predictions.sql line by line, report.json, and the same 
 
   // Exact matches of the greedy predictions (issue 10, item 7): Spider's exact-set match agrees with `quarry eval
   // --etype all` (no tables.json beside the fixture: no foreign keys on either side), and MTSQL-R1's string EM
-  // (§4: EM "using the same definitions as in our reward design", R_EM = I(ŷ == y)) is the trimmed string equality.
+  // (§4: EM "using the same definitions as in our reward design", R_EM = I(ŷ == y)) is strict string equality (§3.3.2).
   writeFileSync(join(out, 'tables.json'), '[]');
   const em = await quarry(
     'eval',
@@ -201,7 +201,7 @@ test('quarry bench K=1: predictions.sql line by line, report.json, and the same 
   );
   assert.deepEqual(
     report.questions.map((q: { em: { string: boolean } }) => q.em.string),
-    finals.map((f, i) => f !== null && f.trim() === golds[i].trim()),
+    finals.map((f, i) => f !== null && f === golds[i]),
   );
   assert.deepEqual(report.em, {
     exactSet: emItems.filter((i) => i.match).length / 4,

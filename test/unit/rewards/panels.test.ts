@@ -352,14 +352,22 @@ test(
 
 // ---- MTSQL-R1 §3.3.2 -------------------------------------------------------------------------------------------
 
-test('mtsqlr1 EM is string equality of the trimmed texts, not result or normalised equality', async () => {
+test('mtsqlr1 EM: §3.3.2 "a strict string-level signal … (including order, formatting, etc)", by default', async () => {
   const gold = 'SELECT name FROM student WHERE age > 20';
-  const same = await score('mtsqlr1', { goldSql: gold, predSql: `  ${gold}\n` });
-  assert.equal(term(same, 'em').value, 1);
+  const exact = await score('mtsqlr1', { goldSql: gold, predSql: gold });
+  assert.equal(term(exact, 'em').value, 1);
+  assert.match(term(exact, 'em').explanation, /character for character/);
+  const padded = await score('mtsqlr1', { goldSql: gold, predSql: `  ${gold}\n` });
+  assert.equal(term(padded, 'em').value, 0, 'surrounding whitespace is formatting: strict EM fails it');
   const lower = await score('mtsqlr1', { goldSql: gold, predSql: gold.toLowerCase() });
   assert.equal(term(lower, 'em').value, 0);
   assert.equal(term(lower, 'ex').value, 1, 'EX still matches');
   assert.match(term(lower, 'em').explanation, /character 1/);
+  // A panel may relax it, and the explanation then says how.
+  const trimmed = resolvePanel({ name: 'em-trim', extends: 'mtsqlr1', params: { em: { normalize: 'trim' } } });
+  const relaxed = await scorePanel(trimmed, { dbPath: schoolDb, goldSql: gold, predSql: `  ${gold}\n` }, res);
+  assert.equal(term(relaxed, 'em').value, 1);
+  assert.match(term(relaxed, 'em').explanation, /apart from surrounding whitespace/);
 });
 
 test('mtsqlr1 clause F1: per-clause F1 averaged over the clauses either query has', async () => {

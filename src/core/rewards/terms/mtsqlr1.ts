@@ -23,29 +23,41 @@ export type EmNormalize = 'trim' | 'none' | 'whitespace';
  * The text MTSQL-R1's R_EM compares: as written ('none'), without surrounding whitespace ('trim'), or
  * whitespace-collapsed.
  */
-export function emText(sql: string, normalize: EmNormalize = 'trim'): string {
+export function emText(sql: string, normalize: EmNormalize = 'none'): string {
   return normalize === 'none' ? sql : normalize === 'whitespace' ? sql.replace(/\s+/g, ' ').trim() : sql.trim();
 }
 
 /** MTSQL-R1 §3.3.2 / §4: EM = I(ŷ == y), "strict string-level … including order, formatting". */
-export function stringExactMatch(pred: string, gold: string, normalize: EmNormalize = 'trim'): boolean {
+export function stringExactMatch(pred: string, gold: string, normalize: EmNormalize = 'none'): boolean {
   return emText(pred, normalize) === emText(gold, normalize);
 }
 
 /**
- * R_EM = I(ŷ_n == y): string equality. `normalize`: 'trim' (default; surrounding whitespace only), 'none',
- * 'whitespace'.
+ * R_EM = I(ŷ_n == y): string equality. §3.3.2 asks a "strict string-level signal … (including order, formatting,
+ * etc)", so `normalize` is 'none' by default (character for character); a panel may relax it to 'trim' (surrounding
+ * whitespace ignored) or 'whitespace' (runs of whitespace collapsed), and the explanation says which.
  */
+const EM_SAME: Record<EmNormalize, string> = {
+  none: 'character for character',
+  trim: 'apart from surrounding whitespace',
+  whitespace: 'apart from how whitespace is spaced',
+};
+
+function emMode(ctx: { params: Record<string, unknown> }): EmNormalize {
+  const n = ctx.params.normalize;
+  return n === 'trim' || n === 'whitespace' ? n : 'none';
+}
+
 export const mtsqlr1Em: TermDefinition = {
   id: 'mtsqlr1.em',
   description: 'the final SQL string equals the gold SQL string',
   source: 'MTSQL-R1 §3.3.2 (R_EM)',
-  defaultParams: { normalize: 'trim' },
+  defaultParams: { normalize: 'none' },
   fn(ctx) {
     if (ctx.predSql === null) return { value: 0, explanation: 'no final SQL', passed: false };
-    const norm = (s: string) => emText(s, ctx.params.normalize as EmNormalize);
+    const norm = (s: string) => emText(s, emMode(ctx));
     const ok = norm(ctx.predSql) === norm(ctx.input.goldSql);
-    if (ok) return { value: 1, explanation: 'final SQL is the gold SQL, character for character', passed: true };
+    if (ok) return { value: 1, explanation: `final SQL is the gold SQL, ${EM_SAME[emMode(ctx)]}`, passed: true };
     const p = norm(ctx.predSql),
       g = norm(ctx.input.goldSql);
     let i = 0;
