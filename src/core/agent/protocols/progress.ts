@@ -16,8 +16,10 @@ import { findBlocks, removeBlocks, stripCodeFence, excerpt } from './tags';
 export const PROGRESS_DEFAULTS: ProtocolConfig = {
   // App. B / Table 4: "Max Interaction Turns T 4".
   maxTurns: 4,
-  // App. F: "{db_details} contains the DDL schema of the target database".
+  // App. F: "{db_details} contains the DDL schema of the target database": the DDL alone, no example rows (SkyRL-SQL's
+  // OmniSQL prompt has them; this one does not say so). `sampleRows` in the protocol config adds them back.
   schemaStyle: 'ddl',
+  sampleRows: 0,
   // 'oracle': Algorithm 1's multi-turn rollout with ODT feedback (training); 'none': single-turn evaluation.
   feedback: 'oracle',
 };

@@ -62,6 +62,13 @@ test('App. F prompts', () => {
   );
 });
 
+test('App. F: "{db_details} contains the DDL schema of the target database": DDL alone, rows only when asked', () => {
+  const user = (config = {}) => session(progressProtocol, config, { gold: GOLD }, oracle).start()[1].content;
+  assert.match(user(), /create table singer/);
+  assert.doesNotMatch(user(), /example rows/, 'no example rows by default');
+  assert.match(user({ sampleRows: 2 }), /\/\*\n\d+ example rows? from table singer:/);
+});
+
 test('feedback template: codes and descriptions, or a finished message passed through', () => {
   assert.equal(
     formatProgressFeedback(['JOIN_KEY_MISMATCH', 'SELECT_ERROR'], ['SELECT projection differs from reference.']),
