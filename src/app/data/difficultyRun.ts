@@ -1,5 +1,6 @@
 // Reading a `quarry bench --samples G` run directory as difficulty estimates: its report.json gives, for every
-// question scored, how many of the G samples were right by execution. The run is matched to a dataset by task id
+// question scored, how many of the G samples were right by execution (and, where the run recorded it, by execution
+// and MTSQL-R1's string EM both, which the curriculum counts). The run is matched to a dataset by task id
 // (`spider:train_spider:17`) and checked against it (same dataset kind, same database per question).
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,10 +63,12 @@ export async function readDifficultyRun(dir: string): Promise<DifficultyRun> {
   for (const q of r.questions) {
     if (typeof q?.id !== 'string' || !Array.isArray(q.samples))
       throw new DataInputError(`${report}: a question lacks its id or samples`);
+    const withEm = q.samples.every((s) => typeof s.em === 'boolean');
     outcomes.set(q.id, {
       id: q.id,
       correct: q.samples.filter((s) => s.exec === true).length,
       total: q.samples.length,
+      ...(withEm ? { correctExEm: q.samples.filter((s) => s.exec === true && s.em === true).length } : {}),
       dbId: q.dbId,
     });
   }
@@ -103,7 +106,12 @@ export function outcomesFor(run: DifficultyRun, dataset: Dataset): Map<string, Q
           `question ${t.id} is on database ${o.dbId} there and ${t.dbId} here`,
       );
     }
-    out.set(t.id, { id: o.id, correct: o.correct, total: o.total });
+    out.set(t.id, {
+      id: o.id,
+      correct: o.correct,
+      total: o.total,
+      ...(o.correctExEm !== undefined ? { correctExEm: o.correctExEm } : {}),
+    });
   }
   if (out.size === 0) {
     throw new DataInputError(

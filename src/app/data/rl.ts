@@ -205,6 +205,7 @@ export async function makeRlData(opts: RlDataOptions): Promise<RlDataResult> {
         curriculum = {
           bins: opts.curriculumBins,
           samples: run!.samples,
+          countedBy: c.countedBy,
           levels: c.levels.map((l) => {
             const rows = { first: row, last: row + l.ids.length - 1 };
             row += l.ids.length;

@@ -10,6 +10,7 @@ import { toResultTable } from '../eval/pyValues';
 import { majorityVote, passAtK, sameResultIn, type VoteBallot } from '../eval/vote';
 import type { DatasetTask } from '../datasets/types';
 import { oneLine, predictionLine } from './predictionLine';
+import { stringExactMatch } from '../rewards/terms/mtsqlr1';
 
 export interface SampleScore {
   sample: number;
@@ -18,6 +19,9 @@ export interface SampleScore {
   exec: boolean;
   reason: ExecReason;
   detail?: string;
+  /** MTSQL-R1's string EM of this sample's final SQL (§3.3.2), when the run computed exact matches: the curriculum
+   *  (§3.3.1) counts a sample correct "measured by EX and EM". */
+  em?: boolean;
 }
 
 export interface QuestionScore {
@@ -85,6 +89,7 @@ export async function scoreQuestion(
     exec: v.exec,
     reason: v.reason,
     ...(v.detail ? { detail: v.detail } : {}),
+    ...(ctx.exact ? { em: finals[sample] !== null && stringExactMatch(finals[sample], task.gold) } : {}),
   }));
   const voting = voters.length > 0;
   let vote = { winner: null as number | null, groups: [] as number[][] };

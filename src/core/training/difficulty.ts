@@ -14,8 +14,11 @@ export function isKeepChoice(v: string): v is KeepChoice {
 /** How one question did: `correct` of its `total` samples were right by execution. */
 export interface QuestionOutcome {
   id: string;
+  /** Samples right by execution (EX). */
   correct: number;
   total: number;
+  /** Samples right by EX and by MTSQL-R1's string EM (§3.3.1's success count); absent when the run has no EM. */
+  correctExEm?: number;
 }
 
 export interface Dropped {
@@ -64,6 +67,8 @@ export interface CurriculumLevel {
 }
 
 export interface Curriculum {
+  /** What a success was: EX and EM (the paper), or EX alone when the run recorded no per-sample EM. */
+  countedBy: 'ex+em' | 'ex';
   levels: CurriculumLevel[];
   /** Questions every sample solved: too easy (MTSQL-R1 discards them). */
   discarded: Dropped[];
@@ -71,7 +76,9 @@ export interface Curriculum {
 
 /**
  * MTSQL-R1's curriculum over `bins` levels of equal size (the last may be smaller): questions every one of the G
- * samples solved are discarded, the rest sorted by success count descending (ties keep input order).
+ * samples solved are discarded, the rest sorted by success count descending (ties keep input order). §3.3.1: "s_i =
+ * #{correct out of 20, measured by EX and EM}": a sample counts when it is right by both (`correctExEm`); a run
+ * without per-sample EM (made before it was recorded) falls back to EX, and `countedBy` says which was used.
  */
 export function curriculumLevels(outcomes: readonly QuestionOutcome[], bins: number): Curriculum {
   if (!Number.isInteger(bins) || bins < 1)
@@ -82,11 +89,13 @@ export function curriculumLevels(outcomes: readonly QuestionOutcome[], bins: num
       `questions have different sample counts (${[...totals].join(', ')}); a curriculum needs the same G for all`,
     );
   const samples = outcomes[0]?.total ?? 1;
-  const items = outcomes.map((o) => ({ id: o.id, successes: o.correct }));
+  const countedBy = outcomes.every((o) => o.correctExEm !== undefined) ? 'ex+em' : 'ex';
+  const items = outcomes.map((o) => ({ id: o.id, successes: countedBy === 'ex+em' ? o.correctExEm! : o.correct }));
   const candidates = items.filter((it) => it.successes < samples).length;
   const binSize = Math.max(1, Math.ceil(candidates / bins));
   const { levels, discarded } = curriculumBins(items, { samples, binSize });
   return {
+    countedBy,
     levels: levels.map((qs, i) => ({
       level: i + 1,
       ids: qs.map((q) => q.id),
@@ -94,7 +103,9 @@ export function curriculumLevels(outcomes: readonly QuestionOutcome[], bins: num
     })),
     discarded: discarded.map((q) => ({
       id: q.id,
-      reason: `solved by all ${samples} samples: too easy for the curriculum (MTSQL-R1 §3.3.1)`,
+      reason:
+        `solved by all ${samples} samples (${countedBy === 'ex+em' ? 'EX and EM' : 'EX'}): too easy for the ` +
+        'curriculum (MTSQL-R1 §3.3.1)',
     })),
   };
 }

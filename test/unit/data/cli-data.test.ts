@@ -353,6 +353,8 @@ test('data rl --curriculum-bins: MTSQL-R1 levels by successes, solved-by-all dro
   assert.deepEqual(doc.curriculum, {
     bins: 2,
     samples: 3,
+    // The bench run records each sample's string EM: successes are EX and EM (MTSQL-R1 §3.3.1).
+    countedBy: 'ex+em',
     discarded: 2,
     levels: [
       { level: 1, count: 2, successes: { min: 1, max: 2 }, rows: { first: 0, last: 1 } },

@@ -65,6 +65,27 @@ test('curriculum: solved-by-all discarded, the rest by successes descending in N
   assert.throws(() => curriculumLevels([q('x', 1, 4), q('y', 1, 6)], 2), /different sample counts/);
 });
 
+test('curriculum: §3.3.1 "s_i = #{correct out of 20, measured by EX and EM}": a sample counts if right by both', () => {
+  // 'a' is right by execution in all 6 samples, but only 2 of them are the gold string: not too easy, and it sorts
+  // by its 2 successes; 'e' is right by both in all 6: discarded.
+  const both = [
+    { ...q('a', 6), correctExEm: 2 },
+    { ...q('b', 1), correctExEm: 1 },
+    { ...q('e', 6), correctExEm: 6 },
+    { ...q('d', 3), correctExEm: 0 },
+  ];
+  const c = curriculumLevels(both, 1);
+  assert.equal(c.countedBy, 'ex+em');
+  assert.deepEqual(
+    c.discarded.map((d) => d.id),
+    ['e'],
+  );
+  assert.match(c.discarded[0].reason, /\(EX and EM\)/);
+  assert.deepEqual(c.levels[0].ids, ['a', 'b', 'd']);
+  // A run that recorded no per-sample EM: EX alone, and the curriculum says so.
+  assert.equal(curriculumLevels(outcomes, 2).countedBy, 'ex');
+});
+
 function result(over: Partial<ExecResult>): ExecResult {
   return {
     ok: true,
