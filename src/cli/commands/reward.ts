@@ -34,7 +34,8 @@ Scores one prediction with a reward panel and explains every term.
                  With a trajectory, --gold-sql and --db default to the record's task.gold and task.db.path.
   --difficulty   SQL-Trail's r_turns level (easy is accepted as simple); default the trajectory's, else the Spider
                  hardness of the gold query
-  --mode         result comparison of the evaluator (default spider)
+  --mode         result comparison of the evaluator; default the panel's own (its paper's evaluator: skyrl bird,
+                 progress omnisql, sqltrail/mtir/mtsqlr1 spider; a panel file's "mode")
   --turn-budget  T for hard/extra r_turns (default the trajectory's budget, else 10)
   --json         print {"panel", "total", "terms": [{"name", "value", "weight", "contribution", "explanation"}]}
 Exit 0 when scored (a failing gold SQL is scored 0 and warned about), 2 on bad input.`;

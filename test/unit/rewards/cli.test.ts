@@ -104,6 +104,20 @@ test('reward without --json prints a readable table with every explanation', asy
   assert.match(r.out, /result\s+0\s+1\s+0\s+no reward: gated by 'exec'/);
 });
 
+test("reward: without --mode the panel's own comparator (skyrl: bird's sets), and --help says so", async () => {
+  const orderedGold = 'SELECT name FROM student ORDER BY age';
+  const reversed = 'SELECT name FROM student ORDER BY age DESC';
+  const args = ['reward', '--panel', 'skyrl', '--gold-sql', orderedGold, '--pred-sql', reversed, '--db', schoolDb];
+  const own = await quarry([...args, '--json']);
+  assert.equal(own.code, 0, own.err);
+  assert.equal(JSON.parse(own.out).total, 1, 'bird compares sets: the order does not count');
+  const spider = await quarry([...args, '--json', '--mode', 'spider']);
+  assert.equal(JSON.parse(spider.out).total, 0, 'spider compares in order when the gold has ORDER BY');
+  const help = await quarry(['reward', '--help']);
+  assert.match(help.out + help.err, /--mode +result comparison of the evaluator; default the panel's own/);
+  assert.doesNotMatch(help.out + help.err, /default spider/);
+});
+
 test("reward --trajectory --index scores one record; gold and db default to the record's task", async () => {
   const r = await quarry(['reward', '--panel', 'skyrl', '--trajectory', file, '--index', '1', '--json']);
   assert.equal(r.code, 0, r.err);
