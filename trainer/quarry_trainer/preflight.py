@@ -7,8 +7,11 @@ Reads one JSON request on stdin and prints one JSON line:
 - verl: composes verl's own Hydra config (verl/trainer/config/ppo_trainer.yaml, the config `python3 -m
   verl.trainer.main_ppo` composes) with the overrides, runs verl's startup validation (verl/utils/config.py
   `validate_config`, with `need_reference_policy` / `need_critic` as main_ppo calls it), and loads Quarry's plug-ins
-  the way verl will: the reward function (verl/trainer/ppo/reward.py `get_custom_reward_fn`) and, when the launch
-  names one, the multi-turn tool config (verl/tools/tool_registry.py `initialize_tools_from_config`).
+  the way verl will: the reward function (verl/trainer/ppo/reward.py `get_custom_reward_fn`), when the launch
+  names one, the multi-turn tool config (verl/tools/tool_registry.py `initialize_tools_from_config`), and the agent
+  loops: verl's own and those of `rollout.agent.agent_loop_config_path` (read as AgentLoopWorker.__init__ reads it,
+  verl/experimental/agent_loop/agent_loop.py; each class imported), which must include `agent.default_agent_loop`
+  and every `agent_name` the training rows (data.train_files) carry.
 - skyrl: composes skyrl-train's ppo_base_config.yaml (what skyrl_train.entrypoints.main_base composes) from the
   installed skyrl_train, else from `skyrl_config` or QUARRY_SKYRL_CONFIG: its config folder, a folder holding
   skyrl_train/config, or the skyrl-train wheel (its config folder is extracted to a temporary directory). skyrl-train
@@ -202,6 +205,71 @@ def _verl_checks(cfg: Any, reply: dict[str, Any]) -> None:
             reply["errors"].append(
                 _error("plugin", f"the tool config does not load in verl: {type(exc).__name__}: {exc}")
             )
+    _agent_loop_checks(cfg, reply)
+
+
+def _agent_loops(cfg: Any) -> set[str]:
+    """The agent loop names a worker of this launch can instantiate: verl's registered ones and the config file's."""
+    from hydra.utils import get_class
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop import AgentLoopBase
+    from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+    from verl.utils.import_utils import resolve_config_path
+
+    names = set(_agent_loop_registry)
+    path = cfg.actor_rollout_ref.rollout.agent.get("agent_loop_config_path")
+    if path:
+        for entry in OmegaConf.load(resolve_config_path(path)):
+            cls = get_class(entry["_target_"])
+            if not issubclass(cls, AgentLoopBase):
+                raise TypeError(f"{entry['_target_']} is not a verl AgentLoopBase")
+            names.add(str(entry["name"]))
+    return names
+
+
+def _row_agent_names(cfg: Any) -> set[str]:
+    """The `agent_name` values of the training rows that exist here (a row without one takes the default)."""
+    import pyarrow.parquet as pq
+    from omegaconf import ListConfig
+
+    files = cfg.data.get("train_files")
+    files = list(files) if isinstance(files, (list, ListConfig)) else [files] if files else []
+    names: set[str] = set()
+    for f in files:
+        if not (isinstance(f, str) and f.endswith(".parquet") and Path(f).is_file()):
+            continue
+        if "agent_name" in pq.read_schema(f).names:
+            column = pq.read_table(f, columns=["agent_name"]).column("agent_name").to_pylist()
+            names.update(str(n) for n in column if n is not None)
+    return names
+
+
+def _agent_loop_checks(cfg: Any, reply: dict[str, Any]) -> None:
+    try:
+        names = _agent_loops(cfg)
+    except Exception as exc:
+        reply["errors"].append(
+            _error("plugin", f"the agent loop config does not load in verl: {type(exc).__name__}: {exc}")
+        )
+        return
+    default = cfg.actor_rollout_ref.rollout.agent.get("default_agent_loop")
+    wanted = {str(default)} if default else set()
+    try:
+        rows = _row_agent_names(cfg)
+    except Exception as exc:
+        reply["errors"].append(_error("agent-loop", f"the rows' agent_name could not be read: {exc}"))
+        rows = set()
+    missing = sorted((wanted | rows) - names)
+    if missing:
+        reply["errors"].append(
+            _error(
+                "agent-loop",
+                f"no agent loop named {', '.join(missing)} is registered (the default_agent_loop or the rows' "
+                f"agent_name); registered: {', '.join(sorted(names))} (verl/experimental/agent_loop/agent_loop.py)",
+            )
+        )
+        return
+    reply["checks"].append(f"agent loops registered: {', '.join(sorted(wanted | rows))} (AgentLoopWorker)")
 
 
 def _trl(overrides: list[str], reply: dict[str, Any]) -> dict[str, Any]:

@@ -77,6 +77,51 @@ def test_every_recipe_composes_with_verls_config_and_passes_its_validation(quarr
     assert reply["values"]["actor_rollout_ref.actor.optim.lr"] == settings["rl.lr"]["value"]
     assert reply["values"]["data.train_batch_size"] == settings["rl.train_batch_size"]["value"]
     assert reply["values"]["actor_rollout_ref.rollout.temperature"] == settings["rl.temperature"]["value"]
+    # Every launch is multi-turn: the recipe's turn budget, played by an agent loop verl's worker can instantiate.
+    values = reply["values"]
+    assert values["actor_rollout_ref.rollout.multi_turn.enable"] is True
+    assert values["actor_rollout_ref.rollout.multi_turn.max_assistant_turns"] == settings["rl.max_turns"]["value"]
+    loop = "tool_agent" if recipe == "mtir-sql" else "quarry_agent"
+    assert values["actor_rollout_ref.rollout.agent.default_agent_loop"] == loop
+    assert values["actor_rollout_ref.rollout.agent.agent_loop_config_path"].endswith("verl/agent_loop.yaml")
+    assert any(c.startswith(f"agent loops registered: {loop}") for c in reply["checks"]), reply["checks"]
+    assert not any(n["key"] == "rl.max_turns" for n in doc["notCarried"])
+
+
+def test_a_launch_that_cannot_play_the_recipes_turns_fails(quarry_cli, repo_root, tmp_path):
+    """Quarry's pre-flight refuses a verl launch whose overrides lost multi-turn; the engine check refuses an agent
+    loop no worker could instantiate (the default, or a row's agent_name)."""
+    code, doc = dry_run(
+        quarry_cli,
+        repo_root,
+        tmp_path,
+        "skyrl-sql",
+        "verl",
+        "--set",
+        "verl.actor_rollout_ref.rollout.multi_turn.enable=false",
+    )
+    assert code == 1
+    [lost] = [f for f in doc["preflight"]["findings"] if f["check"] == "verl.multi-turn"]
+    assert lost["level"] == "error" and "multi_turn.enable is not true" in lost["message"]
+
+    code, doc = dry_run(quarry_cli, repo_root, tmp_path, "skyrl-sql", "verl")
+    args = [o["arg"] for o in doc["overrides"]]
+    unknown = preflight.run(
+        {"engine": "verl", "overrides": [*args, "actor_rollout_ref.rollout.agent.default_agent_loop=nope"]}
+    )
+    assert unknown["ok"] is False
+    assert [e["kind"] for e in unknown["errors"]] == ["agent-loop"]
+    assert "no agent loop named nope" in unknown["errors"][0]["message"]
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"prompt": ["a", "b"], "agent_name": ["quarry_agent", "multi_turn_sql"]}), rows)
+    reply = preflight.run({"engine": "verl", "overrides": [*args, f"data.train_files={rows}"]})
+    assert reply["ok"] is False and "no agent loop named multi_turn_sql" in reply["errors"][0]["message"]
+    pq.write_table(pa.table({"prompt": ["a"], "agent_name": ["quarry_agent"]}), rows)
+    assert preflight.run({"engine": "verl", "overrides": [*args, f"data.train_files={rows}"]})["ok"] is True
 
 
 @needs_skyrl
@@ -221,6 +266,7 @@ def test_the_cli_checks_with_the_engine_and_writes_a_launch(quarry_cli, repo_roo
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ok: verl/utils/config.py validate_config" in done.stdout
     assert "ok: tool config loads: sql-execute_sql_query" in done.stdout
+    assert "ok: agent loops registered: tool_agent" in done.stdout
     launch = json.loads((out / "launch.json").read_text())
     assert launch["preflight"]["ok"] is True and launch["data"]["rows"] == 3
     assert launch["data"]["databases"] == str(tmp_path / "database")

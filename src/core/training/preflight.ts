@@ -46,7 +46,13 @@ const VERL_DEFAULTS: Record<string, EngineValue> = {
   'data.max_response_length': 512,
   'actor_rollout_ref.rollout.max_model_len': null,
   'algorithm.adv_estimator': 'gae',
+  'actor_rollout_ref.rollout.multi_turn.enable': false,
+  'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': null,
+  'actor_rollout_ref.rollout.agent.default_agent_loop': 'single_turn_agent',
+  'actor_rollout_ref.rollout.agent.agent_loop_config_path': null,
 };
+/** The agent loops that play a recipe's turns: verl's tool loop and Quarry's (quarry_trainer/verl/agent_loop.yaml). */
+const VERL_MULTI_TURN_LOOPS = ['tool_agent', 'quarry_agent'];
 const SKYRL_DEFAULTS: Record<string, EngineValue> = {
   // skyrl_train/config/ppo_base_config.yaml
   'trainer.train_batch_size': 1024,
@@ -255,7 +261,36 @@ export function verlArithmetic(a: ArithmeticInputs): Finding[] {
       ),
     );
   }
+  out.push(...verlTurnChecks(a.recipe, v));
   return [...out, ...recipeChecks(a, train)];
+}
+
+/**
+ * A recipe with turns needs a multi-turn verl launch: rollout.multi_turn on, its turn budget, and an agent loop that
+ * plays turns (verl's default, single_turn_agent, generates once: verl/trainer/config/rollout/rollout.yaml), Quarry's
+ * registered by its agent loop config (AgentLoopWorker reads agent.agent_loop_config_path).
+ */
+function verlTurnChecks(recipe: Recipe, v: Values): Finding[] {
+  const turns = settingValue<number>(recipe, 'rl.max_turns');
+  if (turns === undefined) return [];
+  const problems: string[] = [];
+  if (!v.bool('actor_rollout_ref.rollout.multi_turn.enable')) problems.push('rollout.multi_turn.enable is not true');
+  const budget = v.num('actor_rollout_ref.rollout.multi_turn.max_assistant_turns');
+  if (budget !== turns) problems.push(`rollout.multi_turn.max_assistant_turns is ${budget ?? 'unset'}, not ${turns}`);
+  const loop = String(v.get('actor_rollout_ref.rollout.agent.default_agent_loop'));
+  if (!VERL_MULTI_TURN_LOOPS.includes(loop))
+    problems.push(`rollout.agent.default_agent_loop is ${loop}, not one of ${VERL_MULTI_TURN_LOOPS.join(', ')}`);
+  if (loop === 'quarry_agent' && !v.get('actor_rollout_ref.rollout.agent.agent_loop_config_path'))
+    problems.push('quarry_agent is not registered: rollout.agent.agent_loop_config_path is unset');
+  if (problems.length === 0) return [];
+  return [
+    finding(
+      'error',
+      'verl.multi-turn',
+      `recipe ${recipe.name} plays ${turns}-turn episodes (rl.max_turns) and this launch cannot: ` +
+        `${problems.join('; ')} (verl/trainer/config/rollout/rollout.yaml)`,
+    ),
+  ];
 }
 
 /** SkyRL: skyrl_train/utils/utils.py validate_batch_sizes, validate_generator_cfg and validate_cfg's placement. */

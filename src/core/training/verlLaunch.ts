@@ -1,8 +1,10 @@
 // verl's launch: `python3 -m verl.trainer.main_ppo` with Hydra overrides built from a recipe. VERL_MAPPING is the
 // mapping table — each recipe key, the verl keys it becomes and the file of verl 0.9.1's config folder
 // (verl/trainer/config/) that declares them. Quarry's plug-ins come from "Using Quarry's environment" in
-// docs/training.md: the reward function quarry_trainer/verl/reward.py and, for tool-calling protocols, the tool config
-// quarry_trainer/verl/tool_config.yaml, found through ${QUARRY_TRAINER_DIR}, which the launch script sets.
+// docs/training.md: the reward function quarry_trainer/verl/reward.py, the agent loop quarry_agent
+// (quarry_trainer/verl/agent_loop.py, registered by agent_loop.yaml) that plays every rollout as a `quarry serve-env`
+// episode, and, for tool-calling protocols, verl's tool agent loop with the tool config
+// quarry_trainer/verl/tool_config.yaml; all found through ${QUARRY_TRAINER_DIR}, which the launch script sets.
 import type { EngineValue } from './recipe';
 import {
   copy,
@@ -22,6 +24,12 @@ export const VERL_MODULE = 'verl.trainer.main_ppo';
 export const VERL_CONFIG = 'verl/trainer/config/ppo_trainer.yaml';
 /** Protocols whose actions are hermes `<tool_call>` blocks for the tool Quarry's verl tool config declares. */
 export const VERL_TOOL_PROTOCOLS: readonly string[] = ['mtir'];
+/** Quarry's agent loop (quarry_trainer/verl/agent_loop.yaml's name): the other protocols' episodes on serve-env. */
+export const VERL_AGENT_LOOP = 'quarry_agent';
+/** The agent loop a protocol's rollouts run in: verl's tool loop for the tool protocols, else Quarry's. */
+export function verlAgentLoop(protocol: string): string {
+  return VERL_TOOL_PROTOCOLS.includes(protocol) ? 'tool_agent' : VERL_AGENT_LOOP;
+}
 
 const C = 'verl/trainer/config/';
 /** quarry_trainer's folder on the training host; the launch script sets it. */
@@ -186,22 +194,33 @@ export const VERL_MAPPING: readonly MappingRow[] = [
     engine: [
       'actor_rollout_ref.rollout.multi_turn.enable',
       'actor_rollout_ref.rollout.multi_turn.max_assistant_turns',
-      'actor_rollout_ref.rollout.multi_turn.tool_config_path',
+      'actor_rollout_ref.rollout.agent.agent_loop_config_path',
       'actor_rollout_ref.rollout.agent.default_agent_loop',
+      'actor_rollout_ref.rollout.multi_turn.tool_config_path',
     ],
     file: `${C}rollout/rollout.yaml`,
     how:
-      `tool-calling protocols (${VERL_TOOL_PROTOCOLS.join(', ')}) only: verl's tool agent loop with ` +
-      `Quarry's tool config`,
+      `every rollout an episode of ${VERL_AGENT_LOOP} (quarry_trainer/verl/agent_loop.yaml) on quarry serve-env, ` +
+      `with the protocol's stop strings and the panel's total as its score; tool-calling protocols ` +
+      `(${VERL_TOOL_PROTOCOLS.join(', ')}) run verl's tool agent loop with Quarry's tool config`,
     shellVars: true,
     build: (i) => {
       const turns = get<number>(i, 'rl.max_turns');
-      if (turns === undefined || !VERL_TOOL_PROTOCOLS.includes(i.recipe.protocol)) return null;
+      if (turns === undefined) return null;
+      const loop = verlAgentLoop(i.recipe.protocol);
       return [
         ['actor_rollout_ref.rollout.multi_turn.enable', true],
         ['actor_rollout_ref.rollout.multi_turn.max_assistant_turns', turns],
-        ['actor_rollout_ref.rollout.multi_turn.tool_config_path', `${TRAINER_DIR}/verl/tool_config.yaml`],
-        ['actor_rollout_ref.rollout.agent.default_agent_loop', 'tool_agent'],
+        ['actor_rollout_ref.rollout.agent.agent_loop_config_path', `${TRAINER_DIR}/verl/agent_loop.yaml`],
+        ['actor_rollout_ref.rollout.agent.default_agent_loop', loop],
+        ...(loop === 'tool_agent'
+          ? [
+              ['actor_rollout_ref.rollout.multi_turn.tool_config_path', `${TRAINER_DIR}/verl/tool_config.yaml`] as [
+                string,
+                EngineValue,
+              ],
+            ]
+          : []),
       ];
     },
   },
@@ -316,20 +335,6 @@ export function planVerl(inputs: LaunchInputs): EnginePlan {
   const overrides = overridesFrom(VERL_MAPPING, 'verl', inputs);
   const notCarried: NotCarried[] = [];
   const notes: string[] = [];
-  const r = inputs.recipe;
-  const turns = get<number>(inputs, 'rl.max_turns');
-  if (turns !== undefined && !VERL_TOOL_PROTOCOLS.includes(r.protocol)) {
-    notCarried.push({
-      key: 'rl.max_turns',
-      why:
-        `verl's multi-turn rollout is its tool agent loop, which reads hermes ` +
-        `<tool_call> blocks (verl/experimental/agent_loop/tool_agent_loop.py); quarry_trainer's verl tool ` +
-        `config serves ` +
-        `MTIR-SQL's tool only, and protocol '${r.protocol}' acts otherwise: each rollout here is one ` +
-        `generation, scored ` +
-        `on its final SQL. The paper's ${turns}-turn episodes run on the environment service with --engine skyrl`,
-    });
-  }
   if (get(inputs, 'rl.max_turn_tokens') !== undefined) {
     notCarried.push({
       key: 'rl.max_turn_tokens',

@@ -1,6 +1,7 @@
 // Launches from recipes: the paper's numbers land on the engine keys of each mapping table, steps become epochs by
-// hand-checked arithmetic, verl takes multi-turn only for tool-calling protocols (and says so otherwise), SkyRL gets
-// the protocol's stop strings; Hydra values and shell quoting survive a real bash; the launch script parses in bash.
+// hand-checked arithmetic, every verl launch is multi-turn (Quarry's agent loop; verl's tool loop for tool calls),
+// SkyRL gets the protocol's stop strings; Hydra values and shell quoting survive a real bash; the launch script
+// parses in bash.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${QUARRY_TRAINER_DIR} is a shell variable in these strings
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,9 +51,16 @@ test('SQL-Trail on verl: G 6, T 1.0, top-p 0.99, clip-higher 0.2/0.28, no KL, lr
   assert.equal(v('trainer.total_epochs'), 14);
   assert.equal(v('reward.custom_reward_function.reward_kwargs.panel'), 'sqltrail');
   assert.equal(p.overrides.find((o) => o.key === 'reward.custom_reward_function.reward_kwargs.panel')?.add, true);
-  // sqltrail acts with <sql> tags, not tool calls: verl runs one generation per rollout, and says so.
-  assert.equal(v('actor_rollout_ref.rollout.multi_turn.enable'), undefined);
-  assert.match(p.notCarried.find((n) => n.key === 'rl.max_turns')?.why ?? '', /protocol 'sqltrail' acts otherwise/);
+  // sqltrail acts with <sql> tags: its 10-turn episodes run in Quarry's agent loop on serve-env.
+  assert.equal(v('actor_rollout_ref.rollout.multi_turn.enable'), true);
+  assert.equal(v('actor_rollout_ref.rollout.multi_turn.max_assistant_turns'), 10);
+  assert.equal(v('actor_rollout_ref.rollout.agent.default_agent_loop'), 'quarry_agent');
+  assert.equal(
+    v('actor_rollout_ref.rollout.agent.agent_loop_config_path'),
+    '${QUARRY_TRAINER_DIR}/verl/agent_loop.yaml',
+  );
+  assert.equal(v('actor_rollout_ref.rollout.multi_turn.tool_config_path'), undefined);
+  assert.ok(!p.notCarried.some((n) => n.key === 'rl.max_turns'));
   assert.ok(p.notes.some((n) => /1027 rows \(the paper\) make 8 batches of 128 per epoch/.test(n)));
 });
 

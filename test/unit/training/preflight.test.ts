@@ -1,6 +1,7 @@
 // Pre-flight arithmetic with small numbers worked by hand: the batch sizes verl and SkyRL split (train batch × group
 // size by mini-batch, by micro-batch × GPUs), GPU placement, prompt + response against the context, a data set
 // smaller than one batch; and every built-in recipe's own launch passing them.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${QUARRY_TRAINER_DIR} is a shell variable here
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skyrlArithmetic, verlArithmetic, type ArithmeticInputs } from '../../../src/core/training/preflight';
@@ -50,10 +51,53 @@ const VERL_OK = {
   'actor_rollout_ref.rollout.tensor_model_parallel_size': 2,
   'data.max_prompt_length': 4096,
   'data.max_response_length': 4096,
+  // skyrl-sql plays 5-turn episodes: Quarry's agent loop, registered by its config file.
+  'actor_rollout_ref.rollout.multi_turn.enable': true,
+  'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': 5,
+  'actor_rollout_ref.rollout.agent.default_agent_loop': 'quarry_agent',
+  'actor_rollout_ref.rollout.agent.agent_loop_config_path': '${QUARRY_TRAINER_DIR}/verl/agent_loop.yaml',
 };
 
 test('verl: a launch whose numbers divide passes', () => {
+  assert.equal(settingValue<number>(recipe, 'rl.max_turns'), 5);
   assert.deepEqual(checks(verlArithmetic(inputs('verl', VERL_OK))), []);
+});
+
+test("verl: a recipe's turns need a multi-turn launch with an agent loop that plays them", () => {
+  const without = (...keys: string[]) =>
+    Object.fromEntries(Object.entries(VERL_OK).filter(([k]) => !keys.includes(k))) as Record<string, EngineValue>;
+  // verl's defaults: multi-turn off and single_turn_agent, one generation per rollout.
+  const lost = verlArithmetic(
+    inputs(
+      'verl',
+      without(
+        'actor_rollout_ref.rollout.multi_turn.enable',
+        'actor_rollout_ref.rollout.multi_turn.max_assistant_turns',
+        'actor_rollout_ref.rollout.agent.default_agent_loop',
+      ),
+    ),
+  );
+  assert.deepEqual(checks(lost), ['verl.multi-turn']);
+  assert.match(
+    lost.find((x) => x.check === 'verl.multi-turn')!.message,
+    /5-turn episodes .*multi_turn.enable is not true; .*max_assistant_turns is unset, not 5; .*single_turn_agent/,
+  );
+  const unregistered = verlArithmetic(
+    inputs('verl', without('actor_rollout_ref.rollout.agent.agent_loop_config_path')),
+  );
+  assert.match(unregistered.find((x) => x.check === 'verl.multi-turn')!.message, /quarry_agent is not registered/);
+  const fewer = verlArithmetic(
+    inputs('verl', { ...VERL_OK, 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': 2 }),
+  );
+  assert.match(fewer.find((x) => x.check === 'verl.multi-turn')!.message, /max_assistant_turns is 2, not 5/);
+  assert.deepEqual(
+    checks(
+      verlArithmetic(
+        inputs('verl', { ...VERL_OK, 'actor_rollout_ref.rollout.agent.default_agent_loop': 'tool_agent' }),
+      ),
+    ),
+    [],
+  );
 });
 
 test('verl: train batch × n must divide among the GPUs (validate_config)', () => {

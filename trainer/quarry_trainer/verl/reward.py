@@ -15,11 +15,13 @@ max_turns, …), and logs every key of the returned dict: `score` is the panel's
 contributions.
 
 `solution_str` is the whole decoded response (naive.py: `tokenizer.decode(valid_response_ids,
-skip_special_tokens=True)`; in a multi-turn rollout the tool responses are part of it). It is replayed turn by turn
-through a real episode of the row's protocol (quarry_trainer/replay.py) and the panel scores that trajectory, so a
-response with no answer, a malformed turn or an answer cut at the token limit fails the format terms the way it does
-in `quarry bench` and on SkyRL (SkyRL-SQL §4.1: `I don't know` is −1, not 0). When verl's multi-turn tool already
-scored the episode (`extra_info["rollout_reward_scores"]["quarry"]`, naive.py), that score is used as it is.
+skip_special_tokens=True)`; in a multi-turn rollout the tool responses are part of it). When Quarry's agent loop
+(agent_loop.py, `quarry_agent`) played the episode on the service, the score it put on the rollout is returned as it
+is (`extra_info["reward_scores"]["quarry"]` on verl's streaming reward loop, `extra_info["rollout_reward_scores"]
+["quarry"]` on its batch path: naive.py). Otherwise (verl's tool agent loop, MTIR-SQL) the response is replayed turn
+by turn through a real episode of the row's protocol (quarry_trainer/replay.py) and the panel scores that trajectory,
+so a response with no answer, a malformed turn or an answer cut at the token limit fails the format terms the way it
+does in `quarry bench` and on SkyRL (SkyRL-SQL §4.1: `I don't know` is −1, not 0).
 """
 
 from __future__ import annotations
@@ -49,11 +51,10 @@ def compute_score(
     **_: Any,
 ) -> dict[str, float]:
     info = dict(extra_info or {})
-    rollout = info.get("rollout_reward_scores") or {}
-    scored = rollout.get("quarry") if isinstance(rollout, dict) else None
-    if isinstance(scored, dict) and isinstance(scored.get("score"), (int, float)):
-        # The multi-turn tool already scored the whole episode on the service.
-        return {k: float(v) for k, v in scored.items() if isinstance(v, (int, float))}
+    scored = rollout_score(info)
+    if scored is not None:
+        # Quarry's agent loop already scored the whole episode on the service.
+        return scored
     task = row_task(info)
     result, _ = score_response(
         _env(),
@@ -63,6 +64,17 @@ def compute_score(
         **task,
     )
     return terms_of(result)
+
+
+def rollout_score(info: dict[str, Any]) -> dict[str, float] | None:
+    """The score quarry_trainer/verl/agent_loop.py put on the rollout, when it did: verl's streaming reward loop passes
+    the loop's extra fields inside `extra_info` (`reward_scores`; AgentLoopWorker._compute_score's
+    `tool_extra_fields`), its batch path the `reward_scores` column as `rollout_reward_scores` (naive.py)."""
+    for source in (info.get("rollout_reward_scores"), info.get("reward_scores")):
+        scored = source.get("quarry") if isinstance(source, dict) else None
+        if isinstance(scored, dict) and isinstance(scored.get("score"), (int, float)):
+            return {k: float(v) for k, v in scored.items() if isinstance(v, (int, float))}
+    return None
 
 
 def terms_of(result: dict) -> dict[str, float]:
