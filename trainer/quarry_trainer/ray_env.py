@@ -193,9 +193,12 @@ def serve(argv: Sequence[str] | None = None) -> int:
     if args.per_node and not (args.command and args.db_dir):
         parser.error("--per-node needs --db-dir and, after --, the quarry command")
 
-    import ray
-    from ray._private.services import canonicalize_bootstrap_address
-
+    try:
+        import ray
+        from ray._private.services import canonicalize_bootstrap_address
+    except ImportError:  # no Ray in the trainer's Python: no cluster to hand the service to
+        print("quarry ray env: none", flush=True)
+        return 0
     address = canonicalize_bootstrap_address(None)
     if address is None:
         print("quarry ray env: none", flush=True)
