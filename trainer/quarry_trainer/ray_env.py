@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import json
 import os
 import shutil
 import signal
@@ -148,9 +149,14 @@ class NodeEnvService:
 
 
 def _actor_runtime_env() -> dict[str, Any] | None:
-    """The helper's actors import quarry_trainer as the launch does: its PYTHONPATH, when it has one."""
+    """The helper's actors import quarry_trainer as the launch does: its PYTHONPATH, when it has one. Not when the
+    launch runs as a Ray job whose runtime env sets it already: ray.init refuses a variable both set
+    (ray/runtime_env/runtime_env.py `_merge_runtime_env`), and the job's reaches the actors anyway."""
     path = os.environ.get("PYTHONPATH")
-    return {"env_vars": {"PYTHONPATH": path}} if path else None
+    job = json.loads(os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR") or "{}")
+    if not path or "PYTHONPATH" in ((job.get("runtime_env") or {}).get("env_vars") or {}):
+        return None
+    return {"env_vars": {"PYTHONPATH": path}}
 
 
 def start_node_services(command: Sequence[str], db_dirs: Sequence[str], token: str | None, timeout: float):

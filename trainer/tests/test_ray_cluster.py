@@ -11,8 +11,8 @@ puts a Quarry variable into the workers' environment itself. The reward side is 
 (verl/experimental/reward_loop/reward_loop.py: one RewardLoopWorker actor per node, round-robin with node affinity)
 around Quarry's compute_score (quarry_trainer/verl/reward.py); the agent-loop side builds Quarry's SQL tool with verl's
 tool loader inside an actor pinned to each node (verl/tools/tool_registry.py, as verl's tool agent loop does).
-The cluster's address is read from QUARRY_RAY_CLUSTER_ADDRESS or $QUARRY_RAY_CLUSTER_DIR/address; without a running
-cluster the tests skip, saying how to start one (.ci/run always starts it).
+The cluster's address is read from QUARRY_RAY_CLUSTER_ADDRESS (.ci/run sets it, and then a cluster that does not answer
+fails the tests) or $QUARRY_RAY_CLUSTER_DIR/address; without a running cluster the tests skip, saying how to start one.
 """
 
 from __future__ import annotations
@@ -41,19 +41,13 @@ HOOK = "quarry_trainer.ray_env.runtime_env_hook"
 AGENT_LOOP_PROBES: list = []
 
 
-def cluster_address() -> str | None:
-    address = os.environ.get("QUARRY_RAY_CLUSTER_ADDRESS")
-    if address:
-        return address
-    path = Path(os.environ.get("QUARRY_RAY_CLUSTER_DIR", "/tmp/quarry-ray-cluster")) / "address"
-    return path.read_text().strip() if path.is_file() else None
-
-
-def cluster_dir() -> Path | None:
-    """The cluster's folder (its nodes' temp dirs and logs) when its address came from ray-cluster.sh's file."""
-    if os.environ.get("QUARRY_RAY_CLUSTER_ADDRESS"):
-        return None
+def cluster_dir() -> Path:
     return Path(os.environ.get("QUARRY_RAY_CLUSTER_DIR", "/tmp/quarry-ray-cluster"))
+
+
+def recorded_address() -> str | None:
+    path = cluster_dir() / "address"
+    return path.read_text().strip() if path.is_file() else None
 
 
 def files_holding(root: Path, needle: str) -> list[str]:
@@ -67,12 +61,17 @@ def files_holding(root: Path, needle: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def cluster() -> str:
-    address = cluster_address()
+    """The cluster's address: QUARRY_RAY_CLUSTER_ADDRESS (then it must answer: .ci/run sets it), else the one
+    ray-cluster.sh recorded (skip when there is none or it does not answer)."""
+    required = os.environ.get("QUARRY_RAY_CLUSTER_ADDRESS")
+    address = required or recorded_address()
     if not address:
         pytest.skip("no two-node Ray cluster running: start it with `bash scripts/services/ray-cluster.sh start`")
     host, port = address.rsplit(":", 1)
     with contextlib.suppress(OSError), socket.create_connection((host, int(port)), timeout=5):
         return address
+    if required:
+        pytest.fail(f"QUARRY_RAY_CLUSTER_ADDRESS={address}: no Ray cluster answers there")
     pytest.skip(f"the Ray cluster recorded at {address} does not answer: restart scripts/services/ray-cluster.sh")
 
 
@@ -313,12 +312,11 @@ def test_verl_reward_and_tool_workers_on_both_nodes_reach_the_service_and_score(
                 assert u["url"] == expected[u["node"]], u
             for w in workers:
                 ray.kill(w)
-    logs = cluster_dir()
-    if logs is not None:
+    if recorded_address() == cluster:  # the cluster's own folder, with its nodes' logs, is here
         # Ray logs every runtime env it sets up, env_vars included (runtime_env_agent.log on each node): the URL is
         # there, the token, which went through the directory actor, is in no file of the cluster.
-        assert any("runtime_env_agent" in f for f in files_holding(logs, url))
-        assert files_holding(logs, token_file.read_text()) == []
+        assert any("runtime_env_agent" in f for f in files_holding(cluster_dir(), url))
+        assert files_holding(cluster_dir(), token_file.read_text()) == []
     if per_node:
         for node_url in served["nodes"].values():
             host, port = node_url.removeprefix("http://").rsplit(":", 1)
