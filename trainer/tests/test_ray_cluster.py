@@ -10,7 +10,8 @@ The driver is this process, connected with `ray.init(address=...)` and verl's ow
 puts a Quarry variable into the workers' environment itself. The reward side is verl's RewardLoopManager
 (verl/experimental/reward_loop/reward_loop.py: one RewardLoopWorker actor per node, round-robin with node affinity)
 around Quarry's compute_score (quarry_trainer/verl/reward.py); the agent-loop side builds Quarry's SQL tool with verl's
-tool loader inside an actor pinned to each node (verl/tools/tool_registry.py, as verl's tool agent loop does).
+tool loader inside an actor pinned to each node (verl/tools/tool_registry.py, as verl's tool agent loop does). A last
+test submits a launch-like driver as a Ray job (the `ray` target's way), whose runtime env Ray merges before the hook.
 The cluster's address is read from QUARRY_RAY_CLUSTER_ADDRESS (.ci/run sets it, and then a cluster that does not answer
 fails the tests) or $QUARRY_RAY_CLUSTER_DIR/address; without a running cluster the tests skip, saying how to start one.
 """
@@ -322,3 +323,71 @@ def test_verl_reward_and_tool_workers_on_both_nodes_reach_the_service_and_score(
             host, port = node_url.removeprefix("http://").rsplit(":", 1)
             with pytest.raises(OSError):
                 socket.create_connection((host, int(port)), timeout=5).close()
+
+
+# A launch run as a Ray job (the `ray` target: src/app/jobs/targets/ray.ts submits its command with the target's env,
+# QUARRY_JOB_ID and QUARRY_JOB_DIR as the job's runtime env): the driver it starts joins the cluster through
+# RAY_ADDRESS, which the job supervisor sets, and Ray merges the job's runtime env into the driver's before the hook.
+JOB_DRIVER = """
+import json, os, subprocess, sys
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+url, token_file = sys.argv[1], sys.argv[2]
+helper = subprocess.Popen([sys.executable, "-m", "quarry_trainer.ray_env", "serve", "--url", url, "--token-file",
+                           token_file], stdout=subprocess.PIPE, text=True)
+line = helper.stdout.readline()
+assert line.startswith("quarry ray env: directory "), line
+os.environ.update(QUARRY_ENV_URL=url, QUARRY_ENV_TOKEN=open(token_file).read(), RAY_RUNTIME_ENV_HOOK="@HOOK@",
+                  QUARRY_ENV_DIRECTORY=line.rsplit(" ", 1)[1].strip())
+ray.init()  # as verl's main_ppo does
+
+@ray.remote(num_cpus=0)
+def probe():
+    from quarry_trainer.env import EnvClient
+    client = EnvClient()
+    return {"node": ray.get_runtime_context().get_node_id(), "env_url": os.environ.get("QUARRY_ENV_URL"),
+            "job": os.environ.get("QUARRY_JOB_ID"), "url": f"http://{client.host}:{client.port}",
+            "health": client.health()["ok"]}
+
+nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+pinned = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False)).remote() for n in nodes]
+print("PROBES " + json.dumps(ray.get(pinned)), flush=True)
+helper.terminate()
+sys.exit(helper.wait())
+""".replace("@HOOK@", HOOK)
+
+
+def test_a_launch_run_as_a_ray_job_hands_the_service_to_workers_on_both_nodes(
+    cluster, launch_service, repo_root, tmp_path
+):
+    import json
+    import time
+
+    from ray.job_submission import JobStatus, JobSubmissionClient
+
+    dashboard = cluster_dir() / "dashboard"
+    if recorded_address() != cluster or not dashboard.is_file():
+        pytest.skip("the cluster's Jobs API is not known: ray-cluster.sh records it beside the address")
+    url, token_file = launch_service
+    driver = tmp_path / "driver.py"
+    driver.write_text(JOB_DRIVER)
+    client = JobSubmissionClient(dashboard.read_text().strip())
+    job = client.submit_job(
+        entrypoint=f"{sys.executable} {driver} {url} {token_file}",
+        # What the ray target passes: the target's env (here PYTHONPATH, which the helper must not set again) and
+        # the job's id and folder.
+        runtime_env={"env_vars": {"PYTHONPATH": str(repo_root / "trainer"), "QUARRY_JOB_ID": "ray-env-test"}},
+    )
+    deadline = time.monotonic() + 300
+    while client.get_job_status(job) not in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED}:
+        assert time.monotonic() < deadline, "the Ray job did not finish within 300 s"
+        time.sleep(1)
+    logs = client.get_job_logs(job)
+    assert client.get_job_status(job) == JobStatus.SUCCEEDED, logs
+    [line] = [x for x in logs.splitlines() if x.startswith("PROBES ")]
+    probes = json.loads(line.removeprefix("PROBES "))
+    node_ids_of(probes)
+    for p in probes:
+        assert p == {**p, "env_url": url, "job": "ray-env-test", "url": url, "health": True}, p
+    assert token_file.read_text() not in logs
