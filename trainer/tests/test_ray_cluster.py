@@ -36,9 +36,11 @@ RESPONSES = {
 ROW = {"db_id": "concert", "question": "French singers by age?", "protocol": "skyrl", "index": 0}
 HOOK = "quarry_trainer.ray_env.runtime_env_hook"
 
-# Agent loops run on every node besides the tool probe: (name, function of (repo_root) -> probe actor class).
-# The lead adds quarry_trainer/verl/agent_loop.py here once it is on main (a class whose `run()` returns
-# {"node": node id, "url": the service URL its EnvClient uses, "ok": scored as expected}).
+# The hook for verl agent loops, run on every node beside the tool probe: (name, function of repo_root returning an
+# actor class whose `run()` returns {"node": its Ray node id, "url": the URL its EnvClient used, "ok": the episode
+# scored as expected}). For quarry_trainer/verl/agent_loop.py (quarry_agent: its _Episode.open makes the EnvClient in
+# verl's AgentLoopWorker), such a class can drive one episode as trainer/tests/test_verl_agent_loop.py does (its
+# scripted token server is a Ray actor too) and read the episode's client. Each entry is checked like the tool probe.
 AGENT_LOOP_PROBES: list = []
 
 
