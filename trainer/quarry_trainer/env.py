@@ -9,7 +9,9 @@
 The service's routes (GET /v1/openapi.json lists them; docs/training.md explains them): episodes (create, step, end),
 /v1/reward (what `quarry reward --json` prints), /v1/execute, /v1/odt; batches are lists. The URL and the bearer
 token default to the environment variables QUARRY_ENV_URL and QUARRY_ENV_TOKEN, so a trainer's workers, started on
-other machines by Ray, find the service the launch started. One keep-alive connection per thread; a connection that
+other machines by Ray, find the service the launch started; on a Ray cluster started before the launch, a worker
+whose runtime env names QUARRY_ENV_DIRECTORY asks the launch's directory actor for its node's service and the token
+(quarry_trainer/ray_env.py). One keep-alive connection per thread; a connection that
 drops is reopened and the request retried (idempotent routes only: never a step, which would run a turn twice). A
 connection idle for longer than the service keeps one open (its keep-alive timeout is 65 s; a training step on a busy
 CPU can take longer than that between two requests) is replaced before it is used, and a request whose sending fails
@@ -50,9 +52,26 @@ class _SendFailed(Exception):
     """Sending a request on a reused keep-alive connection failed: the service had closed it and read nothing."""
 
 
+def _from_ray_directory() -> dict:
+    """{url, token} for this Ray node from the launch's directory actor (quarry_trainer/ray_env.py), named by
+    QUARRY_ENV_DIRECTORY in a Ray worker's runtime env; {} when it is not set or Ray is not connected here."""
+    name = os.environ.get("QUARRY_ENV_DIRECTORY")
+    if not name:
+        return {}
+    from quarry_trainer.ray_env import lookup
+
+    try:
+        return lookup(name)
+    except Exception as err:
+        raise EnvServiceError("config", f"the launch's Ray directory {name!r} did not answer: {err}") from err
+
+
 class EnvClient:
     def __init__(self, url: str | None = None, token: str | None = None, timeout: float = 120.0, retries: int = 3):
-        url = url or os.environ.get("QUARRY_ENV_URL")
+        # On a Ray cluster started before the launch the URL of this node's service and the token come from the
+        # launch's directory actor; otherwise (and for what a caller passes) from the arguments and the environment.
+        found = {} if url and token is not None else _from_ray_directory()
+        url = url or found.get("url") or os.environ.get("QUARRY_ENV_URL")
         if not url:
             raise EnvServiceError(
                 "config", "no service URL: pass url= or set QUARRY_ENV_URL (quarry serve-env prints it)"
@@ -62,7 +81,7 @@ class EnvClient:
             raise EnvServiceError("config", f"the service URL must be http://HOST:PORT, got {url!r}")
         self.host = parsed.hostname
         self.port = parsed.port or 80
-        self.token = token if token is not None else os.environ.get("QUARRY_ENV_TOKEN")
+        self.token = token if token is not None else os.environ.get("QUARRY_ENV_TOKEN") or found.get("token")
         self.timeout = timeout
         self.retries = retries
         self._local = threading.local()

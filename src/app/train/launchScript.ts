@@ -1,7 +1,8 @@
 // The launch `quarry train` writes for verl and SkyRL: a bash script that starts `quarry serve-env` beside the trainer
 // (a free port, a fresh bearer token), exports QUARRY_ENV_URL / QUARRY_ENV_TOKEN, finds Quarry's plug-ins in the
-// training host's quarry_trainer (QUARRY_TRAINER_DIR), runs the engine's entry point with the recipe's overrides and
-// stops the service when training ends.
+// training host's quarry_trainer (QUARRY_TRAINER_DIR), hands the service to the workers of a Ray cluster started
+// before the launch (quarry_trainer/ray_env.py: a runtime-env hook and a directory actor, optionally a service per
+// node), runs the engine's entry point with the recipe's overrides and stops the services when training ends.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are bash, where ${NAME} is the shell's
 import type { EnginePlan } from '../../core/training/launchPlan';
 import { overrideArg, shellQuote } from '../../core/training/overrides';
@@ -28,6 +29,41 @@ function inDoubleQuotes(s: string): string {
   return s.replace(/["$`\\]/g, '\\$&');
 }
 
+/** The script's lines that hand the service to the workers of a Ray cluster started before the launch. */
+export function rayWorkersLines(multiNode: boolean): string[] {
+  return [
+    '',
+    '# A Ray cluster started before this launch (`ray start`, a Slurm allocation, a Ray job) forks its workers without',
+    "# this script's environment. quarry_trainer.ray_env then holds the token and the service URLs in a Ray actor",
+    "# that QUARRY_ENV_DIRECTORY names, and Ray's runtime-env hook adds QUARRY_ENV_URL and that name (never the token,",
+    "# which Ray would log) to the runtime env of the trainer's ray.init, so every worker finds the service. With",
+    '# QUARRY_ENV_PER_NODE=1 (the default with more than one node) it starts `quarry serve-env` on every node, and',
+    "# each worker uses its own node's. With no cluster running it prints `none` (Ray's workers inherit this script's",
+    '# environment then).',
+    `PER_NODE="\${QUARRY_ENV_PER_NODE:-${multiNode ? 1 : 0}}"`,
+    'RAY_ENV_ARGS=(serve --url "$URL" --token-file "$TOKEN_FILE")',
+    'if [ "$PER_NODE" = 1 ]; then RAY_ENV_ARGS+=(--per-node --db-dir "$DB_DIR" -- "${QUARRY_CMD[@]}"); fi',
+    '"$PYTHON" -m quarry_trainer.ray_env "${RAY_ENV_ARGS[@]}" > "$HERE/ray-env.out" 2> "$HERE/ray-env.log" &',
+    'RAY_ENV_PID=$!',
+    'RAY_ENV=""',
+    'for _ in $(seq 1 900); do',
+    '  kill -0 "$RAY_ENV_PID" 2>/dev/null && RUNNING=1 || RUNNING=0',
+    '  RAY_ENV="$(sed -n \'s/^quarry ray env: //p\' "$HERE/ray-env.out" | head -n 1)"',
+    '  [ -n "$RAY_ENV" ] && break',
+    '  if [ "$RUNNING" = 0 ]; then',
+    '    echo "launch.sh: quarry_trainer.ray_env stopped:" >&2; cat "$HERE/ray-env.log" >&2; exit 1',
+    '  fi',
+    '  sleep 0.2',
+    'done',
+    '[ -n "$RAY_ENV" ] || { echo "launch.sh: quarry_trainer.ray_env did not answer within 180 s" >&2; exit 1; }',
+    'case "$RAY_ENV" in',
+    '  "directory "*) export QUARRY_ENV_DIRECTORY="${RAY_ENV#directory }" ;;',
+    '  *) RAY_ENV_PID="" ;;',
+    'esac',
+    'export RAY_RUNTIME_ENV_HOOK=quarry_trainer.ray_env.runtime_env_hook',
+  ];
+}
+
 export function renderLaunchScript(c: ScriptContext): string {
   const lines = [
     '#!/usr/bin/env bash',
@@ -35,7 +71,8 @@ export function renderLaunchScript(c: ScriptContext): string {
     "# Run it on the training node: bash launch.sh [more Hydra overrides]. It starts `quarry serve-env` (Quarry's",
     '# environment and reward panels) on a free port with a fresh token, exports QUARRY_ENV_URL and QUARRY_ENV_TOKEN',
     `# for the trainer, runs ${c.plan.module} and stops the service when training ends. launch.json lists every`,
-    '# override with the recipe setting it comes from. Environment: PYTHON, QUARRY, QUARRY_DB_DIR, QUARRY_ENV_HOST.',
+    '# override with the recipe setting it comes from. Environment: PYTHON, QUARRY, QUARRY_DB_DIR, QUARRY_ENV_HOST,',
+    '# QUARRY_ENV_PER_NODE.',
     'set -euo pipefail',
     'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
     'PYTHON="${PYTHON:-python3}"',
@@ -60,7 +97,11 @@ export function renderLaunchScript(c: ScriptContext): string {
     '$SETSID "${QUARRY_CMD[@]}" serve-env --host "$ENV_HOST" --port 0 --db-dir "$DB_DIR" --token-file "$TOKEN_FILE" \\',
     '  > "$HERE/serve-env.out" 2> "$HERE/serve-env.log" &',
     'ENV_PID=$!',
-    'trap \'kill "$ENV_PID" 2>/dev/null || true; wait "$ENV_PID" 2>/dev/null || true\' EXIT',
+    'RAY_ENV_PID=""',
+    'stop_services() {',
+    '  for pid in $RAY_ENV_PID $ENV_PID; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done',
+    '}',
+    'trap stop_services EXIT',
     'URL=""',
     'for _ in $(seq 1 300); do',
     '  URL="$(sed -n \'s/^quarry env server listening on //p\' "$HERE/serve-env.out" | head -n 1)"',
@@ -75,6 +116,7 @@ export function renderLaunchScript(c: ScriptContext): string {
     'export QUARRY_ENV_URL="$URL"',
     'QUARRY_ENV_TOKEN="$(cat "$TOKEN_FILE")"',
     'export QUARRY_ENV_TOKEN',
+    ...rayWorkersLines(c.multiNode),
     ...(c.plan.engine === 'verl'
       ? [
           "# verl's file logger (trainer.logger has 'file'): one {step, data} line a step, read by Quarry's job panel.",
