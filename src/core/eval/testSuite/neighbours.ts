@@ -271,7 +271,10 @@ export function neighboursOf(gold: string, schema: NeighbourSchema, rng: Rng, ma
 /** The literals each column is compared with in `sqls`, by lower-cased column name (for the fuzzer's values). */
 export function comparedLiterals(sqls: string[], into = new Map<string, Cell[]>()): Map<string, Cell[]> {
   const visit = (n: unknown): void => {
-    if (Array.isArray(n)) return n.forEach(visit);
+    if (Array.isArray(n)) {
+      for (const x of n) visit(x);
+      return;
+    }
     if (!isObject(n)) return;
     if (n.type === 'binary_expr' && COMPARISON_SWAPS[String(n.operator).toUpperCase()]) {
       for (const [c, l] of [
