@@ -266,4 +266,3 @@ test('bench --test-suite: a prediction right on the database but wrong on the su
     await server.close();
   }
 });
-

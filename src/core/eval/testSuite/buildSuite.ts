@@ -143,7 +143,8 @@ export function formatSuiteReport(r: SuiteReport, resumed: string[] = []): strin
   const t = r.totals;
   const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : '-');
   const lines = [
-    `test suite: ${t.databases} databases, ${t.files} files (${t.files - t.databases} variants), ${t.golds} gold queries`,
+    `test suite: ${t.databases} databases, ${t.files} files (${t.files - t.databases} variants), ` +
+      `${t.golds} gold queries`,
     `neighbours: ${t.neighbours}; told apart by the original alone: ${t.toldApartByOriginal} ` +
       `(${pct(t.toldApartByOriginal, t.neighbours)})`,
     `answer like the gold on the original (single-database false positives): ${t.sameOnOriginal}; ` +
