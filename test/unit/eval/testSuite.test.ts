@@ -174,7 +174,7 @@ test('variants keep the schema and constraints; foreign keys and CHECKs hold', (
   }
 });
 
-test("the suite tells apart district 'A' from 'B' (equal counts on the original) and keeps every gold right", async () => {
+test("the suite tells apart district 'A' from 'B' (same count on the original); every gold stays right", async () => {
   const nearMiss = GOLDS.map(([, q]) => q.replace("'A'", "'B'"));
   assert.deepEqual(await evalExec(nearMiss, 'db'), [true, true, true], 'a false positive on the single database');
   assert.deepEqual(await evalExec(nearMiss, 'ts'), [false, true, true], 'a miss on the suite');
