@@ -54,7 +54,8 @@ const GOLDS = [
   ['Cities of branches with more than 4 staff.', 'SELECT city FROM branch WHERE staff > 4'],
   [
     'Total loans per district name.',
-    'SELECT T1.name, sum(T3.amount) FROM district AS T1 JOIN branch AS T2 ON T1.id = T2.district_id JOIN loan AS T3 ON T2.branch_id = T3.branch_id GROUP BY T1.name',
+    'SELECT T1.name, sum(T3.amount) FROM district AS T1 JOIN branch AS T2 ON T1.id = T2.district_id ' +
+      'JOIN loan AS T3 ON T2.branch_id = T3.branch_id GROUP BY T1.name',
   ],
 ];
 
