@@ -95,6 +95,12 @@ function fillTable(
     const row = t.columns.map((c, i) =>
       base && rng.next() < 0.75 ? base[i] : freshValue(c, existing[i], lits[i], rng),
     );
+    // Now and then two numeric columns of a row are equal, so `a < b` and `a <= b` answer differently.
+    const numeric = row.flatMap((v, i) => (typeof v === 'bigint' || typeof v === 'number' ? [i] : []));
+    if (numeric.length > 1 && rng.next() < 0.15) {
+      const [a, b] = rng.shuffle(numeric);
+      if (t.columns[a].pk === 0) row[a] = row[b];
+    }
     for (const fk of t.foreignKeys) {
       const from = fk.from.map((f) => index.get(f.toLowerCase()));
       if (from.some((i) => i === undefined)) continue;

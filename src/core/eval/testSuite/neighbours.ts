@@ -268,7 +268,8 @@ export function neighboursOf(gold: string, schema: NeighbourSchema, rng: Rng, ma
   return { printed, neighbours: out };
 }
 
-/** The literals each column is compared with in `sqls`, by lower-cased column name (for the fuzzer's values). */
+/** The literals each column is compared with in `sqls` (numbers with their ±1), by lower-cased column name (for
+ *  the fuzzer's values). */
 export function comparedLiterals(sqls: string[], into = new Map<string, Cell[]>()): Map<string, Cell[]> {
   const visit = (n: unknown): void => {
     if (Array.isArray(n)) {
@@ -276,7 +277,8 @@ export function comparedLiterals(sqls: string[], into = new Map<string, Cell[]>(
       return;
     }
     if (!isObject(n)) return;
-    if (n.type === 'binary_expr' && COMPARISON_SWAPS[String(n.operator).toUpperCase()]) {
+    const op = String(n.operator).toUpperCase();
+    if (n.type === 'binary_expr' && (COMPARISON_SWAPS[op] || op === 'BETWEEN' || op === 'NOT BETWEEN')) {
       for (const [c, l] of [
         [n.left, n.right],
         [n.right, n.left],
@@ -288,7 +290,9 @@ export function comparedLiterals(sqls: string[], into = new Map<string, Cell[]>(
           const v = isObject(item) ? literalCell(item) : undefined;
           if (!name || v === undefined) continue;
           const list = into.get(name) ?? [];
-          if (!list.includes(v)) list.push(v);
+          // A number's neighbours too: rows on the boundary tell > from >= and 30 from 31.
+          const near = typeof v === 'bigint' ? [v, v - 1n, v + 1n] : typeof v === 'number' ? [v, v - 1, v + 1] : [v];
+          for (const x of near) if (!list.includes(x)) list.push(x);
           into.set(name, list);
         }
       }
