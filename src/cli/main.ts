@@ -17,6 +17,7 @@ import { serveEnvCommand } from './commands/serveEnv';
 import { jobsCommand } from './commands/jobs';
 import { dataCommand } from './commands/data';
 import { trainCommand } from './commands/train';
+import { testsuiteCommand } from './commands/testsuite';
 
 const commands: Command[] = [
   execCommand,
@@ -28,6 +29,7 @@ const commands: Command[] = [
   odtCommand,
   askCommand,
   benchCommand,
+  testsuiteCommand,
   exportCommand,
   dataCommand,
   doctorCommand,

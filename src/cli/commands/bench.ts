@@ -24,10 +24,11 @@ import {
   type VotePool,
 } from '../../core/datasetRuns';
 import { createProgress } from '../progressBar';
+import { suiteDatabases } from '../../core/eval/testSuite/suiteMode';
 
 const usage = `Usage: quarry bench --dataset spider|bird|sparc|cosql:FILE.json --db-dir DIR --model SPEC --protocol P
                     [--samples K] [--vote-pool samples|greedy+samples] [--temperature T] [--max-turns N]
-                    [--limit N] [--jobs N] --out DIR [--resume] [--strict]
+                    [--limit N] [--jobs N] --out DIR [--resume] [--strict] [--test-suite TSDIR]
 
 Runs every question of a dataset through the agent K times and scores it by execution (see docs/bench.md).
   --dataset      NAME:FILE — spider (also Spider-DK/Syn/Realistic), bird, sparc or cosql, e.g. spider:dev.json
@@ -48,6 +49,9 @@ Runs every question of a dataset through the agent K times and scores it by exec
                  temperature) and run only the missing and failed ones
   --strict       refuse (exit 2) when a question's database is missing from --db-dir; by default the others run,
                  each missing database is named with the questions it skipped, and report.json lists them (skipped)
+  --test-suite   TSDIR from quarry testsuite build: EX counts a prediction right only if it matches the gold on
+                 every TSDIR/<db_id>/*.sqlite; the single-database EX and the scoring time per question with and
+                 without the suite are printed too (report.json testSuite)
 Prints EX for greedy decoding, majority vote and pass@K, by hardness (BIRD: by difficulty), with average turns,
 invalid-action rate and tokens per turn. Ctrl-C stops cleanly and keeps the finished questions (a second Ctrl-C
 quits at once). A run stops by itself after 10 episodes in a row fail (server down, wrong model name).
@@ -89,6 +93,7 @@ export const benchCommand: Command = {
         out: { type: 'string' },
         resume: { type: 'boolean' },
         strict: { type: 'boolean' },
+        'test-suite': { type: 'string' },
       },
     });
     for (const flag of ['dataset', 'db-dir', 'model', 'protocol', 'out'] as const) {
@@ -139,6 +144,19 @@ export const benchCommand: Command = {
     }
     if (dataset.tasks.length === 0) return badInput(io, `${dataset.file} has no questions`);
     for (const s of dataset.skipped ?? []) io.stderr.write(`WARNING: ${skippedDatabaseText(dataset.dbDir, s)}\n`);
+    const testSuite = values['test-suite'] === undefined ? undefined : resolve(io.cwd, values['test-suite']);
+    if (testSuite !== undefined) {
+      const missing = [...new Set(dataset.tasks.map((t) => t.dbId))].filter(
+        (id) => suiteDatabases(testSuite, id).length === 0,
+      );
+      if (missing.length) {
+        return badInput(
+          io,
+          `--test-suite ${testSuite} has no databases for ${missing.slice(0, 10).join(', ')}` +
+            `${missing.length > 10 ? ` … (${missing.length})` : ''} (build them with quarry testsuite build)`,
+        );
+      }
+    }
     const outDir = resolve(io.cwd, values.out!);
     try {
       ensureDir(outDir);
@@ -187,6 +205,7 @@ export const benchCommand: Command = {
         outDir,
         signal: cancel.signal,
         resume: values.resume === true,
+        testSuite,
         onProgress: (p) =>
           bar.update(
             p.episodesDone,
@@ -211,6 +230,16 @@ export const benchCommand: Command = {
         `resumed: ${report.resumedEpisodes} episodes reused from ${resolve(outDir, BENCH_FILES.trajectories)}\n`,
       );
     io.stdout.write(formatReport(report) + '\n');
+    if (report.testSuite) {
+      const ts = report.testSuite;
+      io.stdout.write(
+        `test suite    EX greedy ${(100 * report.ex.greedy).toFixed(1)}% over ${ts.dir}, ` +
+          `${(100 * ts.singleDatabaseGreedy).toFixed(1)}% on the single database ` +
+          `(${ts.turnedIntoMisses} right there, wrong on the suite)\n` +
+          `              scoring ${ts.scoringMsPerItem.testSuite.toFixed(1)} ms per question over the suite, ` +
+          `${ts.scoringMsPerItem.singleDatabase.toFixed(1)} ms on the single database\n`,
+      );
+    }
     for (const e of [...report.errors, ...report.warnings]) io.stderr.write(`WARNING: ${e}\n`);
     io.stderr.write(
       `wrote ${Object.values(BENCH_FILES)

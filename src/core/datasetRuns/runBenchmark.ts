@@ -17,6 +17,7 @@ import type { ChatModel, SamplingOptions } from '../models/types';
 import { TrajectoryWriter } from '../trajectories/writer';
 import type { TrajectoryRecord } from '../trajectories/types';
 import { evalMode, type EvalModeName } from '../eval/modes';
+import { testSuiteMode } from '../eval/testSuite/suiteMode';
 import { evalModeOf } from '../datasets';
 import type { Dataset, DatasetTask } from '../datasets/types';
 import { scoreQuestion, goldLine, type QuestionScore } from './scoreQuestion';
@@ -61,6 +62,22 @@ export interface BenchOptions {
    * and temperature, else ResumeMismatchError) and run only the missing ones; failed episodes are run again.
    */
   resume?: boolean;
+  /**
+   * A test suite (TSDIR/<db_id>/*.sqlite, `quarry testsuite build`): a prediction is right only if it matches the gold
+   * on every database of its suite. Each question is also scored on its one database, to report both and the cost.
+   */
+  testSuite?: string;
+}
+
+/** What scoring over a test suite changed and cost (report.json `testSuite`). */
+export interface TestSuiteSummary {
+  dir: string;
+  /** Greedy EX on the single database, for comparison with `ex.greedy` (over the suite). */
+  singleDatabaseGreedy: number;
+  /** Greedy predictions right on the database but wrong on the suite. */
+  turnedIntoMisses: number;
+  /** Mean wall time of scoring one question (all its samples), ms: on its one database, and over its suite. */
+  scoringMsPerItem: { singleDatabase: number; testSuite: number };
 }
 
 export interface BenchProgress {
@@ -115,7 +132,7 @@ export function benchEvalMode(dataset: Dataset['name'], protocol: ProtocolName):
   return protocol === 'progress' && mode === 'bird' ? 'omnisql' : mode;
 }
 
-export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
+export async function runBenchmark(opts: BenchOptions): Promise<BenchReport & { testSuite?: TestSuiteSummary }> {
   const k = opts.samples ?? 1;
   const jobs = opts.jobs ?? 1;
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`samples must be a positive integer, got ${k}`);
@@ -198,12 +215,27 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     pool,
     exact: exactMatcher(opts.dataset.name, opts.dataset.file),
   };
+  const suiteCtx = opts.testSuite ? { ...ctx, mode: testSuiteMode(mode), dbDir: opts.testSuite } : undefined;
+  const suiteStats = { singleGreedy: 0, misses: 0, singleMs: 0, suiteMs: 0 };
+  /** The question's score (over its suite when there is one: then its single-database verdict is counted too). */
+  const score = async (st: QuestionState): Promise<QuestionScore> => {
+    const started = performance.now();
+    const single = await scoreQuestion(st.task, st.finals, ctx, voters);
+    if (!suiteCtx) return single;
+    const t1 = performance.now();
+    const suite = await scoreQuestion(st.task, st.finals, suiteCtx, voters);
+    suiteStats.singleMs += t1 - started;
+    suiteStats.suiteMs += performance.now() - t1;
+    if (single.greedy) suiteStats.singleGreedy++;
+    if (single.greedy && !suite.greedy) suiteStats.misses++;
+    return suite;
+  };
 
   const finishSample = (st: QuestionState) => {
     progress.episodesDone++;
     if (--st.pending === 0 && !st.cancelled) {
       scoring.push(
-        scoreQuestion(st.task, st.finals, ctx, voters).then(
+        score(st).then(
           (s) => {
             scores.push(s);
             progress.questionsScored++;
@@ -309,7 +341,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
   );
   const levels = levelTable(scores, opts.dataset.levels, voters.length > 0);
   const conversational = opts.dataset.name === 'sparc' || opts.dataset.name === 'cosql';
-  const result: BenchReport = {
+  const result: BenchReport & { testSuite?: TestSuiteSummary } = {
     schema: 'quarry.bench/1',
     items: scores.length,
     planned: tasks.length,
@@ -338,6 +370,19 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchReport> {
     errors,
     warnings: goldWarnings(scores),
     timings: { totalMs: performance.now() - t0, startedAt },
+    ...(opts.testSuite
+      ? {
+          testSuite: {
+            dir: opts.testSuite,
+            singleDatabaseGreedy: scores.length ? suiteStats.singleGreedy / scores.length : 0,
+            turnedIntoMisses: suiteStats.misses,
+            scoringMsPerItem: {
+              singleDatabase: scores.length ? suiteStats.singleMs / scores.length : 0,
+              testSuite: scores.length ? suiteStats.suiteMs / scores.length : 0,
+            },
+          },
+        }
+      : {}),
     questions: scores,
   };
   writeFileSync(join(opts.outDir, BENCH_FILES.report), JSON.stringify(result, null, 1) + '\n');
