@@ -10,8 +10,11 @@ The driver is this process, connected with `ray.init(address=...)` and verl's ow
 puts a Quarry variable into the workers' environment itself. The reward side is verl's RewardLoopManager
 (verl/experimental/reward_loop/reward_loop.py: one RewardLoopWorker actor per node, round-robin with node affinity)
 around Quarry's compute_score (quarry_trainer/verl/reward.py); the agent-loop side builds Quarry's SQL tool with verl's
-tool loader inside an actor pinned to each node (verl/tools/tool_registry.py, as verl's tool agent loop does). A last
-test submits a launch-like driver as a Ray job (the `ray` target's way), whose runtime env Ray merges before the hook.
+tool loader inside an actor pinned to each node (verl/tools/tool_registry.py, as verl's tool agent loop does), and
+verl's AgentLoopWorker, pinned to each node, runs Quarry's `quarry_agent` loop (quarry_trainer/verl/agent_loop.py) on
+two SkyRL-SQL episodes against a scripted model (_verl_agent_support.py, shared with test_verl_agent_loop.py): each must
+reach its node's service and score SkyRL-SQL's totals (AGENT_LOOP_PROBES). A last test submits a launch-like driver
+as a Ray job (the `ray` target's way), whose runtime env Ray merges before the hook.
 The cluster's address is read from QUARRY_RAY_CLUSTER_ADDRESS (.ci/run sets it, and then a cluster that does not answer
 fails the tests) or $QUARRY_RAY_CLUSTER_DIR/address; without a running cluster the tests skip, saying how to start one.
 """
@@ -27,6 +30,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _verl_agent_support import TINY, agent_loop_config, agent_loop_worker, rollout_batch, scripted_server_class
 
 GOLD = "SELECT name FROM singer WHERE country = 'France' ORDER BY age"
 RESPONSES = {
@@ -35,13 +39,6 @@ RESPONSES = {
 }
 ROW = {"db_id": "concert", "question": "French singers by age?", "protocol": "skyrl", "index": 0}
 HOOK = "quarry_trainer.ray_env.runtime_env_hook"
-
-# The hook for verl agent loops, run on every node beside the tool probe: (name, function of repo_root returning an
-# actor class whose `run()` returns {"node": its Ray node id, "url": the URL its EnvClient used, "ok": the episode
-# scored as expected}). For quarry_trainer/verl/agent_loop.py (quarry_agent: its _Episode.open makes the EnvClient in
-# verl's AgentLoopWorker), such a class can drive one episode as trainer/tests/test_verl_agent_loop.py does (its
-# scripted token server is a Ray actor too) and read the episode's client. Each entry is checked like the tool probe.
-AGENT_LOOP_PROBES: list = []
 
 
 def cluster_dir() -> Path:
@@ -124,7 +121,9 @@ def verl_driver(cluster, repo_root):
     runtime_env["env_vars"].update({"PYTHONPATH": str(repo_root / "trainer"), "HF_HUB_OFFLINE": "1"})
     ray.init(address=cluster, runtime_env=runtime_env, log_to_driver=False)
     try:
+        # This folder is not on the workers' path: the probes and the shared agent-loop helpers travel by value.
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        ray.cloudpickle.register_pickle_by_value(sys.modules[scripted_server_class.__module__])
         yield ray
     finally:
         ray.shutdown()
@@ -178,6 +177,79 @@ class ToolProbe:
             "text": response.text,
             "info": info,
         }
+
+
+# quarry_agent's episodes on each node: SkyRL-SQL rows (`quarry data rl --protocol skyrl`), a scripted model, and the
+# totals SkyRL-SQL's reward gives them (§4.1: 1 for a correct answer, 0 for a wrong one; −1 would be a format error or
+# an episode that never opened, the loop's failure score).
+AGENT_QUESTIONS = [
+    {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
+    {
+        "db_id": "concert",
+        "question": "Name the French singers.",
+        "query": "SELECT name FROM singer WHERE country = 'France'",
+    },
+]
+AGENT_SCRIPTS = {
+    "How many singers are there?": [
+        "<think>Count the rows of singer.</think>\n<sql>SELECT count(*) FROM singer</sql>",
+        "<think>There are 4 singers.</think>\n<solution>SELECT count(*) FROM singer</solution>",
+    ],
+    "Name the French singers.": ["<think>Every singer's name.</think>\n<solution>SELECT name FROM singer</solution>"],
+}
+AGENT_TOTALS = {"How many singers are there?": 1.0, "Name the French singers.": 0.0}
+
+
+def agent_loop_client(worker) -> dict:
+    """Inside an AgentLoopWorker (through __ray_call__): its node and the URL its quarry_agent episodes' EnvClient
+    used, as quarry_trainer/verl/agent_loop.py keys the panel's failure value it learns from each episode it opens
+    (host:port of the episode's client); empty when no episode opened."""
+    import ray
+
+    from quarry_trainer.verl import agent_loop
+
+    urls = sorted({f"http://{service}" for service, _ in agent_loop._FAILURE_SCORES})
+    return {"node": ray.get_runtime_context().get_node_id(), "url": " ".join(urls)}
+
+
+class QuarryAgentProbe:
+    """verl's AgentLoopWorker pinned to this actor's node (with its load balancer, RewardLoopWorker and the scripted
+    server), as test_verl_agent_loop.py builds it, running one quarry_agent episode per row of `rows`."""
+
+    def run(self, repo_root: str, rows: str) -> dict:
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+        config = agent_loop_config(Path(repo_root), Path(rows), panel="skyrl", max_turns=2, response_length=512)
+        server = scripted_server_class().options(scheduling_strategy=here).remote(str(TINY), AGENT_SCRIPTS)
+        worker, helpers = agent_loop_worker(config, server, scheduling_strategy=here)
+        try:
+            batch = rollout_batch(config, Path(rows))
+            out = ray.get(worker.generate_sequences.remote(batch), timeout=300)
+            seen = ray.get(worker.__ray_call__.remote(agent_loop_client), timeout=60)
+        finally:
+            for actor in (worker, server, *helpers):
+                ray.kill(actor)
+        questions = [info["question"] for info in batch.non_tensor_batch["extra_info"]]
+        scores = {q: float(out.batch["rm_scores"][i].sum()) for i, q in enumerate(questions)}
+        ends = [q["end"] for q in out.non_tensor_batch["quarry"]]
+        return {
+            **seen,
+            "ok": len(questions) == len(AGENT_TOTALS) and scores == AGENT_TOTALS and ends == ["answer"] * len(ends),
+            "scores": scores,
+            "ends": ends,
+        }
+
+
+# The agent loops run on every node beside the tool probe: (name, actor class whose `run(repo_root, rows)`, given the
+# parquet of AGENT_QUESTIONS as `quarry data rl --protocol skyrl` writes it, returns {"node": the Ray node id of the
+# AgentLoopWorker, "url": the URL its episodes' EnvClient used, "ok": every episode ran to its answer and scored
+# AGENT_TOTALS}). quarry_agent (quarry_trainer/verl/agent_loop.py: its _Episode.open makes the EnvClient inside
+# verl's AgentLoopWorker) is driven as trainer/tests/test_verl_agent_loop.py drives it (_verl_agent_support.py). A
+# worker that does not get the service (the launch before the hook) opens no episode: its URL is empty and its
+# episodes score the loop's failure score, so the check fails.
+AGENT_LOOP_PROBES = [("quarry_agent", QuarryAgentProbe)]
 
 
 def on_each_node(ray, cls, *args) -> list[dict]:
@@ -267,7 +339,7 @@ def node_ids_of(seen: list[dict]) -> list[str]:
 
 @pytest.mark.parametrize("per_node", [False, True], ids=["launch-service", "service-per-node"])
 def test_verl_reward_and_tool_workers_on_both_nodes_reach_the_service_and_score(
-    cluster, launch_service, repo_root, sql_root, quarry_cli, monkeypatch, per_node
+    cluster, launch_service, repo_root, sql_root, quarry_cli, make_rl_data, monkeypatch, per_node
 ):
     url, token_file = launch_service
     with ray_env_helper(cluster, repo_root, url, token_file, per_node, sql_root, quarry_cli) as directory:
@@ -296,8 +368,12 @@ def test_verl_reward_and_tool_workers_on_both_nodes_reach_the_service_and_score(
             for c in calls:
                 assert c["url"] == expected[c["node"]], c
                 assert c["info"] == {"ok": True, "rows": 1} and "4" in c["text"], c
+            # verl's agent loop workers run quarry_agent episodes on the node's service and score them.
+            rows = make_rl_data(AGENT_QUESTIONS, max_turns=2, name="agent") / "train.parquet"
             for name, probe in AGENT_LOOP_PROBES:
-                for r in on_each_node(ray, probe(repo_root)):
+                ran = on_each_node(ray, probe, str(repo_root), str(rows))
+                node_ids_of(ran)
+                for r in ran:
                     assert r["url"] == expected[r["node"]] and r["ok"], (name, r)
 
             # verl's reward loop: its manager places one RewardLoopWorker per node; each scores with compute_score.

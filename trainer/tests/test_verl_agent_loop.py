@@ -19,13 +19,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _verl_agent_support import TINY, agent_loop_config, agent_loop_worker, rollout_batch, scripted_server_class
 
-TINY = Path(__file__).resolve().parents[2] / "media/models/tiny-sql"
 RESPONSE_LENGTH = 640
 STOPS = ["</sql>", "</solution>", "</reasoning>"]  # SQL-Trail's turn stops (core/agent/protocols/sqltrail.ts)
 COUNT_Q = "How many singers are there?"
 NAMES_Q = "Name the singers."
-EOS = "<EOS>"
 SCRIPTS = {
     COUNT_Q: [
         "<reasoning>The singer table has one row per singer.</reasoning>",
@@ -37,48 +36,6 @@ SCRIPTS = {
         "<reasoning>" + "Every singer has a name and the names are listed in the table above. " * 60,
     ],
 }
-
-
-def _server_class():
-    import ray
-    from transformers import AutoTokenizer
-    from verl.workers.rollout.replica import TokenOutput
-
-    @ray.remote(num_cpus=0)
-    class ScriptedServer:
-        """Samples the scripted turn of the conversation in `prompt_ids` (found by its question, the turn by the
-        assistant headers so far), stopping like vLLM: at the first token that completes a stop string, an appended
-        end token, or max_tokens. Every answer is recorded."""
-
-        def __init__(self, model: str, scripts: dict[str, list[str]]):
-            self.tok = AutoTokenizer.from_pretrained(model, local_files_only=True)
-            self.scripts = scripts
-            self.calls: list[dict] = []
-
-        async def generate(self, request_id, prompt_ids, sampling_params, image_data=None, video_data=None, **_):
-            prompt = self.tok.decode(prompt_ids, skip_special_tokens=False)
-            question = next(q for q in self.scripts if q in prompt)
-            turn = prompt.count("<|im_start|>assistant") - 1
-            text = self.scripts[question][turn]
-            ids = self.tok.encode(text.removesuffix(EOS), add_special_tokens=False)
-            if text.endswith(EOS):
-                ids.append(self.tok.convert_tokens_to_ids("<|im_end|>"))
-            stops = sampling_params.get("stop") or []
-            for k in range(1, len(ids) + 1):
-                if any(s in self.tok.decode(ids[:k]) for s in stops):
-                    ids = ids[:k]
-                    break
-            ids = ids[: sampling_params["max_tokens"]]
-            logprobs = [-0.001 * (i + 1) - 0.1 * turn for i in range(len(ids))]
-            self.calls.append(
-                {"question": question, "turn": turn, "params": dict(sampling_params), "ids": ids, "logprobs": logprobs}
-            )
-            return TokenOutput(token_ids=ids, log_probs=logprobs, stop_reason="completed", extra_fields={})
-
-        def recorded(self) -> list[dict]:
-            return self.calls
-
-    return ScriptedServer
 
 
 def _rows(quarry_cli, sql_root: Path, tmp_path: Path) -> Path:
@@ -100,35 +57,6 @@ def _rows(quarry_cli, sql_root: Path, tmp_path: Path) -> Path:
     )
     assert made.returncode == 0, made.stderr
     return out / "train.parquet"
-
-
-def _config(repo_root: Path, train: Path):
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-
-    from quarry_trainer.preflight import verl_config_dir
-
-    trainer = repo_root / "trainer/quarry_trainer"
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(verl_config_dir()), version_base=None):
-        return compose(
-            config_name="ppo_trainer",
-            overrides=[
-                f"actor_rollout_ref.model.path={TINY}",
-                "actor_rollout_ref.rollout.name=vllm",
-                f"data.train_files={train}",
-                f"data.val_files={train}",
-                "data.max_prompt_length=3072",
-                f"data.max_response_length={RESPONSE_LENGTH}",
-                "actor_rollout_ref.rollout.multi_turn.enable=true",
-                "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=3",
-                f"actor_rollout_ref.rollout.agent.agent_loop_config_path={trainer}/verl/agent_loop.yaml",
-                "actor_rollout_ref.rollout.agent.default_agent_loop=quarry_agent",
-                f"reward.custom_reward_function.path={trainer}/verl/reward.py",
-                "reward.custom_reward_function.name=compute_score",
-                "+reward.custom_reward_function.reward_kwargs.panel=sqltrail",
-            ],
-        )
 
 
 @pytest.fixture
@@ -153,44 +81,21 @@ def ray_local(env_url, repo_root):
         ray.shutdown()
 
 
-def _batch(config, train: Path):
-    from transformers import AutoTokenizer
-    from verl import DataProto
-    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
-
-    tok = AutoTokenizer.from_pretrained(str(TINY), local_files_only=True)
-    dataset = RLHFDataset(data_files=[str(train)], tokenizer=tok, config=config.data, processor=None)
-    rows = [dataset[i] for i in range(len(dataset))]
-    batch = DataProto.from_single_dict(collate_fn(rows))
-    batch.meta_info = {"global_steps": 1, "validate": False}
-    return batch
-
-
 def test_verls_worker_runs_quarry_episodes_and_scores_them_with_the_panel(
     ray_local, env_url, quarry_cli, sql_root, tmp_path, repo_root, reward_cli
 ):
     import ray
     import torch
     from transformers import AutoTokenizer
-    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
-    from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
-    from verl.workers.rollout.llm_server import LLMServerClient
-    from verl.workers.rollout.router import GlobalRequestLoadBalancer
 
     from quarry_trainer.env import EnvClient
     from quarry_trainer.replay import replay_response
 
     train = _rows(quarry_cli, sql_root, tmp_path)
-    config = _config(repo_root, train)
-    server = _server_class().remote(str(TINY), SCRIPTS)
-    balancer = ray.remote(GlobalRequestLoadBalancer).options(num_cpus=0).remote(servers={"scripted": server})
-    rewarder = ray.remote(RewardLoopWorker).options(num_cpus=0).remote(config)
-    worker = (
-        ray.remote(AgentLoopWorker)
-        .options(num_cpus=0)
-        .remote(config, LLMServerClient(config, load_balancer_handle=balancer), None, [rewarder])
-    )
-    batch = _batch(config, train)
+    config = agent_loop_config(repo_root, train, panel="sqltrail", max_turns=3, response_length=RESPONSE_LENGTH)
+    server = scripted_server_class().remote(str(TINY), SCRIPTS)
+    worker, _ = agent_loop_worker(config, server)
+    batch = rollout_batch(config, train)
     out = ray.get(worker.generate_sequences.remote(batch), timeout=300)
     calls = ray.get(server.recorded.remote())
     tok = AutoTokenizer.from_pretrained(str(TINY), local_files_only=True)
