@@ -411,6 +411,7 @@ async function buildRecords(kept: Kept[], out: RecordsWriter, ctx: BuildContext)
         protocol: ctx.protocol,
         maxTurns: ctx.maxTurns,
         curriculumLevel: k.level,
+        toolsInTemplate: ctx.toolsDeclared === 'chat-template',
       });
       await out.add(record as unknown as Record<string, unknown>);
       const h = record.extra_info.hardness ?? 'unknown';

@@ -1,6 +1,8 @@
 // One RL training record per question in verl's RL dataset schema (the columns verl's RLHFDataset and reward managers
 // read; SkyRL's PromptDataset reads `prompt` and hands every other column to the environment as extras):
-// data_source, prompt, ability, reward_model, extra_info. docs/training.md ("Data") describes every field.
+// data_source, prompt, ability, reward_model, extra_info, and agent_name: the verl agent loop that plays the row
+// (verl/experimental/agent_loop/agent_loop.py AgentLoopWorker.generate_sequences reads the `agent_name` column).
+// docs/training.md ("Data") describes every field.
 import type { ChatMessage } from '../models/types';
 import type { ProtocolName } from '../agent/types';
 import type { DatasetName, DatasetTask } from '../datasets/types';
@@ -37,6 +39,16 @@ export interface RlRecord {
   ability: typeof RL_ABILITY;
   reward_model: { style: 'rule'; ground_truth: string };
   extra_info: RlExtraInfo;
+  /** The verl agent loop for the row: Quarry's `quarry_agent` (trainer/quarry_trainer/verl/agent_loop.yaml), or verl's
+   *  `tool_agent` for MTIR rows whose tool the chat template declares (--tools-in-template). */
+  agent_name: RlAgentName;
+}
+
+export type RlAgentName = 'quarry_agent' | 'tool_agent';
+
+/** The agent loop a row of this protocol names (MTIR with the template's tool declaration: verl's tool loop). */
+export function rlAgentName(protocol: ProtocolName, toolsInTemplate: boolean): RlAgentName {
+  return protocol === 'mtir' && toolsInTemplate ? 'tool_agent' : 'quarry_agent';
 }
 
 export function rlDataSource(dataset: DatasetName): string {
@@ -50,6 +62,8 @@ export interface RlRecordInput {
   protocol: ProtocolName;
   maxTurns: number;
   curriculumLevel?: number;
+  /** The prompt leaves MTIR's tool declaration to the chat template (--tools-in-template). */
+  toolsInTemplate?: boolean;
 }
 
 export function toRlRecord(input: RlRecordInput): RlRecord {
@@ -73,6 +87,7 @@ export function toRlRecord(input: RlRecordInput): RlRecord {
     ability: RL_ABILITY,
     reward_model: { style: 'rule', ground_truth: task.gold },
     extra_info: extra,
+    agent_name: rlAgentName(input.protocol, input.toolsInTemplate === true),
   };
 }
 
@@ -107,5 +122,6 @@ export function rlColumns(opts: { curriculum?: boolean } = {}): Column[] {
     str('ability'),
     { name: 'reward_model', kind: 'struct', fields: [str('style'), str('ground_truth')] },
     { name: 'extra_info', kind: 'struct', fields: extra },
+    str('agent_name'),
   ];
 }

@@ -196,7 +196,16 @@ test('data rl: a verl record per question, prompts from the real env, failing go
     ITEMS.filter((it) => !it.gold.includes('vet')).map((it) => it.q),
   );
   for (const rec of records) {
-    assert.deepEqual(Object.keys(rec), ['data_source', 'prompt', 'ability', 'reward_model', 'extra_info']);
+    assert.deepEqual(Object.keys(rec), [
+      'data_source',
+      'prompt',
+      'ability',
+      'reward_model',
+      'extra_info',
+      'agent_name',
+    ]);
+    // verl's AgentLoopWorker plays each row with the loop it names: Quarry's, for the tag protocols.
+    assert.equal(rec.agent_name, 'quarry_agent');
     assert.deepEqual(Object.keys(rec.extra_info), [
       'index',
       'db_id',
@@ -650,6 +659,8 @@ test('data rl --tools-in-template: mtir rows without the tool-declaring system m
     // The user prompt is unchanged; only the system message (the tool's declaration, App. C.1) is left out.
     assert.deepEqual(rec.prompt, [withTool[i].prompt[1]]);
     assert.doesNotMatch(JSON.stringify(rec.prompt), /<tools>|sql-execute_sql_query/);
+    // The template declares the tool: verl's own tool loop plays the row; with the prompt's declaration, Quarry's.
+    assert.deepEqual([rec.agent_name, withTool[i].agent_name], ['tool_agent', 'quarry_agent']);
   }
   const doc = (p: string) => JSON.parse(readFileSync(join(p, 'data.json'), 'utf8')) as { protocol: unknown };
   assert.deepEqual(doc(templ).protocol, { name: 'mtir', maxTurns: 6, toolsDeclared: 'chat-template' });

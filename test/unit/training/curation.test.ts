@@ -132,6 +132,7 @@ test('rows are checked against the columns: int64 as bigint, absent optionals nu
     prompt: [{ role: 'user', content: 'q' }],
     ability: 'text2sql',
     reward_model: { style: 'rule', ground_truth: 'SELECT 1' },
+    agent_name: 'quarry_agent',
     extra_info: {
       index: 3,
       db_id: 'd',
