@@ -37,7 +37,8 @@ Writes training data (docs/training.md, "Data").
 rl   one record per question in verl's RL schema (SkyRL reads it too): data_source "quarry/<dataset>", prompt (the
      protocol's opening messages with the database schema, built by the real environment), ability "text2sql",
      reward_model {style: "rule", ground_truth: <gold SQL>}, extra_info {index, db_id, db_path, question, hardness,
-     protocol, max_turns, evidence, history}. Writes DIR/${RL_FILES.parquet}, DIR/${RL_FILES.jsonl} (the same records)
+     protocol, max_turns, evidence, history}, agent_name (the verl agent loop: quarry_agent; tool_agent for mtir with
+     --tools-in-template). Writes DIR/${RL_FILES.parquet}, DIR/${RL_FILES.jsonl} (the same records)
      and DIR/data.json (source files and their sha256, counts, filters, what was dropped and why).
   --protocol         ${PROTOCOL_NAMES.join(', ')}
   --max-turns        the turn budget the prompts announce (default: the protocol's own)
