@@ -45,8 +45,13 @@ const golds = chosen.flatMap((d) =>
     .map((sql) => ({ dbId: d, sql })),
 );
 
-const KEYWORDS =
-  /^(select|from|where|group|by|order|having|limit|join|on|as|and|or|not|in|like|count|sum|avg|min|max|distinct|desc|asc|union|intersect|except|between|is|null)$/i;
+const KEYWORDS = new RegExp(
+  `^(${[
+    'select|from|where|group|by|order|having|limit|join|on|as|and|or|not|in|like',
+    'count|sum|avg|min|max|distinct|desc|asc|union|intersect|except|between|is|null',
+  ].join('|')})$`,
+  'i',
+);
 
 /** Replaces the first token matching `test` with `to(token)`; undefined when none matches. */
 function replaceToken(sql: string, test: (t: { kind: string; text: string }) => boolean, to: (t: string) => string) {
