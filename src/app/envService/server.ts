@@ -444,7 +444,7 @@ async function reward(b: Record<string, unknown>, ctx: Ctx, signal: AbortSignal)
       mode: mode as EvalModeName | undefined,
       turnBudget: capped(b.turnBudget, 'turnBudget', ctx.limits.maxTurns),
     },
-    ctx.scoring.view(signal),
+    ctx.scoring.view(db.path, signal),
   );
   return panelJson(result);
 }
