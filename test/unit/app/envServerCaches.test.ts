@@ -103,7 +103,7 @@ test('a gold SQL that fails is run again once the database can answer it', async
   assert.equal(later.value, 1, later.explanation);
 });
 
-test('concurrent rewards on different databases each get their own database, before and after one changes', async () => {
+test('concurrent rewards on different databases each get their own, before and after one changes', async () => {
   const c = makeDb(root, 'c', 10);
   const d = makeDb(root, 'd', 20);
   const round = async (expect: Record<string, number>) => {
@@ -124,7 +124,7 @@ test('concurrent rewards on different databases each get their own database, bef
   await round({ c: 30, d: 40 });
 });
 
-test('the --db-dir confinement is asked again on every request: a folder swapped for a link out is refused', async () => {
+test('--db-dir confinement is asked on every request: a folder swapped for a link out is refused', async () => {
   assert.equal((await exec('late', 'SELECT x FROM t', 'SELECT 1')).value, 1);
   // The same name now leads out of the roots, to a database that would answer 99.
   renameSync(join(root, 'late'), join(root, 'late-moved'));
