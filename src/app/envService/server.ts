@@ -307,7 +307,7 @@ function segment(raw: string): string {
  * The request's path without trailing slashes. A plain path (letters, digits, `/`, `_`, `-` only, not starting `//`: no
  * `.` segment, `%`, `\\`, query or host for the URL parser to rewrite) is its own pathname, and skips the parser.
  */
-function pathOf(raw: string): string {
+export function pathOf(raw: string): string {
   const pathname = /^\/(?!\/)[\w/-]*$/.test(raw) ? raw : new URL(raw, 'http://x').pathname;
   return pathname.replace(/\/+$/, '') || '/';
 }
