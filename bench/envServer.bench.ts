@@ -299,6 +299,9 @@ async function main(): Promise<void> {
             'loop. On a machine of few cores they share its CPUs with the server: the clients’ own CPU per request ' +
             'is recorded (clientCpuUs).',
           'Scoring is single-threaded on both sides (the SQL workers only run statements, idle with warm caches).',
+          'ratio compares wall-clock rates. When other programs load the machine past its cores, each process gets a ' +
+            'share of the CPUs and the served side (the server and the clients, two processes) gets about twice the ' +
+            'in-process side’s, which flatters ratio; ratioPerCore (CPU time per reward) does not depend on it.',
         ],
       },
       steps: {
