@@ -219,7 +219,14 @@ async function main(): Promise<void> {
             if (res.status !== 200) throw new Error(`reward ${i}: ${JSON.stringify(res.json)}`);
           }),
       );
-      rounds.push({ served, inProcess, servedToFetch, loadAverage: +loadavg()[0].toFixed(2) });
+      rounds.push({
+        served,
+        inProcess,
+        servedToFetch,
+        ratio: +(served.perSecond / inProcess.perSecond).toFixed(2),
+        ratioPerCore: +(inProcess.cpuUs / served.serverCpuUs).toFixed(2),
+        loadAverage: +loadavg()[0].toFixed(2),
+      });
     }
     const served = medians(rounds.map((r) => r.served));
     const inProcess = medians(rounds.map((r) => r.inProcess));
@@ -282,10 +289,10 @@ async function main(): Promise<void> {
           '(bench/keepAliveClient.ts)',
         served,
         inProcess,
-        /** Rewards/s served over rewards/s scored in this process (medians over the rounds). */
-        ratio: +(served.perSecond / inProcess.perSecond).toFixed(2),
-        /** In-process CPU per reward over the server's (its process and SQL workers): the per-core comparison. */
-        ratioPerCore: +(inProcess.cpuUs / served.serverCpuUs).toFixed(2),
+        /** Rewards/s served over rewards/s scored in this process, round by round (median). */
+        ratio: median(rounds.map((r) => r.ratio)),
+        /** In-process CPU per reward over the server's (its process and SQL workers), round by round (median). */
+        ratioPerCore: median(rounds.map((r) => r.ratioPerCore)),
         servedToFetchClients: {
           requests: FETCH_N,
           ...servedToFetch,
