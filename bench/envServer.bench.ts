@@ -1,16 +1,21 @@
-// `quarry serve-env` under load (issue 19 §2): the server is a separate process (dist/cli.js serve-env --jobs 2 over
-// the Spider train databases); 64 concurrent clients with keep-alive connections.
+// `quarry serve-env` under load (issues 19 §2, 30): the server is a separate process (dist/cli.js serve-env --jobs 2
+// over the Spider train databases); 64 concurrent clients, each a keep-alive HTTP/1.1 connection of its own
+// (keepAliveClient.ts; fetch is measured too, as a heavier client), in this process, never in the server's.
 //   rewards:  /v1/reward (sqltrail panel) for Spider gold queries against near-miss predictions — rewards/s and p50/p99
-//             latency, next to the same scorings done in this process (scorePanel, its own pool of 2 workers);
+//             latency, next to the same scorings done in this process (scorePanel, its own pool of 2 workers, the
+//             same databases, requests and caches, warmed alike), in alternating rounds; medians are reported, with
+//             the CPU time each side spent per reward (server: its process and its SQL workers; in-process: this
+//             process and its workers), so the per-core cost stands beside the machine-wide rate;
 //   steps:    SkyRL episodes (create, a <sql> turn, a <solution> turn with the panel reward) — steps/s and latency;
 //   memory:   the server's RSS sampled every 10,000 requests over 100,000 /v1/reward requests;
 //   crashes:  runaway statements killed by their time limit among ordinary ones: each costs its own request only.
 // Numbers depend on load from other processes: the machine's load average is recorded beside them.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { percentile, repoRoot, requireSpider, writeResult } from './common';
+import { openConnections, type Connection } from './keepAliveClient';
 import { createSqlPool } from '../src/core/db';
 import { createScoringResources, loadPanel, scorePanel } from '../src/core/rewards';
 
@@ -21,6 +26,11 @@ interface SpiderExample {
 }
 
 const CLIENTS = 64;
+/** Rounds of the rewards comparison (served, in-process, served to fetch clients): medians are reported. */
+const ROUNDS = 5;
+const REWARDS_N = 10_000;
+/** Rewards per round served to fetch clients: the heavier client, for comparison (issue 30's first figures). */
+const FETCH_N = 3_000;
 
 async function startServer(dbDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = spawn(
@@ -53,7 +63,39 @@ function rssMiB(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
-async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** CPU seconds a process has used (user + system), with those of its children it has waited for. */
+function cpuSeconds(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK;
+  } catch {
+    return 0; // gone
+  }
+}
+
+/** The pids of a process's live children. */
+function children(pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+    if (text) out.push(...text.split(/\s+/).map(Number));
+  }
+  return out;
+}
+
+/** CPU seconds of a process and its live children (the server and its SQL workers). */
+function treeCpuSeconds(pid: number): number {
+  return cpuSeconds(pid) + children(pid).reduce((sum, c) => sum + cpuSeconds(c), 0);
+}
+
+const thisProcessCpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+async function fetchPost(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -62,18 +104,22 @@ async function post(url: string, body: unknown): Promise<{ status: number; json:
   return { status: res.status, json: await res.json() };
 }
 
-/** Runs `n` jobs over CLIENTS concurrent loops; returns per-request latencies (ms) and the wall time. */
-async function load(n: number, job: (i: number) => Promise<void>): Promise<{ latencies: number[]; seconds: number }> {
+/** Runs `n` jobs over one loop per client; returns per-request latencies (ms) and the wall time. */
+async function load<C>(
+  n: number,
+  clients: readonly C[],
+  job: (client: C, i: number) => Promise<void>,
+): Promise<{ latencies: number[]; seconds: number }> {
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
+    clients.map(async (client) => {
       for (;;) {
         const i = next++;
         if (i >= n) return;
         const s = performance.now();
-        await job(i);
+        await job(client, i);
         latencies.push(performance.now() - s);
       }
     }),
@@ -88,6 +134,31 @@ const stats = (l: { latencies: number[]; seconds: number }, n: number) => ({
   seconds: +l.seconds.toFixed(2),
 });
 
+/** A load with the CPU seconds spent meanwhile by each named party, as µs per request. */
+async function measured(
+  n: number,
+  cpu: Record<string, () => number>,
+  run: () => Promise<{ latencies: number[]; seconds: number }>,
+): Promise<ReturnType<typeof stats> & Record<string, number>> {
+  const before = Object.fromEntries(Object.entries(cpu).map(([k, f]) => [k, f()]));
+  const l = await run();
+  const perReward = Object.fromEntries(
+    Object.entries(cpu).map(([k, f]) => [k, Math.round(((f() - before[k]) / n) * 1e6)]),
+  );
+  return { ...stats(l, n), ...perReward };
+}
+
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+
+/** The median of each numeric field over the rounds. */
+function medians<T extends Record<string, number>>(rounds: T[]): T {
+  return Object.fromEntries(Object.keys(rounds[0]).map((k) => [k, median(rounds.map((r) => r[k]))])) as T;
+}
+
 async function main(): Promise<void> {
   const spider = requireSpider();
   const dbDir = join(spider, 'database');
@@ -98,25 +169,26 @@ async function main(): Promise<void> {
     goldSql: e.query,
     predSql: i % 2 === 0 ? e.query : `${e.query.replace(/;\s*$/, '')} LIMIT 1`,
   }));
+  const bodies = items.map((it) => JSON.stringify({ panel: 'sqltrail', ...it }));
   const server = await startServer(dbDir);
+  const conns = await openConnections(server.url, CLIENTS);
+  const pool = createSqlPool({ size: 2 });
   const load0 = loadavg()[0];
+  const uptime0 = readFileSync('/proc/loadavg', 'utf8').trim();
+  const post = async (c: Connection, path: string, body: unknown): Promise<{ status: number; json: any }> => {
+    const a = await c.request('POST', path, JSON.stringify(body));
+    return { status: a.status, json: JSON.parse(a.text) };
+  };
   try {
-    // Warm the server's caches (gold results, parses) once, as a training run's first step does.
-    await load(items.length, async (i) => {
-      await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[i] });
-    });
-
-    const rewardsN = 10_000;
-    const served = await load(rewardsN, async (i) => {
-      const r = await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[i % items.length] });
-      if (r.status !== 200) throw new Error(`reward ${i}: ${JSON.stringify(r.json)}`);
-    });
-
-    // The same scorings in this process (warm caches too): the in-process ceiling the service is compared with.
-    const pool = createSqlPool({ size: 2 });
+    const reward = async (c: Connection, i: number) => {
+      const a = await c.request('POST', '/v1/reward', bodies[i % bodies.length]);
+      if (a.status !== 200) throw new Error(`reward ${i}: ${a.text}`);
+    };
+    // The same scorings in this process: the same panel, databases and requests, and the same caches (executions,
+    // parses) as the server's, which warm up alike. The in-process ceiling the service is compared with.
     const resources = createScoringResources({ run: pool, timeoutMs: 30_000 });
     const panel = loadPanel('sqltrail');
-    const inProc = async (i: number) => {
+    const inProc = async (_: null, i: number) => {
       const it = items[i % items.length];
       await scorePanel(
         panel,
@@ -124,24 +196,56 @@ async function main(): Promise<void> {
         resources,
       );
     };
-    await load(items.length, inProc);
-    const local = await load(rewardsN, inProc);
-    await pool.close();
+    const callers = Array.from({ length: CLIENTS }, () => null);
+    const fetchers = Array.from({ length: CLIENTS }, () => null);
+    // Warm both sides' caches (gold results, parses) once, as a training run's first step does.
+    await load(items.length, conns.list, reward);
+    await load(items.length, callers, inProc);
+
+    const serverCpu = () => treeCpuSeconds(server.pid);
+    const inProcessCpu = () => thisProcessCpuSeconds() + pool.pids().reduce((t, p) => t + cpuSeconds(p), 0);
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const served = await measured(REWARDS_N, { serverCpuUs: serverCpu, clientCpuUs: thisProcessCpuSeconds }, () =>
+        load(REWARDS_N, conns.list, reward),
+      );
+      const inProcess = await measured(REWARDS_N, { cpuUs: inProcessCpu }, () => load(REWARDS_N, callers, inProc));
+      const servedToFetch = await measured(
+        FETCH_N,
+        { serverCpuUs: serverCpu, clientCpuUs: thisProcessCpuSeconds },
+        () =>
+          load(FETCH_N, fetchers, async (_, i) => {
+            const res = await fetchPost(`${server.url}/v1/reward`, JSON.parse(bodies[i % bodies.length]));
+            if (res.status !== 200) throw new Error(`reward ${i}: ${JSON.stringify(res.json)}`);
+          }),
+      );
+      rounds.push({
+        served,
+        inProcess,
+        servedToFetch,
+        ratio: +(served.perSecond / inProcess.perSecond).toFixed(2),
+        ratioPerCore: +(inProcess.cpuUs / served.serverCpuUs).toFixed(2),
+        loadAverage: +loadavg()[0].toFixed(2),
+      });
+    }
+    const served = medians(rounds.map((r) => r.served));
+    const inProcess = medians(rounds.map((r) => r.inProcess));
+    const servedToFetch = medians(rounds.map((r) => r.servedToFetch));
 
     const episodesN = 3000;
-    const steps = await load(episodesN, async (i) => {
+    const steps = await load(episodesN, conns.list, async (c, i) => {
       const it = items[i % items.length];
-      const e = await post(`${server.url}/v1/episodes`, {
+      const e = await post(c, '/v1/episodes', {
         protocol: 'skyrl',
         db: it.db,
         question: it.question,
         goldSql: it.goldSql,
       });
       if (e.status !== 200) throw new Error(`episode ${i}: ${JSON.stringify(e.json)}`);
-      await post(`${server.url}/v1/episodes/${e.json.id}/step`, {
+      await post(c, `/v1/episodes/${e.json.id}/step`, {
         action: `<think>look</think>\n<sql>${it.predSql}</sql>`,
       });
-      const done = await post(`${server.url}/v1/episodes/${e.json.id}/step`, {
+      const done = await post(c, `/v1/episodes/${e.json.id}/step`, {
         action: `<think>answer</think>\n<solution>${it.predSql}</solution>`,
       });
       if (!done.json.done || typeof done.json.reward !== 'number')
@@ -151,9 +255,7 @@ async function main(): Promise<void> {
     const memory: Array<[number, number]> = [[0, rssMiB(server.pid)]];
     const total = 100_000;
     for (let done = 0; done < total; done += 10_000) {
-      await load(10_000, async (i) => {
-        await post(`${server.url}/v1/reward`, { panel: 'sqltrail', ...items[(done + i) % items.length] });
-      });
+      await load(10_000, conns.list, (c, i) => reward(c, done + i));
       memory.push([done + 10_000, rssMiB(server.pid)]);
     }
 
@@ -161,10 +263,10 @@ async function main(): Promise<void> {
     let ordinaryOk = 0;
     let ordinaryFailed = 0;
     let killed = 0;
-    await load(1000, async (i) => {
+    await load(1000, conns.list, async (c, i) => {
       const it = items[i % items.length];
       const bad = i % 20 === 0;
-      const r = await post(`${server.url}/v1/execute`, {
+      const r = await post(c, '/v1/execute', {
         db: it.db,
         sql: bad ? runaway : it.goldSql,
         timeoutMs: bad ? 200 : 30_000,
@@ -174,16 +276,40 @@ async function main(): Promise<void> {
       } else if (r.status === 200 && r.json.ok) ordinaryOk++;
       else ordinaryFailed++;
     });
-    const health = await (await fetch(`${server.url}/v1/health`)).json();
+    const health = JSON.parse((await conns.list[0].request('GET', '/v1/health')).text);
 
     const result = {
       command: 'npm run bench -- envServer',
       clients: CLIENTS,
       rewards: {
-        requests: rewardsN,
-        served: stats(served, rewardsN),
-        inProcess: stats(local, rewardsN),
-        ratio: +(stats(served, rewardsN).perSecond / stats(local, rewardsN).perSecond).toFixed(2),
+        requests: REWARDS_N,
+        rounds: ROUNDS,
+        client:
+          `${CLIENTS} keep-alive HTTP/1.1 connections over loopback TCP, one request at a time each ` +
+          '(bench/keepAliveClient.ts)',
+        served,
+        inProcess,
+        /** Rewards/s served over rewards/s scored in this process, round by round (median). */
+        ratio: median(rounds.map((r) => r.ratio)),
+        /** In-process CPU per reward over the server's (its process and SQL workers), round by round (median). */
+        ratioPerCore: median(rounds.map((r) => r.ratioPerCore)),
+        servedToFetchClients: {
+          requests: FETCH_N,
+          ...servedToFetch,
+          ratio: +(servedToFetch.perSecond / inProcess.perSecond).toFixed(2),
+        },
+        perRound: rounds,
+        notes: [
+          'Both sides score the same 2,000 Spider items with the same panel, databases and caches, warmed alike ' +
+            '(every gold and prediction result is cached after the warm-up): what is compared is the cost of serving.',
+          'The server runs in its own process; the clients run in the benchmark process, never in the server’s event ' +
+            'loop. On a machine of few cores they share its CPUs with the server: the clients’ own CPU per request ' +
+            'is recorded (clientCpuUs).',
+          'Scoring is single-threaded on both sides (the SQL workers only run statements, idle with warm caches).',
+          'ratio compares wall-clock rates. When other programs load the machine past its cores, each process gets a ' +
+            'share of the CPUs and the served side (the server and the clients, two processes) gets about twice the ' +
+            'in-process side’s, which flatters ratio; ratioPerCore (CPU time per reward) does not depend on it.',
+        ],
       },
       steps: {
         episodes: episodesN,
@@ -200,10 +326,14 @@ async function main(): Promise<void> {
       },
       loadAverageAtStart: load0,
       loadAverageAtEnd: loadavg()[0],
+      procLoadavgAtStart: uptime0,
+      procLoadavgAtEnd: readFileSync('/proc/loadavg', 'utf8').trim(),
     };
     console.log(JSON.stringify(result, null, 2));
     writeResult('envServer', result);
   } finally {
+    conns.close();
+    await pool.close();
     await server.stop();
   }
 }

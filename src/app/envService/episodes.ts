@@ -232,7 +232,7 @@ export class EpisodeStore {
         },
       };
       if (step.done) {
-        const resources = this.opts.scoring.view(signal);
+        const resources = this.opts.scoring.view(e.record.task.db.path, signal);
         e.record.end = step.end ?? 'answer';
         e.record.finalSql = step.finalSql;
         this.live.delete(id);

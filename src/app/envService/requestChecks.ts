@@ -22,6 +22,8 @@ export class HostRule {
   private readonly exact: Set<string> | null;
   /** Names the operator allowed on any port. */
   private readonly anyPort = new Set<string>();
+  /** Host headers already judged: every request carries one, and a client sends the same one each time. */
+  private readonly judged = new Map<string, boolean>();
 
   constructor(bound: string, port: number, allow: readonly string[], tokenGuarded: boolean) {
     if (tokenGuarded && !isLoopback(bound)) {
@@ -44,6 +46,17 @@ export class HostRule {
   }
 
   accepts(hostHeader: string): boolean {
+    if (this.exact === null) return true;
+    let ok = this.judged.get(hostHeader);
+    if (ok === undefined) {
+      ok = this.judge(hostHeader);
+      if (this.judged.size >= 256) this.judged.clear();
+      this.judged.set(hostHeader, ok);
+    }
+    return ok;
+  }
+
+  private judge(hostHeader: string): boolean {
     if (this.exact === null) return true;
     const h = hostHeader.trim().toLowerCase();
     const m = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(h);
@@ -87,5 +100,6 @@ function sameServer(origin: string, host: string, hosts: HostRule): boolean {
 }
 
 function isJson(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true; // what nearly every client sends, as is
   return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
 }

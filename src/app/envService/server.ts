@@ -229,17 +229,7 @@ async function readBody(req: IncomingMessage, max: number, maxChars: number): Pr
     req.resume();
     throw new ServiceError('too-large', `the body is ${declared} bytes; the most is ${max}`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      req.resume();
-      throw new ServiceError('too-large', `the body is over ${max} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await bodyText(req, max);
   if (text.trim() === '') throw new ServiceError('bad-json', 'the request has no body; send a JSON object');
   let body: unknown;
   try {
@@ -250,6 +240,41 @@ async function readBody(req: IncomingMessage, max: number, maxChars: number): Pr
   if (longestText(body) > maxChars)
     throw new ServiceError('too-large', `a text field of the body is over ${maxChars} characters`);
   return body;
+}
+
+/**
+ * The body as UTF-8 text, refused once it passes `max` bytes (the rest is drained, unread). Read with 'data' events,
+ * not an async iterator: this runs for every request, and the iterator costs more than the small bodies it reads.
+ */
+function bodyText(req: IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err: Error | null) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        done(new ServiceError('too-large', `the body is over ${max} bytes`));
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => done(null);
+    const onError = (err: Error) => done(err);
+    const onClose = () => done(new Error('the client closed the connection before its body was read'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** The longest string anywhere in a parsed JSON value (keys included), walked without recursion. */
@@ -278,11 +303,19 @@ function segment(raw: string): string {
   }
 }
 
+/**
+ * The request's path without trailing slashes. A plain path (letters, digits, `/`, `_`, `-` only, not starting `//`: no
+ * `.` segment, `%`, `\\`, query or host for the URL parser to rewrite) is its own pathname, and skips the parser.
+ */
+export function pathOf(raw: string): string {
+  const pathname = /^\/(?!\/)[\w/-]*$/.test(raw) ? raw : new URL(raw, 'http://x').pathname;
+  return pathname.replace(/\/+$/, '') || '/';
+}
+
 const BODY_ROUTES = new Set(['/v1/episodes', '/v1/reward', '/v1/execute', '/v1/odt']);
 
 async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx, r: Req): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://x');
-  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const path = pathOf(req.url ?? '/');
   const method = req.method ?? 'GET';
   const episode = /^\/v1\/episodes\/([^/]+)(\/step)?$/.exec(path);
   const hasBody = method === 'POST' && (BODY_ROUTES.has(path) || Boolean(episode?.[2]));
@@ -444,7 +477,7 @@ async function reward(b: Record<string, unknown>, ctx: Ctx, signal: AbortSignal)
       mode: mode as EvalModeName | undefined,
       turnBudget: capped(b.turnBudget, 'turnBudget', ctx.limits.maxTurns),
     },
-    ctx.scoring.view(signal),
+    ctx.scoring.view(db.path, signal),
   );
   return panelJson(result);
 }

@@ -25,7 +25,7 @@ function part(p: string): string {
  * since it was opened is reopened rather than read through a stale handle. Two stat calls per statement; the real
  * path is resolved only when the handle is (re)opened.
  */
-function stampOf(path: string, real: string): string {
+export function stampOf(path: string, real: string): string {
   return `${part(path)}|${part(real + '-wal')}`;
 }
 
