@@ -12,7 +12,7 @@ export interface Boundaries {
   columnPairs: [string, string][];
   /** A lower-cased column compared with a scalar query, and that query's text. */
   subqueries: { column: string; sql: string }[];
-  /** Lower-cased columns of GROUP BY clauses. */
+  /** Lower-cased columns of GROUP BY clauses, and the columns they are equated with (join keys). */
   groupColumns: string[];
 }
 
@@ -49,6 +49,7 @@ function selectsOf(node: QueryNode): SelectAst[] {
 export function comparisonBoundaries(sqls: string[]): Boundaries {
   const out: Boundaries = { literals: [], columnPairs: [], subqueries: [], groupColumns: [] };
   const seen = new Set<string>();
+  const equal: [string, string][] = [];
   const add = <T>(list: T[], key: string, item: T) => {
     if (seen.has(key)) return;
     seen.add(key);
@@ -77,6 +78,7 @@ export function comparisonBoundaries(sqls: string[]): Boundaries {
         const otherColumn = comparedColumn(other);
         if (otherColumn && other.type === 'column_ref' && otherColumn !== column) {
           const [a, b] = [column, otherColumn].sort();
+          if (op === '=') equal.push([a, b]);
           add(out.columnPairs, `p\u0000${a}\u0000${b}`, [a, b]);
         }
         if (isObject(other.ast) && other.ast.type === 'select') {
@@ -103,6 +105,21 @@ export function comparisonBoundaries(sqls: string[]): Boundaries {
     if (!p.ok) continue;
     visit(selectsOf(p.query));
     for (const sub of p.subqueries.values()) visit(selectsOf(sub));
+  }
+  // `GROUP BY T1.id … ON T1.id = T2.student_id`: the groups are those of student_id in T2's table too.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [a, b] of equal) {
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ]) {
+        if (out.groupColumns.includes(x) && !out.groupColumns.includes(y)) {
+          add(out.groupColumns, `g\u0000${y}`, y);
+          grew = true;
+        }
+      }
+    }
   }
   return out;
 }

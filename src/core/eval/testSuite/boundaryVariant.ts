@@ -108,9 +108,13 @@ export function writeBoundaryVariant(
         for (const t of targetsOf(b.column)) {
           if (rng.next() < 0.5) continue;
           const value = near(b.value, rng);
-          const groups = boundaries.groupColumns.filter(
+          // Groups: the queries' own, else rows sharing a parent row.
+          const named = boundaries.groupColumns.filter(
             (g) => g !== b.column && t.table.columns.some((c) => c.name.toLowerCase() === g),
           );
+          const groups = named.length
+            ? named
+            : t.table.foreignKeys.flatMap((fk) => fk.from.map((f) => f.toLowerCase()));
           if (groups.length > 0 && rng.next() < 0.5) {
             // Every row of one group, so the group's aggregate sits on the boundary.
             const group = rng.pick(groups);
