@@ -1,11 +1,11 @@
 // Tests of the test-suite builder's boundary variants (boundaries.ts, boundaryVariant.ts): on a small real SQLite
 // database where `>` and `>=` answer alike — no score equals the average of all scores, no student averages exactly
 // 60 — the built suite tells `score > (SELECT avg(score) …)` from `>=` and `HAVING avg(score) > 60` from `>= 60`,
-// with the gold still answering rows there; the variants keep foreign keys and CHECKs; the boundaries are read from
-// the queries as expected.
+// with the gold still answering rows there; the same seed gives the same bytes; the variants keep foreign keys and
+// CHECKs; the boundaries are read from the queries as expected.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildDb, tempDir } from '../../helpers/fixtures';
@@ -74,17 +74,26 @@ test('the suite tells `>` from `>=` at an average and at a HAVING literal, the g
       'both are single-database false positives',
     );
     const out = join(dir, 'ts');
-    const { report } = await buildSuite([{ dbId: 'exams', source: original, golds: PAIRS.map((p) => p.gold) }], {
-      outDir: out,
-      jobs: 1,
-      seed: 1,
-      variants: 4,
-      candidates: 16,
-      maxNeighbours: 24,
-      timeoutMs: 10_000,
-    });
+    const build = (outDir: string) =>
+      buildSuite([{ dbId: 'exams', source: original, golds: PAIRS.map((p) => p.gold) }], {
+        outDir,
+        jobs: 1,
+        seed: 1,
+        variants: 4,
+        candidates: 16,
+        maxNeighbours: 24,
+        timeoutMs: 10_000,
+      });
+    const { report } = await build(out);
     assert.deepEqual(report.failed, []);
     const files = suiteDatabases(out, 'exams');
+    await build(join(dir, 'ts-again'));
+    const again = suiteDatabases(join(dir, 'ts-again'), 'exams');
+    assert.deepEqual(
+      again.map((f) => readFileSync(f).toString('base64')),
+      files.map((f) => readFileSync(f).toString('base64')),
+      'the same seed gives byte-identical files',
+    );
     const verdicts = await judgePairs(PAIRS, files, pool, 10_000);
     PAIRS.forEach((p, i) => {
       const apart = verdicts.filter((vs) => !vs[i].exec && !vs[i].goldEmpty);
