@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { SqlPool } from '../../db/pool';
 import type { ExecVerdict } from '../execution';
+import { comparisonBoundaries } from './boundaries';
+import { writeBoundaryVariant } from './boundaryVariant';
 import { writeVariant } from './fuzzVariant';
 import { greedyCover } from './greedyCover';
 import { type Pair, judgePairs } from './judgePairs';
@@ -16,12 +18,14 @@ import { createRng } from './random';
 import { readSourceProfile } from './sourceProfile';
 
 export const MANIFEST = 'manifest.json';
+/** Bumped when the builder makes other variants from the same settings: a folder of an older builder is rebuilt. */
+export const MANIFEST_SCHEMA = 'quarry.testsuite/2';
 
 export interface BuildSettings {
   seed: number;
   /** Variants kept at most (fewer when more would tell apart no further pair). */
   variants: number;
-  /** Candidate variants fuzzed to choose from. */
+  /** Candidate variants fuzzed to choose from (and half as many boundary variants of the original beside them). */
   candidates: number;
   /** Neighbours per gold query at most. */
   maxNeighbours: number;
@@ -36,7 +40,7 @@ interface KindCount {
 }
 
 export interface DatabaseManifest {
-  schema: 'quarry.testsuite/1';
+  schema: typeof MANIFEST_SCHEMA;
   dbId: string;
   settings: Omit<BuildSettings, 'timeoutMs'>;
   /** sha256 of the gold queries (sorted, distinct) the suite was distilled for. */
@@ -134,6 +138,13 @@ export async function buildDatabase(
     writeVariant(profile, file, literals, createRng(settings.seed, dbId, 'variant', c));
     files.push(file);
   }
+  const boundaries = comparisonBoundaries([...goodGolds, ...valid.map((p) => p.pred)]);
+  const anyBoundary = boundaries.literals.length + boundaries.columnPairs.length + boundaries.subqueries.length > 0;
+  for (let b = 0; anyBoundary && b < Math.ceil(settings.candidates / 2); b++) {
+    const file = join(work, `boundary${b}.sqlite`);
+    writeBoundaryVariant(source, profile, file, boundaries, createRng(settings.seed, dbId, 'boundary', b));
+    files.push(file);
+  }
   const checks: Pair[] = [...goodGolds.map((g) => ({ gold: g, pred: g })), ...same];
   const verdicts = files.length ? await judgePairs(checks, files, pool, settings.timeoutMs) : [];
   const rejected = new Set<number>();
@@ -186,7 +197,7 @@ export async function buildDatabase(
   const { timeoutMs: _t, ...kept_settings } = settings;
   void _t;
   const manifest: DatabaseManifest = {
-    schema: 'quarry.testsuite/1',
+    schema: MANIFEST_SCHEMA,
     dbId,
     settings: kept_settings,
     goldsHash: goldsHash(golds),
@@ -217,7 +228,7 @@ export function completeManifest(outDir: string, dbId: string): DatabaseManifest
   if (!existsSync(path)) return undefined;
   try {
     const m = JSON.parse(readFileSync(path, 'utf8')) as DatabaseManifest;
-    return m.files.every((f) => existsSync(join(outDir, dbId, f))) ? m : undefined;
+    return m.schema === MANIFEST_SCHEMA && m.files.every((f) => existsSync(join(outDir, dbId, f))) ? m : undefined;
   } catch {
     return undefined;
   }
