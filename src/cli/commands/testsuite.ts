@@ -30,7 +30,9 @@ answer like them on the original database (see docs/eval-modes.md).
                    TSDIR/<db_id>/manifest.json and TSDIR/report.json; score with
                    quarry eval --mode spider --db-dir TSDIR or quarry bench --test-suite TSDIR
   --variants       variants kept per database at most (default 4; fewer when more tell apart no further pair)
-  --candidates     fuzzed candidates to choose them from (default 16)
+  --candidates     fuzzed candidates to choose them from (default 16); when the golds compare against literals,
+                   columns or subqueries, half as many boundary candidates more (the original's rows moved onto
+                   those boundaries)
   --seed           the same seed, inputs and settings give byte-identical files (default 1)
   --jobs           databases built at once, and SQL workers (default: the number of CPUs)
   --max-neighbours neighbours per gold query (default 24)
