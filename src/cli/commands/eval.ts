@@ -11,24 +11,29 @@ import { createSqlPool } from '../../core/db';
 import { positiveInt } from '../../core/db/execOptions';
 import { EVAL_MODES, evalMode } from '../../core/eval/modes';
 import { parseGold, parsePredictions } from '../../core/eval/inputFiles';
-import { runEval, type EvalType } from '../../core/eval/runEval';
+import { runEval, type EvalReport, type EvalType } from '../../core/eval/runEval';
+import { type Disagreement, explainDisagreements, formatDisagreementCounts } from '../../core/eval/compareModes';
 import { formatScoreTable } from '../../core/eval/scores';
 import { spiderScorer } from '../../core/eval/spiderScorer';
 
 const usage =
   `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
-                   [--mode spider|bird|omnisql] [--etype exec|match|all] [--timeout-ms N] [--jobs N] ` +
-  `[--out report.json] [--keep-distinct]
+                   [--mode spider|bird|omnisql|spider2] [--etype exec|match|all] [--timeout-ms N] [--jobs N] ` +
+  `[--out report.json] [--keep-distinct] [--ignore-order] [--compare-mode MODE]
 
 Scores predicted SQL against gold SQL the way the official evaluators do (see docs/eval-modes.md).
 GOLD lines are "SQL<TAB>db_id"; PRED lines are one SQL each, in the same order (an empty line is a wrong prediction).
 Databases are DIR/<db_id>/<db_id>.sqlite (spider mode: every *.sqlite in DIR/<db_id>/ is a test-suite database).
-  --mode        spider (default; test-suite exec_eval.py), bird (evaluation_ex.py, 30 s), omnisql (BIRD rules, 10 s)
+  --mode        spider (default; test-suite exec_eval.py), bird (evaluation_ex.py, 30 s), omnisql (BIRD rules, 10 s),
+                spider2 (Spider 2.0 column vectors, 60 s)
   --etype       exec (default), match (exact-set match; needs --tables), all
   --timeout-ms  per statement (default: the mode's: spider 60000, bird 30000, omnisql 10000)
   --jobs        worker processes (default: the number of CPUs)
   --out         write {"items": [...], "totals": {...}} as JSON
   --keep-distinct  spider mode: do not remove DISTINCT (the official --keep_distinct)
+  --ignore-order   spider2 mode: compare each column's values sorted (the official ignore_order)
+  --compare-mode   also score with this mode; items the two modes score differently are listed in the report
+                   ("disagreements") with the categories that explain them
 Prints the per-hardness table of the official evaluation.py, then warnings. Exit 0, or 2 on bad input.`;
 
 function fail(io: { stderr: NodeJS.WritableStream }, message: string): number {
@@ -67,6 +72,8 @@ export const evalCommand: Command = {
         jobs: { type: 'string' },
         out: { type: 'string' },
         'keep-distinct': { type: 'boolean' },
+        'ignore-order': { type: 'boolean' },
+        'compare-mode': { type: 'string' },
       },
     });
     if (!values.gold) throw new UsageError('--gold GOLD.sql is required');
@@ -75,6 +82,9 @@ export const evalCommand: Command = {
     const modeName = values.mode ?? 'spider';
     if (!EVAL_MODES.includes(modeName as never)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
     const mode = evalMode(modeName);
+    const other = values['compare-mode'];
+    if (other !== undefined && !EVAL_MODES.includes(other as never))
+      throw new UsageError(`--compare-mode must be one of ${EVAL_MODES.join(', ')}`);
     const etype = (values.etype ?? 'exec') as EvalType;
     if (!['exec', 'match', 'all'].includes(etype)) throw new UsageError('--etype must be exec, match or all');
     let timeoutMs: number, jobs: number;
@@ -139,7 +149,7 @@ export const evalCommand: Command = {
     // while this process parses gold queries. No warm spare: a killed worker (a timeout) is replaced by a fresh one,
     // which costs a start-up only when a statement times out.
     const pool = createSqlPool({ size: jobs, pipeline: 16, spares: 0 });
-    let report;
+    let report: EvalReport & { disagreements?: Disagreement[] };
     try {
       report = await runEval(gold, preds, {
         mode,
@@ -148,6 +158,7 @@ export const evalCommand: Command = {
         timeoutMs,
         scorer,
         keepDistinct: values['keep-distinct'],
+        ignoreOrder: values['ignore-order'],
         run: (reqs) => pool.execBatch(reqs),
         runGroups: (groups) => pool.execGroups(groups),
         onProgress: tty
@@ -159,6 +170,26 @@ export const evalCommand: Command = {
             }
           : undefined,
       });
+      if (other !== undefined && etype !== 'match') {
+        const otherMode = evalMode(other);
+        const second = await runEval(gold, preds, {
+          mode: otherMode,
+          etype: 'exec',
+          dbDir,
+          timeoutMs: positiveInt('timeout-ms', values['timeout-ms'], otherMode.defaultTimeoutMs),
+          scorer,
+          keepDistinct: values['keep-distinct'],
+          ignoreOrder: values['ignore-order'],
+          run: (reqs) => pool.execBatch(reqs),
+          runGroups: (groups) => pool.execGroups(groups),
+        });
+        report.disagreements = await explainDisagreements(gold, preds, report, second, {
+          dbDir,
+          timeoutMs,
+          run: (reqs) => pool.execBatch(reqs),
+        });
+        io.stderr.write(formatDisagreementCounts(report.disagreements, mode.name, other) + '\n');
+      }
     } finally {
       await pool.close();
     }

@@ -50,6 +50,8 @@ export interface ExecutionOptions {
   /** Runs and judges whole groups where the statements run (SqlPool.execGroups with the default worker). */
   runGroups?: GroupExecutor;
   keepDistinct?: boolean;
+  /** spider2: compare each column's values sorted (the official `ignore_order`). */
+  ignoreOrder?: boolean;
   /** Groups sent to the executor together: progress is reported per chunk (all chunks are in flight at once with
    *  `runGroups`, two at most with `run`, whose results carry rows). */
   chunkSize?: number;
@@ -175,7 +177,10 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
       verdicts[slot] = { index: item.index, exec: false, reason: 'empty-prediction', goldEmpty: false };
       return;
     }
-    const prepared = mode.prepare(item.gold, item.pred, { keepDistinct: opts.keepDistinct });
+    const prepared = mode.prepare(item.gold, item.pred, {
+      keepDistinct: opts.keepDistinct,
+      ignoreOrder: opts.ignoreOrder,
+    });
     const p: Planned = { item, dbs: databases(item.dbId), steps: [] };
     for (const db of p.dbs) {
       const key = db + '\0' + prepared.gold;

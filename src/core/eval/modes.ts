@@ -18,11 +18,16 @@
  *   duplicates and row order do not; any error or timeout scores 0; one database <db-dir>/<db_id>/<db_id>.sqlite;
  *   no query rewriting; 30 s limit (the official limit covers both queries together; here each gets 30 s).
  * `omnisql` — BIRD's rules with OmniSQL's 10 s limit.
+ * `spider2` — xlang-ai/Spider2 spider2-lite evaluation_suite/evaluate.py `compare_pandas_table` (spider2Compare.ts):
+ *   both results taken through pandas' CSV trip; every gold column must equal some predicted column as a vector
+ *   (extra predicted columns allowed, numbers within 1e-2, NaN = 0); row order matters unless ignoreOrder (the
+ *   official per-item `ignore_order`); one database <db-dir>/<db_id>/<db_id>.sqlite; no query rewriting; 60 s.
  */
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultTable } from './pyValues';
 import { type CompareOutcome, spiderResultEq, birdResultEq } from './resultEq';
+import { spider2Compare } from './spider2Compare';
 import {
   plugValuePlaceholder,
   joinSplitOperators,
@@ -31,8 +36,8 @@ import {
   goldOrderMatters,
 } from './rewrite';
 
-export type EvalModeName = 'spider' | 'bird' | 'omnisql';
-export const EVAL_MODES: readonly EvalModeName[] = ['spider', 'bird', 'omnisql'];
+export type EvalModeName = 'spider' | 'bird' | 'omnisql' | 'spider2';
+export const EVAL_MODES: readonly EvalModeName[] = ['spider', 'bird', 'omnisql', 'spider2'];
 
 export interface PreparedPair {
   gold: string;
@@ -45,8 +50,8 @@ export interface EvalMode {
   defaultTimeoutMs: number;
   /** The database files an item with this db_id runs on; empty when there are none. */
   databases(dbDir: string, dbId: string): string[];
-  /** The queries exactly as they are run. */
-  prepare(gold: string, pred: string, opts: { keepDistinct?: boolean }): PreparedPair;
+  /** The queries exactly as they are run (ignoreOrder: spider2's `ignore_order`, row order not compared). */
+  prepare(gold: string, pred: string, opts: { keepDistinct?: boolean; ignoreOrder?: boolean }): PreparedPair;
   compare(gold: ResultTable, pred: ResultTable, orderMatters: boolean): CompareOutcome;
 }
 
@@ -93,8 +98,25 @@ function birdLike(name: EvalModeName, defaultTimeoutMs: number): EvalMode {
   };
 }
 
+/** Spider 2.0's outcome in the shared vocabulary; with order kept, a result that matches sorted is an `order` miss. */
+function spider2Outcome(gold: ResultTable, pred: ResultTable, orderMatters: boolean): CompareOutcome {
+  const o = spider2Compare([gold], pred, { ignoreOrder: !orderMatters });
+  if (o === 'match') return 'match';
+  if (orderMatters && spider2Compare([gold], pred, { ignoreOrder: true }) === 'match') return 'order';
+  return o === 'bad-condition-cols' ? 'columns' : o;
+}
+
+const spider2: EvalMode = {
+  ...birdLike('spider2', 60_000),
+  prepare(gold, pred, { ignoreOrder }) {
+    return { gold, pred, orderMatters: !ignoreOrder };
+  },
+  compare: spider2Outcome,
+};
+
 const MODES: Record<EvalModeName, EvalMode> = {
   spider,
+  spider2,
   bird: birdLike('bird', 30_000),
   omnisql: birdLike('omnisql', 10_000),
 };

@@ -44,6 +44,8 @@ export interface RunEvalOptions {
   runGroups?: GroupExecutor;
   scorer: SpiderScorer;
   keepDistinct?: boolean;
+  /** spider2: the official `ignore_order` for every item. */
+  ignoreOrder?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -99,6 +101,7 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
         run: opts.run,
         runGroups: opts.runGroups,
         keepDistinct: opts.keepDistinct,
+        ignoreOrder: opts.ignoreOrder,
         onProgress: opts.onProgress,
         whileWaiting: score,
       })
