@@ -1,4 +1,6 @@
 // GET /v1/openapi.json: every route of the environment service, its body and its reply, as OpenAPI 3.1.
+import { EVAL_MODES } from '../../core/eval/modes';
+
 const error = { $ref: '#/components/schemas/Error' };
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
 const oneOrMany = (ref: string) => ({ oneOf: [{ $ref: ref }, { type: 'array', items: { $ref: ref } }] });
@@ -167,7 +169,7 @@ export function openApi(version: string): Record<string, unknown> {
             predSql: { type: 'string' },
             trajectory: { type: 'object', description: 'a quarry.trajectory/1 record' },
             difficulty: { enum: ['simple', 'medium', 'hard', 'extra'] },
-            mode: { enum: ['spider', 'bird', 'omnisql'] },
+            mode: { enum: [...EVAL_MODES] },
             turnBudget: { type: 'integer' },
           },
         },
