@@ -238,9 +238,12 @@ def test_quarry_train_with_a_shared_prefix_trains_as_without_it(quarry_cli, conc
     shared_steps, shared_rollouts, shared = run(tmp_path / "shared", "trl.quarry.shared_prefix=true")
     assert len(plain_steps) == len(shared_steps) == 2
     assert shared_rollouts == plain_rollouts
-    for a, b in zip(plain_steps, shared_steps, strict=True):
+    for i, (a, b) in enumerate(zip(plain_steps, shared_steps, strict=True)):
         assert b["loss"] == pytest.approx(a["loss"], abs=1e-5)
-        assert b["entropy"] == pytest.approx(a["entropy"], abs=1e-5)
+        # Step 1 runs on the same weights: the entropy of the two paths agrees to float rounding. Step 2 runs on the
+        # weights after one Adam step, where (below) a handful of parameters moved by up to ±lr on rounding alone, so
+        # its entropy may differ by a few 1e-5 (3.6e-5 seen): compared at 1e-4, still far under a real divergence.
+        assert b["entropy"] == pytest.approx(a["entropy"], abs=1e-5 if i == 0 else 1e-4)
         assert b["reward"] == a["reward"]
     # The weights are compared as Adam leaves them, which is not linear in the gradient: a parameter whose gradient is
     # about Adam's eps (1e-8) moves by up to ±lr on float32 rounding alone (2.4e-3 for a handful of them here, where
