@@ -33,7 +33,7 @@ QUESTIONS = [
     ("shop", "How many vendors are there?", "SELECT count(*) FROM vendor"),
 ]
 
-RL_COLUMNS = ["data_source", "prompt", "ability", "reward_model", "extra_info"]
+RL_COLUMNS = ["data_source", "prompt", "ability", "reward_model", "extra_info", "agent_name"]
 EXTRA_INFO = ["index", "db_id", "db_path", "question", "hardness", "protocol", "max_turns", "evidence", "history"]
 
 
@@ -125,6 +125,8 @@ def test_rl_parquet_has_every_column_in_verls_schema(rl_out, fixture_dir):
         assert row["data_source"] == "quarry/spider"
         assert row["ability"] == "text2sql"
         assert row["reward_model"] == {"style": "rule", "ground_truth": gold}
+        # The verl agent loop that plays the row (AgentLoopWorker reads agent_name): Quarry's for skyrl.
+        assert row["agent_name"] == "quarry_agent"
         info = row["extra_info"]
         assert info["db_id"] == db_id
         assert info["db_path"] == str(fixture_dir / "database" / db_id / f"{db_id}.sqlite")

@@ -56,5 +56,8 @@ test('a panel file sets the comparator, inherits it through extends, and a bad o
   assert.equal(loadPanel(inherit).mode, 'bird');
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ name: 'bad', extends: 'skyrl', mode: 'sqlite' }));
-  assert.throws(() => loadPanel(bad), /panel 'bad': "mode" must be one of spider, bird, omnisql \(got "sqlite"\)/);
+  assert.throws(
+    () => loadPanel(bad),
+    /panel 'bad': "mode" must be one of spider, bird, omnisql, spider2 \(got "sqlite"\)/,
+  );
 });
