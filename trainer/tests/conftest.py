@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Ray 2.60's local ray.init() turns token authentication on and writes ~/.ray/auth_token unless RAY_AUTH_MODE is set
+# (ray/_private/worker.py ensure_token_if_auth_enabled); that file then turns it on for every later `ray start` on the
+# machine. The tests' Ray clusters are on loopback: authentication off, nothing written to the user's home.
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 
 
 def _node() -> str:
