@@ -304,17 +304,23 @@ function makeEditor(page: Page, r: Running, workspace: string, log: string[], na
       const wanted = rows.filter({
         has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }),
       });
-      // Right after the workbench loads the palette sometimes answers "No matching commands" once: try again.
+      // Right after the workbench loads the palette sometimes answers "No matching commands" once, and a webview that
+      // takes the focus back (a panel the previous test typed into) closes it before it is typed into: try again.
       for (let attempt = 1; ; attempt++) {
         await openPalette();
-        await quickInputBox.fill(`>${title}`);
-        const found = await wanted
-          .first()
-          .waitFor({ state: 'visible', timeout: 5_000 })
-          .then(
-            () => true,
-            () => false,
-          );
+        const typed = await quickInputBox.fill(`>${title}`, { timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+        const found =
+          typed &&
+          (await wanted
+            .first()
+            .waitFor({ state: 'visible', timeout: 5_000 })
+            .then(
+              () => true,
+              () => false,
+            ));
         if (found) {
           const first = (await rows.first().locator('.label-name').first().textContent())?.trim();
           if (first === title) await page.keyboard.press('Enter');
