@@ -4,6 +4,7 @@
 // `>` and `>=`, or 30 and 31, answer differently.
 import type { Cell } from '../../db/types';
 import { type QueryNode, type SelectAst, parseSql, selectToSql } from '../../sql/parse';
+import { literalCell } from './neighbours';
 
 export interface Boundaries {
   /** A lower-cased column and a value it is compared with. */
@@ -30,16 +31,6 @@ function comparedColumn(n: unknown): string | undefined {
   if (!isObject(ref) || ref.type !== 'column_ref') return undefined;
   const name = typeof ref.column === 'string' ? ref.column : ref.column?.expr?.value;
   return typeof name === 'string' && name !== '*' ? name.toLowerCase() : undefined;
-}
-
-function literalOf(n: Node): Cell | undefined {
-  if (n.type === 'number' && n.value !== '' && Number.isFinite(Number(n.value))) {
-    const v = Number(n.value);
-    return Number.isSafeInteger(v) ? BigInt(v) : v;
-  }
-  if (/^(single_quote_string|double_quote_string|string)$/.test(String(n.type)) && typeof n.value === 'string')
-    return n.value;
-  return undefined;
 }
 
 function selectsOf(node: QueryNode): SelectAst[] {
@@ -91,7 +82,7 @@ export function comparisonBoundaries(sqls: string[]): Boundaries {
         }
         const items = other.type === 'expr_list' && Array.isArray(other.value) ? other.value : [other];
         for (const item of items) {
-          const v = isObject(item) ? literalOf(item) : undefined;
+          const v = isObject(item) ? literalCell(item) : undefined;
           // A string's boundary matters to ordering comparisons; its equality is the fuzzer's business.
           if (v === undefined || (typeof v === 'string' && !ORDERING.has(op))) continue;
           add(out.literals, `l\u0000${column}\u0000${typeof v}\u0000${String(v)}`, { column, value: v });

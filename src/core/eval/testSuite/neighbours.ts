@@ -83,7 +83,8 @@ function aliasMap(ast: Node, out = new Map<string, string>()): Map<string, strin
   return out;
 }
 
-function literalCell(n: Node): Cell | undefined {
+/** A literal's value as a cell (numbers as bigint when whole and safe); undefined for anything else. */
+export function literalCell(n: Node): Cell | undefined {
   if (n.type === 'number' && n.value !== '' && Number.isFinite(Number(n.value))) {
     const v = Number(n.value);
     return Number.isSafeInteger(v) ? BigInt(v) : v;
