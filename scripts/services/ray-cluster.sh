@@ -6,7 +6,7 @@
 # so it runs beside the single head of scripts/services/ray.sh (ports 6390, 8265, 10001) without a clash. The workers
 # it starts have none of the caller's environment, which is what trainer/tests/test_ray_cluster.py needs. Writes
 # $QUARRY_RAY_CLUSTER_DIR/address (host:port) and .../dashboard (its URL) once both nodes are alive. Stop ends only
-# this cluster's processes (see `ours`), never every Ray of the machine as `ray stop` would.
+# this cluster's processes (see ray_owns in ray-lib.sh), never every Ray of the machine as `ray stop` would.
 # Ray turns 127.0.0.1 into the machine's address for its nodes (ray/_private/services.py resolve_ip_for_localhost).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -16,28 +16,12 @@ client_port="${QUARRY_RAY_CLUSTER_CLIENT_PORT:-10002}"
 dash_port="${QUARRY_RAY_CLUSTER_DASHBOARD_PORT:-8266}"
 python="${QUARRY_PYTHON:-$root/.venv/bin/python}"
 ray="$(dirname "$python")/ray"
-export RAY_USAGE_STATS_ENABLED=0
-# Token authentication off, explicitly: Ray 2.60 turns it on for a head when ~/.ray/auth_token exists (another local
-# ray.init may have written it) and a worker node started without the token then cannot join. Loopback only.
-export RAY_AUTH_MODE=disabled
-
-# This cluster's processes: a command line naming its folder or address (the head's Ray client server names only the
-# address), or a file open in its folder (the agents, whose command lines Ray rewrites to `ray::DashboardAgent`…).
-ours() {
-  { tr '\0' ' ' <"/proc/$1/cmdline"; } 2>/dev/null | grep -qE -e "$dir/" -e "--address=[^ ]+:$port " && return 0
-  ls -l "/proc/$1/fd" 2>/dev/null | grep -qF " -> $dir/"
-}
+# shellcheck source=scripts/services/ray-lib.sh
+. "$root/scripts/services/ray-lib.sh"
 
 stop() {
   [ -d "$dir" ] || return 0
-  for pass in TERM KILL; do
-    for p in /proc/[0-9]*; do
-      pid="${p#/proc/}"
-      [ "$pid" = "$$" ] && continue
-      if ours "$pid"; then kill -s "$pass" "$pid" 2>/dev/null || true; fi
-    done
-    [ "$pass" = TERM ] && sleep 3
-  done
+  ray_stop_owned "$dir/" "$port"
   rm -rf "$dir"
 }
 

@@ -8,30 +8,10 @@ dir="${QUARRY_SERVICES_DIR:-/tmp/quarry-services}"
 ray_port="${QUARRY_RAY_PORT:-6390}"
 dash_port="${QUARRY_RAY_DASHBOARD_PORT:-8265}"
 python="${QUARRY_PYTHON:-$root/.venv/bin/python}"
-export RAY_USAGE_STATS_ENABLED=0
-# Token authentication off, explicitly: Ray 2.60 turns it on for a new head when ~/.ray/auth_token exists, and any
-# local ray.init() without RAY_AUTH_MODE writes that file (ray/_private/worker.py ensure_token_if_auth_enabled); the
-# dashboard then answers 401 and the ray target's tests cannot reach it. Loopback only.
-export RAY_AUTH_MODE=disabled
+# shellcheck source=scripts/services/ray-lib.sh
+. "$root/scripts/services/ray-lib.sh"
 
-# This head's processes: a command line naming its temp dir or its port (the Ray client server names only the
-# address), or a file open in its temp dir (the agents, whose command lines Ray rewrites to `ray::DashboardAgent`…).
-ours() {
-  { tr '\0' ' ' <"/proc/$1/cmdline"; } 2>/dev/null | grep -qE -e "$dir/ray" -e "--address=[^ ]+:$ray_port " && return 0
-  ls -l "/proc/$1/fd" 2>/dev/null | grep -qF " -> $dir/ray/"
-}
-
-stop() {
-  for pass in TERM KILL; do
-    for p in /proc/[0-9]*; do
-      pid="${p#/proc/}"
-      [ "$pid" = "$$" ] && continue
-      if ours "$pid"; then kill -s "$pass" "$pid" 2>/dev/null || true; fi
-    done
-    [ "$pass" = TERM ] && sleep 3
-  done
-  return 0
-}
+stop() { ray_stop_owned "$dir/ray" "$ray_port"; }
 
 start() {
   "$(dirname "$python")/ray" start --head --node-ip-address 127.0.0.1 --port "$ray_port" \
