@@ -11,6 +11,8 @@
 //   R5. backslashes inside 'strings' are doubled: the grammar reads `\` as an escape, SQLite does not, so
 //       `LIKE '%\_%' ESCAPE '\'` would otherwise not parse. The grammar keeps escapes raw, so string values in the
 //       AST (and in clause strings) then show each backslash doubled — consistently, so comparisons are unaffected.
+//   R6. unquoted names with letters beyond ASCII (`flughäfen`, `größe`: SQLite accepts them, the grammar stops at the
+//       first such letter) become `backquoted`, which the grammar reads as the same name.
 // Every rewrite applied is listed in `rewrites`, so callers can tell a clean parse from a patched one.
 // The SQLite-only build (about 0.2 MB) instead of the package's main entry, which carries every dialect (4 MB).
 import { Parser } from 'node-sql-parser/build/sqlite';
@@ -63,12 +65,13 @@ export function parseSql(sql: string): ParseResult {
   }
 }
 
-/** Rewrites R4 and R5, token by token so nothing inside other strings or names is touched. */
+/** Rewrites R4 to R6, token by token so nothing inside other strings or names is touched. */
 function rewriteTokens(text: string, notes: string[]): string {
   let out = '';
   let last = 0;
   let brackets = 0;
   let backslashes = 0;
+  let unicodeNames = 0;
   for (const t of tokenize(text)) {
     let replacement: string | undefined;
     if (t.kind === 'quoted' && t.text.startsWith('[')) {
@@ -77,6 +80,9 @@ function rewriteTokens(text: string, notes: string[]): string {
     } else if (t.kind === 'string' && t.text.includes('\\')) {
       replacement = t.text.replace(/\\/g, '\\\\');
       backslashes++;
+    } else if (t.kind === 'word' && /[^\x00-\x7f]/.test(t.text)) {
+      replacement = `\`${t.text}\``;
+      unicodeNames++;
     }
     if (replacement === undefined) continue;
     out += text.slice(last, t.start) + replacement;
@@ -84,6 +90,7 @@ function rewriteTokens(text: string, notes: string[]): string {
   }
   if (brackets > 0) notes.push(`R4 ${brackets} [bracketed] names double-quoted`);
   if (backslashes > 0) notes.push(`R5 backslashes doubled in ${backslashes} strings`);
+  if (unicodeNames > 0) notes.push(`R6 ${unicodeNames} names beyond ASCII backquoted`);
   return last === 0 ? text : out + text.slice(last);
 }
 

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSql } from '../../../src/core/sql';
+import { selectToSql } from '../../../src/core/sql/parse';
 
 test('parse failures are returned, never thrown', () => {
   for (const bad of ['SELEC x FROM t', '', ';', 'SELECT (', "SELECT 'x", 'DROP TABLE t', 'SELECT 1; SELECT 2']) {
@@ -45,4 +46,21 @@ test('[bracketed] names (R4) and backslashes in strings (R5) are rewritten so th
   assert.deepEqual(r.rewrites, ['R4 2 [bracketed] names double-quoted', 'R5 backslashes doubled in 2 strings']);
   assert.equal(r.query.ast.from[0].table, 't');
   assert.equal(r.query.ast.where.right.escape.value.value, '\\\\'); // kept raw, doubled (see R5)
+});
+
+test('names with letters beyond ASCII (R6) parse as the same names, and print back runnable', () => {
+  const sql = 'SELECT T1.größe FROM flughäfen AS T1 JOIN flüge AS T2 ON T1.code = T2.ziel WHERE T1.stadt = "Köln"';
+  const r = parseSql(sql);
+  assert.ok(r.ok, r.ok ? '' : r.error);
+  if (!r.ok || r.query.kind !== 'select') return;
+  assert.deepEqual(r.rewrites, ['R6 3 names beyond ASCII backquoted']);
+  assert.deepEqual(
+    r.query.ast.from.map((f: { table: string }) => f.table),
+    ['flughäfen', 'flüge'],
+  );
+  assert.equal(r.query.ast.columns[0].expr.column, 'größe');
+  assert.equal(r.query.ast.where.right.value, 'Köln'); // a "string" stays a string, its letters untouched
+  const printed = selectToSql(r.query.ast);
+  assert.match(printed, /FROM "flughäfen" AS "T1"/);
+  assert.ok(parseSql(printed).ok, printed);
 });
