@@ -39,6 +39,8 @@ export interface ExecVerdict {
   detail?: string;
   /** The gold result was empty on some database: an empty prediction result scores there for free. */
   goldEmpty: boolean;
+  /** The gold result was trivial (empty, or only 0, NULL and '') on every database it ran on: set by grouped runs. */
+  goldTrivial?: boolean;
 }
 
 export interface ExecutionOptions {
@@ -116,6 +118,7 @@ export function groupsViaStatements(run: BatchExecutor): GroupExecutor {
 function decide(p: Planned): ExecVerdict {
   const index = p.item.index;
   let goldEmpty = false;
+  let goldTrivial = true;
   if (p.dbs.length === 0) {
     return { index, exec: false, reason: 'gold-error', detail: `no database for db_id ${p.item.dbId}`, goldEmpty };
   }
@@ -125,6 +128,7 @@ function decide(p: Planned): ExecVerdict {
     const g = group.goldStep!;
     if (!g.ok) return { index, exec: false, reason: failureReason(g, 'gold'), detail: `${g.error} (${db})`, goldEmpty };
     if (g.empty) goldEmpty = true;
+    if (g.trivial !== true) goldTrivial = false;
     if (pred < 0) continue; // the gold's own result: a match
     const r = group.predSteps[pred];
     if (!r.ok) return { index, exec: false, reason: failureReason(r, 'pred'), detail: r.error ?? undefined, goldEmpty };
@@ -133,7 +137,7 @@ function decide(p: Planned): ExecVerdict {
       return { index, exec: false, reason: r.outcome!, detail, goldEmpty };
     }
   }
-  return { index, exec: true, reason: 'match', goldEmpty };
+  return { index, exec: true, reason: 'match', goldEmpty, goldTrivial };
 }
 
 /**

@@ -11,9 +11,16 @@ export interface StepSummary {
   errorClass: ErrorClass | null;
   error: string | null;
 }
-/** The gold statement's summary; `empty` when it returned no rows. */
+/** The gold statement's summary; `empty` when it returned no rows, `trivial` when empty or every cell is 0, NULL or
+ *  '' (a count of nothing, a sum over nothing): an answer many wrong queries share. */
 export interface GoldStep extends StepSummary {
   empty: boolean;
+  trivial?: boolean;
+}
+
+/** No rows, or nothing but 0, NULL and '' in them. */
+export function trivialResult(r: ExecResult): boolean {
+  return r.rows.every((row) => row.every((c) => c === null || c === '' || c === 0 || c === 0n));
 }
 /** A prediction's summary and, when it ran, how its result compares with the gold's. */
 export interface PredStep extends StepSummary {
@@ -64,7 +71,8 @@ export function createJudge(params: JudgeParams): (r: ExecResult) => { value: Go
   return (r) => {
     if (!gold) {
       gold = r;
-      return { value: { ...summary(r), empty: r.ok && r.rows.length === 0 }, last: !r.ok };
+      const value: GoldStep = { ...summary(r), empty: r.ok && r.rows.length === 0, trivial: r.ok && trivialResult(r) };
+      return { value, last: !r.ok };
     }
     const outcome = !r.ok
       ? null

@@ -267,3 +267,45 @@ test('bench --test-suite: a prediction right on the database but wrong on the su
     await server.close();
   }
 });
+
+test('a gold finding nothing on the original is counted; a variant where it does catches a misspelling', async () => {
+  // As in Spider's flight_2, the stored names carry a trailing space, so the gold's literal matches no row and every
+  // query that also matches nothing (a misspelt literal, a negated join) agrees with it on the original.
+  const shop = `
+    CREATE TABLE airport (code TEXT PRIMARY KEY, city TEXT NOT NULL);
+    CREATE TABLE flight (id INTEGER PRIMARY KEY, src TEXT REFERENCES airport (code), seats INTEGER);
+    INSERT INTO airport VALUES ('APG', 'Aberdeen '), ('ABR', 'Abilene '), ('CVO', 'Corvallis ');
+    INSERT INTO flight VALUES (1, 'APG', 100), (2, 'ABR', 120), (3, 'CVO', 90), (4, 'APG', 80);`;
+  const gold = "SELECT count(*) FROM flight AS T1 JOIN airport AS T2 ON T1.src = T2.code WHERE T2.city = 'Aberdeen'";
+  const miss = "SELECT count(*) FROM flight AS T1 JOIN airport AS T2 ON T1.src = T2.code WHERE T2.city = 'Aberdeenx'";
+  mkdirSync(join(dir, 'db2', 'air'), { recursive: true });
+  buildDb('air', { sql: shop, dir: join(dir, 'db2', 'air'), file: 'air.sqlite' });
+  writeFileSync(
+    join(dir, 'air.json'),
+    JSON.stringify([{ db_id: 'air', question: 'Flights from Aberdeen?', query: gold }]),
+  );
+  writeFileSync(join(dir, 'air-gold.sql'), `${gold}\tair\n${gold}\tair\n`);
+  writeFileSync(join(dir, 'air-pred.sql'), `${miss}\n${gold}\n`);
+  const r = await quarry(['testsuite', 'build', '--dataset', 'spider:air.json', '--db-dir', 'db2', '--out', 'ts-air']);
+  assert.equal(r.code, 0, r.stderr);
+  const verdicts = async (dbDir: string) => {
+    const e = await quarry([
+      'eval',
+      '--gold',
+      'air-gold.sql',
+      '--pred',
+      'air-pred.sql',
+      '--db-dir',
+      dbDir,
+      '--out',
+      'air.json.out',
+    ]);
+    assert.equal(e.code, 0, e.stderr);
+    return JSON.parse(readFileSync(join(dir, 'air.json.out'), 'utf8')).items.map((i: { exec: boolean }) => i.exec);
+  };
+  assert.deepEqual(await verdicts('db2'), [true, true], 'the misspelt literal matches on the original');
+  assert.deepEqual(await verdicts('ts-air'), [false, true], 'and misses on the suite; the gold stays right');
+  assert.match(r.stdout, /gold answers empty or zero on the original: 1; answering more on some variant: 1/);
+  const manifest = JSON.parse(readFileSync(join(dir, 'ts-air', 'air', 'manifest.json'), 'utf8'));
+  assert.deepEqual([manifest.golds.trivialOnOriginal, manifest.golds.informativeInSuite], [1, 1]);
+});

@@ -19,7 +19,7 @@ import { readSourceProfile } from './sourceProfile';
 
 export const MANIFEST = 'manifest.json';
 /** Bumped when the builder makes other variants from the same settings: a folder of an older builder is rebuilt. */
-export const MANIFEST_SCHEMA = 'quarry.testsuite/2';
+export const MANIFEST_SCHEMA = 'quarry.testsuite/3';
 
 export interface BuildSettings {
   seed: number;
@@ -47,7 +47,15 @@ export interface DatabaseManifest {
   goldsHash: string;
   /** The suite's files in the folder, the original's copy first. */
   files: string[];
-  golds: { total: number; failedOnOriginal: number; withNeighbours: number };
+  golds: {
+    total: number;
+    failedOnOriginal: number;
+    withNeighbours: number;
+    /** Answer nothing but an empty or zero result on the original (a count of no rows…): most wrong queries agree. */
+    trivialOnOriginal: number;
+    /** Of those, answer something else on a kept variant, where the wrong queries stop agreeing. */
+    informativeInSuite: number;
+  };
   neighbours: {
     total: number;
     /** Answer differently from their gold already on the original. */
@@ -97,6 +105,7 @@ export async function buildDatabase(
   );
   const goodGolds = golds.filter((_, i) => !isGoldFailure(onOriginal[i]));
   const nonEmpty = new Set(golds.filter((_, i) => !isGoldFailure(onOriginal[i]) && !onOriginal[i].goldEmpty));
+  const trivial = new Set(golds.filter((_, i) => !isGoldFailure(onOriginal[i]) && onOriginal[i].goldTrivial));
 
   // Neighbours, trusted only when the gold printed back by the parser answers like the gold itself.
   const sets = goodGolds.map((g, i) =>
@@ -161,7 +170,17 @@ export async function buildDatabase(
     });
     return told;
   });
-  const steps = greedyCover(toldApart, settings.variants);
+  // A gold whose answer on the original is trivial (empty, a count of 0) agrees with every wrong query that also
+  // finds nothing — a literal misspelt, a join key negated — and no neighbour built from the original's values shows
+  // it. Variants where it answers something count towards the cover like a pair told apart.
+  const informs: number[][] = verdicts.map((vs, c) =>
+    rejected.has(c) ? [] : goodGolds.flatMap((g, i) => (trivial.has(g) && vs[i].goldTrivial === false ? [i] : [])),
+  );
+  const steps = greedyCover(
+    toldApart.map((t, c) => [...t, ...informs[c].map((i) => same.length + i)]),
+    settings.variants,
+  );
+  const informative = new Set(steps.flatMap((s) => informs[s.candidate]));
 
   const dir = join(outDir, dbId);
   rmSync(dir, { recursive: true, force: true });
@@ -169,18 +188,21 @@ export async function buildDatabase(
   const original = `${dbId}.sqlite`;
   copyFileSync(source, join(dir, original));
   const covered = new Set<number>();
+  const earlierInformative = new Set<number>();
   const kept: DatabaseManifest['variants'] = steps.map((s, k) => {
     const file = `${dbId}_ts${k + 1}.sqlite`;
     renameSync(files[s.candidate], join(dir, file));
     for (const p of toldApart[s.candidate]) covered.add(p);
     const emptied = goodGolds.filter((g, i) => nonEmpty.has(g) && verdicts[s.candidate][i].goldEmpty).length;
-    return {
+    const step = {
       file,
       candidate: s.candidate,
-      newlyToldApart: s.gain,
+      newlyToldApart: s.gain - informs[s.candidate].filter((i) => !earlierInformative.has(i)).length,
       toldApart: toldApart[s.candidate].length,
       goldsEmptied: emptied,
     };
+    for (const i of informs[s.candidate]) earlierInformative.add(i);
+    return step;
   });
   rmSync(work, { recursive: true, force: true });
 
@@ -202,7 +224,13 @@ export async function buildDatabase(
     settings: kept_settings,
     goldsHash: goldsHash(golds),
     files: [original, ...kept.map((v) => v.file)],
-    golds: { total: golds.length, failedOnOriginal: golds.length - goodGolds.length, withNeighbours },
+    golds: {
+      total: golds.length,
+      failedOnOriginal: golds.length - goodGolds.length,
+      withNeighbours,
+      trivialOnOriginal: trivial.size,
+      informativeInSuite: informative.size,
+    },
     neighbours: {
       total: valid.length,
       toldApartByOriginal: valid.length - same.length,

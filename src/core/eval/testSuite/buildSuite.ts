@@ -28,6 +28,10 @@ export interface SuiteReport {
     toldApartBySuite: number;
     /** toldApartBySuite / sameOnOriginal: the single-database false positives the suite turns into misses. */
     suiteRecall: number | null;
+    /** Gold queries answering only an empty or zero result on the original, and of those, answering more somewhere
+     *  in the suite. */
+    trivialOnOriginal: number;
+    informativeInSuite: number;
   };
   databases: Pick<DatabaseManifest, 'dbId' | 'files' | 'golds' | 'neighbours' | 'variants' | 'candidates'>[];
   /** Databases that could not be built, with why. */
@@ -129,6 +133,8 @@ export async function buildSuite(databases: SuiteDatabase[], o: BuildSuiteOption
       coverable: sum((r) => r.neighbours.coverable),
       toldApartBySuite,
       suiteRecall: sameOnOriginal ? Number((toldApartBySuite / sameOnOriginal).toFixed(4)) : null,
+      trivialOnOriginal: sum((r) => r.golds.trivialOnOriginal),
+      informativeInSuite: sum((r) => r.golds.informativeInSuite),
     },
     databases: built,
     failed: failed.sort((a, b) => (a.dbId < b.dbId ? -1 : 1)),
@@ -150,6 +156,8 @@ export function formatSuiteReport(r: SuiteReport, resumed: string[] = []): strin
     `answer like the gold on the original (single-database false positives): ${t.sameOnOriginal}; ` +
       `told apart by the suite: ${t.toldApartBySuite} (${pct(t.toldApartBySuite, t.sameOnOriginal)}), ` +
       `by some candidate: ${t.coverable}`,
+    `gold answers empty or zero on the original: ${t.trivialOnOriginal}; answering more on some variant: ` +
+      `${t.informativeInSuite}`,
   ];
   if (resumed.length) lines.push(`resumed: ${resumed.length} databases already complete`);
   for (const f of r.failed) lines.push(`FAILED ${f.dbId}: ${f.error}`);
