@@ -4,8 +4,8 @@
 // meaning-preserving rewrites (aliases renamed, keyword case, select columns permuted — spider mode compares columns
 // order-insensitively) and every gold stay right on the suite; the build time; scoring time with and without the
 // suite. Environment: QUARRY_TS_DBS (databases, default 15), QUARRY_TS_QUESTIONS (per database, default 25).
-import { readFileSync, mkdtempSync, rmSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, mkdtempSync, rmSync, readdirSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { requireSpider, writeResult } from './common';
 import { createSqlPool } from '../src/core/db/pool';
@@ -20,30 +20,49 @@ interface Example {
   query: string;
 }
 
+/** One question set: its examples and where its databases are. */
+interface QuestionSet {
+  name: string;
+  source: string;
+  examples: Example[];
+  dbRoot: string;
+}
+
 const spider = requireSpider();
 const dbCount = Number(process.env.QUARRY_TS_DBS ?? 15);
 const perDb = Number(process.env.QUARRY_TS_QUESTIONS ?? 25);
-const examples: Example[] = JSON.parse(readFileSync(join(spider, 'train_spider.json'), 'utf8'));
-const dbRoot = join(spider, 'database');
-const present = new Set(readdirSync(dbRoot));
-const byDb = new Map<string, string[]>();
-for (const e of examples) {
-  if (!present.has(e.db_id)) continue;
-  const q = e.query.replace(/\s+/g, ' ').trim();
-  const list = byDb.get(e.db_id) ?? [];
-  if (!list.includes(q)) list.push(q);
-  byDb.set(e.db_id, list);
+// The builder's settings (the CLI's defaults unless set), and which question sets run (train, dev or both).
+const variants = Number(process.env.QUARRY_TS_VARIANTS ?? 8);
+const candidates = Number(process.env.QUARRY_TS_CANDIDATES ?? 32);
+const only = process.env.QUARRY_TS_ONLY ?? 'train,dev';
+// Spider dev's databases are not on this machine's reachable mirrors; a German translation of Spider dev
+// (identifiers translated, rows and gold SQL structure kept) stands in when it is beside the repository. See
+// docs/eval-modes.md for where it comes from and what it lacks.
+const devDir = process.env.QUARRY_SPIDER_DEV ?? resolve(spider, '..', 'spider-dev');
+
+/** The databases and gold queries a run builds a suite for. */
+function sample(set: QuestionSet, databases: number, questions: number) {
+  const present = new Set(readdirSync(set.dbRoot));
+  const byDb = new Map<string, string[]>();
+  for (const e of set.examples) {
+    if (!present.has(e.db_id)) continue;
+    const q = e.query.replace(/\s+/g, ' ').trim();
+    const list = byDb.get(e.db_id) ?? [];
+    if (!list.includes(q)) list.push(q);
+    byDb.set(e.db_id, list);
+  }
+  // Every k-th database by name among those with enough questions: a spread of domains, the same on every run.
+  const eligible = [...byDb.keys()].filter((d) => byDb.get(d)!.length >= 20).sort();
+  const step = Math.max(1, Math.floor(eligible.length / databases));
+  const chosen = eligible.filter((_, i) => i % step === 0).slice(0, databases);
+  const golds = chosen.flatMap((d) =>
+    byDb
+      .get(d)!
+      .slice(0, questions)
+      .map((sql) => ({ dbId: d, sql })),
+  );
+  return { chosen, golds };
 }
-// Every k-th database by name among those with enough questions: a spread of domains, the same on every run.
-const eligible = [...byDb.keys()].filter((d) => byDb.get(d)!.length >= 20).sort();
-const step = Math.max(1, Math.floor(eligible.length / dbCount));
-const chosen = eligible.filter((_, i) => i % step === 0).slice(0, dbCount);
-const golds = chosen.flatMap((d) =>
-  byDb
-    .get(d)!
-    .slice(0, perDb)
-    .map((sql) => ({ dbId: d, sql })),
-);
 
 const KEYWORDS = new RegExp(
   `^(${[
@@ -54,9 +73,27 @@ const KEYWORDS = new RegExp(
 );
 
 /** Replaces the first token matching `test` with `to(token)`; undefined when none matches. */
-function replaceToken(sql: string, test: (t: { kind: string; text: string }) => boolean, to: (t: string) => string) {
+function replaceToken(
+  sql: string,
+  test: (t: { kind: string; text: string; start: number }) => boolean,
+  to: (t: string) => string,
+) {
   const t = tokenize(sql).find(test);
   return t ? sql.slice(0, t.start) + to(t.text) + sql.slice(t.start + t.text.length) : undefined;
+}
+
+/** A LIMIT's number inside parentheses: `x = (SELECT … LIMIT 1)` → `LIMIT 2` keeps the meaning (a scalar
+ *  subquery answers its first row), so it is no near miss. A top-level LIMIT, or one in IN (…), does change it; the
+ *  text alone cannot tell which parentheses are which, so every parenthesised LIMIT is left alone. */
+function limitOfSubquery(sql: string, at: number): boolean {
+  const before = tokenize(sql.slice(0, at));
+  const last = before.at(-1);
+  if (!last || last.kind !== 'word' || !/^limit$/i.test(last.text)) return false;
+  let depth = 0;
+  for (const t of before)
+    if (t.text === '(') depth++;
+    else if (t.text === ')') depth--;
+  return depth > 0;
 }
 
 /** Meaning-changing text mutations of a gold query, one per kind where it applies. */
@@ -90,7 +127,7 @@ function mutations(sql: string, otherStrings: string[]): { kind: string; sql: st
       kind: 'number+1',
       sql: replaceToken(
         sql,
-        (t) => t.kind === 'number',
+        (t) => t.kind === 'number' && !limitOfSubquery(sql, t.start),
         (n) => String(Number(n) + 1),
       ),
     },
@@ -173,7 +210,9 @@ function rewrites(sql: string): { kind: string; sql: string }[] {
   return out.filter((m): m is { kind: string; sql: string } => m.sql !== undefined && m.sql !== sql);
 }
 
-async function main(): Promise<void> {
+async function measure(set: QuestionSet, databases: number, questions: number) {
+  const { chosen, golds } = sample(set, databases, questions);
+  const dbRoot = set.dbRoot;
   const work = mkdtempSync(join(tmpdir(), 'quarry-ts-bench-'));
   const tsDir = join(work, 'ts');
   const t0 = performance.now();
@@ -183,7 +222,7 @@ async function main(): Promise<void> {
       source: join(dbRoot, d, `${d}.sqlite`),
       golds: golds.filter((g) => g.dbId === d).map((g) => g.sql),
     })),
-    { outDir: tsDir, jobs: 2, seed: 1, variants: 4, candidates: 16, maxNeighbours: 24, timeoutMs: 10_000 },
+    { outDir: tsDir, jobs: 2, seed: 1, variants, candidates, maxNeighbours: 24, timeoutMs: 10_000 },
   );
   const buildSeconds = (performance.now() - t0) / 1000;
 
@@ -237,7 +276,8 @@ async function main(): Promise<void> {
     .slice(0, 5)
     .map((p) => ({ kind: p.kind, gold: p.gold, pred: p.pred, detail: suite.verdicts[p.index].detail }));
   const goldRight = goldOk.filter((p) => suite.verdicts[p.index].exec).length;
-  const result = {
+  return {
+    source: set.source,
     sample: { databases: chosen.length, golds: golds.length, goldsRunnable: goldOk.length },
     build: { seconds: Number(buildSeconds.toFixed(1)), settings: report.settings, totals: report.totals },
     falsePositives: {
@@ -261,8 +301,53 @@ async function main(): Promise<void> {
       testSuite: Number(suite.msPerItem.toFixed(3)),
     },
   };
-  console.log(JSON.stringify(result, null, 1));
-  writeResult('testsuite', result);
+}
+
+async function main(): Promise<void> {
+  type Measured = Awaited<ReturnType<typeof measure>>;
+  const line = (name: string, r: Measured) =>
+    `${name}: false positives caught ${r.falsePositives.turnedIntoMisses}/${r.falsePositives.matchOnOriginal}` +
+    ` (${pct(r.falsePositives.share)}), rewrites kept ${r.rewrites.rightOnSuite}/${r.rewrites.rightOnOriginal}` +
+    ` (${pct(r.rewrites.share)}), golds ${r.golds.rightOnSuite}/${r.golds.of}, build ${r.build.seconds} s` +
+    ` for ${r.sample.databases} databases (${variants} variants of ${candidates} candidates)`;
+  let trainResult: Measured | undefined;
+  if (only.includes('train')) {
+    const train: QuestionSet = {
+      name: 'spider-train',
+      source: 'Spider train (../shared/data/spider-train)',
+      examples: JSON.parse(readFileSync(join(spider, 'train_spider.json'), 'utf8')),
+      dbRoot: join(spider, 'database'),
+    };
+    trainResult = await measure(train, dbCount, perDb);
+  }
+  let dev: Measured | { skipped: string } = { skipped: `no dev set at ${devDir} (set QUARRY_SPIDER_DEV)` };
+  if (!only.includes('dev')) dev = { skipped: 'QUARRY_TS_ONLY' };
+  else if (existsSync(join(devDir, 'dev.json'))) {
+    const set: QuestionSet = {
+      name: 'spider-dev',
+      source: 'MachineSpider dev (German translation of Spider dev: LeLuven/MachineSpider fec4cdd)',
+      examples: JSON.parse(readFileSync(join(devDir, 'dev.json'), 'utf8')),
+      dbRoot: join(devDir, 'database'),
+    };
+    dev = await measure(
+      set,
+      Number(process.env.QUARRY_TS_DEV_DBS ?? 20),
+      Number(process.env.QUARRY_TS_DEV_QUESTIONS ?? 1000),
+    );
+  }
+  if (trainResult) console.log(JSON.stringify({ ...trainResult, dev }, null, 1));
+  else console.log(JSON.stringify(dev, null, 1));
+  if (trainResult) console.log(line('train', trainResult));
+  if ('falsePositives' in dev) console.log(line('dev', dev));
+  else console.log(`dev: skipped (${dev.skipped})`);
+  // The committed result holds both sets with the CLI's default settings; a partial or tuned run only prints.
+  if (trainResult && !process.env.QUARRY_TS_VARIANTS && !process.env.QUARRY_TS_CANDIDATES) {
+    writeResult('testsuite', { ...trainResult, settings: { variants, candidates }, dev });
+  }
+}
+
+function pct(x: number | null): string {
+  return x === null ? '–' : `${(x * 100).toFixed(1)}%`;
 }
 
 main().catch((err) => {

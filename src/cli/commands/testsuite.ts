@@ -29,8 +29,8 @@ answer like them on the original database (see docs/eval-modes.md).
   --out            writes TSDIR/<db_id>/<db_id>.sqlite (a copy of the original), <db_id>_ts1.sqlite …,
                    TSDIR/<db_id>/manifest.json and TSDIR/report.json; score with
                    quarry eval --mode spider --db-dir TSDIR or quarry bench --test-suite TSDIR
-  --variants       variants kept per database at most (default 4; fewer when more tell apart no further pair)
-  --candidates     fuzzed candidates to choose them from (default 16); when the golds compare against literals,
+  --variants       variants kept per database at most (default 8; fewer when more tell apart no further pair)
+  --candidates     fuzzed candidates to choose them from (default 32); when the golds compare against literals,
                    columns or subqueries, half as many boundary candidates more (the original's rows moved onto
                    those boundaries)
   --seed           the same seed, inputs and settings give byte-identical files (default 1)
@@ -86,8 +86,8 @@ async function build(argv: string[], io: CliIO): Promise<number> {
   let variants: number, candidates: number, jobs: number, maxNeighbours: number, timeoutMs: number;
   let seed: number;
   try {
-    variants = positiveInt('variants', values.variants, 4);
-    candidates = positiveInt('candidates', values.candidates, 16);
+    variants = positiveInt('variants', values.variants, 8);
+    candidates = positiveInt('candidates', values.candidates, 32);
     jobs = positiveInt('jobs', values.jobs, cpus().length);
     maxNeighbours = positiveInt('max-neighbours', values['max-neighbours'], 24);
     timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], 10_000);
