@@ -88,7 +88,7 @@ function replaceToken(
 function limitOfSubquery(sql: string, at: number): boolean {
   const before = tokenize(sql.slice(0, at));
   const last = before.at(-1);
-  if (!last || last.kind !== 'word' || !/^limit$/i.test(last.text)) return false;
+  if (last?.kind !== 'word' || !/^limit$/i.test(last.text)) return false;
   let depth = 0;
   for (const t of before)
     if (t.text === '(') depth++;
