@@ -1,9 +1,9 @@
 // The tools `quarry mcp` offers an agent, each a thin use of what Quarry already does: the database listing
 // (databases.ts), the schema in a protocol's prompt style (core/db/schema), sample rows and read-only statements in the
-// sandbox (core/db pool: engine-enforced read-only, killable, row/cell caps) rendered as the agent protocols' observations,
-// a query plan (core/db/queryPlan), and a question put to Quarry's own agent (app/ask.ts, trajectory saved as `quarry
-// ask` saves it). Descriptions are written for the model that reads them; every argument has a schema with its bounds,
-// and every failure is a tool error (isError) whose text never names the server's folders.
+// sandbox (core/db pool: engine-enforced read-only, killable, row/cell caps) rendered as the agent protocols'
+// observations, a query plan (core/db/queryPlan), and a question put to Quarry's own agent (app/ask.ts, the trajectory
+// saved as `quarry ask` saves it). Descriptions are written for the model that reads them; every argument has a schema
+// with its bounds, and every failure is a tool error (isError) whose text never names the server's folders.
 import { relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

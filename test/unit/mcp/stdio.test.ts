@@ -27,7 +27,7 @@ async function connect(args: string[], cwd?: string): Promise<{ client: Client; 
 
 mcpSuite('stdio', { connect: async (args) => (await connect(args)).client });
 
-test('stdio: without --db-dir the folder it starts in is served; without --model ask_quarry says what is missing', async () => {
+test('stdio: serves its working folder by default; ask_quarry without --model says what is missing', async () => {
   const served = servedFolder();
   const { client, transport } = await connect([], served.root);
   const list = (await client.callTool({ name: 'list_databases', arguments: {} })) as CallToolResult;

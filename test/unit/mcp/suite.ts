@@ -127,7 +127,7 @@ export function mcpSuite(label: string, opts: SuiteOptions): void {
   const call = (name: string, args: Record<string, unknown>) =>
     client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
-  test(`${label}: initialize names the server, and the six tools are listed with bounded, read-only schemas`, async () => {
+  test(`${label}: initialize names the server; six read-only tools with bounded schemas`, async () => {
     assert.equal(client.getServerVersion()?.name, 'quarry');
     assert.match(client.getInstructions() ?? '', /list_databases/);
     const { tools } = await client.listTools();
@@ -151,7 +151,7 @@ export function mcpSuite(label: string, opts: SuiteOptions): void {
     assert.deepEqual(run.inputSchema.required, ['database', 'sql']);
   });
 
-  test(`${label}: list_databases lists the folder's SQLite files by id, not hidden, dependency, non-SQLite or escaping ones`, async () => {
+  test(`${label}: list_databases: SQLite files by id; no hidden, dependency, non-SQLite or escaping ones`, async () => {
     const r = await call('list_databases', {});
     assert.equal(r.isError, undefined, text(r));
     const ids = (r.structuredContent as { databases: { id: string }[] }).databases.map((d) => d.id);
@@ -172,7 +172,7 @@ export function mcpSuite(label: string, opts: SuiteOptions): void {
     assert.ok(text(short).length <= 300, `${text(short).length} characters`);
   });
 
-  test(`${label}: sample_rows returns the first rows of a table as an observation; a missing table is a tool error`, async () => {
+  test(`${label}: sample_rows: a table's first rows as an observation; a missing table is a tool error`, async () => {
     const r = await call('sample_rows', { database: 'bookshop', table: 'author', rows: 2, format: 'table' });
     assert.equal(r.isError, undefined, text(r));
     assert.equal(text(r).split('\n').length, 6, text(r)); // rule, header, rule, 2 rows, rule
@@ -197,7 +197,7 @@ export function mcpSuite(label: string, opts: SuiteOptions): void {
     assert.equal(text(sqlError), 'sql: no such column: nope');
   });
 
-  test(`${label}: every attack class is refused as "rejected"; the database, its folder and the outside are unchanged`, async () => {
+  test(`${label}: every attack class is "rejected"; the file, its folder and the outside stay unchanged`, async () => {
     const before = { hash: hash(served.bookshop), listing: readdirSync(served.root).sort() };
     for (const sql of attacks(outsideDir)) {
       const r = await call('run_sql', { database: 'bookshop', sql });
@@ -226,7 +226,7 @@ export function mcpSuite(label: string, opts: SuiteOptions): void {
     assert.equal(text(next), '   one\n0    1');
   });
 
-  test(`${label}: a huge result is capped in rows and characters, with a note of how many rows there were`, async () => {
+  test(`${label}: a huge result is capped in rows and characters, noting how many rows there were`, async () => {
     const r = await call('run_sql', {
       database: 'bookshop',
       sql:
@@ -263,7 +263,7 @@ export function mcpSuite(label: string, opts: SuiteOptions): void {
     }
   });
 
-  test(`${label}: only the served folder's databases, by id: paths, parent folders, hidden ones and escaping links are refused`, async () => {
+  test(`${label}: databases by id only: paths, "..", hidden folders and escaping links are refused`, async () => {
     const cases: [string, RegExp][] = [
       [served.bookshop, /by its id/],
       [served.outside, /by its id/],
