@@ -124,7 +124,7 @@ test('a list subquery, a compound query and a MULTI-INDEX OR keep their nesting'
   assert.ok(searches.every((s) => s.table === 'line'));
 });
 
-test('index use on transit: search by index, covering index scan and search, a view read through its table', async () => {
+test('transit: search by index, covering index scan and search, a view read through its table', async () => {
   const byLine = await plan(transit, 'SELECT * FROM trip WHERE line_id = 2 ORDER BY departs_at');
   assert.deepEqual(
     [byLine.nodes[0].kind, byLine.nodes[0].access, byLine.nodes[0].index, byLine.nodes[0].constraint],
@@ -149,7 +149,7 @@ test('an automatic index is warned about with the index that would replace it', 
   assert.match(w[0].message, /CREATE INDEX ON "trip"\("passengers"\)/);
 });
 
-test('a large table: full scan and sort warned about, with counted rows; sqlite_stat1 is used once ANALYZE ran', async () => {
+test('a large table: full scan and sort warned about (counted rows); sqlite_stat1 used once ANALYZE ran', async () => {
   const p = await plan(big, "SELECT * FROM event WHERE kind = 'a' ORDER BY at");
   assert.deepEqual(
     p.nodes.map((n) => n.detail),
@@ -204,7 +204,7 @@ test('the plan goes through the sandbox guard: writes, several statements and se
   assert.deepEqual(shape(prefixed.nodes), ['SCAN book']);
 });
 
-test('text rendering: an indented tree like the sqlite3 shell, row counts beside reads, then the warnings', async () => {
+test('text: an indented tree like the sqlite3 shell, row counts beside reads, then the warnings', async () => {
   const p = await plan(
     bookshop,
     'SELECT title, (SELECT name FROM author a WHERE a.author_id = b.author_id) FROM book b',
