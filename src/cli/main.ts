@@ -14,6 +14,7 @@ import { exportCommand } from './commands/export';
 import { doctorCommand } from './commands/doctor';
 import { checkpointsCommand } from './commands/checkpoints';
 import { serveEnvCommand } from './commands/serveEnv';
+import { mcpCommand } from './commands/mcp';
 import { jobsCommand } from './commands/jobs';
 import { dataCommand } from './commands/data';
 import { trainCommand } from './commands/train';
@@ -36,6 +37,7 @@ const commands: Command[] = [
   trainCommand,
   checkpointsCommand,
   serveEnvCommand,
+  mcpCommand,
   jobsCommand,
 ];
 

@@ -5,6 +5,7 @@ import { checkMessage, type MessageRules } from './validate';
 import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';
 import type { WireCell } from '../core/db/resultExport';
 import type { ActionKind, EpisodeEnd, MdpAction } from '../core/agent/types';
+import type { PlanOutcome } from './plan';
 
 /** A query result as the panel shows it (cells JSON-safe; rows capped by whoever ran it). */
 export interface WireResult {
@@ -115,7 +116,9 @@ export type ToApp =
   | { type: 'notice'; level: 'info' | 'error'; text: string }
   | { type: 'focusInput'; text?: string }
   /** A page (or export progress) of exchange `exchange`'s final result, paged by the host over the whole result. */
-  | { type: 'grid'; exchange: number; message: GridToApp };
+  | { type: 'grid'; exchange: number; message: GridToApp }
+  /** The query plan of exchange `exchange`'s final SQL (`sql`), asked for with its Plan button. */
+  | { type: 'plan'; exchange: number; sql: string; outcome: PlanOutcome };
 
 /** App → host. Every one is checked with ASK_RULES plus askMessageProblem before the host acts. */
 export type ToHost =
@@ -129,6 +132,8 @@ export type ToHost =
   | { type: 'saveTrajectory'; exchange: number }
   | { type: 'saveTrajectoryAs'; exchange: number }
   | { type: 'label'; exchange: number }
+  /** EXPLAIN QUERY PLAN of exchange `exchange`'s final SQL, through the sandbox. */
+  | { type: 'plan'; exchange: number }
   /**
    * The paged grid of exchange `exchange`'s final result asks for a page, an export, a copy (a GridToHost message,
    * checked by the grid session with GRID_RULES: the whole result is paged, sorted and filtered in SQLite).
@@ -150,6 +155,7 @@ export const ASK_RULES: MessageRules<ToHost> = {
   saveTrajectory: { exchange: 'number' },
   saveTrajectoryAs: { exchange: 'number' },
   label: { exchange: 'number' },
+  plan: { exchange: 'number' },
   grid: { exchange: 'number', message: 'object' },
   copyText: { text: 'string' },
   changeDb: {},

@@ -3,6 +3,7 @@
 // in SQLite's words (a rejected write says Quarry is read-only). Nothing here imports `vscode` or the DOM.
 import { GRID_RULES, gridMessageProblem, type GridFilter, type GridToApp, type GridToHost } from './grid';
 import type { MessageRules } from './validate';
+import type { PlanOutcome } from './plan';
 
 export interface RunInfo {
   /** "clinic.sqlite" */
@@ -36,15 +37,17 @@ export type ToApp =
   | ({ type: 'running' } & RunInfo)
   | ({ type: 'failed'; errorClass: string; message: string } & RunInfo)
   | ({ type: 'shown' } & RunInfo)
+  /** The statement's EXPLAIN QUERY PLAN, asked for with the Plan button (the `plan` message). */
+  | { type: 'plan'; sql: string; outcome: PlanOutcome }
   | GridToApp;
 
 /** App → host. */
-export type ToHost = { type: 'ready' } | { type: 'rerun' } | GridToHost;
+export type ToHost = { type: 'ready' } | { type: 'rerun' } | { type: 'plan' } | GridToHost;
 
-export const RESULTS_RULES: MessageRules<ToHost> = { ready: {}, rerun: {}, ...GRID_RULES };
+export const RESULTS_RULES: MessageRules<ToHost> = { ready: {}, rerun: {}, plan: {}, ...GRID_RULES };
 
 export function resultsMessageProblem(m: ToHost): string | null {
-  if (m.type === 'ready' || m.type === 'rerun') return null;
+  if (m.type === 'ready' || m.type === 'rerun' || m.type === 'plan') return null;
   return gridMessageProblem(m);
 }
 

@@ -2,7 +2,8 @@
 // an OpenAI-compatible server on 127.0.0.1 that streams slowly enough to watch. "Quarry: Ask a Question…" from the
 // palette, the database and the question typed into VS Code's pickers, the turns streaming into the Ask panel, the
 // final SQL and its result grid; a follow-up typed in the panel; Stop (Escape) on a slow run; the trajectory saved;
-// the conversation back after the panel was hidden; Open in Editor bound to the database, and Ask about This SQL.
+// the conversation back after the panel was hidden; Open in Editor bound to the database, and Ask about This SQL;
+// the final SQL's query plan drawn as a tree.
 // Screenshots in test-artifacts/screenshots/ask-*.png.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -131,6 +132,23 @@ test(
     await ed.screenshot('ask-answered');
   },
 );
+
+test("Plan on the answer's card draws its final SQL's query plan as a tree; Plan again hides it", async () => {
+  await panel.locator('#x0-plan').click();
+  const view = panel.locator('#x0-plan-view');
+  await view.locator('li[data-kind="search"]').first().waitFor({ timeout: 30_000 });
+  const steps = await view.locator('li').allInnerTexts();
+  assert.equal(steps.length, 4, steps.join(' | '));
+  assert.match(steps[0], /SCAN a/);
+  assert.match(steps[0], /appointment · \d+ rows/);
+  assert.match(steps[1], /primary key[\s\S]*SEARCH d USING INTEGER PRIMARY KEY/);
+  assert.match(steps[2], /temp B-tree[\s\S]*USE TEMP B-TREE FOR GROUP BY/);
+  assert.equal(await panel.locator('#x0-plan').getAttribute('aria-pressed'), 'true');
+  await view.scrollIntoViewIfNeeded();
+  await ed.screenshot('ask-plan');
+  await panel.locator('#x0-plan').click();
+  await view.waitFor({ state: 'detached', timeout: 15_000 });
+});
 
 test(
   'the result grid sorts the whole result in SQLite from the keyboard ' + '(Enter on the header; again reverses)',

@@ -1,8 +1,9 @@
 // As a data person running their own SQL: a .sql file in the workspace, Ctrl+Enter runs the statement under the
 // cursor (the first run asks which database, from the workspace's databases), the Query Results panel pages a
 // 9,959-row table built here ("rows 201–400 of 9,959"), a header click sorts the whole table in SQLite (the largest
-// duration is the table's largest, not the first page's), and a filter box filters it there. Ctrl+Enter in a file
-// with no database yet opens the database picker; alias. completes that table's columns.
+// duration is the table's largest, not the first page's), and a filter box filters it there; Plan draws the query
+// plan as a tree. Ctrl+Enter in a file with no database yet opens the database picker; alias. completes that table's
+// columns.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -103,6 +104,24 @@ test('a filter box filters the whole table, and the total follows', async () => 
   await box.fill('station 7');
   const text = await statusShows(/filtered/);
   assert.match(text, /of 143 \(filtered\)/);
+});
+
+test("Plan, by keyboard, draws the statement's plan as a tree with the table's size; Alt+P hides it", async () => {
+  await app.locator('#plan-toggle').focus();
+  await ed.page.keyboard.press('Enter');
+  const scan = app.locator('#plan li[data-kind="scan"]').first();
+  await scan.waitFor({ timeout: 30_000 });
+  const text = await scan.innerText();
+  assert.match(text, /full scan/);
+  assert.match(text, /SCAN trip/);
+  assert.match(text, /trip · 9,959 rows/);
+  assert.equal(await app.locator('#plan-toggle').getAttribute('aria-pressed'), 'true');
+  // Below the "large table" threshold (10,000 rows): no warning.
+  assert.equal(await app.locator('#plan-warnings').count(), 0);
+  await ed.screenshot('sql-plan');
+  await ed.page.keyboard.press('Alt+KeyP');
+  await app.locator('#plan-box').waitFor({ state: 'hidden', timeout: 15_000 });
+  assert.equal(await app.locator('#plan-toggle').getAttribute('aria-pressed'), 'false');
 });
 
 test('after a window reload Query Results comes back on the same sort and filter, with the whole count', async () => {

@@ -1,9 +1,12 @@
 // The Ask panel: a conversation with the agent about one database. The host runs the episodes and streams them as
 // events; this app mirrors the conversation (state.ts) and redraws only the exchange an event touched, once per frame.
+// A card's Plan button toggles its final SQL's query plan (a tree with warnings, planned by the host in the sandbox).
 import { connectHost } from '../shared/host';
 import { button, h, progressRing, registerComponents, setDisabled, table, tag, textArea } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { pagedGrid, type PagedGrid } from '../shared/pagedGrid';
+import { planView } from '../shared/planTree';
+import type { PlanOutcome } from '../../src/protocol/plan';
 import type {
   AskAppState,
   AskState,
@@ -27,6 +30,8 @@ const open = new Set(saved?.open ?? []);
  * whole result in SQLite (a new result, another conversation or a fresh webview makes a new grid, which asks again).
  */
 const grids = new Map<number, { result: WireResult; grid: PagedGrid }>();
+/** Plans on show, by exchange id: the SQL planned and the outcome (null while the host plans it). */
+const plans = new Map<string, { sql: string; outcome: PlanOutcome | null }>();
 
 const app = document.getElementById('app')!;
 const header = h('div', { class: 'q-row' });
@@ -110,6 +115,15 @@ host.onMessage((m) => {
     case 'grid': {
       const g = grids.get(m.exchange);
       if (g && state.exchanges[m.exchange]?.result === g.result) g.grid.receive(m.message);
+      break;
+    }
+    case 'plan': {
+      const x = state.exchanges[m.exchange];
+      const shown = x && plans.get(x.id);
+      if (shown && shown.sql === m.sql) {
+        shown.outcome = m.outcome;
+        redraw(m.exchange);
+      }
       break;
     }
     case 'focusInput':
@@ -284,11 +298,41 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   act('Save Trajectory', 'saveTrajectory', 'Append the trajectory to the workspace store', false);
   act('Save As…', 'saveTrajectoryAs', 'Save the trajectory to a JSONL file of your choice', false);
   act('Label', 'label', 'Open this trajectory in the labeling queue', false);
+  const plan = x.finalSql ? plans.get(x.id) : undefined;
+  if (x.finalSql) {
+    const sql = x.finalSql;
+    const toggle = button('Plan', () => togglePlan(x, i, sql), {
+      appearance: 'secondary',
+      title: 'Show or hide the query plan of the final SQL: how SQLite will run it',
+      id: `x${i}-plan`,
+    });
+    toggle.setAttribute('aria-pressed', String(!!plan));
+    toggle.setAttribute('aria-controls', `x${i}-plan-view`);
+    actions.append(toggle);
+  }
   card.append(actions);
+  if (plan) {
+    card.append(
+      plan.outcome
+        ? planView(plan.outcome, `x${i}-plan-view`)
+        : h('div', { class: 'q-row q-muted', id: `x${i}-plan-view` }, progressRing(), 'planning…'),
+    );
+  }
   if (x.savedTo) card.append(h('div', { class: 'q-muted', id: `x${i}-saved` }, `Trajectory saved to ${x.savedTo}`));
   if (x.resultRunning) card.append(h('div', { class: 'q-row q-muted' }, progressRing(), 'running the final SQL…'));
   else if (x.result) card.append(finalResult(x.result, i));
   return card;
+}
+
+/** Shows exchange `i`'s plan (asking the host for it) or hides it. */
+function togglePlan(x: ExchangeView, i: number, sql: string): void {
+  const shown = plans.get(x.id);
+  if (shown && shown.sql === sql) plans.delete(x.id);
+  else {
+    plans.set(x.id, { sql, outcome: null });
+    host.post({ type: 'plan', exchange: i });
+  }
+  redraw(i);
 }
 
 function endText(x: ExchangeView): string {

@@ -8,7 +8,10 @@
 // any other address the server needs a bearer token (startEnvServer refuses otherwise), and then every Host is
 // accepted: a cluster's workers reach it by the node's IP or any of its names (launch.sh uses `hostname -f`), and the
 // token is what stops cross-site use, since a page can neither read it nor make a browser send it.
+// The token rule: with a token configured, every request but the health check must carry `Authorization: Bearer
+// <token>`, compared in constant time. `quarry mcp --http` applies the same rules.
 import type { IncomingMessage } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
 import { ServiceError } from './errors';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -102,4 +105,14 @@ function sameServer(origin: string, host: string, hosts: HostRule): boolean {
 function isJson(contentType: string | undefined): boolean {
   if (contentType === 'application/json') return true; // what nearly every client sends, as is
   return (contentType ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/** Whether the request carries the bearer token (always true when none is configured). */
+export function authorized(req: IncomingMessage, token: Buffer | null): boolean {
+  if (!token) return true;
+  const h = req.headers.authorization ?? '';
+  const m = /^Bearer (.+)$/.exec(h);
+  if (!m) return false;
+  const given = Buffer.from(m[1]);
+  return given.length === token.length && timingSafeEqual(given, token);
 }

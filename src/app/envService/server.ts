@@ -6,7 +6,6 @@
 // (requestChecks.ts); a bearer token when one is configured (and required off loopback); a client that disconnects
 // cancels its statements; answers never name the server's absolute paths. A failing request never stops the server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { sep } from 'node:path';
 import { createSqlPool, type SqlPool } from '../../core/db/pool';
@@ -30,7 +29,7 @@ import { openApi } from './openapi';
 import { PanelSource } from './panels';
 import { SharedScoring } from './cancel';
 import { capped, DEFAULT_LIMITS, InFlight, type ServiceLimits } from './limits';
-import { checkRequest, HostRule, isLoopback } from './requestChecks';
+import { authorized, checkRequest, HostRule, isLoopback } from './requestChecks';
 
 export const ENV_SERVICE_VERSION = 1;
 
@@ -214,16 +213,8 @@ function send(res: ServerResponse, status: number, body: unknown, ctx: Ctx): voi
   res.end(text);
 }
 
-function authorized(req: IncomingMessage, token: Buffer | null): boolean {
-  if (!token) return true;
-  const h = req.headers.authorization ?? '';
-  const m = /^Bearer (.+)$/.exec(h);
-  if (!m) return false;
-  const given = Buffer.from(m[1]);
-  return given.length === token.length && timingSafeEqual(given, token);
-}
-
-async function readBody(req: IncomingMessage, max: number, maxChars: number): Promise<unknown> {
+/** The body parsed as JSON, refused past `max` bytes or with a text field over `maxChars` (also for `quarry mcp`). */
+export async function readBody(req: IncomingMessage, max: number, maxChars: number): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > max) {
     req.resume();

@@ -2,10 +2,10 @@
 // quarry_trainer). Prints `quarry env server listening on http://HOST:PORT` as its first stdout line (scripts wait
 // for it), logs requests that fail to stderr, and stops cleanly on Ctrl-C / TERM / HUP.
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
+import { readTokenFile } from '../tokenFile';
 import { positiveInt } from '../../core/db/execOptions';
 import { startEnvServer } from '../../app/envService/server';
 import { DEFAULT_LIMITS, type ServiceLimits } from '../../app/envService/limits';
@@ -97,15 +97,7 @@ export const serveEnvCommand: Command = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    let token: string | null = null;
-    if (values['token-file'] !== undefined) {
-      try {
-        token = readFileSync(resolve(io.cwd, values['token-file']), 'utf8').trim();
-      } catch (err) {
-        throw new UsageError(`cannot read --token-file: ${(err as Error).message}`);
-      }
-      if (token === '') throw new UsageError(`--token-file ${values['token-file']} is empty`);
-    }
+    const token = values['token-file'] === undefined ? null : readTokenFile(io.cwd, values['token-file']);
     let server;
     try {
       server = await startEnvServer({

@@ -19,7 +19,7 @@ export function observationFormat(value: string | undefined): ObservationFormat 
 }
 
 /** Exit codes of `quarry exec`: 0 ok, 1 SQL error (and `resource`), 2 not a database, 3 rejected, 4 timed out. */
-export function exitCodeOf(r: ExecResult): number {
+export function exitCodeOf(r: Pick<ExecResult, 'ok' | 'errorClass' | 'openErrorKind'>): number {
   if (r.ok) return 0;
   if (r.openErrorKind) return 2;
   if (r.errorClass === 'rejected') return 3;

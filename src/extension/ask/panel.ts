@@ -27,6 +27,7 @@ import { rebuildConversation } from './restore';
 import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
 import * as actions from './actions';
 import { GridSession } from '../results/gridSession';
+import { planFor } from '../results/plan';
 import type { QuarrySettings } from '../settings';
 import { DEMO_OFFER_KEY, realModelOffer, shouldOfferRealModel } from '../models/demoModel';
 
@@ -566,6 +567,15 @@ export class AskPanel {
         if (m.type !== 'saveTrajectoryAs' && x.savedTo !== path) this.emit(m.exchange, { kind: 'saved', path });
         if (m.type === 'label') await actions.label(path, record.id, this.services);
         else this.notice('info', `Trajectory ${record.id} saved to ${path}.`);
+        return;
+      }
+      case 'plan': {
+        const db = this.state.db;
+        if (!x.finalSql || !db) return this.notice('error', 'This question has no final SQL to plan.');
+        const sql = x.finalSql;
+        const outcome = await planFor(this.services, db.path, sql);
+        if (this.state.exchanges[m.exchange]?.id === x.id)
+          this.post({ type: 'plan', exchange: m.exchange, sql, outcome });
         return;
       }
       case 'grid': {

@@ -12,6 +12,7 @@ import { checkMessage } from '../../protocol/validate';
 import { resultsRestore } from '../../protocol/restore';
 import { RESULTS_RULES, resultsMessageProblem, type GridView, type ToApp, type ToHost } from '../../protocol/results';
 import { GridSession } from '../results/gridSession';
+import { planFor } from '../results/plan';
 
 export interface RunOutcome {
   db: string;
@@ -158,6 +159,9 @@ export class ResultsPanel {
         }
       } else if (m.type === 'rerun') {
         if (this.run) await this.execute(this.run.db, this.run.sql);
+      } else if (m.type === 'plan') {
+        const run = this.run;
+        if (run) this.post({ type: 'plan', sql: run.sql, outcome: await planFor(this.services, run.db, run.sql) });
       } else {
         await this.session?.receive(m);
       }
