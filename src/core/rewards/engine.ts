@@ -3,6 +3,7 @@
 import { evalMode } from '../eval/modes';
 import { difficultyFromHardness } from './difficulty';
 import { computeVerdict } from './verdict';
+import { dbIdOfPath, suiteForItem, type SuiteDatabases } from './testSuite';
 import { spiderHardness } from '../sql/hardness';
 import { loadSpiderSchema } from '../sql/spider/schema';
 import type { TrajectoryRecord } from '../trajectories/types';
@@ -49,10 +50,22 @@ function resolveDifficulty(
     : { difficulty: null, difficultySource: 'unknown' };
 }
 
-/** The context terms see; `verdict` is memoised per SQL for this scoring. */
+/**
+ * The test-suite databases a panel's execution terms check this input on (undefined: its own database only); throws
+ * SuiteError when the panel requires a suite it cannot have.
+ */
+export function inputSuite(panel: ResolvedPanel, input: ScoringInput): SuiteDatabases | undefined {
+  return suiteForItem(panel.testSuite ?? 'auto', panel.name, input.testSuite, input.dbId ?? dbIdOfPath(input.dbPath));
+}
+
+/**
+ * The context terms see; `verdict` is memoised per SQL for this scoring and checks over `suite` when given (see
+ * inputSuite).
+ */
 export function buildContext(
   input: ScoringInput,
   resources: ScoringResources,
+  suite?: SuiteDatabases,
 ): Omit<TermContext, 'earlier' | 'params'> {
   const trajectory = input.trajectory ?? null;
   const predSql = trajectory ? trajectory.finalSql : (input.predSql ?? null);
@@ -79,7 +92,7 @@ export function buildContext(
       const key = sql === null ? '\0null' : sql;
       let v = verdicts.get(key);
       if (!v) {
-        v = computeVerdict(sql, input.goldSql, input.dbPath, mode, resources);
+        v = computeVerdict(sql, input.goldSql, input.dbPath, mode, resources, suite);
         verdicts.set(key, v);
       }
       return v;
@@ -100,7 +113,7 @@ export async function scorePanelDetailed(
   resources: ScoringResources,
 ): Promise<DetailedPanelResult> {
   // The caller's comparator if it named one, else the panel's own (each paper's evaluator).
-  const base = buildContext({ ...input, mode: input.mode ?? panel.mode }, resources);
+  const base = buildContext({ ...input, mode: input.mode ?? panel.mode }, resources, inputSuite(panel, input));
   const earlier = new Map<string, TermOutput>();
   const terms: Term[] = [];
   const details: DetailedPanelResult['details'] = [];
