@@ -148,9 +148,13 @@ test('quarry serve-env --test-suite serves over the suite; a suite that is not a
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
-  const bad = spawnSync(process.execPath, [cli, 'serve-env', '--db-dir', t.dbDir, '--test-suite', join(t.tsDir, 'no')], {
-    encoding: 'utf8',
-  });
+  const bad = spawnSync(
+    process.execPath,
+    [cli, 'serve-env', '--db-dir', t.dbDir, '--test-suite', join(t.tsDir, 'no')],
+    {
+      encoding: 'utf8',
+    },
+  );
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /test suite .* does not exist/);
 });

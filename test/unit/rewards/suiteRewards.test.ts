@@ -67,7 +67,8 @@ test('"exec": {"testSuite": false} scores on the database alone even when a suit
 test('a panel requiring a suite is refused without one, or for a database the suite has no folder for', async () => {
   await assert.rejects(
     ex(TRANSIT_GOLD, { exec: { testSuite: true } }),
-    (err: Error) => err instanceof SuiteError && /requires a test suite .* none was given .*--test-suite/.test(err.message),
+    (err: Error) =>
+      err instanceof SuiteError && /requires a test suite .* none was given .*--test-suite/.test(err.message),
   );
   await assert.rejects(
     ex(TRANSIT_GOLD, { suite, exec: { testSuite: true }, dbPath: t.lonelyPath }),
