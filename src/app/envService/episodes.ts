@@ -22,7 +22,8 @@ import type { ResolvedPanel } from '../../core/rewards/types';
 import { ServiceError } from './errors';
 import type { PanelSource } from './panels';
 import type { SharedScoring } from './cancel';
-import { suiteCheckOf, type TestSuite } from '../../core/rewards/testSuite';
+import type { TestSuite } from '../../core/rewards/testSuite';
+import { suiteCheckOf } from '../../core/rewards/engine';
 import type { SuiteCheck } from '../../core/rewards/types';
 import { suiteOrRefuse } from './suites';
 

@@ -30,7 +30,7 @@ export function scoringOptions(
   };
 }
 
-/** `--test-suite TSDIR`: the suite the execution terms check over, or null; a folder that is not one is a usage error. */
+/** `--test-suite TSDIR`: the suite the execution terms check over, or null; a missing folder is a usage error. */
 export function testSuiteOption(dir: string | undefined, cwd: string): TestSuite | null {
   return dir === undefined ? null : usage(() => new TestSuite(resolve(cwd, dir)));
 }

@@ -63,7 +63,7 @@ export interface EvalMode {
   /** The queries exactly as they are run (ignoreOrder: spider2's `ignore_order`, row order not compared). */
   prepare(gold: string, pred: string, opts: { keepDistinct?: boolean; ignoreOrder?: boolean }): PreparedPair;
   compare(gold: ResultTable, pred: ResultTable, orderMatters: boolean): CompareOutcome;
-  /** A partial-credit score of a prediction that ran, in [0, 1] (bird-f1's Soft-F1); absent for all-or-nothing modes. */
+  /** A partial-credit score of a prediction that ran, in [0, 1] (bird-f1's Soft-F1); absent in all-or-nothing modes. */
   score?(gold: ResultTable, pred: ResultTable): number;
   /** Whether each correct item is timed for BIRD's R-VES after the verdicts (bird-ves). */
   timesCorrectItems?: boolean;

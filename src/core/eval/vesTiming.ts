@@ -1,8 +1,9 @@
 // BIRD's R-VES over an evaluation run (bird-bench/mini_dev evaluation/evaluation_ves.py `iterated_execute_sql`): each
 // item the EX check passed has its prediction and gold run alternately (prediction first, as the official loop does)
-// `iterations` times on its database (official: 100), and the runner's time of each run gives the gold/pred ratio birdVes.ts turns into a reward tier. An item that
-// fails or times out during the timing rounds scores 0, as the official loop's exception does. Items are timed a few
-// at once (the official script times them in parallel processes too); wall-clock times vary by machine and load.
+// `iterations` times on its database (official: 100), and the runner's time of each run gives the gold/pred ratio
+// birdVes.ts turns into a reward tier. An item that fails or times out during the timing rounds scores 0, as the
+// official loop's exception does. Items are timed a few at once (the official script times them in parallel
+// processes too); wall-clock times vary by machine and load.
 import type { ExecRequest } from '../db/types';
 import { timeRatio, vesReward } from './birdVes';
 import type { BatchExecutor, ExecVerdict } from './execution';

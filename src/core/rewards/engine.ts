@@ -14,6 +14,7 @@ import type {
   ResolvedPanel,
   ScoringInput,
   ScoringResources,
+  SuiteCheck,
   Term,
   TermContext,
   TermOutput,
@@ -98,6 +99,15 @@ export function buildContext(
       return v;
     },
   };
+}
+
+/** How a scored panel's execution terms went over a test suite (the first term that checked over one), or undefined. */
+export function suiteCheckOf(result: DetailedPanelResult): SuiteCheck | undefined {
+  for (const d of result.details) {
+    const s = d.data?.suite as SuiteCheck | undefined;
+    if (s) return s;
+  }
+  return undefined;
 }
 
 function checkOutput(out: TermOutput, id: string): TermOutput {

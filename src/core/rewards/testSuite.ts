@@ -7,7 +7,6 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inside } from '../util/insideDir';
-import type { DetailedPanelResult, SuiteCheck } from './types';
 
 /** Databases of one db_id read at most (the original and its variants); a folder with more is refused. */
 export const DEFAULT_MAX_SUITE_DATABASES = 64;
@@ -154,13 +153,4 @@ export function suiteForItem(
         `(expected <TSDIR>/${dbId}/${dbId}.sqlite and its variants; build them with quarry testsuite build)`,
     );
   return dbs ?? undefined;
-}
-
-/** How a scored panel's execution terms went over the suite (the first term that checked over one), or undefined. */
-export function suiteCheckOf(result: DetailedPanelResult): SuiteCheck | undefined {
-  for (const d of result.details) {
-    const s = d.data?.suite as SuiteCheck | undefined;
-    if (s) return s;
-  }
-  return undefined;
 }

@@ -47,7 +47,7 @@ const reward = (predSql: string, extra: Record<string, unknown> = {}, url = serv
   post(url, '/v1/reward', { panel: 'skyrl', db: 'transit', goldSql: TRANSIT_GOLD, predSql, ...extra });
 const execTerm = (body: any) => body.terms.find((x: { name: string }) => x.name === 'exec');
 
-test('/v1/reward: a near miss right on the database is taken back by the suite, and the answer says where', async () => {
+test('/v1/reward: a near miss right on the database is taken back by the suite; the answer says where', async () => {
   const r = await reward(TRANSIT_NEAR_MISS);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(execTerm(r.body).value, 0);
@@ -126,7 +126,7 @@ test('a variant rewritten on disk drops the cached results: the reward follows i
   assert.equal(execTerm((await reward(TRANSIT_NEAR_MISS)).body).value, 0);
 });
 
-test('quarry serve-env --test-suite serves over the suite; a suite that is not a folder is refused (exit 2)', async () => {
+test('quarry serve-env --test-suite serves over the suite; a suite that is no folder is refused', async () => {
   const { spawn, spawnSync } = await import('node:child_process');
   const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'run.js');
   const child = spawn(process.execPath, [cli, 'serve-env', '--db-dir', t.dbDir, '--test-suite', t.tsDir], {

@@ -25,7 +25,7 @@ writeFileSync(runFile, recs.map((r) => JSON.stringify(r) + '\n').join(''));
 const reward = (extra: string[]) =>
   runQuarry(['reward', '--panel', 'skyrl', '--gold-sql', TRANSIT_GOLD, '--db', t.dbPath, '--json', ...extra]);
 
-test('quarry reward --test-suite: the near miss scores 0 over the suite and the explanation names the variant', async () => {
+test('quarry reward --test-suite: the near miss scores 0 over the suite, the variant named', async () => {
   const single = await reward(['--pred-sql', TRANSIT_NEAR_MISS]);
   assert.equal(single.code, 0, single.err);
   assert.equal(JSON.parse(single.out).total, 1);
@@ -72,7 +72,7 @@ test('quarry reward: a panel file requiring a suite is refused without one; a mi
   assert.match(gone.err, /does not exist/);
 });
 
-test('quarry score --test-suite: the integrity flags count and list the rewards of 1 the suite takes back', async () => {
+test('quarry score --test-suite: integrity counts and lists the rewards of 1 the suite takes back', async () => {
   const without = await runQuarry(['score', '--trajectories', runFile, '--panel', 'skyrl', '--json']);
   assert.equal(without.code, 0, without.err);
   assert.equal(JSON.parse(without.out).integrity.testSuite, undefined);

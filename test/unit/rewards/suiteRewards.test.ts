@@ -9,7 +9,8 @@ import { mkdirSync, symlinkSync, copyFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { panelFromText } from '../../../src/core/rewards/panelFile';
 import { scorePanelDetailed, checkIntegrity, integrityFlags, registerBuiltins } from '../../../src/core/rewards';
-import { SuiteError, TestSuite, suiteCheckOf } from '../../../src/core/rewards/testSuite';
+import { SuiteError, TestSuite } from '../../../src/core/rewards/testSuite';
+import { suiteCheckOf } from '../../../src/core/rewards/engine';
 import { scoreRun } from '../../../src/core/rewards/scoreRun';
 import { tempDir } from '../../helpers/fixtures';
 import { TRANSIT_GOLD, TRANSIT_NEAR_MISS, TRANSIT_REWRITE, transitSuite } from '../../helpers/transitSuite';
@@ -117,7 +118,7 @@ test("a folder's listing is read again when the folder changes", () => {
   assert.deepEqual(s.databases('transit')?.names, ['transit/transit.sqlite', 'transit/transit_v1.sqlite']);
 });
 
-test('integrity: the rewards of 1 on the single database that the suite takes back are counted and listed', async () => {
+test('integrity: the rewards of 1 on the single database that the suite takes back are listed', async () => {
   const recs = [TRANSIT_NEAR_MISS, TRANSIT_REWRITE, 'SELECT 9'].map((sql, i) => {
     const r = skyrlEpisode([], sql, { id: `t${i}`, gold: TRANSIT_GOLD, dbPath: t.dbPath });
     r.task.db.id = 'transit';
