@@ -26,6 +26,7 @@ Table 8 ODT mismatch rates (SELECT/JOIN/WHERE/GROUP and per tag; greedy trajecto
   --db-dir  databases as DIR/<db_id>/<db_id>.sqlite (Spider layout) instead of each record's task.db.path
             (a relative task.db.path is read from the trajectory file's folder)
   --out     one JSON line per trajectory: {"id", "groupId", "sample", "panel", "total", "terms", "exec", "advantage"}
+            ("exec" gains "testSuite": {databases, singleCorrect, disagreed} with --test-suite)
   --mismatch-sql  which SQL of each trajectory the mismatch rates compare: final (default) or first (a multi-turn
             rollout's Round 1 answer, written before any feedback)
   --json    print the summary as one JSON object instead of text
@@ -188,7 +189,11 @@ export const scoreCommand: Command = {
             groupId: s.groupId,
             sample: s.sample,
             ...panelJson(s.result),
-            exec: { correct: s.verdict.correct, reason: s.verdict.reason },
+            exec: {
+              correct: s.verdict.correct,
+              reason: s.verdict.reason,
+              ...(s.verdict.suite ? { testSuite: s.verdict.suite } : {}),
+            },
             advantage: s.advantage,
           }),
         );

@@ -3,7 +3,7 @@
 // the suite takes back, and a panel file that requires a suite is refused (exit 2) without one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runQuarry } from '../../support/cli';
 import { tempDir } from '../../helpers/fixtures';
@@ -88,6 +88,17 @@ test('quarry score --test-suite: integrity counts and lists the rewards of 1 the
   );
   assert.deepEqual(json.integrity.testSuite.items, ['t0', 't3']);
   assert.equal(json.total.mean, 0.25, 'only the rewrite keeps its reward');
+  const outFile = join(dir, 'scores.jsonl');
+  await runQuarry(['score', '--trajectories', runFile, '--panel', 'skyrl', '--test-suite', t.tsDir, '--out', outFile]);
+  const lines = readFileSync(outFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(lines[0].exec, {
+    correct: false,
+    reason: 'values',
+    testSuite: { databases: 2, singleCorrect: true, disagreed: 'transit/transit_v1.sqlite' },
+  });
   const refused = await runQuarry(['score', '--trajectories', runFile, '--panel', needs]);
   assert.equal(refused.code, 2);
   assert.match(refused.err, /requires a test suite/);
