@@ -10,10 +10,20 @@
 // query rewriting and result comparison, and building the result. One process, one thread: per-core throughput.
 // The share of time spent in SQL analysis is the time inside the analysis caches' compute functions. Throughput is
 // reported per CPU-second of this process (robust when other processes share the cores) and per wall-clock second.
-import { readFileSync } from 'node:fs';
+//
+// Test-suite cost (`testSuite` in the results; QUARRY_BENCH_SUITE_ONLY=1 measures only it and keeps the panels'
+// figures already in bench/results/rewards.json): a suite is built with `quarry testsuite build`'s code for the first
+// QUARRY_BENCH_SUITE_DBS (default 4) databases of Spider train, and their questions (gold + perturbed prediction, as
+// above) are scored with the skyrl panel end to end, executions included (a 2-worker pool as serve-env's default, 16
+// scorings in flight, fresh caches each pass), once on the single database and once over the suite, alternating,
+// three passes each; the time per scored item and how many rewards of 1 the suite takes back are reported.
+import { readFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpus, loadavg } from 'node:os';
-import { requireSpider, writeResult } from './common';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { requireSpider, resultsDir, writeResult } from './common';
+import { buildSuite } from '../src/core/eval/testSuite/buildSuite';
+import { TestSuite } from '../src/core/rewards/testSuite';
+import { scorePanelDetailed, suiteCheckOf } from '../src/core/rewards/engine';
 import { createSqlPool } from '../src/core/db';
 import type { ExecRequest, ExecResult } from '../src/core/db/types';
 import {
@@ -153,10 +163,130 @@ function measuredResources(
   };
 }
 
+/** Scoring time per item with and without a test suite, executions included (see the header). */
+async function suiteCost(spider: string, examples: SpiderExample[]): Promise<Record<string, unknown>> {
+  const nDbs = Number(process.env.QUARRY_BENCH_SUITE_DBS ?? 4);
+  const dbIds = [...new Set(examples.map((e) => e.db_id))].slice(0, nDbs);
+  const chosen = examples.filter((e) => dbIds.includes(e.db_id));
+  const items = chosen.map((e, i) => {
+    const gold = oneLine(e.query);
+    return trajectoryOf(i, join(spider, 'database', e.db_id, `${e.db_id}.sqlite`), e.db_id, gold, perturb(gold, i));
+  });
+  const work = mkdtempSync(join(tmpdir(), 'quarry-rewards-suite-'));
+  try {
+    const settings = { seed: 1, variants: 4, candidates: 16, maxNeighbours: 24, timeoutMs: 10_000 };
+    const b0 = performance.now();
+    const { report } = await buildSuite(
+      dbIds.map((d) => ({
+        dbId: d,
+        source: join(spider, 'database', d, `${d}.sqlite`),
+        golds: [...new Set(chosen.filter((e) => e.db_id === d).map((e) => oneLine(e.query)))],
+      })),
+      { outDir: join(work, 'ts'), jobs: 2, ...settings },
+    );
+    const buildSeconds = (performance.now() - b0) / 1000;
+    const suite = new TestSuite(join(work, 'ts'));
+    const panel = loadPanel('skyrl');
+    const pool = createSqlPool({ size: 2, spares: 0 });
+    const times: Record<'single' | 'suite', number[]> = { single: [], suite: [] };
+    let takenBack = 0,
+      singleWins = 0,
+      suiteWins = 0;
+    try {
+      const pass = async (withSuite: boolean): Promise<number> => {
+        const res = createScoringResources({ run: pool, timeoutMs: 10_000 });
+        let next = 0;
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (next < items.length) {
+              const t = items[next++];
+              const r = await scorePanelDetailed(
+                panel,
+                {
+                  goldSql: t.task.gold!,
+                  dbPath: t.task.db.path,
+                  trajectory: t,
+                  testSuite: withSuite ? suite : null,
+                  dbId: t.task.db.id,
+                },
+                res,
+              );
+              const s = suiteCheckOf(r);
+              if (withSuite && s) {
+                if (s.singleCorrect) singleWins++;
+                if (s.singleCorrect && s.disagreed) takenBack++;
+                if (s.singleCorrect && !s.disagreed) suiteWins++;
+              }
+            }
+          }),
+        );
+        return (performance.now() - t0) / items.length;
+      };
+      await pass(false); // warm-up: the files in the page cache, handles open in the workers
+      await pass(true);
+      for (let rep = 0; rep < 3; rep++) {
+        times.single.push(await pass(false));
+        singleWins = takenBack = suiteWins = 0;
+        times.suite.push(await pass(true));
+      }
+    } finally {
+      await pool.close();
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+    const single = median(times.single),
+      over = median(times.suite);
+    console.log(
+      `test suite: ${items.length} items on ${dbIds.length} databases (${report.totals.files} suite files, built in ` +
+        `${buildSeconds.toFixed(1)} s); skyrl scoring ${single.toFixed(2)} ms per item on the single database, ` +
+        `${over.toFixed(2)} ms over the suite (×${(over / single).toFixed(2)}); the suite takes back ${takenBack} ` +
+        `of ${singleWins} rewards of 1`,
+    );
+    return {
+      what:
+        'skyrl panel end to end with execution (2 SQL workers, 16 in flight, fresh caches per pass): ms per scored ' +
+        'item on the single database and over a test suite; medians of 3 alternating passes',
+      databases: dbIds,
+      items: items.length,
+      suiteFiles: report.totals.files,
+      buildSeconds: +buildSeconds.toFixed(1),
+      buildSettings: settings,
+      msPerItem: {
+        singleDatabase: +single.toFixed(3),
+        testSuite: +over.toFixed(3),
+        ratio: +(over / single).toFixed(2),
+      },
+      passesMs: {
+        singleDatabase: times.single.map((x) => +x.toFixed(3)),
+        testSuite: times.suite.map((x) => +x.toFixed(3)),
+      },
+      rewardsOfOne: { singleDatabase: singleWins, keptBySuite: suiteWins, takenBackBySuite: takenBack },
+      loadAverageAtStart: +loadavg()[0].toFixed(2),
+      machine: {
+        cores: cpus().length,
+        cpu: cpus()[0]?.model,
+        memGiB: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+      },
+      at: new Date().toISOString(),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const spider = requireSpider();
   registerBuiltins();
   const examples: SpiderExample[] = JSON.parse(readFileSync(join(spider, 'train_spider.json'), 'utf8'));
+  if (process.env.QUARRY_BENCH_SUITE_ONLY) {
+    const file = join(resultsDir, 'rewards.json');
+    const kept = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+    kept.testSuite = await suiteCost(spider, examples);
+    writeFileSync(file, JSON.stringify(kept, null, 2) + '\n');
+    console.log(`wrote ${file} (testSuite only)`);
+    return;
+  }
   const limit = process.env.QUARRY_BENCH_LIMIT ? Number(process.env.QUARRY_BENCH_LIMIT) : examples.length;
   const items = examples.slice(0, limit).map((e, i) => {
     const gold = oneLine(e.query);
@@ -286,6 +416,7 @@ async function main(): Promise<void> {
     target: '>= 2000 trajectories/s per core',
     loadAverageAtStart: +load.toFixed(2),
     panels: out,
+    testSuite: await suiteCost(spider, examples),
   });
 }
 

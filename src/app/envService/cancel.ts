@@ -3,7 +3,8 @@
 // still waits on: each execution has its own AbortController, aborted when the last request holding it goes.
 // A database changed on disk since a scoring last looked at it (its file or its -wal: the SQL workers' own test, see
 // handleCache.ts) drops every cached execution and analysis, so no reward is computed from a result read before the
-// change; training databases do not change, so the caches stay warm there.
+// change; training databases do not change, so the caches stay warm there. A scoring over a test suite names every
+// database of the suite it reads, so a variant rewritten on disk drops the caches the same way.
 import { stampOf } from '../../core/db/handleCache';
 import type { SqlPool } from '../../core/db/pool';
 import type { ExecResult } from '../../core/db/types';
@@ -41,11 +42,12 @@ export class SharedScoring {
   }
 
   /**
-   * The shared resources as one scoring on `dbPath` (a resolved database file) sees them: fresh ones if the database
-   * changed since the last look; its aborting (`signal`) lets go of the executions it waits on.
+   * The shared resources as one scoring on `dbPath` (a resolved database file, or every file it reads: the database
+   * and its test suite's) sees them: fresh ones if a database changed since the last look; its aborting (`signal`)
+   * lets go of the executions it waits on.
    */
-  view(dbPath: string, signal?: AbortSignal): ScoringResources {
-    this.notice(dbPath);
+  view(dbPath: string | readonly string[], signal?: AbortSignal): ScoringResources {
+    for (const p of typeof dbPath === 'string' ? [dbPath] : dbPath) this.notice(p);
     const shared = this.shared;
     if (!signal) return shared;
     return {

@@ -4,7 +4,8 @@
 // Every request asks the file system again (a file may appear, go, or be swapped for a link between two requests);
 // only what follows from the name alone (its candidate paths, and which of them lie inside a root) is remembered.
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { inside } from '../../core/util/insideDir';
 import { ServiceError } from './errors';
 
 export interface ResolvedDb {
@@ -100,7 +101,4 @@ function outside(db: string): ServiceError {
 }
 
 /** Whether `path` lies strictly inside `dir` (both absolute), judged on the names alone. */
-export function inside(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-}
+export { inside };

@@ -22,6 +22,10 @@ import type { ResolvedPanel } from '../../core/rewards/types';
 import { ServiceError } from './errors';
 import type { PanelSource } from './panels';
 import type { SharedScoring } from './cancel';
+import type { TestSuite } from '../../core/rewards/testSuite';
+import { suiteCheckOf } from '../../core/rewards/engine';
+import type { SuiteCheck } from '../../core/rewards/types';
+import { suiteOrRefuse } from './suites';
 
 export interface CreateEpisode {
   protocol: string;
@@ -61,6 +65,8 @@ export interface StepReply {
     ex?: boolean | null;
     /** The full panel result (what `quarry reward --json` prints) when reward is set. */
     panel?: unknown;
+    /** When the answer was checked over a test suite: on how many databases, and which one disagreed. */
+    testSuite?: SuiteCheck;
   };
 }
 
@@ -78,6 +84,8 @@ export interface EpisodeStoreOptions {
   scoring: SharedScoring;
   /** The panels clients may name. */
   panels: PanelSource;
+  /** The operator's test suite (--test-suite), or null: execution terms check over it as each panel allows. */
+  suite?: TestSuite | null;
   /** Episodes alive at once; more is a 429. Default 1024. */
   maxEpisodes?: number;
   /** An episode untouched this long is dropped. Default 10 min. */
@@ -130,6 +138,8 @@ export class EpisodeStore {
     let panel: ResolvedPanel | null = null;
     if (req.goldSql) {
       panel = await this.opts.panels.load(req.panel ?? defaultPanelFor(req.protocol));
+      // A panel that requires a test suite this server cannot give for the database is refused before the episode.
+      suiteOrRefuse(panel, { goldSql: req.goldSql, dbPath: req.dbPath, dbId: req.dbId, testSuite: this.opts.suite });
     }
     const config: Partial<ProtocolConfig> = req.maxTurns === undefined ? {} : { maxTurns: req.maxTurns };
     const task = {
@@ -232,19 +242,25 @@ export class EpisodeStore {
         },
       };
       if (step.done) {
-        const resources = this.opts.scoring.view(e.record.task.db.path, signal);
         e.record.end = step.end ?? 'answer';
         e.record.finalSql = step.finalSql;
         this.live.delete(id);
+        const input = {
+          goldSql: e.record.task.gold ?? '',
+          dbPath: e.record.task.db.path,
+          trajectory: e.record,
+          testSuite: this.opts.suite,
+          dbId: e.record.task.db.id,
+        };
+        const suite = e.panel && e.record.task.gold ? suiteOrRefuse(e.panel, input) : undefined;
+        const resources = this.opts.scoring.view([e.record.task.db.path, ...(suite?.files ?? [])], signal);
         if (e.panel && e.record.task.gold) {
-          const result = await scorePanelDetailed(
-            e.panel,
-            { goldSql: e.record.task.gold, dbPath: e.record.task.db.path, trajectory: e.record },
-            resources,
-          );
+          const result = await scorePanelDetailed(e.panel, input, resources);
           reply.reward = result.total;
           reply.terms = Object.fromEntries(result.terms.map((t) => [t.name, t.contribution]));
           reply.info.panel = panelJson(result);
+          const checked = suiteCheckOf(result);
+          if (checked) reply.info.testSuite = checked;
           // EX: the panel's own exec.match verdict when it ran; else (no such term, or gated by a failed format) the
           // evaluator's verdict on the final SQL, so pass@G means the same under every panel.
           const match = e.panel.terms.findIndex((t) => t.term === 'exec.match');
@@ -259,6 +275,7 @@ export class EpisodeStore {
                   e.record.task.db.path,
                   evalMode(e.panel.mode),
                   resources,
+                  suite,
                 )
               ).correct;
         }

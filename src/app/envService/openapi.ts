@@ -77,10 +77,22 @@ export function openApi(version: string): Record<string, unknown> {
           requestBody: json(oneOrMany('#/components/schemas/RewardRequest')),
           responses: {
             200: {
-              description: 'panel result',
+              description: 'panel result; with --test-suite, testSuite says how the answer went over the suite',
               ...json({
                 type: 'object',
-                properties: { panel: { type: 'string' }, total: { type: 'number' }, terms: { type: 'array' } },
+                properties: {
+                  panel: { type: 'string' },
+                  total: { type: 'number' },
+                  terms: { type: 'array' },
+                  testSuite: {
+                    type: 'object',
+                    properties: {
+                      databases: { type: 'integer' },
+                      singleCorrect: { type: 'boolean' },
+                      disagreed: { type: 'string', description: '<db_id>/<file> of the first variant that disagreed' },
+                    },
+                  },
+                },
               }),
             },
             ...errors,

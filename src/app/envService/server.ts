@@ -23,6 +23,9 @@ import { introspectViaPool } from '../../core/db/schema/viaPool';
 import { validateTrajectory } from '../../core/trajectories/validate';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { DatabaseRoots } from './databases';
+import { TestSuite } from '../../core/rewards/testSuite';
+import { suiteCheckOf } from '../../core/rewards/engine';
+import { suiteOrRefuse } from './suites';
 import { EpisodeStore } from './episodes';
 import { ServiceError } from './errors';
 import { openApi } from './openapi';
@@ -54,6 +57,11 @@ export interface EnvServerOptions {
   maxBatch?: number;
   /** Statement limit for rewards, ms. Default 30 s, never above limits.maxTimeoutMs. */
   rewardTimeoutMs?: number;
+  /**
+   * A test-suite folder (--test-suite TSDIR): the panels' execution terms check answers over TSDIR/<db_id>/*.sqlite
+   * as each panel allows. Only the operator names it; requests and panel files cannot.
+   */
+  testSuite?: string;
   /** The maxima client-given limits are held to (DEFAULT_LIMITS where not given). */
   limits?: Partial<ServiceLimits>;
   /** Open connections at once; more are refused. Default 1024. */
@@ -81,6 +89,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     ...opts.limits,
   };
   const roots = new DatabaseRoots(opts.dbDirs);
+  const suite = opts.testSuite === undefined ? null : new TestSuite(opts.testSuite);
   const panels = new PanelSource(opts.panelDirs ?? [], limits.maxPanelBytes);
   await panels.check();
   const pool = createSqlPool({ size: opts.jobs ?? 2 });
@@ -92,6 +101,7 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     pool,
     scoring,
     panels,
+    suite,
     maxEpisodes: opts.maxEpisodes,
     idleMs: opts.idleMs,
   });
@@ -100,10 +110,19 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
     pool,
     scoring,
     panels,
+    suite,
     episodes,
     limits,
     inFlight: new InFlight(limits.maxInFlight),
-    ...pathScrubbers([...opts.dbDirs, ...roots.list, ...(opts.panelDirs ?? [])], process.cwd()),
+    ...pathScrubbers(
+      [
+        ...opts.dbDirs,
+        ...roots.list,
+        ...(opts.panelDirs ?? []),
+        ...(opts.testSuite && suite ? [opts.testSuite, suite.root] : []),
+      ],
+      process.cwd(),
+    ),
     version: opts.version ?? 'dev',
   };
   const maxBody = opts.maxBodyBytes ?? 16 * 2 ** 20;
@@ -151,6 +170,8 @@ interface Ctx {
   pool: SqlPool;
   scoring: SharedScoring;
   panels: PanelSource;
+  /** The operator's test suite (--test-suite), or null. */
+  suite: TestSuite | null;
   episodes: EpisodeStore;
   limits: ServiceLimits;
   inFlight: InFlight;
@@ -457,20 +478,21 @@ async function reward(b: Record<string, unknown>, ctx: Ctx, signal: AbortSignal)
   const difficulty = difficultyText === undefined ? undefined : parseDifficulty(difficultyText);
   if (difficultyText !== undefined && !difficulty)
     throw new ServiceError('bad-request', '"difficulty" must be simple, medium, hard or extra');
-  const result = await scorePanelDetailed(
-    panel,
-    {
-      goldSql,
-      dbPath: db.path,
-      trajectory,
-      predSql: predSql ?? null,
-      difficulty,
-      mode: mode as EvalModeName | undefined,
-      turnBudget: capped(b.turnBudget, 'turnBudget', ctx.limits.maxTurns),
-    },
-    ctx.scoring.view(db.path, signal),
-  );
-  return panelJson(result);
+  const input = {
+    goldSql,
+    dbPath: db.path,
+    trajectory,
+    predSql: predSql ?? null,
+    difficulty,
+    mode: mode as EvalModeName | undefined,
+    turnBudget: capped(b.turnBudget, 'turnBudget', ctx.limits.maxTurns),
+    testSuite: ctx.suite,
+    dbId: db.id,
+  };
+  const suite = suiteOrRefuse(panel, input);
+  const result = await scorePanelDetailed(panel, input, ctx.scoring.view([db.path, ...(suite?.files ?? [])], signal));
+  const checked = suiteCheckOf(result);
+  return { ...panelJson(result), ...(checked ? { testSuite: checked } : {}) };
 }
 
 async function execute(b: Record<string, unknown>, ctx: Ctx, signal: AbortSignal): Promise<unknown> {

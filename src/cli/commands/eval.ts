@@ -9,7 +9,7 @@ import type { Command } from '../command';
 import { UsageError, EXIT } from '../command';
 import { createSqlPool } from '../../core/db';
 import { positiveInt } from '../../core/db/execOptions';
-import { EVAL_MODES, evalMode } from '../../core/eval/modes';
+import { ANSWER_CHECKS, evalMode } from '../../core/eval/modes';
 import { parseGold, parsePredictions } from '../../core/eval/inputFiles';
 import { runEval, type EvalReport, type EvalType } from '../../core/eval/runEval';
 import { type Disagreement, explainDisagreements, formatDisagreementCounts } from '../../core/eval/compareModes';
@@ -18,23 +18,30 @@ import { spiderScorer } from '../../core/eval/spiderScorer';
 
 const usage =
   `Usage: quarry eval --gold GOLD.sql --pred PRED.sql --db-dir DIR [--tables tables.json]
-                   [--mode spider|bird|omnisql|spider2] [--etype exec|match|all] [--timeout-ms N] [--jobs N] ` +
-  `[--out report.json] [--keep-distinct] [--ignore-order] [--compare-mode MODE]
+                   [--mode spider|bird|omnisql|spider2|bird-f1|bird-ves] [--etype exec|match|all] [--timeout-ms N] ` +
+  `[--jobs N]
+                   [--out report.json] [--keep-distinct] [--ignore-order] [--compare-mode MODE] [--ves-iterations N]
 
 Scores predicted SQL against gold SQL the way the official evaluators do (see docs/eval-modes.md).
 GOLD lines are "SQL<TAB>db_id"; PRED lines are one SQL each, in the same order (an empty line is a wrong prediction).
 Databases are DIR/<db_id>/<db_id>.sqlite (spider mode: every *.sqlite in DIR/<db_id>/ is a test-suite database).
   --mode        spider (default; test-suite exec_eval.py), bird (evaluation_ex.py, 30 s), omnisql (BIRD rules, 10 s),
-                spider2 (Spider 2.0 column vectors, 60 s)
+                spider2 (Spider 2.0 column vectors, 60 s), bird-f1 (BIRD mini_dev evaluation_f1.py: Soft-F1, partial
+                credit per item; an item counts as correct with F1 = 1), bird-ves (evaluation_ves.py: BIRD's EX, then
+                each correct item's prediction and gold timed alternately for its R-VES reward tier)
   --etype       exec (default), match (exact-set match; needs --tables), all
-  --timeout-ms  per statement (default: the mode's: spider 60000, bird 30000, omnisql 10000)
+  --timeout-ms  per statement (default: the mode's: spider and spider2 60000, bird, bird-f1 and bird-ves 30000,
+                omnisql 10000)
   --jobs        worker processes (default: the number of CPUs)
   --out         write {"items": [...], "totals": {...}} as JSON
   --keep-distinct  spider mode: do not remove DISTINCT (the official --keep_distinct)
   --ignore-order   spider2 mode: compare each column's values sorted (the official ignore_order)
-  --compare-mode   also score with this mode; items the two modes score differently are listed in the report
-                   ("disagreements") with the categories that explain them
-Prints the per-hardness table of the official evaluation.py, then warnings. Exit 0, or 2 on bad input.`;
+  --compare-mode   also score with this mode (any of the above); items the two modes score differently are listed in
+                   the report ("disagreements") with the categories that explain them
+  --ves-iterations bird-ves: timed rounds per correct item (default 100, the official iterate_num)
+Prints the per-hardness table of the official evaluation.py (bird-f1 and bird-ves: then "Soft-F1 x" or "R-VES x",
+as the official scripts total them; report.json items carry each "score"), then warnings. Exit 0, or 2 on bad
+input.`;
 
 function fail(io: { stderr: NodeJS.WritableStream }, message: string): number {
   io.stderr.write(`quarry eval: ${message}\n`);
@@ -74,23 +81,26 @@ export const evalCommand: Command = {
         'keep-distinct': { type: 'boolean' },
         'ignore-order': { type: 'boolean' },
         'compare-mode': { type: 'string' },
+        'ves-iterations': { type: 'string' },
       },
     });
     if (!values.gold) throw new UsageError('--gold GOLD.sql is required');
     if (!values.pred) throw new UsageError('--pred PRED.sql is required');
     if (!values['db-dir']) throw new UsageError('--db-dir DIR is required');
     const modeName = values.mode ?? 'spider';
-    if (!EVAL_MODES.includes(modeName as never)) throw new UsageError(`--mode must be one of ${EVAL_MODES.join(', ')}`);
+    if (!ANSWER_CHECKS.includes(modeName as never))
+      throw new UsageError(`--mode must be one of ${ANSWER_CHECKS.join(', ')}`);
     const mode = evalMode(modeName);
     const other = values['compare-mode'];
-    if (other !== undefined && !EVAL_MODES.includes(other as never))
-      throw new UsageError(`--compare-mode must be one of ${EVAL_MODES.join(', ')}`);
+    if (other !== undefined && !ANSWER_CHECKS.includes(other as never))
+      throw new UsageError(`--compare-mode must be one of ${ANSWER_CHECKS.join(', ')}`);
     const etype = (values.etype ?? 'exec') as EvalType;
     if (!['exec', 'match', 'all'].includes(etype)) throw new UsageError('--etype must be exec, match or all');
-    let timeoutMs: number, jobs: number;
+    let timeoutMs: number, jobs: number, vesIterations: number;
     try {
       timeoutMs = positiveInt('timeout-ms', values['timeout-ms'], mode.defaultTimeoutMs);
       jobs = positiveInt('jobs', values.jobs, cpus().length);
+      vesIterations = positiveInt('ves-iterations', values['ves-iterations'], 100);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -159,6 +169,8 @@ export const evalCommand: Command = {
         scorer,
         keepDistinct: values['keep-distinct'],
         ignoreOrder: values['ignore-order'],
+        vesIterations,
+        vesConcurrency: jobs,
         run: (reqs) => pool.execBatch(reqs),
         runGroups: (groups) => pool.execGroups(groups),
         onProgress: tty
@@ -180,6 +192,8 @@ export const evalCommand: Command = {
           scorer,
           keepDistinct: values['keep-distinct'],
           ignoreOrder: values['ignore-order'],
+          vesIterations,
+          vesConcurrency: jobs,
           run: (reqs) => pool.execBatch(reqs),
           runGroups: (groups) => pool.execGroups(groups),
         });
@@ -194,6 +208,8 @@ export const evalCommand: Command = {
       await pool.close();
     }
     io.stdout.write(formatScoreTable(report.totals.byHardness) + '\n');
+    if (report.totals.softF1 !== undefined) io.stdout.write(`Soft-F1 ${report.totals.softF1.toFixed(2)}\n`);
+    if (report.totals.rVes !== undefined) io.stdout.write(`R-VES ${report.totals.rVes.toFixed(2)}\n`);
     for (const w of report.totals.warnings) io.stderr.write(`WARNING: ${w}\n`);
     if (outPath) {
       try {

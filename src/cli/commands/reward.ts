@@ -16,14 +16,15 @@ import {
   type Difficulty,
 } from '../../core/rewards';
 import { panelJson, panelTable } from '../../core/rewards/render';
-import { scoringOptions, usage as asUsageError } from './scoringOptions';
+import { scoringOptions, testSuiteOption, usage as asUsageError } from './scoringOptions';
+import { inputSuite } from '../../core/rewards/engine';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 
 const usage =
   `Usage: quarry reward --panel P --gold-sql SQL --db FILE ` +
   `(--pred-sql SQL | --trajectory FILE.jsonl [--index N])
                      [--difficulty simple|medium|hard|extra] [--json] [--mode spider|bird|omnisql] [--turn-budget T]
-                     [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}]
+                     [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}] [--test-suite TSDIR]
 
 Scores one prediction with a reward panel and explains every term.
   --panel        built-in panel (${BUILTIN_PANEL_NAMES.join(', ')}) or a panel .json file (docs/rewards.md)
@@ -37,6 +38,9 @@ Scores one prediction with a reward panel and explains every term.
   --mode         result comparison of the evaluator; default the panel's own (its paper's evaluator: skyrl bird,
                  progress omnisql, sqltrail/mtir/mtsqlr1 spider; a panel file's "mode")
   --turn-budget  T for hard/extra r_turns (default the trajectory's budget, else 10)
+  --test-suite   TSDIR from quarry testsuite build: the execution terms count the answer right only if it matches the
+                 gold on every TSDIR/<db_id>/*.sqlite too (db_id: the trajectory's task.db.id, else the --db file's
+                 name); a panel file's "exec": {"testSuite": true} requires it, false turns it off
   --json         print {"panel", "total", "terms": [{"name", "value", "weight", "contribution", "explanation"}]}
 Exit 0 when scored (a failing gold SQL is scored 0 and warned about), 2 on bad input.`;
 
@@ -75,6 +79,7 @@ export const rewardCommand: Command = {
         mode: { type: 'string' },
         'turn-budget': { type: 'string' },
         'timeout-ms': { type: 'string' },
+        'test-suite': { type: 'string' },
       },
     });
     if (!values.panel) throw new UsageError('--panel P is required');
@@ -117,22 +122,29 @@ export const rewardCommand: Command = {
       throw new UsageError((err as Error).message);
     }
 
+    const testSuite = testSuiteOption(values['test-suite'], io.cwd);
+    const input = {
+      goldSql,
+      dbPath,
+      trajectory,
+      predSql: values['pred-sql'] ?? null,
+      difficulty,
+      mode,
+      turnBudget,
+      testSuite,
+      dbId: trajectory?.task.db.id ?? undefined,
+    };
+    // A panel that requires a suite it cannot have is refused before anything runs.
+    const suite = asUsageError(() => inputSuite(panel, input));
+    if (testSuite && !suite && panel.testSuite !== 'off')
+      io.stderr.write(
+        `quarry reward: warning: the test suite has no folder for this database; scored on the database alone\n`,
+      );
+
     const pool = createSqlPool({ size: 2, spares: 0 });
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
-      const result = await scorePanelDetailed(
-        panel,
-        {
-          goldSql,
-          dbPath,
-          trajectory,
-          predSql: values['pred-sql'] ?? null,
-          difficulty,
-          mode,
-          turnBudget,
-        },
-        resources,
-      );
+      const result = await scorePanelDetailed(panel, input, resources);
       // Cached: the panel's execution terms already ran the gold, so this costs nothing when they did.
       const gold = await resources.exec(dbPath, evalMode(mode).prepare(goldSql, '', {}).gold);
       if (!gold.ok)

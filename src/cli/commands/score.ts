@@ -9,14 +9,15 @@ import { createSqlPool } from '../../core/db';
 import type { TrajectoryRecord } from '../../core/trajectories';
 import { databaseResolver, openTrajectoryFile } from '../../app/trajectoryFiles';
 import { createScoringResources, integrityFlags, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
-import { scoreRun, type RunReport } from '../../core/rewards/scoreRun';
+import { runInput, scoreRun, type RunReport } from '../../core/rewards/scoreRun';
+import { inputSuite } from '../../core/rewards/engine';
 import { fmt, panelJson } from '../../core/rewards/render';
 import { formatMismatch, isMismatchSql, MISMATCH_SQLS } from '../../core/rewards/mismatch';
-import { scoringOptions } from './scoringOptions';
+import { scoringOptions, testSuiteOption, usage as asUsageError } from './scoringOptions';
 
 const usage = `Usage: quarry score --trajectories FILE.jsonl --panel P|panel.json [--db-dir DIR] [--out FILE.jsonl]
                     [--mode spider|bird|omnisql] [--timeout-ms ${DEFAULT_REWARD_TIMEOUT_MS}]
-                    [--mismatch-sql final|first] [--json]
+                    [--mismatch-sql final|first] [--json] [--test-suite TSDIR]
 
 Scores every trajectory of a file with a reward panel (gold = each record's task.gold).
 Prints a summary per term, the integrity flags (empty-gold wins, failing gold, format failures by kind, suspicious
@@ -25,9 +26,13 @@ Table 8 ODT mismatch rates (SELECT/JOIN/WHERE/GROUP and per tag; greedy trajecto
   --db-dir  databases as DIR/<db_id>/<db_id>.sqlite (Spider layout) instead of each record's task.db.path
             (a relative task.db.path is read from the trajectory file's folder)
   --out     one JSON line per trajectory: {"id", "groupId", "sample", "panel", "total", "terms", "exec", "advantage"}
+            ("exec" gains "testSuite": {databases, singleCorrect, disagreed} with --test-suite)
   --mismatch-sql  which SQL of each trajectory the mismatch rates compare: final (default) or first (a multi-turn
             rollout's Round 1 answer, written before any feedback)
   --json    print the summary as one JSON object instead of text
+  --test-suite  TSDIR from quarry testsuite build: execution terms count an answer right only if it matches the gold
+            on every TSDIR/<db_id>/*.sqlite too (db_id: task.db.id, else the database file's name); the integrity
+            flags then say how many rewards of 1 on the single database the suite takes back, and which
 Exit 0 when scored, 2 on bad input (unreadable file, invalid record, unknown panel, missing database).`;
 
 function pct(x: number): string {
@@ -62,6 +67,12 @@ export function renderReport(r: RunReport, source: string): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   for (const row of [head, ...rows])
     out.push('  ' + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+  const ts = r.integrity.testSuite;
+  if (ts)
+    out.push(
+      `test suite: ${ts.checked} answers checked over it; it takes back ${ts.count} of ${ts.singlePositives} ` +
+        `rewards of 1 on the single database`,
+    );
   const flags = integrityFlags(r.integrity);
   out.push(`integrity: ${flags.length === 0 ? 'no flags' : `${flags.length} flag(s)`}`);
   for (const f of flags) out.push(`  ${f}`);
@@ -130,6 +141,7 @@ export const scoreCommand: Command = {
         'timeout-ms': { type: 'string' },
         'mismatch-sql': { type: 'string' },
         json: { type: 'boolean' },
+        'test-suite': { type: 'string' },
       },
     });
     if (!values.trajectories) throw new UsageError('--trajectories FILE.jsonl is required');
@@ -161,10 +173,15 @@ export const scoreCommand: Command = {
           `found: ${listIds(missing, 3)}${dbDir ? '' : ' (use --db-dir DIR for Spider-layout databases)'}`,
       );
 
+    const testSuite = testSuiteOption(values['test-suite'], io.cwd);
+    // A panel that requires a suite it cannot have (none given, a database without a folder) is refused up front.
+    const runOpts = { mode, dbPathOf, mismatchSql, testSuite };
+    for (const r of records) if (r.task.gold) asUsageError(() => inputSuite(panel, runInput(r, panel, runOpts)));
+
     const pool = createSqlPool({ spares: 0 });
     try {
       const resources = createScoringResources({ run: pool, timeoutMs });
-      const report = await scoreRun(records, panel, { resources, mode, dbPathOf, mismatchSql });
+      const report = await scoreRun(records, panel, { ...runOpts, resources });
       if (values.out) {
         const lines = report.scored.map((s) =>
           JSON.stringify({
@@ -172,7 +189,11 @@ export const scoreCommand: Command = {
             groupId: s.groupId,
             sample: s.sample,
             ...panelJson(s.result),
-            exec: { correct: s.verdict.correct, reason: s.verdict.reason },
+            exec: {
+              correct: s.verdict.correct,
+              reason: s.verdict.reason,
+              ...(s.verdict.suite ? { testSuite: s.verdict.suite } : {}),
+            },
             advantage: s.advantage,
           }),
         );

@@ -5,6 +5,8 @@ import { positiveInt } from '../../core/db/execOptions';
 import { EVAL_MODES, type EvalModeName } from '../../core/eval/modes';
 import { loadPanel, DEFAULT_REWARD_TIMEOUT_MS } from '../../core/rewards';
 import type { ResolvedPanel } from '../../core/rewards/types';
+import { TestSuite } from '../../core/rewards/testSuite';
+import { resolve } from 'node:path';
 
 export interface ScoringOptions {
   panel: ResolvedPanel;
@@ -26,6 +28,11 @@ export function scoringOptions(
     timeoutMs: usage(() => positiveInt('timeout-ms', values['timeout-ms'], DEFAULT_REWARD_TIMEOUT_MS)),
     panel,
   };
+}
+
+/** `--test-suite TSDIR`: the suite the execution terms check over, or null; a missing folder is a usage error. */
+export function testSuiteOption(dir: string | undefined, cwd: string): TestSuite | null {
+  return dir === undefined ? null : usage(() => new TestSuite(resolve(cwd, dir)));
 }
 
 /** Runs a parser whose errors are the user's input being wrong, so they are reported with the usage. */

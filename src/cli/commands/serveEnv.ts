@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, type ServiceLimits } from '../../app/envService/limits'
 const usage = `Usage: quarry serve-env [--host 127.0.0.1] [--port N|0] --db-dir DIR... [--token-file F] [--jobs N]
                         [--max-episodes N] [--idle-s S] [--panel-dir DIR...] [--allow-host NAME[:PORT]...]
                         [--max-timeout-ms N] [--max-rows N] [--max-turns N] [--max-batch N]
-                        [--max-field-chars N] [--max-in-flight N]
+                        [--max-field-chars N] [--max-in-flight N] [--test-suite TSDIR]
 
 Serves the agent environment (episodes step by step), the reward panels, sandboxed SQL and ODT comparisons as JSON
 over HTTP/1.1 for training engines; routes in GET /v1/openapi.json, usage in docs/training.md.
@@ -27,6 +27,10 @@ over HTTP/1.1 for training engines; routes in GET /v1/openapi.json, usage in doc
   --idle-s S     an untouched episode expires after S seconds (default 600)
   --panel-dir DIR  a folder whose panel files (.json, at most 1 MiB, named relative to it) clients may name as
                  "panel" (repeatable); without it only the built-in panels are served
+  --test-suite TSDIR  a test suite from quarry testsuite build: the panels' execution terms count an answer right
+                 only if it matches the gold on every TSDIR/<db_id>/*.sqlite too (db_id: the episode's database name);
+                 a panel file's "exec": {"testSuite": true} requires it, false turns it off. Only this flag names the
+                 folder; requests and panel files cannot
   --allow-host NAME[:PORT]  another Host name to answer to (repeatable; no port: any port). On loopback the server
                  answers only to 127.0.0.1, localhost and [::1] with its port (an ssh tunnel on another local port
                  needs e.g. --allow-host localhost:9000); off loopback, with its token, to any Host
@@ -46,7 +50,7 @@ Bodies must be sent as Content-Type: application/json (415 otherwise); a request
 naming another site) is refused (403); a client that disconnects cancels the statements it is waiting on.
 
 Exit 0 when stopped by a signal, 2 on bad input (no --db-dir, a non-directory, a token file that cannot be read,
-a non-loopback host without a token, a --panel-dir that is not a folder).`;
+a non-loopback host without a token, a --panel-dir or --test-suite that is not a folder).`;
 
 /** The --max-* flags and the ServiceLimits field each sets. */
 const LIMIT_FLAGS = {
@@ -77,6 +81,7 @@ export const serveEnvCommand: Command = {
         'idle-s': { type: 'string' },
         'panel-dir': { type: 'string', multiple: true },
         'allow-host': { type: 'string', multiple: true },
+        'test-suite': { type: 'string' },
         ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((f) => [f, { type: 'string' as const }])),
       },
     });
@@ -110,6 +115,7 @@ export const serveEnvCommand: Command = {
         idleMs: idleS * 1000,
         panelDirs: (values['panel-dir'] ?? []).map((d) => resolve(io.cwd, d)),
         allowHosts: values['allow-host'] ?? [],
+        testSuite: values['test-suite'] === undefined ? undefined : resolve(io.cwd, values['test-suite']),
         limits,
         version: process.env.QUARRY_VERSION ?? 'dev',
       });
@@ -118,7 +124,11 @@ export const serveEnvCommand: Command = {
       return EXIT.badInput;
     }
     io.stdout.write(`quarry env server listening on ${server.url}\n`);
-    io.stderr.write(`databases from ${dbDirs.join(', ')}${token ? '; bearer token required' : ''}; Ctrl-C stops\n`);
+    io.stderr.write(
+      `databases from ${dbDirs.join(', ')}` +
+        `${values['test-suite'] ? `; answers checked over the test suite ${values['test-suite']}` : ''}` +
+        `${token ? '; bearer token required' : ''}; Ctrl-C stops\n`,
+    );
     await new Promise<void>((done) => {
       const stop = () => {
         for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(s, stop);

@@ -10,8 +10,8 @@ import { type DisagreementCategory, classifyDisagreement } from './disagreement'
 export interface Disagreement {
   index: number;
   db_id: string;
-  /** Mode name → its verdict and reason. */
-  verdicts: Record<string, { exec: boolean; reason: string }>;
+  /** Mode name → its verdict and reason (and its score: bird-f1's Soft-F1, bird-ves's reward tier). */
+  verdicts: Record<string, { exec: boolean; reason: string; score?: number }>;
   categories: DisagreementCategory[];
 }
 
@@ -47,7 +47,10 @@ export async function explainDisagreements(
     return {
       index: it.index,
       db_id: it.db_id,
-      verdicts: { [va.mode]: { exec: va.exec, reason: va.reason }, [vb.mode]: { exec: vb.exec, reason: vb.reason } },
+      verdicts: {
+        [va.mode]: { exec: va.exec, reason: va.reason, ...(it.score !== undefined ? { score: it.score } : {}) },
+        [vb.mode]: { exec: vb.exec, reason: vb.reason, ...(bi.score !== undefined ? { score: bi.score } : {}) },
+      },
       categories: classifyDisagreement({
         gold: g,
         pred,

@@ -41,6 +41,8 @@ export interface ExecVerdict {
   goldEmpty: boolean;
   /** The gold result was trivial (empty, or only 0, NULL and '') on every database it ran on: set by grouped runs. */
   goldTrivial?: boolean;
+  /** The mode's partial-credit score (bird-f1's Soft-F1; the lowest over several databases); 0 on any failure. */
+  score?: number;
 }
 
 export interface ExecutionOptions {
@@ -114,8 +116,21 @@ export function groupsViaStatements(run: BatchExecutor): GroupExecutor {
   };
 }
 
+/** The verdict of one planned item, with the mode's partial-credit score when it has one (bird-f1). */
+function decide(p: Planned, scored: boolean): ExecVerdict {
+  const v = decideExec(p);
+  if (!scored) return v;
+  let score = p.dbs.length > 0 ? 1 : 0;
+  for (let d = 0; d < p.steps.length && score > 0; d++) {
+    const { group, pred } = p.steps[d];
+    if (!group.goldStep?.ok) score = 0;
+    else if (pred >= 0) score = Math.min(score, group.predSteps[pred]?.score ?? 0);
+  }
+  return { ...v, score };
+}
+
 /** The verdict of one planned item from its groups' steps, database by database as the official loop goes. */
-function decide(p: Planned): ExecVerdict {
+function decideExec(p: Planned): ExecVerdict {
   const index = p.item.index;
   let goldEmpty = false;
   let goldTrivial = true;
@@ -147,6 +162,7 @@ function decide(p: Planned): ExecVerdict {
  */
 export async function evaluateExecution(items: EvalItem[], opts: ExecutionOptions): Promise<ExecVerdict[]> {
   const { mode, timeoutMs } = opts;
+  const scored = mode.score !== undefined;
   const chunkSize = opts.chunkSize ?? 256;
   const groupPreds = Math.max(1, opts.groupPreds ?? 8);
   const runGroups = opts.runGroups ?? groupsViaStatements(opts.run);
@@ -175,10 +191,12 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
   items.forEach((item, slot) => {
     if (item.pred === undefined) {
       verdicts[slot] = { index: item.index, exec: false, reason: 'missing-prediction', goldEmpty: false };
+      if (scored) verdicts[slot].score = 0;
       return;
     }
     if (item.pred.trim() === '') {
       verdicts[slot] = { index: item.index, exec: false, reason: 'empty-prediction', goldEmpty: false };
+      if (scored) verdicts[slot].score = 0;
       return;
     }
     const prepared = mode.prepare(item.gold, item.pred, {
@@ -219,7 +237,7 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
     }
     planned[slot] = p;
     if (p.dbs.length === 0) {
-      verdicts[slot] = decide(p);
+      verdicts[slot] = decide(p, scored);
       done++;
     }
   });
@@ -255,7 +273,7 @@ export async function evaluateExecution(items: EvalItem[], opts: ExecutionOption
     for (const group of batch) {
       for (const slot of group.readers) {
         if (--pending[slot] === 0) {
-          verdicts[slot] = decide(planned[slot]!);
+          verdicts[slot] = decide(planned[slot]!, scored);
           done++;
         }
       }

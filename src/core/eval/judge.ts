@@ -1,7 +1,7 @@
 // Judges one gold query and the predictions scored against it from their results, keeping only verdicts: run inside
 // the SQL worker (eval groups, see db/protocol.ts) so result rows never cross a process boundary, or in the caller.
 import type { ErrorClass, ExecResult } from '../db/types';
-import { evalMode, type EvalModeName } from './modes';
+import { evalMode, type AnswerCheckName } from './modes';
 import { toResultTable } from './pyValues';
 import type { CompareOutcome } from './resultEq';
 
@@ -25,11 +25,13 @@ export function trivialResult(r: ExecResult): boolean {
 /** A prediction's summary and, when it ran, how its result compares with the gold's. */
 export interface PredStep extends StepSummary {
   outcome: CompareOutcome | null;
+  /** The mode's partial-credit score when it has one (bird-f1), once the prediction ran. */
+  score?: number;
 }
 
 /** How a group's results are compared: the mode's comparator, and whether row order matters (spider, ORDER BY). */
 export interface JudgeParams {
-  mode: EvalModeName;
+  mode: AnswerCheckName;
   orderMatters: boolean;
 }
 
@@ -74,11 +76,14 @@ export function createJudge(params: JudgeParams): (r: ExecResult) => { value: Go
       const value: GoldStep = { ...summary(r), empty: r.ok && r.rows.length === 0, trivial: r.ok && trivialResult(r) };
       return { value, last: !r.ok };
     }
+    const same = r.ok && identicalResults(gold, r);
     const outcome = !r.ok
       ? null
-      : identicalResults(gold, r)
+      : same
         ? 'match'
         : mode.compare(toResultTable(gold), toResultTable(r), params.orderMatters);
-    return { value: { ...summary(r), outcome }, last: false };
+    const value: PredStep = { ...summary(r), outcome };
+    if (mode.score && r.ok) value.score = same ? 1 : mode.score(toResultTable(gold), toResultTable(r));
+    return { value, last: false };
   };
 }

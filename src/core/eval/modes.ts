@@ -22,12 +22,18 @@
  *   both results taken through pandas' CSV trip; every gold column must equal some predicted column as a vector
  *   (extra predicted columns allowed, numbers within 1e-2, NaN = 0); row order matters unless ignoreOrder (the
  *   official per-item `ignore_order`); one database <db-dir>/<db_id>/<db_id>.sqlite; no query rewriting; 60 s.
+ * `bird-f1` — bird-bench/mini_dev `evaluation_f1.py` (birdSoftF1.ts): each item scores its Soft-F1 in [0, 1]
+ *   (partial credit for shared cells of position-paired distinct rows); its verdict is full credit (F1 = 1); BIRD's
+ *   database and 30 s limit. Only for `quarry eval`, not a reward comparator.
+ * `bird-ves` — bird-bench/mini_dev `evaluation_ves.py` (birdVes.ts): BIRD's EX verdict, then each correct item's
+ *   gold and prediction timed alternately (official: 100 rounds) for its R-VES reward tier. Only for `quarry eval`.
  */
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultTable } from './pyValues';
 import { type CompareOutcome, spiderResultEq, birdResultEq } from './resultEq';
 import { spider2Compare } from './spider2Compare';
+import { softF1 } from './birdSoftF1';
 import {
   plugValuePlaceholder,
   joinSplitOperators,
@@ -36,8 +42,12 @@ import {
   goldOrderMatters,
 } from './rewrite';
 
+/** The comparators: modes a reward panel, a benchmark or `quarry eval` may score with. */
 export type EvalModeName = 'spider' | 'bird' | 'omnisql' | 'spider2';
 export const EVAL_MODES: readonly EvalModeName[] = ['spider', 'bird', 'omnisql', 'spider2'];
+/** Every mode `quarry eval` scores with: the comparators and BIRD's partial-credit and efficiency checks. */
+export type AnswerCheckName = EvalModeName | 'bird-f1' | 'bird-ves';
+export const ANSWER_CHECKS: readonly AnswerCheckName[] = [...EVAL_MODES, 'bird-f1', 'bird-ves'];
 
 export interface PreparedPair {
   gold: string;
@@ -46,13 +56,17 @@ export interface PreparedPair {
 }
 
 export interface EvalMode {
-  name: EvalModeName;
+  name: AnswerCheckName;
   defaultTimeoutMs: number;
   /** The database files an item with this db_id runs on; empty when there are none. */
   databases(dbDir: string, dbId: string): string[];
   /** The queries exactly as they are run (ignoreOrder: spider2's `ignore_order`, row order not compared). */
   prepare(gold: string, pred: string, opts: { keepDistinct?: boolean; ignoreOrder?: boolean }): PreparedPair;
   compare(gold: ResultTable, pred: ResultTable, orderMatters: boolean): CompareOutcome;
+  /** A partial-credit score of a prediction that ran, in [0, 1] (bird-f1's Soft-F1); absent in all-or-nothing modes. */
+  score?(gold: ResultTable, pred: ResultTable): number;
+  /** Whether each correct item is timed for BIRD's R-VES after the verdicts (bird-ves). */
+  timesCorrectItems?: boolean;
 }
 
 /** Prediction lines may carry extra tab-separated fields; evaluation.py uses the first. */
@@ -83,7 +97,7 @@ const spider: EvalMode = {
   compare: spiderResultEq,
 };
 
-function birdLike(name: EvalModeName, defaultTimeoutMs: number): EvalMode {
+function birdLike(name: AnswerCheckName, defaultTimeoutMs: number): EvalMode {
   return {
     name,
     defaultTimeoutMs,
@@ -114,15 +128,30 @@ const spider2: EvalMode = {
   compare: spider2Outcome,
 };
 
-const MODES: Record<EvalModeName, EvalMode> = {
+/** Soft-F1 of one item; full credit is this mode's match, and a partial one says how the rows differ. */
+function softF1Outcome(gold: ResultTable, pred: ResultTable): CompareOutcome {
+  if (softF1(gold.rows, pred.rows) === 1) return 'match';
+  const gw = gold.rows[0]?.length,
+    pw = pred.rows[0]?.length;
+  if (gw !== undefined && pw !== undefined && gw !== pw) return 'columns';
+  return gold.rows.length === pred.rows.length ? 'values' : 'row-count';
+}
+
+const MODES: Record<AnswerCheckName, EvalMode> = {
   spider,
   spider2,
   bird: birdLike('bird', 30_000),
   omnisql: birdLike('omnisql', 10_000),
+  'bird-f1': {
+    ...birdLike('bird-f1', 30_000),
+    compare: softF1Outcome,
+    score: (gold, pred) => softF1(gold.rows, pred.rows),
+  },
+  'bird-ves': { ...birdLike('bird-ves', 30_000), timesCorrectItems: true },
 };
 
 export function evalMode(name: string): EvalMode {
-  const m = MODES[name as EvalModeName];
-  if (!m) throw new Error(`unknown mode '${name}' (expected ${EVAL_MODES.join(', ')})`);
+  const m = Object.hasOwn(MODES, name) ? MODES[name as AnswerCheckName] : undefined;
+  if (!m) throw new Error(`unknown mode '${name}' (expected ${ANSWER_CHECKS.join(', ')})`);
   return m;
 }

@@ -5,6 +5,10 @@ import { type BatchExecutor, type EvalItem, type ExecReason, type GroupExecutor,
 import type { GoldLine } from './inputFiles';
 import { type Hardness, type ScoreTable, scoreByHardness } from './scores';
 import type { SpiderScorer } from './spiderHooks';
+import { vesRewards } from './vesTiming';
+import { rVes } from './birdVes';
+
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
 export type EvalType = 'exec' | 'match' | 'all';
 
@@ -16,6 +20,8 @@ export interface ReportItem {
   match?: boolean;
   reason: ExecReason | 'exact-match' | 'no-exact-match';
   detail?: string;
+  /** bird-f1: the item's Soft-F1 in [0, 1]; bird-ves: its R-VES reward tier (0, 0.25 … 1.25). */
+  score?: number;
 }
 
 export interface EvalReport {
@@ -27,6 +33,10 @@ export interface EvalReport {
     exec?: number;
     match?: number;
     byHardness: ScoreTable;
+    /** bird-f1: the mean Soft-F1 × 100, as evaluation_f1.py prints it. */
+    softF1?: number;
+    /** bird-ves: R-VES, the mean of 100·√reward (evaluation_ves.py compute_ves). */
+    rVes?: number;
     reasons: Record<string, number>;
     goldCount: number;
     predCount: number;
@@ -47,6 +57,9 @@ export interface RunEvalOptions {
   /** spider2: the official `ignore_order` for every item. */
   ignoreOrder?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** bird-ves: timed rounds per correct item (official 100) and items timed at once. */
+  vesIterations?: number;
+  vesConcurrency?: number;
 }
 
 function listIndexes(ix: number[]): string {
@@ -107,6 +120,17 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
       })
     : undefined;
   score(0, items.length);
+  const ves =
+    verdicts && opts.mode.timesCorrectItems
+      ? await vesRewards(items, verdicts, {
+          mode: opts.mode,
+          dbDir: opts.dbDir,
+          timeoutMs: opts.timeoutMs,
+          run: opts.run,
+          iterations: opts.vesIterations ?? 100,
+          concurrency: opts.vesConcurrency ?? 1,
+        })
+      : undefined;
 
   const report: ReportItem[] = items.map((it, i) => {
     const { hardness, match } = scored[i];
@@ -115,6 +139,8 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
       r.exec = verdicts[i].exec;
       r.reason = verdicts[i].reason;
       if (verdicts[i].detail) r.detail = verdicts[i].detail;
+      if (verdicts[i].score !== undefined) r.score = verdicts[i].score;
+      if (ves) r.score = ves[i];
     }
     if (doMatch) {
       r.match = match;
@@ -163,6 +189,10 @@ export async function runEval(gold: GoldLine[], preds: string[], opts: RunEvalOp
       ...(doExec ? { exec: byHardness.all.exec } : {}),
       ...(doMatch ? { match: byHardness.all.match } : {}),
       byHardness,
+      ...(opts.mode.score && verdicts
+        ? { softF1: (100 * sum(report.map((r) => r.score ?? 0))) / (report.length || 1) }
+        : {}),
+      ...(ves ? { rVes: rVes(ves) } : {}),
       reasons,
       goldCount: gold.length,
       predCount: preds.length,

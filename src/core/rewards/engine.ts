@@ -3,6 +3,7 @@
 import { evalMode } from '../eval/modes';
 import { difficultyFromHardness } from './difficulty';
 import { computeVerdict } from './verdict';
+import { dbIdOfPath, suiteForItem, type SuiteDatabases } from './testSuite';
 import { spiderHardness } from '../sql/hardness';
 import { loadSpiderSchema } from '../sql/spider/schema';
 import type { TrajectoryRecord } from '../trajectories/types';
@@ -13,6 +14,7 @@ import type {
   ResolvedPanel,
   ScoringInput,
   ScoringResources,
+  SuiteCheck,
   Term,
   TermContext,
   TermOutput,
@@ -49,10 +51,22 @@ function resolveDifficulty(
     : { difficulty: null, difficultySource: 'unknown' };
 }
 
-/** The context terms see; `verdict` is memoised per SQL for this scoring. */
+/**
+ * The test-suite databases a panel's execution terms check this input on (undefined: its own database only); throws
+ * SuiteError when the panel requires a suite it cannot have.
+ */
+export function inputSuite(panel: ResolvedPanel, input: ScoringInput): SuiteDatabases | undefined {
+  return suiteForItem(panel.testSuite ?? 'auto', panel.name, input.testSuite, input.dbId ?? dbIdOfPath(input.dbPath));
+}
+
+/**
+ * The context terms see; `verdict` is memoised per SQL for this scoring and checks over `suite` when given (see
+ * inputSuite).
+ */
 export function buildContext(
   input: ScoringInput,
   resources: ScoringResources,
+  suite?: SuiteDatabases,
 ): Omit<TermContext, 'earlier' | 'params'> {
   const trajectory = input.trajectory ?? null;
   const predSql = trajectory ? trajectory.finalSql : (input.predSql ?? null);
@@ -79,12 +93,21 @@ export function buildContext(
       const key = sql === null ? '\0null' : sql;
       let v = verdicts.get(key);
       if (!v) {
-        v = computeVerdict(sql, input.goldSql, input.dbPath, mode, resources);
+        v = computeVerdict(sql, input.goldSql, input.dbPath, mode, resources, suite);
         verdicts.set(key, v);
       }
       return v;
     },
   };
+}
+
+/** How a scored panel's execution terms went over a test suite (the first term that checked over one), or undefined. */
+export function suiteCheckOf(result: DetailedPanelResult): SuiteCheck | undefined {
+  for (const d of result.details) {
+    const s = d.data?.suite as SuiteCheck | undefined;
+    if (s) return s;
+  }
+  return undefined;
 }
 
 function checkOutput(out: TermOutput, id: string): TermOutput {
@@ -100,7 +123,7 @@ export async function scorePanelDetailed(
   resources: ScoringResources,
 ): Promise<DetailedPanelResult> {
   // The caller's comparator if it named one, else the panel's own (each paper's evaluator).
-  const base = buildContext({ ...input, mode: input.mode ?? panel.mode }, resources);
+  const base = buildContext({ ...input, mode: input.mode ?? panel.mode }, resources, inputSuite(panel, input));
   const earlier = new Map<string, TermOutput>();
   const terms: Term[] = [];
   const details: DetailedPanelResult['details'] = [];

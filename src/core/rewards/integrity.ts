@@ -1,6 +1,7 @@
 // Where a reward can lie, over a run or a dataset: empty gold results that make `[] == []` a free win, gold queries
 // that fail (every prediction then scores 0 through no fault of its own), format failures by kind, wins that look
-// bought (SELECT *, a result that holds the gold's rows or columns and more), and groups that give GRPO no signal.
+// bought (SELECT *, a result that holds the gold's rows or columns and more), groups that give GRPO no signal, and —
+// scored over a test suite — the wins on the item's own database that the suite takes back.
 import { rowKey } from '../eval/pyValues';
 import type { Cell } from '../db/types';
 import { isZeroVariance } from './group';
@@ -27,6 +28,17 @@ export interface IntegrityReport {
   formatFailures: { count: number; byKind: Record<string, string[]> };
   suspiciousWins: Array<{ id: string; why: string[] }>;
   zeroVarianceGroups: Array<{ groupId: string; size: number; reward: number; items: string[] }>;
+  /**
+   * Present when verdicts were checked over a test suite: of the items execution-correct on their own database
+   * (`singlePositives`), those the suite takes back (`items`, with the variant that disagreed in `takenBack`).
+   */
+  testSuite?: {
+    checked: number;
+    singlePositives: number;
+    count: number;
+    items: string[];
+    takenBack: Array<{ id: string; variant: string; reason: string }>;
+  };
 }
 
 /** A `*` projection at the top of some select list (`SELECT *`, `SELECT T1.*`, `SELECT a, *`), not `count(*)`. */
@@ -117,8 +129,25 @@ export function checkIntegrity(items: readonly IntegrityItem[], opts: { toleranc
       zero.push({ groupId, size: g.length, reward: g[0].reward, items: g.map((x) => x.id) });
   }
 
+  const checked = items.filter((it) => it.verdict.suite);
+  const takenBack = checked.filter((it) => it.verdict.suite!.singleCorrect && !it.verdict.correct);
   return {
     items: items.length,
+    ...(checked.length
+      ? {
+          testSuite: {
+            checked: checked.length,
+            singlePositives: checked.filter((it) => it.verdict.suite!.singleCorrect).length,
+            count: takenBack.length,
+            items: takenBack.map((it) => it.id),
+            takenBack: takenBack.map((it) => ({
+              id: it.id,
+              variant: it.verdict.suite!.disagreed ?? '',
+              reason: it.verdict.reason,
+            })),
+          },
+        }
+      : {}),
     emptyGoldWins: {
       positives: positives.length,
       count: emptyWins.length,
@@ -144,7 +173,13 @@ function names(all: readonly string[], max = 8): string {
 
 /** One raised flag: its kind, one line naming its items, and the item ids (diagnostics links them). */
 export interface IntegrityFlag {
-  kind: 'empty-gold-wins' | 'gold-failure' | 'format-failure' | 'suspicious-win' | 'zero-variance-group';
+  kind:
+    | 'empty-gold-wins'
+    | 'gold-failure'
+    | 'format-failure'
+    | 'suspicious-win'
+    | 'zero-variance-group'
+    | 'test-suite-takeback';
   text: string;
   items: string[];
 }
@@ -182,6 +217,18 @@ export function integrityFlagItems(r: IntegrityReport): IntegrityFlag[] {
   }
   for (const s of r.suspiciousWins)
     flags.push({ kind: 'suspicious-win', items: [s.id], text: `suspicious win ${s.id}: ${s.why.join('; ')}` });
+  const ts = r.testSuite;
+  if (ts && ts.count > 0) {
+    const shown = ts.takenBack.slice(0, 8).map((t) => `${t.id} (${t.variant})`);
+    flags.push({
+      kind: 'test-suite-takeback',
+      items: unique(ts.items),
+      text:
+        `test suite takes back ${ts.count} of ${ts.singlePositives} rewards of 1 on the single database ` +
+        `(execution-correct there, wrong on a variant): ${shown.join(', ')}` +
+        `${ts.takenBack.length > 8 ? ` … (+${ts.takenBack.length - 8})` : ''}`,
+    });
+  }
   for (const z of r.zeroVarianceGroups) {
     flags.push({
       kind: 'zero-variance-group',

@@ -4,6 +4,7 @@
 // The progress panel (Progress-SQL) lives in ./progress: that module exports PROGRESS_TERMS (TermDefinition[]) and
 // PROGRESS_PANEL (PanelSpec, name `progress`); builtins.ts registers them like the other four.
 import type { PanelSpec, ResolvedPanel, TermDefinition } from './types';
+import type { PanelSuiteUse } from './testSuite';
 import { EVAL_MODES } from '../eval/modes';
 
 const terms = new Map<string, TermDefinition>();
@@ -97,11 +98,35 @@ export function resolvePanel(spec: PanelSpec, seen: string[] = []): ResolvedPane
   if (spec.mode !== undefined && !EVAL_MODES.includes(spec.mode)) {
     throw new Error(`${where}: "mode" must be one of ${EVAL_MODES.join(', ')} (got ${JSON.stringify(spec.mode)})`);
   }
+  const testSuite = panelSuiteUse(spec, where) ?? base?.testSuite;
   return {
     name: spec.name,
     description: spec.description ?? base?.description ?? '',
     source: spec.source ?? base?.source ?? '',
     mode: spec.mode ?? base?.mode ?? 'spider',
+    ...(testSuite ? { testSuite } : {}),
     terms: list,
   };
+}
+
+/**
+ * `"exec": {"testSuite": true|false}`: whether the execution terms require a test suite or never use one. A panel
+ * file may only switch it: the suite's folder comes from the command line, so a path here is refused.
+ */
+function panelSuiteUse(spec: PanelSpec, where: string): PanelSuiteUse | undefined {
+  const exec: unknown = spec.exec;
+  if (exec === undefined) return undefined;
+  if (!exec || typeof exec !== 'object' || Array.isArray(exec))
+    throw new Error(`${where}: "exec" must be an object such as {"testSuite": true}`);
+  for (const key of Object.keys(exec))
+    if (key !== 'testSuite') throw new Error(`${where}: "exec" has unknown key '${key}' (known: testSuite)`);
+  const v = (exec as { testSuite?: unknown }).testSuite;
+  if (v === undefined) return undefined;
+  if (typeof v === 'string')
+    throw new Error(
+      `${where}: "exec.testSuite" must be true or false; a panel cannot name a test-suite folder ` +
+        '(it is given on the command line: --test-suite TSDIR)',
+    );
+  if (typeof v !== 'boolean') throw new Error(`${where}: "exec.testSuite" must be true or false`);
+  return v ? 'require' : 'off';
 }

@@ -3,7 +3,8 @@
 // rates (mismatch.ts).
 import type { TrajectoryRecord } from '../trajectories/types';
 import type { EvalModeName } from '../eval/modes';
-import { scorePanelDetailed, buildContext } from './engine';
+import { scorePanelDetailed, buildContext, inputSuite } from './engine';
+import type { TestSuite } from './testSuite';
 import { checkFormat, type FormatCheck } from './format';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import {
@@ -48,6 +49,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Which SQL of each trajectory the ODT mismatch report compares (default `final`). */
   mismatchSql?: MismatchSql;
+  /** A test suite for the execution terms (each record's folder named by task.db.id, else its database's name). */
+  testSuite?: TestSuite | null;
 }
 
 export interface TermSummary {
@@ -110,6 +113,22 @@ async function mapLimit<T, R>(
   return out;
 }
 
+/** The scoring input of one record of a run. */
+export function runInput(
+  record: TrajectoryRecord,
+  panel: ResolvedPanel,
+  opts: Pick<RunOptions, 'mode' | 'dbPathOf' | 'testSuite'>,
+) {
+  return {
+    goldSql: record.task.gold as string,
+    dbPath: (opts.dbPathOf ?? ((r: TrajectoryRecord) => r.task.db.path))(record),
+    trajectory: record,
+    mode: opts.mode ?? panel.mode,
+    testSuite: opts.testSuite,
+    dbId: record.task.db.id,
+  };
+}
+
 export async function scoreRun(
   records: readonly TrajectoryRecord[],
   panel: ResolvedPanel,
@@ -127,14 +146,9 @@ export async function scoreRun(
   let done = 0;
   const scored = await mapLimit(todo, opts.concurrency ?? 16, async (record): Promise<ScoredTrajectory> => {
     opts.signal?.throwIfAborted();
-    const input = {
-      goldSql: record.task.gold as string,
-      dbPath: dbPathOf(record),
-      trajectory: record,
-      mode: opts.mode ?? panel.mode,
-    };
+    const input = runInput(record, panel, opts);
     const result = await scorePanelDetailed(panel, input, opts.resources);
-    const verdict = await buildContext(input, opts.resources).verdict(record.finalSql);
+    const verdict = await buildContext(input, opts.resources, inputSuite(panel, input)).verdict(record.finalSql);
     opts.onProgress?.(++done, todo.length);
     return {
       id: record.id,

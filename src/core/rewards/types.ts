@@ -7,6 +7,7 @@ import type { TrajectoryRecord } from '../trajectories/types';
 import type { ExecResult } from '../db/types';
 import type { EvalMode, EvalModeName } from '../eval/modes';
 import type { ExecReason } from '../eval/execution';
+import type { PanelSuiteUse, TestSuite } from './testSuite';
 
 /**
  * SQL-Trail's difficulty levels (App. A.4, eq. 7): Spider hardness with `easy` called `simple`.
@@ -80,6 +81,23 @@ export interface ScoringInput {
    * protocol.config.maxTurns, else 10.
    */
   turnBudget?: number;
+  /**
+   * A test suite (from the command line, never from a panel or a request) whose databases for this item's db_id
+   * stand in for dbPath in the execution terms, as the panel allows (ResolvedPanel.testSuite).
+   */
+  testSuite?: TestSuite | null;
+  /** The db_id naming the item's folder in the test suite; default dbPath's file name without its extension. */
+  dbId?: string | null;
+}
+
+/** How a verdict over a test suite went (ExecOutcome.suite). */
+export interface SuiteCheck {
+  /** Databases of the suite the answer is checked on. */
+  databases: number;
+  /** Whether the answer matched on the item's own database (the single-database verdict). */
+  singleCorrect: boolean;
+  /** The suite database (`<db_id>/<file>`) where the answer first disagreed with the gold; absent when none did. */
+  disagreed?: string;
 }
 
 /** How one predicted SQL compares with the gold on the input's database (the evaluator's comparator and reasons). */
@@ -100,6 +118,8 @@ export interface ExecOutcome {
   gold: ExecResult | null;
   /** The gold result has no rows: an empty prediction result matches for free. */
   goldEmpty: boolean;
+  /** Set when the answer was checked over a test suite: how many databases, and which one disagreed. */
+  suite?: SuiteCheck;
 }
 
 /**
@@ -191,6 +211,12 @@ export interface PanelSpec {
    * Inherited through `extends`; a scoring call's own mode (`--mode`) overrides it. Default `spider`.
    */
   mode?: EvalModeName;
+  /**
+   * The execution terms and a test suite: `{"testSuite": true}` requires one (scoring is refused without it),
+   * `false` never uses one, absent uses the suite the command was given where it has the item's database. The suite's
+   * folder itself comes only from the command line (--test-suite TSDIR), never from a panel file.
+   */
+  exec?: { testSuite?: boolean };
   terms?: PanelTermSpec[];
   weights?: Record<string, number>;
   params?: Record<string, Record<string, unknown>>;
@@ -203,5 +229,7 @@ export interface ResolvedPanel {
   source: string;
   /** The result comparator this panel scores with unless the caller names one. */
   mode: EvalModeName;
+  /** How the execution terms use a test suite (PanelSpec.exec.testSuite); absent means `auto`. */
+  testSuite?: PanelSuiteUse;
   terms: Array<PanelTermSpec & { definition: TermDefinition }>;
 }

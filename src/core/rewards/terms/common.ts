@@ -10,8 +10,28 @@ const num = (ctx: TermContext, key: string, fallback: number): number => {
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 };
 
-/** Why a verdict is what it is, in one line. */
+/**
+ * Why a verdict is what it is, in one line; over a test suite, how many of its databases the answer was checked on
+ * and which one disagreed.
+ */
 export function describeVerdict(v: ExecOutcome, mode: string): string {
+  const s = v.suite;
+  if (!s) return describeSingle(v, mode);
+  const over = `${s.databases} database${s.databases === 1 ? '' : 's'} of the test suite`;
+  if (v.correct) return `${describeSingle(v, mode)}; checked over ${over}, all agree`;
+  if (!s.singleCorrect) return `${describeSingle(v, mode)} (not checked further over ${over})`;
+  const why = v.reason.startsWith('gold-')
+    ? `the gold SQL failed there: ${brief(v.detail ?? 'error', 60)}`
+    : v.reason.startsWith('pred-')
+      ? `the final SQL failed there: ${brief(v.detail ?? 'error', 60)}`
+      : `result differs (${v.reason})`;
+  return (
+    `final SQL matches the gold on its database but not on test-suite variant ${s.disagreed}: ${why}; ` +
+    `checked over ${over} (${mode} mode)`
+  );
+}
+
+function describeSingle(v: ExecOutcome, mode: string): string {
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
   switch (v.reason) {
     case 'match':
@@ -55,7 +75,7 @@ export const execMatch: TermDefinition = {
       explanation: describeVerdict(v, ctx.mode.name),
       passed: v.correct,
       failure: v.correct ? undefined : v.reason,
-      data: { reason: v.reason, goldEmpty: v.goldEmpty },
+      data: { reason: v.reason, goldEmpty: v.goldEmpty, ...(v.suite ? { suite: v.suite } : {}) },
     };
   },
 };
