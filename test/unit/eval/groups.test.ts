@@ -73,7 +73,13 @@ test('a group: one value per statement, and it stops after a gold query that fai
     { ok: true, errorClass: null, error: null, outcome: 'row-count' },
   ]);
   assert.equal(failed.values.length, 1);
-  assert.deepEqual(failed.values[0], { ok: false, errorClass: 'sql', error: 'no such column: nope', empty: false, trivial: false });
+  assert.deepEqual(failed.values[0], {
+    ok: false,
+    errorClass: 'sql',
+    error: 'no such column: nope',
+    empty: false,
+    trivial: false,
+  });
 });
 
 test('a statement past its limit stops its group, naming it; the rest of the group runs again', async () => {
