@@ -2,7 +2,8 @@
 // agent mode, any chat participant) did with Quarry's tools. Each call is one step: a one-turn record whose assistant
 // text is the tool call, whose observation is what the tool returned, and whose group is the agent-mode session
 // (`groupId` = session id, `sample` = the step's index in it). A run's statement is its final SQL, so Labeling can
-// judge it; a plan's statement is the action's SQL with no execution; a listing or schema look-up is a 'memory' turn. Pure: sessions are told apart by sessions.ts, the store is written by tools.ts.
+// judge it; a plan's statement is the action's SQL with no execution; a listing or schema look-up is a 'memory' turn.
+// Pure: sessions are told apart by sessions.ts, the store is written by tools.ts.
 import { createHash, randomUUID } from 'node:crypto';
 import { TRAJECTORY_SCHEMA, type TrajectoryRecord, type TurnExec } from '../../core/trajectories/types';
 import type { ExecResult } from '../../core/db/types';

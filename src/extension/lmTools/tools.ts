@@ -185,7 +185,7 @@ export function registerLmTools(context: vscode.ExtensionContext, services: Serv
         confirmationMessages: {
           title: `Run this SQL on ${inputField(input, 'database') || 'a workspace database'}?`,
           message: new vscode.MarkdownString(
-            `${fenced(sql, 'sql')}\n\nQuarry runs it read-only in its sandbox, stopped after ${secs} s.`,
+            `Quarry runs it read-only in its sandbox, stopped after ${secs} s: \n\n${fenced(sql, 'sql')}`,
           ),
         },
       };
@@ -327,7 +327,9 @@ async function runToolCommand(
     const result = await api.invokeTool(name, { input, toolInvocationToken: undefined });
     text = api.resultText(result);
   } catch (err) {
-    if (err instanceof vscode.CancellationError || (err as Error).name === 'Canceled') {
+    const e = err as Error;
+    // Declined in VS Code's confirmation: the main thread's CancellationError arrives by its name or message.
+    if (err instanceof vscode.CancellationError || e.name === 'Canceled' || e.message === 'Canceled') {
       void vscode.window.showInformationMessage(`Quarry: ${name} was not run.`);
       return;
     }

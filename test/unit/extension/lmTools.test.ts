@@ -79,7 +79,7 @@ test('a run returns the rows as SkyRL-SQL observes them, with the count', async 
   assert.match(capped.text, /\.\.\. \(showing 2 of \d+ rows\)/);
 });
 
-test('a write is refused by the sandbox and the file is unchanged; bad input is refused before anything runs', async () => {
+test('a write is refused by the sandbox, the file unchanged; bad input is refused before anything runs', async () => {
   const before = readFileSync(bookshop);
   const r = await runSql(ctx, { database: 'bookshop', sql: 'DELETE FROM author' });
   assert.equal(r.exec?.errorClass, 'rejected');
