@@ -73,7 +73,8 @@ test('accepted, the observation appears, a trajectory step is appended, and it o
   await dialog().locator('.dialog-buttons .monaco-button', { hasText: /^Yes$/ }).click();
   const lines = ed.page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'Olga Tokarczuk' });
   await lines.first().waitFor({ timeout: 60_000 });
-  const shown = await lines.first().innerText();
+  // Monaco draws spaces as no-break spaces.
+  const shown = (await lines.first().innerText()).replace(/\u00a0/g, ' ');
   assert.match(shown, /Wisława Szymborska/);
   assert.match(shown, /\(2 rows, [\d.]+ ms\)/);
   await ed.screenshot('lmtools-result');
