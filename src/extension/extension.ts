@@ -11,6 +11,7 @@ import { registerModelCommands } from './modelCommands';
 import { register as registerDatabases, type DatabasesFeature } from './databases/index';
 import { register as registerAsk } from './ask/index';
 import { register as registerChat } from './chat/index';
+import { registerLmTools } from './lmTools/tools';
 import { register as registerDiagnostics } from './diagnostics/index';
 import { register as registerReplay } from './replay/index';
 import { register as registerLabeling } from './labeling/index';
@@ -41,6 +42,7 @@ const FEATURES: [name: string, register: Register][] = [
   ],
   ['ask', registerAsk],
   ['chat', registerChat],
+  ['language-model tools', registerLmTools],
   ['diagnostics', registerDiagnostics],
   ['replay', registerReplay],
   ['labeling', registerLabeling],
