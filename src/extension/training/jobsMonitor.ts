@@ -1,8 +1,9 @@
 // Watching the workspace's jobs in the background, whether or not the Jobs view is open: every 2 s while a job runs
 // (and once when a job.json changes) it asks each unfinished job's target for its state, follows its metrics for the
 // latest step, and looks for new checkpoints. It keeps the status bar item ("2 jobs · step 40"), tells the user when
-// a job ends, fails (in one line: the exception that ended it) or writes a checkpoint, and tells the Jobs view to redraw. After a
-// window reload it starts from the folders again: what was already there when it first looks is not announced.
+// a job ends, fails (in one line: the exception that ended it) or writes a checkpoint, and tells the Jobs view to
+// redraw. After a window reload it starts from the folders again: what was already there when it first looks is not
+// announced.
 import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
