@@ -5,7 +5,7 @@
 import type { JobSpec } from '../../core/training/jobs/job';
 import type { SeenGpus } from '../../core/training/gpus';
 
-/** The wizard's engines (app/train/wizard.ts WizardEngine; not imported, so the two modules do not import each other). */
+/** The wizard's engines (WizardEngine in app/train/wizard.ts; not imported: the modules would import each other). */
 type WizardEngine = 'trl' | 'verl' | 'skyrl';
 
 export interface ResourceOption {
