@@ -81,6 +81,8 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
 
   suiteSetup(async () => {
     server = await startReplayServer({
+      // 'other' is the model the last test switches to.
+      models: ['replay', 'other'],
       script: [
         // The follow-up first: its conversation may quote the first question too.
         {
