@@ -17,7 +17,8 @@ import type {
   TurnView,
   WireResult,
 } from '../../src/protocol/ask';
-import { applyEvent, emptyState, isRunning, turnsUsed } from '../../src/protocol/askState';
+import { applyEvent, emptyState, isRunning } from '../../src/protocol/askState';
+import { statusText, stoppedNote } from './cardText';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, AskAppState>();
@@ -258,11 +259,10 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   text.style.flex = '1 1 0';
   text.style.minWidth = '0';
   card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), text));
-  const used = turnsUsed(x);
   const status = h(
     'div',
     { class: 'q-row q-muted', id: `x${i}-status` },
-    h('span', {}, `${x.protocol} · turns ${used} / ${x.budget} ·`),
+    h('span', {}, statusText(x)),
     x.running ? progressRing() : null,
     h('span', {}, x.running ? 'working…' : endText(x)),
   );
@@ -271,8 +271,7 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   if (x.running) return card;
 
   if (x.error) card.append(h('div', { class: 'q-error', role: 'alert' }, `✗ ${x.error}`));
-  if (x.end === 'cancelled')
-    card.append(h('div', { class: 'q-warn' }, 'Stopped. The turns so far are kept; save the trajectory to keep them.'));
+  if (x.end === 'cancelled') card.append(h('div', { class: 'q-warn' }, stoppedNote(x)));
   if (x.end === 'budget' && !x.finalSql)
     card.append(h('div', { class: 'q-warn' }, `No answer within ${x.budget} turns.`));
   if (x.finalSql) {
