@@ -1,0 +1,91 @@
+// Tests of unit/docs/cliDocs: every command, subcommand and flag that `quarry … --help` prints is documented: the
+// README's command table lists each command and subcommand, and each flag appears in a section of README.md or
+// docs/*.md that names its command (or subcommand); a table row that names a command in its first cell (an index
+// such as the README's command table) is a unit of its own, so the flags of one row do not document another
+// command. The failure lists each missing item and where it belongs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { repoRoot } from '../../helpers/fixtures';
+import { cliSurface, parseUsage } from './cliSurface';
+import { readDocs, sectionNamed, sections, tables, tableCells, type Section } from './markdownDocs';
+import { mentionsCommand, mentionsFlag } from './cliMentions';
+
+const docs = readDocs(repoRoot);
+const readme = docs.find((d) => d.path === 'README.md')!;
+
+/** A section, less its command-index rows (first cell names `quarry …`), and each such row as a unit of its own. */
+function units(s: Section): Section[] {
+  const rows: Section[] = [];
+  const rest = s.text
+    .split('\n')
+    .filter((line) => {
+      const cells = tableCells(line);
+      if (!cells || !/quarry [a-z]/.test(cells[0])) return true;
+      rows.push({ ...s, heading: `${s.heading}" row "${cells[0]}`, text: line });
+      return false;
+    })
+    .join('\n');
+  return [{ ...s, text: rest }, ...rows];
+}
+
+test('the help parser finds subcommands and their flags, and leaves other programs’ flags out', () => {
+  const c = parseUsage(
+    'jobs',
+    'Usage: quarry jobs submit --target NAME [--json]\n' +
+      '       quarry jobs pull ID [--checkpoint NAME]\n' +
+      '                        [--all]\n\n' +
+      'Prose naming quarry bench --test-suite and pip download --no-deps.\n' +
+      '  --grace-s S   seconds\n',
+  );
+  assert.deepEqual(c.subcommands, ['submit', 'pull']);
+  assert.deepEqual(
+    c.flags.map((f) => `${f.sub ?? '-'} ${f.flag}`),
+    ['submit --target', 'submit --json', 'pull --checkpoint', 'pull --all', '- --grace-s'],
+  );
+});
+
+test('every quarry command and subcommand has a row in the README command table', async () => {
+  const section = sectionNamed(readme, 'The command line');
+  assert.ok(section, 'README.md has no "## The command line" section');
+  const firstCells = tables(section.text)
+    .flatMap((t) => t.rows)
+    .map((r) => r.cells[0])
+    .join('\n');
+  const missing: string[] = [];
+  for (const c of await cliSurface()) {
+    if (!mentionsCommand(firstCells, c.name)) missing.push(`\`quarry ${c.name}\``);
+    for (const sub of c.subcommands) {
+      if (!mentionsCommand(firstCells, c.name, sub)) missing.push(`\`quarry ${c.name} ${sub}\``);
+    }
+  }
+  assert.equal(
+    missing.length,
+    0,
+    `README.md, "The command line": the command table's first column lacks ${missing.length} command(s) that ` +
+      `\`quarry --help\` lists (write \`quarry jobs pull\`, or \`quarry jobs submit\\|pull\` in a row):\n  ` +
+      missing.join('\n  '),
+  );
+});
+
+test('every flag of every quarry command is documented in a section that names the command', async () => {
+  const all = docs.flatMap(sections).flatMap(units);
+  const missing: string[] = [];
+  for (const c of await cliSurface()) {
+    for (const { flag, sub } of c.flags) {
+      const named = all.filter((s) => mentionsCommand(s.text, c.name, sub ?? undefined));
+      if (named.some((s) => mentionsFlag(s.text, flag))) continue;
+      const where = named.length
+        ? `sections naming it: ${[...new Set(named.map((s) => `${s.file} "${s.heading}"`))].slice(0, 4).join(', ')}`
+        : 'no section names it yet';
+      missing.push(`quarry ${c.name}${sub ? ' ' + sub : ''} ${flag} (${where})`);
+    }
+  }
+  assert.equal(
+    missing.length,
+    0,
+    `${missing.length} flag(s) that \`quarry <command> --help\` prints appear in no section of README.md or ` +
+      'docs/*.md that names their command (`quarry <command>`, or `quarry <command> <subcommand>` for a ' +
+      "subcommand's flag): document each beside its command:\n  " +
+      missing.join('\n  '),
+  );
+});

@@ -1,0 +1,75 @@
+// What `quarry --help` and `quarry <command> --help` print, read back as data: every command, its subcommands
+// (`quarry jobs pull`) and the flags each takes. The help text comes from the CLI's own `main`, the code that prints
+// it for users, so a command or flag added there is seen here without any list to keep.
+import { main } from '../../../src/cli/main';
+import { capture } from '../captureStream';
+import { escapeRegExp } from './cliMentions';
+
+export interface CliFlag {
+  flag: string;
+  /** The subcommand whose synopsis line names it; null when the command has none or it is a common option. */
+  sub: string | null;
+}
+
+export interface CliCommand {
+  name: string;
+  subcommands: string[];
+  flags: CliFlag[];
+  usage: string;
+}
+
+async function helpText(argv: string[]): Promise<string> {
+  const out = capture();
+  const err = capture();
+  await main(argv, { stdout: out.stream, stderr: err.stream, cwd: process.cwd() });
+  return out.text();
+}
+
+/** `--flag` tokens of a line; an underscore marks another program's flag (the official scripts' `--keep_distinct`). */
+function flagsIn(line: string): string[] {
+  return [...line.matchAll(/(?<![\w-])--[a-z][a-z0-9_-]*/g)].map((m) => m[0]).filter((f) => !f.includes('_'));
+}
+
+/**
+ * Parses one command's usage text. The synopsis is everything before the first blank line: a line that starts with
+ * `quarry <name> <word>` opens that subcommand, and the flags on it and its continuation lines are the
+ * subcommand's. Below the synopsis only option lines count (lines that start with a flag, as `  --jobs N  …`):
+ * prose mentions of other commands' flags (`quarry bench --test-suite`, `pip download --no-deps`) are not this
+ * command's.
+ */
+export function parseUsage(name: string, usage: string): CliCommand {
+  const lines = usage.split('\n');
+  const blank = lines.findIndex((l) => l.trim() === '');
+  const synopsis = blank < 0 ? lines : lines.slice(0, blank);
+  const body = blank < 0 ? [] : lines.slice(blank + 1);
+  const subcommands: string[] = [];
+  const flags: CliFlag[] = [];
+  const add = (flag: string, sub: string | null) => {
+    if (!flags.some((f) => f.flag === flag && f.sub === sub)) flags.push({ flag, sub });
+  };
+  let sub: string | null = null;
+  const opener = new RegExp(`^(?:Usage:)?\\s*quarry ${escapeRegExp(name)}(?: ([a-z][a-z-]*)(?![\\w-]))?`);
+  for (const line of synopsis) {
+    const m = opener.exec(line);
+    if (m) {
+      sub = m[1] ?? null;
+      if (sub && !subcommands.includes(sub)) subcommands.push(sub);
+    }
+    for (const f of flagsIn(line)) add(f, sub);
+  }
+  for (const line of body) {
+    const lead = /^\s*(--[a-z][a-z0-9-]*)(?![\w-])/.exec(line);
+    if (lead && !flags.some((f) => f.flag === lead[1])) add(lead[1], null);
+  }
+  return { name, subcommands, flags, usage };
+}
+
+/** Every command `quarry --help` lists, each with what its own `--help` says. */
+export async function cliSurface(): Promise<CliCommand[]> {
+  const top = await helpText(['--help']);
+  const names = [...top.matchAll(/^ {2}([a-z][a-z0-9-]*) {2,}/gm)].map((m) => m[1]);
+  if (names.length === 0) throw new Error(`quarry --help listed no commands:\n${top}`);
+  const out: CliCommand[] = [];
+  for (const name of names) out.push(parseUsage(name, await helpText([name, '--help'])));
+  return out;
+}
