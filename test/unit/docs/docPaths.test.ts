@@ -1,5 +1,7 @@
 // Tests of unit/docs/docPaths: the repository paths the docs name exist (a test, a benchmark, a source file moved or
-// renamed leaves a doc pointing nowhere), and the README's Layout table has a row for every folder under src/.
+// renamed leaves a doc pointing nowhere), no command in them runs the project's code with a bare `node` (the
+// machine's Node may be older than the SQLite addon needs: `./bin/quarry`, npm scripts and node_modules/.bin/node
+// use the pinned one), and the README's Layout table has a row for every folder under src/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -46,6 +48,23 @@ test('every repository path the docs name in a code span exists', () => {
     `${missing.length} path(s) named in README.md or docs/*.md do not exist in the repository (fix the path, or ` +
       'write a placeholder such as <name> when it is an example):\n  ' +
       missing.join('\n  '),
+  );
+});
+
+test('no command in the docs runs dist/, scripts/ or bench/ with a bare node', () => {
+  const bare: string[] = [];
+  for (const doc of docs) {
+    for (const m of doc.text.matchAll(/(?<=^|[`\s;&|(])node (?:dist|scripts|bench)\/\S*/gm)) {
+      bare.push(`${doc.path}:${lineOf(doc.text, m.index ?? 0)}: ${m[0]}`);
+    }
+  }
+  assert.equal(
+    bare.length,
+    0,
+    `${bare.length} command(s) in README.md or docs/*.md start the project's code with a bare \`node\`, which on ` +
+      'Node 20 crashes on the SQLite addon: write `./bin/quarry …` for dist/cli.js, the npm script (`npm run bench ' +
+      '-- NAME`, `npm run test:e2e -- NAME`), or `node_modules/.bin/node …` (the pinned Node):\n  ' +
+      bare.join('\n  '),
   );
 });
 
