@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { repoRoot } from '../../helpers/fixtures';
-import { cliSurface, parseUsage } from './cliSurface';
+import { cliSurface, npmScriptFlags, parseUsage } from './cliSurface';
 import { readDocs, sectionNamed, sections, tables, tableCells, type Section } from './markdownDocs';
 import { mentionsCommand, mentionsFlag } from './cliMentions';
 
@@ -86,6 +86,25 @@ test('every flag of every quarry command is documented in a section that names t
     `${missing.length} flag(s) that \`quarry <command> --help\` prints appear in no section of README.md or ` +
       'docs/*.md that names their command (`quarry <command>`, or `quarry <command> <subcommand>` for a ' +
       "subcommand's flag): document each beside its command:\n  " +
+      missing.join('\n  '),
+  );
+});
+
+test('every flag of `npm run editor` and `npm run train:demo` is documented where the script is named', () => {
+  const all = docs.flatMap(sections);
+  const missing: string[] = [];
+  for (const { script, flags } of npmScriptFlags(repoRoot)) {
+    assert.ok(flags.length > 0, `no flags found for npm run ${script}`);
+    const named = all.filter((s) => s.text.includes(`npm run ${script}`));
+    for (const flag of flags) {
+      if (!named.some((s) => mentionsFlag(s.text, flag))) missing.push(`npm run ${script} -- ${flag}`);
+    }
+  }
+  assert.equal(
+    missing.length,
+    0,
+    `${missing.length} flag(s) of npm scripts appear in no section of README.md or docs/*.md that names the ` +
+      'script (`npm run editor`, `npm run train:demo`):\n  ' +
       missing.join('\n  '),
   );
 });

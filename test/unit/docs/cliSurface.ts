@@ -1,6 +1,10 @@
 // What `quarry --help` and `quarry <command> --help` print, read back as data: every command, its subcommands
 // (`quarry jobs pull`) and the flags each takes. The help text comes from the CLI's own `main`, the code that prints
-// it for users, so a command or flag added there is seen here without any list to keep.
+// it for users, so a command or flag added there is seen here without any list to keep. Also the flags of the two
+// npm scripts that take their own (`npm run editor`, `npm run train:demo`).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { capture } from '../captureStream';
 import { escapeRegExp } from './cliMentions';
@@ -72,4 +76,32 @@ export async function cliSurface(): Promise<CliCommand[]> {
   const out: CliCommand[] = [];
   for (const name of names) out.push(parseUsage(name, await helpText([name, '--help'])));
   return out;
+}
+
+/** An npm script that takes flags of its own, with the flags its code accepts. */
+export interface ScriptFlags {
+  script: string;
+  flags: string[];
+}
+
+/**
+ * The flags of `npm run editor` (what `scripts/editor/editor.mjs --help` prints, run with this test's Node) and of
+ * `npm run train:demo` (the `parseArgs` options of scripts/train-demo.mjs, which has no --help: it trains at once).
+ */
+export function npmScriptFlags(root: string): ScriptFlags[] {
+  const editor = spawnSync(process.execPath, [join(root, 'scripts', 'editor', 'editor.mjs'), '--help'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (editor.status !== 0) throw new Error(`editor.mjs --help failed: ${editor.stderr}`);
+  const demo = readFileSync(join(root, 'scripts', 'train-demo.mjs'), 'utf8');
+  const options = /parseArgs\(\{\s*options: \{([\s\S]*?)\n {2}\},\n\}\)/.exec(demo);
+  if (!options) throw new Error('scripts/train-demo.mjs: no parseArgs({ options: { … } }) block found');
+  return [
+    { script: 'editor', flags: [...new Set(flagsIn(editor.stdout))] },
+    {
+      script: 'train:demo',
+      flags: [...options[1].matchAll(/^ {4}'?([a-z][a-z0-9-]*)'?: \{ type:/gm)].map((m) => `--${m[1]}`),
+    },
+  ];
 }
