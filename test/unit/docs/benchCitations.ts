@@ -3,10 +3,11 @@
 // numbers from that file, and so does every body row of a table whose caption (the last sentence of the paragraph
 // right above it) or header names one. Each number written there must be a value of the file — a number anywhere in
 // it, strings included — rounded as written (to the decimals shown), in the file's unit or scaled by 1000 or 1024
-// (ms as s, KiB as MiB) or 100 (a fraction as a percentage); and each ISO date the date of a timestamp in it. Not
-// checked: code spans, link targets, numbers glued to what comes before them (p99, Vote@8, §5, Qwen2.5-7B), versions
-// (3.40.1) and references (issue 30, Table 8, App. F). Any other number in a cited unit is checked, so a sentence
-// that cites a file keeps numbers from elsewhere (an earlier run, a mean worked out by hand) out of it.
+// once or twice (ms as s, KiB as MiB, bytes as MB) or by 100 (a fraction as a percentage); and each ISO date the
+// date of a timestamp in it. Not checked: code spans, link targets, numbers glued to what comes before them (p99,
+// Vote@8, §5, Qwen2.5-7B), versions (3.40.1) and references (issue 30, Table 8, App. F). Any other number in a cited
+// unit is checked, so a sentence that cites a file keeps numbers from elsewhere (an earlier run, a mean worked out
+// by hand) out of it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DocFile, fencedLines, tables, tableCells } from './markdownDocs';
@@ -135,8 +136,8 @@ function roundTo(v: number, decimals: number): number {
   return Math.round(v * f) / f;
 }
 
-/** The scalings a quote may apply to a file's value: as is, ms as s or s as ms, KiB as MiB, a fraction as %. */
-const SCALES = [1, 1 / 1000, 1000, 1 / 1024, 1024];
+/** The scalings a quote may apply to a file's value: as is, by 1000 or 1024 once or twice (ms as s, bytes as MB). */
+const SCALES = [1, 1e3, 1e-3, 1e6, 1e-6, 1024, 1 / 1024, 1024 ** 2, 1 / 1024 ** 2];
 
 /** Whether a written number is some value of the file, rounded as written, as is or scaled (SCALES, × 100). */
 export function matches(n: WrittenNumber, values: readonly number[]): boolean {

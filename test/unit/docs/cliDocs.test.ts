@@ -25,7 +25,8 @@ function units(s: Section): Section[] {
       return false;
     })
     .join('\n');
-  return [{ ...s, text: rest }, ...rows];
+  // The heading belongs to its section: "## `quarry testsuite build`: the statement limit" names the command.
+  return [{ ...s, text: `${s.heading}\n${rest}` }, ...rows];
 }
 
 test('the help parser finds subcommands and their flags, and leaves other programs’ flags out', () => {
