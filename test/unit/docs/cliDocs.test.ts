@@ -43,6 +43,14 @@ test('the help parser finds subcommands and their flags, and leaves other progra
     c.flags.map((f) => `${f.sub ?? '-'} ${f.flag}`),
     ['submit --target', 'submit --json', 'pull --checkpoint', 'pull --all', '- --grace-s'],
   );
+  assert.deepEqual(
+    parseUsage('eval', 'Usage: quarry eval [--mode spider|bird|bird-ex] --dataset spider|sparc:FILE [--out F]\n').flags,
+    [
+      { flag: '--mode', sub: null, values: ['spider', 'bird', 'bird-ex'] },
+      { flag: '--dataset', sub: null, values: ['spider', 'sparc'] },
+      { flag: '--out', sub: null, values: [] },
+    ],
+  );
 });
 
 test('every quarry command and subcommand has a row in the README command table', async () => {
@@ -68,12 +76,17 @@ test('every quarry command and subcommand has a row in the README command table'
   );
 });
 
-test('every flag of every quarry command is documented in a section that names the command', async () => {
+test('every flag of every quarry command, and each value it offers, is documented where the command is named', async () => {
   const all = docs.flatMap(sections).flatMap(units);
   const missing: string[] = [];
   for (const c of await cliSurface()) {
-    for (const { flag, sub } of c.flags) {
+    for (const { flag, sub, values } of c.flags) {
       const named = all.filter((s) => mentionsCommand(s.text, c.name, sub ?? undefined));
+      // Each value a flag offers (`--mode bird`) is named where the command is, like a flag.
+      for (const v of values) {
+        if (!named.some((s) => mentionsFlag(s.text, v)))
+          missing.push(`quarry ${c.name}${sub ? ' ' + sub : ''} ${flag} ${v} (the value ${v} of ${flag})`);
+      }
       if (named.some((s) => mentionsFlag(s.text, flag))) continue;
       const where = named.length
         ? `sections naming it: ${[...new Set(named.map((s) => `${s.file} "${s.heading}"`))].slice(0, 4).join(', ')}`

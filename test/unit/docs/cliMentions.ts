@@ -13,7 +13,10 @@ export function mentionsCommand(text: string, name: string, sub?: string): boole
   return new RegExp(`quarry ${escapeRegExp(name)} (?:[a-z-]+\\|)*${escapeRegExp(sub)}(?![\\w-])`).test(plain);
 }
 
-/** Whether `text` holds the flag `--name` as a whole token (`--max-turns` does not count for `--max`). */
+/**
+ * Whether `text` holds the flag `--name` (or a flag's value, `bird`) as a whole token: `--max-turns` does not count for
+ * `--max`, nor `bird-ex` for `bird`.
+ */
 export function mentionsFlag(text: string, flag: string): boolean {
   return new RegExp(`(?<![\\w-])${escapeRegExp(flag)}(?![\\w-])`).test(text);
 }

@@ -13,6 +13,8 @@ export interface CliFlag {
   flag: string;
   /** The subcommand whose synopsis line names it; null when the command has none or it is a common option. */
   sub: string | null;
+  /** The values the synopsis lists for it (`--mode spider|bird`), if it lists a choice. */
+  values: string[];
 }
 
 export interface CliCommand {
@@ -34,6 +36,12 @@ function flagsIn(line: string): string[] {
   return [...line.matchAll(/(?<![\w-])--[a-z][a-z0-9_-]*/g)].map((m) => m[0]).filter((f) => !f.includes('_'));
 }
 
+/** The choice a synopsis line gives a flag: `--mode spider|bird` → spider, bird (`cosql:FILE` → cosql). */
+function choicesIn(line: string, flag: string): string[] {
+  const m = new RegExp(`(?<![\\w-])${escapeRegExp(flag)}[ =]([a-z0-9+-]+(?:\\|[a-z0-9+-]+)+)`).exec(line);
+  return m ? m[1].split('|') : [];
+}
+
 /**
  * Parses one command's usage text. The synopsis is everything before the first blank line: a line that starts with
  * `quarry <name> <word>` opens that subcommand, and the flags on it and its continuation lines are the
@@ -48,8 +56,10 @@ export function parseUsage(name: string, usage: string): CliCommand {
   const body = blank < 0 ? [] : lines.slice(blank + 1);
   const subcommands: string[] = [];
   const flags: CliFlag[] = [];
-  const add = (flag: string, sub: string | null) => {
-    if (!flags.some((f) => f.flag === flag && f.sub === sub)) flags.push({ flag, sub });
+  const add = (flag: string, sub: string | null, values: string[] = []) => {
+    const known = flags.find((f) => f.flag === flag && f.sub === sub);
+    if (!known) flags.push({ flag, sub, values });
+    else for (const v of values) if (!known.values.includes(v)) known.values.push(v);
   };
   let sub: string | null = null;
   const opener = new RegExp(`^(?:Usage:)?\\s*quarry ${escapeRegExp(name)}(?: ([a-z][a-z-]*)(?![\\w-]))?`);
@@ -59,7 +69,7 @@ export function parseUsage(name: string, usage: string): CliCommand {
       sub = m[1] ?? null;
       if (sub && !subcommands.includes(sub)) subcommands.push(sub);
     }
-    for (const f of flagsIn(line)) add(f, sub);
+    for (const f of flagsIn(line)) add(f, sub, choicesIn(line, f));
   }
   for (const line of body) {
     const lead = /^\s*(--[a-z][a-z0-9-]*)(?![\w-])/.exec(line);
