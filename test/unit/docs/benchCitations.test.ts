@@ -12,7 +12,8 @@ import { citationProblems, citedUnits, writtenNumbers } from './benchCitations';
 test('the citation checker reads numbers as written and catches a stale one', () => {
   assert.deepEqual(
     writtenNumbers(
-      '16.7x over 20.71 s, 6,904/6\u202f904 items, 81.8 %, p99 359 ms, Vote@8, SQLite 3.40.1, 4.3-5.8 (issue 30, Table 8)',
+      '16.7x over 20.71 s, 6,904/6\u202f904 items, 81.8 %, p99 359 ms, Vote@8, SQLite 3.40.1, 4.3-5.8 ' +
+        '(issue 30, Table 8)',
     ).map((n) => n.written),
     ['16.7', '20.71', '6,904', '6\u202f904', '81.8 %', '359', '4.3', '5.8'],
   );

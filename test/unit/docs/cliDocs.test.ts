@@ -76,7 +76,7 @@ test('every quarry command and subcommand has a row in the README command table'
   );
 });
 
-test('every flag of every quarry command, and each value it offers, is documented where the command is named', async () => {
+test('every flag of every quarry command, and each value it offers, is documented where its command is', async () => {
   const all = docs.flatMap(sections).flatMap(units);
   const missing: string[] = [];
   for (const c of await cliSurface()) {

@@ -98,7 +98,7 @@ test('every contributed command has a row in docs/editor.md "Commands" with its 
   );
 });
 
-test('docs/editor.md "Activation" names every activation event, and the docs name each chat participant and tool', () => {
+test('docs/editor.md "Activation" names every activation event; the docs name each chat participant and tool', () => {
   const activation = sectionNamed(editor, 'Activation')?.text ?? '';
   const missing = (manifest.activationEvents ?? [])
     .filter((e) => !activation.includes('`' + e + '`'))
