@@ -105,13 +105,14 @@ export function npmScriptFlags(root: string): ScriptFlags[] {
   });
   if (editor.status !== 0) throw new Error(`editor.mjs --help failed: ${editor.stderr}`);
   const demo = readFileSync(join(root, 'scripts', 'train-demo.mjs'), 'utf8');
-  const options = /parseArgs\(\{\s*options: \{([\s\S]*?)\n {2}\},\n\}\)/.exec(demo);
-  if (!options) throw new Error('scripts/train-demo.mjs: no parseArgs({ options: { … } }) block found');
+  // The options object: from `options: {` in the parseArgs call to the line that closes it (two spaces in), each
+  // option a key four spaces in.
+  const from = demo.indexOf('options: {', demo.indexOf('parseArgs('));
+  const block = from < 0 ? '' : demo.slice(from).split(/\n {2}\},?\n/)[0];
+  const demoFlags = [...block.matchAll(/^ {4}'?([a-z][a-z0-9-]*)'?: \{/gm)].map((m) => `--${m[1]}`);
+  if (demoFlags.length === 0) throw new Error('scripts/train-demo.mjs: no parseArgs({ options: { … } }) options found');
   return [
     { script: 'editor', flags: [...new Set(flagsIn(editor.stdout))] },
-    {
-      script: 'train:demo',
-      flags: [...options[1].matchAll(/^ {4}'?([a-z][a-z0-9-]*)'?: \{ type:/gm)].map((m) => `--${m[1]}`),
-    },
+    { script: 'train:demo', flags: demoFlags },
   ];
 }
