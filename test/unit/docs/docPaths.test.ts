@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../helpers/fixtures';
-import { fencedLines, lineOf, readDocs, sectionNamed, tables } from './markdownDocs';
+import { fencedLines, lineOf, readDocs, sectionNamed, tableCells, tables } from './markdownDocs';
 
 const docs = readDocs(repoRoot);
 const TOP = /^(src|test|bench|scripts|trainer|media|docs|webview|bin)\//;
@@ -65,6 +65,28 @@ test('no command in the docs runs dist/, scripts/ or bench/ with a bare node', (
       'Node 20 crashes on the SQLite addon: write `./bin/quarry …` for dist/cli.js, the npm script (`npm run bench ' +
       '-- NAME`, `npm run test:e2e -- NAME`), or `node_modules/.bin/node …` (the pinned Node):\n  ' +
       bare.join('\n  '),
+  );
+});
+
+test('no table in the docs is broken: every table row belongs to a table', () => {
+  const orphans: string[] = [];
+  for (const doc of docs) {
+    const inTable = new Set<number>();
+    for (const t of tables(doc.text)) {
+      inTable.add(t.line).add(t.line + 1);
+      for (const r of t.rows) inTable.add(r.line);
+    }
+    fencedLines(doc.text).forEach(({ line, fenced }, i) => {
+      if (!fenced && tableCells(line) && !inTable.has(i + 1))
+        orphans.push(`${doc.path}:${i + 1}: ${line.slice(0, 80)}`);
+    });
+  }
+  assert.equal(
+    orphans.length,
+    0,
+    `${orphans.length} table row(s) in README.md or docs/*.md belong to no table (a paragraph or a blank line ` +
+      'between rows ends a table, and the rows after it show as text):\n  ' +
+      orphans.join('\n  '),
   );
 });
 
