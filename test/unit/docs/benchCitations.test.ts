@@ -85,8 +85,9 @@ test('bench/results/latest.json holds every result file as it is', () => {
   assert.deepEqual(
     { stale, extra },
     { stale: [], extra: [] },
-    'bench/results/latest.json is what `node bench/run.mjs` gathers from bench/results/*.json; entries that differ ' +
-      'from their file (stale) or have none (extra) mean a result file changed without it: regather with ' +
-      '`node bench/run.mjs __none__` (runs nothing, rewrites latest.json)',
+    'bench/results/latest.json is what bench/run.mjs gathers from bench/results/*.json; entries that differ from ' +
+      'their file (stale) or have none (extra) mean a result file changed without it: regather with ' +
+      '`node_modules/.bin/node bench/run.mjs none` (no benchmark has that name, so it runs none, says so and ' +
+      'rewrites latest.json)',
   );
 });
