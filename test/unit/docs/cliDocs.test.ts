@@ -82,24 +82,23 @@ test('every flag of every quarry command, and each value it offers, is documente
   for (const c of await cliSurface()) {
     for (const { flag, sub, values } of c.flags) {
       const named = all.filter((s) => mentionsCommand(s.text, c.name, sub ?? undefined));
-      // Each value a flag offers (`--mode bird`) is named where the command is, like a flag.
-      for (const v of values) {
-        if (!named.some((s) => mentionsFlag(s.text, v)))
-          missing.push(`quarry ${c.name}${sub ? ' ' + sub : ''} ${flag} ${v} (the value ${v} of ${flag})`);
-      }
-      if (named.some((s) => mentionsFlag(s.text, flag))) continue;
       const where = named.length
         ? `sections naming it: ${[...new Set(named.map((s) => `${s.file} "${s.heading}"`))].slice(0, 4).join(', ')}`
         : 'no section names it yet';
-      missing.push(`quarry ${c.name}${sub ? ' ' + sub : ''} ${flag} (${where})`);
+      const command = `quarry ${c.name}${sub ? ' ' + sub : ''}`;
+      // Each value a flag offers (`--mode bird`) is named where the command is, like a flag.
+      for (const v of values) {
+        if (!named.some((s) => mentionsFlag(s.text, v))) missing.push(`${command} ${flag} ${v} (a value; ${where})`);
+      }
+      if (!named.some((s) => mentionsFlag(s.text, flag))) missing.push(`${command} ${flag} (${where})`);
     }
   }
   assert.equal(
     missing.length,
     0,
-    `${missing.length} flag(s) that \`quarry <command> --help\` prints appear in no section of README.md or ` +
-      'docs/*.md that names their command (`quarry <command>`, or `quarry <command> <subcommand>` for a ' +
-      "subcommand's flag): document each beside its command:\n  " +
+    `${missing.length} flag(s) or flag value(s) that \`quarry <command> --help\` prints appear in no section of ` +
+      'README.md or docs/*.md that names their command (`quarry <command>`, or `quarry <command> <subcommand>` ' +
+      "for a subcommand's flag): document each beside its command:\n  " +
       missing.join('\n  '),
   );
 });
