@@ -92,6 +92,24 @@ def test_without_cpu_on_a_machine_with_no_gpu_sft_trains_on_the_cpu(repo_root, s
     assert "no GPU found" in done["stderr"]
 
 
+def test_precision_fp32_trains_in_float32_on_a_cpu_with_native_bfloat16_too(tmp_path):
+    """npm run train:demo passes --precision fp32: on a CPU with AMX, TRL's bf16 default would otherwise stay on there
+    and give another SFT model than on a CPU without (precision.py)."""
+    from trl import SFTConfig
+
+    from quarry_trainer.train.precision import cpu_precision
+    from quarry_trainer.train.sft import parser, sft_fields
+
+    amx = "processor\t: 0\nflags\t\t: fpu avx2 avx512f avx512_bf16 amx_bf16\n"
+    base = ["--model", "m", "--data", "d", "--out", str(tmp_path), "--cpu"]
+    pinned = cpu_precision(sft_fields(parser().parse_args([*base, "--precision", "fp32"]), tmp_path), amx)
+    assert pinned["bf16"] is False
+    assert SFTConfig(**pinned).bf16 is False
+    # Without it, TRL's default (bf16 on) is kept on such a CPU.
+    auto = cpu_precision(sft_fields(parser().parse_args(base), tmp_path), amx)
+    assert "bf16" not in auto
+
+
 def weights(path):
     from safetensors.torch import load_file
 

@@ -6,7 +6,7 @@ and resume from the last checkpoint.
     python -m quarry_trainer.train.sft --model media/models/tiny-sql --data OUT/sft.jsonl --out runs/sft \\
         [--epochs 3 | --max-steps N] [--lr 1e-5] [--batch-size 8] [--grad-accum 1] [--max-length 4096] \\
         [--scheduler cosine] [--warmup-ratio 0.03] [--packing] [--save-steps 100] [--seed 42] [--resume] \\
-        [--no-gradient-checkpointing]
+        [--no-gradient-checkpointing] [--precision auto|fp32|bf16]
 
 Keys are TRL 1.16's SFTConfig / transformers' TrainingArguments fields (trl/trainer/sft_config.py,
 transformers/training_args.py): num_train_epochs, max_steps, learning_rate, per_device_train_batch_size,
@@ -49,21 +49,14 @@ def build_dataset(tokenizer: Any, examples: list[dict[str, Any]], max_length: in
     return Dataset.from_list(rows)
 
 
-def train(args: argparse.Namespace) -> dict[str, Any]:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.trainer_utils import get_last_checkpoint
-    from trl import SFTConfig, SFTTrainer
+def sft_fields(args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """SFTConfig's fields for the arguments (before the CPU defaults of precision.py).
 
-    from .callbacks import MetricsJsonl, StopOnSignal
-    from .precision import cpu_fallback, cpu_precision
-
-    data = Path(args.data)
-    if data.is_dir():
-        data = data / "sft.jsonl"
-    out = Path(args.out)
-    tokenizer = AutoTokenizer.from_pretrained(args.model)
-    model = AutoModelForCausalLM.from_pretrained(args.model)
-    dataset = build_dataset(tokenizer, read_examples(data), args.max_length)
+    `--precision fp32` sets `bf16` off (TrainingArguments' `bf16`, transformers/training_args.py; TRL 1.16's SFTConfig
+    turns it on by default, trl/trainer/sft_config.py), so a CPU with native bfloat16 (AVX512-BF16, AMX), where
+    precision.py keeps TRL's default, trains as one without does: `npm run train:demo` gives the same SFT model on both.
+    `bf16` sets it on; `auto` (the default) leaves it to TRL and precision.py.
+    """
     fields = dict(
         output_dir=str(out),
         num_train_epochs=args.epochs,
@@ -83,6 +76,27 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         dataloader_num_workers=0,
         gradient_checkpointing=args.gradient_checkpointing,
     )
+    if args.precision != "auto":
+        fields["bf16"] = args.precision == "bf16"
+    return fields
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.trainer_utils import get_last_checkpoint
+    from trl import SFTConfig, SFTTrainer
+
+    from .callbacks import MetricsJsonl, StopOnSignal
+    from .precision import cpu_fallback, cpu_precision
+
+    data = Path(args.data)
+    if data.is_dir():
+        data = data / "sft.jsonl"
+    out = Path(args.out)
+    tokenizer = AutoTokenizer.from_pretrained(args.model)
+    model = AutoModelForCausalLM.from_pretrained(args.model)
+    dataset = build_dataset(tokenizer, read_examples(data), args.max_length)
+    fields = sft_fields(args, out)
     config = SFTConfig(**cpu_precision(cpu_fallback(fields)))
     write_run(out, kind="sft", config={k: v for k, v in vars(args).items()}, data=[data], seed=args.seed)
     trainer = SFTTrainer(
@@ -126,6 +140,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint-N in --out")
     p.add_argument("--cpu", action="store_true", help="train on the CPU even when a GPU is there")
+    p.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "bf16"),
+        default="auto",
+        help="fp32: bf16 off on every device (the same model on CPUs with and without native bfloat16); "
+        "auto: TRL's bf16 default, off for a CPU run without native bfloat16",
+    )
     p.add_argument(
         "--no-gradient-checkpointing",
         dest="gradient_checkpointing",
