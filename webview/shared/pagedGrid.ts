@@ -6,6 +6,7 @@ import type { GridFilter, GridToApp, GridToHost, WirePage } from '../../src/prot
 import { toTsv } from '../../src/core/db/resultExport';
 import { button, h, setDisabled } from './components';
 import { cellDisplay, clippedText } from './cellDisplay';
+import { formatCount } from '../../src/core/util/countText';
 
 export interface PagedGrid {
   element: HTMLElement;
@@ -15,7 +16,7 @@ export interface PagedGrid {
   reload(): void;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 
 export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pageSize?: number }): PagedGrid {
   const pageSize = opts.pageSize ?? 200;
