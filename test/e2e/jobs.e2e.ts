@@ -33,16 +33,16 @@ screenshotAfterEach('jobs', () => ed);
 
 /** The step of the last point the reward chart draws now (a long run is thinned to a few hundred points). */
 async function rewardLastStep(app: Frame): Promise<number> {
-  const svg = app.locator('figure[data-metric="reward"] svg');
-  await svg.waitFor({ timeout: 30_000 });
-  return Number(await svg.getAttribute('data-last-step'));
+  const plot = app.locator('figure[data-metric="reward"] canvas');
+  await plot.waitFor({ timeout: 30_000 });
+  return Number(await plot.getAttribute('data-last-step'));
 }
 
 /** Waits until the reward chart draws a later step than now: the panel follows the running job. */
 async function pointsGrow(app: Frame): Promise<[number, number]> {
   const first = await rewardLastStep(app);
   await app.waitForFunction(
-    (n) => Number(document.querySelector('figure[data-metric="reward"] svg')?.getAttribute('data-last-step')) > n,
+    (n) => Number(document.querySelector('figure[data-metric="reward"] canvas')?.getAttribute('data-last-step')) > n,
     first,
     { timeout: 30_000 },
   );
