@@ -4,7 +4,7 @@
 // unit tests check it and every grid shares it.
 import type { WireCell } from '../../src/core/db/resultExport';
 
-/** Characters a cell shows before it is clipped (click or Enter expands it); the grid's CSS caps cells at this width. */
+/** Characters a cell shows before it is clipped (click or Enter expands it); the grid CSS caps cells at this width. */
 export const CLIPPED_CELL_CHARS = 40;
 
 export interface CellDisplay {
