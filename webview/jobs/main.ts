@@ -6,7 +6,7 @@
 // (webview/shared/lineChart.ts, as Reward Diagnostics'); the shaping is src/core/training/metricSeries.ts.
 import { connectHost } from '../shared/host';
 import { button, dropdown, h, registerComponents, table } from '../shared/components';
-import { destroyLineCharts, lineChart, type LineSeries } from '../shared/lineChart';
+import { destroyLineCharts, lineChart, type LineChartHandle, type LineSeries } from '../shared/lineChart';
 import { canUseLog, smoothingWeight, MAX_SMOOTHING } from '../shared/chartMath';
 import {
   JOB_PANEL_SHORTCUTS,
@@ -279,6 +279,13 @@ function chartKeys(e: KeyboardEvent): void {
   setRange(f());
 }
 
+/** The charts on the page: which metrics, and each one's card, value and chart (to redraw in place). */
+let drawn: {
+  key: string;
+  grid: HTMLElement;
+  charts: Map<string, { card: HTMLElement; value: HTMLElement; chart: LineChartHandle }>;
+} | null = null;
+
 function renderCharts(): void {
   const main = seriesOf(rowsOf('main'));
   const over = new Map(seriesOf(rowsOf('overlay')).map((s) => [s.metric, s]));
@@ -286,6 +293,7 @@ function renderCharts(): void {
   const ext = extent();
   if (all.length === 0 || !ext) {
     destroyLineCharts();
+    drawn = null;
     chartsBox.replaceChildren(
       h('h2', {}, 'Metrics'),
       h(
@@ -300,50 +308,71 @@ function renderCharts(): void {
   }
   const range = state.range ?? ext;
   const smoothing = smoothingWeight(state.smoothing);
-  // One grid; each group's heading spans a whole row, its charts flow after it.
-  const grid = h('div', { class: 'j-grid' });
-  const plots: Array<{ holder: HTMLElement; lines: LineSeries[]; log: boolean }> = [];
-  let group = '';
-  for (const s of all) {
-    if (s.group !== group) {
-      group = s.group;
-      grid.append(h('h3', { class: 'j-group' }, group));
-    }
+  const views = all.map((s) => {
     const mainPts = inRange(main.find((m) => m.metric === s.metric)?.points ?? [], range);
     const overPts = inRange(over.get(s.metric)?.points ?? [], range);
     const last = mainPts[mainPts.length - 1] ?? overPts[overPts.length - 1];
     const lines: LineSeries[] = [{ label: job?.name ?? 'this job', points: mainPts }];
     if (overPts.length) lines.push({ label: overlayJob?.name ?? 'overlay', points: overPts, dashed: true });
     const log = state.logScale === true && canUseLog([mainPts, overPts]);
+    const label =
+      `${s.metric}: ${mainPts.length} points, steps ${formatValue(range.from)} to ${formatValue(range.to)}` +
+      (last ? `, last ${formatValue(last.value)} at step ${last.step}` : '') +
+      (overPts.length ? `; overlay ${overPts.length} points` : '');
+    const spec = { series: lines, range, smoothing, log, maxPoints: MAX_POINTS, onPick: setRange };
+    return { s, spec, label, lastText: last ? formatValue(last.value) : '' };
+  });
+  // The same charts as before (new rows of a running job): redrawn in place, so a tooltip or a drag in progress stays.
+  const key = all.map((s) => s.metric).join('\n');
+  if (drawn && drawn.key === key && chartsBox.contains(drawn.grid)) {
+    for (const v of views) {
+      const d = drawn.charts.get(v.s.metric);
+      if (!d) continue;
+      d.card.setAttribute('aria-label', v.label);
+      d.card.dataset.scale = v.spec.log ? 'log' : 'linear';
+      d.value.textContent = v.lastText;
+      d.chart.update(v.spec);
+    }
+    return;
+  }
+  // One grid; each group's heading spans a whole row, its charts flow after it.
+  const grid = h('div', { class: 'j-grid' });
+  const cards: Array<{ metric: string; card: HTMLElement; value: HTMLElement; holder: HTMLElement }> = [];
+  let group = '';
+  for (const v of views) {
+    if (v.s.group !== group) {
+      group = v.s.group;
+      grid.append(h('h3', { class: 'j-group' }, group));
+    }
     const holder = h('div', { class: 'j-plot' });
+    const value = h('span', {}, v.lastText);
     const card = h(
       'figure',
       {
         class: 'j-chart',
         tabindex: 0,
-        'data-metric': s.metric,
-        'data-scale': log ? 'log' : 'linear',
+        'data-metric': v.s.metric,
+        'data-scale': v.spec.log ? 'log' : 'linear',
         role: 'img',
-        'aria-label':
-          `${s.metric}: ${mainPts.length} points, steps ${formatValue(range.from)} to ${formatValue(range.to)}` +
-          (last ? `, last ${formatValue(last.value)} at step ${last.step}` : '') +
-          (overPts.length ? `; overlay ${overPts.length} points` : ''),
+        'aria-label': v.label,
       },
-      h('h3', {}, s.metric, h('span', {}, last ? formatValue(last.value) : '')),
+      h('h3', {}, v.s.metric, value),
       holder,
     );
     card.addEventListener('keydown', chartKeys);
     grid.append(card);
-    plots.push({ holder, lines, log });
+    cards.push({ metric: v.s.metric, card, value, holder });
   }
-  // The charts are drawn once their holders are in the page (chart.js sizes a canvas by its holder).
   destroyLineCharts();
-  // New rows redraw the charts: the chart that had the keyboard keeps it.
+  // The chart that had the keyboard keeps it.
   const focused = (document.activeElement as HTMLElement | null)?.dataset?.metric;
   chartsBox.replaceChildren(h('h2', {}, `Metrics (${all.length})`), grid);
-  for (const p of plots) {
-    lineChart(p.holder, { series: p.lines, range, smoothing, log: p.log, maxPoints: MAX_POINTS, onPick: setRange });
-  }
+  // Drawn once their holders are in the page (chart.js sizes a canvas by its holder).
+  drawn = { key, grid, charts: new Map() };
+  views.forEach((v, k) => {
+    const c = cards[k];
+    drawn?.charts.set(c.metric, { card: c.card, value: c.value, chart: lineChart(c.holder, v.spec) });
+  });
   if (focused) (grid.querySelector(`[data-metric="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
 }
 

@@ -52,44 +52,19 @@ function faded(color: string): string {
   return /^#[0-9a-f]{6}$/i.test(color) ? `${color}55` : color;
 }
 
-/**
- * A line chart in a new canvas inside `holder` (which sets the size). The canvas's `data-points` holds how many points
- * the first series draws and `data-last-step` the step of its last one (for tests and screen readers' neighbours).
- */
-export function lineChart(holder: HTMLElement, spec: LineChartSpec): void {
-  const t = theme();
-  const canvas = document.createElement('canvas');
-  const first = thin(spec.series[0]?.points ?? [], spec.maxPoints);
-  canvas.dataset.points = String(first.length);
-  canvas.dataset.lastStep = String(first.at(-1)?.step ?? '');
-  canvas.setAttribute('aria-hidden', 'true');
-  const band = document.createElement('div');
-  band.className = 'q-chart-band';
-  band.hidden = true;
-  holder.style.position = 'relative';
-  holder.append(canvas, band);
+type Datasets = ChartDataset<'line', { x: number; y: number }[]>[];
 
-  const datasets: ChartDataset<'line', { x: number; y: number }[]>[] = [];
+/** The lines a spec draws: each series (thinned), and with smoothing its raw points faint behind the smoothed ones. */
+function datasetsOf(spec: LineChartSpec, palette: string[]): Datasets {
+  const datasets: Datasets = [];
   spec.series.forEach((s, i) => {
-    const color = t.palette[i % t.palette.length];
+    const color = palette[i % palette.length];
     const xy = (pts: readonly Point[]) => thin(pts, spec.maxPoints).map((p) => ({ x: p.step, y: p.value }));
     const smoothed = spec.smoothing > 0;
-    const common = {
-      borderDash: s.dashed ? [5, 3] : [],
-      pointRadius: 0,
-      pointHoverRadius: 3,
-      tension: 0,
-      spanGaps: true,
-    };
+    const common = { borderDash: s.dashed ? [5, 3] : [], pointRadius: 0, pointHoverRadius: 3, tension: 0 };
     if (smoothed) {
-      datasets.push({
-        ...common,
-        label: `${s.label} (raw)`,
-        data: xy(s.points),
-        borderColor: faded(color),
-        backgroundColor: faded(color),
-        borderWidth: 1,
-      });
+      const raw = faded(color);
+      datasets.push({ ...common, label: `${s.label} (raw)`, data: xy(s.points), borderColor: raw, borderWidth: 1 });
     }
     datasets.push({
       ...common,
@@ -100,11 +75,35 @@ export function lineChart(holder: HTMLElement, spec: LineChartSpec): void {
       borderWidth: 1.5,
     });
   });
+  return datasets;
+}
 
-  const y = yAxisBounds(
-    spec.series.map((s) => s.points),
-    spec.log,
-  );
+/** A drawn chart; `update` redraws it in place with new points or settings (the pointer's tooltip stays). */
+export interface LineChartHandle {
+  update(spec: LineChartSpec): void;
+}
+
+/**
+ * A line chart in a new canvas inside `holder` (which sets the size). The canvas's `data-points` holds how many points
+ * the first series draws, `data-last-step` the step of its last one, `data-lines` the lines drawn and `data-y-min` the
+ * value axis's lowest value (for tests).
+ */
+export function lineChart(holder: HTMLElement, first: LineChartSpec): LineChartHandle {
+  const t = theme();
+  let spec = first;
+  const canvas = document.createElement('canvas');
+  canvas.setAttribute('aria-hidden', 'true');
+  const band = document.createElement('div');
+  band.className = 'q-chart-band';
+  band.hidden = true;
+  // The values under the pointer, also in words (the tooltip is drawn on the canvas, which screen readers skip).
+  const readout = document.createElement('div');
+  readout.className = 'q-chart-readout q-muted';
+  readout.setAttribute('aria-live', 'polite');
+  holder.style.position = 'relative';
+  holder.append(canvas, band);
+  holder.after(readout);
+
   const axis = (log: boolean) => ({
     ticks: {
       color: t.muted,
@@ -116,19 +115,35 @@ export function lineChart(holder: HTMLElement, spec: LineChartSpec): void {
     grid: { color: t.grid },
     border: { color: t.grid },
   });
+  const scalesOf = (sp: LineChartSpec) => {
+    const y = yAxisBounds(
+      sp.series.map((s) => s.points),
+      sp.log,
+    );
+    return {
+      x: { ...axis(false), type: 'linear' as const, min: sp.range.from, max: sp.range.to },
+      y: { ...axis(y.type === 'logarithmic'), ...y },
+    };
+  };
   const chart = new Chart(canvas, {
     type: 'line',
-    data: { datasets },
+    data: { datasets: datasetsOf(spec, t.palette) },
     options: {
       // Drawn at once: new rows redraw the charts, and screenshots must show the final state.
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
-      scales: {
-        x: { ...axis(false), type: 'linear', min: spec.range.from, max: spec.range.to },
-        y: { ...axis(y.type === 'logarithmic'), ...y },
+      onHover: (_e, items, c) => {
+        const at = items[0];
+        if (!at) return;
+        const point = (it: { datasetIndex: number; index: number }) =>
+          c.data.datasets[it.datasetIndex]?.data[it.index] as { x: number; y: number } | undefined;
+        const values = items.map((it) => `${c.data.datasets[it.datasetIndex]?.label}: ${tickText(point(it)?.y ?? 0)}`);
+        const step = point(at)?.x;
+        readout.textContent = step === undefined ? '' : `step ${tickText(step)}: ${values.join(', ')}`;
       },
+      scales: scalesOf(spec),
       plugins: {
         tooltip: {
           callbacks: {
@@ -140,6 +155,14 @@ export function lineChart(holder: HTMLElement, spec: LineChartSpec): void {
     },
   });
   charts.add(chart);
+  const describe = () => {
+    const pts = thin(spec.series[0]?.points ?? [], spec.maxPoints);
+    canvas.dataset.points = String(pts.length);
+    canvas.dataset.lastStep = String(pts.at(-1)?.step ?? '');
+    canvas.dataset.lines = String(chart.data.datasets.length);
+    canvas.dataset.yMin = String(chart.scales.y?.min ?? '');
+  };
+  describe();
 
   // Drag across the plot: those steps, on every chart. Double-click: every step again.
   let start: number | null = null;
@@ -152,12 +175,8 @@ export function lineChart(holder: HTMLElement, spec: LineChartSpec): void {
     if (start === null) return;
     const area = chart.chartArea;
     const [a, b] = [start, xIn(e)].map((x) => Math.min(Math.max(x, area.left), area.right)).sort((p, q) => p - q);
-    Object.assign(band.style, {
-      left: `${a}px`,
-      width: `${b - a}px`,
-      top: `${area.top}px`,
-      height: `${area.height}px`,
-    });
+    Object.assign(band.style, { left: `${a}px`, width: `${b - a}px`, top: `${area.top}px` });
+    band.style.height = `${area.height}px`;
     band.hidden = b - a < 2;
   });
   canvas.addEventListener('pointerup', (e) => {
@@ -168,4 +187,14 @@ export function lineChart(holder: HTMLElement, spec: LineChartSpec): void {
     if (picked) spec.onPick(picked);
   });
   canvas.addEventListener('dblclick', () => spec.onPick(null));
+
+  return {
+    update(next) {
+      spec = next;
+      chart.data.datasets = datasetsOf(spec, t.palette);
+      chart.options.scales = scalesOf(spec);
+      chart.update('none');
+      describe();
+    },
+  };
 }
