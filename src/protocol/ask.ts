@@ -44,6 +44,8 @@ export interface ExchangeView {
   question: string;
   protocol: string;
   budget: number;
+  /** The model that answered (absent in states saved before models were named). */
+  model?: string;
   turns: TurnView[];
   running: boolean;
   end: EpisodeEnd | null;
@@ -82,7 +84,15 @@ export interface ConversationSummary {
 
 /** What happens to one exchange, in order. Applied by the host to its copy and by the app to its own. */
 export type ExchangeEvent =
-  | { kind: 'start'; id: string; question: string; protocol: string; budget: number }
+  | {
+      kind: 'start';
+      id: string;
+      question: string;
+      protocol: string;
+      budget: number;
+      /** The model that answers, as the settings name it ("openai · qwen"). */
+      model?: string;
+    }
   | { kind: 'turn'; index: number; finalCall: boolean }
   | { kind: 'text'; index: number; delta: string }
   | {

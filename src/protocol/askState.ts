@@ -45,6 +45,7 @@ export function applyEvent(state: AskState, at: number, e: ExchangeEvent): boole
       question: e.question,
       protocol: e.protocol,
       budget: e.budget,
+      ...(e.model ? { model: e.model } : {}),
       turns: [],
       running: true,
       end: null,
@@ -106,9 +107,12 @@ export function applyEvent(state: AskState, at: number, e: ExchangeEvent): boole
   return true;
 }
 
-/** Turns that ran an action (the final call after the budget does not count against it). */
+/**
+ * Turns that finished (the model's whole reply was read), as the trajectory counts them: a turn stopped while the
+ * model was still answering is not one. The final call after the budget does not count against it.
+ */
 export function turnsUsed(x: ExchangeView): number {
-  return x.turns.filter((t) => !t.finalCall).length;
+  return x.turns.filter((t) => t.parsed && !t.finalCall).length;
 }
 
 export function isRunning(state: AskState): boolean {

@@ -189,7 +189,18 @@ export type ToApp =
       panel: string;
     }
   | { type: 'view'; seq: number; keys: number[]; total: number; facets: Facets }
-  | { type: 'scores'; updates: ScoreUpdate[]; done: number; total: number; running: boolean }
+  | {
+      type: 'scores';
+      updates: ScoreUpdate[];
+      /** Records looked at (scored, or skipped with a reason), of `total`. */
+      done: number;
+      total: number;
+      running: boolean;
+      /** Of `done`, those that got a reward; the others were skipped. */
+      scored?: number;
+      /** Why the skipped ones were not scored (the most common reason), or null. */
+      unscored?: string | null;
+    }
   | { type: 'detail'; key: number; record: TrajectoryRecord; turn: number | null }
   | { type: 'explanation'; key: number; explanation: Explanation | null; error: string | null }
   | {

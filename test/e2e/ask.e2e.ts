@@ -112,7 +112,8 @@ test(
     await shows(panel, 'Final SQL');
     await panel.locator('#x0-result tbody tr').first().waitFor({ timeout: 30_000 });
     const status = await panel.locator('#x0-status').innerText();
-    assert.match(status, /skyrl · turns 2 \/ 4/);
+    // The card names the model that answered (the settings' label: backend · model name).
+    assert.match(status, /skyrl · openai · \S+ · turns 2 \/ 4/);
     assert.match(status, /answered in/);
     // Turn 1: reasoning collapsed, the SQL highlighted, its observation as a table with the real rows.
     const turn1 = panel.locator('#x0-t0');
@@ -209,7 +210,7 @@ test('a follow-up (Ctrl+Enter) keeps skyrl; its prompt carries the first questio
   await ed.page.keyboard.press('Control+Enter');
   await shows(panel, 'Q2.');
   await panel.locator('#x1-result tbody tr').first().waitFor({ timeout: 30_000 });
-  assert.match(await panel.locator('#x1-status').innerText(), /skyrl · turns 2 \/ 4/);
+  assert.match(await panel.locator('#x1-status').innerText(), /skyrl · openai · \S+ · turns 2 \/ 4/);
   assert.match(await panel.locator('#x1-result').innerText(), /cardiology/);
   // What went over the socket to the stand-in server: skyrl's prompt with Quarry's conversation block in its
   // External Knowledge section, the first question with its final SQL and the result the panel showed.
@@ -268,7 +269,11 @@ test('Stop (Escape) cancels a slow run; the turns so far stay and the stop is sa
   await ed.screenshot('ask-slow-running');
   await ed.page.keyboard.press('Escape');
   await panel.locator('#x2-status', { hasText: 'stopped' }).waitFor({ timeout: 15_000 });
-  await shows(panel, 'Stopped. The turns so far are kept');
+  // Saved on its own (the default): the card says where its turns are, not to save them; no turn finished.
+  await shows(panel, 'Stopped. The turns that finished are in its saved trajectory.');
+  const card = await panel.locator('#x2').innerText();
+  assert.doesNotMatch(card, /save the trajectory to keep them/);
+  assert.match(await panel.locator('#x2-status').innerText(), /turns 0 \/ 4/);
   const chat = ed.openai!.requests.filter((r) => r.body !== null);
   assert.equal(chat[chat.length - 1].clientClosed, true, 'the model request was aborted');
   await ed.screenshot('ask-stopped');

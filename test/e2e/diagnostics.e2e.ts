@@ -63,7 +63,8 @@ test('Open Reward Diagnostics from the palette, pick the run file: charts, flags
   const header = await app.locator('#header').innerText();
   assert.match(header, /runs\/clinic-run\.jsonl · 5 records/);
   const run = await app.locator('section', { hasText: 'EX 80.0%' }).first().innerText();
-  assert.match(run, /5 scored with\s+sqltrail/);
+  // SkyRL trajectories open on the skyrl panel (their own protocol's), not sqltrail.
+  assert.match(run, /5 scored with\s+skyrl/);
   assert.equal(await app.locator('#trajectory-list [role="option"]').count(), 5);
   await ed.screenshot('diagnostics-run');
   await app.locator('#groups').scrollIntoViewIfNeeded();
@@ -98,8 +99,15 @@ test(
   },
 );
 
-test('switching to the skyrl panel rescores: a zero-variance group is flagged and its items link to them', async () => {
-  // The toolkit's dropdown: open it with the mouse, choose the option.
+test('sqltrail, then back to skyrl: a zero-variance group is flagged and its items link to them', async () => {
+  // The toolkit's dropdown: open it with the mouse, choose the option (sqltrail, then back to the file's skyrl).
+  await app.locator('#panel-picker').click();
+  await app.locator('#panel-picker vscode-option[value="sqltrail"]').click();
+  await app
+    .locator('section', { hasText: /5 scored with\s+sqltrail/ })
+    .first()
+    .waitFor({ timeout: 60_000 });
+  assert.doesNotMatch(await app.locator('#flags').innerText(), /zero-variance group kids/);
   await app.locator('#panel-picker').click();
   await app.locator('#panel-picker vscode-option[value="skyrl"]').click();
   await app.locator('#flags', { hasText: 'zero-variance group kids' }).waitFor({ timeout: 60_000 });

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
 import { readTrajectories } from '../../src/core/trajectories/reader';
 import type { AskAppState, AskState, ExchangeEvent, ToApp } from '../../src/protocol/ask';
-import { applyEvent } from '../../src/protocol/askState';
+import { applyEvent, emptyState, turnsUsed } from '../../src/protocol/askState';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
 const FIRST_EXPLORE =
@@ -81,6 +81,8 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
 
   suiteSetup(async () => {
     server = await startReplayServer({
+      // 'other' is the model the last test switches to.
+      models: ['replay', 'other'],
       script: [
         // The follow-up first: its conversation may quote the first question too.
         {
@@ -283,7 +285,15 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     const end = ev.find((e) => e.kind === 'end') as Extract<ExchangeEvent, { kind: 'end' }>;
     assert.equal(end.end, 'cancelled');
     const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
-    assert.equal(records.find((r) => r.id === outcome.id)?.end, 'cancelled');
+    const stopped = records.find((r) => r.id === outcome.id);
+    assert.equal(stopped?.end, 'cancelled');
+    // Stopped while the model answered its first turn: 0 turns in the record, and 0 on the card (not "1 / 5").
+    assert.equal(stopped?.turns.length, 0);
+    const replayed = emptyState();
+    for (const e of await events(2)) applyEvent(replayed, 0, e);
+    const card = replayed.exchanges[0];
+    assert.ok(card?.savedTo, 'saved on its own');
+    assert.equal(card && turnsUsed(card), 0);
     const chat = server.requests.filter((r) => r.body !== null);
     assert.equal(chat[chat.length - 1].clientClosed, true, 'the HTTP request was aborted, not left running');
   });
@@ -419,6 +429,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       const first = await grid({ type: 'page', offset: 0, limit: 200, filters: [] });
       assert.equal(first.total, READINGS);
       assert.deepEqual(first.realColumns, [false, true]);
+      assert.deepEqual(first.notes, [], 'no cell is cut: the rows past the first page are not cut cells');
       const last = await grid({ type: 'page', offset: 12_200, limit: 200, filters: [] });
       assert.deepEqual(last.rows.at(-1), [READINGS, largest], 'the last page is the end of the whole result');
       const sorted = await grid({ type: 'page', offset: 0, limit: 200, sortColumn: 1, descending: true, filters: [] });
@@ -428,6 +439,40 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     } finally {
       await hook('close');
       rmSync(big, { force: true });
+    }
+  });
+
+  test('another model on the same database starts a new conversation; each card names its model', async () => {
+    await hook('clear');
+    const first = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FIRST_Q });
+    assert.equal(first.end, 'answer');
+    const start = (await events(0))[0] as Extract<ExchangeEvent, { kind: 'start' }>;
+    assert.equal(start.model, 'openai · replay');
+    try {
+      await cfg().update('model.name', 'other', vscode.ConfigurationTarget.Workspace);
+      await hook('clear');
+      const next = await vscode.commands.executeCommand<Outcome>('quarry.ask', { db, question: FOLLOW_Q });
+      assert.equal(next.end, 'answer');
+      const shown = await shownState();
+      // Not appended as Q2 of the conversation with the other model: its own Q1, the old one kept in the list.
+      assert.deepEqual(
+        shown?.exchanges.map((x) => [x.id, x.model]),
+        [[next.id, 'openai · other']],
+      );
+      assert.deepEqual(
+        shown?.conversations?.map((c) => [c.first, c.questions]),
+        [[FIRST_Q, 1]],
+      );
+      const notices = (await posted()).flatMap((m) => (m.type === 'notice' ? [m.text] : []));
+      assert.ok(
+        notices.some((t) => /model is now openai · other, not openai · replay/.test(t)),
+        notices.join('\n'),
+      );
+      const { records } = await readTrajectories(join(folder, '.quarry', 'trajectories', 'asked.jsonl'));
+      assert.deepEqual(records.find((r) => r.id === next.id)?.task.history, [], 'nothing carried over');
+    } finally {
+      await cfg().update('model.name', 'replay', vscode.ConfigurationTarget.Workspace);
+      await hook('close');
     }
   });
 });

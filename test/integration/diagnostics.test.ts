@@ -81,7 +81,15 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
   test('opening the file scores the run and sends the run diagnostics to the webview', async function () {
     this.timeout(120_000);
     await vscode.commands.executeCommand('quarry.openDiagnostics', file);
-    const msg = await until('run message', () => lastOf('run'));
+    // The file's trajectories are SkyRL's (four of five): it opens on the skyrl panel, not sqltrail.
+    const first = await until('run message', () => lastOf('run'));
+    assert.equal(first.run.panel, 'skyrl');
+    assert.equal((await lastOf('panels'))?.selected, 'skyrl');
+    await hook('receive', { type: 'setPanel', panel: 'sqltrail' });
+    const msg = await until('the run scored with sqltrail', async () => {
+      const m = await lastOf('run');
+      return m?.run.panel === 'sqltrail' ? m : undefined;
+    });
     const run: RunDiagnostics = msg.run;
     assert.equal(msg.source.file, file);
     assert.equal(msg.source.records, 5);
@@ -129,7 +137,6 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const wrong = run.items.find((it) => it.id === 'top-b')!;
     for (const t of ['JOIN_MISSING', 'GROUP_BY_MISSING'])
       assert.ok(wrong.odtTags?.includes(t as never), String(wrong.odtTags));
-    assert.equal(panels?.selected, 'sqltrail');
   });
 
   test(
@@ -347,6 +354,10 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const noPanel = { ...saved, view: 'run', selected: '/nowhere/panel.json' };
     assert.match((await revive(noPanel)) ?? '', /neither built in nor a panel file/);
     const fallback = await until('the run with the default panel', () => lastOf('run'));
-    assert.equal(fallback.run.panel, 'sqltrail', 'an unusable panel falls back to the default; the file still opens');
+    assert.equal(
+      fallback.run.panel,
+      'skyrl',
+      "an unusable panel falls back to the file's own protocol's panel; the file still opens",
+    );
   });
 });

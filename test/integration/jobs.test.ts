@@ -4,11 +4,13 @@
 // it is open, its log, a checkpoint it writes (and the notification event), an overlaid job, and comes back after a
 // reload; messages the host did not offer are refused. "Train a Model…" answered from code submits a TRL job.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import { JobStore, refreshJob, submitJob } from '../../src/app/jobs';
+import { probeGpus } from '../../src/core/training/gpus';
+import { choosePython } from '../../src/core/training/pythonEnv';
 import type { QuarryApi } from '../../src/extension/extension';
 
 async function api(): Promise<QuarryApi> {
@@ -227,18 +229,52 @@ suite('Training Jobs view', () => {
       assert.equal(cmd[cmd.indexOf('--out') + 1], 'out', "the job's own out/, which every target pulls");
       assert.ok(cmd.includes('--cpu'));
       assert.ok((await vscode.commands.executeCommand<string[]>('quarry.jobPanel.testHook', 'open')).includes(id));
-      // The model is not there: the run fails, and the monitor says so with the log's last lines.
+      // The model is not there: the run fails, and the monitor says so in one line: the exception that ended it.
+      type Failed = { kind: string; tail?: string; summary?: string; job: { id: string } };
+      let failed: Failed | undefined;
       await until(
         'the failure to be announced',
-        async () =>
-          (
-            await vscode.commands.executeCommand<{
-              events: Array<{ kind: string; tail?: string; job: { id: string } }>;
-            }>('quarry.jobPanel.testHook', 'poke')
-          ).events.some((e) => e.kind === 'failed' && e.job.id === id && (e.tail ?? '').length > 0),
+        async () => {
+          const { events } = await vscode.commands.executeCommand<{ events: Failed[] }>(
+            'quarry.jobPanel.testHook',
+            'poke',
+          );
+          failed = events.find((e) => e.kind === 'failed' && e.job.id === id && (e.tail ?? '').length > 0);
+          return failed !== undefined;
+        },
         150_000,
       );
+      assert.match(failed?.summary ?? '', /^[\w.]*(Error|Exception)\b: \S/, failed?.summary);
+      assert.doesNotMatch(failed?.summary ?? '', /\n|Traceback/);
       await vscode.commands.executeCommand('quarry.jobPanel.testHook', 'close', id);
     },
   );
+
+  test('Train a Model… on a machine without CUDA refuses an 8-GPU launch before anything starts', async function () {
+    this.timeout(120_000);
+    await api();
+    const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const extensionPath = vscode.extensions.getExtension('quarry.quarry')!.extensionPath;
+    // The interpreter the wizard trains with, probed as the wizard does: this test is about a machine without CUDA.
+    const python = choosePython({ searchRoots: [ws, extensionPath] });
+    if ((await probeGpus(python.path)).count > 0) this.skip();
+    const store = new JobStore(ws);
+    const before = store.list().length;
+    const out = join(ws, '.quarry', 'launches', 'wizard-no-gpu');
+    const id = await vscode.commands.executeCommand<string | undefined>('quarry.trainModel', {
+      recipe: 'sql-trail',
+      model: join(ws, 'no-such-model'),
+      data: join(ws, 'no-such-data'),
+      engine: 'trl',
+      target: 'local',
+      gpus: 8,
+      nodes: 1,
+      maxSteps: 3,
+      out,
+      review: 'submit',
+    });
+    assert.equal(id, undefined, 'nothing submitted');
+    assert.equal(existsSync(out), false, 'nothing written');
+    assert.equal(store.list().length, before);
+  });
 });

@@ -203,6 +203,9 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
       const last = scores[scores.length - 1];
       assert.equal(last.running, false);
       assert.equal(last.done, 6, 'every record has an outcome (scored or skipped)');
+      // The header counts the five with a reward, and says why the sixth has none (not "6/6 scored").
+      assert.equal(last.scored, 5);
+      assert.equal(last.unscored, 'no gold SQL in the task');
       const verdict = new Map<number, string | null>();
       const note = new Map<number, string | null>();
       for (const s of scores)

@@ -17,8 +17,9 @@ import type {
   TurnView,
   WireResult,
 } from '../../src/protocol/ask';
-import { applyEvent, emptyState, isRunning, turnsUsed } from '../../src/protocol/askState';
+import { applyEvent, emptyState, isRunning } from '../../src/protocol/askState';
 import { splitQuestion } from '../../src/protocol/askAboutSql';
+import { statusText, stoppedNote } from './cardText';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, AskAppState>();
@@ -263,11 +264,10 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), text));
   if (asked.sql !== null)
     card.append(h('div', { class: 'q-asked-sql', id: `x${i}-asked-sql` }, highlightSql(asked.sql)));
-  const used = turnsUsed(x);
   const status = h(
     'div',
     { class: 'q-row q-muted', id: `x${i}-status` },
-    h('span', {}, `${x.protocol} · turns ${used} / ${x.budget} ·`),
+    h('span', {}, statusText(x)),
     x.running ? progressRing() : null,
     h('span', {}, x.running ? 'working…' : endText(x)),
   );
@@ -276,8 +276,7 @@ function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   if (x.running) return card;
 
   if (x.error) card.append(h('div', { class: 'q-error', role: 'alert' }, `✗ ${x.error}`));
-  if (x.end === 'cancelled')
-    card.append(h('div', { class: 'q-warn' }, 'Stopped. The turns so far are kept; save the trajectory to keep them.'));
+  if (x.end === 'cancelled') card.append(h('div', { class: 'q-warn' }, stoppedNote(x)));
   if (x.end === 'budget' && !x.finalSql)
     card.append(h('div', { class: 'q-warn' }, `No answer within ${x.budget} turns.`));
   if (x.finalSql) {

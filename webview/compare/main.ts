@@ -4,6 +4,7 @@
 import { connectHost } from '../shared/host';
 import { button, h, registerComponents } from '../shared/components';
 import type { CompareState, CompareView, ToApp, ToHost } from '../../src/protocol/checkpointCompare';
+import { exTableRows } from './table';
 
 registerComponents();
 const host = connectHost<ToHost, ToApp, CompareState>();
@@ -11,10 +12,6 @@ const app = document.getElementById('app')!;
 const status = h('div', { role: 'status', 'aria-live': 'polite', id: 'status', class: 'q-error' });
 const body = h('div', { id: 'compare' }, h('p', { class: 'q-muted' }, 'Loading the comparison…'));
 app.replaceChildren(h('h1', {}, 'Compare checkpoints'), status, body);
-
-function pct(v: number | null | undefined): string {
-  return v === null || v === undefined ? '–' : (100 * v).toFixed(1);
-}
 
 function exTable(view: CompareView): HTMLElement {
   const { comparison: c } = view;
@@ -24,15 +21,13 @@ function exTable(view: CompareView): HTMLElement {
     head1.append(h('th', { colspan: '3', title: m }, m));
     for (const k of ['greedy', 'majority', 'pass@K']) head2.append(h('th', {}, k));
   }
-  const rows = c.levels.map((level) => {
-    const first = c.models.map((m) => c.byLevel[level][m]).find((x) => x);
-    const tr = h('tr', { 'data-level': level }, h('td', {}, level), h('td', {}, String(first?.count ?? 0)));
-    for (const m of c.models) {
-      const x = c.byLevel[level][m];
+  const rows = exTableRows(c).map((row) => {
+    const tr = h('tr', { 'data-level': row.level }, h('td', {}, row.level), h('td', {}, row.n));
+    for (const x of row.cells) {
       tr.append(
-        h('td', { 'data-model': m, 'data-k': 'greedy' }, pct(x?.greedy)),
-        h('td', { 'data-model': m, 'data-k': 'majority' }, pct(x?.majority)),
-        h('td', { 'data-model': m, 'data-k': 'passAtK' }, pct(x?.passAtK)),
+        h('td', { 'data-model': x.model, 'data-k': 'greedy' }, x.greedy),
+        h('td', { 'data-model': x.model, 'data-k': 'majority' }, x.majority),
+        h('td', { 'data-model': x.model, 'data-k': 'passAtK' }, x.passAtK),
       );
     }
     return tr;

@@ -7,6 +7,7 @@ import { connectHost } from '../shared/host';
 import { button, dropdown, h, progressRing, registerComponents, table, textField } from '../shared/components';
 import { highlightSql } from '../shared/sqlHighlight';
 import { barChart, destroyCharts, histogramChart, theme } from './charts';
+import { nothingScored } from './emptyRun';
 import {
   MISMATCH_SQL_CHOICES,
   SHORTCUTS,
@@ -237,7 +238,37 @@ function itemLinks(ids: readonly string[], max = 24): HTMLElement {
   return box;
 }
 
+/** A run where nothing was scored: why, instead of EX 0.0% and empty charts. */
+function renderNothingScored(run: RunDiagnostics, why: string[]): void {
+  const src = state.source;
+  const empty = card(
+    'Nothing scored',
+    h(
+      'p',
+      { id: 'nothing-scored' },
+      `No trajectory of this file could be scored with `,
+      h('strong', {}, run.panel),
+      ': the charts need at least one scored trajectory (its gold SQL in task.gold and its database).',
+    ),
+    h('ul', {}, ...why.map((w) => h('li', {}, w))),
+    src?.invalid.length
+      ? h(
+          'details',
+          {},
+          h('summary', { class: 'q-warn' }, `${src.invalid.length} line(s) of the file are not valid records`),
+          h('ul', {}, ...src.invalid.map((s) => h('li', {}, s))),
+        )
+      : null,
+  );
+  content.replaceChildren(empty);
+}
+
 function renderRun(run: RunDiagnostics): void {
+  const why = nothingScored(run);
+  if (why) {
+    renderNothingScored(run, why);
+    return;
+  }
   const t = theme();
   const src = state.source;
   const summary = card(

@@ -102,7 +102,13 @@ export function handleMessage(ctx: ReplayContext, views: Views, m: ToApp): void 
         s.reward = u.reward;
         if (u.verdict && s.verdictSource === null) s.verdictSource = 'computed';
       }
-      state.scoring = { done: m.done, total: m.total, running: m.running };
+      state.scoring = {
+        done: m.done,
+        total: m.total,
+        running: m.running,
+        scored: m.scored ?? m.done,
+        unscored: m.unscored ?? null,
+      };
       renderCounts(ctx);
       if (m.updates.length) list.render(true);
       return;

@@ -12,6 +12,7 @@ import type {
   ReplayAppState,
 } from '../../src/protocol/replay';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
+import type { ScoringState } from './scoreText';
 
 export interface Opened {
   key: number;
@@ -54,7 +55,7 @@ export interface ReplayState {
   seq: number;
   /** Index into `keys`; -1 when nothing is selected. */
   cursor: number;
-  scoring: { done: number; total: number; running: boolean };
+  scoring: ScoringState;
   detail: DetailData | null;
   compare: CompareData | null;
   group: GroupData | null;
@@ -79,7 +80,7 @@ export function initialState(saved: ReplayAppState | undefined): ReplayState {
     truncated: null,
     seq: 0,
     cursor: -1,
-    scoring: { done: 0, total: 0, running: false },
+    scoring: { done: 0, total: 0, running: false, scored: 0, unscored: null },
     detail: null,
     compare: null,
     group: null,

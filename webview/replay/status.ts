@@ -2,13 +2,13 @@
 // unfinished lines).
 import { h, setDisabled } from '../shared/components';
 import type { ReplayContext } from './context';
+import { scoreStatusText } from './scoreText';
 
 export function renderCounts({ state, ui }: ReplayContext): void {
   const shown = `${state.keys.length.toLocaleString()} of ${state.total.toLocaleString()} trajectories`;
   ui.counts.textContent = state.total === 0 ? '' : shown;
   const s = state.scoring;
-  const of = `${s.done.toLocaleString()}/${s.total.toLocaleString()}`;
-  ui.scoreStatus.textContent = s.running ? `scoring ${of}…` : s.total ? `${of} scored` : '';
+  ui.scoreStatus.textContent = scoreStatusText(s);
   ui.scoreButton.textContent = s.running ? 'Stop scoring' : 'Score all';
   setDisabled(ui.scoreButton, state.total === 0 || (!s.running && s.done >= s.total));
 }

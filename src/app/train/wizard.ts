@@ -12,6 +12,8 @@ import { parseTargets } from '../../core/training/jobs/targets';
 import type { Finding } from '../../core/training/preflight';
 import { listBuiltinRecipes, readRecipe } from './recipes';
 import { prepareTrain, writeLaunch } from './index';
+import { hardwareProblems } from './resources';
+import type { SeenGpus } from '../../core/training/gpus';
 
 export type WizardEngine = 'trl' | 'verl' | 'skyrl';
 export const WIZARD_ENGINES: readonly WizardEngine[] = ['trl', 'verl', 'skyrl'];
@@ -144,6 +146,8 @@ export interface PreparedJob {
 export interface PrepareEnv {
   workspace: string;
   python: string;
+  /** The GPUs the target has (core/training/gpus.ts), when known: a launch it cannot run is refused. */
+  gpus?: SeenGpus | null;
   /** The checkout or extension folder holding trainer/ and bin/quarry. */
   repoRoot: string;
   now?: Date;
@@ -203,6 +207,18 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
     c.out ?? join('.quarry', 'launches', `${recipe.name}-${c.engine}-${stamp(env.now ?? new Date())}`),
   );
   const specFile = join(outDir, 'job.json');
+  // The target's hardware first: a GPU launch on a machine without CUDA is refused before anything is written.
+  const hardware = hardwareProblems(c, env.gpus ?? null);
+  if (hardware.length > 0) {
+    const findings = hardware.map((message) => ({ level: 'error' as const, check: 'hardware', message }));
+    return {
+      specFile,
+      spec: { target: c.target, command: [] },
+      outDir,
+      findings,
+      errors: hardware.map((m) => `[hardware] ${m}`),
+    };
+  }
   if (c.engine === 'trl' && !isRlData(c.data, env.workspace)) {
     mkdirSync(outDir, { recursive: true });
     const spec: JobSpec = {

@@ -131,7 +131,8 @@ export class ResultPages {
         notes.push(`counting the rows took over ${n(timeoutMs)} ms: total unknown`);
       else notes.push(`the rows could not be counted: ${counted.error}`);
     }
-    if (pageResult.truncated) notes.push(`cells longer than ${n(cellChars)} characters are cut (…)`);
+    // `truncated` also means rows past the cap, which a first plain page of a longer result always has.
+    if (pageResult.cellsCut) notes.push(`cells longer than ${n(cellChars)} characters are cut (…)`);
     return {
       ok: true,
       columns,
@@ -161,7 +162,7 @@ export class ResultPages {
     }
     const notes = ['this kind of statement (PRAGMA, EXPLAIN) is not paged, sorted or filtered by SQLite'];
     if (r.rowCount > r.rows.length) notes.push(`only the first ${n(r.rows.length)} of ${n(r.rowCount)} rows are kept`);
-    else if (r.truncated) notes.push(`cells longer than ${n(PAGE_CELL_CHARS)} characters are cut (…)`);
+    if (r.cellsCut) notes.push(`cells longer than ${n(PAGE_CELL_CHARS)} characters are cut (…)`);
     return {
       ok: true,
       columns: r.columns,

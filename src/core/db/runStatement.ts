@@ -202,6 +202,7 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
   const rows: Cell[][] = [];
   let rowCount = 0;
   let truncated = false;
+  let cellsCut = false;
   let keptCells = 0;
   let keptBytes = 0;
   /** Past the row cap: the total when stepping on reached the end, null when the rest must be counted otherwise. */
@@ -239,14 +240,14 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
             s.text = true;
             if (v.length > maxCell) {
               row[i] = v.slice(0, maxCell) + '…';
-              truncated = true;
+              truncated = cellsCut = true;
             } else row[i] = v;
             keptBytes += Math.min(v.length, maxCell);
           } else {
             s.blob = true;
             const b = v as Uint8Array;
             // a copy, so the big buffer can go
-            if (b.length > maxCell) truncated = true;
+            if (b.length > maxCell) truncated = cellsCut = true;
             row[i] = b.length > maxCell ? b.slice(0, maxCell) : b;
             keptBytes += Math.min(b.length, maxCell);
           }
@@ -278,6 +279,7 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
         rows,
         rowCount: Math.max(total, rowCount),
         truncated,
+        cellsCut,
         ms: elapsed(),
         rowCountExact: total < ROW_COUNT_CEILING,
         columnStorage: storage,
@@ -304,6 +306,7 @@ function runGuardedStatement(db: Database.Database, req: ExecRequest): ExecResul
     rows,
     rowCount,
     truncated,
+    cellsCut,
     ms: elapsed(),
     rowCountExact: true,
     columnStorage: storage,

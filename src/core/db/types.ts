@@ -41,6 +41,8 @@ export interface ExecResult {
   rowCount: number;
   /** True when rows were dropped (row cap) or cells were cut (cell cap). */
   truncated: boolean;
+  /** True when a text or blob cell was cut at the cell cap (rows dropped at the row cap do not set it). */
+  cellsCut?: boolean;
   /** Time spent by the runner on this statement, ms. */
   ms: number;
   /** False when counting stopped at ROW_COUNT_CEILING, so rowCount is a lower bound. */

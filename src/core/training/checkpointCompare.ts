@@ -72,8 +72,13 @@ export function compareCheckpoints(inputs: readonly CompareInput[]): CheckpointC
   return { models: names, levels, byLevel, common, disagreements };
 }
 
-function pct(v: number | null | undefined): string {
-  return v === null || v === undefined ? '-' : `${(100 * v).toFixed(1)}`;
+/**
+ * A level's EX as percents (greedy, majority, pass@K), `none` where there is no rate: the level is absent from the
+ * report, a rate is null (no vote), or the level has no questions (0 of 0 is no score, not 0.0).
+ */
+export function levelExCells(x: LevelEx | null | undefined, none: string): [string, string, string] {
+  const pct = (v: number | null) => (v === null || !x || x.count === 0 ? none : (100 * v).toFixed(1));
+  return x ? [pct(x.greedy), pct(x.majority), pct(x.passAtK)] : [none, none, none];
 }
 
 /** The comparison as a text table (EX % greedy / majority / pass@K per model, rows by level) and the disagreements. */
@@ -86,7 +91,7 @@ export function formatComparison(c: CheckpointComparison): string {
       String(first?.count ?? 0),
       ...c.models.map((m) => {
         const x = c.byLevel[l][m];
-        return x ? `${pct(x.greedy)} / ${pct(x.majority)} / ${pct(x.passAtK)}` : '-';
+        return x && x.count > 0 ? levelExCells(x, '-').join(' / ') : '-';
       }),
     ];
   });

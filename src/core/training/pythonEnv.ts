@@ -165,7 +165,7 @@ interface RunResult {
   timedOut: boolean;
 }
 
-function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
+export function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
   return new Promise((done) => {
     let stdout = '';
     let stderr = '';
@@ -202,7 +202,7 @@ function run(cmd: string, args: string[], timeoutMs: number, signal?: AbortSigna
 }
 
 /** `nvidia-smi -L` lines, or null when the tool is not on PATH (no NVIDIA driver here). */
-async function nvidiaSmi(timeoutMs: number): Promise<string[] | null> {
+export async function nvidiaSmi(timeoutMs: number): Promise<string[] | null> {
   const r = await run('nvidia-smi', ['-L'], timeoutMs);
   if (r.error || r.code !== 0) return null;
   return r.stdout

@@ -5,6 +5,7 @@ import type { ExecResult } from '../../core/db/types';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { wireRows } from '../../core/db/resultExport';
 import type { ExchangeEvent, WireResult } from '../../protocol/ask';
+import { labelOfSpec } from './modelSwitch';
 
 export function wireResult(r: ExecResult): WireResult {
   return {
@@ -19,10 +20,11 @@ export function wireResult(r: ExecResult): WireResult {
   };
 }
 
-export function exchangeEvent(e: EpisodeEvent, question: string): ExchangeEvent {
+/** `model`: the label of the model that answers, named on the question's card. */
+export function exchangeEvent(e: EpisodeEvent, question: string, model?: string): ExchangeEvent {
   switch (e.type) {
     case 'start':
-      return { kind: 'start', id: e.id, question, protocol: e.protocol, budget: e.budget };
+      return { kind: 'start', id: e.id, question, protocol: e.protocol, budget: e.budget, ...(model ? { model } : {}) };
     case 'turn':
       return { kind: 'turn', index: e.index, finalCall: e.finalCall };
     case 'text':
@@ -56,8 +58,10 @@ export function exchangeEvent(e: EpisodeEvent, question: string): ExchangeEvent 
 export function recordEvents(r: TrajectoryRecord): ExchangeEvent[] {
   const maxTurns = r.protocol.config.maxTurns;
   const budget = r.protocol.budget ?? (typeof maxTurns === 'number' ? maxTurns : r.turns.length);
+  // The Ask panel keeps the model's label in meta; a record from elsewhere is named by its spec.
+  const model = typeof r.meta.modelLabel === 'string' ? r.meta.modelLabel : labelOfSpec(r.model.spec);
   const events: ExchangeEvent[] = [
-    { kind: 'start', id: r.id, question: r.task.question, protocol: r.protocol.name, budget },
+    { kind: 'start', id: r.id, question: r.task.question, protocol: r.protocol.name, budget, model },
   ];
   for (const t of r.turns) {
     const a = t.action;

@@ -68,7 +68,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
       AskPanel.current.notice('error', 'A question is still running: stop it first (Stop or Escape).');
       return undefined;
     }
-    const followUp = AskPanel.current?.db?.path === db.path;
+    const followUp = AskPanel.current?.followsUp(db) ?? false;
     const question = args.question?.trim() || (await askQuestion(db, prefill, followUp));
     if (!question) return undefined;
     const panel = show();

@@ -22,6 +22,7 @@ import type { Exchange } from '../../core/agent/conversation';
 import type { ChatModel } from '../../core/models/types';
 import { PROTOCOL_NAMES, type ProtocolName } from '../../core/agent/types';
 import { exchangeEvent, TextBatcher, wireResult } from './events';
+import { modelSwitchedFrom } from './modelSwitch';
 import { dbChoice, type DbChoice } from './pickDatabase';
 import { rebuildConversation } from './restore';
 import { agentSettings, FINAL_RESULT_MAX_ROWS } from './settings';
@@ -230,6 +231,12 @@ export class AskPanel {
   get db(): DbChoice | null {
     return this.state.db;
   }
+  /** Whether a question about `db` now follows up on the conversation: the same database, and the same model. */
+  followsUp(db: DbChoice): boolean {
+    return (
+      this.state.db?.path === db.path && modelSwitchedFrom(this.state.exchanges, this.services.modelLabel()) === null
+    );
+  }
   get busy(): boolean {
     return this.running !== null;
   }
@@ -314,6 +321,18 @@ export class AskPanel {
     const { protocolForNext } = await import('../../core/agent/conversation');
     const all = this.services.settings();
     this.offerRealModel(db, all);
+    // Another model than the conversation's: a new conversation (the old one is kept), never a silent switch.
+    const modelLabel = this.services.modelLabel();
+    const switchedFrom = modelSwitchedFrom(this.state.exchanges, modelLabel);
+    if (switchedFrom !== null) {
+      this.putAside();
+      this.postState();
+      this.notice(
+        'info',
+        `New conversation: the model is now ${modelLabel}, not ${switchedFrom}. ` +
+          'The conversation with the other model is kept: Conversations lists it.',
+      );
+    }
     const settings = agentSettings(all);
     const exchanges = this.exchanges();
     const protocolName = protocolForNext(exchanges, settings.protocol);
@@ -339,8 +358,8 @@ export class AskPanel {
         queryTimeoutMs: settings.queryTimeoutMs,
         runFinal: false,
         saveTo: all.trajectories.save ? this.services.trajectoryStorePath() : null,
-        meta: { source: 'editor-ask', conversation: this.state.exchanges.map((x) => x.id) },
-        onEvent: (e) => this.batcher.push(at, exchangeEvent(e, question)),
+        meta: { source: 'editor-ask', conversation: this.state.exchanges.map((x) => x.id), modelLabel },
+        onEvent: (e) => this.batcher.push(at, exchangeEvent(e, question, modelLabel)),
       });
       const record = outcome.record;
       this.batcher.flush();

@@ -21,6 +21,7 @@ import type { TrajectoryDiagnostics } from '../../core/rewards/trajectoryReport'
 import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { defaultPanelFor } from '../../core/trajectories/summary';
+import { filePanel } from './filePanel';
 import type { MismatchSql } from '../../core/rewards/mismatch';
 import {
   Cancelled,
@@ -58,6 +59,8 @@ export class DiagnosticsPanel {
   static testLog: DiagnosticsTestLog | undefined;
 
   private panelValue = 'sqltrail';
+  /** Whether the panel was chosen (by the user, or restored after a reload); until then each file picks its own. */
+  private panelChosen = false;
   private panelFile: string | null = null;
   private loaded: LoadedTrajectories | null = null;
   private resources: ScoringResources | null = null;
@@ -132,6 +135,7 @@ export class DiagnosticsPanel {
   private async usePanel(choice: string): Promise<string | null> {
     if (BUILTIN_PANELS.includes(choice)) {
       this.panelValue = choice;
+      this.panelChosen = true;
       return null;
     }
     if (!/\.json$/i.test(choice) || !existsSync(choice)) {
@@ -144,6 +148,7 @@ export class DiagnosticsPanel {
     }
     this.panelFile = choice;
     this.panelValue = choice;
+    this.panelChosen = true;
     return null;
   }
 
@@ -240,6 +245,10 @@ export class DiagnosticsPanel {
       if (onProtocolPanel && record) {
         this.panelValue = defaultPanelFor(record.protocol.name);
         this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
+      } else if (!this.panelChosen) {
+        // The trajectories' own protocol's panel (skyrl trajectories on the skyrl panel), until the user picks one.
+        this.panelValue = filePanel(loaded.records);
+        this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
       }
       this.resources = await newResources(this.services);
       this.run = null;
@@ -328,6 +337,7 @@ export class DiagnosticsPanel {
         this.sendAll();
         return;
       case 'setPanel':
+        this.panelChosen = true;
         if (msg.panel === this.panelValue) return;
         this.panelValue = msg.panel;
         return this.act(`cannot score with ${msg.panel}`, async () => {

@@ -33,6 +33,7 @@ import { fileLabel, loadTrajectoryFile, type LabelLookup, type LoadedFile } from
 import { createScoringResources } from '../../core/rewards/resources';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { ScoreCache, dbStamp } from './scoreCache';
+import { scoreTally, type ScoreTally } from './scoreTally';
 
 /**
  * Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter).
@@ -326,18 +327,18 @@ export class ReplayPanel {
     return updates;
   }
 
-  private doneCount(): number {
+  /** The current panel's outcomes so far: looked at, scored, and why the rest were skipped. */
+  private tally(): ScoreTally {
     const l = this.loaded;
     const scorer = l ? scorers.get(l.version) : undefined;
-    if (!l || !scorer) return 0;
-    let n = 0;
-    for (const r of l.records) if (scorer.cached(r, this.panelName)) n++;
-    return n;
+    if (!l || !scorer) return { done: 0, scored: 0, unscored: null };
+    return scoreTally(l.records.map((r) => scorer.cached(r, this.panelName)));
   }
 
   private sendScoreState(updates: ScoreUpdate[]): void {
     const total = this.loaded?.records.length ?? 0;
-    this.post({ type: 'scores', updates, done: this.doneCount(), total, running: this.scoring !== null });
+    const { done, scored, unscored } = this.tally();
+    this.post({ type: 'scores', updates, done, total, running: this.scoring !== null, scored, unscored });
   }
 
   private filterUsesScores(): boolean {

@@ -1,8 +1,9 @@
 // Watching the workspace's jobs in the background, whether or not the Jobs view is open: every 2 s while a job runs
 // (and once when a job.json changes) it asks each unfinished job's target for its state, follows its metrics for the
 // latest step, and looks for new checkpoints. It keeps the status bar item ("2 jobs · step 40"), tells the user when
-// a job ends, fails (with its log's last lines) or writes a checkpoint, and tells the Jobs view to redraw. After a
-// window reload it starts from the folders again: what was already there when it first looks is not announced.
+// a job ends, fails (in one line: the exception that ended it) or writes a checkpoint, and tells the Jobs view to
+// redraw. After a window reload it starts from the folders again: what was already there when it first looks is not
+// announced.
 import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import type { Services } from '../services';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
+import { failureNotice, jobFailureSummary } from '../../app/jobs/failure';
 import { isTrusted } from '../trust';
 
 export const JOBS_STATUS_ID = 'quarry.jobs.status';
@@ -18,7 +20,7 @@ const POLL_MS = 2000;
 
 export type JobEvent =
   | { kind: 'ended'; job: JobRecord }
-  | { kind: 'failed'; job: JobRecord; tail: string }
+  | { kind: 'failed'; job: JobRecord; tail: string; summary: string }
   | { kind: 'checkpoint'; job: JobRecord; name: string; step: number };
 
 /** The last lines of a job's stderr (else stdout), for a failure message. */
@@ -107,7 +109,7 @@ export class JobsMonitor implements vscode.Disposable {
       if (was === 'running' && fresh.status !== 'running') {
         if (fresh.status === 'succeeded') this.emit({ kind: 'ended', job: fresh });
         else if (fresh.status === 'failed' || fresh.status === 'lost') {
-          this.emit({ kind: 'failed', job: fresh, tail: logTail(dir) });
+          this.emit({ kind: 'failed', job: fresh, tail: logTail(dir), summary: jobFailureSummary(dir) });
         }
       }
       this.status.set(j.id, fresh.status);
@@ -179,12 +181,10 @@ export function notifyJobEvents(monitor: JobsMonitor): vscode.Disposable {
         if (a) void vscode.commands.executeCommand('quarry.openJobPanel', e.job.id);
       });
     } else if (e.kind === 'failed') {
-      const why = e.job.reason ? `: ${e.job.reason.slice(0, 200)}` : '';
-      void vscode.window
-        .showErrorMessage(`Quarry: job ${name} ${e.job.status}${why}${e.tail ? `\n${e.tail}` : ''}`, 'Open Logs')
-        .then((a) => {
-          if (a) void vscode.commands.executeCommand('quarry.openJobLogs', e.job.id);
-        });
+      // One line: what failed (the exception's type and message), the log one click away.
+      void vscode.window.showErrorMessage(failureNotice(e.job, e.summary), 'Show Log').then((a) => {
+        if (a) void vscode.commands.executeCommand('quarry.openJobLogs', e.job.id);
+      });
     } else {
       void vscode.window.showInformationMessage(`Quarry: job ${name} saved checkpoint ${e.name} (step ${e.step}).`);
     }

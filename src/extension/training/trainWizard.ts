@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { requireTrust } from '../trust';
 import type { WizardChoices, WizardEngine } from '../../app/train/wizard';
+import type { SeenGpus } from '../../core/training/gpus';
 
 /** Answers given by code; a step whose answer is given is not asked. `review` answers the last step. */
 export type TrainAnswers = Partial<WizardChoices> & { review?: 'submit' | 'cancel' };
@@ -41,6 +42,17 @@ const ENGINE_INFO: Record<WizardEngine, string> = {
   verl: "the recipe's RL with verl (launch.sh: verl.trainer.main_ppo beside quarry serve-env)",
   skyrl: "the recipe's RL with SkyRL (launch.sh: quarry_trainer.skyrl.main beside quarry serve-env)",
 };
+
+/** The GPUs a job on this machine would see (torch in the job's Python, else nvidia-smi), with progress. */
+async function localGpus(python: string, services: Services): Promise<SeenGpus> {
+  const { probeGpus } = await import('../../core/training/gpus');
+  const seen = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "Quarry: looking for this machine's GPUs…" },
+    () => probeGpus(python),
+  );
+  services.log.info(`train wizard: local: ${seen.how}`);
+  return seen;
+}
 
 /** Runs the wizard; resolves to the submitted job's id, or undefined when the user stopped. */
 export async function trainModel(
@@ -140,19 +152,25 @@ export async function trainModel(
     if (!p?.value) return undefined;
     target = p.value;
   }
-  // 6. Resources
+  // 6. Resources, starting from what the target has: this machine's GPUs as the job's Python sees them (torch, as
+  // Check Training Environment reports), or none: then the CPU. Another target's are not known here.
+  const { choosePython } = await import('../../core/training/pythonEnv');
+  const python = choosePython({ setting: services.settings().python, searchRoots: [ws, context.extensionUri.fsPath] });
+  const seen = target === 'local' ? await localGpus(python.path, services) : null;
   let gpus = given.gpus;
   let nodes = given.nodes;
   let maxSteps = given.maxSteps;
   if (gpus === undefined) {
-    const counts = [...new Set([defaults.gpus ?? 1, 1, 2, 4, 8])].filter((n) => n > 0);
-    const items: Item<number>[] = counts.map((n) => ({
-      label: `${n} GPU${n === 1 ? '' : 's'}${engine === 'trl' ? '' : ' per node'}`,
-      description: n === defaults.gpus ? "the recipe's hardware" : '',
-      value: n,
-    }));
-    if (engine === 'trl') items.push({ label: 'CPU only', description: 'slow; for a tiny model or a try', value: 0 });
-    const p = await pick('resources', 6, items);
+    const { resourceOptions, hardwareProblems } = await import('../../app/train/resources');
+    const options = resourceOptions(engine, defaults.gpus, seen, target);
+    if (options.length === 0) {
+      const why = hardwareProblems({ engine, target, gpus: 1 }, seen).join('; ');
+      services.log.warn(`train wizard: ${why}`);
+      void vscode.window.showErrorMessage(`Quarry: ${why}.`);
+      return undefined;
+    }
+    const items: Item<number>[] = options.map((o) => ({ label: o.label, description: o.description, value: o.gpus }));
+    const p = await pick('resources', 6, items, seen ? `${target}: ${seen.how}` : undefined);
     if (p?.value === undefined) return undefined;
     gpus = p.value;
   }
@@ -185,11 +203,15 @@ export async function trainModel(
   const choices: WizardChoices = { recipe: recipeName, model, data, engine, target, gpus, nodes, maxSteps };
   if (given.out) choices.out = given.out;
   // 7. Review: the launch is written; job.json can be opened and edited before it is submitted.
-  const { choosePython } = await import('../../core/training/pythonEnv');
-  const python = choosePython({ setting: services.settings().python, searchRoots: [ws, context.extensionUri.fsPath] });
   const prepared = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Quarry: preparing the ${engine} launch…` },
-    () => w.prepareJob(choices, { workspace: ws, python: python.path, repoRoot: context.extensionUri.fsPath }),
+    () =>
+      w.prepareJob(choices, {
+        workspace: ws,
+        python: python.path,
+        repoRoot: context.extensionUri.fsPath,
+        gpus: seen,
+      }),
   );
   if (prepared.errors.length > 0) {
     services.log.warn(`train wizard: the pre-flight stopped the launch:\n  ${prepared.errors.join('\n  ')}`);
@@ -226,6 +248,14 @@ export async function trainModel(
   const read = w.readSpec(prepared.specFile);
   if ('problem' in read) {
     void vscode.window.showErrorMessage(`Quarry: ${read.problem}`);
+    return undefined;
+  }
+  // The file as edited is what runs: checked against this machine's GPUs again before it starts.
+  const { specHardwareProblems } = await import('../../app/train/resources');
+  const hardware = specHardwareProblems(read.spec, read.spec.target === 'local' ? seen : null);
+  if (hardware.length > 0) {
+    services.log.warn(`train wizard: not submitted: ${hardware.join('; ')}`);
+    void vscode.window.showErrorMessage(`Quarry: not submitted: ${hardware.join('; ')}.`);
     return undefined;
   }
   const { submitJob } = await import('../../app/jobs');

@@ -36,8 +36,10 @@ async function ask(
     pool,
     config,
     model: scriptedModel(replies),
+    // As the panel asks: the model's label on each card, and kept in the record for a rebuilt conversation.
+    meta: { modelLabel: 'scripted · test' },
     onEvent: (e) => {
-      applyEvent(live, at, exchangeEvent(e, question));
+      applyEvent(live, at, exchangeEvent(e, question, 'scripted · test'));
     },
   });
   applyEvent(live, at, { kind: 'saved', path: STORE });

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelRegistry } from '../../../src/core/training/modelRegistry';
 import { compareCheckpoints, formatComparison } from '../../../src/core/training/checkpointCompare';
+import { exTableRows } from '../../../webview/compare/table';
 import { runQuarry, replayServers } from '../../support/cli';
 import { servedOnlyModel } from '../../support/checkpointFixtures';
 import { tempDir } from '../../helpers/fixtures';
@@ -113,4 +114,31 @@ test('compareCheckpoints keeps only questions in every report and needs two dist
       ]),
     /named twice/,
   );
+});
+
+test('a hardness level with no questions shows – in the panel and - in the CLI, never greedy 0.0', () => {
+  const none = { count: 0, greedy: 0, majority: 0, passAtK: 0 };
+  const some = { count: 2, greedy: 0.5, majority: 0.5, passAtK: 1 };
+  const report = {
+    byHardness: { easy: some, extra: none, all: some },
+    questions: [],
+    dataset: { name: 'spider', file: 'f', dbDir: 'd' },
+    protocol: { name: 'skyrl', maxTurns: 5 },
+    samples: 4,
+  };
+  const c = compareCheckpoints([
+    { name: 'a', report, trajectories: 'a.jsonl' },
+    { name: 'b', report: { ...report, byHardness: { easy: some, all: some } }, trajectories: 'b.jsonl' },
+  ]);
+  const rows = exTableRows(c);
+  assert.deepEqual(
+    rows.map((r) => [r.level, r.n, ...r.cells.flatMap((x) => [x.greedy, x.majority, x.passAtK])]),
+    [
+      ['easy', '2', '50.0', '50.0', '100.0', '50.0', '50.0', '100.0'],
+      ['extra', '0', '–', '–', '–', '–', '–', '–'],
+      ['all', '2', '50.0', '50.0', '100.0', '50.0', '50.0', '100.0'],
+    ],
+  );
+  assert.match(formatComparison(c), /^extra +0 +- +-$/m);
+  assert.doesNotMatch(formatComparison(c), /0\.0 \/ 0\.0/);
 });

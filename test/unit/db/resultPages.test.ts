@@ -75,6 +75,25 @@ test('a filter per column runs in SQLite and the total follows it', async () => 
   assert.equal(text.total, Math.ceil(TRIPS / 2), "the string 'NULL' is not NULL");
 });
 
+test('a result over one page with short cells says nothing is cut (the row cap is not a cut cell)', async () => {
+  // The first plain page runs the statement with the page's row cap: rows past it are the rest of the result, not
+  // cells cut short (Refresh, Run Again and a history re-run all start here).
+  const first = await source('SELECT * FROM trip').page(spec);
+  assert.ok(first.ok);
+  assert.equal(first.rows.length, 200);
+  assert.deepEqual(first.notes, []);
+  const sorted = await source('SELECT * FROM trip').page({ ...spec, order: { column: 1, descending: true } });
+  assert.ok(sorted.ok);
+  assert.deepEqual(sorted.notes, []);
+  // A cell that is cut is still said to be, on a capped first page and on an unpaged one.
+  const long = await source("SELECT id, printf('%.3000c', 'x') AS long FROM trip").page(spec);
+  assert.ok(long.ok);
+  assert.match(long.notes.join(' '), /cells longer than 2,000 characters are cut/);
+  const pragma = await source('PRAGMA table_info(trip)').page(spec);
+  assert.ok(pragma.ok);
+  assert.doesNotMatch(pragma.notes.join(' '), /cut/);
+});
+
 test('REAL columns are marked, so 14.0 can be shown as 14.0', async () => {
   const r = await source('SELECT id, fare FROM trip').page(spec);
   assert.ok(r.ok);

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRecord } from '../../../core/training/jobs/job';
 import { CHECKPOINT_DIR } from './remoteFiles';
+import { jobFailureSummary } from '../failure';
 import type { PullReport, StatusReport, Target } from './target';
 
 /** Runs "$@" in the job folder, forwards TERM/INT/HUP to it, records its exit code (shared by ssh and slurm). */
@@ -151,12 +152,8 @@ export class LocalTarget implements Target {
   }
 }
 
-/** The last lines of the job's stderr, for a failure message. */
+/** What failed, for the job's reason: ": " and the one-line summary of its logs (app/jobs/failure.ts), or ''. */
 export function tail(dir: string): string {
-  try {
-    const lines = readFileSync(join(dir, 'stderr.log'), 'utf8').trimEnd().split('\n').slice(-3).join(' / ');
-    return lines ? `: ${lines.slice(-300)}` : '';
-  } catch {
-    return '';
-  }
+  const summary = jobFailureSummary(dir);
+  return summary ? `: ${summary}` : '';
 }
