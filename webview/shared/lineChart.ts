@@ -109,6 +109,8 @@ export function lineChart(holder: HTMLElement, first: LineChartSpec): LineChartH
       color: t.muted,
       font: { family: t.font, size: 10 },
       maxTicksLimit: 6,
+      // A log axis's labels are picked here (1, 2, 5 × 10ⁿ); chart.js's own skipping would drop some of those too.
+      autoSkip: !log,
       callback: (v: unknown, i: number, ticks: Array<{ value: number }>) =>
         typeof v !== 'number' ? String(v) : log && !logTicksLabelled(ticks.map((k) => k.value))[i] ? '' : tickText(v),
     },
