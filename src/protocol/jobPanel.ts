@@ -105,6 +105,10 @@ export interface JobPanelState {
   range: { from: number; to: number } | null;
   stream: LogStream;
   help: boolean;
+  /** The charts' smoothing weight (0–0.99, TensorBoard's slider); absent in state saved before it existed. */
+  smoothing?: number;
+  /** The charts' value axis is logarithmic. */
+  logScale?: boolean;
 }
 
 /** The part of the saved state the host uses after a reload, checked like a message. */

@@ -351,6 +351,9 @@ test(
     await ed.answer(WHY_Q);
     panel = await ed.webview('Q5.', 60_000);
     await panel.locator('#x4-status', { hasText: 'answered' }).waitFor({ timeout: 60_000 });
+    // The card's title is the question alone; the SQL shows apart, as code.
+    assert.equal((await panel.locator('#x4 .q-question').innerText()).trim(), WHY_Q);
+    assert.match(await panel.locator('#x4-asked-sql').innerText(), /SELECT/i);
     const prompt = ed
       .openai!.requests.slice(sent)
       .map((r) => JSON.stringify(r.body?.messages ?? ''))

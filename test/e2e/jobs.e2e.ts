@@ -22,7 +22,7 @@ before(async () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the child program's own template literal
     'const fs = require("fs"); let s = 0; setInterval(() => { s++; console.log(`step ${s}`); ' +
     'fs.appendFileSync("out/metrics.jsonl", JSON.stringify({ step: s, reward: Math.log(1 + s), loss: 3 / s, ' +
-    'lr: 1e-5, entropy: 1 / (1 + s / 10) }) + "\\n"); }, 500);';
+    'lr: s === 1 ? 0 : 1e-5, entropy: 1 / (1 + s / 10) }) + "\\n"); }, 500);';
   job = await submitJob(store, { target: 'local', name: 'growing run', command: [process.execPath, '-e', program] });
 });
 after(async () => {
@@ -33,16 +33,16 @@ screenshotAfterEach('jobs', () => ed);
 
 /** The step of the last point the reward chart draws now (a long run is thinned to a few hundred points). */
 async function rewardLastStep(app: Frame): Promise<number> {
-  const svg = app.locator('figure[data-metric="reward"] svg');
-  await svg.waitFor({ timeout: 30_000 });
-  return Number(await svg.getAttribute('data-last-step'));
+  const plot = app.locator('figure[data-metric="reward"] canvas');
+  await plot.waitFor({ timeout: 30_000 });
+  return Number(await plot.getAttribute('data-last-step'));
 }
 
 /** Waits until the reward chart draws a later step than now: the panel follows the running job. */
 async function pointsGrow(app: Frame): Promise<[number, number]> {
   const first = await rewardLastStep(app);
   await app.waitForFunction(
-    (n) => Number(document.querySelector('figure[data-metric="reward"] svg')?.getAttribute('data-last-step')) > n,
+    (n) => Number(document.querySelector('figure[data-metric="reward"] canvas')?.getAttribute('data-last-step')) > n,
     first,
     { timeout: 30_000 },
   );
@@ -68,6 +68,43 @@ test('Show Job from the palette: the header, and the charts gain points while th
   assert.notEqual(await app.locator('#range-from').inputValue(), '');
   await ed.page.keyboard.press('0');
   assert.equal(await app.locator('#range-from').inputValue(), '');
+});
+
+test('charts as in TensorBoard: hover values, drag zoom, smoothing, log axis; lr from 0 stays at 0', async () => {
+  const app = await ed.webview(/growing run/, 60_000, 'h1');
+  const reward = app.locator('figure[data-metric="reward"] canvas');
+  await reward.waitFor({ timeout: 30_000 });
+  // The learning rate warms up from 0: its axis starts at 0, not below (it was padded to −5e−7).
+  const lrMin = Number(await app.locator('figure[data-metric="lr"] canvas').getAttribute('data-y-min'));
+  assert.equal(lrMin, 0, `lr axis from ${lrMin}`);
+  // Pointing at a line names the step and the value under the pointer.
+  const box = await reward.boundingBox();
+  assert.ok(box);
+  await ed.page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  const readout = app.locator('figure[data-metric="reward"] .q-chart-readout');
+  await readout.filter({ hasText: /step \d+: growing run: \d/ }).waitFor({ timeout: 15_000 });
+  // Dragging across the plot shows only those steps, on every chart.
+  await ed.page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+  await ed.page.mouse.down();
+  await ed.page.mouse.move(box.x + box.width * 0.7, box.y + box.height / 2, { steps: 6 });
+  await ed.page.mouse.up();
+  const from = Number(await app.locator('#range-from').inputValue());
+  const to = Number(await app.locator('#range-to').inputValue());
+  assert.ok(to > from && from > 0, `zoomed to steps ${from}–${to}`);
+  await ed.screenshot('jobs-zoomed');
+  await app.locator('#range-reset').click();
+  assert.equal(await app.locator('#range-from').inputValue(), '');
+  // Smoothing draws the raw line faint behind the smoothed one.
+  assert.equal(await reward.getAttribute('data-lines'), '1');
+  await app.locator('#smoothing').fill('0.8');
+  await app.locator('figure[data-metric="reward"] canvas[data-lines="2"]').waitFor({ timeout: 15_000 });
+  // A log axis where every value is above 0 (reward), not where one is 0 (lr).
+  await app.locator('#log-scale').check();
+  await app.locator('figure[data-metric="reward"][data-scale="log"]').waitFor({ timeout: 15_000 });
+  assert.equal(await app.locator('figure[data-metric="lr"]').getAttribute('data-scale'), 'linear');
+  await ed.screenshot('jobs-smoothed-log');
+  await app.locator('#log-scale').uncheck();
+  await app.locator('#smoothing').fill('0');
 });
 
 test('after a window reload the job is still listed and followed, and its panel comes back', async () => {

@@ -31,6 +31,15 @@ before(async () => {
     join(ed.workspace, 'trips-report.sql'),
     '-- longest trips\nSELECT id, duration, start_station, fare FROM trip;\n\nSELECT count(*) FROM trip;\n',
   );
+  // A long text column (a note with spaces, a link without) beside short ones: item 8 of issue 32.
+  writeFileSync(
+    join(ed.workspace, 'notes.sql'),
+    '-- trip notes\nSELECT id, ' +
+      "'Trip ' || id || ': the rider reported a flat tyre near ' || start_station || " +
+      "' and waited twenty minutes for the van, then finished the ride on foot.' AS note, " +
+      "'https://bikes.example/trips/' || lower(hex(zeroblob(40))) || '/' || id AS link, start_station, fare " +
+      'FROM trip LIMIT 50;\n',
+  );
   writeFileSync(
     join(ed.workspace, 'fares.sql'),
     '-- fares\nSELECT fare, count(*) AS trips FROM trip t GROUP BY fare;\n',
@@ -187,4 +196,66 @@ test("completion after an alias and a dot offers that table's columns", async ()
   await ed.screenshot('sql-completion-alias');
   assert.deepEqual([...columns].sort(), ['duration', 'fare', 'id', 'start_station'], `offered: ${columns.join(', ')}`);
   await ed.page.keyboard.press('Escape');
+});
+
+test('a long text column is clipped to a readable width: the other columns stay on screen, rows one line', async () => {
+  await ed.runCommand('Refresh Explorer');
+  const row = ed.page.locator('.part.sidebar .monaco-list-row', { hasText: 'notes.sql' }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.dblclick();
+  const lines = editorWith('-- trip notes');
+  await lines.getByText('-- trip notes').waitFor({ timeout: 30_000 });
+  await lines.getByText('-- trip notes').click();
+  await ed.page.keyboard.press('ArrowDown');
+  await ed.page.keyboard.press('Control+Enter');
+  await ed.pick(/trips\.sqlite/);
+  app = await ed.webview('Query Results', 60_000);
+  assert.match(await statusShows(/rows 1–50 of 50/), /rows 1–50 of 50/);
+  const grid = app.locator('#results-grid');
+  const firstRow = grid.locator('tbody tr').first();
+  const cells = firstRow.locator('td');
+  const widths = await cells.evaluateAll((tds) => tds.map((td) => td.getBoundingClientRect().width));
+  const probe = await grid.evaluate((el) => {
+    // 40 characters of the cells' font: the widest a clipped cell may be.
+    const td = el.querySelector('tbody td') as HTMLElement;
+    const span = document.createElement('span');
+    span.style.font = getComputedStyle(td).font;
+    span.textContent = '0'.repeat(40);
+    document.body.append(span);
+    const w = span.getBoundingClientRect().width;
+    span.remove();
+    return { ch40: w, viewport: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth };
+  });
+  assert.ok(widths[1] <= probe.ch40 + 20, `the note column is ${widths[1]} px, 40 characters are ${probe.ch40}`);
+  assert.ok(widths[2] <= probe.ch40 + 20, `the link column is ${widths[2]} px`);
+  assert.ok(probe.scroll <= probe.viewport, `the panel never scrolls sideways (${probe.scroll} > ${probe.viewport})`);
+  // Every row is one line: as tall as a row of short cells.
+  const heights = await grid
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.slice(0, 10).map((tr) => Math.round(tr.getBoundingClientRect().height)));
+  const lineHeight = await grid
+    .locator('thead tr')
+    .first()
+    .evaluate((tr) => Math.round(tr.getBoundingClientRect().height));
+  for (const h of heights) assert.ok(h <= lineHeight + 2, `a row is ${h} px, the header ${lineHeight} px`);
+  // The whole value on expand: Enter on the cell, and again to clip it.
+  const note = cells.nth(1);
+  assert.match(await note.innerText(), /…$/);
+  await note.focus();
+  await ed.page.keyboard.press('Enter');
+  assert.equal(await note.getAttribute('aria-expanded'), 'true');
+  assert.match(await note.innerText(), /finished the ride on foot\.$/);
+  await ed.screenshot('sql-long-cell-open');
+  await ed.page.keyboard.press('Enter');
+  assert.match(await note.innerText(), /…$/);
+  // Clicking a filter box does not scroll the panel or the grid sideways.
+  const scroller = grid.locator('.q-grid-scroll');
+  const before = await scroller.evaluate((el) => el.scrollLeft);
+  const box = await grid.locator('input.q-filter').nth(2).boundingBox();
+  assert.ok(box);
+  await ed.page.mouse.click(box.x + 5, box.y + box.height / 2);
+  await ed.page.waitForTimeout(300);
+  assert.equal(await scroller.evaluate((el) => el.scrollLeft), before);
+  assert.equal(await app.evaluate(() => window.scrollX), 0);
+  await ed.screenshot('sql-long-text-column');
 });

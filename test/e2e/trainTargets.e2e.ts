@@ -130,16 +130,16 @@ async function inputTitled(title: string): Promise<void> {
 
 /** The points the loss chart of a job panel draws now. */
 async function lossPoints(app: Frame): Promise<number> {
-  const svg = app.locator('figure[data-metric="loss"] svg');
-  await svg.waitFor({ timeout: 300_000 });
-  return Number(await svg.getAttribute('data-points'));
+  const plot = app.locator('figure[data-metric="loss"] canvas');
+  await plot.waitFor({ timeout: 300_000 });
+  return Number(await plot.getAttribute('data-points'));
 }
 
 /** The step of the last point the loss chart draws (the chart thins a long run to a few hundred points). */
 async function lossLastStep(app: Frame): Promise<number> {
-  const svg = app.locator('figure[data-metric="loss"] svg');
-  await svg.waitFor({ timeout: 300_000 });
-  return Number(await svg.getAttribute('data-last-step'));
+  const plot = app.locator('figure[data-metric="loss"] canvas');
+  await plot.waitFor({ timeout: 300_000 });
+  return Number(await plot.getAttribute('data-last-step'));
 }
 
 /**
@@ -150,7 +150,7 @@ async function lossGrows(app: Frame, steps: number): Promise<[number, number]> {
   const first = await lossLastStep(app);
   await app.waitForFunction(
     ([n, total]) => {
-      const last = Number(document.querySelector('figure[data-metric="loss"] svg')?.getAttribute('data-last-step'));
+      const last = Number(document.querySelector('figure[data-metric="loss"] canvas')?.getAttribute('data-last-step'));
       return last > n || last >= total;
     },
     [first, steps] as const,
@@ -240,7 +240,7 @@ for (const p of PLAN) {
       // The panel pulls the rest of its metrics as it opens: wait for every step rather than read the first draw.
       const all = await app
         .waitForFunction(
-          (n) => Number(document.querySelector('figure[data-metric="loss"] svg')?.getAttribute('data-points')) >= n,
+          (n) => Number(document.querySelector('figure[data-metric="loss"] canvas')?.getAttribute('data-points')) >= n,
           p.steps,
           { timeout: 120_000 },
         )

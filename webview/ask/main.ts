@@ -18,6 +18,7 @@ import type {
   WireResult,
 } from '../../src/protocol/ask';
 import { applyEvent, emptyState, isRunning } from '../../src/protocol/askState';
+import { splitQuestion } from '../../src/protocol/askAboutSql';
 import { statusText, stoppedNote } from './cardText';
 
 registerComponents();
@@ -254,11 +255,15 @@ function details(key: string, summary: string, body: Node): HTMLElement {
 
 function exchangeCard(x: ExchangeView, i: number): HTMLElement {
   const card = h('section', { class: 'q-card q-exchange', id: `x${i}`, 'aria-label': `Question ${i + 1}` });
-  const text = h('span', { class: 'q-question' }, x.question);
+  // Asked about selected SQL: the question is the title, the SQL shows below it as code.
+  const asked = splitQuestion(x.question);
+  const text = h('span', { class: 'q-question' }, asked.title);
   // A long question wraps beside its number instead of dropping below it.
   text.style.flex = '1 1 0';
   text.style.minWidth = '0';
   card.append(h('div', { class: 'q-row' }, h('strong', {}, `Q${i + 1}.`), text));
+  if (asked.sql !== null)
+    card.append(h('div', { class: 'q-asked-sql', id: `x${i}-asked-sql` }, highlightSql(asked.sql)));
   const status = h(
     'div',
     { class: 'q-row q-muted', id: `x${i}-status` },

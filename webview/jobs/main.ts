@@ -1,11 +1,13 @@
 // The job panel: a training job as it runs. The host follows the job's folder and sends what changed; this app keeps
 // the rows and draws a status header (state, target, engine, elapsed time, latest step), a chart per metric present
 // (grouped: reward and its terms, accuracy, turns, lengths, entropy, KL, clipping, optimiser, loss, speed; another job
-// overlaid dashed; one step range for all, picked by dragging, the range fields or the keyboard), the stdout/stderr
-// tail and the checkpoint list. Charts are SVG (chart.ts); the shaping is src/core/training/metricSeries.ts.
+// overlaid dashed; one step range for all, picked by dragging, the range fields or the keyboard; one smoothing slider
+// and log-axis switch for all), the stdout/stderr tail and the checkpoint list. Charts are chart.js
+// (webview/shared/lineChart.ts, as Reward Diagnostics'); the shaping is src/core/training/metricSeries.ts.
 import { connectHost } from '../shared/host';
 import { button, dropdown, h, registerComponents, table } from '../shared/components';
-import { lineChart } from './chart';
+import { destroyLineCharts, lineChart, type LineChartHandle, type LineSeries } from '../shared/lineChart';
+import { canUseLog, smoothingWeight, MAX_SMOOTHING } from '../shared/chartMath';
 import {
   JOB_PANEL_SHORTCUTS,
   type CheckpointInfo,
@@ -23,7 +25,6 @@ import {
   panRange,
   seriesOf,
   stepExtent,
-  thin,
   zoomRange,
   type Series,
   type StepRange,
@@ -62,14 +63,8 @@ const STYLE =
 .j-chart h3 span { font-weight: normal; font-variant-numeric: tabular-nums; }
 .j-group { grid-column: 1 / -1; margin: 8px 0 0; font-size: 0.9em; text-transform: uppercase; ` +
   `color: var(--vscode-descriptionForeground); }
-.j-svg { width: 100%; height: auto; display: block; touch-action: none; cursor: crosshair; }
-.j-axis { stroke: var(--vscode-charts-lines, #8888); stroke-width: 1; }
-.j-tick { fill: var(--vscode-descriptionForeground); font-size: 9px; font-family: var(--vscode-font-family); }
-.j-line { fill: none; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
-.j-main { stroke: var(--vscode-charts-blue, #3794ff); }
-.j-overlay { stroke: var(--vscode-charts-orange, #d18616); stroke-dasharray: 4 3; }
-.j-dot { fill: var(--vscode-charts-blue, #3794ff); }
-.j-band { fill: var(--vscode-editor-selectionBackground, #3794ff44); opacity: 0.5; }
+.j-plot { height: 150px; touch-action: none; cursor: crosshair; }
+.j-smoothing input { width: 8em; vertical-align: middle; }
 .j-log { max-height: 260px; overflow: auto; margin: 4px 0; }
 .j-range input { width: 7em; }
 .j-legend-main { color: var(--vscode-charts-blue, #3794ff); }
@@ -157,7 +152,12 @@ function renderHelp(): void {
       ['key', 'does'],
       JOB_PANEL_SHORTCUTS.map((s) => [s.key, s.does]),
     ),
-    h('p', { class: 'q-muted' }, 'Drag across a chart to show only those steps; every chart follows.'),
+    h(
+      'p',
+      { class: 'q-muted' },
+      'Drag across a chart to show only those steps, double-click for all steps again; every chart follows. ' +
+        'Point at a line for its values. Smoothing and Log axis apply to every chart.',
+    ),
   );
 }
 
@@ -203,9 +203,40 @@ function renderControls(): void {
     });
     return input;
   };
+  // TensorBoard's smoothing slider and a log value axis, for every chart.
+  const weight = smoothingWeight(state.smoothing);
+  const slider = h('input', {
+    type: 'range',
+    id: 'smoothing',
+    min: 0,
+    max: MAX_SMOOTHING,
+    step: 0.01,
+    value: weight,
+    'aria-label': 'Smoothing',
+  }) as HTMLInputElement;
+  const shown = h('span', { id: 'smoothing-value', class: 'q-muted' }, weight.toFixed(2));
+  slider.addEventListener('input', () => {
+    state.smoothing = smoothingWeight(Number(slider.value));
+    shown.textContent = state.smoothing.toFixed(2);
+    persist();
+    renderCharts();
+  });
+  const log = h('input', { type: 'checkbox', id: 'log-scale', checked: state.logScale === true }) as HTMLInputElement;
+  log.addEventListener('change', () => {
+    state.logScale = log.checked;
+    persist();
+    renderCharts();
+  });
   controls.replaceChildren(
     h('label', { for: 'overlay-picker' }, 'Overlay'),
     picker,
+    h('span', { class: 'j-smoothing q-row' }, h('label', { for: 'smoothing' }, 'Smoothing'), slider, shown),
+    h(
+      'span',
+      { class: 'q-row', title: 'A log value axis (on charts whose values are all above 0)' },
+      log,
+      h('label', { for: 'log-scale' }, 'Log axis'),
+    ),
     h(
       'span',
       { class: 'j-range q-row' },
@@ -248,12 +279,21 @@ function chartKeys(e: KeyboardEvent): void {
   setRange(f());
 }
 
+/** The charts on the page: which metrics, and each one's card, value and chart (to redraw in place). */
+let drawn: {
+  key: string;
+  grid: HTMLElement;
+  charts: Map<string, { card: HTMLElement; value: HTMLElement; chart: LineChartHandle }>;
+} | null = null;
+
 function renderCharts(): void {
   const main = seriesOf(rowsOf('main'));
   const over = new Map(seriesOf(rowsOf('overlay')).map((s) => [s.metric, s]));
   const all: Series[] = [...main, ...[...over.values()].filter((s) => !main.some((m) => m.metric === s.metric))];
   const ext = extent();
   if (all.length === 0 || !ext) {
+    destroyLineCharts();
+    drawn = null;
     chartsBox.replaceChildren(
       h('h2', {}, 'Metrics'),
       h(
@@ -267,38 +307,72 @@ function renderCharts(): void {
     return;
   }
   const range = state.range ?? ext;
+  const smoothing = smoothingWeight(state.smoothing);
+  const views = all.map((s) => {
+    const mainPts = inRange(main.find((m) => m.metric === s.metric)?.points ?? [], range);
+    const overPts = inRange(over.get(s.metric)?.points ?? [], range);
+    const last = mainPts[mainPts.length - 1] ?? overPts[overPts.length - 1];
+    const lines: LineSeries[] = [{ label: job?.name ?? 'this job', points: mainPts }];
+    if (overPts.length) lines.push({ label: overlayJob?.name ?? 'overlay', points: overPts, dashed: true });
+    const log = state.logScale === true && canUseLog([mainPts, overPts]);
+    const label =
+      `${s.metric}: ${mainPts.length} points, steps ${formatValue(range.from)} to ${formatValue(range.to)}` +
+      (last ? `, last ${formatValue(last.value)} at step ${last.step}` : '') +
+      (overPts.length ? `; overlay ${overPts.length} points` : '');
+    const spec = { series: lines, range, smoothing, log, maxPoints: MAX_POINTS, onPick: setRange };
+    return { s, spec, label, lastText: last ? formatValue(last.value) : '' };
+  });
+  // The same charts as before (new rows of a running job): redrawn in place, so a tooltip or a drag in progress stays.
+  const key = all.map((s) => s.metric).join('\n');
+  if (drawn && drawn.key === key && chartsBox.contains(drawn.grid)) {
+    for (const v of views) {
+      const d = drawn.charts.get(v.s.metric);
+      if (!d) continue;
+      d.card.setAttribute('aria-label', v.label);
+      d.card.dataset.scale = v.spec.log ? 'log' : 'linear';
+      d.value.textContent = v.lastText;
+      d.chart.update(v.spec);
+    }
+    return;
+  }
   // One grid; each group's heading spans a whole row, its charts flow after it.
   const grid = h('div', { class: 'j-grid' });
+  const cards: Array<{ metric: string; card: HTMLElement; value: HTMLElement; holder: HTMLElement }> = [];
   let group = '';
-  for (const s of all) {
-    if (s.group !== group) {
-      group = s.group;
+  for (const v of views) {
+    if (v.s.group !== group) {
+      group = v.s.group;
       grid.append(h('h3', { class: 'j-group' }, group));
     }
-    const mainPts = thin(inRange(main.find((m) => m.metric === s.metric)?.points ?? [], range), MAX_POINTS);
-    const overPts = thin(inRange(over.get(s.metric)?.points ?? [], range), MAX_POINTS);
-    const last = mainPts[mainPts.length - 1] ?? overPts[overPts.length - 1];
+    const holder = h('div', { class: 'j-plot' });
+    const value = h('span', {}, v.lastText);
     const card = h(
       'figure',
       {
         class: 'j-chart',
         tabindex: 0,
-        'data-metric': s.metric,
+        'data-metric': v.s.metric,
+        'data-scale': v.spec.log ? 'log' : 'linear',
         role: 'img',
-        'aria-label':
-          `${s.metric}: ${mainPts.length} points, steps ${formatValue(range.from)} to ${formatValue(range.to)}` +
-          (last ? `, last ${formatValue(last.value)} at step ${last.step}` : '') +
-          (overPts.length ? `; overlay ${overPts.length} points` : ''),
+        'aria-label': v.label,
       },
-      h('h3', {}, s.metric, h('span', {}, last ? formatValue(last.value) : '')),
-      lineChart({ metric: s.metric, main: mainPts, overlay: overPts, range, onPick: (r) => setRange(r) }),
+      h('h3', {}, v.s.metric, value),
+      holder,
     );
     card.addEventListener('keydown', chartKeys);
     grid.append(card);
+    cards.push({ metric: v.s.metric, card, value, holder });
   }
-  // New rows redraw the charts: the chart that had the keyboard keeps it.
+  destroyLineCharts();
+  // The chart that had the keyboard keeps it.
   const focused = (document.activeElement as HTMLElement | null)?.dataset?.metric;
   chartsBox.replaceChildren(h('h2', {}, `Metrics (${all.length})`), grid);
+  // Drawn once their holders are in the page (chart.js sizes a canvas by its holder).
+  drawn = { key, grid, charts: new Map() };
+  views.forEach((v, k) => {
+    const c = cards[k];
+    drawn?.charts.set(c.metric, { card: c.card, value: c.value, chart: lineChart(c.holder, v.spec) });
+  });
   if (focused) (grid.querySelector(`[data-metric="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
 }
 

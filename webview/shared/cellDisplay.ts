@@ -1,15 +1,16 @@
 // How a result cell reads in a grid: numbers right-aligned, a REAL keeps its type (14.0, not 14), SQL NULL shown as
-// <null> so it never looks like the text 'NULL', long text clipped until the user expands it. Pure (no DOM), so unit
-// tests check it and every grid shares it.
+// <null> so it never looks like the text 'NULL', long or multi-line text clipped to one readable line (so one long
+// column never pushes the others off-screen, and no row grows taller) until the user expands it. Pure (no DOM), so
+// unit tests check it and every grid shares it.
 import type { WireCell } from '../../src/core/db/resultExport';
 
-/** Characters a cell shows before it is clipped (click to expand). */
-export const CLIPPED_CELL_CHARS = 120;
+/** Characters a cell shows before it is clipped (click or Enter expands it); the grid CSS caps cells at this width. */
+export const CLIPPED_CELL_CHARS = 40;
 
 export interface CellDisplay {
   text: string;
   kind: 'null' | 'number' | 'text';
-  /** The cell is longer than CLIPPED_CELL_CHARS: shown clipped, expandable. */
+  /** The cell is longer than CLIPPED_CELL_CHARS or spans lines: shown clipped to one line, expandable. */
   long: boolean;
 }
 
@@ -23,10 +24,11 @@ export function cellDisplay(v: WireCell, real = false): CellDisplay {
     return { text, kind: 'number', long: false };
   }
   if (BIG_INT.test(v)) return { text: v, kind: 'number', long: false };
-  return { text: v, kind: 'text', long: v.length > CLIPPED_CELL_CHARS };
+  return { text: v, kind: 'text', long: v.length > CLIPPED_CELL_CHARS || /[\r\n]/.test(v) };
 }
 
-/** The text a clipped cell shows. */
+/** The text a clipped cell shows: one line (line breaks read as ⏎), at most CLIPPED_CELL_CHARS and an ellipsis. */
 export function clippedText(text: string): string {
-  return text.length > CLIPPED_CELL_CHARS ? `${text.slice(0, CLIPPED_CELL_CHARS)}…` : text;
+  const line = text.replace(/\r?\n/g, ' ⏎ ');
+  return line.length > CLIPPED_CELL_CHARS || line !== text ? `${line.slice(0, CLIPPED_CELL_CHARS)}…` : text;
 }

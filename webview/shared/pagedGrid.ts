@@ -6,6 +6,7 @@ import type { GridFilter, GridToApp, GridToHost, WirePage } from '../../src/prot
 import { toTsv } from '../../src/core/db/resultExport';
 import { button, h, setDisabled } from './components';
 import { cellDisplay, clippedText } from './cellDisplay';
+import { formatCount } from '../../src/core/util/countText';
 
 export interface PagedGrid {
   element: HTMLElement;
@@ -15,7 +16,7 @@ export interface PagedGrid {
   reload(): void;
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 
 export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pageSize?: number }): PagedGrid {
   const pageSize = opts.pageSize ?? 200;
@@ -53,7 +54,22 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
   const head = h('thead');
   const body = h('tbody');
   const table = h('table', { class: 'q-table' }, head, body);
-  root.append(tools, notes, progress, error, h('div', { class: 'q-grid-scroll' }, table));
+  const scroller = h('div', { class: 'q-grid-scroll' }, table);
+  root.append(tools, notes, progress, error, scroller);
+  // Clicking a filter box focuses it where it is: the grid does not jump sideways to show the whole box.
+  let clickedAt: number | null = null;
+  head.addEventListener('pointerdown', (e) => {
+    if ((e.target as HTMLElement).classList.contains('q-filter')) clickedAt = scroller.scrollLeft;
+  });
+  head.addEventListener('focusin', () => {
+    if (clickedAt === null) return;
+    const x = clickedAt;
+    clickedAt = null;
+    scroller.scrollLeft = x;
+    requestAnimationFrame(() => {
+      scroller.scrollLeft = x;
+    });
+  });
 
   root.addEventListener('keydown', (e) => {
     if ((e.target as HTMLElement).tagName === 'INPUT') return;
@@ -125,6 +141,8 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
           const input = h('input', {
             class: 'q-filter',
             type: 'text',
+            // An input's default width (20 characters) would set each column's; the column's values set it instead.
+            size: 1,
             placeholder: 'filter',
             'aria-label': `Filter ${c} (text it contains, =x, >x, <x, is null)`,
             title: 'Text the cell contains, or =x, !=x, >x, >=x, <x, <=x, is null, not null',
@@ -157,18 +175,23 @@ export function pagedGrid(post: (m: GridToHost) => void, opts: { id: string; pag
       td.textContent = d.text;
       return td;
     }
+    // Clipped to one line; click, Enter or Space shows the whole value (wrapped, in a wider cell) and clips it again.
     td.textContent = clippedText(d.text);
     td.classList.add('q-long');
-    td.title = 'Click to show the whole cell';
+    td.title = 'Click or Enter: show the whole cell';
     td.tabIndex = 0;
+    td.setAttribute('aria-expanded', 'false');
     const toggle = () => {
-      const open = !td.classList.toggle('q-long');
+      const open = td.classList.toggle('q-open');
       td.textContent = open ? d.text : clippedText(d.text);
-      td.title = open ? 'Click to clip the cell' : 'Click to show the whole cell';
+      td.title = open ? 'Click or Enter: clip the cell' : 'Click or Enter: show the whole cell';
+      td.setAttribute('aria-expanded', String(open));
     };
     td.addEventListener('click', toggle);
     td.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') toggle();
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      e.preventDefault();
+      toggle();
     });
     return td;
   }

@@ -109,7 +109,11 @@ export function stepExtent(series: readonly Series[]): StepRange | null {
   return from <= to ? { from, to } : null;
 }
 
-/** The value range of the given point lists, padded so a flat line sits mid-chart; null when empty. */
+/**
+ * The value range of the given point lists, padded so a line never touches the frame (a flat line sits mid-chart);
+ * null when empty. The padding never crosses zero: a series that is never negative (a learning rate warming up from
+ * 0, a clip fraction) gets no negative axis, one never positive no positive axis.
+ */
 export function valueExtent(lists: ReadonlyArray<readonly Point[]>): { min: number; max: number } | null {
   let min = Infinity;
   let max = -Infinity;
@@ -120,12 +124,10 @@ export function valueExtent(lists: ReadonlyArray<readonly Point[]>): { min: numb
     }
   }
   if (min > max) return null;
-  if (min === max) {
-    const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1;
-    return { min: min - pad, max: max + pad };
-  }
-  const pad = (max - min) * 0.05;
-  return { min: min - pad, max: max + pad };
+  const pad = min === max ? (Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1) : (max - min) * 0.05;
+  const lo = min >= 0 ? Math.max(0, min - pad) : min - pad;
+  const hi = max <= 0 && min < 0 ? Math.min(0, max + pad) : max + pad;
+  return { min: lo, max: hi };
 }
 
 /** A zoom step: `factor` < 1 narrows the range around its middle, > 1 widens it; kept inside `extent`. */

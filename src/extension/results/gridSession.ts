@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import { ResultPages, type PageOutcome, type ResultSource } from '../../core/db/resultPages';
 import type { PageSpec } from '../../core/db/pagedQuery';
 import { EXPORT_EXTENSIONS, ExportText, wireRows, type ExportFormat } from '../../core/db/resultExport';
+import { formatCount } from '../../core/util/countText';
 import { checkMessage } from '../../protocol/validate';
 import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost, type WirePage } from '../../protocol/grid';
 
@@ -130,9 +131,9 @@ export class GridSession {
             text ??= new ExportText(format, chunk.columns);
             await file.write(text.chunk(chunk.rows));
             done += chunk.rows.length;
-            const of = total === null ? '' : ` of ${total.toLocaleString('en-US')}`;
+            const of = total === null ? '' : ` of ${formatCount(total)}`;
             progress.report({
-              message: `${done.toLocaleString('en-US')}${of} rows`,
+              message: `${formatCount(done)}${of} rows`,
               increment: total ? (chunk.rows.length / total) * 100 : undefined,
             });
             this.post({ type: 'exportProgress', done, total, finished: false });
@@ -142,7 +143,7 @@ export class GridSession {
         },
       );
       await file.close();
-      const message = `exported ${done.toLocaleString('en-US')} rows to ${vscode.workspace.asRelativePath(uri)}`;
+      const message = `exported ${formatCount(done)} rows to ${vscode.workspace.asRelativePath(uri)}`;
       this.post({ type: 'exportProgress', done, total, finished: true, message });
       void vscode.window.showInformationMessage(`Quarry: ${message}`);
       return uri.fsPath;
@@ -150,7 +151,7 @@ export class GridSession {
       await file.close().catch(() => undefined);
       const cancelled = (err as Error).name === 'AbortError' || abort.signal.aborted;
       const message = cancelled
-        ? `export cancelled after ${done.toLocaleString('en-US')} rows (the file holds only those)`
+        ? `export cancelled after ${formatCount(done)} rows (the file holds only those)`
         : `export failed: ${(err as Error).message}`;
       this.post({ type: 'exportProgress', done, total, finished: true, message });
       if (cancelled) void vscode.window.showWarningMessage(`Quarry: ${message}`);

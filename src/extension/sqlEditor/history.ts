@@ -1,6 +1,7 @@
 // Query history per database: the last 200 statements run from SQL documents, newest first, kept across restarts
 // (VS Code's global state), so any of them can be run again from a list.
 import type * as vscode from 'vscode';
+import { rowsText } from '../../core/util/countText';
 
 const KEY = 'quarry.sql.history';
 export const HISTORY_LIMIT = 200;
@@ -38,4 +39,9 @@ export class QueryHistory {
     const rest = (all[db] ?? []).filter((e) => e.sql !== entry.sql);
     await this.state.update(KEY, { ...all, [db]: [entry, ...rest].slice(0, HISTORY_LIMIT) });
   }
+}
+
+/** How a history entry reads in the list: "50,000 rows · <when>" (counts written as the grid writes them). */
+export function historyDescription(e: HistoryEntry, when: (iso: string) => string): string {
+  return `${e.ok ? rowsText(e.rows) : 'failed'} · ${when(e.at)}`;
 }

@@ -12,7 +12,8 @@ import { errorSpot, splitStatements, statementAt } from '../../core/sql/statemen
 import { pickDatabase } from '../ask/pickDatabase';
 import { registerPanelSerializer } from '../webviews/restore';
 import { bindingStatusBar, SqlBindings } from './bindings';
-import { QueryHistory } from './history';
+import { QueryHistory, historyDescription } from './history';
+import { questionWithSql } from '../../protocol/askAboutSql';
 import { ResultsPanel, type RunOutcome } from './resultsPanel';
 import { failureText } from '../../protocol/results';
 import { completionContext } from '../../core/sql/completionContext';
@@ -164,7 +165,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     const pick = await vscode.window.showQuickPick(
       entries.map((e) => ({
         label: e.sql.replace(/\s+/g, ' ').slice(0, 200),
-        description: `${e.ok ? `${e.rows ?? '?'} rows` : 'failed'} · ${new Date(e.at).toLocaleString()}`,
+        description: historyDescription(e, (at) => new Date(at).toLocaleString()),
         entry: e,
       })),
       {
@@ -207,7 +208,7 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     if (!db) return;
     await vscode.commands.executeCommand('quarry.ask', {
       db,
-      question: `${question.trim()}\n\nThe SQL in question:\n${statement.sql}`,
+      question: questionWithSql(question, statement.sql),
     });
   }
 

@@ -51,3 +51,14 @@ test('cells: REAL keeps .0, NULL is not the text NULL, numbers right-aligned, lo
   assert.equal(clippedText(long).length, CLIPPED_CELL_CHARS + 1);
   assert.equal(cellDisplay('short').long, false);
 });
+
+test('cells: a long or multi-line value is clipped to one readable line (about 40 characters), whole on expand', () => {
+  const note = 'The rider reported a flat tyre near the station and waited twenty minutes for help.';
+  assert.equal(cellDisplay(note).long, true, 'an 84-character note is clipped');
+  assert.equal(clippedText(note), `${note.slice(0, 40)}…`);
+  assert.equal(cellDisplay(note).text, note, 'the whole value is kept for expanding');
+  const lines = cellDisplay('first line\nsecond');
+  assert.equal(lines.long, true, 'a multi-line value would make its row taller');
+  assert.equal(clippedText(lines.text), 'first line ⏎ second…');
+  assert.equal(cellDisplay('x'.repeat(40)).long, false);
+});

@@ -2,7 +2,8 @@
 // its own list, and the list read back from what VS Code's global state stores (JSON) as after a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HISTORY_LIMIT, QueryHistory } from '../../../src/extension/sqlEditor/history';
+import { HISTORY_LIMIT, QueryHistory, historyDescription } from '../../../src/extension/sqlEditor/history';
+import { formatCount } from '../../../src/core/util/countText';
 
 /** Global state as VS Code keeps it between sessions: JSON values by key. */
 class JsonState {
@@ -51,3 +52,14 @@ test(
     assert.deepEqual(again.list('/w/none.sqlite'), []);
   },
 );
+
+test('a history entry writes its row count as the grid does (50,000, not 50000)', () => {
+  const when = () => 'today';
+  const at = '2026-01-01T00:00:00Z';
+  assert.equal(historyDescription({ sql: 'SELECT 1', at, ok: true, rows: 50000 }, when), '50,000 rows · today');
+  assert.equal(historyDescription({ sql: 'SELECT 1', at, ok: true, rows: 1 }, when), '1 row · today');
+  assert.equal(historyDescription({ sql: 'SELECT 1', at, ok: true, rows: null }, when), '? rows · today');
+  assert.equal(historyDescription({ sql: 'SELECT x', at, ok: false, rows: null }, when), 'failed · today');
+  // The grid's status line uses the same formatter.
+  assert.equal(formatCount(9959), '9,959');
+});

@@ -100,7 +100,8 @@ test('step range, extents, zoom and pan', () => {
   assert.equal(stepExtent([]), null);
   const v = valueExtent([pts]);
   assert.ok(v && v.min < 2 && v.max > 20);
-  assert.deepEqual(valueExtent([[{ step: 1, value: 0 }]]), { min: -1, max: 1 }, 'a flat line sits mid-chart');
+  assert.deepEqual(valueExtent([[{ step: 1, value: 0 }]]), { min: 0, max: 1 }, 'a flat zero has no negative axis');
+  assert.deepEqual(valueExtent([[{ step: 1, value: 2 }]]), { min: 1.8, max: 2.2 }, 'a flat line sits mid-chart');
   const extent = { from: 0, to: 100 };
   assert.deepEqual(zoomRange(extent, extent, 0.5), { from: 25, to: 75 });
   assert.deepEqual(zoomRange({ from: 25, to: 75 }, extent, 4), extent, 'zooming out stops at the data');
@@ -110,4 +111,29 @@ test('step range, extents, zoom and pan', () => {
   assert.equal(formatValue(0.000012), '1.20e-5');
   assert.equal(formatValue(0.12345), '0.123');
   assert.equal(formatValue(1234), '1230');
+});
+
+test('a two-point learning rate warming up from 0 gets no negative axis (not −5e−7)', () => {
+  const lr = [
+    { step: 1, value: 0 },
+    { step: 2, value: 1e-5 },
+  ];
+  const v = valueExtent([lr]);
+  assert.ok(v);
+  assert.equal(v.min, 0);
+  assert.ok(v.max > 1e-5);
+  const negative = valueExtent([
+    [
+      { step: 1, value: -2 },
+      { step: 2, value: 0 },
+    ],
+  ]);
+  assert.deepEqual(negative, { min: -2.1, max: 0 }, 'a never-positive series gets no positive axis');
+  const signed = valueExtent([
+    [
+      { step: 1, value: -1 },
+      { step: 2, value: 1 },
+    ],
+  ]);
+  assert.deepEqual(signed, { min: -1.1, max: 1.1 });
 });
