@@ -150,7 +150,7 @@ test('dataset files: Spider-style JSON with its databases is found; other JSON i
   assert.deepEqual(labeledTrajectories(ws), { files: [], labels: null });
 });
 
-test("SFT from a dataset's gold SQL: each skyrl prompt answered with <solution>gold</solution>, found by the data step", async () => {
+test("SFT from a dataset's gold SQL: each skyrl prompt answered with its gold, found again", async () => {
   const { ws, file } = datasetWorkspace();
   const dbDir = join(ws, 'spider-mini', 'database');
   const outDir = newDataDir(ws, 'sft', file, new Date('2026-11-29T00:41:00Z'));
