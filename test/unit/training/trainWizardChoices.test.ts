@@ -125,7 +125,8 @@ function datasetWorkspace(): { ws: string; file: string } {
   mkdirSync(join(dir, 'database', 'choir'), { recursive: true });
   const conn = new Database(join(dir, 'database', 'choir', 'choir.sqlite'));
   conn.exec(
-    "CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, age INTEGER); INSERT INTO singer (name, age) VALUES ('Ana', 25), ('Bo', 41)",
+    'CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, age INTEGER);' +
+      "INSERT INTO singer (name, age) VALUES ('Ana', 25), ('Bo', 41)",
   );
   conn.close();
   const file = join(dir, 'dev.json');
