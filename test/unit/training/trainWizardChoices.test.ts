@@ -57,7 +57,7 @@ test("base models: the bundled tiny model first, the recipe's, each registered c
   assert.match(again[0].description, /^last used · registered/);
 });
 
-test('remembered answers: only well-typed fields are read back; lastFirst leaves the order when nothing matches', () => {
+test("base models: the bundled tiny model first, the recipe's, each checkpoint once; the last used first", () => {
   assert.deepEqual(readWizardMemory({ recipe: 'skyrl-sql', gpus: -1, maxSteps: 8, model: 3, target: 'local' }), {
     recipe: 'skyrl-sql',
     target: 'local',
