@@ -87,7 +87,8 @@ test("TRL: the recipe's SFT stage as a job.json the user can edit before it is r
   // Named by model, data, engine stage and local time; the target is shown beside it, not in it (issue 32, item 10).
   const t = new Date('2026-01-02T03:04:05Z');
   const two = (n: number) => String(n).padStart(2, '0');
-  const when = `${two(t.getMonth() + 1)}-${two(t.getDate())} ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}`;
+  const day = `${two(t.getMonth() + 1)}-${two(t.getDate())}`;
+  const when = `${day} ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}`;
   assert.equal(prepared.spec.name, `tiny · sft · trl SFT · ${when}`);
   const arg = (flag: string) => cmd[cmd.indexOf(flag) + 1];
   // trainer/recipes/sql-trail.yaml: sft.lr 1.0e-5, sft.epochs 2, sft.batch_size 128, sft.scheduler cosine.

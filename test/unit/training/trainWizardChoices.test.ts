@@ -25,7 +25,7 @@ import {
 import { findDataFolders, prepareJob } from '../../../src/app/train/wizard';
 import { tempDir } from '../../helpers/fixtures';
 
-test("base models: the bundled tiny model first, the recipe's, each registered checkpoint once; the last used first", () => {
+test("base models: the bundled tiny model first, the recipe's, each checkpoint once; the last used first", () => {
   const offered = baseModelChoices({
     bundled: '/ext/media/models/tiny-sql',
     recipeModel: 'Qwen/Qwen2.5-Coder-7B-Instruct',
@@ -57,7 +57,7 @@ test("base models: the bundled tiny model first, the recipe's, each registered c
   assert.match(again[0].description, /^last used · registered/);
 });
 
-test("base models: the bundled tiny model first, the recipe's, each checkpoint once; the last used first", () => {
+test('remembered answers: only well-typed fields are read back; lastFirst keeps the order when nothing matches', () => {
   assert.deepEqual(readWizardMemory({ recipe: 'skyrl-sql', gpus: -1, maxSteps: 8, model: 3, target: 'local' }), {
     recipe: 'skyrl-sql',
     target: 'local',
