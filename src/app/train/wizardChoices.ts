@@ -106,7 +106,8 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
  * A job's name by what differs between runs: `tiny-sql · sft-clinic · trl SFT · 11-29 00:41:07` (base model,
- * data, engine and stage, local time to the second: jobs started together on several targets differ). The target is not in it: the Jobs view and the panel show it beside the name.
+ * data, engine and stage, local time to the second: jobs started together on several targets differ). The target
+ * is not in it: the Jobs view and the panel show it beside the name.
  */
 export function jobDisplayName(p: { model: string; data: string; engine: string; stage: string; now: Date }): string {
   const t = p.now;
