@@ -188,7 +188,8 @@ export function trlSftCommand(recipe: Recipe, c: WizardChoices, python: string):
   }
   if (warmup !== undefined) cmd.push('--warmup-ratio', String(warmup));
   if (typeof scheduler === 'string') cmd.push('--scheduler', scheduler);
-  if (c.maxSteps !== null) cmd.push('--max-steps', String(c.maxSteps));
+  // A run cut to N steps saves checkpoint-N (HF Trainer's save_steps): Load Checkpoint… lists it once the job ends.
+  if (c.maxSteps !== null) cmd.push('--max-steps', String(c.maxSteps), '--save-steps', String(c.maxSteps));
   if (c.gpus === 0) cmd.push('--cpu');
   return cmd;
 }

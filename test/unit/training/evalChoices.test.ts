@@ -22,7 +22,7 @@ function workspace(): { ws: string; file: string; dbDir: string } {
   return { ws, file, dbDir };
 }
 
-test('nothing remembered: the workspace dataset with its databases, then another file; dialogs in the workspace', () => {
+test('nothing remembered: the workspace dataset and its databases, then another file; dialogs in the workspace', () => {
   const { ws, file, dbDir } = workspace();
   const sets = evalSetChoices({}, ws);
   assert.deepEqual(

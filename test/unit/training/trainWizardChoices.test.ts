@@ -116,6 +116,14 @@ test('a job is named by its model, data, engine stage and time; the command line
   assert.deepEqual(prepared.errors, []);
   assert.equal(prepared.spec.name, 'tiny-sql · train-data · trl SFT · 11-29 00:41:07');
   assert.doesNotMatch(prepared.spec.name ?? '', /on local/);
+  // A few CPU steps end in a loadable checkpoint-8 (Load Checkpoint… lists checkpoint-N folders).
+  const cmd = prepared.spec.command;
+  assert.deepEqual(cmd.slice(cmd.indexOf('--max-steps'), cmd.indexOf('--max-steps') + 4), [
+    '--max-steps',
+    '8',
+    '--save-steps',
+    '8',
+  ]);
 });
 
 /** A workspace with a Spider-style dataset of two questions on a real choir database (Spider's database/ layout). */
