@@ -148,7 +148,12 @@ test('Load Checkpoint… then Ask a Question… answered by the trained model', 
   await ed.page.keyboard.press('Escape');
   await ed.page.locator('.part.statusbar', { hasText: `onnx · ${trained}` }).waitFor({ timeout: 30_000 });
   await ed.runCommand('Quarry: Ask a Question…');
-  await ed.answer('clinic');
+  // The sample's own clinic database (the question file's copy is listed too).
+  await ed.page
+    .locator('.quick-input-list .monaco-list-row', { hasText: 'clinic.sqlite' })
+    .filter({ hasNotText: 'clinic-questions' })
+    .first()
+    .click({ timeout: 30_000 });
   await title().filter({ hasText: 'Quarry: Ask about data/clinic.sqlite' }).waitFor({ timeout: 15_000 });
   await ed.answer(QUESTIONS[0].question);
   const panel = await ed.webview('Q1.');
