@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { JobStore } from '../../src/app/jobs/store';
+import { DEFAULT_TRAJECTORY_STORE } from '../../src/app/trajectoryStore';
 import { ModelRegistry } from '../../src/core/training/modelRegistry';
 import { until } from '../services/services';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
@@ -158,6 +159,18 @@ test('Load Checkpoint… then Ask a Question… answered by the trained model', 
   await ed.answer(QUESTIONS[0].question);
   const panel = await ed.webview('Q1.');
   await panel.locator('#x0-status', { hasText: /turns/ }).waitFor({ timeout: 180_000 });
+  // The episode ends and is saved with the model that answered: the trained checkpoint, named on the card.
+  const storeFile = join(ed.workspace, DEFAULT_TRAJECTORY_STORE);
+  const answeredBy = () =>
+    existsSync(storeFile)
+      ? readFileSync(storeFile, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as { model: { spec: string } }).model.spec)
+      : [];
+  await until('the answer to be saved', () => answeredBy().length > 0, 180_000);
+  assert.deepEqual(answeredBy(), [`onnx:${join(ed.workspace, '.quarry', 'models', trained)}`]);
   assert.match(await panel.locator('body').innerText(), new RegExp(trained.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   await ed.screenshot('new-user-asked');
 });
