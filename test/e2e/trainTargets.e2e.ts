@@ -119,8 +119,11 @@ function quarry(args: string[]): string {
   });
 }
 
+/** The name the wizard gave the target's job (model, data, engine stage, time: the target is not in it). */
 function jobName(target: string): string {
-  return `${RECIPE} SFT (trl) on ${target}`;
+  const job = store.list().find((j) => j.target === target && j.engine === 'trl');
+  assert.ok(job, `a job on ${target}`);
+  return job.name;
 }
 
 /** Waits for the quick input whose title contains `title` (an answer typed before it shows goes to the last one). */
@@ -197,7 +200,7 @@ for (const p of PLAN) {
     await ed.pick(/Submit/);
     // The target checks what it needs, the launch is staged and started, then the panel opens (slow on a busy machine:
     // the next palette command must not start before it has).
-    await until(`the ${p.target} job to be submitted`, () => store.list().some((j) => j.name === jobName(p.target)));
+    await until(`the ${p.target} job to be submitted`, () => store.list().some((j) => j.target === p.target));
     const app = await ed.webview(jobName(p.target), 300_000, 'h1');
     const job = store.list().find((j) => j.name === jobName(p.target));
     assert.ok(job, `job.json for ${jobName(p.target)}`);

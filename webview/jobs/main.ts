@@ -8,6 +8,7 @@ import { connectHost } from '../shared/host';
 import { button, dropdown, h, registerComponents, table } from '../shared/components';
 import { destroyLineCharts, lineChart, type LineChartHandle, type LineSeries } from '../shared/lineChart';
 import { canUseLog, smoothingWeight, MAX_SMOOTHING } from '../shared/chartMath';
+import { renderLogView } from './logView';
 import {
   JOB_PANEL_SHORTCUTS,
   type CheckpointInfo,
@@ -377,24 +378,7 @@ function renderCharts(): void {
 }
 
 function renderLog(): void {
-  const pre = h('pre', { class: 'j-log', tabindex: 0, id: 'log-tail', 'aria-label': `${state.stream} tail` });
-  pre.textContent = logs[state.stream].join('\n') || '(empty)';
-  const picker = dropdown(
-    [
-      { value: 'stdout', label: `stdout (${logs.stdout.length} lines)` },
-      { value: 'stderr', label: `stderr (${logs.stderr.length} lines)` },
-    ],
-    state.stream,
-    (v) => {
-      state.stream = v === 'stderr' ? 'stderr' : 'stdout';
-      persist();
-      renderLog();
-    },
-    'log-stream',
-  );
-  picker.setAttribute('aria-label', 'Log stream');
-  logBox.replaceChildren(h('h2', {}, 'Log'), picker, pre);
-  pre.scrollTop = pre.scrollHeight;
+  renderLogView(logBox, logs);
 }
 
 function renderCheckpoints(): void {
@@ -474,7 +458,7 @@ host.onMessage((msg) => {
       return;
     case 'log':
       appendLog(msg.stream, msg.text, msg.reset);
-      if (msg.stream === state.stream) renderLog();
+      renderLog();
       return;
     case 'checkpoints':
       checkpoints = msg.checkpoints;

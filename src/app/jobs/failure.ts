@@ -95,3 +95,20 @@ export function failureNotice(job: { name: string; status: string; reason: strin
   const why = job.status === 'failed' && summary ? summary : reason || summary;
   return `Quarry: job ${job.name} ${job.status}${why ? `: ${why}` : '.'}`;
 }
+
+/**
+ * What the Quarry output channel keeps of a failed (or lost) job: the notice's line with the job's id and target, the
+ * last lines of its log (stderr, else stdout) and where its logs are, so a failure can be read after the toast is gone.
+ */
+export function failureLogEntry(
+  job: { id: string; name: string; target: string; status: string; reason: string | null },
+  summary: string,
+  tail: string,
+  dir: string,
+): string {
+  const head = `job ${job.name} (${job.id}) on ${job.target} ${job.status}: ${
+    summary || oneLine((job.reason ?? '').split('\n')[0]) || 'no reason given'
+  }`;
+  const shown = tail ? `\n  last lines of its log:\n${tail.replace(/^/gm, '    ')}` : '\n  (its logs are empty)';
+  return `${head}${shown}\n  logs: ${dir}/stderr.log, ${dir}/stdout.log`;
+}

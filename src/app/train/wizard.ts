@@ -13,6 +13,8 @@ import type { Finding } from '../../core/training/preflight';
 import { listBuiltinRecipes, readRecipe } from './recipes';
 import { prepareTrain, writeLaunch } from './index';
 import { hardwareProblems } from './resources';
+import { jobDisplayName } from './wizardChoices';
+import { WIZARD_DATA_DIR } from './wizardData';
 import type { SeenGpus } from '../../core/training/gpus';
 
 export type WizardEngine = 'trl' | 'verl' | 'skyrl';
@@ -86,6 +88,8 @@ export function findDataFolders(root: string, depth = 4): DataFolder[] {
     }
   };
   visit(root, depth);
+  // The data the wizard made (app/train/wizardData.ts) is under .quarry/data, which the walk above skips.
+  visit(join(root, WIZARD_DATA_DIR), 1);
   return out;
 }
 
@@ -184,7 +188,8 @@ export function trlSftCommand(recipe: Recipe, c: WizardChoices, python: string):
   }
   if (warmup !== undefined) cmd.push('--warmup-ratio', String(warmup));
   if (typeof scheduler === 'string') cmd.push('--scheduler', scheduler);
-  if (c.maxSteps !== null) cmd.push('--max-steps', String(c.maxSteps));
+  // A run cut to N steps saves checkpoint-N (HF Trainer's save_steps): Load Checkpoint… lists it once the job ends.
+  if (c.maxSteps !== null) cmd.push('--max-steps', String(c.maxSteps), '--save-steps', String(c.maxSteps));
   if (c.gpus === 0) cmd.push('--cpu');
   return cmd;
 }
@@ -207,6 +212,15 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
     c.out ?? join('.quarry', 'launches', `${recipe.name}-${c.engine}-${stamp(env.now ?? new Date())}`),
   );
   const specFile = join(outDir, 'job.json');
+  const rl = isRlData(c.data, env.workspace);
+  // Named by what differs between runs; the target is shown beside the name, not in it.
+  const name = jobDisplayName({
+    model: c.model,
+    data: c.data,
+    engine: c.engine,
+    stage: c.engine !== 'trl' ? 'RL' : rl ? 'GRPO' : 'SFT',
+    now: env.now ?? new Date(),
+  });
   // The target's hardware first: a GPU launch on a machine without CUDA is refused before anything is written.
   const hardware = hardwareProblems(c, env.gpus ?? null);
   if (hardware.length > 0) {
@@ -219,10 +233,10 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
       errors: hardware.map((m) => `[hardware] ${m}`),
     };
   }
-  if (c.engine === 'trl' && !isRlData(c.data, env.workspace)) {
+  if (c.engine === 'trl' && !rl) {
     mkdirSync(outDir, { recursive: true });
     const spec: JobSpec = {
-      name: `${recipe.name} SFT (trl) on ${c.target}`,
+      name,
       target: c.target,
       engine: 'trl',
       recipe: recipe.name,
@@ -257,6 +271,7 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
   writeLaunch(plan, outDir, ['quarry', 'train', '--recipe', c.recipe, '--engine', c.engine], true);
   const spec = JSON.parse(readFileSync(specFile, 'utf8')) as JobSpec;
   spec.target = c.target;
+  spec.name = name;
   if (c.engine === 'verl') spec.env = { ...(spec.env ?? {}), VERL_FILE_LOGGER_PATH: join(outDir, 'metrics.jsonl') };
   // TRL trains where the job runs, with the project's Python and this checkout's quarry_trainer.
   if (c.engine === 'trl')

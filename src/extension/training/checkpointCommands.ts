@@ -5,7 +5,7 @@
 // registry is .quarry/models.json (src/core/training/modelRegistry.ts).
 import * as vscode from 'vscode';
 import { fork } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Services } from '../services';
 import { updateSetting } from '../modelCommands';
 import { registerPanelSerializer } from '../webviews/restore';
@@ -235,6 +235,67 @@ async function pickModel(ws: string, title: string): Promise<RegisteredModel | u
   return chosen?.m;
 }
 
+/** The workspaceState key of the last evaluation set (dataset, databases, protocol, dialog folder). */
+export const EVAL_MEMORY_KEY = 'quarry.evaluate.last';
+
+/**
+ * What to evaluate on: the answers given by code, else asked once — the last set is offered first, then the
+ * workspace's dataset files, then a dialog opening in the folder used last — and remembered for the next model.
+ */
+async function evaluationSet(
+  context: vscode.ExtensionContext,
+  ws: string,
+  given: Partial<EvaluateCheckpointArg>,
+): Promise<{ dataset: string; dbDir: string; protocol: string } | undefined> {
+  const e = await import('../../app/train/evalChoices');
+  const memory = e.readEvalMemory(context.workspaceState.get(EVAL_MEMORY_KEY));
+  let { dataset, dbDir, protocol } = given;
+  if (!dataset || !dbDir) {
+    const sets = e.evalSetChoices(memory, ws);
+    const p =
+      dataset || sets.length === 1
+        ? { set: null }
+        : await vscode.window.showQuickPick(sets, { title: 'Quarry: Evaluate Checkpoint — on which questions?' });
+    if (!p) return undefined;
+    if (p.set) {
+      dataset = p.set.dataset;
+      dbDir = p.set.dbDir;
+      protocol ??= p.set.protocol;
+    }
+  }
+  if (!dataset) {
+    const f = await vscode.window.showOpenDialog({
+      canSelectFiles: true,
+      filters: { 'Dataset (JSON)': ['json'] },
+      title: 'Dataset questions (Spider-format JSON, e.g. dev.json)',
+      defaultUri: vscode.Uri.file(e.dialogFolder(memory, ws)),
+    });
+    if (!f?.[0]) return undefined;
+    dataset = `spider:${f[0].fsPath}`;
+    memory.folder = dirname(f[0].fsPath);
+  }
+  if (!dbDir) {
+    const d = await vscode.window.showOpenDialog({
+      canSelectFolders: true,
+      canSelectFiles: false,
+      title: 'Databases (DIR/<db_id>/<db_id>.sqlite)',
+      defaultUri: vscode.Uri.file(e.dialogFolder(memory, ws)),
+    });
+    if (!d?.[0]) return undefined;
+    dbDir = d[0].fsPath;
+    memory.folder = dirname(dbDir);
+  }
+  if (!protocol) {
+    const { PROTOCOL_NAMES } = await import('../../core/agent/protocols');
+    protocol = await vscode.window.showQuickPick(e.protocolOrder(PROTOCOL_NAMES, memory.protocol), {
+      title: 'Agent protocol',
+    });
+  }
+  if (!protocol) return undefined;
+  await context.workspaceState.update(EVAL_MEMORY_KEY, { ...memory, dataset, dbDir, protocol });
+  return { dataset, dbDir, protocol };
+}
+
 async function evaluateCommand(context: vscode.ExtensionContext, services: Services, arg: unknown) {
   if (!requireTrust('evaluateCheckpoint')) return undefined;
   const ws = workspaceOrSay(services);
@@ -243,30 +304,9 @@ async function evaluateCommand(context: vscode.ExtensionContext, services: Servi
   const name =
     typeof arg === 'string' ? arg : (given.name ?? (await pickModel(ws, 'Quarry: Evaluate Checkpoint'))?.name);
   if (!name) return undefined;
-  let dataset = given.dataset;
-  if (!dataset) {
-    const f = await vscode.window.showOpenDialog({
-      canSelectFiles: true,
-      filters: { 'Dataset (JSON)': ['json'] },
-      title: 'Dataset questions (Spider-format JSON, e.g. dev.json)',
-    });
-    if (!f?.[0]) return undefined;
-    dataset = `spider:${f[0].fsPath}`;
-  }
-  let dbDir = given.dbDir;
-  if (!dbDir) {
-    const d = await vscode.window.showOpenDialog({
-      canSelectFolders: true,
-      canSelectFiles: false,
-      title: 'Databases (DIR/<db_id>/<db_id>.sqlite)',
-    });
-    if (!d?.[0]) return undefined;
-    dbDir = d[0].fsPath;
-  }
-  const { PROTOCOL_NAMES } = await import('../../core/agent/protocols');
-  const protocol =
-    given.protocol ?? (await vscode.window.showQuickPick([...PROTOCOL_NAMES], { title: 'Agent protocol' }));
-  if (!protocol) return undefined;
+  const chosen = await evaluationSet(context, ws, given);
+  if (!chosen) return undefined;
+  const { dataset, dbDir, protocol } = chosen;
   // The benchmark runs in the CLI (dist/cli.js beside this bundle, `quarry checkpoints eval`), in its own process:
   // the bench code stays out of the extension bundle, and a cancel is the CLI's clean Ctrl-C (finished questions kept).
   const args = ['checkpoints', 'eval', name, '--dataset', dataset, '--db-dir', dbDir, '--protocol', protocol, '--json'];

@@ -8,11 +8,11 @@ import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Services } from '../services';
+import type { Log, Services } from '../services';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
-import { failureNotice, jobFailureSummary } from '../../app/jobs/failure';
+import { failureLogEntry, failureNotice, jobFailureSummary } from '../../app/jobs/failure';
 import { isTrusted } from '../trust';
 
 export const JOBS_STATUS_ID = 'quarry.jobs.status';
@@ -20,7 +20,7 @@ const POLL_MS = 2000;
 
 export type JobEvent =
   | { kind: 'ended'; job: JobRecord }
-  | { kind: 'failed'; job: JobRecord; tail: string; summary: string }
+  | { kind: 'failed'; job: JobRecord; tail: string; summary: string; dir: string }
   | { kind: 'checkpoint'; job: JobRecord; name: string; step: number };
 
 /** The last lines of a job's stderr (else stdout), for a failure message. */
@@ -109,7 +109,7 @@ export class JobsMonitor implements vscode.Disposable {
       if (was === 'running' && fresh.status !== 'running') {
         if (fresh.status === 'succeeded') this.emit({ kind: 'ended', job: fresh });
         else if (fresh.status === 'failed' || fresh.status === 'lost') {
-          this.emit({ kind: 'failed', job: fresh, tail: logTail(dir), summary: jobFailureSummary(dir) });
+          this.emit({ kind: 'failed', job: fresh, tail: logTail(dir), summary: jobFailureSummary(dir), dir });
         }
       }
       this.status.set(j.id, fresh.status);
@@ -173,7 +173,7 @@ export class JobsMonitor implements vscode.Disposable {
 }
 
 /** The notifications a job's events raise. */
-export function notifyJobEvents(monitor: JobsMonitor): vscode.Disposable {
+export function notifyJobEvents(monitor: JobsMonitor, log: Pick<Log, 'error'>): vscode.Disposable {
   return monitor.onDidEvent((e) => {
     const name = e.job.name;
     if (e.kind === 'ended') {
@@ -181,6 +181,8 @@ export function notifyJobEvents(monitor: JobsMonitor): vscode.Disposable {
         if (a) void vscode.commands.executeCommand('quarry.openJobPanel', e.job.id);
       });
     } else if (e.kind === 'failed') {
+      // The Quarry log keeps what failed and the log's last lines after the notification is gone.
+      log.error(failureLogEntry(e.job, e.summary, e.tail, e.dir));
       // One line: what failed (the exception's type and message), the log one click away.
       void vscode.window.showErrorMessage(failureNotice(e.job, e.summary), 'Show Log').then((a) => {
         if (a) void vscode.commands.executeCommand('quarry.openJobLogs', e.job.id);

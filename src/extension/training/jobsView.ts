@@ -130,7 +130,7 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
   const watcher = vscode.workspace.createFileSystemWatcher('**/.quarry/jobs/*/job.json');
   context.subscriptions.push(
     monitor,
-    notifyJobEvents(monitor),
+    notifyJobEvents(monitor, services.log),
     tree,
     view,
     watcher,

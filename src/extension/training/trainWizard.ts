@@ -2,20 +2,61 @@
 // that writes the launch (app/train/wizard.ts: the same launch `quarry train` writes, or the recipe's SFT stage for
 // TRL), shows the saved job.json to open and edit before launch, and submits it through app/jobs; the job panel then
 // opens on it. Every step can be answered from code (`quarry.trainModel` with the answers), which skips that step.
+// The base model step offers the bundled tiny model and the registered models; the data step makes data where it asks
+// (wizardDataStep.ts); the last answers are remembered in workspaceState and offered first the next time.
 import { jobStore } from './jobStore';
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Services } from '../services';
 import { requireTrust } from '../trust';
 import type { WizardChoices, WizardEngine } from '../../app/train/wizard';
 import type { SeenGpus } from '../../core/training/gpus';
+import {
+  baseModelChoices,
+  commandLine,
+  defaultSteps,
+  lastFirst,
+  readWizardMemory,
+  type Offered,
+  type RegisteredBase,
+  type WizardMemory,
+} from '../../app/train/wizardChoices';
+import { chooseData } from './wizardDataStep';
 
 /** Answers given by code; a step whose answer is given is not asked. `review` answers the last step. */
 export type TrainAnswers = Partial<WizardChoices> & { review?: 'submit' | 'cancel' };
 
-type Item<T> = vscode.QuickPickItem & { value?: T; action?: 'browse' | 'type' };
+type Item<T> = vscode.QuickPickItem & { value?: T; action?: 'browse' | 'type' | 'show' };
 
-async function pick<T>(title: string, step: number, items: Item<T>[], placeHolder?: string): Promise<Item<T> | null> {
+/** The workspaceState key of the last answers. */
+export const WIZARD_MEMORY_KEY = 'quarry.trainWizard.last';
+
+/** The recipe the bundled tiny model speaks (media/models/tiny-sql/training.json: skyrl prompts), offered first. */
+const FIRST_RECIPE = 'skyrl-sql';
+
+const asItems = <T>(offered: Offered<T>[]): Item<T>[] => offered.map((o) => ({ ...o }));
+
+/** The models registered with `quarry checkpoints load` whose checkpoint folder is on this machine. */
+async function registeredBases(ws: string, services: Services): Promise<RegisteredBase[]> {
+  const { ModelRegistry } = await import('../../core/training/modelRegistry');
+  try {
+    return new ModelRegistry(ws)
+      .list()
+      .map((m) => ({ name: m.name, checkpoint: m.provenance.checkpoint }))
+      .filter((m) => existsSync(m.checkpoint));
+  } catch (err) {
+    services.log.warn(`train wizard: the model registry cannot be read: ${(err as Error).message}`);
+    return [];
+  }
+}
+
+export async function pick<T>(
+  title: string,
+  step: number,
+  items: Item<T>[],
+  placeHolder?: string,
+): Promise<Item<T> | null> {
   const chosen = await vscode.window.showQuickPick(items, {
     title: `Quarry: Train a Model (${step}/7) — ${title}`,
     placeHolder,
@@ -26,13 +67,13 @@ async function pick<T>(title: string, step: number, items: Item<T>[], placeHolde
   return chosen ?? null;
 }
 
-async function browse(title: string, folders: boolean, files: boolean): Promise<string | null> {
+export async function browse(title: string, folders: boolean, files: boolean, from?: string): Promise<string | null> {
   const got = await vscode.window.showOpenDialog({
     title,
     canSelectFiles: files,
     canSelectFolders: folders,
     canSelectMany: false,
-    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+    defaultUri: from ? vscode.Uri.file(from) : vscode.workspace.workspaceFolders?.[0]?.uri,
   });
   return got?.[0]?.fsPath ?? null;
 }
@@ -68,14 +109,17 @@ export async function trainModel(
   }
   const w = await import('../../app/train/wizard');
   const { readRecipe } = await import('../../app/train/recipes');
+  const last: WizardMemory = readWizardMemory(context.workspaceState.get(WIZARD_MEMORY_KEY));
   // 1. Recipe
   let recipeName = given.recipe;
   if (!recipeName) {
-    const items: Item<string>[] = w.builtinRecipeChoices().map((r) => ({
+    const recipes = w.builtinRecipeChoices().map((r) => ({
       label: r.name,
-      description: r.title,
+      description: r.name === FIRST_RECIPE ? `${r.title} · the bundled tiny model's prompts` : r.title,
       value: r.name,
     }));
+    recipes.sort((a, b) => Number(b.value === FIRST_RECIPE) - Number(a.value === FIRST_RECIPE));
+    const items: Item<string>[] = asItems(lastFirst(recipes, last.recipe));
     items.push({ label: '$(file) Recipe file…', description: 'a recipe YAML of your own', action: 'browse' });
     const p = await pick('recipe', 1, items, "A paper's recipe (trainer/recipes)");
     if (!p) return undefined;
@@ -87,9 +131,15 @@ export async function trainModel(
   // 2. Base model
   let model = given.model;
   if (!model) {
-    const items: Item<string>[] = [];
-    if (defaults.model)
-      items.push({ label: defaults.model, description: "the recipe's base model", value: defaults.model });
+    const bundled = join(context.extensionUri.fsPath, 'media', 'models', 'tiny-sql');
+    const items: Item<string>[] = asItems(
+      baseModelChoices({
+        bundled: existsSync(join(bundled, 'config.json')) ? bundled : null,
+        recipeModel: defaults.model,
+        registered: await registeredBases(ws, services),
+        last: last.model,
+      }),
+    );
     items.push(
       { label: '$(folder) Local model folder…', description: 'a Hugging Face model folder', action: 'browse' },
       { label: '$(edit) Another model id…', description: 'a Hugging Face hub id', action: 'type' },
@@ -104,38 +154,21 @@ export async function trainModel(
           : p.value;
     if (!model) return undefined;
   }
-  // 3. Data
+  // 3. Data: a folder `quarry data` wrote, or made here (from a dataset or the saved trajectories).
   let data = given.data;
   let dataKind: string | null = null;
   if (!data) {
-    const found = w.findDataFolders(ws);
-    const items: Item<string>[] = found.map((f) => ({
-      label: f.label,
-      description: f.kind === 'rl' ? 'RL prompts (verl, SkyRL)' : f.kind === 'sft' ? 'SFT conversations (TRL)' : '',
-      detail: f.dir,
-      value: `${f.kind}\t${f.dir}`,
-    }));
-    items.push({
-      label: '$(folder-opened) Browse…',
-      description: 'a `quarry data` folder, or a labels export (quarry.sft/1 JSONL)',
-      action: 'browse',
-    });
-    const p = await pick('data', 3, items, found.length ? undefined : 'No `quarry data` folder in the workspace yet');
-    if (!p) return undefined;
-    if (p.action === 'browse') data = (await browse('Training data', true, true)) ?? undefined;
-    else if (p.value) [dataKind, data] = p.value.split('\t');
-    if (!data) return undefined;
+    const chosen = await chooseData({ ws, recipe, last: last.data, services, browse, pick });
+    if (!chosen) return undefined;
+    ({ dir: data, kind: dataKind } = chosen);
   }
   // 4. Engine
   let engine = given.engine;
   if (!engine) {
     const preferred: WizardEngine = dataKind === 'sft' ? 'trl' : 'verl';
     const order = [preferred, ...w.WIZARD_ENGINES.filter((e) => e !== preferred)];
-    const p = await pick(
-      'engine',
-      4,
-      order.map((e) => ({ label: e, description: ENGINE_INFO[e], value: e })),
-    );
+    const offered = order.map((e) => ({ label: e, description: ENGINE_INFO[e], value: e }));
+    const p = await pick('engine', 4, asItems(lastFirst(offered, last.engine as WizardEngine | undefined)));
     if (!p?.value) return undefined;
     engine = p.value;
   }
@@ -144,11 +177,12 @@ export async function trainModel(
   if (!target) {
     const { names, problem } = w.targetNames(ws);
     if (problem) void vscode.window.showWarningMessage(`Quarry: ${problem}`);
-    const p = await pick(
-      'target',
-      5,
-      names.map((n) => ({ label: n, description: n === 'local' ? 'this machine' : '.quarry/targets.json', value: n })),
-    );
+    const offered = names.map((n) => ({
+      label: n,
+      description: n === 'local' ? 'this machine' : '.quarry/targets.json',
+      value: n,
+    }));
+    const p = await pick('target', 5, asItems(lastFirst(offered, last.target)));
     if (!p?.value) return undefined;
     target = p.value;
   }
@@ -169,7 +203,8 @@ export async function trainModel(
       void vscode.window.showErrorMessage(`Quarry: ${why}.`);
       return undefined;
     }
-    const items: Item<number>[] = options.map((o) => ({ label: o.label, description: o.description, value: o.gpus }));
+    const offered = options.map((o) => ({ label: o.label, description: o.description, value: o.gpus }));
+    const items: Item<number>[] = asItems(lastFirst(offered, last.gpus));
     const p = await pick('resources', 6, items, seen ? `${target}: ${seen.how}` : undefined);
     if (p?.value === undefined) return undefined;
     gpus = p.value;
@@ -192,7 +227,8 @@ export async function trainModel(
     else {
       const text = await vscode.window.showInputBox({
         title: 'Quarry: Train a Model (6/7) — steps',
-        prompt: "Stop after this many steps (empty: the recipe's epochs)",
+        prompt: "Stop after this many steps (empty: the recipe's epochs; on the CPU a few steps are a try)",
+        value: String(defaultSteps(gpus, last.maxSteps) ?? ''),
         ignoreFocusOut: true,
         validateInput: (v) => (v.trim() === '' || /^[1-9]\d*$/.test(v.trim()) ? null : 'a whole number, or empty'),
       });
@@ -221,21 +257,29 @@ export async function trainModel(
     );
     return undefined;
   }
+  // The whole command line is an item of its own (its detail), and opens as a document to read or copy.
+  const line = commandLine(prepared.spec.command);
   let decision = given.review;
   while (!decision) {
-    const p = await pick<'submit' | 'open' | 'cancel'>(
+    const p = await pick<'submit' | 'open' | 'show' | 'cancel'>(
       'review',
       7,
       [
         { label: '$(rocket) Submit', description: `${prepared.spec.name ?? ''} on ${target}`, value: 'submit' },
+        { label: '$(terminal) Command line', description: 'open it to read or copy', detail: line, value: 'show' },
         { label: '$(edit) Open job.json', description: 'edit any choice, save, then Submit', value: 'open' },
         { label: '$(close) Cancel', description: 'the launch stays written; nothing runs', value: 'cancel' },
       ],
-      `${prepared.spec.command.join(' ').slice(0, 200)}`,
+      `Submit ${prepared.spec.name ?? 'the job'} on ${target}?`,
     );
     if (!p?.value || p.value === 'cancel') return undefined;
     if (p.value === 'open') {
       await vscode.window.showTextDocument(vscode.Uri.file(prepared.specFile), { preview: false });
+      continue;
+    }
+    if (p.value === 'show') {
+      const doc = await vscode.workspace.openTextDocument({ content: `${line}\n`, language: 'shellscript' });
+      await vscode.window.showTextDocument(doc, { preview: true });
       continue;
     }
     decision = p.value;
@@ -258,6 +302,8 @@ export async function trainModel(
     void vscode.window.showErrorMessage(`Quarry: not submitted: ${hardware.join('; ')}.`);
     return undefined;
   }
+  const remembered: WizardMemory = { recipe: recipeName, model, data, engine, target, gpus, maxSteps };
+  await context.workspaceState.update(WIZARD_MEMORY_KEY, remembered);
   const { submitJob } = await import('../../app/jobs');
   let job: Awaited<ReturnType<typeof submitJob>>;
   try {
