@@ -346,6 +346,12 @@ test(
     await ed.pick(/replay-400\.jsonl/);
     const diagnostics = await ed.webview('400 records', 180_000);
     await diagnostics.locator('#trajectory-count', { hasText: '400 of 400' }).waitFor({ timeout: 120_000 });
+    // The file's own protocol's panel (skyrl) is the one it settles on; typing before that would be typed into a list
+    // drawn again under the keys.
+    await diagnostics
+      .locator('section', { hasText: /400 scored with\s+skyrl/ })
+      .first()
+      .waitFor({ timeout: 120_000 });
     // By keyboard: f to the filter, the id prefix typed, Tab to the list, End to its last row.
     await diagnostics.locator('body').press('f');
     await ed.page.keyboard.type(`d${lastK}-`);

@@ -166,12 +166,13 @@ test('Run Query works: Ctrl+Enter in a .sql file bound to a database shows the r
   await ed.screenshot('trust-run-query');
 });
 
-test('Replay works: the workspace store opens with the asked trajectory, scored', async () => {
+test('Replay works: the workspace store opens with the asked trajectory, not scored: it has no gold SQL', async () => {
   await ed.runCommand('Quarry: Open Trajectory Replay…');
   await ed.pick(/Workspace store/);
   const panel = await ed.webview(/Replay: .*asked\.jsonl/, 60_000);
   await panel.locator('#r-counts', { hasText: /^1 of 1 trajector/ }).waitFor({ timeout: 30_000 });
-  await panel.locator('#r-score-status', { hasText: '1/1 scored' }).waitFor({ timeout: 60_000 });
+  // An asked question has no gold SQL: the header says so rather than "1/1 scored" (issue 32, item 4).
+  await panel.locator('#r-score-status', { hasText: '0/1 scored — no gold SQL' }).waitFor({ timeout: 60_000 });
   await ed.screenshot('trust-replay');
 });
 
