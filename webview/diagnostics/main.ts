@@ -975,6 +975,9 @@ function renderTrajectory(d: TrajectoryDiagnostics): void {
 // ---------------------------------------------------------------------------------------------------------------
 
 function render(): void {
+  // A run drawn again while the user types in its filter (a rescore landing, the panel settling on the file's own
+  // protocol) keeps the focus in the new filter box: state.filter already holds what was typed, and no key is lost.
+  const typing = document.activeElement?.id === 'filter';
   destroyCharts();
   renderHeader();
   renderHelp();
@@ -985,6 +988,7 @@ function render(): void {
     content.replaceChildren(
       h('p', { class: 'q-muted' }, 'Open a trajectory file to see its rewards (Open file…, or o).'),
     );
+  if (typing) (document.getElementById('filter') as HTMLElement | null)?.focus();
 }
 
 host.onMessage((m) => {
