@@ -10,7 +10,8 @@
 // token is what stops cross-site use, since a page can neither read it nor make a browser send it.
 // The token rule: with a token configured, every request but the health check must carry `Authorization: Bearer
 // <token>`, compared in constant time. `quarry mcp --http` applies the same rules.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { ServiceError } from './errors';
 
@@ -115,4 +116,27 @@ export function authorized(req: IncomingMessage, token: Buffer | null): boolean 
   if (!m) return false;
   const given = Buffer.from(m[1]);
   return given.length === token.length && timingSafeEqual(given, token);
+}
+
+/**
+ * Listens on host:port (0 picks a free port) and answers the Host rule for the port it got and the origin to print
+ * (IPv6 addresses bracketed): serve-env and quarry mcp --http bind the same way.
+ */
+export async function listenWithHostRule(
+  server: Server,
+  host: string,
+  port: number,
+  allowHosts: readonly string[],
+  tokened: boolean,
+): Promise<{ hosts: HostRule; origin: string }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return { hosts: new HostRule(host, addr.port, allowHosts, tokened), origin: `http://${shown}:${addr.port}` };
 }

@@ -6,7 +6,6 @@
 // (requestChecks.ts); a bearer token when one is configured (and required off loopback); a client that disconnects
 // cancels its statements; answers never name the server's absolute paths. A failing request never stops the server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sep } from 'node:path';
 import { createSqlPool, type SqlPool } from '../../core/db/pool';
 import { DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_MS } from '../../core/db/limits';
@@ -32,7 +31,7 @@ import { openApi } from './openapi';
 import { PanelSource } from './panels';
 import { SharedScoring } from './cancel';
 import { capped, DEFAULT_LIMITS, InFlight, type ServiceLimits } from './limits';
-import { authorized, checkRequest, HostRule, isLoopback } from './requestChecks';
+import { authorized, checkRequest, type HostRule, isLoopback, listenWithHostRule } from './requestChecks';
 
 export const ENV_SERVICE_VERSION = 1;
 
@@ -143,18 +142,10 @@ export async function startEnvServer(opts: EnvServerOptions): Promise<EnvServer>
   });
   server.keepAliveTimeout = 65_000;
   server.maxConnections = opts.maxConnections ?? 1024;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  hosts = new HostRule(host, addr.port, opts.allowHosts ?? [], token !== null);
-  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const bound = await listenWithHostRule(server, host, opts.port ?? 0, opts.allowHosts ?? [], token !== null);
+  hosts = bound.hosts;
   return {
-    url: `http://${shown}:${addr.port}`,
+    url: bound.origin,
     server,
     async close() {
       episodes.close();

@@ -5,10 +5,9 @@
 // loopback a token is required. Bodies are read with serve-env's bounded reader. Refusals are JSON-RPC errors with the
 // HTTP status serve-env gives them; a failing request never stops the server.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { authorized, checkRequest, HostRule, isLoopback } from '../envService/requestChecks';
+import { authorized, checkRequest, type HostRule, isLoopback, listenWithHostRule } from '../envService/requestChecks';
 import { readBody, pathOf } from '../envService/server';
 import { ServiceError } from '../envService/errors';
 
@@ -82,18 +81,10 @@ export async function startMcpHttp(opts: McpHttpOptions): Promise<McpHttpServer>
 
   server.keepAliveTimeout = 65_000;
   server.maxConnections = 256;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  hosts = new HostRule(host, addr.port, opts.allowHosts ?? [], token !== null);
-  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const bound = await listenWithHostRule(server, host, opts.port ?? 0, opts.allowHosts ?? [], token !== null);
+  hosts = bound.hosts;
   return {
-    url: `http://${shown}:${addr.port}${MCP_PATH}`,
+    url: `${bound.origin}${MCP_PATH}`,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
