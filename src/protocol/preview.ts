@@ -1,4 +1,4 @@
-// The table preview's message protocol, shared by the host (src/extension/databases/previewPanel.ts) and the app
+// The table preview's message protocol, shared by the host (src/extension/preview/panel.ts) and the app
 // (webview/preview/main.ts). The host pages the whole table through the sandbox (src/protocol/grid.ts) and the app
 // shows each page in the shared paged grid. Nothing here imports `vscode` or the DOM.
 import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from './grid';

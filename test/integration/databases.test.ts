@@ -9,7 +9,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { DatabasesTree, DbTreeNode, DatabaseNode, TableNode } from '../../src/extension/databases/tree';
-import type { PreviewOutcome } from '../../src/extension/databases/previewPanel';
+import type { PreviewOutcome } from '../../src/extension/preview/panel';
 import type { ToApp as PreviewToApp } from '../../src/protocol/preview';
 
 const EXTENSION_ID = 'quarry.quarry';
@@ -190,7 +190,7 @@ suite('Databases view', () => {
     const page = (await preview('posted')).filter((m) => m.type === 'page').pop();
     assert.ok(shown && shown.type === 'shown' && page?.type === 'page');
     assert.equal(shown.path, path, 'the app is told the full path, which it saves');
-    await preview('closeAll');
+    await preview('close');
     await until('the preview tab to close', () => !tabs().includes('doctor · clinic.sqlite'));
     await preview('clear');
     assert.equal(await revive({ path, table: 'doctor' }), null);
@@ -203,7 +203,7 @@ suite('Databases view', () => {
     await until('the revived tab is titled as before', () => tabs().includes('doctor · clinic.sqlite'));
     assert.match((await revive({ path: 'data/clinic.sqlite', table: 'doctor' })) ?? '', /not an absolute path/);
     assert.match((await revive({ table: 'doctor' })) ?? '', /missing path/);
-    await preview('closeAll');
+    await preview('close');
   });
 
   test('Preview pages, sorts and filters the whole table in SQLite, with the total', async () => {
@@ -259,7 +259,7 @@ suite('Databases view', () => {
     await preview('clear');
     await preview('send', { type: 'page', offset: -5, limit: 200, filters: [] });
     assert.deepEqual(await preview('posted'), []);
-    await preview('closeAll');
+    await preview('close');
   });
 
   test("Quarry's own files (.quarry/**) are never listed as databases", async () => {

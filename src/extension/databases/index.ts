@@ -5,8 +5,7 @@ import { basename } from 'node:path';
 import type { Services } from '../services';
 import { pickSchemaStyle, showSchemaDocument } from '../showSchema';
 import { DatabasesTree, type DbTreeNode } from './tree';
-import { PreviewPanel, type PreviewOutcome } from './previewPanel';
-import { registerPanelSerializer } from '../webviews/restore';
+import { PreviewPanel, type PreviewOutcome } from '../preview/panel';
 import { ddlCopiedText } from './describe';
 
 /** What the view's commands accept: a tree node (menus), a database Uri, or { db, table? } (scripts and tests). */
@@ -180,36 +179,6 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload a preview comes back on its table and runs its query again.
-  registerPanelSerializer(context, services, 'quarry.preview', async (panel, state) =>
-    PreviewPanel.revive(panel, context, services, state),
-  );
-  const testing = context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1';
-  if (testing) registerPreviewTestHook(context);
+  PreviewPanel.register(context, services);
   return { tree, view };
-}
-
-/** Test-only: `quarry.preview.testHook` shows what the host posted to table previews (`posted`, `clear`,
- *  `closeAll`) and hands a message to them as if their app sent it (`send`, message). */
-function registerPreviewTestHook(context: vscode.ExtensionContext): void {
-  PreviewPanel.testLog = { posted: [] };
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.preview.testHook', async (op: unknown, arg?: unknown) => {
-      const log = PreviewPanel.testLog!;
-      switch (op) {
-        case 'send':
-          await PreviewPanel.deliver(arg);
-          return true;
-        case 'posted':
-          return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        case 'clear':
-          log.posted.length = 0;
-          return true;
-        case 'closeAll':
-          PreviewPanel.closeAll();
-          return true;
-        default:
-          throw new Error(`quarry.preview.testHook: unknown op ${JSON.stringify(op)}`);
-      }
-    }),
-  );
 }
