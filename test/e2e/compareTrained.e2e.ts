@@ -6,7 +6,7 @@
 // shows the EX table and the disagreements (none when both models get the same questions right), and both are checked
 // against a recomputation made here from the two runs' greedy trajectories: each final SQL run on the database with
 // better-sqlite3 and compared with the gold's rows. The window is then reloaded and the compare panel comes back with
-// the same table (its webview state, the serializer in src/extension/training/comparePanel.ts). Needs the project's
+// the same table (its webview state, the serializer in src/extension/compare/panel.ts). Needs the project's
 // Python (.venv): without it the spec skips.
 // Screenshots in test-artifacts/screenshots/compare-trained-*.png.
 import assert from 'node:assert/strict';

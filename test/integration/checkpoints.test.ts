@@ -13,7 +13,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import { ModelRegistry, type RegisteredModel } from '../../src/core/training/modelRegistry';
 import { readTrajectories } from '../../src/core/trajectories/reader';
-import type { ToApp as CompareToApp } from '../../src/protocol/checkpointCompare';
+import type { ToApp as CompareToApp } from '../../src/protocol/compare';
 import { startReplayServer, type ReplayServer } from '../support/openaiReplayServer';
 import { finishedJobCheckpoint, servedOnlyModel } from '../support/checkpointFixtures';
 
@@ -129,7 +129,7 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
       dataset: `spider:${dataset}`,
     });
     const hook = <T>(op: string, m?: unknown) =>
-      vscode.commands.executeCommand<T>('quarry.checkpoints.testHook', op, m);
+      vscode.commands.executeCommand<T>('quarry.compare.testHook', op, m);
     let view: Extract<CompareToApp, { type: 'comparison' }>['view'] | undefined;
     for (;;) {
       const posted = await hook<CompareToApp[]>('posted');
@@ -151,11 +151,11 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
     assert.equal(wrongByTiny.length, c.disagreements.length);
     assert.ok(c.disagreements.length >= 1, 'the tiny model misses at least one question the replay server answers');
 
-    await hook('receive', { type: 'openPair', key: 'id:nope', a: 'sft-step2', b: 'replay-right' });
+    await hook('send', { type: 'openPair', key: 'id:nope', a: 'sft-step2', b: 'replay-right' });
     assert.match((await hook<string[]>('rejected')).join('\n'), /not one of the disagreements/);
 
     const d = c.disagreements[0];
-    await hook('receive', { type: 'openPair', key: d.key, a: 'replay-right', b: 'sft-step2' });
+    await hook('send', { type: 'openPair', key: d.key, a: 'replay-right', b: 'sft-step2' });
     const [opened] = await hook<Array<{ file: string; a: string; b: string }>>('opened');
     assert.ok(opened && existsSync(opened.file));
     for (;;) {
@@ -178,18 +178,18 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
       vscode.commands.executeCommand<string | null>(
         'quarry.webviews.testHook',
         'revive',
-        'quarry.compareCheckpoints',
+        'quarry.compare',
         state,
       );
     assert.ok(
       (await vscode.commands.executeCommand<string[]>('quarry.webviews.testHook', 'viewTypes')).includes(
-        'quarry.compareCheckpoints',
+        'quarry.compare',
       ),
     );
     // A state the webview could not have written is refused, said in words, and nothing is compared.
     assert.match(String(await revive({ names: ['sft-step2'], dataset: compared.dataset })), /1 models/);
     assert.match(String(await revive({ names: 'sft-step2', dataset: 1 })), /names should be array/);
-    const hook = <T>(op: string) => vscode.commands.executeCommand<T>('quarry.checkpoints.testHook', op);
+    const hook = <T>(op: string) => vscode.commands.executeCommand<T>('quarry.compare.testHook', op);
     const before = (await hook<CompareToApp[]>('posted')).filter((p) => p.type === 'comparison').length;
     // The state the webview saved when it drew the comparison (webview/compare/main.ts).
     assert.equal(await revive({ names: compared.names, dataset: compared.dataset }), null);

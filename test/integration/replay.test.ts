@@ -436,7 +436,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const types = await vscode.commands.executeCommand<string[]>('quarry.webviews.testHook', 'viewTypes');
     assert.deepEqual([...types].sort(), [
       'quarry.ask',
-      'quarry.compareCheckpoints',
+      'quarry.compare',
       'quarry.diagnostics',
       'quarry.jobPanel',
       'quarry.labeling',

@@ -3,7 +3,7 @@
 // questions whose greedy answers disagree, each with a button opening its two trajectories in Replay's compare view.
 import { connectHost } from '../shared/host';
 import { button, h, registerComponents } from '../shared/components';
-import type { CompareState, CompareView, ToApp, ToHost } from '../../src/protocol/checkpointCompare';
+import type { CompareState, CompareView, ToApp, ToHost } from '../../src/protocol/compare';
 import { exTableRows } from './table';
 
 registerComponents();

@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { Services } from '../services';
+import { ComparePanel } from '../compare/panel';
 import { updateSetting } from '../modelCommands';
-import { registerPanelSerializer } from '../webviews/restore';
 import { isTrusted, requireTrust } from '../trust';
 import { registryEntryAllowed } from '../trustPolicy';
 import {
@@ -18,7 +18,6 @@ import {
   type RegisteredModel,
 } from '../../core/training/modelRegistry';
 import { parseModelSpec } from '../../core/models/spec';
-import type { CheckpointComparePanel as ComparePanelType } from './comparePanel';
 
 /** What `quarry.loadCheckpoint` takes from code (tests, the job panel): no question is asked for what is given. */
 export interface LoadCheckpointArg {
@@ -350,8 +349,8 @@ async function compareCommand(context: vscode.ExtensionContext, services: Servic
     dataset = datasets.length === 1 ? datasets[0] : await vscode.window.showQuickPick(datasets, { title: 'Dataset' });
   }
   if (!dataset) return undefined;
-  const { CheckpointComparePanel } = await import('./comparePanel');
-  CheckpointComparePanel.show(context, services, ws, names, dataset);
+  const { ComparePanel } = await import('../compare/panel');
+  ComparePanel.show(context, services, ws, names, dataset);
   return { names, dataset };
 }
 
@@ -387,46 +386,7 @@ export function registerCheckpointCommands(context: vscode.ExtensionContext, ser
     ),
   );
   // After a window reload an open compare panel comes back on the same models and dataset.
-  registerPanelSerializer(context, services, 'quarry.compareCheckpoints', async (panel, state) => {
-    const { CheckpointComparePanel } = await import('./comparePanel');
-    return CheckpointComparePanel.revive(panel, context, services, state);
-  });
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
-    registerCompareTestHook(context);
-  }
-}
-
-/**
- * Test-only: `quarry.checkpoints.testHook` shows a test what the compare panel posted, rejected and opened in Replay,
- * and passes a message through the panel's validation as if the webview had sent it.
- */
-function registerCompareTestHook(context: vscode.ExtensionContext): void {
-  const ready = import('./comparePanel').then(({ CheckpointComparePanel }) => {
-    CheckpointComparePanel.testLog = { posted: [], rejected: [], opened: [] };
-    return CheckpointComparePanel;
-  });
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.checkpoints.testHook', async (op: unknown, message?: unknown) => {
-      const CheckpointComparePanel: typeof ComparePanelType = await ready;
-      const log = CheckpointComparePanel.testLog!;
-      switch (op) {
-        case 'posted':
-          return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        case 'rejected':
-          return [...log.rejected];
-        case 'opened':
-          return [...log.opened];
-        case 'receive': {
-          const panel = CheckpointComparePanel.current;
-          if (!panel) throw new Error('no compare panel is open');
-          await panel.receive(message);
-          return true;
-        }
-        default:
-          throw new Error(`quarry.checkpoints.testHook: unknown op ${JSON.stringify(op)}`);
-      }
-    }),
-  );
+  ComparePanel.register(context, services);
 }
 
 /**

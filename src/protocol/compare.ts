@@ -1,4 +1,4 @@
-// The checkpoint compare panel's message protocol, shared by the host (src/extension/training/comparePanel.ts) and
+// The checkpoint compare panel's message protocol, shared by the host (src/extension/compare/panel.ts) and
 // the webview app (webview/compare/main.ts). The host sends the comparison of two or more registered models on one
 // dataset (EX greedy / majority / pass@K by hardness, the questions whose greedy answers disagree); the app draws it
 // and asks the host to open one disagreement's two trajectories in Replay's compare view. Every message from the app

@@ -7,27 +7,15 @@ import * as vscode from 'vscode';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
-import { webviewHtml, webviewOptions } from '../webviews/html';
-import { preparePanel } from '../webviews/restore';
-import { checkMessage } from '../../protocol/validate';
-import {
-  COMPARE_RULES,
-  compareMessageProblem,
-  compareRestore,
-  type CompareView,
-  type ToApp,
-  type ToHost,
-} from '../../protocol/checkpointCompare';
+import { PanelController, registerPanel } from '../webviews/kit';
+import { compareMessageProblem, type CompareView, type ToApp, type ToHost } from '../../protocol/compare';
+import { COMPARE } from './registration';
 import { describeProvenance, ModelRegistry } from '../../core/training/modelRegistry';
 import type { CompareInput } from '../../core/training/checkpointCompare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 
-export interface ComparePanelTestLog {
-  posted: ToApp[];
-  rejected: string[];
-  /** The Replay pairs opened: the file written and the two trajectory ids. */
-  opened: Array<{ file: string; a: string; b: string }>;
-}
+/** The last Replay pairs opened (the file written and the two trajectory ids), for `quarry.compare.testHook`. */
+const opened: Array<{ file: string; a: string; b: string }> = [];
 
 /** The greedy (sample 0) trajectory of a question in a bench run's trajectories.jsonl, or null. */
 export function greedyTrajectory(file: string, questionId: string, index: number): TrajectoryRecord | null {
@@ -50,27 +38,25 @@ export function greedyTrajectory(file: string, questionId: string, index: number
   return null;
 }
 
-export class CheckpointComparePanel {
-  static current: CheckpointComparePanel | undefined;
-  static testLog: ComparePanelTestLog | undefined;
+export class ComparePanel {
+  static current: ComparePanel | undefined;
 
   private view: CompareView | null = null;
   private inputs: CompareInput[] = [];
-  private disposed = false;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    private readonly services: Services,
+    private readonly panel: PanelController<ToHost, ToApp>,
     private readonly ws: string,
     private names: string[],
     private dataset: string,
   ) {
-    panel.onDidDispose(() => {
-      this.disposed = true;
-      if (CheckpointComparePanel.current === this) CheckpointComparePanel.current = undefined;
-    });
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      void this.receive(raw);
+    ComparePanel.current = this;
+    panel.bind({
+      problem: (m) => compareMessageProblem(m, this.view),
+      receive: (m) => (m.type === 'ready' ? this.send() : this.openPair(m.key, m.a, m.b)),
+      onDispose: () => {
+        if (ComparePanel.current === this) ComparePanel.current = undefined;
+      },
     });
   }
 
@@ -80,54 +66,41 @@ export class CheckpointComparePanel {
     ws: string,
     names: string[],
     dataset: string,
-  ): CheckpointComparePanel {
-    const cur = CheckpointComparePanel.current;
-    if (cur && !cur.disposed) {
+  ): ComparePanel {
+    const cur = ComparePanel.current;
+    if (cur && !cur.panel.disposed) {
       cur.names = names;
       cur.dataset = dataset;
-      cur.panel.reveal(undefined, false);
-      cur.send();
+      cur.panel.reveal();
+      void cur.send();
       return cur;
     }
-    const panel = vscode.window.createWebviewPanel(
-      'quarry.compareCheckpoints',
-      'Compare Checkpoints',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: true },
-    );
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'compare', 'Quarry: Compare Checkpoints');
-    CheckpointComparePanel.current = new CheckpointComparePanel(panel, services, ws, names, dataset);
-    return CheckpointComparePanel.current;
+    return new ComparePanel(PanelController.create(context, services, COMPARE), ws, names, dataset);
   }
 
   /**
-   * After a window reload: the same models on the same dataset, from the webview's saved state (compareRestore); the
-   * numbers are read again from the registry, so an evaluation stored meanwhile shows.
+   * Registers the panel with the kit: after a window reload it comes back on the same models and dataset, from the
+   * webview's saved state (compareRestore); the numbers are read again from the registry, so an evaluation stored
+   * meanwhile shows. `quarry.compare.testHook('opened')` lists the Replay pairs opened.
    */
-  static async revive(
-    panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
-    services: Services,
-    state: unknown,
-  ): Promise<string | null> {
-    preparePanel(panel, context.extensionUri);
-    const saved = compareRestore(state);
-    const ws = services.workspaceDir();
-    const problem = !saved.ok ? saved.error : !ws ? 'no workspace folder is open' : null;
-    if (problem || !saved.ok || !ws) {
-      panel.dispose();
-      return problem;
-    }
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'compare', 'Quarry: Compare Checkpoints');
-    CheckpointComparePanel.current?.panel.dispose();
-    CheckpointComparePanel.current = new CheckpointComparePanel(
-      panel,
+  static register(context: vscode.ExtensionContext, services: Services): void {
+    registerPanel(
+      context,
       services,
-      ws,
-      saved.value.names,
-      saved.value.dataset,
+      COMPARE,
+      async (panel, saved) => {
+        const ws = services.workspaceDir();
+        if (!saved.ok || !ws) {
+          panel.dispose();
+          return saved.ok ? 'no workspace folder is open' : saved.error;
+        }
+        ComparePanel.current?.panel.dispose();
+        const view = PanelController.adopt<ToHost, ToApp>(context, services, COMPARE, panel);
+        new ComparePanel(view, ws, saved.value.names, saved.value.dataset);
+        return null;
+      },
+      { opened: () => [...opened] },
     );
-    return null;
   }
 
   /** The comparison as last sent (tests read it). */
@@ -136,9 +109,7 @@ export class CheckpointComparePanel {
   }
 
   private post(message: ToApp): void {
-    if (this.disposed) return;
-    CheckpointComparePanel.testLog?.posted.push(message);
-    void this.panel.webview.postMessage(message);
+    this.panel.post(message);
   }
 
   private async send(): Promise<void> {
@@ -160,19 +131,6 @@ export class CheckpointComparePanel {
     } catch (err) {
       this.post({ type: 'error', text: (err as Error).message });
     }
-  }
-
-  async receive(raw: unknown): Promise<void> {
-    const checked = checkMessage<ToHost>(raw, COMPARE_RULES);
-    const problem = checked.ok ? compareMessageProblem(checked.message, this.view) : checked.error;
-    if (!checked.ok || problem) {
-      CheckpointComparePanel.testLog?.rejected.push(problem ?? 'invalid');
-      this.services.log.warn(`compare panel: ignored a message from the webview: ${problem}`);
-      return;
-    }
-    const msg = checked.message;
-    if (msg.type === 'ready') return this.send();
-    await this.openPair(msg.key, msg.a, msg.b);
   }
 
   /** Writes the two models' greedy trajectories of one question into a file and opens it in Replay's compare view. */
@@ -197,7 +155,7 @@ export class CheckpointComparePanel {
     const safe = `${a}-vs-${b}-${d.id || d.index}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
     const file = join(dir, `${safe}.jsonl`);
     writeFileSync(file, pair.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    CheckpointComparePanel.testLog?.opened.push({ file, a: pair[0].id, b: pair[1].id });
+    if (opened.push({ file, a: pair[0].id, b: pair[1].id }) > 20) opened.shift();
     await vscode.commands.executeCommand('quarry.openReplay', { file, compare: [pair[0].id, pair[1].id] });
   }
 }
