@@ -70,7 +70,7 @@ test('Show Job from the palette: the header, and the charts gain points while th
   assert.equal(await app.locator('#range-from').inputValue(), '');
 });
 
-test('charts as in TensorBoard: hover values, drag zoom, smoothing, log axis; lr from 0 stays at 0', async () => {
+test('charts as in TensorBoard: hover values, drag and wheel zoom, smoothing, log axis; lr from 0 stays at 0', async () => {
   const app = await ed.webview(/growing run/, 60_000, 'h1');
   const reward = app.locator('figure[data-metric="reward"] canvas');
   await reward.waitFor({ timeout: 30_000 });
@@ -94,6 +94,19 @@ test('charts as in TensorBoard: hover values, drag zoom, smoothing, log axis; lr
   await ed.screenshot('jobs-zoomed');
   await app.locator('#range-reset').click();
   assert.equal(await app.locator('#range-from').inputValue(), '');
+  // The wheel zooms in around the step under the pointer (steps left of it stay left), and out again.
+  await ed.page.mouse.move(box.x + box.width * 0.25, box.y + box.height / 2);
+  await ed.page.mouse.wheel(0, -240);
+  let zoomed = { from: NaN, to: NaN };
+  for (let i = 0; i < 50 && !(zoomed.to > zoomed.from); i++) {
+    zoomed = {
+      from: Number((await app.locator('#range-from').inputValue()) || NaN),
+      to: Number((await app.locator('#range-to').inputValue()) || NaN),
+    };
+    if (!(zoomed.to > zoomed.from)) await ed.page.waitForTimeout(200);
+  }
+  assert.ok(zoomed.to > zoomed.from, `the wheel zoomed in: ${JSON.stringify(zoomed)}`);
+  await app.locator('#range-reset').click();
   // Smoothing draws the raw line faint behind the smoothed one.
   assert.equal(await reward.getAttribute('data-lines'), '1');
   await app.locator('#smoothing').fill('0.8');

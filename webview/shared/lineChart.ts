@@ -1,7 +1,8 @@
 // A metric's line chart by step, drawn by chart.js (the library Reward Diagnostics' charts use too), with what people
 // used to W&B or TensorBoard expect: step and value ticks, the values under the pointer in a tooltip, smoothing (the
-// raw line faint behind the smoothed one), a log axis, zoom by dragging across the plot (double-click: every step),
-// and other series overlaid (dashed). The arithmetic is chartMath.ts; colours come from the VS Code theme.
+// raw line faint behind the smoothed one), a log axis, zoom by dragging across the plot or with the wheel around the
+// pointer (double-click: every step), and other series overlaid (dashed). The arithmetic is chartMath.ts; colours
+// come from the VS Code theme.
 import {
   Chart,
   LinearScale,
@@ -12,7 +13,7 @@ import {
   Tooltip,
   type ChartDataset,
 } from 'chart.js';
-import { thin, type Point, type StepRange } from '../../src/core/training/metricSeries';
+import { thin, zoomAt, type Point, type StepRange } from '../../src/core/training/metricSeries';
 import { dragToRange, logTicksLabelled, smoothEma, tickText, yAxisBounds } from './chartMath';
 import { theme } from './chartTheme';
 
@@ -168,7 +169,7 @@ export function lineChart(holder: HTMLElement, first: LineChartSpec): LineChartH
 
   // Drag across the plot: those steps, on every chart. Double-click: every step again.
   let start: number | null = null;
-  const xIn = (e: PointerEvent) => e.clientX - canvas.getBoundingClientRect().left;
+  const xIn = (e: MouseEvent) => e.clientX - canvas.getBoundingClientRect().left;
   canvas.addEventListener('pointerdown', (e) => {
     start = xIn(e);
     canvas.setPointerCapture(e.pointerId);
@@ -189,6 +190,21 @@ export function lineChart(holder: HTMLElement, first: LineChartSpec): LineChartH
     if (picked) spec.onPick(picked);
   });
   canvas.addEventListener('dblclick', () => spec.onPick(null));
+  // The wheel over the plot: in or out around the step under the pointer (the other charts follow, as with a drag).
+  canvas.addEventListener(
+    'wheel',
+    (e) => {
+      const x = chart.scales.x;
+      const steps = spec.series.flatMap((s) => [s.points[0]?.step, s.points.at(-1)?.step]);
+      const known = steps.filter((v): v is number => v !== undefined);
+      if (!x || !known.length || e.deltaY === 0) return;
+      e.preventDefault();
+      const extent = { from: Math.min(...known), to: Math.max(...known) };
+      const at = x.getValueForPixel(xIn(e)) ?? (spec.range.from + spec.range.to) / 2;
+      spec.onPick(zoomAt(spec.range, extent, e.deltaY < 0 ? 0.8 : 1.25, at));
+    },
+    { passive: false },
+  );
 
   return {
     update(next) {

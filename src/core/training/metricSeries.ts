@@ -137,6 +137,18 @@ export function zoomRange(range: StepRange, extent: StepRange, factor: number): 
   return clampRange({ from: mid - half, to: mid + half }, extent);
 }
 
+/**
+ * Zooms `range` by `factor` (below 1: in) keeping the step `at` where it is on the axis, as a mouse wheel over a chart
+ * does in TensorBoard; kept inside `extent`.
+ */
+export function zoomAt(range: StepRange, extent: StepRange, factor: number, at: number): StepRange {
+  const pivot = Math.min(Math.max(at, range.from), range.to);
+  let from = pivot - (pivot - range.from) * factor;
+  let to = pivot + (range.to - pivot) * factor;
+  if (to - from < 1) [from, to] = [pivot - 0.5, pivot + 0.5];
+  return clampRange({ from, to }, extent);
+}
+
 /** Moves the range by `fraction` of its width (negative: earlier steps), kept inside `extent`. */
 export function panRange(range: StepRange, extent: StepRange, fraction: number): StepRange {
   const shift = (range.to - range.from) * fraction;

@@ -1,9 +1,9 @@
 // The one panel kit every Quarry webview is built from. A panel is a `PanelKind` (its registration: one name shared
-// by the view type `quarry.<name>`, the app bundle webview/<name>/main.ts, the wire types src/protocol/<name>.ts and the
-// test hook `quarry.<name>.testHook`; the message rules; the saved-state check) plus its own logic. The kit owns the
-// rest, once: creating the VS Code panel with the strict HTML and icon, keeping track of the open ones by key,
-// checking every message against the protocol before the logic sees it, posting (and recording posts under tests),
-// bringing panels back after a window reload through a WebviewPanelSerializer, and the test hook.
+// by the view type `quarry.<name>`, the app bundle webview/<name>/main.ts, the wire types src/protocol/<name>.ts
+// and the test hook `quarry.<name>.testHook`; the message rules; the saved-state check) plus its own logic. The kit
+// owns the rest, once: creating the VS Code panel with the strict HTML and icon, keeping track of the open ones by
+// key, checking every message against the protocol before the logic sees it, posting (and recording posts under
+// tests), bringing panels back after a window reload through a WebviewPanelSerializer, and the test hook.
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { checkMessage, type MessageRules } from '../../protocol/validate';
@@ -231,7 +231,7 @@ function registerSerializer(
   context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(viewType, serializer));
 }
 
-/** Until every panel is on the kit: a view type's serializer registered the old way (src/extension/webviews/restore.ts). */
+/** Until every panel is on the kit: a serializer registered the old way (src/extension/webviews/restore.ts). */
 export const registerLegacySerializer = registerSerializer;
 
 function registerTestHook(context: vscode.ExtensionContext, kind: { name: string }, extra: TestOps): void {

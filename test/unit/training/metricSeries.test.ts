@@ -12,6 +12,7 @@ import {
   stepExtent,
   thin,
   valueExtent,
+  zoomAt,
   zoomRange,
   type Point,
 } from '../../../src/core/training/metricSeries';
@@ -105,6 +106,10 @@ test('step range, extents, zoom and pan', () => {
   const extent = { from: 0, to: 100 };
   assert.deepEqual(zoomRange(extent, extent, 0.5), { from: 25, to: 75 });
   assert.deepEqual(zoomRange({ from: 25, to: 75 }, extent, 4), extent, 'zooming out stops at the data');
+  assert.deepEqual(zoomAt(extent, extent, 0.5, 20), { from: 10, to: 60 }, 'the step under the wheel stays put');
+  assert.deepEqual(zoomAt({ from: 10, to: 60 }, extent, 2, 20), { from: 0, to: 100 }, 'out again, clamped to the data');
+  assert.deepEqual(zoomAt(extent, extent, 0.5, 500), { from: 50, to: 100 }, 'a pivot past the end zooms at the end');
+  assert.deepEqual(zoomAt({ from: 40, to: 41 }, extent, 0.5, 40.5), { from: 40, to: 41 }, 'never narrower than a step');
   assert.deepEqual(panRange({ from: 25, to: 75 }, extent, 0.25), { from: 37.5, to: 87.5 });
   assert.deepEqual(panRange({ from: 25, to: 75 }, extent, 1), { from: 50, to: 100 }, 'panning stops at the end');
   assert.deepEqual(panRange({ from: 25, to: 75 }, extent, -1), { from: 0, to: 50 });
