@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SavedOutcome } from '../../core/trajectories/index-scoring';
+import type { SavedOutcome } from '../../core/trajectories/scoring';
 
 /** Files kept; the least recently written go first. */
 const MAX_FILES = 50;
