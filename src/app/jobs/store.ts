@@ -5,10 +5,11 @@
 // change is made with update(): under the folder's lock file it re-reads the record as it is now and changes that;
 // each write bumps the record's `rev`, so a writer that decided from an older read can see it and leave the newer
 // record alone.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TargetsConfig } from '../../core/training/jobs/targets';
 import { jobRecordProblem, type JobRecord } from '../../core/training/jobs/job';
+import { writeJsonAtomicSync } from '../../core/util/atomicWrite';
 import { underFolderLock } from './targets/pullLock';
 
 export const JOBS_DIR = '.quarry/jobs';
@@ -68,10 +69,7 @@ export class JobStore {
   }
 
   private write(job: JobRecord): void {
-    const file = join(this.dir(job.id), 'job.json');
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(job, null, 2) + '\n');
-    renameSync(tmp, file);
+    writeJsonAtomicSync(join(this.dir(job.id), 'job.json'), job, 2);
   }
 
   get(id: string): JobRecord {
