@@ -22,7 +22,7 @@ import { loadTargets, makeTarget, targetConfig } from './targets/registry';
 import type { PullReport, Target } from './targets/target';
 
 export { JobStore } from './store';
-export { loadTargets, TARGETS_FILE } from './targets/registry';
+export { loadTargets } from './targets/registry';
 
 /** The target a job names, from the workspace's targets (and the editor's setting). */
 export function targetNamed(name: string, store?: JobStore): Target {

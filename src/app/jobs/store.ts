@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import type { TargetsConfig } from '../../core/training/jobs/targets';
 import { jobRecordProblem, type JobRecord } from '../../core/training/jobs/job';
 import { writeJsonAtomicSync } from '../../core/util/atomicWrite';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 import { underFolderLock } from './targets/pullLock';
 
-export const JOBS_DIR = '.quarry/jobs';
 const LOCK_FILE = 'job.lock';
 
 export interface JobStoreOptions {
@@ -29,7 +29,7 @@ export class JobStore {
     readonly workspace: string,
     readonly options: JobStoreOptions = {},
   ) {
-    this.root = join(workspace, JOBS_DIR);
+    this.root = quarryPath(workspace, 'jobs');
   }
 
   dir(id: string): string {

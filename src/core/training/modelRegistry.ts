@@ -7,13 +7,13 @@
 // use (process ids, ports, the ssh destination and options, the served URL), so that nothing from it reaches `kill`,
 // `ssh` or a shell unchecked; which process may be signalled is decided against /proc (app/checkpoints/serverStop.ts).
 import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { writeJsonAtomicSync } from '../util/atomicWrite';
+import { quarryPath } from '../workspace/quarryLayout';
 import { readRegularFileSync, FileReadError } from './boundedRead';
 import { sshDestinationProblem, sshOptionsProblem } from './sshSafety';
 
 export const MODELS_SCHEMA = 'quarry.models/1';
-export const MODELS_FILE = '.quarry/models.json';
 /** The most of models.json read (a registry of a few hundred models is far less). */
 const MAX_REGISTRY_BYTES = 16 << 20;
 
@@ -313,7 +313,7 @@ export class ModelRegistry {
   readonly file: string;
 
   constructor(workspace: string) {
-    this.file = join(workspace, MODELS_FILE);
+    this.file = quarryPath(workspace, 'modelsRegistry');
   }
 
   /** Every model; an absent file is an empty registry, a bad one an error naming the file and the problem. */

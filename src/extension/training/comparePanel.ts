@@ -21,6 +21,7 @@ import {
 import { describeProvenance, ModelRegistry } from '../../core/training/modelRegistry';
 import type { CompareInput } from '../../core/training/checkpointCompare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 
 export interface ComparePanelTestLog {
   posted: ToApp[];
@@ -192,7 +193,7 @@ export class CheckpointComparePanel {
       { ...ra, id: `${a}:${ra.id}` },
       { ...rb, id: `${b}:${rb.id}` },
     ];
-    const dir = join(this.ws, '.quarry', 'models', 'compare');
+    const dir = quarryPath(this.ws, 'modelCompare');
     mkdirSync(dir, { recursive: true });
     const safe = `${a}-vs-${b}-${d.id || d.index}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
     const file = join(dir, `${safe}.jsonl`);
