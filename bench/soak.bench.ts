@@ -9,16 +9,13 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, requireSpider, writeResult } from './common';
+import { floatLcg31 } from '../src/core/util/random';
 
 const spider = requireSpider();
 const N = Number(process.env.QUARRY_SOAK_N ?? 10_000);
 const ALONE = Number(process.env.QUARRY_SOAK_ALONE ?? 300);
 const cli = join(repoRoot, 'dist', 'cli.js');
-let seed = 7;
-const rand = (): number => {
-  seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return seed / 2 ** 31;
-};
+const rand = floatLcg31(7);
 
 interface Gold {
   db_id: string;

@@ -5,9 +5,10 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { TrajectoryWriter } from '../core/trajectories/writer';
 import type { TrajectoryRecord } from '../core/trajectories/types';
+import { QUARRY_LAYOUT } from '../core/workspace/quarryLayout';
 
-/** The store, relative to the workspace (the CLI's working directory). */
-export const DEFAULT_TRAJECTORY_STORE = '.quarry/trajectories/asked.jsonl';
+/** The store, relative to the workspace (the CLI's working directory): the `quarry.trajectories.store` default. */
+export const DEFAULT_TRAJECTORY_STORE = QUARRY_LAYOUT.askedTrajectories;
 
 /** The store file for `workspace`: `store` if absolute, else under the workspace (default DEFAULT_TRAJECTORY_STORE). */
 export function trajectoryStorePath(workspace: string, store: string = DEFAULT_TRAJECTORY_STORE): string {

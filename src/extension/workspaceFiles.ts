@@ -2,10 +2,10 @@
 // labels, jobs, exports and the trajectory store, none of which is a database to browse or a trajectory file to pick
 // from a list (the store is offered on its own, as "Workspace store"). node_modules is left out too.
 import * as vscode from 'vscode';
-import { isQuarryOwnPath } from './quarryPaths';
+import { isQuarryOwnPath, QUARRY_DIR } from '../core/workspace/quarryLayout';
 
 /** What findFiles leaves out: dependencies and Quarry's own folder. */
-export const EXCLUDE_GLOB = '{**/node_modules/**,**/.quarry/**}';
+export const EXCLUDE_GLOB = `{**/node_modules/**,**/${QUARRY_DIR}/**}`;
 
 /** Workspace files matching `glob`, without node_modules and `.quarry/**`; a failed search is an empty list. */
 export async function findWorkspaceFiles(glob: string, max: number): Promise<vscode.Uri[]> {

@@ -5,8 +5,8 @@
 import type { MessageRules } from './validate';
 import type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, VerdictFilter } from '../core/trajectories/summary';
 import type { TrajectoryRecord } from '../core/trajectories/types';
-import type { DiffPart } from '../core/trajectories/index-compare';
-import type { GroupStatistics } from '../core/trajectories/index-scoring';
+import type { DiffPart } from '../core/trajectories/compare';
+import type { GroupStatistics } from '../core/trajectories/scoring';
 import type { Term } from '../core/rewards/types';
 
 export type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, DiffPart, GroupStatistics, Term };

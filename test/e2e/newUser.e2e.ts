@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { JobStore } from '../../src/app/jobs/store';
 import { DEFAULT_TRAJECTORY_STORE } from '../../src/app/trajectoryStore';
 import { ModelRegistry } from '../../src/core/training/modelRegistry';
-import { until } from '../services/services';
+import { untilRemote } from '../services/services';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
 const repoRoot = join(__dirname, '..', '..', '..');
@@ -106,7 +106,7 @@ test('Train a Model… with the defaults it offers: tiny model, data made in the
   assert.match(line, /--save-steps 8 --cpu$/, 'the whole line, to its last flag');
   await ed.screenshot('new-user-review');
   await ed.page.keyboard.press('Enter');
-  await until('the job to be submitted', () => store.list().length > 0);
+  await untilRemote('the job to be submitted', () => store.list().length > 0);
   const job = store.list()[0];
   jobId = job.id;
   assert.equal(job.target, 'local');
@@ -120,7 +120,7 @@ test('Train a Model… with the defaults it offers: tiny model, data made in the
 
 test('the job succeeds on the CPU; its panel shows stdout and stderr', async (t) => {
   if (!jobId) return t.skip('no job was submitted');
-  await until('the job to end', () => ['succeeded', 'failed', 'lost'].includes(store.get(jobId).status), 900_000);
+  await untilRemote('the job to end', () => ['succeeded', 'failed', 'lost'].includes(store.get(jobId).status), 900_000);
   const job = store.get(jobId);
   const stderr = existsSync(join(store.dir(jobId), 'stderr.log'))
     ? readFileSync(join(store.dir(jobId), 'stderr.log'), 'utf8').slice(-2000)
@@ -169,7 +169,7 @@ test('Load Checkpoint… then Ask a Question… answered by the trained model', 
           .filter(Boolean)
           .map((l) => (JSON.parse(l) as { model: { spec: string } }).model.spec)
       : [];
-  await until('the answer to be saved', () => answeredBy().length > 0, 180_000);
+  await untilRemote('the answer to be saved', () => answeredBy().length > 0, 180_000);
   assert.deepEqual(answeredBy(), [`onnx:${join(ed.workspace, '.quarry', 'models', trained)}`]);
   assert.match(await panel.locator('body').innerText(), new RegExp(trained.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   await ed.screenshot('new-user-asked');

@@ -19,7 +19,7 @@ import { after, before, test } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { JobStore } from '../../src/app/jobs';
 import type { JobRecord } from '../../src/core/training/jobs/job';
-import { services, sftFixture, targetsFor, until, type Services } from '../services/services';
+import { services, sftFixture, targetsFor, untilRemote, type Services } from '../services/services';
 import { openEditor, screenshotAfterEach, type Editor } from './harness';
 
 const repoRoot = join(__dirname, '..', '..', '..');
@@ -200,7 +200,7 @@ for (const p of PLAN) {
     await ed.pick(/Submit/);
     // The target checks what it needs, the launch is staged and started, then the panel opens (slow on a busy machine:
     // the next palette command must not start before it has).
-    await until(`the ${p.target} job to be submitted`, () => store.list().some((j) => j.target === p.target));
+    await untilRemote(`the ${p.target} job to be submitted`, () => store.list().some((j) => j.target === p.target));
     const app = await ed.webview(jobName(p.target), 300_000, 'h1');
     const job = store.list().find((j) => j.name === jobName(p.target));
     assert.ok(job, `job.json for ${jobName(p.target)}`);

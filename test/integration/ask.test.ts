@@ -12,6 +12,7 @@ import { startReplayServer, type ReplayServer } from '../support/openaiReplaySer
 import { readTrajectories } from '../../src/core/trajectories/reader';
 import type { AskAppState, AskState, ExchangeEvent, ToApp } from '../../src/protocol/ask';
 import { applyEvent, emptyState, turnsUsed } from '../../src/protocol/askState';
+import { until } from '../support/until';
 
 const FIRST_Q = 'Which doctor has the most appointments?';
 const FIRST_EXPLORE =
@@ -61,15 +62,6 @@ const revive = (state: unknown) =>
   vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.ask', state);
 
 /** Waits for a condition the extension reaches on its own (no timing is asserted; mocha's timeout bounds it). */
-async function until<T>(what: string, f: () => Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-    if (process.env.QUARRY_TEST_DEBUG) console.log(`waiting for ${what}`);
-  }
-}
-
 suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
   let server: ReplayServer;
   let folder: string;

@@ -11,17 +11,9 @@ import type { QuarryApi } from '../../src/extension/extension';
 import type { DatabasesTree, DbTreeNode, DatabaseNode, TableNode } from '../../src/extension/databases/tree';
 import type { PreviewOutcome } from '../../src/extension/preview/panel';
 import type { ToApp as PreviewToApp } from '../../src/protocol/preview';
+import { until } from '../support/until';
 
 const EXTENSION_ID = 'quarry.quarry';
-
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-    if (process.env.QUARRY_TEST_DEBUG) console.log(`waiting for ${what}`);
-  }
-}
 
 function iconId(item: vscode.TreeItem): string | undefined {
   return item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;

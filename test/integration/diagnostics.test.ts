@@ -11,6 +11,7 @@ import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { QuarryApi } from '../../src/extension/extension';
 import type { DiagnosticsState, RunDiagnostics, ToApp, TrajectoryDiagnostics } from '../../src/protocol/diagnostics';
 import { diagnosticsRun } from '../support/diagnosticsFixture';
+import { until } from '../support/until';
 
 const EXTENSION_ID = 'quarry.quarry';
 
@@ -20,15 +21,6 @@ const posted = () => hook<ToApp[]>('posted');
 /** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
 const revive = (state: unknown) =>
   vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.diagnostics', state);
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-    if (process.env.QUARRY_TEST_DEBUG) console.log(`waiting for ${what}`);
-  }
-}
 
 async function lastOf<K extends ToApp['type']>(type: K): Promise<Extract<ToApp, { type: K }> | undefined> {
   const all = await posted();

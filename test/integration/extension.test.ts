@@ -13,6 +13,7 @@ import type { ConnectionTestResult } from '../../src/extension/modelCommands';
 import { readSettings } from '../../src/extension/settings';
 import { createVscodeLmModel } from '../../src/extension/models/vscodeLm';
 import { ModelError } from '../../src/core/models/types';
+import { until } from '../support/until';
 
 const EXTENSION_ID = 'quarry.quarry';
 const MODEL_KEYS = ['model.backend', 'model.baseUrl', 'model.name', 'model.onnxPath'];
@@ -34,15 +35,6 @@ async function resetModel(): Promise<void> {
 }
 
 /** Waits for something the extension reaches on its own; mocha's timeout bounds it (no timing is asserted). */
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-    if (process.env.QUARRY_TEST_DEBUG) console.log(`waiting for ${what}`);
-  }
-}
-
 const testConnection = () =>
   vscode.commands.executeCommand<ConnectionTestResult>('quarry.testConnection', { quiet: true });
 

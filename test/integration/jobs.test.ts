@@ -12,21 +12,13 @@ import { JobStore, refreshJob, submitJob } from '../../src/app/jobs';
 import { probeGpus } from '../../src/core/training/gpus';
 import { choosePython } from '../../src/core/training/pythonEnv';
 import type { QuarryApi } from '../../src/extension/extension';
+import { until } from '../support/until';
 
 async function api(): Promise<QuarryApi> {
   const ext = vscode.extensions.getExtension<QuarryApi>('quarry.quarry');
   assert.ok(ext);
   return ext.activate();
 }
-
-const until = async (what: string, f: () => Promise<boolean>, ms = 30_000) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await f()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 suite('Training Jobs view', () => {
   test('running, failed and cancelled jobs with their latest step; Cancel Job stops one', async function () {

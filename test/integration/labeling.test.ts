@@ -15,6 +15,7 @@ import type { QuarryApi } from '../../src/extension/extension';
 import type { ToApp } from '../../src/protocol/labeling';
 import { unpackRows, type ToApp as ReplayToApp } from '../../src/protocol/replay';
 import { scriptedModel } from '../support/scriptedModel';
+import { until } from '../support/until';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
@@ -33,16 +34,6 @@ const posted = () => hook<ToApp[]>('posted');
 /** Hands `state` to the registered serializer with a fresh panel, as VS Code does after a window reload. */
 const revive = (state: unknown) =>
   vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.labeling', state);
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function lastOf<K extends ToApp['type']>(type: K): Promise<Extract<ToApp, { type: K }> | undefined> {
   return (await posted()).filter((m): m is Extract<ToApp, { type: K }> => m.type === type).pop();

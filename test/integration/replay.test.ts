@@ -15,6 +15,7 @@ import { unpackRows, type ReplayAppState, type ToApp } from '../../src/protocol/
 import { LabelStore } from '../../src/core/labels/store';
 import { recordSha } from '../../src/core/labels/recordSha';
 import { scriptedModel } from '../support/scriptedModel';
+import { until } from '../support/until';
 
 const EXTENSION_ID = 'quarry.quarry';
 const Q_TOP = 'Which doctor has the most appointments?';
@@ -35,16 +36,6 @@ const revive = (viewType: string, state: unknown) =>
   vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', viewType, state);
 const tabLabels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
 const posted = () => hook<ToApp[]>('posted');
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function lastOf<K extends ToApp['type']>(type: K): Promise<Extract<ToApp, { type: K }> | undefined> {
   return (await posted()).filter((m): m is Extract<ToApp, { type: K }> => m.type === type).pop();

@@ -12,21 +12,13 @@ import * as vscode from 'vscode';
 import { JobStore } from '../../src/app/jobs';
 import { newJobRecord } from '../../src/core/training/jobs/job';
 import type { QuarryApi } from '../../src/extension/extension';
+import { until } from '../support/until';
 
 async function api(): Promise<QuarryApi> {
   const ext = vscode.extensions.getExtension<QuarryApi>('quarry.quarry');
   assert.ok(ext);
   return ext.activate();
 }
-
-const until = async (what: string, f: () => Promise<boolean> | boolean, ms = 30_000) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await f()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 const trust = (op: 'untrust' | 'grant' | 'refusals') =>
   vscode.commands.executeCommand<unknown>('quarry.trust.testHook', op);

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cancelJob, pullJob, readLog, refreshJob, submitJob } from '../../src/app/jobs';
-import { finished, metricSteps, REPO, services, targetsFor, tickerCommand, until, workspace } from './services';
+import { finished, metricSteps, REPO, services, targetsFor, tickerCommand, untilRemote, workspace } from './services';
 
 const { svc, skip } = services();
 const cliJs = join(__dirname, '..', '..', 'src', 'cli', 'run.js');
@@ -48,7 +48,7 @@ test('ssh: connections dropped again and again mid-job; status and pull recover,
     }
   })();
   try {
-    await until('the job to end while connections drop', async () => {
+    await untilRemote('the job to end while connections drop', async () => {
       const j = await refreshJob(store, job.id).catch(() => store.get(job.id));
       if (/will retry/.test(j.reason ?? '')) retried++;
       // Another process (the editor after a reload, or a second CLI) follows the same folder.
@@ -92,7 +92,7 @@ for (const target of ['box', 'hpc', 'ray']) {
       'f.write("2}\\n" + json.dumps({"step": 3}) + "\\n"); f.close()',
     ].join('\n');
     const job = await submitJob(store, { target, command: ['python', '-c', half] });
-    await until('the half line to be written and pulled', async () => {
+    await untilRemote('the half line to be written and pulled', async () => {
       await refreshJob(store, job.id);
       return readLog(store, job.id, 'stdout').text.includes('half written') && metricSteps(store, job.id).length > 0;
     });
@@ -109,7 +109,7 @@ for (const target of ['box', 'hpc', 'ray']) {
 test('slurm: a job cancelled with scancel from outside Quarry shows as cancelled', { skip }, async () => {
   const { store } = workspace(targetsFor(svc!));
   const job = await submitJob(store, { target: 'hpc', command: tickerCommand(200, 0.5) });
-  await until('the job to run', async () => {
+  await untilRemote('the job to run', async () => {
     await refreshJob(store, job.id);
     return readLog(store, job.id, 'stdout').text.includes('tick 1');
   });
@@ -135,13 +135,13 @@ test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL fo
   ].join('\n');
   for (const target of ['box', 'hpc', 'ray']) {
     const job = await submitJob(store, { target, command: ['python', '-c', polite] });
-    await until(`the ${target} job to be ready`, async () => {
+    await untilRemote(`the ${target} job to be ready`, async () => {
       await refreshJob(store, job.id);
       return readLog(store, job.id, 'stdout').text.includes('ready');
     });
     const done = await cancelJob(store, job.id, 5000);
     assert.equal(done.status, 'cancelled', `${target}: ${done.reason}`);
-    await until(
+    await untilRemote(
       `the ${target} job to have saved`,
       () => existsSync(join(store.get(job.id).remote.dir!, 'out', 'saved')),
       30_000,
@@ -157,14 +157,14 @@ test('cancel from Quarry: SIGTERM the job saves on (ssh, slurm, ray), SIGKILL fo
         'print("ready", flush=True)\nwhile True: time.sleep(0.2)',
     ],
   });
-  await until('the stubborn job to be ready', async () => {
+  await untilRemote('the stubborn job to be ready', async () => {
     await refreshJob(store, stubborn.id);
     return readLog(store, stubborn.id, 'stdout').text.includes('ready');
   });
   const killed = await cancelJob(store, stubborn.id, 500);
   assert.equal(killed.status, 'cancelled');
   const [pid] = readFileSync(join(killed.remote.dir!, 'pid'), 'utf8').split(' ');
-  await until(
+  await untilRemote(
     'its process group to be gone',
     () => {
       try {
@@ -251,7 +251,7 @@ test('ssh: a full remote disk is refused before submitting, and a staging that f
 test('ray: the head restarted mid-job; the job is lost with the reason, what was pulled stays', { skip }, async () => {
   const { store } = workspace(targetsFor(svc!));
   const job = await submitJob(store, { target: 'ray', command: tickerCommand(400, 0.3) });
-  await until('three metrics lines pulled', async () => {
+  await untilRemote('three metrics lines pulled', async () => {
     await refreshJob(store, job.id);
     return metricSteps(store, job.id).length >= 3;
   });

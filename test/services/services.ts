@@ -7,6 +7,7 @@ import { FINAL_STATUSES, type JobRecord } from '../../src/core/training/jobs/job
 import type { TargetsConfig } from '../../src/core/training/jobs/targets';
 import { JobStore, refreshJob } from '../../src/app/jobs';
 import { tempDir } from '../helpers/fixtures';
+import { type Maybe, until } from '../support/until';
 
 export interface Services {
   dir: string;
@@ -108,19 +109,14 @@ export function sftCommand(data: string): string[] {
   ];
 }
 
-export async function until(what: string, f: () => boolean | Promise<boolean>, ms = 300_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await f()) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** until() at the pace a remote target allows: asked every 300 ms, for 5 minutes unless told. */
+export const untilRemote = <T>(what: string, f: () => Maybe<T> | Promise<Maybe<T>>, ms = 300_000): Promise<T> =>
+  until(what, f, ms, 300);
 
 /** Refreshes the job until it ends; returns its record. */
 export async function finished(store: JobStore, id: string, ms = 600_000): Promise<JobRecord> {
   let job = store.get(id);
-  await until(
+  await untilRemote(
     `job ${id} to end`,
     async () => {
       job = await refreshJob(store, id);

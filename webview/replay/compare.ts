@@ -1,7 +1,7 @@
 // The compare view: two marked trajectories side by side, their final SQL with the differences highlighted, and their
 // turns aligned by index.
 import { button, h } from '../shared/components';
-import { alignTurns } from '../../src/core/trajectories/index-compare';
+import { alignTurns } from '../../src/core/trajectories/compare';
 import type { DiffPart } from '../../src/protocol/replay';
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { ReplayContext } from './context';

@@ -8,7 +8,7 @@ import { isProtocolName, PROTOCOL_NAMES } from '../../core/agent/protocols';
 import { runBenchmark, BENCH_FILES, type BenchProgress } from '../../core/datasetRuns';
 import type { BenchReport } from '../../core/datasetRuns/report';
 import { ModelRegistry, type Evaluation, type RegisteredModel } from '../../core/training/modelRegistry';
-import { MODELS_DIR } from './modelsDir';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 
 export interface EvaluateOptions {
   workspace: string;
@@ -36,7 +36,7 @@ export function evalDir(
   const stem = basename(datasetFile)
     .replace(/\.[^.]+$/, '')
     .replace(/[^\w.-]+/g, '-');
-  return join(workspace, MODELS_DIR, name, 'evals', `${stem}-${protocol}-k${samples}`);
+  return quarryPath(workspace, 'models', name, 'evals', `${stem}-${protocol}-k${samples}`);
 }
 
 export async function evaluateModel(

@@ -34,9 +34,9 @@ import {
 } from './serverProcess';
 import { openTunnel, parseRemoteStart, remoteHfCheckArgs, remoteRunArgs, remoteStartArgs } from './sshTunnel';
 
-import { MODELS_DIR } from './modelsDir';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 
-export { MODELS_DIR, stopServer, type StopReport };
+export { stopServer, type StopReport };
 
 export class LoadError extends Error {
   constructor(message: string) {
@@ -347,7 +347,7 @@ export async function loadCheckpoint(o: LoadOptions): Promise<LoadResult> {
     for (const s of stopped.said) o.onStage?.(s);
   }
   const provenance = checkpointProvenance(checkpoint, { workspace: o.workspace, jobId: o.jobId });
-  const dir = join(o.workspace, MODELS_DIR, name);
+  const dir = quarryPath(o.workspace, 'models', name);
   mkdirSync(dir, { recursive: true });
   let spec: string;
   let server: ServerInfo | null = null;

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Column } from '../../core/training/columns';
 import { fileSha256 } from '../../core/trajectories/dbHash';
-import { openAtomicFile, writeFileAtomic, type AtomicFile } from '../../core/util/atomicWrite';
+import { openAtomicFile, writeJsonAtomic, type AtomicFile } from '../../core/util/atomicWrite';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
 import { DataInputError } from './errors';
 import { ParquetRowWriter, type RowGroupLimits } from './parquet';
@@ -164,7 +164,7 @@ export async function writeDataJson(
   doc: { schema: typeof DATA_SCHEMA; kind: DataKind } & Record<string, unknown>,
 ): Promise<string> {
   const path = join(outDir, DATA_JSON);
-  await writeFileAtomic(path, JSON.stringify(doc, null, 1) + '\n');
+  await writeJsonAtomic(path, doc, 1);
   return path;
 }
 

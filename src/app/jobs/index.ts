@@ -3,7 +3,8 @@
 // checkpoint. The job folder is the source of truth; a target only runs things. Several processes follow one job (a
 // submit in a terminal while the editor or `quarry jobs list` refreshes it): a starting job is left to its submitter,
 // and every change to job.json goes through the store's update(), which refuses to write over a newer record.
-import { existsSync, openSync, readFileSync, readSync, closeSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, readSync, closeSync, statSync, writeFileSync } from 'node:fs';
+import { writeJsonAtomicSync } from '../../core/util/atomicWrite';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -21,7 +22,7 @@ import { loadTargets, makeTarget, targetConfig } from './targets/registry';
 import type { PullReport, Target } from './targets/target';
 
 export { JobStore } from './store';
-export { loadTargets, TARGETS_FILE } from './targets/registry';
+export { loadTargets } from './targets/registry';
 
 /** The target a job names, from the workspace's targets (and the editor's setting). */
 export function targetNamed(name: string, store?: JobStore): Target {
@@ -166,10 +167,7 @@ async function pullInto(target: Target, job: JobRecord, dir: string): Promise<Pu
     const file = join(dir, 'checkpoints.json');
     const before = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : [];
     const all = [...new Set([...before, ...r.checkpoints])];
-    if (all.length !== before.length) {
-      writeFileSync(`${file}.tmp`, `${JSON.stringify(all)}\n`);
-      renameSync(`${file}.tmp`, file);
-    }
+    if (all.length !== before.length) writeJsonAtomicSync(file, all);
   }
   return r;
 }

@@ -5,13 +5,14 @@
 // change is made with update(): under the folder's lock file it re-reads the record as it is now and changes that;
 // each write bumps the record's `rev`, so a writer that decided from an older read can see it and leave the newer
 // record alone.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TargetsConfig } from '../../core/training/jobs/targets';
 import { jobRecordProblem, type JobRecord } from '../../core/training/jobs/job';
+import { writeJsonAtomicSync } from '../../core/util/atomicWrite';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 import { underFolderLock } from './targets/pullLock';
 
-export const JOBS_DIR = '.quarry/jobs';
 const LOCK_FILE = 'job.lock';
 
 export interface JobStoreOptions {
@@ -28,7 +29,7 @@ export class JobStore {
     readonly workspace: string,
     readonly options: JobStoreOptions = {},
   ) {
-    this.root = join(workspace, JOBS_DIR);
+    this.root = quarryPath(workspace, 'jobs');
   }
 
   dir(id: string): string {
@@ -68,10 +69,7 @@ export class JobStore {
   }
 
   private write(job: JobRecord): void {
-    const file = join(this.dir(job.id), 'job.json');
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(job, null, 2) + '\n');
-    renameSync(tmp, file);
+    writeJsonAtomicSync(join(this.dir(job.id), 'job.json'), job, 2);
   }
 
   get(id: string): JobRecord {

@@ -14,8 +14,8 @@ import { listBuiltinRecipes, readRecipe } from './recipes';
 import { prepareTrain, writeLaunch } from './index';
 import { hardwareProblems } from './resources';
 import { jobDisplayName } from './wizardChoices';
-import { WIZARD_DATA_DIR } from './wizardData';
 import type { SeenGpus } from '../../core/training/gpus';
+import { QUARRY_LAYOUT, quarryPath } from '../../core/workspace/quarryLayout';
 
 export type WizardEngine = 'trl' | 'verl' | 'skyrl';
 export const WIZARD_ENGINES: readonly WizardEngine[] = ['trl', 'verl', 'skyrl'];
@@ -89,7 +89,7 @@ export function findDataFolders(root: string, depth = 4): DataFolder[] {
   };
   visit(root, depth);
   // The data the wizard made (app/train/wizardData.ts) is under .quarry/data, which the walk above skips.
-  visit(join(root, WIZARD_DATA_DIR), 1);
+  visit(quarryPath(root, 'data'), 1);
   return out;
 }
 
@@ -98,7 +98,7 @@ export function findDataFolders(root: string, depth = 4): DataFolder[] {
  * or `{"targets": …}` holding such an object or a list of `{"name": …}`.
  */
 export function targetNames(workspace: string): { names: string[]; problem: string | null } {
-  const file = join(workspace, '.quarry', 'targets.json');
+  const file = quarryPath(workspace, 'targets');
   const names = ['local'];
   if (!existsSync(file)) return { names, problem: null };
   let doc: unknown;
@@ -209,7 +209,7 @@ export async function prepareJob(c: WizardChoices, env: PrepareEnv): Promise<Pre
   const recipe = readRecipe(c.recipe, env.workspace);
   const outDir = resolve(
     env.workspace,
-    c.out ?? join('.quarry', 'launches', `${recipe.name}-${c.engine}-${stamp(env.now ?? new Date())}`),
+    c.out ?? join(QUARRY_LAYOUT.launches, `${recipe.name}-${c.engine}-${stamp(env.now ?? new Date())}`),
   );
   const specFile = join(outDir, 'job.json');
   const rl = isRlData(c.data, env.workspace);

@@ -9,16 +9,13 @@ import type { ProtocolName } from '../../core/agent/types';
 import { databasePath } from '../../core/datasets/databases';
 import { answerBlock } from '../../core/labels/answerFormat';
 import { SFT_SCHEMA, type SftExample } from '../../core/labels/sft';
-import { labelStorePath } from '../../core/labels/store';
 import type { RlRecord } from '../../core/training/rlRecord';
 import { SFT_COLUMNS } from '../../core/training/sftSelection';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 import { DATA_SCHEMA, prepareOutDir, writeDataJson, writeRecords } from '../data/outputs';
 import { makeRlData, RL_FILES } from '../data/rl';
 import { makeSftData, SFT_FILES } from '../data/sft';
 import { shortName } from './wizardChoices';
-
-/** Where the data the wizard makes goes, under the workspace. */
-export const WIZARD_DATA_DIR = join('.quarry', 'data');
 
 /** A Spider-style dataset file found in the workspace, with the folder its databases are in. */
 export interface DatasetFile {
@@ -104,7 +101,7 @@ export function findDatasetFiles(root: string, depth = 3): DatasetFile[] {
 
 /** The workspace's saved trajectory files (.quarry/trajectories/*.jsonl: Ask, replays) and its label store. */
 export function labeledTrajectories(workspace: string): { files: string[]; labels: string | null } {
-  const dir = join(workspace, '.quarry', 'trajectories');
+  const dir = quarryPath(workspace, 'trajectories');
   let files: string[] = [];
   try {
     files = readdirSync(dir)
@@ -114,7 +111,7 @@ export function labeledTrajectories(workspace: string): { files: string[]; label
   } catch {
     /* none saved yet */
   }
-  const labels = labelStorePath(workspace);
+  const labels = quarryPath(workspace, 'labels');
   return { files, labels: existsSync(labels) ? labels : null };
 }
 
@@ -125,7 +122,7 @@ function stamp(now: Date): string {
 /** A new folder for made data: .quarry/data/<kind>-<name>-<time>. */
 export function newDataDir(workspace: string, kind: 'rl' | 'sft', from: string, now = new Date()): string {
   const name = shortName(from).replace(/[^\w.-]+/g, '-');
-  return join(workspace, WIZARD_DATA_DIR, `${kind}-${name}-${stamp(now)}`);
+  return quarryPath(workspace, 'data', `${kind}-${name}-${stamp(now)}`);
 }
 
 /** What was made: the folder (a `quarry data` folder with its data.json), its kind and how many rows it holds. */

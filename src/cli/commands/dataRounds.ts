@@ -15,7 +15,8 @@ import { makeSftData, SFT_FILES } from '../../app/data/sft';
 import { DataInputError } from '../../app/data/errors';
 import { openTrajectoryFile } from '../../app/trajectoryFiles';
 import { TrajectoryWriter } from '../../core/trajectories/writer';
-import { seeded, selectRollouts, type Rollout } from '../../core/training/selfTaught';
+import { selectRollouts, type Rollout } from '../../core/training/selfTaught';
+import { mulberry32 } from '../../core/util/random';
 import { stringExactMatch } from '../../core/rewards/terms/mtsqlr1';
 import type { BenchReport } from '../../core/datasetRuns';
 
@@ -112,7 +113,7 @@ export async function runSelfTaught(argv: string[], io: CliIO): Promise<number> 
   if (code !== EXIT.ok) return code;
   const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as BenchReport;
   const opened = await openTrajectoryFile(join(runDir, 'trajectories.jsonl'));
-  const random = seeded(Number(values.seed ?? 0));
+  const random = mulberry32(Number(values.seed ?? 0));
   const selectedPath = join(out, 'selected.jsonl');
   const writer = await TrajectoryWriter.open(selectedPath, { append: false });
   const solved: string[] = [];

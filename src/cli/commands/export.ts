@@ -12,6 +12,7 @@ import type { Label } from '../../core/labels/types';
 import { checkOutputPath, OutputRefused } from '../../core/util/outputPath';
 import { SFT_SCHEMA } from '../../core/labels/sft';
 import { RL_SCHEMA } from '../../core/labels/rl';
+import { QUARRY_LAYOUT } from '../../core/workspace/quarryLayout';
 
 const usage =
   `Usage: quarry export --format sft|rl --out FILE.jsonl [--labels .quarry/labels.sqlite] ` +
@@ -53,7 +54,7 @@ export const exportCommand: Command = {
       throw new UsageError('--format rl needs --trajectories FILE.jsonl (the tasks to turn into prompts)');
     if (values['keep-reasoning'] && values.format !== 'sft')
       throw new UsageError('--keep-reasoning only applies to --format sft');
-    const labelsPath = resolve(io.cwd, values.labels ?? '.quarry/labels.sqlite');
+    const labelsPath = resolve(io.cwd, values.labels ?? QUARRY_LAYOUT.labels);
     const trajectories = values.trajectories ? resolve(io.cwd, values.trajectories) : null;
     const out = resolve(io.cwd, values.out);
     if (trajectories && !existsSync(trajectories)) throw new UsageError(`no such trajectory file: ${trajectories}`);

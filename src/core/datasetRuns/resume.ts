@@ -1,9 +1,9 @@
 // Resuming a benchmark run: the episodes already in DIR/trajectories.jsonl are reused when they were made with the
 // same dataset, model, protocol and sampling, so an interrupted run only runs what is missing. Failed episodes are
 // dropped and run again (a server that was down is the usual reason to resume).
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readTrajectories } from '../trajectories/reader';
-import { TrajectoryWriter } from '../trajectories/writer';
+import { openAtomicFile } from '../util/atomicWrite';
 import type { TrajectoryRecord } from '../trajectories/types';
 
 export interface RunIdentity {
@@ -64,13 +64,13 @@ export async function loadResumable(path: string, want: RunIdentity): Promise<Ma
     kept.set(unitKey(r.task.id, r.sample), r);
   }
   // Rewritten through a temporary file, so an interruption here leaves the old file whole.
-  const tmp = `${path}.resume-tmp`;
-  const w = await TrajectoryWriter.open(tmp, { append: false });
+  const out = await openAtomicFile(path);
   try {
-    for (const r of kept.values()) await w.write(r);
-  } finally {
-    await w.close();
+    for (const r of kept.values()) await out.write(JSON.stringify(r) + '\n');
+    await out.commit();
+  } catch (err) {
+    await out.abort();
+    throw err;
   }
-  renameSync(tmp, path);
   return kept;
 }

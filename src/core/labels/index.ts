@@ -3,7 +3,6 @@ export * from './types';
 export {
   LabelStore,
   LabelStoreError,
-  labelStorePath,
   normalizeTag,
   LABEL_SCHEMA_VERSION,
   DEFAULT_BUSY_TIMEOUT_MS,

@@ -4,7 +4,7 @@
 // that finds it locked waits busy_timeout, then fails with a LabelStoreError of kind 'busy' that says so.
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { userInfo } from 'node:os';
 import { BUILTIN_TAGS, isVerdict, type Label, type LabelInput, type Verdict } from './types';
 
@@ -24,11 +24,6 @@ export class LabelStoreError extends Error {
     super(message, options);
     this.name = 'LabelStoreError';
   }
-}
-
-/** Where a workspace keeps its labels. */
-export function labelStorePath(workspaceDir: string): string {
-  return join(workspaceDir, '.quarry', 'labels.sqlite');
 }
 
 export interface LabelStoreOptions {

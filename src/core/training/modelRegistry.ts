@@ -6,13 +6,14 @@
 // The file is in the workspace, so a cloned repository can carry one: every field Quarry acts on is checked before
 // use (process ids, ports, the ssh destination and options, the served URL), so that nothing from it reaches `kill`,
 // `ssh` or a shell unchecked; which process may be signalled is decided against /proc (app/checkpoints/serverStop.ts).
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { writeJsonAtomicSync } from '../util/atomicWrite';
+import { quarryPath } from '../workspace/quarryLayout';
 import { readRegularFileSync, FileReadError } from './boundedRead';
 import { sshDestinationProblem, sshOptionsProblem } from './sshSafety';
 
 export const MODELS_SCHEMA = 'quarry.models/1';
-export const MODELS_FILE = '.quarry/models.json';
 /** The most of models.json read (a registry of a few hundred models is far less). */
 const MAX_REGISTRY_BYTES = 16 << 20;
 
@@ -307,31 +308,12 @@ export function registryProblem(doc: unknown): string | null {
   return null;
 }
 
-/** Writes text whole: a flushed temporary file renamed over the target. */
-export function writeWholeSync(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    const fd = openSync(tmp, 'w');
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-}
-
 /** The registry of one workspace. Each change reads the file anew, so the CLI and the editor can both write it. */
 export class ModelRegistry {
   readonly file: string;
 
   constructor(workspace: string) {
-    this.file = join(workspace, MODELS_FILE);
+    this.file = quarryPath(workspace, 'modelsRegistry');
   }
 
   /** Every model; an absent file is an empty registry, a bad one an error naming the file and the problem. */
@@ -376,7 +358,7 @@ export class ModelRegistry {
   private write(doc: ModelRegistryDoc): void {
     const problem = registryProblem(doc);
     if (problem) throw new ModelRegistryError(`refusing to write a bad registry: ${problem}`);
-    writeWholeSync(this.file, JSON.stringify(doc, null, 1) + '\n');
+    writeJsonAtomicSync(this.file, doc, 1);
   }
 
   /** Adds or replaces the model of that name. */

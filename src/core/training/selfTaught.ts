@@ -27,18 +27,6 @@ export interface Selection {
   rule: 'easy-or-all-correct' | 'hard' | 'unsolved';
 }
 
-/** A small seeded generator (mulberry32), so a round's choice can be repeated. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function selectRollouts(rollouts: readonly Rollout[], hardness: string | null, random: () => number): Selection {
   const valid = rollouts.filter((r) => r.ex && r.em);
   if (valid.length === 0) return { valid: 0, kept: [], rule: 'unsolved' };

@@ -13,6 +13,7 @@ import { COMPARE } from './registration';
 import { describeProvenance, ModelRegistry } from '../../core/training/modelRegistry';
 import type { CompareInput } from '../../core/training/checkpointCompare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 
 /** The last Replay pairs opened (the file written and the two trajectory ids), for `quarry.compare.testHook`. */
 const opened: Array<{ file: string; a: string; b: string }> = [];
@@ -150,7 +151,7 @@ export class ComparePanel {
       { ...ra, id: `${a}:${ra.id}` },
       { ...rb, id: `${b}:${rb.id}` },
     ];
-    const dir = join(this.ws, '.quarry', 'models', 'compare');
+    const dir = quarryPath(this.ws, 'modelCompare');
     mkdirSync(dir, { recursive: true });
     const safe = `${a}-vs-${b}-${d.id || d.index}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
     const file = join(dir, `${safe}.jsonl`);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
+import { quarryPath } from '../../core/workspace/quarryLayout';
 import type { LabelStore } from '../../core/labels/index';
 import { LabelPanel, type StoreProvider } from './panel';
 import { registerPanelSerializer } from '../webviews/restore';
@@ -20,7 +21,7 @@ export type OpenLabelingArg =
 /** Where this window keeps labels: the first folder's .quarry/labels.sqlite, or global storage without a folder. */
 export function labelStoreFile(services: Services): string {
   const dir = services.workspaceDir();
-  return dir ? join(dir, '.quarry', 'labels.sqlite') : join(services.context.globalStorageUri.fsPath, 'labels.sqlite');
+  return dir ? quarryPath(dir, 'labels') : join(services.context.globalStorageUri.fsPath, 'labels.sqlite');
 }
 
 /** One store connection per window, shared by the panel and the exports. */

@@ -26,8 +26,8 @@ import {
   groupStatistics,
   type ReplayScorer,
   type TrajectoryExplanation,
-} from '../../core/trajectories/index-scoring';
-import { diffSql } from '../../core/trajectories/index-compare';
+} from '../../core/trajectories/scoring';
+import { diffSql } from '../../core/trajectories/compare';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { fileLabel, loadTrajectoryFile, type LabelLookup, type LoadedFile } from './source';
 import { createScoringResources } from '../../core/rewards/resources';

@@ -2,9 +2,10 @@
 // file per file version), so reopening a scored run tomorrow costs no SQL. Each outcome carries the stamp of the
 // database it ran on; the scorer drops those whose database changed since.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SavedOutcome } from '../../core/trajectories/index-scoring';
+import type { SavedOutcome } from '../../core/trajectories/scoring';
+import { writeJsonAtomicSync } from '../../core/util/atomicWrite';
 
 /** Files kept; the least recently written go first. */
 const MAX_FILES = 50;
@@ -42,11 +43,7 @@ export class ScoreCache {
 
   /** Writes atomically (temp file + rename): a killed window leaves the old cache or the new one, never half. */
   save(version: string, saved: SavedOutcome[]): void {
-    mkdirSync(this.dir, { recursive: true });
-    const file = this.fileOf(version);
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version, saved } satisfies CacheFile));
-    renameSync(tmp, file);
+    writeJsonAtomicSync(this.fileOf(version), { version, saved } satisfies CacheFile);
     this.prune();
   }
 

@@ -1,6 +1,6 @@
 // What Replay's header counts of a file's scoring: the records looked at, those that got a reward, and why the others
 // were skipped (the most common reason), so "scored" never counts a trajectory that had nothing to score against.
-import type { ScoreOutcome } from '../../core/trajectories/index-scoring';
+import type { ScoreOutcome } from '../../core/trajectories/scoring';
 
 export interface ScoreTally {
   /** Outcomes there are (scored or skipped). */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
+import { QUARRY_LAYOUT } from '../../core/workspace/quarryLayout';
 import { JobsMonitor, notifyJobEvents } from './jobsMonitor';
 import { JOB_PANEL_VIEW, JobPanel } from './jobPanel';
 import { registerPanelSerializer } from '../webviews/restore';
@@ -127,7 +128,7 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
   const monitor = new JobsMonitor(services);
   const tree = new JobsTree(services, monitor);
   const view = vscode.window.createTreeView('quarry.jobs', { treeDataProvider: tree });
-  const watcher = vscode.workspace.createFileSystemWatcher('**/.quarry/jobs/*/job.json');
+  const watcher = vscode.workspace.createFileSystemWatcher(`**/${QUARRY_LAYOUT.jobs}/*/job.json`);
   context.subscriptions.push(
     monitor,
     notifyJobEvents(monitor, services.log),

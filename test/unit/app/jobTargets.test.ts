@@ -16,17 +16,9 @@ import { batchScript, hereDocument, sbatchOptions, slurmStatus } from '../../../
 import { sshConfigProblem } from '../../../src/core/training/jobs/sshConfigCheck';
 import { runQuarry } from '../../support/cli';
 import { tempDir } from '../../helpers/fixtures';
+import { until } from '../../support/until';
 
 const node = process.execPath;
-const until = async (what: string, f: () => Promise<boolean>, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await f()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
-
 function job(over: Partial<JobRecord> = {}): JobRecord {
   return { ...newJobRecord({ target: 't', command: ['python', '-c', 'pass'] }, 'j1'), ...over };
 }

@@ -25,16 +25,9 @@ import { JobStore, cancelJob, readLog, refreshJob, submitJob } from '../../../sr
 import { jobSpecProblem, newJobRecord } from '../../../src/core/training/jobs/job';
 import { main } from '../../../src/cli/main';
 import { tempDir } from '../../helpers/fixtures';
+import { until } from '../../support/until';
 
 const node = process.execPath;
-const until = async (what: string, f: () => boolean | Promise<boolean>, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await f()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 const groupAlive = (pid: number) => {
   try {
     process.kill(-pid, 0);

@@ -7,6 +7,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { repoRoot, tempDir, buildDb } from '../../helpers/fixtures';
+import { until } from '../../support/until';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c';
@@ -28,14 +29,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function waitFor(what: string, f: () => boolean, limitMs = 20_000): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (!f()) {
-    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -62,16 +55,13 @@ for (const [watch, env] of [
         });
         let workers: number[] = [];
         // The worker is busy once it has been started and the parent has handed it the query.
-        await waitFor('the SQL worker to start', () => (workers = childrenOf(parent.pid!)).length > 0);
+        await until('the SQL worker to start', () => (workers = childrenOf(parent.pid!)).length > 0);
         await new Promise((r) => setTimeout(r, 500));
         workers = childrenOf(parent.pid!);
         assert.ok(workers.length > 0);
         parent.kill(signal);
-        await waitFor(
-          `the parent to exit after ${signal}`,
-          () => parent.exitCode !== null || parent.signalCode !== null,
-        );
-        await waitFor(`workers ${workers.join(', ')} to exit after the parent's ${signal}`, () =>
+        await until(`the parent to exit after ${signal}`, () => parent.exitCode !== null || parent.signalCode !== null);
+        await until(`workers ${workers.join(', ')} to exit after the parent's ${signal}`, () =>
           workers.every((w) => !alive(w)),
         );
       });

@@ -13,7 +13,7 @@ import { capture } from '../captureStream';
 import { greedyCover } from '../../../src/core/eval/testSuite/greedyCover';
 import { neighbourSchema, neighboursOf } from '../../../src/core/eval/testSuite/neighbours';
 import { readSourceProfile } from '../../../src/core/eval/testSuite/sourceProfile';
-import { createRng } from '../../../src/core/eval/testSuite/random';
+import { createRng } from '../../../src/core/util/random';
 import { runBenchmark } from '../../../src/core/datasetRuns';
 import { loadDataset } from '../../../src/core/datasets';
 import { createModel } from '../../../src/core/models';

@@ -20,7 +20,8 @@ import { answerBlock, rewriteAnswerTurn } from '../../../src/core/labels/answerF
 import { exportRlPrompts, exportSft, readLabeledRecords } from '../../../src/core/labels/exportJsonl';
 import { recordSha } from '../../../src/core/labels/recordSha';
 import { checkCorrectedSql } from '../../../src/core/labels/checkSql';
-import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
+import { LabelStore } from '../../../src/core/labels/store';
+import { quarryPath } from '../../../src/core/workspace/quarryLayout';
 import type { Label } from '../../../src/core/labels/types';
 import { TrajectoryWriter } from '../../../src/core/trajectories/writer';
 import { readTrajectories } from '../../../src/core/trajectories/reader';
@@ -281,7 +282,7 @@ test('export files: labels from the store → the trajectories they point at →
   const w = await TrajectoryWriter.open(file);
   for (const r of [good, fixed, wrong]) await w.write(r);
   await w.close();
-  const store = LabelStore.open(labelStorePath(dir));
+  const store = LabelStore.open(quarryPath(dir, 'labels'));
   store.save({
     trajectoryId: 'good',
     file,
@@ -399,7 +400,7 @@ test('quarry export: sft from the workspace store, rl for a trajectory file; bad
   const w = await TrajectoryWriter.open(file);
   for (const r of [good, wrong]) await w.write(r);
   await w.close();
-  const store = LabelStore.open(labelStorePath(dir));
+  const store = LabelStore.open(quarryPath(dir, 'labels'));
   store.save({
     trajectoryId: 'cli-good',
     file,
@@ -452,7 +453,7 @@ test(
     const w = await TrajectoryWriter.open(file);
     await w.write(good);
     await w.close();
-    const storePath = labelStorePath(dir);
+    const storePath = quarryPath(dir, 'labels');
     const store = LabelStore.open(storePath);
     store.save({
       trajectoryId: 'safe-good',

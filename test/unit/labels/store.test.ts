@@ -6,7 +6,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDir } from '../../helpers/fixtures';
-import { LabelStore, LabelStoreError, LABEL_SCHEMA_VERSION, labelStorePath } from '../../../src/core/labels/store';
+import { LabelStore, LabelStoreError, LABEL_SCHEMA_VERSION } from '../../../src/core/labels/store';
+import { quarryPath } from '../../../src/core/workspace/quarryLayout';
 import { BUILTIN_TAGS, type LabelInput } from '../../../src/core/labels/types';
 import { orderQueue } from '../../../src/core/labels/queue';
 
@@ -23,7 +24,7 @@ const input = (over: Partial<LabelInput> = {}): LabelInput => ({
 });
 
 test('store: a new store is WAL with the schema version and the built-in tags; saves reach the WAL file', () => {
-  const path = labelStorePath(tempDir());
+  const path = quarryPath(tempDir(), 'labels');
   const store = LabelStore.open(path);
   store.save(input());
   const raw = new Database(path, { readonly: true });
@@ -46,7 +47,7 @@ test('store: a new store is WAL with the schema version and the built-in tags; s
 });
 
 test('store: save, read back, replace; tags are normalised and unknown ones join the tags table', () => {
-  const store = LabelStore.open(labelStorePath(tempDir()));
+  const store = LabelStore.open(quarryPath(tempDir(), 'labels'));
   const saved = store.save(input({ tags: ['  Wrong   Join ', 'needs  review', 'wrong join'] }));
   assert.deepEqual(saved.tags, ['needs review', 'wrong join']);
   const got = store.get('t1');
@@ -77,7 +78,7 @@ test('store: save, read back, replace; tags are normalised and unknown ones join
 });
 
 test('store: reviewers extend the tags; built-ins stay first; bad tags and verdicts are refused clearly', () => {
-  const store = LabelStore.open(labelStorePath(tempDir()));
+  const store = LabelStore.open(quarryPath(tempDir(), 'labels'));
   assert.equal(store.addTag('  Off By One '), 'off by one');
   store.addTag('ambiguous question');
   store.addTag('off by one');
@@ -95,7 +96,7 @@ test('store: reviewers extend the tags; built-ins stay first; bad tags and verdi
 });
 
 test('store: a writer SIGKILLed mid-stream loses no label whose save() had returned', async () => {
-  const path = labelStorePath(tempDir());
+  const path = quarryPath(tempDir(), 'labels');
   const child = spawn(process.execPath, [join(__dirname, 'saveAndDie.js'), path], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -139,7 +140,7 @@ test('store: a writer SIGKILLed mid-stream loses no label whose save() had retur
 });
 
 test('store: two connections see each other’s saves; a held lock makes a save fail as busy, then it works', () => {
-  const path = labelStorePath(tempDir());
+  const path = quarryPath(tempDir(), 'labels');
   const a = LabelStore.open(path, { busyTimeoutMs: 50 });
   const b = LabelStore.open(path, { busyTimeoutMs: 50 });
   a.save(input({ trajectoryId: 'from-a' }));

@@ -11,19 +11,10 @@ import {
   type OdtNode,
 } from '../../../src/core/rewards/odt';
 import { alignReward } from '../../../src/core/rewards/progress';
+import { mulberry32, rngOf, type Random } from '../../../src/core/util/random';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type R = () => number;
-const pick = <T>(r: R, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+type R = Random;
+const pick = <T>(r: R, xs: readonly T[]): T => rngOf(r).pick(xs);
 
 const TABLES = ['singer', 'concert', 'stadium', 'song'];
 const COLS = ['id', 'name', 'age', 'year', 'fk'];
@@ -75,7 +66,7 @@ interface Style {
 }
 
 function render(s: Skeleton, style: Style, idOnly = false): string {
-  const r = rng(style.seed);
+  const r = mulberry32(style.seed);
   const alias = (i: number) =>
     style.aliases === 'T' ? `T${i + 1}` : style.aliases === 'short' ? s.tables[i].slice(0, 2) + i : s.tables[i];
   const ref = ([i, c]: [number, string]) => `${alias(i)}.${c}`;
@@ -110,7 +101,7 @@ const base: Style = { aliases: 'T', seed: 1, shuffle: false, swapOn: false };
 const N = 300;
 
 function cases(seed: number): Array<{ s: Skeleton; sql: string }> {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   return Array.from({ length: N }, () => {
     const s = skeleton(r);
     return { s, sql: render(s, base) };
@@ -155,7 +146,7 @@ test('identical queries score 1 with no tags and no feedback', () => {
 });
 
 test('invariance: table aliases, literal values, AND order and ON operand order do not change the structure', () => {
-  const r = rng(7);
+  const r = mulberry32(7);
   for (const { s, sql } of all) {
     const variant = render(s, {
       aliases: pick(r, ['short', 'none'] as const),
@@ -229,7 +220,7 @@ test('Δ: antisymmetric, largest when the final SQL is the gold, and R_align is 
 });
 
 test('monotone repairs: fixing the clauses of a wrong query one at a time never lowers F_struct', () => {
-  const r = rng(99);
+  const r = mulberry32(99);
   for (let i = 0; i < N; i++) {
     const gold = all[i].s;
     const wrong: Skeleton = {

@@ -7,22 +7,15 @@ import { clauseF1, loadPanel, scorePanel } from '../../../src/core/rewards';
 import { schemaItemsOf } from '../../../src/core/rewards/analysis';
 import { jaccard } from '../../../src/core/sql';
 import { schoolDb, newPool, newResources, skyrlEpisode } from './fixtures';
+import { lcg32, rngOf } from '../../../src/core/util/random';
 
 const pool = newPool();
 after(() => pool.close());
 const res = newResources(pool);
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 function generator(seed: number) {
-  const r = rng(seed);
-  const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
+  const r = lcg32(seed);
+  const { pick } = rngOf(r);
   const tables: Record<string, string[]> = {
     student: ['id', 'name', 'age', 'class_id'],
     teacher: ['id', 'name', 'subject'],

@@ -1,12 +1,13 @@
 // MTSQL-R1 §3.2.2 Algorithm 1, S1-S2, checked by hand on small rollout sets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seeded, selectRollouts, type Rollout } from '../../../src/core/training/selfTaught';
+import { selectRollouts, type Rollout } from '../../../src/core/training/selfTaught';
+import { mulberry32 } from '../../../src/core/util/random';
 
 const r = (id: string, turns: number, ex: boolean, em: boolean, text = id): Rollout => ({ id, turns, ex, em, text });
 
 test('S1: only EX ∧ EM trajectories count; none is unsolved', () => {
-  assert.deepEqual(selectRollouts([r('a', 1, true, false), r('b', 2, false, true)], 'hard', seeded(1)), {
+  assert.deepEqual(selectRollouts([r('a', 1, true, false), r('b', 2, false, true)], 'hard', mulberry32(1)), {
     valid: 0,
     kept: [],
     rule: 'unsolved',
@@ -23,7 +24,7 @@ test('S2 easy or solved by every rollout: up to two short trajectories (≤ 2 in
       r('x', 1, false, false),
     ],
     'easy',
-    seeded(7),
+    mulberry32(7),
   );
   assert.equal(easy.rule, 'easy-or-all-correct');
   assert.equal(easy.valid, 4);
@@ -32,7 +33,7 @@ test('S2 easy or solved by every rollout: up to two short trajectories (≤ 2 in
     easy.kept.every((id) => ['a', 'b', 'd'].includes(id)),
     'never the 4-interaction one',
   );
-  const all = selectRollouts([r('a', 3, true, true), r('b', 1, true, true)], 'hard', seeded(7));
+  const all = selectRollouts([r('a', 3, true, true), r('b', 1, true, true)], 'hard', mulberry32(7));
   assert.deepEqual([all.rule, all.kept], ['easy-or-all-correct', ['b']]);
 });
 
@@ -45,7 +46,7 @@ test('S2 otherwise: three long trajectories (≥ 2 interactions), far apart', ()
     r('l2', 3, true, true, 'SELECT count(*) FROM concert JOIN stadium'),
     r('l3', 4, true, true, 'WITH x AS (SELECT 1) SELECT avg(age) FROM x'),
   ];
-  const s = selectRollouts(rs, 'hard', seeded(3));
+  const s = selectRollouts(rs, 'hard', mulberry32(3));
   assert.equal(s.rule, 'hard');
   assert.equal(s.valid, 5);
   assert.deepEqual([...s.kept].sort(), ['l1', 'l2', 'l3'].sort(), 'the copy of l1 is the closest, so it is left out');

@@ -8,17 +8,16 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parseTargets, type TargetConfig, type TargetsConfig } from '../../../core/training/jobs/targets';
 import { sshConfigProblem } from '../../../core/training/jobs/sshConfigCheck';
+import { QUARRY_LAYOUT, quarryPath } from '../../../core/workspace/quarryLayout';
 import { LocalTarget } from './local';
 import { RayTarget } from './ray';
 import { SlurmTarget } from './slurm';
 import { SshTarget } from './ssh';
 import type { Target } from './target';
 
-export const TARGETS_FILE = '.quarry/targets.json';
-
 /** The workspace's targets.json merged under `extra` (the editor's setting wins on a name both define). */
 export function loadTargets(workspace: string, extra: TargetsConfig = {}): TargetsConfig {
-  const file = join(workspace, TARGETS_FILE);
+  const file = quarryPath(workspace, 'targets');
   let fromFile: TargetsConfig = {};
   if (existsSync(file)) {
     let doc: unknown;
@@ -93,7 +92,7 @@ export function targetConfig(targets: TargetsConfig, name: string): TargetConfig
   const config = targets[name] ?? (name === 'local' ? { kind: 'local' as const } : undefined);
   if (!config) {
     const known = ['local', ...Object.keys(targets).filter((n) => n !== 'local')].join(', ');
-    throw new Error(`unknown target '${name}' (known: ${known}): targets are named in ${TARGETS_FILE}`);
+    throw new Error(`unknown target '${name}' (known: ${known}): targets are named in ${QUARRY_LAYOUT.targets}`);
   }
   return config;
 }

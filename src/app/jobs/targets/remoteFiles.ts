@@ -4,9 +4,10 @@
 // simply redone, and metrics.jsonl only ever gains whole lines), the checkpoint list, and a checkpoint's files.
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are sh, where ${NAME} is the shell's
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { shellQuote as q } from '../../../core/training/overrides';
+import { writeJsonAtomicSync } from '../../../core/util/atomicWrite';
 import type { JobRecord } from '../../../core/training/jobs/job';
 import type { Shell } from './shell';
 import type { ShellError } from './shell';
@@ -204,8 +205,7 @@ export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string)
         appendFileSync(local, data);
         bytes += data.length;
       }
-      writeFileSync(join(jobDir, `${OFFSETS_FILE}.tmp`), `${JSON.stringify(next)}\n`);
-      renameSync(join(jobDir, `${OFFSETS_FILE}.tmp`), join(jobDir, OFFSETS_FILE));
+      writeJsonAtomicSync(join(jobDir, OFFSETS_FILE), next);
     });
   } catch (err) {
     return { bytes: 0, checkpoints: null, error: (err as Error).message };

@@ -10,7 +10,7 @@ import { chmodSync, copyFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Cell } from '../../db/types';
 import type { Boundaries } from './boundaries';
-import type { Rng } from './random';
+import type { Rng } from '../../util/random';
 import { type SourceProfile, type TableProfile, quoteId } from './sourceProfile';
 
 /** Rowids fetched whole up to this many rows; larger tables are sampled. */

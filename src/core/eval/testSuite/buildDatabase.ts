@@ -14,7 +14,7 @@ import { greedyCover } from './greedyCover';
 import { type Pair, judgePairs } from './judgePairs';
 import { evalMode } from '../modes';
 import { type NeighbourKind, comparedLiterals, neighbourSchema, neighboursOf } from './neighbours';
-import { createRng } from './random';
+import { createRng } from '../../util/random';
 import { readSourceProfile } from './sourceProfile';
 
 export const MANIFEST = 'manifest.json';

@@ -6,7 +6,7 @@
 // PRAGMA foreign_key_check is empty.
 import Database from 'better-sqlite3';
 import type { Cell } from '../../db/types';
-import type { Rng } from './random';
+import type { Rng } from '../../util/random';
 import { type ColumnInfo, type SourceProfile, type TableProfile, quoteId } from './sourceProfile';
 
 /** Values queries compare a column with, by lower-cased column name. */

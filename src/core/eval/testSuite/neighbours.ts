@@ -6,7 +6,7 @@
 // INTERSECT/EXCEPT parse had to cut out (rewrite R2) are left alone.
 import type { Cell } from '../../db/types';
 import { type QueryNode, type SelectAst, parseSql, selectToSql } from '../../sql/parse';
-import type { Rng } from './random';
+import type { Rng } from '../../util/random';
 import type { SourceProfile } from './sourceProfile';
 
 /** One site of change: the alternatives it offers, each applied in place to the AST the site was found in. */

@@ -4,7 +4,8 @@ import { ModelError, type ChatMessage, type SamplingOptions } from '../types';
 import type { Decoder } from './decoder';
 import type { ModelFiles } from './files';
 import type { JobResult } from './messages';
-import { sampleToken, seededRandom } from './sampler';
+import { sampleToken } from './sampler';
+import { seededRandom } from '../../util/random';
 import { findStop, safeLength } from '../stops';
 import { PromptEncoder } from './prompt';
 

@@ -2,18 +2,6 @@
 // restricted to the smallest set of tokens whose probability reaches top_p (nucleus sampling), drawn with a seeded
 // generator so the same seed gives the same text.
 
-/** mulberry32: a small, fast 32-bit generator; plenty for sampling and identical on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = Math.floor(seed) >>> 0 || 0x9e3779b9;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function argmax(logits: Float32Array, offset = 0, length = logits.length - offset): number {
   let best = 0;
   let bestValue = -Infinity;

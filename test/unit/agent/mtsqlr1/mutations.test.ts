@@ -6,17 +6,7 @@ import { readdirSync } from 'node:fs';
 import { parseTurn, type TurnState } from '../../../../src/core/agent/protocols/mtsqlr1';
 import type { MdpAction, ParsedAction } from '../../../../src/core/agent/types';
 import { d1Session, errResult, okResult, outputs, turnText } from './support';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../../src/core/util/random';
 
 const PIECES = [
   '<tool_call>',
@@ -108,7 +98,7 @@ test('random mutations of the App. D turns: never throw, always a well-formed ac
   for (const file of files) {
     const original = turnText(file);
     for (let seed = 1; seed <= 150; seed++) {
-      const r = rng(seed * 7919 + file.length);
+      const r = mulberry32(seed * 7919 + file.length);
       let text = original;
       const rounds = 1 + Math.floor(r() * 4);
       for (let k = 0; k < rounds; k++) text = mutate(text, r);

@@ -5,17 +5,7 @@ import assert from 'node:assert/strict';
 import { getProtocol } from '../../../../src/core/agent/protocols';
 import type { ParsedAction, ProtocolName } from '../../../../src/core/agent/types';
 import { fixture, fixtureNames, session } from './helpers';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../../src/core/util/random';
 
 const TAGS = [
   '<sql>',
@@ -98,7 +88,7 @@ test('fixtures exist for every protocol directory', () => {
 
 for (const name of protocols) {
   test(`${name}: 3000 random mutations of the fixtures never throw and stay well formed`, () => {
-    const r = rng(0x5eed + name.length);
+    const r = mulberry32(0x5eed + name.length);
     const s = session(getProtocol(name), {}, { gold: 'SELECT 1' }, () => 'SELECT_ERROR, differs.');
     for (let i = 0; i < 3000; i++) {
       let text = sources[i % sources.length];

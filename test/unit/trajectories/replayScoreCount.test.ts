@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createReplayScorer, AUTO_PANEL } from '../../../src/core/trajectories/index-scoring';
+import { createReplayScorer, AUTO_PANEL } from '../../../src/core/trajectories/scoring';
 import { scoreTally } from '../../../src/extension/replay/scoreTally';
 import { scoreStatusText } from '../../../webview/replay/scoreText';
 import { skyrlEpisode, trajectory, newPool, newResources } from '../rewards/fixtures';

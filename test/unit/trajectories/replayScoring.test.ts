@@ -8,7 +8,7 @@ import {
   groupStatistics,
   unscorableReason,
   AUTO_PANEL,
-} from '../../../src/core/trajectories/index-scoring';
+} from '../../../src/core/trajectories/scoring';
 import { groupAdvantages } from '../../../src/core/rewards/group';
 import { skyrlEpisode, trajectory, newPool, newResources, schoolDb } from '../rewards/fixtures';
 

@@ -14,7 +14,7 @@ import {
   SUMMARY_TEXT_CHARS,
   type TrajectorySummary,
 } from '../../../src/core/trajectories/summary';
-import { diffSql, sameSql, sqlTokens, alignTurns } from '../../../src/core/trajectories/index-compare';
+import { diffSql, sameSql, sqlTokens, alignTurns } from '../../../src/core/trajectories/compare';
 import { trajectory, skyrlEpisode } from '../rewards/fixtures';
 import type { TrajectoryRecord } from '../../../src/core/trajectories/types';
 

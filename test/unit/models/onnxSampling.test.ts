@@ -1,7 +1,8 @@
 // The onnx backend's pure parts: token choice (greedy, temperature, top-p, seeds) and stop-string matching.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { argmax, sampleToken, seededRandom } from '../../../src/core/models/onnx/sampler';
+import { argmax, sampleToken } from '../../../src/core/models/onnx/sampler';
+import { seededRandom } from '../../../src/core/util/random';
 import { findStop, safeLength } from '../../../src/core/models/stops';
 
 test('the seeded generator repeats per seed, differs between seeds, and stays in [0, 1)', () => {
