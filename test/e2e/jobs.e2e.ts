@@ -70,7 +70,7 @@ test('Show Job from the palette: the header, and the charts gain points while th
   assert.equal(await app.locator('#range-from').inputValue(), '');
 });
 
-test('charts as in TensorBoard: hover values, drag and wheel zoom, smoothing, log axis; lr from 0 stays at 0', async () => {
+test('charts as in TensorBoard: hover, drag and wheel zoom, smoothing, log axis; lr from 0 stays at 0', async () => {
   const app = await ed.webview(/growing run/, 60_000, 'h1');
   const reward = app.locator('figure[data-metric="reward"] canvas');
   await reward.waitFor({ timeout: 30_000 });
