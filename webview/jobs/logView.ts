@@ -1,24 +1,7 @@
 // The job panel's log: both streams at once, stdout and stderr each in its own box with its line count — a failed
 // job's traceback is in stderr while its stdout is often empty, so neither may hide behind a picker.
 import type { LogStream } from '../../src/protocol/jobPanel';
-
-export interface LogSection {
-  stream: LogStream;
-  title: string;
-  text: string;
-}
-
-/** The sections shown: stdout then stderr, each with its last lines (or "(empty)"). */
-export function logSections(logs: Record<LogStream, readonly string[]>): LogSection[] {
-  return (['stdout', 'stderr'] as const).map((stream) => {
-    const n = logs[stream].length;
-    return {
-      stream,
-      title: `${stream} (${n} line${n === 1 ? '' : 's'})`,
-      text: logs[stream].join('\n') || '(empty)',
-    };
-  });
-}
+import { logSections } from './logSections';
 
 /**
  * Fills `box` with the heading and both streams (`#log-stdout`, `#log-stderr`, each scrolled to its end); the one to

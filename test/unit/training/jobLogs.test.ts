@@ -3,7 +3,7 @@
 // are (issue 32, item 10).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { logSections } from '../../../webview/jobs/logView';
+import { logSections } from '../../../webview/jobs/logSections';
 import { failureLogEntry } from '../../../src/app/jobs/failure';
 
 test('the log view: both streams, each with its line count; an empty one says so', () => {
