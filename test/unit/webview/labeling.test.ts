@@ -4,7 +4,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempDir } from '../../helpers/fixtures';
-import { LabelStore, labelStorePath } from '../../../src/core/labels/store';
+import { LabelStore } from '../../../src/core/labels/store';
+import { quarryPath } from '../../../src/core/workspace/quarryLayout';
 import { BUILTIN_TAGS } from '../../../src/core/labels/types';
 import { SHORTCUTS, type QueueInfo, type RunOutcome } from '../../../src/protocol/labeling';
 import { keyAction } from '../../../webview/labeling/keys';
@@ -34,7 +35,7 @@ import {
 } from '../../../webview/labeling/session';
 import { skyrlEpisode, trajectory } from '../rewards/fixtures';
 
-const store = LabelStore.open(labelStorePath(tempDir()), { labeler: 'ana' });
+const store = LabelStore.open(quarryPath(tempDir(), 'labels'), { labeler: 'ana' });
 after(() => store.close());
 
 const FILE = '/w/.quarry/trajectories.jsonl';
