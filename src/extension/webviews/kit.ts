@@ -255,14 +255,15 @@ function registerTestHook(context: vscode.ExtensionContext, kind: { name: string
         return true;
       case 'send': {
         // As if every open panel's app (or only the one under args[1]) had sent args[0]; resolves to the refusals.
-        const open = PanelController.all(kind).filter((p) => args.length < 2 || p.key === args[1]);
+        // A key left undefined (a test's wrapper passing its optional argument on) means every panel.
+        const open = PanelController.all(kind).filter((p) => args[1] === undefined || p.key === args[1]);
         if (!open.length) throw new Error(`quarry.${kind.name}.testHook: no ${kind.name} panel is open`);
         return Promise.all(open.map((p) => p.deliver(args[0])));
       }
       case 'open':
         return PanelController.all(kind).map((p) => p.key);
       case 'close':
-        for (const p of PanelController.all(kind)) if (args.length === 0 || p.key === args[0]) p.dispose();
+        for (const p of PanelController.all(kind)) if (args[0] === undefined || p.key === args[0]) p.dispose();
         return true;
       default:
         throw new Error(`quarry.${kind.name}.testHook: unknown op ${JSON.stringify(op)}`);
