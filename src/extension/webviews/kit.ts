@@ -24,6 +24,8 @@ export interface PanelKind<ToHost extends Message, Saved = unknown> {
   restore: (state: unknown) => Parsed<Saved>;
   /** Where a new panel opens (default: the active column). */
   column?: vscode.ViewColumn;
+  /** Leave the focus where it was when a new panel opens (default false: the panel takes it). */
+  preserveFocus?: boolean;
   /** Keep the app alive while hidden (default false: the host keeps the state and the app asks for it again). */
   retainContextWhenHidden?: boolean;
 }
@@ -107,7 +109,7 @@ export class PanelController<ToHost extends Message, ToApp extends Message> {
     const panel = vscode.window.createWebviewPanel(
       `quarry.${kind.name}`,
       opts.title ?? kind.title,
-      { viewColumn: kind.column ?? vscode.ViewColumn.Active, preserveFocus: false },
+      { viewColumn: kind.column ?? vscode.ViewColumn.Active, preserveFocus: kind.preserveFocus ?? false },
       { ...webviewOptions(context.extensionUri), retainContextWhenHidden: kind.retainContextWhenHidden ?? false },
     );
     return PanelController.adopt(context, services, kind, panel, opts);
