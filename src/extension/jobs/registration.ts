@@ -1,5 +1,6 @@
 // The job panel's registration in the panel kit (src/extension/webviews/kit.ts): view type `quarry.jobs`, app
-// webview/jobs/, wire types src/protocol/jobs.ts, saved state checked by jobsRestore. One panel per job, keyed by its id.
+// webview/jobs/, wire types src/protocol/jobs.ts, saved state checked by jobsRestore. One panel per job, keyed by its
+// id.
 import { JOBS_RULES, jobsRestore, type ToHost } from '../../protocol/jobs';
 import type { PanelKind } from '../webviews/kit';
 
