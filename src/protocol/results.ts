@@ -1,4 +1,4 @@
-// The Query Results panel's messages, shared by the host (src/extension/sqlEditor/resultsPanel.ts) and the app
+// The Query Results panel's messages, shared by the host (src/extension/results/panel.ts) and the app
 // (webview/results/main.ts): which statement ran against which database, then the paged grid's pages, or the error
 // in SQLite's words (a rejected write says Quarry is read-only). Nothing here imports `vscode` or the DOM.
 import { GRID_RULES, gridMessageProblem, type GridFilter, type GridToApp, type GridToHost } from './grid';

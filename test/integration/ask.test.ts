@@ -169,7 +169,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       // One save policy (src/app/trajectoryStore.ts): saved without pressing anything; Save then only says where.
       const store = join(folder, '.quarry', 'trajectories', 'asked.jsonl');
       assert.ok(existsSync(store), `${store} was written`);
-      await hook('receive', { type: 'saveTrajectory', exchange: 0 });
+      await hook('send', { type: 'saveTrajectory', exchange: 0 });
       const { records } = await readTrajectories(store);
       assert.equal(records.filter((r) => r.id === outcome.id).length, 1, 'saved once');
       const rec = records.find((r) => r.id === outcome.id);
@@ -211,10 +211,10 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     "the final SQL's actions: Copy, Open in Editor, Insert at Cursor (last text editor), Label (labeling " +
       'opens on it)',
     async () => {
-      await hook('receive', { type: 'copySql', exchange: 0 });
+      await hook('send', { type: 'copySql', exchange: 0 });
       assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL);
 
-      await hook('receive', { type: 'openSql', exchange: 0 });
+      await hook('send', { type: 'openSql', exchange: 0 });
       const opened = vscode.window.activeTextEditor;
       assert.ok(opened, 'a text editor is active');
       assert.deepEqual(
@@ -230,10 +230,10 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       const target = await vscode.workspace.openTextDocument({ language: 'sql', content: '-- before\n\n-- after\n' });
       const editor = await vscode.window.showTextDocument(target);
       editor.selection = new vscode.Selection(1, 0, 1, 0);
-      await hook('receive', { type: 'insertSql', exchange: 0 });
+      await hook('send', { type: 'insertSql', exchange: 0 });
       assert.equal(target.getText(), `-- before\n${FIRST_SQL}\n-- after\n`);
 
-      await hook('receive', { type: 'label', exchange: 0 });
+      await hook('send', { type: 'label', exchange: 0 });
       const id = (await events(0)).find((e) => e.kind === 'start') as Extract<ExchangeEvent, { kind: 'start' }>;
       await until('the labeling panel to get the trajectory', async () =>
         JSON.stringify(await vscode.commands.executeCommand('quarry.labeling.testHook', 'posted')).includes(id.id),
@@ -244,10 +244,10 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
 
   test('messages a webview could send wrongly are refused, not acted on', async () => {
     await hook('clear');
-    await hook('receive', { type: 'run', exchange: 7 });
-    await hook('receive', { type: 'grid', exchange: 0, message: { type: 'export', format: 'exe' } });
-    await hook('receive', { type: 'ask', question: '' });
-    await hook('receive', { type: 'eval', code: 'x' });
+    await hook('send', { type: 'run', exchange: 7 });
+    await hook('send', { type: 'grid', exchange: 0, message: { type: 'export', format: 'exe' } });
+    await hook('send', { type: 'ask', question: '' });
+    await hook('send', { type: 'eval', code: 'x' });
     const rejected = await hook<string[]>('rejected');
     assert.equal(rejected.length, 4, rejected.join('\n'));
     assert.match(rejected[0], /exchange 7 does not exist \(there are 2\)/);
@@ -270,7 +270,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     );
     // Its model request has reached the server (which holds it), so the hang is used by this question.
     await until('the model request to reach the server', async () => chatRequests() > sent);
-    await hook('receive', { type: 'stop' });
+    await hook('send', { type: 'stop' });
     const outcome = await running;
     assert.deepEqual([outcome.end, outcome.finalSql], ['cancelled', null]);
     const ev = await events(2);
@@ -324,7 +324,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
     });
     assert.deepEqual(withoutTimings(after), withoutTimings(before));
     // The revived panel carries on: its exchanges answer the actions, and the next question is a follow-up.
-    await hook('receive', { type: 'copySql', exchange: 1 });
+    await hook('send', { type: 'copySql', exchange: 1 });
     assert.equal(await vscode.env.clipboard.readText(), FOLLOW_SQL);
     await hook('close');
     const relative = { state: { db: { path: 'clinic.sqlite', label: 'x' } } };
@@ -364,7 +364,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
         revived?.conversations?.map((c) => [c.db.path, c.first, c.questions, c.exchanges]),
         [[db, FIRST_Q, 1, [{ id: asked.id, hadResult: true }]]],
       );
-      await hook('receive', { type: 'openConversation', index: 0 });
+      await hook('send', { type: 'openConversation', index: 0 });
       // Its result, shown before the reload, runs again when it is brought back.
       const back = await until('the kept conversation back with its result', async () => {
         const s = await shownState();
@@ -376,9 +376,9 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
         [[asked.id, FIRST_Q, FIRST_SQL, true]],
       );
       assert.deepEqual(back?.conversations, [], 'the empty orchard conversation is not kept');
-      await hook('receive', { type: 'copySql', exchange: 0 });
+      await hook('send', { type: 'copySql', exchange: 0 });
       assert.equal(await vscode.env.clipboard.readText(), FIRST_SQL, 'its actions work again');
-      await hook('receive', { type: 'openConversation', index: 3 });
+      await hook('send', { type: 'openConversation', index: 3 });
       assert.match(JSON.stringify(await posted()), /There is no conversation 4/);
       await hook('close');
     },
@@ -411,7 +411,7 @@ suite('Ask: quarry.ask against a loopback OpenAI-compatible server', () => {
       assert.ok(result.rows.length <= 200, 'the conversation keeps a few rows; the grid pages the rest');
       const grid = async (message: unknown) => {
         await hook('clear');
-        await hook('receive', { type: 'grid', exchange: 0, message });
+        await hook('send', { type: 'grid', exchange: 0, message });
         const pages = (await posted()).flatMap((m) =>
           m.type === 'grid' && m.exchange === 0 && m.message.type === 'page' ? [m.message.page] : [],
         );

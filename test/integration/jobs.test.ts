@@ -97,11 +97,13 @@ suite('Training Jobs view', () => {
         ],
       });
       const hook = <T>(op: string, ...args: unknown[]) =>
-        vscode.commands.executeCommand<T>('quarry.jobPanel.testHook', op, ...args);
-      type Posted = { jobId: string; message: { type: string; [k: string]: unknown } };
-      const posted = async (type: string) =>
-        (await hook<Posted[]>('posted', job.id)).map((p) => p.message).filter((m) => m.type === type);
+        vscode.commands.executeCommand<T>('quarry.jobs.testHook', op, ...args);
+      type Posted = { type: string; [k: string]: unknown };
+      // What the job panels posted: this job's panel is the only one open (checked below), so all of it is its.
+      const posted = async (type: string) => (await hook<Posted[]>('posted')).filter((m) => m.type === type);
+      await hook('clear');
       assert.equal(await vscode.commands.executeCommand('quarry.openJobPanel', job.id), job.id);
+      assert.deepEqual(await hook<string[]>('open'), [job.id]);
       await until('the panel to send the rows it found', async () => (await posted('metrics')).some((m) => m.reset));
       const first = (await posted('metrics')).find((m) => m.reset) as unknown as { rows: Array<{ step: number }> };
       const seen = Math.max(0, ...first.rows.map((r) => r.step));
@@ -138,7 +140,7 @@ suite('Training Jobs view', () => {
         ),
       );
       // Overlay the earlier job: its rows come as the overlay's.
-      await hook('receive', job.id, { type: 'setOverlay', id: before.id });
+      await hook('send', { type: 'setOverlay', id: before.id }, job.id);
       const overlay = (await posted('metrics')).filter((m) => m.which === 'overlay');
       assert.deepEqual(
         (overlay[overlay.length - 1].rows as Array<{ step: number; values: Record<string, number> }>).map((r) => [
@@ -154,10 +156,10 @@ suite('Training Jobs view', () => {
         ],
       );
       // What the host did not offer is refused.
-      await hook('receive', job.id, { type: 'setOverlay', id: 'no-such-job' });
-      await hook('receive', job.id, { type: 'revealCheckpoint', path: '/etc' });
-      await hook('receive', job.id, { type: 'openLogs', stream: '../../secret' });
-      await hook('receive', job.id, { type: 'launch', command: 'rm' });
+      await hook('send', { type: 'setOverlay', id: 'no-such-job' }, job.id);
+      await hook('send', { type: 'revealCheckpoint', path: '/etc' }, job.id);
+      await hook('send', { type: 'openLogs', stream: '../../secret' }, job.id);
+      await hook('send', { type: 'launch', command: 'rm' }, job.id);
       const rejected = await hook<string[]>('rejected');
       assert.equal(rejected.length, 4, rejected.join('\n'));
       assert.match(rejected[0], /not one of the offered jobs/);
@@ -166,7 +168,7 @@ suite('Training Jobs view', () => {
       const revived = await vscode.commands.executeCommand<string | null>(
         'quarry.webviews.testHook',
         'revive',
-        'quarry.jobPanel',
+        'quarry.jobs',
         {
           jobId: job.id,
           overlayId: before.id,
@@ -179,7 +181,7 @@ suite('Training Jobs view', () => {
       assert.ok((await hook<string[]>('open')).includes(job.id));
       assert.match(
         String(
-          await vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.jobPanel', {
+          await vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.jobs', {
             jobId: '../x',
           }),
         ),
@@ -220,17 +222,14 @@ suite('Training Jobs view', () => {
       assert.equal(cmd[cmd.indexOf('--max-steps') + 1], '3');
       assert.equal(cmd[cmd.indexOf('--out') + 1], 'out', "the job's own out/, which every target pulls");
       assert.ok(cmd.includes('--cpu'));
-      assert.ok((await vscode.commands.executeCommand<string[]>('quarry.jobPanel.testHook', 'open')).includes(id));
+      assert.ok((await vscode.commands.executeCommand<string[]>('quarry.jobs.testHook', 'open')).includes(id));
       // The model is not there: the run fails, and the monitor says so in one line: the exception that ended it.
       type Failed = { kind: string; tail?: string; summary?: string; job: { id: string } };
       let failed: Failed | undefined;
       await until(
         'the failure to be announced',
         async () => {
-          const { events } = await vscode.commands.executeCommand<{ events: Failed[] }>(
-            'quarry.jobPanel.testHook',
-            'poke',
-          );
+          const { events } = await vscode.commands.executeCommand<{ events: Failed[] }>('quarry.jobs.testHook', 'poke');
           failed = events.find((e) => e.kind === 'failed' && e.job.id === id && (e.tail ?? '').length > 0);
           return failed !== undefined;
         },
@@ -238,7 +237,7 @@ suite('Training Jobs view', () => {
       );
       assert.match(failed?.summary ?? '', /^[\w.]*(Error|Exception)\b: \S/, failed?.summary);
       assert.doesNotMatch(failed?.summary ?? '', /\n|Traceback/);
-      await vscode.commands.executeCommand('quarry.jobPanel.testHook', 'close', id);
+      await vscode.commands.executeCommand('quarry.jobs.testHook', 'close', id);
     },
   );
 

@@ -429,7 +429,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
       'quarry.ask',
       'quarry.compare',
       'quarry.diagnostics',
-      'quarry.jobPanel',
+      'quarry.jobs',
       'quarry.labeling',
       'quarry.preview',
       'quarry.replay',

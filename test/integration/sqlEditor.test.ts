@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { QuarryApi } from '../../src/extension/extension';
-import type { RunOutcome } from '../../src/extension/sqlEditor/resultsPanel';
+import type { RunOutcome } from '../../src/extension/results/panel';
 import type { ResultsAppState, ToApp } from '../../src/protocol/results';
 import type { HistoryEntry } from '../../src/extension/sqlEditor/history';
 
@@ -24,6 +24,9 @@ suite('SQL editor: Run Query', () => {
   let editor: vscode.TextEditor;
   const hook = <T>(op: string, arg?: unknown) =>
     vscode.commands.executeCommand<T>('quarry.sqlEditor.testHook', op, arg);
+  /** The Query Results panel's hook (the panel kit's: posted, send, clear, close). */
+  const results = <T>(op: string, arg?: unknown) =>
+    vscode.commands.executeCommand<T>('quarry.results.testHook', op, arg);
 
   /** Puts the cursor at the start of `needle` and runs the query under it. */
   async function runAt(needle: string): Promise<RunOutcome> {
@@ -43,7 +46,7 @@ suite('SQL editor: Run Query', () => {
     await vscode.commands.executeCommand('quarry.bindSqlDocument', doc.uri, db);
   });
   suiteTeardown(async () => {
-    await hook('close');
+    await results('close');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -52,18 +55,18 @@ suite('SQL editor: Run Query', () => {
   });
 
   test('runs the statement under the cursor into the results panel, with the whole count', async () => {
-    await hook('clear');
+    await results('clear');
     const outcome = await runAt('name, specialty');
     assert.ok(outcome.page.ok, outcome.page.ok ? '' : outcome.page.error);
     assert.equal(outcome.sql, 'SELECT name, specialty FROM doctor ORDER BY name');
     assert.deepEqual(outcome.page.columns, ['name', 'specialty']);
     assert.equal(outcome.page.total, 3);
     assert.equal(outcome.page.rows[0][0], 'Amara Okafor');
-    const posted = await hook<ToApp[]>('posted');
+    const posted = await results<ToApp[]>('posted');
     assert.ok(posted.some((m) => m.type === 'shown' && m.db === 'clinic.sqlite'));
     // The grid sorts on the server through the panel.
-    await hook('send', { type: 'page', offset: 0, limit: 200, sortColumn: 0, descending: true, filters: [] });
-    const page = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    await results('send', { type: 'page', offset: 0, limit: 200, sortColumn: 0, descending: true, filters: [] });
+    const page = (await results<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
     assert.ok(page?.type === 'page');
     assert.equal(page.page.rows[0][0], 'Tomas Berg');
     const history = await hook<HistoryEntry[]>('history', db);
@@ -76,14 +79,14 @@ suite('SQL editor: Run Query', () => {
       vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.results', state);
     const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
     await runAt('name, specialty');
-    await hook('send', { type: 'page', offset: 1, limit: 200, sortColumn: 1, descending: true, filters: [] });
-    const before = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    await results('send', { type: 'page', offset: 1, limit: 200, sortColumn: 1, descending: true, filters: [] });
+    const before = (await results<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
     assert.ok(before?.type === 'page');
-    const shown = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'shown').pop();
+    const shown = (await results<ToApp[]>('posted')).filter((m) => m.type === 'shown').pop();
     assert.ok(shown?.type === 'shown');
     assert.equal(shown.path, db, 'the app is told the full path, which it saves');
-    await hook('close');
-    await hook('clear');
+    await results('close');
+    await results('clear');
     // What the app saved (host.saveState) when the window went away.
     const state: ResultsAppState = {
       path: shown.path,
@@ -91,19 +94,19 @@ suite('SQL editor: Run Query', () => {
       view: { offset: 1, limit: 200, sortColumn: 1, descending: true, filters: [] },
     };
     assert.equal(await revive(state), null);
-    const after = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    const after = (await results<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
     assert.ok(after?.type === 'page', 'the statement ran again');
     assert.deepEqual({ ...after.page, ms: 0 }, { ...before.page, ms: 0 });
     assert.ok(tabs().includes('Results · clinic.sqlite'), tabs().join(', '));
     // The revived panel is the one Run Query and the grid talk to.
-    await hook('send', { type: 'page', offset: 0, limit: 200, filters: [{ column: 1, text: 'derm' }] });
-    const filtered = (await hook<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
+    await results('send', { type: 'page', offset: 0, limit: 200, filters: [{ column: 1, text: 'derm' }] });
+    const filtered = (await results<ToApp[]>('posted')).filter((m) => m.type === 'page').pop();
     assert.ok(filtered?.type === 'page');
     assert.deepEqual(filtered.page.rows, [['Tomas Berg', 'dermatology']]);
     assert.match((await revive({ ...state, path: 'data/clinic.sqlite' })) ?? '', /not an absolute path/);
     assert.match((await revive({ ...state, view: { offset: -3, limit: 200, filters: [] } })) ?? '', /offset/);
     // The test hook revives in the editor's own column; the next runs open the panel beside the editor again.
-    await hook('close');
+    await results('close');
     editor = await vscode.window.showTextDocument(doc);
   });
 
@@ -118,10 +121,10 @@ suite('SQL editor: Run Query', () => {
   });
 
   test('a write is rejected because Quarry is read-only', async () => {
-    await hook('clear');
+    await results('clear');
     const outcome = await runAt('DELETE');
     assert.ok(!outcome.page.ok && outcome.page.errorClass === 'rejected');
-    const failed = (await hook<ToApp[]>('posted')).find((m) => m.type === 'failed');
+    const failed = (await results<ToApp[]>('posted')).find((m) => m.type === 'failed');
     assert.ok(failed?.type === 'failed' && failed.errorClass === 'rejected');
     const diags = await hook<{ message: string }[]>('diagnostics', doc.uri.toString());
     assert.match(diags[0].message, /read-only/);

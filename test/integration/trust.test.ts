@@ -75,7 +75,7 @@ suite('Workspace Trust', () => {
         'evaluateCheckpoint',
         'checkEnvironment',
       ]);
-      await vscode.commands.executeCommand('quarry.jobPanel.testHook', 'poke');
+      await vscode.commands.executeCommand('quarry.jobs.testHook', 'poke');
       assert.equal(status(), 'running', 'the job is as recorded: its target was not asked');
       const item = (await quarry.jobs!.getChildren()).find((i) => i.job.id === id);
       assert.match(String(item?.description), /^running · local · .*not followed: folder untrusted$/);

@@ -1,6 +1,6 @@
 // What the job panel's log shows, without the DOM (so the host-side unit tests import it): stdout then stderr, each
 // titled with its line count.
-import type { LogStream } from '../../src/protocol/jobPanel';
+import type { LogStream } from '../../src/protocol/jobs';
 
 export interface LogSection {
   stream: LogStream;

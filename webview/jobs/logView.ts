@@ -1,6 +1,6 @@
 // The job panel's log: both streams at once, stdout and stderr each in its own box with its line count — a failed
 // job's traceback is in stderr while its stdout is often empty, so neither may hide behind a picker.
-import type { LogStream } from '../../src/protocol/jobPanel';
+import type { LogStream } from '../../src/protocol/jobs';
 import { logSections } from './logSections';
 
 /**

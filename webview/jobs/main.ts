@@ -10,16 +10,16 @@ import { destroyLineCharts, lineChart, type LineChartHandle, type LineSeries } f
 import { canUseLog, smoothingWeight, MAX_SMOOTHING } from '../shared/chartMath';
 import { renderLogView } from './logView';
 import {
-  JOB_PANEL_SHORTCUTS,
+  JOBS_SHORTCUTS,
   type CheckpointInfo,
   type JobHeader,
-  type JobPanelState,
+  type JobsState,
   type LogStream,
   type MetricRow,
   type ToApp,
   type ToHost,
   type JobChoice,
-} from '../../src/protocol/jobPanel';
+} from '../../src/protocol/jobs';
 import {
   formatValue,
   inRange,
@@ -32,8 +32,8 @@ import {
 } from '../../src/core/training/metricSeries';
 
 registerComponents();
-const host = connectHost<ToHost, ToApp, JobPanelState>();
-const state: JobPanelState = host.state() ?? { jobId: '', overlayId: null, range: null, stream: 'stdout', help: false };
+const host = connectHost<ToHost, ToApp, JobsState>();
+const state: JobsState = host.state() ?? { jobId: '', overlayId: null, range: null, stream: 'stdout', help: false };
 
 /** Not saved: the host sends it all again when the panel is shown. */
 let job: JobHeader | null = null;
@@ -151,7 +151,7 @@ function renderHelp(): void {
     h('strong', {}, 'Keys'),
     table(
       ['key', 'does'],
-      JOB_PANEL_SHORTCUTS.map((s) => [s.key, s.does]),
+      JOBS_SHORTCUTS.map((s) => [s.key, s.does]),
     ),
     h(
       'p',

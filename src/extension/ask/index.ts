@@ -3,7 +3,6 @@ import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { AskPanel, type AskOutcome } from './panel';
 import { askQuestion, dbChoice, pickDatabase, rememberDatabase, type DbChoice } from './pickDatabase';
-import { registerPanelSerializer } from '../webviews/restore';
 
 /**
  * Arguments `quarry.ask` accepts when called from code (tests, the chat participant's "Ask in panel" button, the
@@ -95,44 +94,5 @@ export function register(context: vscode.ExtensionContext, services: Services): 
   };
 
   // After a window reload the panel comes back on its database with the conversation (from the trajectory store).
-  registerPanelSerializer(context, services, 'quarry.ask', (panel, state) =>
-    AskPanel.revive(panel, context, services, () => lastEditor, state),
-  );
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
-    registerTestHook(context);
-}
-
-/**
- * Test-only: `quarry.ask.testHook` lets an integration test see what the host posted to the Ask panel and send it
- * messages through the same validation path a webview's go through. Registered only under tests.
- */
-function registerTestHook(context: vscode.ExtensionContext): void {
-  AskPanel.testLog = { posted: [], rejected: [], fromWebview: [] };
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.ask.testHook', async (op: unknown, message?: unknown) => {
-      const log = AskPanel.testLog!;
-      switch (op) {
-        case 'posted':
-          return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        case 'rejected':
-          return [...log.rejected];
-        case 'fromWebview':
-          return [...log.fromWebview];
-        case 'clear':
-          log.posted.length = 0;
-          log.rejected.length = 0;
-          log.fromWebview.length = 0;
-          return true;
-        case 'receive':
-          if (!AskPanel.current) throw new Error('the Ask panel is not open');
-          await AskPanel.current.receive(message);
-          return true;
-        case 'close':
-          AskPanel.current?.close();
-          return true;
-        default:
-          throw new Error(`quarry.ask.testHook: unknown op ${JSON.stringify(op)}`);
-      }
-    }),
-  );
+  AskPanel.register(context, services, () => lastEditor);
 }

@@ -1,20 +1,12 @@
 // The Ask panel's host side: owns the conversation (so hiding the panel, which throws the webview away, loses
 // nothing), runs one episode at a time through the core loop, streams it to the webview, and carries out the actions
-// the webview asks for after checking every message.
+// the webview asks for (the kit, src/extension/webviews/kit.ts, checks every message first).
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { webviewHtml, webviewOptions } from '../webviews/html';
-import { preparePanel } from '../webviews/restore';
-import { askRestore, type AskRestore } from '../../protocol/restore';
-import { checkMessage } from '../../protocol/validate';
-import {
-  ASK_RULES,
-  askMessageProblem,
-  type AskState,
-  type ExchangeEvent,
-  type ToApp,
-  type ToHost,
-} from '../../protocol/ask';
+import { PanelController, registerPanel } from '../webviews/kit';
+import type { AskRestore } from '../../protocol/restore';
+import { askMessageProblem, type AskState, type ExchangeEvent, type ToApp, type ToHost } from '../../protocol/ask';
+import { ASK } from './registration';
 import { applyEvent, emptyState } from '../../protocol/askState';
 import type { ExecResult } from '../../core/db/types';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
@@ -31,14 +23,6 @@ import { GridSession } from '../results/gridSession';
 import { planFor } from '../results/plan';
 import type { QuarrySettings } from '../settings';
 import { DEMO_OFFER_KEY, realModelOffer, shouldOfferRealModel } from '../models/demoModel';
-
-/** What a test can see of the panel (only when test hooks are on). */
-export interface AskTestLog {
-  posted: ToApp[];
-  rejected: string[];
-  /** Types of the messages that came from the real webview (not through the test hook). */
-  fromWebview: string[];
-}
 
 /** What one ask() produced, for callers that wait (the command's return value, tests). */
 export interface AskOutcome {
@@ -63,8 +47,6 @@ interface KeptConversation {
 
 export class AskPanel {
   static current: AskPanel | undefined;
-  /** Set by register() when the extension runs under tests; every panel then records what it posts. */
-  static testLog: AskTestLog | undefined;
 
   private readonly state: AskState;
   /** Per exchange: the trajectory record once the episode ended, and the raw result of the final SQL's last run. */
@@ -77,21 +59,20 @@ export class AskPanel {
   /** The paged grid of each final result on show, by trajectory id: pages of the whole result, run in SQLite. */
   private readonly grids = new Map<string, GridSession>();
   private running: AbortController | null = null;
-  private disposed = false;
   private readonly batcher = new TextBatcher((exchange, event) => this.emit(exchange, event));
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
+    private readonly view: PanelController<ToHost, ToApp>,
     readonly context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly lastEditor: () => vscode.TextEditor | undefined,
   ) {
     this.state = emptyState();
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'ask', 'Quarry: Ask');
-    panel.onDidDispose(() => this.dispose());
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      AskPanel.testLog?.fromWebview.push(String((raw as { type?: unknown } | null)?.type));
-      void this.receive(raw);
+    AskPanel.current = this;
+    view.bind({
+      problem: (m) => askMessageProblem(m, this.state.exchanges.length),
+      receive: (m) => this.receive(m),
+      onDispose: () => this.dispose(),
     });
   }
 
@@ -101,43 +82,34 @@ export class AskPanel {
     services: Services,
     lastEditor: () => vscode.TextEditor | undefined,
   ): AskPanel {
-    if (AskPanel.current && !AskPanel.current.disposed) {
-      AskPanel.current.panel.reveal(undefined, false);
-      return AskPanel.current;
+    const current = AskPanel.current;
+    if (current && !current.view.disposed) {
+      current.view.reveal();
+      return current;
     }
-    const panel = vscode.window.createWebviewPanel(
-      'quarry.ask',
-      'Quarry: Ask',
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
-    );
-    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
-    AskPanel.current = new AskPanel(panel, context, services, lastEditor);
-    return AskPanel.current;
+    return new AskPanel(PanelController.create(context, services, ASK), context, services, lastEditor);
   }
 
   /**
-   * The panel VS Code brings back after a window reload, with the state its app saved: the same database, and the
-   * conversation rebuilt from the trajectory store by the saved trajectory ids; results that were shown run again.
-   * Resolves to why the state was not used (the panel is then empty), or null.
+   * Registers the panel with the kit: after a window reload VS Code brings it back with the state its app saved — the
+   * same database, and the conversation rebuilt from the trajectory store by the saved trajectory ids; results that
+   * were shown run again. An unusable state leaves the panel open and empty, saying why.
    */
-  static async revive(
-    panel: vscode.WebviewPanel,
+  static register(
     context: vscode.ExtensionContext,
     services: Services,
     lastEditor: () => vscode.TextEditor | undefined,
-    state: unknown,
-  ): Promise<string | null> {
-    preparePanel(panel, context.extensionUri);
-    const revived = new AskPanel(panel, context, services, lastEditor);
-    AskPanel.current = revived;
-    const saved = askRestore(state);
-    if (!saved.ok) {
-      revived.postState();
-      revived.notice('error', `The conversation could not come back after the reload: ${saved.error}`);
-      return saved.error;
-    }
-    return revived.restore(saved.value);
+  ): void {
+    registerPanel(context, services, ASK, async (panel, saved) => {
+      const view = PanelController.adopt<ToHost, ToApp>(context, services, ASK, panel);
+      const revived = new AskPanel(view, context, services, lastEditor);
+      if (!saved.ok) {
+        revived.postState();
+        revived.notice('error', `The conversation could not come back after the reload: ${saved.error}`);
+        return saved.error;
+      }
+      return revived.restore(saved.value);
+    });
   }
 
   private async restore(saved: AskRestore): Promise<string | null> {
@@ -218,7 +190,7 @@ export class AskPanel {
 
   private async rerunResults(exchanges: number[]): Promise<void> {
     for (const at of exchanges) {
-      if (this.disposed) return;
+      if (this.view.disposed) return;
       try {
         await this.runFinal(at);
       } catch (err) {
@@ -374,7 +346,7 @@ export class AskPanel {
         this.emit(at, { kind: 'saved', path: outcome.savedTo });
       }
       if (outcome.saveError) this.notice('error', `Quarry ${outcome.saveError}.`);
-      if (record.finalSql && !this.disposed) await this.runFinal(at);
+      if (record.finalSql && !this.view.disposed) await this.runFinal(at);
       return { id: record.id, end: record.end, finalSql: record.finalSql, error: record.error };
     } catch (err) {
       this.batcher.flush();
@@ -482,8 +454,7 @@ export class AskPanel {
   }
 
   private post(m: ToApp): void {
-    AskPanel.testLog?.posted.push(m);
-    if (!this.disposed) void this.panel.webview.postMessage(m);
+    this.view.post(m);
   }
 
   private postState(): void {
@@ -508,16 +479,8 @@ export class AskPanel {
     this.post({ type: 'focusInput', text });
   }
 
-  /** Checks and handles one message from the webview (or from a test, through the same path). */
-  async receive(raw: unknown): Promise<void> {
-    const checked = checkMessage<ToHost>(raw, ASK_RULES);
-    const problem = checked.ok ? askMessageProblem(checked.message, this.state.exchanges.length) : checked.error;
-    if (problem !== null || !checked.ok) {
-      AskPanel.testLog?.rejected.push(problem ?? 'invalid');
-      this.services.log.warn(`Ask panel: ignored a message from the webview: ${problem}`);
-      return;
-    }
-    const m = checked.message;
+  /** Handles one message the kit checked; what fails is said in the panel. */
+  private async receive(m: ToHost): Promise<void> {
     try {
       await this.handle(m);
     } catch (err) {
@@ -563,7 +526,7 @@ export class AskPanel {
         await this.runFinal(m.exchange);
         return;
       case 'openSql':
-        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.panel.viewColumn, this.db?.path);
+        if (x.finalSql) await actions.openSql(x.finalSql, this.lastEditor(), this.view.panel.viewColumn, this.db?.path);
         return;
       case 'insertSql':
         if (x.finalSql) this.notice('info', await actions.insertSql(x.finalSql, this.lastEditor()));
@@ -615,14 +578,8 @@ export class AskPanel {
     return path;
   }
 
-  /** Closes the panel (a running question is cancelled). */
-  close(): void {
-    this.panel.dispose();
-  }
-
+  /** The panel was closed: a running question is cancelled. */
   private dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
     if (this.running) {
       this.services.log.info('ask: the Ask panel was closed while a question ran; the episode is cancelled');
       this.running.abort();

@@ -10,7 +10,7 @@ import type { Services } from '../services';
 import { isTrusted } from '../trust';
 import { workspaceDatabases } from '../ask/pickDatabase';
 import { agentSettings } from '../ask/settings';
-import { ResultsPanel } from '../sqlEditor/resultsPanel';
+import { ResultsPanel } from '../results/panel';
 import { lmToolsApi, type LmToolsApi, type PreparedToolInvocation } from './lmApi';
 import { ToolSessions } from './sessions';
 import { toolStepRecord } from './stepRecord';

@@ -10,11 +10,11 @@ import type { Services } from '../services';
 import type { SchemaInfo } from '../../core/db/schema/types';
 import { errorSpot, splitStatements, statementAt } from '../../core/sql/statements';
 import { pickDatabase } from '../ask/pickDatabase';
-import { registerPanelSerializer } from '../webviews/restore';
+import { testHooksOn } from '../webviews/kit';
 import { bindingStatusBar, SqlBindings } from './bindings';
 import { QueryHistory, historyDescription } from './history';
 import { questionWithSql } from '../../protocol/askAboutSql';
-import { ResultsPanel, type RunOutcome } from './resultsPanel';
+import { ResultsPanel, type RunOutcome } from '../results/panel';
 import { failureText } from '../../protocol/results';
 import { completionContext } from '../../core/sql/completionContext';
 import { completionItems } from './completion';
@@ -275,18 +275,11 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload the Query Results panel comes back and runs its statement again on the page it showed.
-  registerPanelSerializer(context, services, 'quarry.results', (panel, state) =>
-    ResultsPanel.revive(panel, context, services, state),
-  );
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
-    ResultsPanel.testLog = { posted: [] };
+  ResultsPanel.register(context, services);
+  // Test-only: what the SQL editor keeps (the panel's own hook is `quarry.results.testHook`, the kit's).
+  if (testHooksOn(context)) {
     context.subscriptions.push(
       vscode.commands.registerCommand('quarry.sqlEditor.testHook', async (op: unknown, arg?: unknown) => {
-        const log = ResultsPanel.testLog!;
-        if (op === 'posted') return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        if (op === 'clear') return void (log.posted.length = 0);
-        if (op === 'send') return ResultsPanel.deliver(arg);
-        if (op === 'close') return ResultsPanel.close();
         if (op === 'binding') return bindings.get(vscode.Uri.parse(String(arg)));
         if (op === 'history') return history.list(String(arg));
         if (op === 'diagnostics')

@@ -11,8 +11,7 @@ import type { Services } from '../services';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { QUARRY_LAYOUT } from '../../core/workspace/quarryLayout';
 import { JobsMonitor, notifyJobEvents } from './jobsMonitor';
-import { JOB_PANEL_VIEW, JobPanel } from './jobPanel';
-import { registerPanelSerializer } from '../webviews/restore';
+import { JobPanel } from '../jobs/panel';
 import { registerTrainWizard } from './trainWizard';
 import { isTrusted, onDidGrantTrust, requireTrust } from '../trust';
 
@@ -179,57 +178,14 @@ export function registerJobsView(context: vscode.ExtensionContext, services: Ser
     }),
   );
   // After a window reload an open job panel comes back on its job (and overlay); the monitor looks at the folders.
-  registerPanelSerializer(context, services, JOB_PANEL_VIEW, (panel, state) =>
-    JobPanel.revive(panel, context, services, state),
-  );
+  // Under tests `quarry.jobs.testHook('poke')` makes the monitor look now and lists its events.
+  JobPanel.register(context, services, {
+    poke: async () => {
+      await monitor.poke();
+      return { statusText: monitor.statusItem.text, events: JSON.parse(JSON.stringify(monitor.events)) as unknown };
+    },
+  });
   registerTrainWizard(context, services);
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1') {
-    registerJobPanelTestHook(context, monitor);
-  }
   void monitor.poke();
   return tree;
-}
-
-/**
- * Test-only: `quarry.jobPanel.testHook` shows a test what the job panels posted and rejected, passes a message
- * through a panel's validation, makes a panel or the monitor look now, and lists the monitor's events.
- */
-function registerJobPanelTestHook(context: vscode.ExtensionContext, monitor: JobsMonitor): void {
-  JobPanel.testLog = { posted: [], rejected: [] };
-  context.subscriptions.push(
-    vscode.commands.registerCommand(
-      'quarry.jobPanel.testHook',
-      async (op: unknown, id?: unknown, message?: unknown) => {
-        const log = JobPanel.testLog!;
-        const panel = typeof id === 'string' ? JobPanel.open.get(id) : undefined;
-        switch (op) {
-          case 'posted':
-            return JSON.parse(JSON.stringify(log.posted.filter((p) => id === undefined || p.jobId === id))) as unknown;
-          case 'rejected':
-            return [...log.rejected];
-          case 'open':
-            return [...JobPanel.open.keys()];
-          case 'receive':
-            if (!panel) throw new Error(`no job panel open on ${String(id)}`);
-            await panel.receive(message);
-            return true;
-          case 'tick':
-            if (!panel) throw new Error(`no job panel open on ${String(id)}`);
-            await panel.tick();
-            return true;
-          case 'close':
-            panel?.close();
-            return true;
-          case 'poke':
-            await monitor.poke();
-            return {
-              statusText: monitor.statusItem.text,
-              events: JSON.parse(JSON.stringify(monitor.events)) as unknown,
-            };
-          default:
-            throw new Error(`quarry.jobPanel.testHook: unknown op ${JSON.stringify(op)}`);
-        }
-      },
-    ),
-  );
 }

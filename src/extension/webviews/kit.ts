@@ -24,6 +24,8 @@ export interface PanelKind<ToHost extends Message, Saved = unknown> {
   restore: (state: unknown) => Parsed<Saved>;
   /** Where a new panel opens (default: the active column). */
   column?: vscode.ViewColumn;
+  /** Leave the focus where it was when a new panel opens (default false: the panel takes it). */
+  preserveFocus?: boolean;
   /** Keep the app alive while hidden (default false: the host keeps the state and the app asks for it again). */
   retainContextWhenHidden?: boolean;
 }
@@ -107,7 +109,7 @@ export class PanelController<ToHost extends Message, ToApp extends Message> {
     const panel = vscode.window.createWebviewPanel(
       `quarry.${kind.name}`,
       opts.title ?? kind.title,
-      { viewColumn: kind.column ?? vscode.ViewColumn.Active, preserveFocus: false },
+      { viewColumn: kind.column ?? vscode.ViewColumn.Active, preserveFocus: kind.preserveFocus ?? false },
       { ...webviewOptions(context.extensionUri), retainContextWhenHidden: kind.retainContextWhenHidden ?? false },
     );
     return PanelController.adopt(context, services, kind, panel, opts);
@@ -255,14 +257,15 @@ function registerTestHook(context: vscode.ExtensionContext, kind: { name: string
         return true;
       case 'send': {
         // As if every open panel's app (or only the one under args[1]) had sent args[0]; resolves to the refusals.
-        const open = PanelController.all(kind).filter((p) => args.length < 2 || p.key === args[1]);
+        // A key left undefined (a test's wrapper passing its optional argument on) means every panel.
+        const open = PanelController.all(kind).filter((p) => args[1] === undefined || p.key === args[1]);
         if (!open.length) throw new Error(`quarry.${kind.name}.testHook: no ${kind.name} panel is open`);
         return Promise.all(open.map((p) => p.deliver(args[0])));
       }
       case 'open':
         return PanelController.all(kind).map((p) => p.key);
       case 'close':
-        for (const p of PanelController.all(kind)) if (args.length === 0 || p.key === args[0]) p.dispose();
+        for (const p of PanelController.all(kind)) if (args[0] === undefined || p.key === args[0]) p.dispose();
         return true;
       default:
         throw new Error(`quarry.${kind.name}.testHook: unknown op ${JSON.stringify(op)}`);

@@ -1,7 +1,7 @@
-// The job panel's message protocol, shared by the extension host (src/extension/training/jobPanel.ts) and the webview
+// The job panel's message protocol, shared by the extension host (src/extension/jobs/panel.ts) and the webview
 // app (webview/jobs/main.ts). The host follows the job's folder (job.json, logs, metrics, checkpoints) and sends plain
 // data as it changes; the app draws it (header, charts, log tail, checkpoints) and asks the host to act. Every message
-// from the app is checked (JOB_PANEL_RULES, jobPanelMessageProblem) before the host acts. No `vscode`, Node or DOM.
+// from the app is checked (JOBS_RULES, jobsMessageProblem) before the host acts. No `vscode`, Node or DOM.
 import type { MetricRow } from '../core/training/metricsReader';
 import { asObject, fieldProblem, type MessageRules } from './validate';
 
@@ -69,7 +69,7 @@ export type ToHost =
   /** Loads a checkpoint (an offered, loadable one) into the editor: Quarry: Load Checkpoint… on it. */
   | { type: 'loadCheckpoint'; path: string };
 
-export const JOB_PANEL_RULES: MessageRules<ToHost> = {
+export const JOBS_RULES: MessageRules<ToHost> = {
   ready: {},
   setOverlay: { id: 'string' },
   cancel: {},
@@ -82,7 +82,7 @@ export const JOB_PANEL_RULES: MessageRules<ToHost> = {
 const JOB_ID = /^[\w.-]{1,200}$/;
 
 /** What the field types cannot say: the overlay must be an offered job, the path an offered checkpoint. */
-export function jobPanelMessageProblem(
+export function jobsMessageProblem(
   msg: ToHost,
   offered: { jobs: readonly string[]; checkpoints: readonly string[] },
 ): string | null {
@@ -99,7 +99,7 @@ export function jobPanelMessageProblem(
 }
 
 /** The app's saved state: which job, what it overlays, the zoom, the log stream shown. */
-export interface JobPanelState {
+export interface JobsState {
   jobId: string;
   overlayId: string | null;
   range: { from: number; to: number } | null;
@@ -112,7 +112,7 @@ export interface JobPanelState {
 }
 
 /** The part of the saved state the host uses after a reload, checked like a message. */
-export function jobPanelRestore(
+export function jobsRestore(
   raw: unknown,
 ): { ok: true; value: { jobId: string; overlayId: string | null } } | { ok: false; error: string } {
   const o = asObject(raw);
@@ -130,7 +130,7 @@ export function jobPanelRestore(
 }
 
 /** Keyboard shortcuts the panel documents and handles (key as KeyboardEvent.key). */
-export const JOB_PANEL_SHORTCUTS: ReadonlyArray<{ key: string; does: string }> = [
+export const JOBS_SHORTCUTS: ReadonlyArray<{ key: string; does: string }> = [
   { key: '+ / -', does: 'on a chart: zoom the step range in or out (every chart follows)' },
   { key: '← →', does: 'on a chart: move the step range' },
   { key: '0', does: 'show all steps again' },

@@ -1,39 +1,32 @@
 // The job panel's host side: one panel per job, following the job's folder while it is open — job.json's state (asked
 // of the target through app/jobs), the metrics files (app/jobs/jobFiles: only appended bytes are read), the stdout and
 // stderr tails, the checkpoint list — once a second while the job (or the one overlaid) runs, and posting what
-// changed. Every message from the webview is checked before it is acted on. The panel comes back after a reload.
-import { jobStore } from './jobStore';
+// changed. The kit (src/extension/webviews/kit.ts) checks every message from the webview before it is acted on. The
+// panel comes back after a reload (register).
+import { jobStore } from '../training/jobStore';
 import * as vscode from 'vscode';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Services } from '../services';
-import { webviewHtml, webviewOptions } from '../webviews/html';
-import { preparePanel } from '../webviews/restore';
-import { checkMessage } from '../../protocol/validate';
+import { PanelController, registerPanel, type TestOps } from '../webviews/kit';
 import {
-  JOB_PANEL_RULES,
-  jobPanelMessageProblem,
-  jobPanelRestore,
+  jobsMessageProblem,
   type CheckpointInfo,
   type JobHeader,
   type LogStream,
   type ToApp,
   type ToHost,
-} from '../../protocol/jobPanel';
+} from '../../protocol/jobs';
 import { FINAL_STATUSES, type JobRecord } from '../../core/training/jobs/job';
 import { type JobStore, readLog, refreshJob } from '../../app/jobs';
 import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
 import { isTrusted } from '../trust';
+import { JOBS } from './registration';
 
-export const JOB_PANEL_VIEW = 'quarry.jobPanel';
 /** How much of a log the panel shows when it opens. */
 const LOG_TAIL_BYTES = 64 * 1024;
 const POLL_MS = 1000;
-
-export interface JobPanelTestLog {
-  posted: Array<{ jobId: string; message: ToApp }>;
-  rejected: string[];
-}
+const title = (job: JobRecord): string => `Job: ${job.name}`;
 
 interface Followed {
   job: JobRecord;
@@ -41,8 +34,8 @@ interface Followed {
 }
 
 export class JobPanel {
+  /** The open panels by job id (the kit keeps their views under the same keys). */
   static readonly open = new Map<string, JobPanel>();
-  static testLog: JobPanelTestLog | undefined;
 
   private main: Followed;
   private overlay: Followed | null = null;
@@ -51,27 +44,23 @@ export class JobPanel {
   private others: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
-  private disposed = false;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
+    private readonly view: PanelController<ToHost, ToApp>,
     private readonly services: Services,
     private readonly store: JobStore,
     job: JobRecord,
   ) {
     this.main = { job, metrics: new JobMetrics(job, store.dir(job.id)) };
-    panel.title = `Job: ${job.name}`;
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'jobs', `Quarry job ${job.name}`);
-    panel.onDidDispose(() => {
-      this.disposed = true;
-      if (this.timer) clearInterval(this.timer);
-      if (JobPanel.open.get(job.id) === this) JobPanel.open.delete(job.id);
-    });
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      void this.receive(raw);
-    });
     JobPanel.open.set(job.id, this);
+    view.bind({
+      problem: (m) => jobsMessageProblem(m, { jobs: this.others, checkpoints: this.checkpoints.map((c) => c.path) }),
+      receive: (m) => this.receive(m),
+      onDispose: () => {
+        if (this.timer) clearInterval(this.timer);
+        if (JobPanel.open.get(job.id) === this) JobPanel.open.delete(job.id);
+      },
+    });
   }
 
   get jobId(): string {
@@ -81,8 +70,8 @@ export class JobPanel {
   /** Opens (or reveals) the panel of a job in the workspace `ws`. */
   static async show(context: vscode.ExtensionContext, services: Services, ws: string, id: string): Promise<JobPanel> {
     const cur = JobPanel.open.get(id);
-    if (cur && !cur.disposed) {
-      cur.panel.reveal(undefined, false);
+    if (cur && !cur.view.disposed) {
+      cur.view.reveal();
       return cur;
     }
     const store = jobStore(ws);
@@ -94,59 +83,63 @@ export class JobPanel {
       .filter(
         (t) =>
           t.input instanceof vscode.TabInputWebview &&
-          t.input.viewType.endsWith(JOB_PANEL_VIEW) &&
-          t.label === `Job: ${job.name}`,
+          t.input.viewType.endsWith(`quarry.${JOBS.name}`) &&
+          t.label === title(job),
       );
     if (stale.length > 0) await vscode.window.tabGroups.close(stale);
-    const panel = vscode.window.createWebviewPanel(
-      JOB_PANEL_VIEW,
-      `Job: ${job.name}`,
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
+    const view = PanelController.create<ToHost, ToApp>(context, services, JOBS, { key: id, title: title(job) });
+    return new JobPanel(view, services, store, job);
+  }
+
+  /**
+   * Registers the panel with the kit: after a window reload it comes back on the same job (and overlay), read again
+   * from its folder. `quarry.jobs.testHook('tick', id)` makes a panel look at its folders now; `testOps` adds the
+   * Jobs view's own (`poke`).
+   */
+  static register(context: vscode.ExtensionContext, services: Services, testOps: TestOps = {}): void {
+    const tick = async (id: unknown): Promise<boolean> => {
+      const panel = typeof id === 'string' ? JobPanel.open.get(id) : undefined;
+      if (!panel) throw new Error(`no job panel open on ${String(id)}`);
+      await panel.tick();
+      return true;
+    };
+    registerPanel(
+      context,
+      services,
+      JOBS,
+      async (panel, saved) => {
+        const ws = services.workspaceDir();
+        if (!ws) {
+          panel.dispose();
+          return 'no workspace folder is open';
+        }
+        const store = jobStore(ws);
+        let job: JobRecord;
+        try {
+          // Without a saved state (a reload before the webview stored one), the panel's own title names the job,
+          // when exactly one job has that name.
+          const byTitle = store.list().filter((j) => title(j) === panel.title);
+          if (saved.ok) job = store.get(saved.value.jobId);
+          else if (byTitle.length === 1) job = byTitle[0];
+          else throw new Error(saved.error);
+        } catch (err) {
+          panel.dispose();
+          return (err as Error).message;
+        }
+        const view = PanelController.adopt<ToHost, ToApp>(context, services, JOBS, panel, {
+          key: job.id,
+          title: title(job),
+        });
+        const revived = new JobPanel(view, services, store, job);
+        if (saved.ok && saved.value.overlayId) revived.setOverlay(saved.value.overlayId);
+        return null;
+      },
+      { tick, ...testOps },
     );
-    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
-    return new JobPanel(panel, context, services, store, job);
-  }
-
-  /** After a window reload: the same job (and overlay) again, read from its folder. */
-  static async revive(
-    panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
-    services: Services,
-    state: unknown,
-  ): Promise<string | null> {
-    preparePanel(panel, context.extensionUri);
-    const saved = jobPanelRestore(state);
-    const ws = services.workspaceDir();
-    if (!ws) {
-      panel.dispose();
-      return 'no workspace folder is open';
-    }
-    const store = jobStore(ws);
-    let job: JobRecord;
-    try {
-      // Without a saved state (a reload before the webview stored one), the panel's own title names the job, when
-      // exactly one job has that name.
-      const byTitle = store.list().filter((j) => `Job: ${j.name}` === panel.title);
-      if (saved.ok) job = store.get(saved.value.jobId);
-      else if (byTitle.length === 1) job = byTitle[0];
-      else throw new Error(saved.error);
-    } catch (err) {
-      panel.dispose();
-      return (err as Error).message;
-    }
-    const revived = new JobPanel(panel, context, services, store, job);
-    if (saved.ok && saved.value.overlayId) revived.setOverlay(saved.value.overlayId);
-    return null;
-  }
-
-  close(): void {
-    this.panel.dispose();
   }
 
   private post(message: ToApp): void {
-    JobPanel.testLog?.posted.push({ jobId: this.jobId, message });
-    void this.panel.webview.postMessage(message);
+    this.view.post(message);
   }
 
   private header(f: Followed): JobHeader {
@@ -223,13 +216,13 @@ export class JobPanel {
 
   /** Polls while a job shown runs; a last poll after it ends picks up its final lines. */
   private schedule(): void {
-    if (this.timer || this.disposed) return;
+    if (this.timer || this.view.disposed) return;
     this.timer = setInterval(() => void this.tick(), POLL_MS);
   }
 
   /** One look at the folders: what changed is posted. */
   async tick(): Promise<void> {
-    if (this.ticking || this.disposed) return;
+    if (this.ticking || this.view.disposed) return;
     this.ticking = true;
     try {
       const wasRunning = this.running();
@@ -285,20 +278,8 @@ export class JobPanel {
     this.schedule();
   }
 
-  async receive(raw: unknown): Promise<void> {
-    const checked = checkMessage<ToHost>(raw, JOB_PANEL_RULES);
-    const problem = checked.ok
-      ? jobPanelMessageProblem(checked.message, {
-          jobs: this.others,
-          checkpoints: this.checkpoints.map((c) => c.path),
-        })
-      : checked.error;
-    if (!checked.ok || problem) {
-      JobPanel.testLog?.rejected.push(problem ?? 'invalid');
-      this.services.log.warn(`job panel: ignored a message from the webview: ${problem}`);
-      return;
-    }
-    const msg = checked.message;
+  /** Acts on a message the kit checked; what fails is said in the panel. */
+  private async receive(msg: ToHost): Promise<void> {
     try {
       switch (msg.type) {
         case 'ready':
