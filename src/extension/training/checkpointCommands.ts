@@ -8,7 +8,7 @@ import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { Services } from '../services';
 import { ComparePanel } from '../compare/panel';
-import { updateSetting } from '../modelCommands';
+import { updateSetting } from '../settingWriter';
 import { isTrusted, requireTrust } from '../trust';
 import { registryEntryAllowed } from '../trustPolicy';
 import {
