@@ -30,7 +30,7 @@ export const JOB_PANEL_VIEW = 'quarry.jobPanel';
 const LOG_TAIL_BYTES = 64 * 1024;
 const POLL_MS = 1000;
 
-export interface JobPanelTestLog {
+interface JobPanelTestLog {
   posted: Array<{ jobId: string; message: ToApp }>;
   rejected: string[];
 }
