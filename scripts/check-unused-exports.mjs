@@ -241,7 +241,10 @@ function readAllowlist(path) {
 /** `node scripts/check-unused-exports.mjs [ROOT]` (default: this repository). */
 function main(root = resolve(dirname(fileURLToPath(import.meta.url)), '..')) {
   const allow = readAllowlist(join(root, 'scripts', 'unused-exports-allow.txt'));
-  const unused = unusedExports(root).filter((u) => !allow.has(`${u.file} ${u.name}`));
+  const found = unusedExports(root);
+  const unused = found.filter((u) => !allow.has(`${u.file} ${u.name}`));
+  const stale = [...allow].filter((a) => !found.some((u) => `${u.file} ${u.name}` === a));
+  if (stale.length) console.log(`scripts/unused-exports-allow.txt: no longer needed (remove): ${stale.join(', ')}`);
   if (unused.length === 0) {
     console.log('unused exports: none');
     return 0;
