@@ -9,7 +9,7 @@ import { registerPanelSerializer } from '../webviews/restore';
  * Arguments `quarry.ask` accepts when called from code (tests, the chat participant's "Ask in panel" button, the
  * panel's "Change database…"). From the palette it gets none and asks for everything.
  */
-interface AskArgs {
+export interface AskArgs {
   /** Database file path (or a file Uri). */
   db?: string | vscode.Uri;
   /** The question; without it an input box asks. */

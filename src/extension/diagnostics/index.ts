@@ -8,10 +8,9 @@ import { DiagnosticsPanel, pickTrajectoryFile } from './panel';
 import { registerPanelSerializer } from '../webviews/restore';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
-/**
- * What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show
- * (`{ file, id }`); null for anything else.
- */
+/** What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show. */
+export type OpenDiagnosticsArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
+
 function parseArg(arg: unknown): { file: string; id?: string } | null {
   if (typeof arg === 'string' && arg !== '') return { file: arg };
   if (arg instanceof vscode.Uri) return { file: arg.fsPath };

@@ -12,14 +12,19 @@ import { findTrajectoryFiles } from '../workspaceFiles';
 /** The panel (and with it the reader, the reward engine and the SQL parser) loads on first use, not at activation. */
 const panelModule = () => import('./panel');
 
+/**
+ * What `quarry.openReplay` accepts from code: a path, a file Uri, a file with a trajectory to open, or a file with two
+ * trajectories to show side by side (`compare: [idA, idB]`).
+ */
+export type OpenReplayArg =
+  | string
+  | vscode.Uri
+  | { file: string | vscode.Uri; id?: string; compare?: [string, string] };
+
 function fileOf(v: string | vscode.Uri): string {
   return typeof v === 'string' ? v : v.fsPath;
 }
 
-/**
- * What `quarry.openReplay` accepts from code: a path, a file Uri, a file with a trajectory to open, or a file with two
- * trajectories to show side by side (`compare: [idA, idB]`); null for anything else.
- */
 function parseArg(arg: unknown): { file: string; id?: string; compare?: [string, string] } | null {
   if (typeof arg === 'string' && arg !== '') return { file: arg };
   if (arg instanceof vscode.Uri) return { file: arg.fsPath };
