@@ -6,11 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const MAX_LINE = 120;
+const MAX_LINE = 120;
 const CHECKED = /\.(ts|mts|cts|js|mjs|cjs|py|css|html)$/;
 
 /** Lines of `text` longer than `max` characters (code points, as editors and formatters count them), 1-based. */
-export function longLines(text, max = MAX_LINE) {
+function longLines(text, max = MAX_LINE) {
   const out = [];
   text.split(/\r?\n/).forEach((line, i) => {
     if (line.length > max && [...line].length > max) out.push({ line: i + 1, length: [...line].length });
@@ -19,7 +19,7 @@ export function longLines(text, max = MAX_LINE) {
 }
 
 /** The allowlist's entries: a path, or a folder ending in `/` whose files are all allowed. */
-export function readAllowlist(path) {
+function readAllowlist(path) {
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
     .split('\n')
@@ -27,7 +27,7 @@ export function readAllowlist(path) {
     .filter(Boolean);
 }
 
-export function allowed(file, allow) {
+function allowed(file, allow) {
   return allow.some((a) => (a.endsWith('/') ? file.startsWith(a) : file === a));
 }
 

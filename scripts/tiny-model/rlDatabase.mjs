@@ -7,7 +7,7 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** District -> stops added (Centre keeps its two): 2, 3, 4, 5 and 6 stops. */
-export const ADDED_STOPS = {
+const ADDED_STOPS = {
   Northgate: ['Library'],
   Riverside: ['Boat House', 'Riverside Park'],
   Docks: ['Dry Dock', 'Fish Market', 'Lighthouse'],

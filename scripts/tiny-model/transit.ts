@@ -16,7 +16,7 @@ import type Database from 'better-sqlite3';
 import type { QA } from './questions';
 
 /** Which stage sees a question: SFT's conversations, GRPO's prompts, or neither (held back for evaluation). */
-export type TransitRole = 'sft' | 'rl' | 'heldout';
+type TransitRole = 'sft' | 'rl' | 'heldout';
 
 export interface TransitQA extends QA {
   template: string;

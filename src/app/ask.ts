@@ -13,7 +13,7 @@ import type { ChatModel, SamplingOptions } from '../core/models/types';
 import type { TrajectoryRecord } from '../core/trajectories/types';
 import { appendTrajectory } from './trajectoryStore';
 
-export interface AskRequest {
+interface AskRequest {
   question: string;
   dbPath: string;
   /** The conversation so far about this database, oldest first. */
@@ -38,7 +38,7 @@ export interface AskRequest {
   onEvent?: (event: EpisodeEvent) => void;
 }
 
-export interface AskOutcome {
+interface AskOutcome {
   record: TrajectoryRecord;
   /** The final SQL's result; null when there was none, it was not run, or the question was cancelled. */
   final: ExecResult | null;

@@ -8,7 +8,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { readTrajectories, type ReadResult } from '../core/trajectories/reader';
 import type { TrajectoryRecord } from '../core/trajectories/types';
 
-export interface OpenedTrajectories {
+interface OpenedTrajectories {
   file: string;
   /** Path, size and modification time: a rewritten file is a different version. */
   version: string;
@@ -23,7 +23,7 @@ export interface OpenedTrajectories {
   truncated: string | null;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** `throw` stops at the first bad line (the CLI); `collect` (default) lists them all (the editor). */
   onInvalid?: 'throw' | 'collect';
 }

@@ -1,7 +1,7 @@
 // A progress display on stderr for long commands: on a terminal a bar redrawn in place (count, rate, ETA); otherwise
 // (logs, CI, pipes) a plain line now and then, so a log file is not flooded with carriage returns.
 
-export interface ProgressOptions {
+interface ProgressOptions {
   /** Shown before the bar. */
   label?: string;
   /** Force terminal or plain mode; default: whether the stream is a TTY. */

@@ -15,7 +15,7 @@ export interface Log {
   readonly channel: vscode.LogOutputChannel;
 }
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
   return typeof err === 'string' ? err : String(err);
 }

@@ -7,15 +7,7 @@ import type { ModelBackend } from './settings';
 import { connectedText, describeConnectionFailure, type FixAction } from './models/connectionReport';
 import { apiKeyOrigin } from './secrets';
 import { DEMO_MODEL_LABEL } from './models/demoModel';
-
-/** Writes a quarry.* setting where it is currently set (workspace if it is set there, else user settings). */
-export async function updateSetting(key: string, value: unknown): Promise<void> {
-  const cfg = vscode.workspace.getConfiguration('quarry');
-  const info = cfg.inspect(key);
-  const target =
-    info?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-  await cfg.update(key, value, target);
-}
+import { updateSetting } from './settingWriter';
 
 async function useModel(backend: ModelBackend, changes: Record<string, unknown>): Promise<void> {
   for (const [k, v] of Object.entries(changes)) await updateSetting(k, v);

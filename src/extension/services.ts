@@ -11,12 +11,11 @@ import { MODEL_SETTING_KEYS, readSettings, type QuarrySettings } from './setting
 import { createModelForSettings, onnxModelDir, settingsModelLabel } from './models/create';
 
 export type { Log } from './log';
-export type { QuarrySettings, ModelBackend } from './settings';
 
 /** Opens the Ask flow for a database (its absolute path), or lets the user pick one when none is given. */
-export type AskHook = (dbPath?: string) => Thenable<void> | Promise<void> | void;
+type AskHook = (dbPath?: string) => Thenable<void> | Promise<void> | void;
 /** Opens the replay view on a trajectory file (default: the workspace store), optionally on one trajectory id. */
-export type OpenReplayHook = (file?: string, trajectoryId?: string) => Thenable<void> | Promise<void> | void;
+type OpenReplayHook = (file?: string, trajectoryId?: string) => Thenable<void> | Promise<void> | void;
 
 export interface Services {
   readonly context: vscode.ExtensionContext;

@@ -58,7 +58,7 @@ export const DEFAULT_SETTINGS: QuarrySettings = {
 };
 
 /** Reads one setting by its key under `quarry.` (e.g. 'model.backend'); undefined when unset. */
-export type SettingGetter = (key: string) => unknown;
+type SettingGetter = (key: string) => unknown;
 
 function str(v: unknown, fallback: string, allowEmpty = true): string {
   if (typeof v !== 'string') return fallback;

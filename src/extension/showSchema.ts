@@ -21,7 +21,7 @@ export async function pickSchemaStyle(): Promise<SchemaStyle> {
 }
 
 /** The scheme of schema documents: served from memory by SchemaDocuments, read-only in the editor. */
-export const SCHEMA_SCHEME = 'quarry-schema';
+const SCHEMA_SCHEME = 'quarry-schema';
 
 /** The texts of the schema documents opened so far, by URI (a reopened one shows its latest rendering). */
 class SchemaDocuments implements vscode.TextDocumentContentProvider {
@@ -47,7 +47,7 @@ class SchemaDocuments implements vscode.TextDocumentContentProvider {
 const schemaDocuments = new SchemaDocuments();
 
 /** The virtual document's URI: `quarry-schema:/<db> schema (<style>).<sql|txt>?<db path>`, named for its tab. */
-export function schemaUri(dbPath: string, style: SchemaStyle): vscode.Uri {
+function schemaUri(dbPath: string, style: SchemaStyle): vscode.Uri {
   const name = dbPath.split(/[\\/]/).pop() ?? dbPath;
   const ext = style === 'ddl' ? 'sql' : 'txt';
   return vscode.Uri.from({ scheme: SCHEMA_SCHEME, path: `/${name} schema (${style}).${ext}`, query: dbPath });

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { Services } from './services';
 
-export const MODEL_STATUS_ID = 'quarry.model';
+const MODEL_STATUS_ID = 'quarry.model';
 
 export function registerStatusBar(context: vscode.ExtensionContext, services: Services): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem(MODEL_STATUS_ID, vscode.StatusBarAlignment.Right, 100);

@@ -6,8 +6,6 @@ import * as vscode from 'vscode';
 import type { Log } from './log';
 import { type GatedFeature, refusalMessage, RESTRICTED_NOTICE, TRUST_ACTION, TRUST_COMMAND } from './trustPolicy';
 
-export type { GatedFeature } from './trustPolicy';
-
 const granted = new vscode.EventEmitter<void>();
 /** Fires when the workspace becomes trusted (VS Code's onDidGrantWorkspaceTrust). */
 export const onDidGrantTrust = granted.event;

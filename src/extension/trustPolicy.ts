@@ -13,7 +13,7 @@ export type GatedFeature =
   | 'evaluateCheckpoint'
   | 'checkEnvironment';
 
-export interface GateInfo {
+interface GateInfo {
   /** What is off, as the start of a sentence after "Quarry: " ("training"). */
   what: string;
   /** Why: what the untrusted workspace controls that this would act on. */

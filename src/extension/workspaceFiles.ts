@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { isQuarryOwnPath, QUARRY_DIR } from '../core/workspace/quarryLayout';
 
 /** What findFiles leaves out: dependencies and Quarry's own folder. */
-export const EXCLUDE_GLOB = `{**/node_modules/**,**/${QUARRY_DIR}/**}`;
+const EXCLUDE_GLOB = `{**/node_modules/**,**/${QUARRY_DIR}/**}`;
 
 /** Workspace files matching `glob`, without node_modules and `.quarry/**`; a failed search is an empty list. */
 export async function findWorkspaceFiles(glob: string, max: number): Promise<vscode.Uri[]> {

@@ -174,7 +174,7 @@ export const ASK_RULES: MessageRules<ToHost> = {
 };
 
 export const MAX_QUESTION_CHARS = 4000;
-export const MAX_COPY_CHARS = 20_000_000;
+const MAX_COPY_CHARS = 20_000_000;
 
 /**
  * What the field types alone cannot say: an exchange index must name an exchange that exists, a question must have

@@ -6,9 +6,7 @@
 import type { CheckpointComparison } from '../core/training/checkpointCompare';
 import { asObject, fieldProblem, type MessageRules } from './validate';
 
-export type { CheckpointComparison };
-
-export interface ComparedModel {
+interface ComparedModel {
   name: string;
   spec: string;
   /** describeProvenance: job, step, engine, recipe, base model, parity. */

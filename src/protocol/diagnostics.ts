@@ -69,7 +69,7 @@ export const MISMATCH_SQL_CHOICES: ReadonlyArray<{ value: MismatchSql; label: st
   { value: 'first', label: 'first SQL (before any feedback)' },
 ];
 
-export const MAX_ID_CHARS = 1000;
+const MAX_ID_CHARS = 1000;
 
 /**
  * What the field types alone cannot say: a panel must be one the host offered, an id must be short and non-empty.

@@ -50,7 +50,7 @@ export const GRID_RULES: MessageRules<GridToHost> = {
 };
 
 /** Rows one page may ask for. */
-export const MAX_PAGE_ROWS = 1000;
+const MAX_PAGE_ROWS = 1000;
 
 /** What the rules cannot say: sane numbers, well-formed filters, a known export format, copied text of sane size. */
 export function gridMessageProblem(m: GridToHost): string | null {

@@ -2,7 +2,7 @@
 // (plain JSON), or why there is none in the sandbox's words. Nothing here imports `vscode` or the DOM.
 import type { PlanResult, QueryPlan } from '../core/db/queryPlan';
 
-export type { PlanNode, PlanWarning, QueryPlan } from '../core/db/queryPlan';
+export type { PlanNode } from '../core/db/queryPlan';
 
 export type PlanOutcome = { ok: true; plan: QueryPlan } | { ok: false; errorClass: string; message: string };
 

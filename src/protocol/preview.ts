@@ -5,7 +5,7 @@ import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost } from 
 import type { MessageRules } from './validate';
 
 /** Which table of which database a preview shows. */
-export interface PreviewTarget {
+interface PreviewTarget {
   /** "bookshop.sqlite" */
   db: string;
   /** The database file's full path (the app keeps it, so the panel can come back after a window reload). */

@@ -9,7 +9,7 @@ import type { DiffPart } from '../core/trajectories/compare';
 import type { GroupStatistics } from '../core/trajectories/scoring';
 import type { Term } from '../core/rewards/types';
 
-export type { Facets, TrajectoryFilter, TrajectorySummary, Verdict, DiffPart, GroupStatistics, Term };
+export type { Facets, TrajectoryFilter, DiffPart, GroupStatistics };
 
 /** What a list row shows of one trajectory (the app's side of a TrajectorySummary). */
 export type ListRow = Pick<
@@ -36,7 +36,7 @@ export type ListRow = Pick<
  * Every row of the list in one message, by column: repeated strings (group ids, protocols, models, databases, labels,
  * ends) are indices into `strings`, so 10,000 rows are a few hundred KiB instead of megabytes of repeated keys.
  */
-export interface PackedRows {
+interface PackedRows {
   strings: string[];
   id: string[];
   question: string[];
@@ -109,7 +109,7 @@ export function packRows(list: readonly TrajectorySummary[]): PackedRows {
   return p;
 }
 
-export function verdictCode(v: Verdict | null, source: TrajectorySummary['verdictSource']): number {
+function verdictCode(v: Verdict | null, source: TrajectorySummary['verdictSource']): number {
   if (v === null) return 0;
   return (v === 'correct' ? 1 : 2) + (source === 'computed' ? 2 : 0);
 }

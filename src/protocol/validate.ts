@@ -2,7 +2,7 @@
 // data from it, not a call the type system vouches for.
 
 /** A field rule: the type a property must have; `?` suffix makes it optional. */
-export type FieldRule =
+type FieldRule =
   | 'string'
   | 'number'
   | 'boolean'
@@ -17,7 +17,7 @@ export type FieldRule =
 /** For each message type, the fields it must carry (besides `type`). */
 export type MessageRules<T extends { type: string }> = { [K in T['type']]: Record<string, FieldRule> };
 
-export type Checked<T> = { ok: true; message: T } | { ok: false; error: string };
+type Checked<T> = { ok: true; message: T } | { ok: false; error: string };
 
 function kindOf(v: unknown): string {
   if (Array.isArray(v)) return 'array';

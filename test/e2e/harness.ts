@@ -19,8 +19,8 @@ import { startReplayServer, type ReplayServer, type ReplayServerOptions } from '
 type Lib = typeof import('../../scripts/editor/lib.mjs');
 type CodeServer = import('../../scripts/editor/lib.mjs').CodeServer;
 
-export const artifactsDir = join(repoRoot, 'test-artifacts');
-export const screenshotsDir = join(artifactsDir, 'screenshots');
+const artifactsDir = join(repoRoot, 'test-artifacts');
+const screenshotsDir = join(artifactsDir, 'screenshots');
 
 let libPromise: Promise<Lib> | undefined;
 /** scripts/editor/lib.mjs (ESM, shared with the runner scripts), loaded by absolute URL so any out dir works. */
@@ -29,7 +29,7 @@ function lib(): Promise<Lib> {
   return libPromise;
 }
 
-export interface EditorOptions {
+interface EditorOptions {
   /** Start the loopback OpenAI-compatible test server with these options and point the workspace's settings at it
    *  (`quarry.model.backend` openai, `quarry.model.baseUrl`, `quarry.model.name` = its first model). */
   openai?: ReplayServerOptions;
@@ -142,7 +142,7 @@ async function stop(r: Running): Promise<void> {
  * The packaged extension: QUARRY_VSIX (run-e2e.mjs sets it to the VSIX it just packaged), else
  * quarry-<version>.vsix at the repository root (npm run package), for a spec run by hand with node --test.
  */
-export function vsixPath(): string {
+function vsixPath(): string {
   const fromEnv = process.env.QUARRY_VSIX;
   if (fromEnv) return fromEnv;
   const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { buildDb } from './fixtures';
 
-export interface RlCorpus {
+interface RlCorpus {
   /** The question file (Spider format). */
   file: string;
   /** The database directory (`<dbDir>/pets/pets.sqlite`). */
@@ -19,7 +19,7 @@ export interface RlCorpus {
 }
 
 /** The i-th generated gold: distinct for every i (so each is run once), all but every `failEvery`-th valid. */
-export function syntheticGold(i: number, failEvery = 500): string {
+function syntheticGold(i: number, failEvery = 500): string {
   if (i % failEvery === failEvery - 1) return `SELECT count(*) FROM vet WHERE vet_id > ${i}`;
   switch (i % 4) {
     case 0:

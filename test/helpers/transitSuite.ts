@@ -17,7 +17,7 @@ export const TRANSIT_NEAR_MISS = 'SELECT count(*) FROM stop WHERE district_id = 
 /** The same meaning written otherwise: right everywhere. */
 export const TRANSIT_REWRITE = 'SELECT COUNT(s.id) FROM stop AS s WHERE s.district_id = 1';
 
-export interface TransitSuite {
+interface TransitSuite {
   /** A --db-dir: DIR/transit/transit.sqlite and DIR/lonely/lonely.sqlite (the latter has no folder in the suite). */
   dbDir: string;
   dbPath: string;

@@ -19,7 +19,7 @@ export interface Services {
   repo: string;
 }
 
-export const SERVICES_JSON = process.env.QUARRY_SERVICES_JSON ?? '/tmp/quarry-services/services.json';
+const SERVICES_JSON = process.env.QUARRY_SERVICES_JSON ?? '/tmp/quarry-services/services.json';
 export const REPO = resolve(__dirname, '..', '..', '..');
 
 /** The running services, or the reason to skip. */

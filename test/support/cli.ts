@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { startReplayServer, type ReplayEntry, type ReplayServer, type ReplayServerOptions } from './openaiReplayServer';
 
-export interface CliRun {
+interface CliRun {
   code: number;
   out: string;
   err: string;

@@ -13,15 +13,15 @@ export const Q_TOP = 'Which doctor has the most appointments?';
 export const GOLD_TOP =
   'SELECT T2.name FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id GROUP BY ' +
   'T2.name ORDER BY count(*) DESC LIMIT 1';
-export const Q_KIDS = 'How many patients were born after 2010?';
-export const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
-export const Q_FEES = 'What is the total fee of the cardiology appointments?';
-export const GOLD_FEES =
+const Q_KIDS = 'How many patients were born after 2010?';
+const GOLD_KIDS = 'SELECT count(*) FROM patient WHERE born > 2010';
+const Q_FEES = 'What is the total fee of the cardiology appointments?';
+const GOLD_FEES =
   'SELECT sum(T1.fee) FROM appointment AS T1 JOIN doctor AS T2 ON T1.doctor_id = T2.doctor_id WHERE ' +
   "T2.specialty = 'cardiology'";
 
 /** Replies in order, cut at the request's first stop string as an OpenAI-compatible server would. */
-export const scriptedModel = (replies: string[]): ChatModel =>
+const scriptedModel = (replies: string[]): ChatModel =>
   scripted(replies, 'scripted:diagnostics-fixture', { usage: () => ({ promptTokens: 10, completionTokens: 10 }) });
 
 const think = (t: string) => `<think>${t}</think>\n`;

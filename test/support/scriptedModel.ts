@@ -10,7 +10,7 @@ export type Script =
   | { error: Error }
   | { hang: true; partial?: string; ignoreAbort?: boolean };
 
-export interface ScriptedModel extends ChatModel {
+interface ScriptedModel extends ChatModel {
   /** Every request the model saw, in order. */
   readonly requests: GenerateRequest[];
 }
@@ -19,7 +19,7 @@ export interface ScriptedModel extends ChatModel {
  * A ChatModel that replays scripted replies like an OpenAI-compatible server does: it stops at the first stop string
  * in the text and returns the text without it, reporting which one it was. Streams the text in a few chunks.
  */
-export interface ScriptedOptions {
+interface ScriptedOptions {
   /** Token counts to report for reply number `n` (1-based); by default characters of the prompt and the reply. */
   usage?: (req: GenerateRequest, text: string, n: number) => TokenUsage;
 }

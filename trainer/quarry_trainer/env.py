@@ -136,9 +136,9 @@ class EnvClient:
                 time.sleep(0.2 * (attempt + 1))
         payload = json.loads(raw) if raw else None
         if resp.status >= 400:
-            err = (payload or {}).get("error", {}) if isinstance(payload, dict) else {}
+            error = (payload or {}).get("error", {}) if isinstance(payload, dict) else {}
             raise EnvServiceError(
-                err.get("kind", "http"), err.get("message", raw.decode(errors="replace")), resp.status
+                error.get("kind", "http"), error.get("message", raw.decode(errors="replace")), resp.status
             )
         return payload
 

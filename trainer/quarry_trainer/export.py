@@ -16,30 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-# Prompts for the parity check when none are given: short text-to-SQL chats of the kind the editor sends.
-DEFAULT_PROMPTS: list[list[dict[str, str]]] = [
-    [
-        {
-            "role": "user",
-            "content": "Database schema:\nCREATE TABLE singer (id INTEGER, name TEXT, age INTEGER);\n"
-            "Question: How many singers are there?",
-        }
-    ],
-    [
-        {
-            "role": "user",
-            "content": "Database schema:\nCREATE TABLE book (id INTEGER, title TEXT, year INTEGER);\n"
-            "Question: Which books came out after 2000?",
-        }
-    ],
-    [{"role": "user", "content": "Question: List the names of all employees ordered by salary."}],
-]
+from .parity import DEFAULT_PROMPTS, UNSAFE_EXIT, UnsafeCheckpoint, load, reference
 
 
 def export(checkpoint: str, out: str, prompts: list[list[dict[str, str]]], max_new_tokens: int = 32) -> dict:
     import torch
 
-    from .parity import load, reference
     from .tiny_model.hf import export_onnx
 
     started = time.time()
@@ -80,8 +62,6 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(prompts, list) or not all(isinstance(c, list) for c in prompts):
             print("export: --prompts must hold a JSON list of chats", file=sys.stderr)
             return 2
-    from .parity import UNSAFE_EXIT, UnsafeCheckpoint
-
     try:
         summary = export(args.checkpoint, args.out, prompts, args.max_new_tokens)
     except UnsafeCheckpoint as err:

@@ -26,6 +26,25 @@ from typing import Any
 
 Message = dict[str, str]
 
+# Prompts for the parity check when none are given: short text-to-SQL chats of the kind the editor sends.
+DEFAULT_PROMPTS: list[list[Message]] = [
+    [
+        {
+            "role": "user",
+            "content": "Database schema:\nCREATE TABLE singer (id INTEGER, name TEXT, age INTEGER);\n"
+            "Question: How many singers are there?",
+        }
+    ],
+    [
+        {
+            "role": "user",
+            "content": "Database schema:\nCREATE TABLE book (id INTEGER, title TEXT, year INTEGER);\n"
+            "Question: Which books came out after 2000?",
+        }
+    ],
+    [{"role": "user", "content": "Question: List the names of all employees ordered by salary."}],
+]
+
 
 # The exit code of `python -m quarry_trainer.export` and `… parity served` when a weights file was refused as unsafe
 # (src/app/checkpoints/load.ts and src/cli/commands/checkpoints.ts say so instead of suggesting a broken Python).
@@ -174,8 +193,6 @@ def served_parity(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .export import DEFAULT_PROMPTS
-
     p = argparse.ArgumentParser(prog="python -m quarry_trainer.parity")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("served", help="greedy parity between a checkpoint and an OpenAI-compatible server")

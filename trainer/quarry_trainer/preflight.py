@@ -102,7 +102,7 @@ def _extract_wheel_config(wheel: Path) -> Path:
 def skyrl_config_dir(given: str | None) -> tuple[Path | None, str]:
     """SkyRL's config folder and where it came from, or (None, how to get it)."""
     try:
-        import skyrl_train  # type: ignore[import-not-found]
+        import skyrl_train
 
         return Path(skyrl_train.__file__).resolve().parent / "config", "the installed skyrl_train"
     except ImportError:
@@ -144,7 +144,7 @@ def compose_reporting_unknown(config_dir: Path, name: str, overrides: list[str])
             match = _UNKNOWN.search(text)
             key = next((g for g in match.groups() if g), None) if match else None
             dropped = [o for o in remaining if o.lstrip("+~").split("=", 1)[0] == key] if key else []
-            if not dropped:
+            if key is None or not dropped:
                 return None, unknown, [_error("compose", f"{type(exc).__name__}: {text.strip()}")]
             unknown.append(key)
             remaining = [o for o in remaining if o not in dropped]
@@ -211,7 +211,7 @@ def _verl_checks(cfg: Any, reply: dict[str, Any]) -> None:
 def _agent_loops(cfg: Any) -> set[str]:
     """The agent loop names a worker of this launch can instantiate: verl's registered ones and the config file's."""
     from hydra.utils import get_class
-    from omegaconf import OmegaConf
+    from omegaconf import ListConfig, OmegaConf
     from verl.experimental.agent_loop import AgentLoopBase
     from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
     from verl.utils.import_utils import resolve_config_path
@@ -219,7 +219,11 @@ def _agent_loops(cfg: Any) -> set[str]:
     names = set(_agent_loop_registry)
     path = cfg.actor_rollout_ref.rollout.agent.get("agent_loop_config_path")
     if path:
-        for entry in OmegaConf.load(resolve_config_path(path)):
+        # A list of {name, _target_} entries, as verl reads it (verl/experimental/agent_loop/agent_loop.py).
+        entries = OmegaConf.load(resolve_config_path(path))
+        if not isinstance(entries, ListConfig):
+            raise TypeError(f"{path} holds no list of agent loops (name, _target_)")
+        for entry in entries:
             cls = get_class(entry["_target_"])
             if not issubclass(cls, AgentLoopBase):
                 raise TypeError(f"{entry['_target_']} is not a verl AgentLoopBase")

@@ -126,7 +126,9 @@ class NodeEnvService:
                 args, stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=_die_with_parent
             )
         first: list[str] = []
-        reader = threading.Thread(target=lambda: first.append(self.proc.stdout.readline()), daemon=True)
+        stdout = self.proc.stdout
+        assert stdout is not None  # stdout=PIPE above
+        reader = threading.Thread(target=lambda: first.append(stdout.readline()), daemon=True)
         reader.start()
         reader.join(start_timeout)
         line = first[0] if first else ""
@@ -165,7 +167,8 @@ def start_node_services(command: Sequence[str], db_dirs: Sequence[str], token: s
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     service = ray.remote(NodeEnvService)
-    started = {}
+    # Any: ray types an actor handle's method as the class's plain function, without its .remote (ray/actor.py).
+    started: dict[str, Any] = {}
     for node in ray.nodes():
         if not node.get("Alive"):
             continue
@@ -205,7 +208,9 @@ def serve(argv: Sequence[str] | None = None) -> int:
     except ImportError:  # no Ray in the trainer's Python: no cluster to hand the service to
         print("quarry ray env: none", flush=True)
         return 0
-    address = canonicalize_bootstrap_address(None)
+    # None reads the address from RAY_ADDRESS or the last `ray start` (ray/_private/services.py
+    # canonicalize_bootstrap_address: "may be None"), which its annotation, `addr: str`, leaves out.
+    address = canonicalize_bootstrap_address(None)  # type: ignore[arg-type]
     if address is None:
         print("quarry ray env: none", flush=True)
         return 0
@@ -220,7 +225,8 @@ def serve(argv: Sequence[str] | None = None) -> int:
         signal.signal(sig, lambda *_: stop.set())
     actors, urls = start_node_services(args.command, args.db_dir, token, args.timeout) if args.per_node else ([], {})
     name = args.name or f"quarry-env-{uuid.uuid4().hex[:12]}"
-    directory = ray.remote(EnvDirectory).options(name=name, num_cpus=0, max_restarts=0).remote(args.url, token, urls)
+    directory_class = ray.remote(EnvDirectory).options(name=name, num_cpus=0, max_restarts=0)
+    directory: Any = directory_class.remote(args.url, token, urls)  # Any: see start_node_services
     ray.get(directory.urls.remote(), timeout=args.timeout)
     for node_id, url in urls.items():
         print(f"quarry ray env: node {node_id} service {url}", file=sys.stderr, flush=True)

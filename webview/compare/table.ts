@@ -2,14 +2,14 @@
 // pass@K per model), so what each cell says is unit-tested.
 import { levelExCells, type CheckpointComparison } from '../../src/core/training/checkpointCompare';
 
-export interface ExCells {
+interface ExCells {
   model: string;
   greedy: string;
   majority: string;
   passAtK: string;
 }
 
-export interface ExRow {
+interface ExRow {
   level: string;
   n: string;
   cells: ExCells[];

@@ -22,7 +22,7 @@ const SHORTCUTS: [string, string][] = [
   ['?', 'show or hide these shortcuts'],
 ];
 
-export interface HelpDialog {
+interface HelpDialog {
   /** Shows or hides the shortcuts (flips without an argument); hiding gives the list the focus back. */
   toggle(show?: boolean): void;
   readonly shown: boolean;

@@ -22,7 +22,7 @@ export interface Layout {
 }
 
 /** What the header's buttons do. */
-export interface HeaderActions {
+interface HeaderActions {
   score(): void;
   compare(): void;
   group(): void;

@@ -8,7 +8,7 @@ import type { SidePane } from './side';
 import { keyOfId } from './state';
 import { renderCounts, renderNotice, say } from './status';
 
-export interface Views {
+interface Views {
   filters: FilterBar;
   list: TrajectoryList;
   side: SidePane;

@@ -13,7 +13,7 @@ export interface ScoringState {
 }
 
 /** A skip reason, short enough for the header (the full one is in each row's tooltip and the detail). */
-export function shortReason(reason: string): string {
+function shortReason(reason: string): string {
   if (/^no gold SQL/i.test(reason)) return 'no gold SQL';
   if (/database (?:not found|is missing)|no such database|no database/i.test(reason)) return 'database not found';
   const first = reason.split(/[:\n]/)[0].trim();

@@ -14,7 +14,7 @@ import type {
 import type { TrajectoryRecord } from '../../src/core/trajectories/types';
 import type { ScoringState } from './scoreText';
 
-export interface Opened {
+interface Opened {
   key: number;
   record: TrajectoryRecord;
 }

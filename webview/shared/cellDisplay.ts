@@ -7,7 +7,7 @@ import type { WireCell } from '../../src/core/db/resultExport';
 /** Characters a cell shows before it is clipped (click or Enter expands it); the grid CSS caps cells at this width. */
 export const CLIPPED_CELL_CHARS = 40;
 
-export interface CellDisplay {
+interface CellDisplay {
   text: string;
   kind: 'null' | 'number' | 'text';
   /** The cell is longer than CLIPPED_CELL_CHARS or spans lines: shown clipped to one line, expandable. */

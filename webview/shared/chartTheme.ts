@@ -1,7 +1,7 @@
 // The colours and font every Quarry chart (chart.js, in any panel) is drawn with: VS Code's --vscode-charts-* theme
 // variables read when a chart is drawn, with neutral fallbacks, so a theme change only needs a redraw.
 
-export interface Theme {
+interface Theme {
   foreground: string;
   muted: string;
   grid: string;

@@ -61,7 +61,7 @@ export function h(tag: string, attrs: Attrs = {}, ...children: (Node | string | 
   return el;
 }
 
-export interface ButtonOptions {
+interface ButtonOptions {
   appearance?: 'primary' | 'secondary' | 'icon';
   title?: string;
   disabled?: boolean;
@@ -84,7 +84,7 @@ export function setDisabled(el: HTMLElement, disabled: boolean): void {
   else el.removeAttribute('disabled');
 }
 
-export interface TextFieldOptions {
+interface TextFieldOptions {
   placeholder?: string;
   value?: string;
   id?: string;
@@ -129,32 +129,9 @@ export function dropdown(
   return el;
 }
 
-export function checkbox(label: string, checked: boolean, onChange: (checked: boolean) => void): HTMLElement {
-  const el = h('vscode-checkbox', { checked }, label) as HTMLElement & { checked: boolean };
-  el.addEventListener('change', () => onChange(el.checked));
-  return el;
-}
-
 export const badge = (text: string | number): HTMLElement => h('vscode-badge', {}, String(text));
 export const tag = (text: string): HTMLElement => h('vscode-tag', {}, text);
-export const divider = (): HTMLElement => h('vscode-divider');
 export const progressRing = (): HTMLElement => h('vscode-progress-ring');
-export function link(text: string, onClick: () => void): HTMLElement {
-  const el = h('vscode-link', { href: '#' }, text);
-  el.addEventListener('click', (e) => {
-    e.preventDefault();
-    onClick();
-  });
-  return el;
-}
-
-/** Tabs: returns the container; each tab's content is built lazily on first show. */
-export function tabs(items: { id: string; label: string; render: () => Node }[]): HTMLElement {
-  const panels = h('vscode-panels');
-  for (const it of items) panels.append(h('vscode-panel-tab', { id: `tab-${it.id}` }, it.label));
-  for (const it of items) panels.append(h('vscode-panel-view', { id: `view-${it.id}` }, it.render()));
-  return panels;
-}
 
 /**
  * A plain HTML table themed with VS Code colours. Used for results instead of the toolkit's data grid, which
@@ -175,7 +152,7 @@ export function table(
   return t;
 }
 
-export function formatCell(v: unknown): string {
+function formatCell(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);

@@ -26,7 +26,7 @@ export interface LineSeries {
   dashed?: boolean;
 }
 
-export interface LineChartSpec {
+interface LineChartSpec {
   series: LineSeries[];
   /** The steps the x axis spans. */
   range: StepRange;

@@ -16,7 +16,7 @@ const TRAJECTORIES = 'trajectories.jsonl';
 const MAX_REPORT_BYTES = 256 << 20;
 
 /** A model's latest evaluation on a dataset (NAME:FILE or just FILE, matched on the resolved file), or undefined. */
-export function latestEvaluation(m: RegisteredModel, workspace: string, dataset: string): Evaluation | undefined {
+function latestEvaluation(m: RegisteredModel, workspace: string, dataset: string): Evaluation | undefined {
   const colon = dataset.indexOf(':');
   const file = resolve(workspace, /^[a-z]+:/.test(dataset) && colon > 0 ? dataset.slice(colon + 1) : dataset);
   return m.evaluations.filter((e) => e.dataset.slice(e.dataset.indexOf(':') + 1) === file).at(-1);

@@ -10,7 +10,7 @@ import type { BenchReport } from '../../core/datasetRuns/report';
 import { ModelRegistry, type Evaluation, type RegisteredModel } from '../../core/training/modelRegistry';
 import { quarryPath } from '../../core/workspace/quarryLayout';
 
-export interface EvaluateOptions {
+interface EvaluateOptions {
   workspace: string;
   name: string;
   /** NAME:FILE, as `quarry bench --dataset` takes it. */
@@ -26,13 +26,7 @@ export interface EvaluateOptions {
   onProgress?: (p: BenchProgress) => void;
 }
 
-export function evalDir(
-  workspace: string,
-  name: string,
-  datasetFile: string,
-  protocol: string,
-  samples: number,
-): string {
+function evalDir(workspace: string, name: string, datasetFile: string, protocol: string, samples: number): string {
   const stem = basename(datasetFile)
     .replace(/\.[^.]+$/, '')
     .replace(/[^\w.-]+/g, '-');

@@ -36,8 +36,6 @@ import { openTunnel, parseRemoteStart, remoteHfCheckArgs, remoteRunArgs, remoteS
 
 import { quarryPath } from '../../core/workspace/quarryLayout';
 
-export { stopServer, type StopReport };
-
 export class LoadError extends Error {
   constructor(message: string) {
     super(message);
@@ -45,7 +43,7 @@ export class LoadError extends Error {
   }
 }
 
-export interface PythonEnv {
+interface PythonEnv {
   python: string;
   /** The checkout's root: its trainer/ goes first on PYTHONPATH so the Python side matches this build. */
   repoRoot?: string;
@@ -53,7 +51,7 @@ export interface PythonEnv {
   env?: Record<string, string>;
 }
 
-export interface LoadOptions extends PythonEnv {
+interface LoadOptions extends PythonEnv {
   workspace: string;
   checkpoint: string;
   name?: string;
@@ -79,12 +77,12 @@ export interface LoadOptions extends PythonEnv {
   signal?: AbortSignal;
 }
 
-export interface LoadResult {
+interface LoadResult {
   model: RegisteredModel;
   cases: Array<Pick<ParityOutcome, 'index' | 'equal' | 'firstDivergence'>>;
 }
 
-export function pythonEnvVars(p: PythonEnv): NodeJS.ProcessEnv {
+function pythonEnvVars(p: PythonEnv): NodeJS.ProcessEnv {
   const trainer = p.repoRoot ? join(p.repoRoot, 'trainer') : undefined;
   const paths = [
     trainer && existsSync(join(trainer, 'quarry_trainer')) ? trainer : undefined,
@@ -102,7 +100,7 @@ export function pythonEnvVars(p: PythonEnv): NodeJS.ProcessEnv {
 type RunResult = { status: number | null; stdout: string; stderr: string; error?: string };
 
 /** Runs the project's Python to the end; stdout and stderr kept, never throws for a failing exit. */
-export function runPython(p: PythonEnv, args: string[], signal?: AbortSignal): Promise<RunResult> {
+function runPython(p: PythonEnv, args: string[], signal?: AbortSignal): Promise<RunResult> {
   return runToEnd(p.python, args, pythonEnvVars(p), signal);
 }
 
@@ -130,7 +128,7 @@ function lastLines(text: string, n = 6): string {
 export const UNSAFE_CHECKPOINT_EXIT = 3;
 
 /** The parity outcomes as the registry keeps them. */
-export function parityResult(
+function parityResult(
   outcomes: ReadonlyArray<Pick<ParityOutcome, 'index' | 'equal' | 'firstDivergence'>>,
   against: ParityResult['against'],
   now = new Date(),
@@ -147,7 +145,7 @@ export function parityResult(
 }
 
 /** Exports a Hugging Face checkpoint to ONNX in `out` and checks greedy parity with onnxruntime. */
-export async function exportWithParity(
+async function exportWithParity(
   p: PythonEnv,
   checkpoint: string,
   out: string,
@@ -174,7 +172,7 @@ export async function exportWithParity(
 }
 
 /** A port nobody listens on now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const srv = createServer();
     srv.once('error', fail);
@@ -196,7 +194,7 @@ function alive(pid: number): boolean {
 }
 
 /** Polls `url` until it answers 200; fails early when `stillRunning` says the server is gone. */
-export async function waitForHttp(
+async function waitForHttp(
   url: string,
   opts: { timeoutMs: number; stillRunning?: () => boolean; log?: string; signal?: AbortSignal },
 ): Promise<void> {

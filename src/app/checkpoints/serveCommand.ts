@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 export type ServerKind = 'transformers' | 'vllm' | 'sglang';
 export const SERVER_KINDS: readonly ServerKind[] = ['transformers', 'vllm', 'sglang'];
 
-export interface ServeCommandOptions {
+interface ServeCommandOptions {
   kind: ServerKind;
   /** The checkpoint folder on the host that serves it. */
   checkpoint: string;
@@ -27,7 +27,7 @@ export interface ServeCommandOptions {
   python: string;
 }
 
-export interface ServeCommand {
+interface ServeCommand {
   argv: string[];
   /** The model name requests must carry. */
   modelName: string;

@@ -7,7 +7,7 @@ import { JobStore } from '../jobs/store';
 import { loadTargets, targetConfig } from '../jobs/targets/registry';
 import { sshOptions } from '../jobs/targets/shell';
 
-export interface ServeHost {
+interface ServeHost {
   /** An ssh destination, or undefined for this machine. */
   host?: string;
   sshOptions?: string[];

@@ -24,7 +24,7 @@ export function newServerId(): string {
 }
 
 /** The command line of `pid` as /proc shows it, or null when there is no such process. */
-export function procCmdline(pid: number): string[] | null {
+function procCmdline(pid: number): string[] | null {
   try {
     const parts = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     if (parts.at(-1) === '') parts.pop();
@@ -86,7 +86,7 @@ export function identityOf(pid: number): ProcessIdentity {
   return { ...(start !== null ? { procStart: start } : {}), ...(cmdline?.length ? { cmdline } : {}) };
 }
 
-export type Verdict = { ok: true } | { ok: false; gone: boolean; why: string };
+type Verdict = { ok: true } | { ok: false; gone: boolean; why: string };
 
 /**
  * Whether the group of `pid` is one Quarry started, judged from the live process: `ok` only when its start time and

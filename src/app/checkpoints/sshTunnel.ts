@@ -10,7 +10,7 @@ import { openSync, closeSync } from 'node:fs';
 import { pidProblem } from '../../core/training/modelRegistry';
 import { sshDestinationProblem } from '../../core/training/sshSafety';
 
-export interface TunnelSpec {
+interface TunnelSpec {
   /** An ssh destination as the user's config knows it: `gpu-box`, `me@host`. */
   host: string;
   localPort: number;

@@ -11,8 +11,8 @@ import { DataInputError } from './errors';
 import { ParquetRowWriter, type RowGroupLimits } from './parquet';
 
 export const DATA_SCHEMA = 'quarry.data/1';
-export const DATA_JSON = 'data.json';
-export type DataKind = 'rl' | 'sft';
+const DATA_JSON = 'data.json';
+type DataKind = 'rl' | 'sft';
 
 export interface SourceFile {
   /** What the file is to the run (`dataset`, `tables`, `difficulty-report`, `trajectories`, `labels`). */

@@ -30,14 +30,14 @@ function elements(col: Column): SchemaElement[] {
 }
 
 /** The Parquet schema (flattened, depth first, as the file footer holds it) of a table with these columns. */
-export function parquetSchema(columns: readonly Column[]): SchemaElement[] {
+function parquetSchema(columns: readonly Column[]): SchemaElement[] {
   return [{ name: 'root', num_children: columns.length }, ...columns.flatMap(elements)];
 }
 
 /** Rows per row group unless their JSON reaches ROW_GROUP_BYTES first. */
-export const ROW_GROUP_ROWS = 10_000;
+const ROW_GROUP_ROWS = 10_000;
 /** About this much row data (as JSON) per row group: what the writer holds in memory at most, whatever the rows. */
-export const ROW_GROUP_BYTES = 64 * 1024 ** 2;
+const ROW_GROUP_BYTES = 64 * 1024 ** 2;
 
 export interface RowGroupLimits {
   rows?: number;

@@ -54,7 +54,7 @@ export const DROPPED_LISTED = 1000;
 /** Distinct gold queries sent to the pool at a time. */
 const GOLD_CHUNK = 5000;
 
-export interface RlDataOptions {
+interface RlDataOptions {
   dataset: DatasetName;
   /** The dataset file and its database directory (absolute). */
   file: string;
@@ -84,12 +84,12 @@ export interface RlDataOptions {
   rowGroup?: RowGroupLimits;
 }
 
-export type ToolsDeclared = 'prompt' | 'chat-template';
+type ToolsDeclared = 'prompt' | 'chat-template';
 /** Protocols whose prompt can leave the tool's declaration to the chat template. */
-export const TEMPLATE_TOOL_PROTOCOLS: readonly ProtocolName[] = ['mtir'];
+const TEMPLATE_TOOL_PROTOCOLS: readonly ProtocolName[] = ['mtir'];
 
 /** Why a question is not in the output: a short code (counted in data.json) and the words. */
-export interface DroppedQuestion {
+interface DroppedQuestion {
   index: number;
   id: string;
   db_id: string;
@@ -103,7 +103,7 @@ export interface DroppedQuestion {
   detail: string;
 }
 
-export interface RlDataResult {
+interface RlDataResult {
   records: number;
   /** Every question in the file, those skipped for a missing database included. */
   questions: number;

@@ -39,7 +39,7 @@ import {
 
 export const SFT_FILES = { parquet: 'sft.parquet', jsonl: 'sft.jsonl' } as const;
 
-export interface SftDataOptions {
+interface SftDataOptions {
   /** Trajectory files (absolute paths). */
   trajectories: string[];
   /** A label store (absolute path). */
@@ -52,14 +52,14 @@ export interface SftDataOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface DroppedTrajectory {
+interface DroppedTrajectory {
   id: string;
   file: string;
   reason: 'duplicate-id' | 'label' | 'no-answer' | 'no-gold' | 'wrong-answer' | 'repeated-conversation' | 'over-limit';
   detail: string;
 }
 
-export interface SftDataResult {
+interface SftDataResult {
   examples: number;
   trajectories: number;
   dropped: DroppedTrajectory[];

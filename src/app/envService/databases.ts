@@ -8,7 +8,7 @@ import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { inside } from '../../core/util/insideDir';
 import { ServiceError } from './errors';
 
-export interface ResolvedDb {
+interface ResolvedDb {
   path: string;
   id: string | null;
 }

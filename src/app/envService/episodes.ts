@@ -27,7 +27,7 @@ import { suiteCheckOf } from '../../core/rewards/engine';
 import type { SuiteCheck } from '../../core/rewards/types';
 import { suiteOrRefuse } from './suites';
 
-export interface CreateEpisode {
+interface CreateEpisode {
   protocol: string;
   /** Resolved database path (the server checks it is inside its roots). */
   dbPath: string;
@@ -41,7 +41,7 @@ export interface CreateEpisode {
   panel?: string;
 }
 
-export interface StepReply {
+interface StepReply {
   /** The text the environment answers with (joined when a protocol sends several), or null when it says nothing. */
   observation: string | null;
   done: boolean;
@@ -78,7 +78,7 @@ interface Live {
   busy: boolean;
 }
 
-export interface EpisodeStoreOptions {
+interface EpisodeStoreOptions {
   pool: SqlPool;
   /** The scoring resources rewards share (a step's own view cancels with its client). */
   scoring: SharedScoring;

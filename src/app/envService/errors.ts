@@ -1,5 +1,5 @@
 // The environment service's errors: a kind a client can branch on, its HTTP status, and a message for a person.
-export type ServiceErrorKind =
+type ServiceErrorKind =
   | 'bad-request'
   | 'bad-json'
   | 'unauthorized'

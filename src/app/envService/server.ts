@@ -33,9 +33,9 @@ import { SharedScoring } from './cancel';
 import { capped, DEFAULT_LIMITS, InFlight, type ServiceLimits } from './limits';
 import { authorized, checkRequest, type HostRule, isLoopback, listenWithHostRule } from './requestChecks';
 
-export const ENV_SERVICE_VERSION = 1;
+const ENV_SERVICE_VERSION = 1;
 
-export interface EnvServerOptions {
+interface EnvServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface PythonException {
+interface PythonException {
   /** The exception's class as Python prints it (`ValueError`, `torch.OutOfMemoryError`). */
   type: string;
   /** The message's first line ('' for an exception raised without one). */
@@ -12,7 +12,7 @@ export interface PythonException {
 }
 
 /** The longest one-line summary kept. */
-export const SUMMARY_CHARS = 300;
+const SUMMARY_CHARS = 300;
 
 /** A line without the prefixes Ray and torchrun put before each line a worker prints. */
 function unprefixed(line: string): string {

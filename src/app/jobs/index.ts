@@ -22,10 +22,9 @@ import { loadTargets, makeTarget, targetConfig } from './targets/registry';
 import type { PullReport, Target } from './targets/target';
 
 export { JobStore } from './store';
-export { loadTargets } from './targets/registry';
 
 /** The target a job names, from the workspace's targets (and the editor's setting). */
-export function targetNamed(name: string, store?: JobStore): Target {
+function targetNamed(name: string, store?: JobStore): Target {
   const targets = store ? loadTargets(store.workspace, store.options.targets) : {};
   return makeTarget(name, targetConfig(targets, name));
 }

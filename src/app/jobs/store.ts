@@ -15,7 +15,7 @@ import { underFolderLock } from './targets/pullLock';
 
 const LOCK_FILE = 'job.lock';
 
-export interface JobStoreOptions {
+interface JobStoreOptions {
   /** Targets from the editor's `quarry.targets` setting, over the workspace's .quarry/targets.json. */
   targets?: TargetsConfig;
   /** Where a secret's value comes from (the editor's SecretStorage); default: this process's environment. */

@@ -11,22 +11,22 @@ import { assertSqliteFile } from '../../core/db/open';
 import { DatabaseRoots, inside } from '../envService/databases';
 import { ServiceError } from '../envService/errors';
 
-export const DATABASE_FILE = /\.(sqlite3?|db)$/i;
+const DATABASE_FILE = /\.(sqlite3?|db)$/i;
 /** Folders below the root a listing descends. */
-export const MAX_LIST_DEPTH = 6;
+const MAX_LIST_DEPTH = 6;
 /** Directory entries a listing looks at before it stops (and says so). */
-export const MAX_LIST_ENTRIES = 20_000;
+const MAX_LIST_ENTRIES = 20_000;
 /** Databases listed at most. */
-export const MAX_LISTED = 500;
+const MAX_LISTED = 500;
 
-export interface ListedDatabase {
+interface ListedDatabase {
   /** What a tool call names it by. */
   id: string;
   /** Size of the file in bytes. */
   bytes: number;
 }
 
-export interface DatabaseListing {
+interface DatabaseListing {
   databases: ListedDatabase[];
   /** True when the walk stopped at one of its bounds before seeing every file. */
   incomplete: boolean;

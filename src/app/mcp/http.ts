@@ -11,9 +11,9 @@ import { authorized, checkRequest, type HostRule, isLoopback, listenWithHostRule
 import { readBody, pathOf } from '../envService/server';
 import { ServiceError } from '../envService/errors';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
-export interface McpHttpOptions {
+interface McpHttpOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -29,7 +29,7 @@ export interface McpHttpOptions {
   onError?: (err: Error) => void;
 }
 
-export interface McpHttpServer {
+interface McpHttpServer {
   url: string;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { quarryTools, runTool, type McpToolContext } from './tools';
 
-export const MCP_SERVER_NAME = 'quarry';
+const MCP_SERVER_NAME = 'quarry';
 
 const INSTRUCTIONS =
   "Quarry serves SQLite databases read-only through its sandbox. Start with list_databases, read a database's " +

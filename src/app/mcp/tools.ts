@@ -46,7 +46,7 @@ export interface McpToolContext {
   cwd: string;
 }
 
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   title: string;
   description: string;

@@ -25,7 +25,7 @@ export interface EngineVerdict {
   python: string | null;
 }
 
-export interface EnginePreflightOptions {
+interface EnginePreflightOptions {
   python: string;
   engine: LaunchEngine;
   /** Hydra arguments, `${QUARRY_TRAINER_DIR}` left for the module to fill in. */

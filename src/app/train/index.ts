@@ -17,12 +17,11 @@ import { inspectDataDir, inspectModel, type DataDirInfo, type ModelInfo } from '
 import { runEnginePreflight, type EngineVerdict } from './enginePreflight';
 import { renderLaunchScript } from './launchScript';
 
-export { RecipeError, listBuiltinRecipes, builtinRecipesDir, readRecipe } from './recipes';
-export type { EngineVerdict } from './enginePreflight';
+export { RecipeError, listBuiltinRecipes } from './recipes';
 
-export const LAUNCH_SCHEMA = 'quarry.launch/1';
+const LAUNCH_SCHEMA = 'quarry.launch/1';
 
-export interface TrainOptions {
+interface TrainOptions {
   recipe: string;
   engine: LaunchEngine;
   model: string;

@@ -8,7 +8,7 @@ import type { EnginePlan } from '../../core/training/launchPlan';
 import { overrideArg, shellQuote } from '../../core/training/overrides';
 import type { Recipe } from '../../core/training/recipe';
 
-export interface ScriptContext {
+interface ScriptContext {
   recipe: Recipe;
   plan: EnginePlan;
   /** How to run the quarry CLI where the script runs (default for $QUARRY). */
@@ -30,7 +30,7 @@ function inDoubleQuotes(s: string): string {
 }
 
 /** The script's lines that hand the service to the workers of a Ray cluster started before the launch. */
-export function rayWorkersLines(multiNode: boolean): string[] {
+function rayWorkersLines(multiNode: boolean): string[] {
   return [
     '',
     '# A Ray cluster started before this launch (`ray start`, a Slurm allocation, a Ray job) forks its workers without',

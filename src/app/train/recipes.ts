@@ -17,7 +17,7 @@ export class RecipeError extends Error {
 }
 
 /** trainer/recipes, looked for from `start` upwards (dist/ → the checkout or the extension folder). */
-export function builtinRecipesDir(start: string = __dirname): string | null {
+function builtinRecipesDir(start: string = __dirname): string | null {
   let dir = resolve(start);
   for (;;) {
     const candidate = join(dir, 'trainer', 'recipes');
@@ -37,7 +37,7 @@ export function listBuiltinRecipes(dir: string | null = builtinRecipesDir()): { 
 }
 
 /** Parses YAML text; a syntax error names the line and column. */
-export function parseYaml(text: string, where: string): unknown {
+function parseYaml(text: string, where: string): unknown {
   try {
     return load(text, { filename: where });
   } catch (err) {

@@ -8,7 +8,7 @@ import type { SeenGpus } from '../../core/training/gpus';
 /** The wizard's engines (WizardEngine in app/train/wizard.ts; not imported: the modules would import each other). */
 type WizardEngine = 'trl' | 'verl' | 'skyrl';
 
-export interface ResourceOption {
+interface ResourceOption {
   /** GPUs per node; 0 is the CPU (TRL only). */
   gpus: number;
   label: string;

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface RunHereOptions {
+interface RunHereOptions {
   script: string;
   /** The project's Python (PYTHON in the script). */
   python: string;

@@ -88,7 +88,7 @@ export function baseModelChoices(o: {
 }
 
 /** The steps a TRL run is offered: the last answer, else on the CPU a few (a try that ends in minutes), else none. */
-export const CPU_DEFAULT_STEPS = 8;
+const CPU_DEFAULT_STEPS = 8;
 export function defaultSteps(gpus: number, last: number | null | undefined): number | null {
   if (last !== undefined) return last;
   return gpus === 0 ? CPU_DEFAULT_STEPS : null;

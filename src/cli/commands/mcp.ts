@@ -21,7 +21,7 @@ import type { McpAgent, McpToolContext } from '../../app/mcp/tools';
 import { createMcpServer } from '../../app/mcp/server';
 import { startMcpHttp } from '../../app/mcp/http';
 
-export const DEFAULT_MCP_PORT = 8377;
+const DEFAULT_MCP_PORT = 8377;
 const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 const L = DEFAULT_MCP_LIMITS;
 

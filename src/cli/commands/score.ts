@@ -43,7 +43,7 @@ function listIds(ids: readonly string[], max = 8): string {
   return ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} … (+${ids.length - max})`;
 }
 
-export function renderReport(r: RunReport, source: string): string {
+function renderReport(r: RunReport, source: string): string {
   const out: string[] = [];
   out.push(`scored ${r.scored.length} trajectories with panel ${r.panel}${source ? ` (${source})` : ''}`);
   if (r.skipped.length)

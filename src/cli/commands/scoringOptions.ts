@@ -8,7 +8,7 @@ import type { ResolvedPanel } from '../../core/rewards/types';
 import { TestSuite } from '../../core/rewards/testSuite';
 import { resolve } from 'node:path';
 
-export interface ScoringOptions {
+interface ScoringOptions {
   panel: ResolvedPanel;
   mode: EvalModeName;
   timeoutMs: number;

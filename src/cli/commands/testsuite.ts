@@ -53,7 +53,7 @@ function nonNegativeInt(name: string, value: string | undefined, fallback: numbe
 }
 
 /** The databases of a dataset with their distinct gold queries, in first-use order. */
-export function suiteDatabases(dataset: Dataset): SuiteDatabase[] {
+function suiteDatabases(dataset: Dataset): SuiteDatabase[] {
   const byId = new Map<string, SuiteDatabase>();
   for (const t of dataset.tasks) {
     const d = byId.get(t.dbId) ?? { dbId: t.dbId, source: t.dbPath, golds: [] };

@@ -72,9 +72,9 @@ export class SchemaCache {
 }
 
 /** Shared by every env that is not given its own cache, so a benchmark or rollout introspects each database once. */
-export const defaultSchemaCache = new SchemaCache();
+const defaultSchemaCache = new SchemaCache();
 
-export interface SqlAgentEnvOptions {
+interface SqlAgentEnvOptions {
   task: Task;
   protocol: Protocol;
   /** Overrides of the protocol's defaults; `timeoutMs` and `maxRows` cap each statement the model runs. */
@@ -86,7 +86,7 @@ export interface SqlAgentEnvOptions {
   feedback?: FeedbackSource;
 }
 
-export interface StepMeta {
+interface StepMeta {
   /** Aborting cancels the statement in flight (its worker is killed); step() then rejects with an AbortError. */
   signal?: AbortSignal;
   /** Called with the parsed action before any SQL runs, so a UI can show the query while it executes. */

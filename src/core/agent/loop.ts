@@ -213,7 +213,7 @@ function resolveProtocol(opts: RunEpisodeOptions): Protocol {
   }
 }
 
-export interface StartEnvOptions {
+interface StartEnvOptions {
   task: Task;
   protocol: Protocol;
   config?: Partial<ProtocolConfig>;

@@ -57,7 +57,7 @@ export interface ProtocolSession {
 }
 
 /** What a protocol may use to complete a task before its episode starts. */
-export interface PrepareContext {
+interface PrepareContext {
   pool: SqlPool;
   signal?: AbortSignal;
   timeoutMs?: number;

@@ -1,6 +1,6 @@
 // The contract between tasks, protocols, the environment and the loop. A protocol is pure text handling (prompts,
 // parsing, observation wrapping); the environment owns the database side; the loop drives a ChatModel through it.
-import type { ChatMessage, ChatRole } from '../models/types';
+import type { ChatRole } from '../models/types';
 import type { ExecResult } from '../db/types';
 import type { Hardness } from '../sql/hardness';
 
@@ -90,5 +90,3 @@ export interface StepResult {
 }
 
 export type EpisodeEnd = 'answer' | 'budget' | 'invalid' | 'error' | 'cancelled';
-
-export type { ChatMessage };

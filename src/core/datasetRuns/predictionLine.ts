@@ -5,7 +5,7 @@
  * What an item with no final SQL gets in predictions.sql: a statement SQLite rejects, so it scores wrong under every
  * evaluator (an empty line would be dropped by the official evaluation.py and shift every later prediction).
  */
-export const NO_ANSWER_PLACEHOLDER = 'SELECT';
+const NO_ANSWER_PLACEHOLDER = 'SELECT';
 
 /**
  * One-line form of a query: line breaks and tabs (a tab would split the line into fields for the evaluators) become

@@ -12,7 +12,7 @@ export interface LevelEx {
   passAtK: number | null;
 }
 
-export interface AgentStats {
+interface AgentStats {
   /** Trajectories counted (every finished sample). */
   trajectories: number;
   /** Mean assistant turns per trajectory (a final-call generation counts as a turn). */
@@ -190,12 +190,6 @@ export function goldWarnings(scores: QuestionScore[]): string[] {
         `they count only under "all": ${listIds(noLevel)}`,
     );
   return out;
-}
-
-export function agentStats(records: TrajectoryRecord[]): AgentStats {
-  const acc = new AgentStatsAccumulator();
-  for (const r of records) acc.add(r);
-  return acc.result();
 }
 
 const pct = (x: number | null): string => (x === null ? '-' : (100 * x).toFixed(1));

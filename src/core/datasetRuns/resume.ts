@@ -6,7 +6,7 @@ import { readTrajectories } from '../trajectories/reader';
 import { openAtomicFile } from '../util/atomicWrite';
 import type { TrajectoryRecord } from '../trajectories/types';
 
-export interface RunIdentity {
+interface RunIdentity {
   datasetFile: string;
   model: string;
   protocol: string;

@@ -26,7 +26,7 @@ import { loadResumable, unitKey } from './resume';
 import { ensureDir } from './ensureDir';
 import { defaultVotePool, episodesPerQuestion, voteInfo, voterSamples, type VotePool } from './votePool';
 
-export interface BenchOptions {
+interface BenchOptions {
   dataset: Dataset;
   model: ChatModel;
   protocol: ProtocolName;
@@ -70,7 +70,7 @@ export interface BenchOptions {
 }
 
 /** What scoring over a test suite changed and cost (report.json `testSuite`). */
-export interface TestSuiteSummary {
+interface TestSuiteSummary {
   dir: string;
   /** Greedy EX on the single database, for comparison with `ex.greedy` (over the suite). */
   singleDatabaseGreedy: number;
@@ -127,7 +127,7 @@ export function benchProtocolConfig(
  * The evaluation mode of a run: the dataset's (spider test-suite rules, or BIRD's), except that Progress-SQL scores
  * BIRD with OmniSQL's scripts (App. B, "Evaluation Setup"): BIRD's rules with OmniSQL's 10 s limit.
  */
-export function benchEvalMode(dataset: Dataset['name'], protocol: ProtocolName): EvalModeName {
+function benchEvalMode(dataset: Dataset['name'], protocol: ProtocolName): EvalModeName {
   const mode = evalModeOf(dataset);
   return protocol === 'progress' && mode === 'bird' ? 'omnisql' : mode;
 }

@@ -12,7 +12,7 @@ import type { DatasetTask } from '../datasets/types';
 import { oneLine, predictionLine } from './predictionLine';
 import { stringExactMatch } from '../rewards/terms/mtsqlr1';
 
-export interface SampleScore {
+interface SampleScore {
   sample: number;
   /** The line written for this sample (predictions.sql holds sample 0's). */
   prediction: string;
@@ -47,7 +47,7 @@ export interface QuestionScore {
   em?: ExactMatches;
 }
 
-export interface ScoreContext {
+interface ScoreContext {
   mode: EvalMode;
   dbDir: string;
   timeoutMs: number;

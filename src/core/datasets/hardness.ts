@@ -7,7 +7,7 @@ import { spiderHardness, type Hardness } from '../sql/hardness';
 import { loadSpiderSchema, schemaFromTablesEntry, type SpiderSchema, type TablesJsonEntry } from '../sql/spider/schema';
 import { DatasetError } from './types';
 
-export type HardnessOf = (gold: string, dbId: string, dbPath: string) => Hardness | undefined;
+type HardnessOf = (gold: string, dbId: string, dbPath: string) => Hardness | undefined;
 
 /** The tables.json to use for a data file, or undefined when there is none. */
 export function findTablesJson(dataFile: string, dbDir: string): string | undefined {

@@ -7,15 +7,14 @@ import { loadSpider } from './spider';
 import type { Dataset, DatasetName } from './types';
 
 export * from './types';
-export { parseDatasetSpec, type DatasetSpec } from './spec';
-export { BIRD_LEVELS } from './bird';
+export { parseDatasetSpec } from './spec';
 
 /** Which evaluation mode scores a dataset's predictions (the one its official evaluator uses). */
 export function evalModeOf(name: DatasetName): 'spider' | 'bird' {
   return name === 'bird' ? 'bird' : 'spider';
 }
 
-export interface LoadDatasetOptions {
+interface LoadDatasetOptions {
   /**
    * Run what can run: leave out questions whose database is missing (listed in Dataset.skipped) instead of refusing.
    */

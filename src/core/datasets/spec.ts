@@ -1,7 +1,7 @@
 // The command-line form of a dataset: `NAME:FILE`, e.g. `spider:data/dev.json` or `cosql:cosql_dev.json`.
 import { DATASET_NAMES, DatasetError, type DatasetName } from './types';
 
-export interface DatasetSpec {
+interface DatasetSpec {
   name: DatasetName;
   file: string;
 }

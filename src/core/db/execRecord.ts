@@ -4,13 +4,13 @@ import type { Cell, ExecResult } from './types';
 import { renderObservation, type ObservationFormat } from './observation';
 
 /** bigint → number when exact, else a string; blobs → a placeholder naming their size. */
-export function jsonCell(v: Cell): unknown {
+function jsonCell(v: Cell): unknown {
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
   if (v instanceof Uint8Array) return `<blob ${v.length} bytes>`;
   return v;
 }
 
-export interface ExecRecord {
+interface ExecRecord {
   id: unknown;
   ok: boolean;
   errorClass: string | null;

@@ -15,7 +15,7 @@ export const OBSERVATION_FORMATS: readonly ObservationFormat[] = ['df', 'table',
 export const DEFAULT_OBSERVATION_CHARS = 9000;
 const ROWS_WHEN_TOO_LONG = 50;
 
-export interface ObservationOptions {
+interface ObservationOptions {
   format?: ObservationFormat;
   /** Total characters of the observation, truncation note included. Default 9000. */
   maxChars?: number;

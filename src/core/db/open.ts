@@ -78,7 +78,7 @@ export function assertSqliteFile(path: string): void {
 }
 
 /** Maps an error SQLite raised while opening or first reading a file to a DatabaseOpenError. */
-export function classifyOpenError(path: string, err: unknown): DatabaseOpenError {
+function classifyOpenError(path: string, err: unknown): DatabaseOpenError {
   if (err instanceof DatabaseOpenError) return err;
   const code = (err as { code?: string }).code ?? '';
   const message = (err as Error)?.message ?? String(err);

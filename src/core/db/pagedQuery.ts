@@ -9,7 +9,7 @@ export interface ColumnFilter {
   text: string;
 }
 
-export interface PageOrder {
+interface PageOrder {
   column: number;
   descending: boolean;
 }
@@ -23,7 +23,7 @@ export interface PageSpec {
 }
 
 /** The column names the wrapper gives the statement's columns: c0, c1, … (a query may repeat a name). */
-export const wrappedColumn = (i: number): string => `c${i}`;
+const wrappedColumn = (i: number): string => `c${i}`;
 
 /**
  * The statement ready to be wrapped (trailing semicolons and spaces dropped), or null when it cannot be: only a
@@ -36,7 +36,7 @@ export function pageableSql(sql: string): string | null {
 }
 
 /** A string as an SQL literal. */
-export function sqlString(s: string): string {
+function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 

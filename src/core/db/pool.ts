@@ -11,7 +11,7 @@ import type { GroupRequest, WorkerMessage, WorkerRequest } from './protocol';
 import { failure } from './runStatement';
 import { DEFAULT_TIMEOUT_MS, WORKER_OLD_SPACE_MB, WORKER_DATA_LIMIT_BYTES } from './limits';
 
-export interface SqlPoolOptions {
+interface SqlPoolOptions {
   /** Worker processes running statements at once. Default: the number of CPUs. */
   size?: number;
   /** Idle pre-started workers that replace killed ones without a start-up delay. Default 1. */
@@ -29,7 +29,7 @@ export interface SqlPoolOptions {
   pipeline?: number;
 }
 
-export interface BatchOptions {
+interface BatchOptions {
   onProgress?: (done: number, total: number) => void;
 }
 

@@ -11,7 +11,7 @@ import { tableAliases } from '../sql/completionContext';
 import { DEFAULT_TIMEOUT_MS, ROW_COUNT_CEILING } from './limits';
 
 /** What one step of a plan does. */
-export type PlanNodeKind =
+type PlanNodeKind =
   | 'scan'
   | 'search'
   | 'temp-btree'
@@ -25,7 +25,7 @@ export type PlanNodeKind =
   | 'other';
 
 /** How a SCAN or SEARCH reaches its rows. */
-export type PlanAccess =
+type PlanAccess =
   | 'table'
   | 'index'
   | 'covering-index'
@@ -60,9 +60,9 @@ export interface PlanNode {
   children: PlanNode[];
 }
 
-export type PlanWarningKind = 'full-scan' | 'automatic-index' | 'temp-sort' | 'correlated-subquery';
+type PlanWarningKind = 'full-scan' | 'automatic-index' | 'temp-sort' | 'correlated-subquery';
 
-export interface PlanWarning {
+interface PlanWarning {
   kind: PlanWarningKind;
   /** The step it is about. */
   nodeId: number;
@@ -84,13 +84,13 @@ export type PlanResult =
   | { ok: false; errorClass: ErrorClass; error: string; openErrorKind?: OpenErrorKind; ms: number };
 
 /** A table with at least this many rows is "large": reading all of it, or sorting what it yields, is worth a word. */
-export const LARGE_TABLE_ROWS = 10_000;
+const LARGE_TABLE_ROWS = 10_000;
 /** Row counts (when sqlite_stat1 has none) stop here; the count is then a lower bound. */
-export const PLAN_COUNT_CEILING = ROW_COUNT_CEILING;
+const PLAN_COUNT_CEILING = ROW_COUNT_CEILING;
 /** Budget of each row count, ms: a count that runs past it leaves the table's size unknown. */
 const COUNT_TIMEOUT_MS = 2000;
 
-export interface ExplainOptions {
+interface ExplainOptions {
   /** Budget of the EXPLAIN statement, ms (default DEFAULT_TIMEOUT_MS). */
   timeoutMs?: number;
   /** Look up the row counts of scanned tables (default true). */
@@ -101,7 +101,7 @@ export interface ExplainOptions {
 }
 
 /** Classifies one step by SQLite's detail text (sqlite3 src/where.c, select.c: sqlite3WhereExplainOneScan etc.). */
-export function classifyDetail(detail: string): Omit<PlanNode, 'id' | 'parent' | 'detail' | 'children'> {
+function classifyDetail(detail: string): Omit<PlanNode, 'id' | 'parent' | 'detail' | 'children'> {
   let m = /^SCAN (CONSTANT ROW)$/.exec(detail);
   if (m) return { kind: 'scan', access: 'constant-row' };
   m = /^SCAN (.+?) VIRTUAL TABLE INDEX\b/.exec(detail);
@@ -189,7 +189,7 @@ function largestRead(nodes: readonly PlanNode[]): PlanNode | null {
 }
 
 /** The plain-language warnings a plan implies; row counts on the nodes make them specific. */
-export function planWarnings(roots: readonly PlanNode[], largeRows = LARGE_TABLE_ROWS): PlanWarning[] {
+function planWarnings(roots: readonly PlanNode[], largeRows = LARGE_TABLE_ROWS): PlanWarning[] {
   const warnings: PlanWarning[] = [];
   const visit = (siblings: readonly PlanNode[]) => {
     for (const n of siblings) {
@@ -274,7 +274,7 @@ export function renderPlanText(plan: QueryPlan): string {
 }
 
 /** The EXPLAIN QUERY PLAN statement for `sql` (an EXPLAIN prefix it already has is replaced). */
-export function explainStatement(sql: string): string {
+function explainStatement(sql: string): string {
   return `EXPLAIN QUERY PLAN\n${unwrapExplain(sql)}`;
 }
 

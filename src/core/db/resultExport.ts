@@ -45,7 +45,7 @@ function csvField(s: string): string {
  * written `typed`: a REAL keeps its type, 14.0 rather than 14, so a reader (Python's csv + float, pandas, SQLite's
  * .import) gets a REAL back. Untyped rows (integers as numbers) are written as JavaScript prints numbers.
  */
-export interface ExportOptions {
+interface ExportOptions {
   typed?: boolean;
 }
 
@@ -142,7 +142,7 @@ export function compareCells(a: WireCell, b: WireCell): number {
   return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
 }
 
-export interface RowOrder {
+interface RowOrder {
   column: number;
   descending: boolean;
 }
@@ -190,7 +190,6 @@ function isNumberCell(c: Cell | WireCell): boolean {
 }
 
 export type ExportFormat = 'csv' | 'json' | 'markdown';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'markdown'];
 export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { csv: 'csv', json: 'json', markdown: 'md' };
 
 /**

@@ -7,9 +7,9 @@ import type { Cell, ErrorClass, ExecResult } from './types';
 import { countSql, pageableSql, pageSql, type ColumnFilter, type PageSpec } from './pagedQuery';
 
 /** Longest text cell a page keeps; longer ones are cut (the page says so). */
-export const PAGE_CELL_CHARS = 2000;
+const PAGE_CELL_CHARS = 2000;
 /** Rows kept of a statement that cannot be paged by SQLite (PRAGMA, EXPLAIN). */
-export const UNPAGED_ROW_CAP = 10_000;
+const UNPAGED_ROW_CAP = 10_000;
 
 export interface ResultSource {
   db: string;
@@ -17,7 +17,7 @@ export interface ResultSource {
   timeoutMs: number;
 }
 
-export interface PageResult {
+interface PageResult {
   ok: true;
   columns: string[];
   rows: Cell[][];
@@ -33,7 +33,7 @@ export interface PageResult {
   ms: number;
 }
 
-export interface PageFailure {
+interface PageFailure {
   ok: false;
   errorClass: ErrorClass | null;
   error: string;
@@ -42,7 +42,7 @@ export interface PageFailure {
 
 export type PageOutcome = PageResult | PageFailure;
 
-export interface PageOptions {
+interface PageOptions {
   /** Count the rows after the filters (default true; export counts once, not per chunk). */
   count?: boolean;
   /** Longest text cell kept (default PAGE_CELL_CHARS). */
@@ -52,7 +52,7 @@ export interface PageOptions {
 }
 
 /** Longest text cell an export keeps (the sandbox's per-result byte cap still applies to each chunk). */
-export const EXPORT_CELL_CHARS = 1_000_000;
+const EXPORT_CELL_CHARS = 1_000_000;
 
 function realColumnsOf(r: ExecResult, columns: number): boolean[] {
   return Array.from({ length: columns }, (_, i) => {

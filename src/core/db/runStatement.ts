@@ -151,7 +151,7 @@ function snapshotOf(db: Database.Database): unknown[] {
  * Puts every tracked setting back to its snapshot: case_sensitive_like (no getter) always, the others when they read
  * differently from the snapshot, query_only last (so the others can be set) and always back to ON.
  */
-export function resetConnectionSettings(db: Database.Database): void {
+function resetConnectionSettings(db: Database.Database): void {
   db.pragma('case_sensitive_like = OFF');
   const snap = snapshotOf(db);
   const now = currentSettings(db);

@@ -15,13 +15,13 @@ export type DisagreementCategory =
   | 'ties'
   | 'other';
 
-export interface ModeVerdict {
+interface ModeVerdict {
   mode: string;
   exec: boolean;
   reason: string;
 }
 
-export interface DisagreementInput {
+interface DisagreementInput {
   gold: string;
   pred: string;
   /** The raw results (null when a query failed or timed out). */

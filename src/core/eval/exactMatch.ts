@@ -18,8 +18,6 @@ import {
   type ValUnit,
 } from '../sql/spider/types';
 
-export type { Hardness } from '../sql/hardness';
-
 /** The official print order of hardness levels (the score table's columns). */
 export const spiderHardnessOrder = ['easy', 'medium', 'hard', 'extra', 'all'] as const;
 
@@ -36,18 +34,18 @@ export const SPIDER_PARTIAL_COMPONENTS = [
   'IUEN',
   'keywords',
 ] as const;
-export type SpiderPartialComponent = (typeof SPIDER_PARTIAL_COMPONENTS)[number];
+type SpiderPartialComponent = (typeof SPIDER_PARTIAL_COMPONENTS)[number];
 
-export interface PartialScore {
+interface PartialScore {
   acc: number;
   rec: number;
   f1: number;
   labelCount: number;
   predCount: number;
 }
-export type PartialScores = Record<SpiderPartialComponent, PartialScore>;
+type PartialScores = Record<SpiderPartialComponent, PartialScore>;
 
-export interface ExactMatchResult {
+interface ExactMatchResult {
   match: boolean;
   /** Per-component scores; absent only when the gold query itself cannot be parsed. */
   partial?: PartialScores;
@@ -73,7 +71,7 @@ function dropCondValues(c: Condition): Condition {
       : it,
   );
 }
-export function dropValues(sql: SpiderSql): SpiderSql {
+function dropValues(sql: SpiderSql): SpiderSql {
   return {
     ...sql,
     from: { ...sql.from, conds: dropCondValues(sql.from.conds) },
@@ -87,7 +85,7 @@ export function dropValues(sql: SpiderSql): SpiderSql {
 
 // ---- build_valid_col_units + rebuild_sql_col
 /** Column ids of the tables named in FROM (subqueries contribute none). */
-export function validColUnits(tableUnits: TableUnit[], schema: SpiderSchema): Set<string> {
+function validColUnits(tableUnits: TableUnit[], schema: SpiderSchema): Set<string> {
   const prefixes = new Set(tableUnits.filter((t) => t[0] === 'table_unit').map((t) => (t[1] as string).slice(0, -2)));
   const valid = new Set<string>();
   for (const v of schema.idMap.values()) if (v.includes('.') && prefixes.has(v.slice(0, v.indexOf('.')))) valid.add(v);
@@ -111,7 +109,7 @@ function rebuildCondCols(valid: Set<string>, c: Condition, kmap: ForeignKeyMap):
   });
 }
 /** rebuild_sql_col; INTERSECT/UNION/EXCEPT parts are rebuilt with the outer query's valid columns, as officially. */
-export function rebuildColumns(valid: Set<string>, sql: SpiderSql, kmap: ForeignKeyMap): SpiderSql {
+function rebuildColumns(valid: Set<string>, sql: SpiderSql, kmap: ForeignKeyMap): SpiderSql {
   return {
     ...sql,
     select: [null, sql.select[1].map(([agg, vu]) => [agg, rebuildValUnit(valid, vu, kmap)] as [number, ValUnit])],
@@ -130,7 +128,7 @@ export function rebuildColumns(valid: Set<string>, sql: SpiderSql, kmap: Foreign
 }
 
 /** What evaluate() does to a parsed query before comparing: values, then columns. */
-export function normalizeForMatch(sql: SpiderSql, schema: SpiderSchema, kmap: ForeignKeyMap): SpiderSql {
+function normalizeForMatch(sql: SpiderSql, schema: SpiderSchema, kmap: ForeignKeyMap): SpiderSql {
   const valid = validColUnits(sql.from.table_units, schema);
   return rebuildColumns(valid, dropValues(sql), kmap);
 }
@@ -272,7 +270,7 @@ function evalKeywords(pred: SpiderSql, label: SpiderSql): Counts {
 }
 
 /** Evaluator.eval_partial_match on normalized queries. */
-export function partialMatch(pred: SpiderSql, label: SpiderSql): PartialScores {
+function partialMatch(pred: SpiderSql, label: SpiderSql): PartialScores {
   const res = {} as PartialScores;
   const put = (name: SpiderPartialComponent, cnt: number, predTotal: number, labelTotal: number) => {
     const [acc, rec, f1] = scores(cnt, predTotal, labelTotal);
@@ -299,11 +297,7 @@ export function partialMatch(pred: SpiderSql, label: SpiderSql): PartialScores {
 }
 
 /** Evaluator.eval_exact_match on normalized queries. May throw where Python would (sorting unequal subqueries). */
-export function exactMatchOfNormalized(
-  pred: SpiderSql,
-  label: SpiderSql,
-  partial = partialMatch(pred, label),
-): boolean {
+function exactMatchOfNormalized(pred: SpiderSql, label: SpiderSql, partial = partialMatch(pred, label)): boolean {
   if (Object.values(partial).some((s) => s.f1 !== 1)) return false;
   if (label.from.table_units.length > 0) {
     return pyEqual(sortTableUnits(label.from.table_units), sortTableUnits(pred.from.table_units));
@@ -311,7 +305,7 @@ export function exactMatchOfNormalized(
   return true;
 }
 
-export interface ExactMatchOptions {
+interface ExactMatchOptions {
   /** The official evaluate() replaces " value " with " 1 " in every prediction before parsing; default true. */
   replaceValuePlaceholder?: boolean;
 }

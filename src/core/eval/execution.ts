@@ -45,7 +45,7 @@ export interface ExecVerdict {
   score?: number;
 }
 
-export interface ExecutionOptions {
+interface ExecutionOptions {
   mode: EvalMode;
   dbDir: string;
   timeoutMs: number;
@@ -98,7 +98,7 @@ interface Planned {
 }
 
 /** A group judged in this process from statements run by `run` (callers without a group-capable pool). */
-export function groupsViaStatements(run: BatchExecutor): GroupExecutor {
+function groupsViaStatements(run: BatchExecutor): GroupExecutor {
   return async (groups) => {
     const results = await run(groups.flatMap((g) => g.reqs));
     let at = 0;

@@ -6,7 +6,7 @@ import { toResultTable } from './pyValues';
 import type { CompareOutcome } from './resultEq';
 
 /** What a gold or predicted statement did, without its rows. */
-export interface StepSummary {
+interface StepSummary {
   ok: boolean;
   errorClass: ErrorClass | null;
   error: string | null;
@@ -19,7 +19,7 @@ export interface GoldStep extends StepSummary {
 }
 
 /** No rows, or nothing but 0, NULL and '' in them. */
-export function trivialResult(r: ExecResult): boolean {
+function trivialResult(r: ExecResult): boolean {
   return r.rows.every((row) => row.every((c) => c === null || c === '' || c === 0 || c === 0n));
 }
 /** A prediction's summary and, when it ran, how its result compares with the gold's. */
@@ -40,7 +40,7 @@ export interface JudgeParams {
  * (the official comparators accept it through the identity permutation), so it skips the comparator's sorting and
  * hashing. A prediction that returns what the gold returns is the common case.
  */
-export function identicalResults(a: ExecResult, b: ExecResult): boolean {
+function identicalResults(a: ExecResult, b: ExecResult): boolean {
   if (a === b) return true;
   if (a.rows.length !== b.rows.length || a.columns.length !== b.columns.length) return false;
   const fa = toResultTable(a).floatColumns,

@@ -49,7 +49,7 @@ export const EVAL_MODES: readonly EvalModeName[] = ['spider', 'bird', 'omnisql',
 export type AnswerCheckName = EvalModeName | 'bird-f1' | 'bird-ves';
 export const ANSWER_CHECKS: readonly AnswerCheckName[] = [...EVAL_MODES, 'bird-f1', 'bird-ves'];
 
-export interface PreparedPair {
+interface PreparedPair {
   gold: string;
   pred: string;
   orderMatters: boolean;

@@ -12,7 +12,7 @@ const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
 export type EvalType = 'exec' | 'match' | 'all';
 
-export interface ReportItem {
+interface ReportItem {
   index: number;
   db_id: string;
   hardness: Hardness | null;
@@ -44,7 +44,7 @@ export interface EvalReport {
   };
 }
 
-export interface RunEvalOptions {
+interface RunEvalOptions {
   mode: EvalMode;
   etype: EvalType;
   dbDir: string;

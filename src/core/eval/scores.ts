@@ -2,14 +2,14 @@
 export const HARDNESS_LEVELS = ['easy', 'medium', 'hard', 'extra'] as const;
 export type Hardness = (typeof HARDNESS_LEVELS)[number];
 
-export interface ScoredItem {
+interface ScoredItem {
   /** undefined when it could not be determined (the item then counts only under "all"). */
   hardness: Hardness | undefined;
   exec?: boolean;
   match?: boolean;
 }
 
-export interface LevelScore {
+interface LevelScore {
   count: number;
   exec?: number;
   match?: number;

@@ -5,7 +5,7 @@ import type { ResultTable } from './pyValues';
 import { compareCodePoints, pyFloatRepr } from './pyValues';
 import { type PdFrame, type PdValue, columnVectors, throughPandasCsv } from './pandasCsv';
 
-export interface Spider2Standard {
+interface Spider2Standard {
   /** Gold column positions that matter (`condition_cols`); empty or absent: every gold column. */
   conditionCols?: number[];
   /** Compare each column's values as sorted lists (`ignore_order`); otherwise row by row. */
@@ -13,7 +13,7 @@ export interface Spider2Standard {
 }
 
 /** Why a Spider 2.0 comparison failed: a gold column no predicted column matches, or bad condition_cols. */
-export type Spider2Outcome = 'match' | 'row-count' | 'values' | 'bad-condition-cols';
+type Spider2Outcome = 'match' | 'row-count' | 'values' | 'bad-condition-cols';
 
 const TOLERANCE = 1e-2;
 
@@ -59,7 +59,7 @@ function pyEqual(a: PdValue, b: PdValue): boolean {
 }
 
 /** `vectors_match`: same length, and value by value (sorted first when order is ignored) equal or close. */
-export function vectorsMatch(gold: PdValue[], pred: PdValue[], ignoreOrder: boolean): boolean {
+function vectorsMatch(gold: PdValue[], pred: PdValue[], ignoreOrder: boolean): boolean {
   let g = gold.map(normalize),
     p = pred.map(normalize);
   if (ignoreOrder) {
@@ -90,7 +90,7 @@ function chosenColumns(width: number, conditionCols: number[] | undefined): numb
 }
 
 /** `compare_pandas_table` on frames already read back from CSV. */
-export function compareFrames(gold: PdFrame, pred: PdFrame, std: Spider2Standard): Spider2Outcome {
+function compareFrames(gold: PdFrame, pred: PdFrame, std: Spider2Standard): Spider2Outcome {
   const chosen = chosenColumns(gold.columns.length, std.conditionCols);
   if (!chosen) return 'bad-condition-cols';
   const goldVectors = columnVectors(gold, chosen);
@@ -107,7 +107,7 @@ export function compareFrames(gold: PdFrame, pred: PdFrame, std: Spider2Standard
   return 'match';
 }
 
-export function toPdFrame(t: ResultTable, width?: number): PdFrame {
+function toPdFrame(t: ResultTable, width?: number): PdFrame {
   return throughPandasCsv(t.rows, width ?? t.rows[0]?.length ?? t.floatColumns.length, t.floatColumns);
 }
 

@@ -6,7 +6,7 @@ import { spiderHardness } from '../sql/hardness';
 import { exactSetMatch } from './exactMatch';
 import type { SpiderScorer } from './spiderHooks';
 
-export interface SpiderScorerOptions {
+interface SpiderScorerOptions {
   /** tables.json; required for exact-set match. */
   tablesPath?: string;
   needExactMatch: boolean;

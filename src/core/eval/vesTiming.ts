@@ -9,13 +9,13 @@ import { timeRatio, vesReward } from './birdVes';
 import type { BatchExecutor, ExecVerdict } from './execution';
 import type { EvalMode } from './modes';
 
-export interface VesItem {
+interface VesItem {
   dbId: string;
   gold: string;
   pred: string | undefined;
 }
 
-export interface VesOptions {
+interface VesOptions {
   mode: EvalMode;
   dbDir: string;
   timeoutMs: number;

@@ -15,9 +15,9 @@ import type { ResultTable } from './pyValues';
 /** One sample's executed final answer; null when it had no SQL or its execution failed. */
 export type VoteBallot = ResultTable | null;
 
-export type SameResult = (a: ResultTable, b: ResultTable) => boolean;
+type SameResult = (a: ResultTable, b: ResultTable) => boolean;
 
-export interface VoteOutcome {
+interface VoteOutcome {
   /** Sample index whose SQL is the voted answer; null when no sample executed. */
   winner: number | null;
   /** Groups of sample indexes with the same result, largest first (ties: lowest first index first). */

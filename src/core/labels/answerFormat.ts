@@ -21,7 +21,7 @@ export function answerBlock(protocol: ProtocolName, sql: string): string {
 }
 
 /** Where the protocol's answer block opens in a turn's text (the parsers read the first one), or -1. */
-export function answerBlockStart(protocol: ProtocolName, text: string): number {
+function answerBlockStart(protocol: ProtocolName, text: string): number {
   const re =
     protocol === 'skyrl' || protocol === 'sqltrail'
       ? /<solution>/i

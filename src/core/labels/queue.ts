@@ -3,17 +3,9 @@
 import type { Label } from './types';
 
 export type QueueFilter = 'unlabeled-first' | 'unlabeled' | 'labeled' | 'incorrect' | 'unsure' | 'all';
-export const QUEUE_FILTER_NAMES: readonly QueueFilter[] = [
-  'unlabeled-first',
-  'unlabeled',
-  'labeled',
-  'incorrect',
-  'unsure',
-  'all',
-];
 
 /** "Labeled" means: has a verdict (a label with only a note or tags is still to be decided). */
-export const isLabeled = (l: Label | undefined): boolean => !!l && l.verdict !== null;
+const isLabeled = (l: Label | undefined): boolean => !!l && l.verdict !== null;
 
 /** Indices into `ids` (file order) that the filter keeps, in review order. */
 export function orderQueue(ids: readonly string[], labels: ReadonlyMap<string, Label>, filter: QueueFilter): number[] {

@@ -6,7 +6,7 @@ import { hasCorrection, type Label } from './types';
 
 export const RL_SCHEMA = 'quarry.rl-prompt/1';
 
-export interface RlPrompt {
+interface RlPrompt {
   schema: typeof RL_SCHEMA;
   question: string;
   evidence: string | null;

@@ -10,7 +10,7 @@ import { recordSha } from './recordSha';
 
 export const SFT_SCHEMA = 'quarry.sft/1';
 
-export interface SftMessage {
+interface SftMessage {
   role: ChatRole;
   content: string;
   /** True for the model's own turns (role assistant): train on these tokens; false for prompts and observations. */
@@ -39,7 +39,7 @@ export interface SftOptions {
   keepReasoning?: boolean;
 }
 
-export type SftOutcome = { ok: true; example: SftExample } | { ok: false; reason: string };
+type SftOutcome = { ok: true; example: SftExample } | { ok: false; reason: string };
 
 const msg = (role: ChatRole, content: string): SftMessage => ({ role, content, loss: role === 'assistant' });
 

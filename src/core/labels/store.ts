@@ -10,10 +10,10 @@ import { BUILTIN_TAGS, isVerdict, type Label, type LabelInput, type Verdict } fr
 
 /** The schema version this code writes (PRAGMA user_version). */
 export const LABEL_SCHEMA_VERSION = 1;
-export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
-export const MAX_TAG_CHARS = 40;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+const MAX_TAG_CHARS = 40;
 
-export type LabelStoreErrorKind = 'busy' | 'not-a-store' | 'version' | 'invalid' | 'io';
+type LabelStoreErrorKind = 'busy' | 'not-a-store' | 'version' | 'invalid' | 'io';
 
 export class LabelStoreError extends Error {
   constructor(
@@ -26,7 +26,7 @@ export class LabelStoreError extends Error {
   }
 }
 
-export interface LabelStoreOptions {
+interface LabelStoreOptions {
   /** How long a write waits for another connection's lock before failing (busy_timeout), ms. */
   busyTimeoutMs?: number;
   /** Default labeler for saves that name none. */
@@ -38,7 +38,7 @@ export interface TagInfo {
   builtin: boolean;
 }
 
-export interface LabelCounts {
+interface LabelCounts {
   /** Labels with a verdict. */
   labeled: number;
   byVerdict: Record<Verdict, number>;
@@ -90,7 +90,7 @@ function defaultLabeler(): string {
 /**
  * A tag as stored: trimmed, inner whitespace collapsed, lower case; throws LabelStoreError('invalid') when unusable.
  */
-export function normalizeTag(name: string): string {
+function normalizeTag(name: string): string {
   const t = name.trim().replace(/\s+/g, ' ').toLowerCase();
   if (t === '') throw new LabelStoreError('invalid', 'a tag cannot be empty');
   if (t.length > MAX_TAG_CHARS)

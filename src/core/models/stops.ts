@@ -12,7 +12,7 @@ export function splitStops(
   return { server: all.slice(0, serverMax), client: all.slice(serverMax) };
 }
 
-export interface StopMatch {
+interface StopMatch {
   index: number;
   stop: string;
 }
@@ -35,7 +35,7 @@ export function findStop(text: string, stops: readonly string[], from = 0): Stop
 /**
  * Length of the longest suffix of `text` that is a proper prefix of some stop string (it could still grow into one).
  */
-export function partialStopSuffix(text: string, stops: readonly string[]): number {
+function partialStopSuffix(text: string, stops: readonly string[]): number {
   let keep = 0;
   for (const stop of stops) {
     for (let j = Math.min(stop.length - 1, text.length); j > keep; j--) {

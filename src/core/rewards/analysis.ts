@@ -20,7 +20,7 @@ export function bigramsOf(res: ScoringResources, sql: string): Set<string> {
   return res.memo('bigrams', sql, () => sqlBigrams(sql));
 }
 
-export interface SchemaItemsInfo {
+interface SchemaItemsInfo {
   items: Set<string>;
   method: 'parser' | 'tokens';
 }

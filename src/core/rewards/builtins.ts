@@ -20,7 +20,7 @@ export const BUILTIN_TERMS: TermDefinition[] = [
 ];
 
 /** SkyRL-SQL §4.1: −1 invalid format; 0 valid but wrong; 1 valid and correct — as format (−1/0) + gated exec (0/1). */
-export const SKYRL_PANEL: PanelSpec = {
+const SKYRL_PANEL: PanelSpec = {
   name: 'skyrl',
   description: '−1 if the format is invalid, 0 if valid but the result is wrong, 1 if valid and correct',
   source: 'SkyRL-SQL §4.1',
@@ -34,7 +34,7 @@ export const SKYRL_PANEL: PanelSpec = {
 };
 
 /** SQL-Trail §3.3.2 / App. A.4: R = 5·r_exec + 2·r_turns + r_schema + r_bigram + r_syntax + r_format. */
-export const SQLTRAIL_PANEL: PanelSpec = {
+const SQLTRAIL_PANEL: PanelSpec = {
   name: 'sqltrail',
   description: 'composite panel: execution, difficulty-aware turn budget, schema/bigram Jaccard, syntax, format',
   source: 'SQL-Trail §3.3.2, App. A.4',
@@ -53,7 +53,7 @@ export const SQLTRAIL_PANEL: PanelSpec = {
 /**
  * MTIR-SQL §3.3: R_f ±0.1; R_e 0.1 / −0.1 (0 when the format is wrong); R_r 1 / −1 (0 when format or execution fails).
  */
-export const MTIR_PANEL: PanelSpec = {
+const MTIR_PANEL: PanelSpec = {
   name: 'mtir',
   description: 'format ±0.1, execution ±0.1, result ±1, each later reward withheld once format or execution fails',
   source: 'MTIR-SQL §3.3, eqs. 5–7',
@@ -70,7 +70,7 @@ export const MTIR_PANEL: PanelSpec = {
  * MTSQL-R1 §3.3.2: R_all = w1·R_EX + w2·R_EM + w3·R_Propose/Self-Correct + w4·(R_E-Verify + R_M-Verify). The paper
  * picks w1..w4 by grid search and does not publish them; all four default to 1 (override with "weights").
  */
-export const MTSQLR1_PANEL: PanelSpec = {
+const MTSQLR1_PANEL: PanelSpec = {
   name: 'mtsqlr1',
   description: 'outcome EX and EM plus process rewards: clause F1 of proposals, E-VERIFY table, M-VERIFY F1',
   source: 'MTSQL-R1 §3.3.2',

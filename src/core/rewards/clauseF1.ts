@@ -9,7 +9,7 @@ import type { ScoringResources } from './types';
 export const F1_CLAUSES = ['select', 'where', 'join', 'group', 'order'] as const;
 export type F1Clause = (typeof F1_CLAUSES)[number];
 
-export interface ClauseF1 {
+interface ClauseF1 {
   value: number;
   /** F1 per clause present in either query. */
   perClause: Partial<Record<F1Clause, number>>;
@@ -19,7 +19,7 @@ export interface ClauseF1 {
   goldParseError?: string;
 }
 
-export function multisetF1(pred: readonly string[], gold: readonly string[]): number {
+function multisetF1(pred: readonly string[], gold: readonly string[]): number {
   if (pred.length === 0 && gold.length === 0) return 1;
   const left = new Map<string, number>();
   for (const g of gold) left.set(g, (left.get(g) ?? 0) + 1);
@@ -34,7 +34,7 @@ export function multisetF1(pred: readonly string[], gold: readonly string[]): nu
   return (2 * inter) / (pred.length + gold.length);
 }
 
-export function clauseSetsF1(pred: ClauseSets, gold: ClauseSets): Pick<ClauseF1, 'value' | 'perClause'> {
+function clauseSetsF1(pred: ClauseSets, gold: ClauseSets): Pick<ClauseF1, 'value' | 'perClause'> {
   const perClause: ClauseF1['perClause'] = {};
   for (const c of F1_CLAUSES) {
     if (pred[c].length === 0 && gold[c].length === 0) continue;

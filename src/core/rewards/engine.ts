@@ -21,7 +21,7 @@ import type {
 } from './types';
 
 /** SQL-Trail trains with a budget of ten turns (App. A.5); used when neither input nor trajectory gives T. */
-export const DEFAULT_TURN_BUDGET = 10;
+const DEFAULT_TURN_BUDGET = 10;
 
 function resolveTurnBudget(input: ScoringInput): number {
   if (input.turnBudget !== undefined) return input.turnBudget;

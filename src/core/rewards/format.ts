@@ -160,7 +160,7 @@ function checkGeneric(t: TrajectoryRecord): FormatCheck {
   return { ok: true, explanation: `every turn was a valid action and the episode ended with an answer` };
 }
 
-export function formatRuleFor(protocol: ProtocolName | string): FormatRule {
+function formatRuleFor(protocol: ProtocolName | string): FormatRule {
   return protocol === 'skyrl' || protocol === 'sqltrail' || protocol === 'mtir' ? protocol : 'generic';
 }
 

@@ -3,7 +3,7 @@
 /** GRPO's ε in A_i = (r_i − mean(r)) / (std(r) + ε); the value verl (MTSQL-R1's trainer) uses. */
 export const DEFAULT_ADVANTAGE_EPSILON = 1e-6;
 
-export interface AdvantageOptions {
+interface AdvantageOptions {
   epsilon?: number;
   /**
    * `sample` (default): the unbiased standard deviation (n − 1), as torch.std in verl's GRPO estimator;
@@ -79,7 +79,7 @@ export function difficultyScore(pass: number): number {
   return pass > 0 && pass < 1 ? pass : 1;
 }
 
-export interface GroupOutcome {
+interface GroupOutcome {
   id: string;
   correct: number;
   total: number;
@@ -103,14 +103,14 @@ export function rankHardButSolvable(items: readonly GroupOutcome[], top?: number
   return top === undefined ? ranked : ranked.slice(0, top);
 }
 
-export interface CurriculumOptions {
+interface CurriculumOptions {
   /** Samples per question, N (the paper samples 20). */
   samples?: number;
   /** Questions per bin (the paper uses 2000). */
   binSize?: number;
 }
 
-export interface CurriculumBins<T extends { id: string; successes: number }> {
+interface CurriculumBins<T extends { id: string; successes: number }> {
   /** levels[0] is Curriculum Data = 1, the easiest. */
   levels: T[][];
   /** Questions solved in all N samples: dropped as too easy. */

@@ -57,7 +57,7 @@ function columnKey(rows: Cell[][], i: number): string {
  * Why a winning prediction's result looks like more than the gold: every gold row present plus more rows (set
  * comparisons ignore duplicates), or every gold column present (same values, row by row) plus more columns.
  */
-export function supersetReasons(v: ExecOutcome): string[] {
+function supersetReasons(v: ExecOutcome): string[] {
   const why: string[] = [];
   const g = v.gold,
     p = v.pred;

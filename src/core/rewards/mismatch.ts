@@ -18,16 +18,16 @@ import { sqlTrajectory } from './progress/turns';
 import type { ScoringResources } from './types';
 import type { TrajectoryRecord } from '../trajectories/types';
 
-export type MismatchCategory = 'SELECT' | 'JOIN' | 'WHERE' | 'GROUP';
+type MismatchCategory = 'SELECT' | 'JOIN' | 'WHERE' | 'GROUP';
 
-export const MISMATCH_CATEGORIES: ReadonlyArray<{ name: MismatchCategory; tags: readonly OdtTag[] }> = [
+const MISMATCH_CATEGORIES: ReadonlyArray<{ name: MismatchCategory; tags: readonly OdtTag[] }> = [
   { name: 'SELECT', tags: ['SELECT_ERROR', 'AGGREGATE_ERROR', 'DISTINCT_MISMATCH'] },
   { name: 'JOIN', tags: ['JOIN_MISSING', 'JOIN_KEY_MISMATCH', 'FROM_OR_JOIN_TABLE_MISMATCH'] },
   { name: 'WHERE', tags: ['WHERE_ERROR'] },
   { name: 'GROUP', tags: ['GROUP_BY_MISSING', 'GROUP_BY_ERROR'] },
 ];
 
-export const MISMATCH_SOURCE = 'Progress-SQL App. E.4, Table 8';
+const MISMATCH_SOURCE = 'Progress-SQL App. E.4, Table 8';
 
 /** Which SQL of a trajectory is compared: its final SQL, or the SQL of its first turn. */
 export type MismatchSql = 'final' | 'first';
@@ -38,7 +38,7 @@ export function isMismatchSql(v: unknown): v is MismatchSql {
 }
 
 /** The SQL of `record` the report compares (null: that turn, or the episode, produced none). */
-export function mismatchSqlOf(record: TrajectoryRecord, which: MismatchSql): string | null {
+function mismatchSqlOf(record: TrajectoryRecord, which: MismatchSql): string | null {
   return which === 'final' ? record.finalSql : sqlTrajectory({ trajectory: record, predSql: record.finalSql })[0];
 }
 
@@ -53,7 +53,7 @@ export type OdtOutcome =
   | { status: 'compared'; tags: OdtTag[] }
   | { status: 'no-sql' | 'pred-unparsed' | 'gold-unparsed' };
 
-export interface MismatchInput {
+interface MismatchInput {
   id: string;
   dbPath: string;
   gold: string;
@@ -63,7 +63,7 @@ export interface MismatchInput {
 }
 
 /** The ODT tags of one prediction against its gold (memoised with the progress panel's comparisons). */
-export function odtOutcome(res: ScoringResources, item: Omit<MismatchInput, 'id' | 'greedy'>): OdtOutcome {
+function odtOutcome(res: ScoringResources, item: Omit<MismatchInput, 'id' | 'greedy'>): OdtOutcome {
   const c = alignmentOf(res, item.dbPath, item.gold, item.sql);
   if (!c) return { status: 'no-sql' };
   if (!c.gold.ok) return { status: 'gold-unparsed' };
@@ -72,7 +72,7 @@ export function odtOutcome(res: ScoringResources, item: Omit<MismatchInput, 'id'
 }
 
 /** How often something fired: over the compared predictions, with the first item ids it fired for. */
-export interface MismatchCount {
+interface MismatchCount {
   count: number;
   /** count / compared; null when nothing was compared. */
   rate: number | null;
@@ -145,7 +145,7 @@ function scopeOf(
 }
 
 /** The report over a run's predictions (each with its ODT outcome). */
-export function mismatchReport(
+function mismatchReport(
   items: ReadonlyArray<{ id: string; greedy: boolean | null; outcome: OdtOutcome }>,
   sql: MismatchSql = 'final',
 ): MismatchReport {
@@ -179,7 +179,7 @@ export function recordsMismatch(
 }
 
 /** The share as a percentage with one decimal, or '-' when nothing was compared. */
-export function mismatchPct(rate: number | null): string {
+function mismatchPct(rate: number | null): string {
   return rate === null ? '-' : `${(100 * rate).toFixed(1)}%`;
 }
 

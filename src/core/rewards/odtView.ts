@@ -20,9 +20,9 @@ import type { SchemaLike } from '../sql';
  * match: paired with a node of the other tree and no tag fired on it; mismatch: paired, but some tag fired;
  * missing: a gold node with no predicted counterpart; extra: a predicted node with no gold counterpart.
  */
-export type OdtNodeStatus = 'match' | 'mismatch' | 'missing' | 'extra';
+type OdtNodeStatus = 'match' | 'mismatch' | 'missing' | 'extra';
 
-export interface OdtViewField {
+interface OdtViewField {
   /** Profile feature: tables, select, where, join, groupBy, having, orderBy. */
   name: keyof Omit<LocalProfile, 'counts' | 'flags'>;
   items: Array<{

@@ -21,11 +21,7 @@ export function registerPanel(spec: PanelSpec): void {
   panels.set(spec.name, spec);
 }
 
-export function termDefinition(id: string): TermDefinition | undefined {
-  return terms.get(id);
-}
-
-export function listTerms(): TermDefinition[] {
+function listTerms(): TermDefinition[] {
   return [...terms.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { inside } from '../util/insideDir';
 
 /** Databases of one db_id read at most (the original and its variants); a folder with more is refused. */
-export const DEFAULT_MAX_SUITE_DATABASES = 64;
+const DEFAULT_MAX_SUITE_DATABASES = 64;
 
 /** How a panel uses a test suite (`"exec": {"testSuite": …}` in a panel file). */
 export type PanelSuiteUse = 'require' | 'off' | 'auto';

@@ -12,7 +12,7 @@ import type { EvalModeName } from '../eval/modes';
 import type { Hardness } from '../sql/hardness';
 import type { ResolvedPanel, ScoringResources, Term, TermContext } from './types';
 
-export interface ClauseRow {
+interface ClauseRow {
   clause: F1Clause;
   /** F1 of the two item multisets; null when the clause is absent from both queries (left out of the average). */
   f1: number | null;
@@ -20,14 +20,14 @@ export interface ClauseRow {
   gold: string[];
 }
 
-export interface ClauseView {
+interface ClauseView {
   value: number;
   rows: ClauseRow[];
   parseError: string | null;
   goldParseError: string | null;
 }
 
-export interface VerificationRow {
+interface VerificationRow {
   turn: number;
   kind: 'E-VERIFY' | 'M-VERIFY';
   /** What the model said (E-VERIFY pass/no_pass; M-VERIFY the verdict text). */
@@ -38,7 +38,7 @@ export interface VerificationRow {
   why: string;
 }
 
-export interface TermView extends Term {
+interface TermView extends Term {
   passed: boolean | null;
   failure: string | null;
 }
@@ -70,7 +70,7 @@ export interface TrajectoryDiagnostics {
   notes: string[];
 }
 
-export interface TrajectoryDiagnosticsOptions {
+interface TrajectoryDiagnosticsOptions {
   dbPath?: string;
   mode?: EvalModeName;
 }

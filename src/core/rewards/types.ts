@@ -162,7 +162,7 @@ export interface TermContext {
   params: Readonly<Record<string, unknown>>;
 }
 
-export type TermFunction = (ctx: TermContext) => TermOutput | Promise<TermOutput>;
+type TermFunction = (ctx: TermContext) => TermOutput | Promise<TermOutput>;
 
 /** A built-in term computation, registered under `id` (registry.ts registerTerm). */
 export interface TermDefinition {
@@ -179,7 +179,7 @@ export interface TermDefinition {
 // ---------------------------------------------------------------------------------------------------------------
 // Panels are data: this is also the JSON format of a user's panel file.
 
-export interface PanelTermSpec {
+interface PanelTermSpec {
   /** Name in results (`exec`, `turns`…). Unique within the panel. */
   name: string;
   /** Registered term id (`sqltrail.exec`). */

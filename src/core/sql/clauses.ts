@@ -12,7 +12,7 @@ import { normalizedTokens } from './normalize';
 import { tokenize, unquoteIdent } from './tokens';
 import { isKeyword } from './keywords';
 
-export interface FromItem {
+interface FromItem {
   /** Base table or CTE name (lower-cased); null for a derived table. */
   table: string | null;
   alias: string | null;
@@ -24,7 +24,7 @@ export interface FromItem {
   using: string[];
 }
 
-export interface SelectClauses {
+interface SelectClauses {
   kind: 'select';
   distinct: boolean;
   select: string[];
@@ -40,7 +40,7 @@ export interface SelectClauses {
   subqueries: string[];
 }
 
-export type QueryClauses = SelectClauses | { kind: 'set'; op: SetOp; left: QueryClauses; right: QueryClauses };
+type QueryClauses = SelectClauses | { kind: 'set'; op: SetOp; left: QueryClauses; right: QueryClauses };
 
 /** Per clause, the normalised strings of all SELECT arms of the top-level query (subqueries stay inside strings). */
 export interface ClauseSets {

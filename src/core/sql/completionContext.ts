@@ -119,7 +119,7 @@ export function completionContext(doc: string, offset: number): CompletionContex
 }
 
 /** One name to offer, as an editor shows it. */
-export interface CompletionEntry {
+interface CompletionEntry {
   label: string;
   kind: 'table' | 'view' | 'column';
   /** For a column, its table. */

@@ -10,7 +10,7 @@ const condUnits = (c: Condition): CondUnit[] => c.filter((_, i) => i % 2 === 0) 
 const condOps = (c: Condition): string[] => c.filter((_, i) => i % 2 === 1) as string[];
 
 /** get_nestedSQL: subqueries used as condition values, then INTERSECT, EXCEPT, UNION. */
-export function nestedSqls(sql: SpiderSql): SpiderSql[] {
+function nestedSqls(sql: SpiderSql): SpiderSql[] {
   const nested: SpiderSql[] = [];
   for (const cu of [...condUnits(sql.from.conds), ...condUnits(sql.where), ...condUnits(sql.having)]) {
     if (isSql(cu[3])) nested.push(cu[3]);
@@ -20,7 +20,7 @@ export function nestedSqls(sql: SpiderSql): SpiderSql[] {
   return nested;
 }
 
-export function countComponent1(sql: SpiderSql): number {
+function countComponent1(sql: SpiderSql): number {
   let count = 0;
   if (sql.where.length > 0) count++;
   if (sql.groupBy.length > 0) count++;
@@ -34,7 +34,7 @@ export function countComponent1(sql: SpiderSql): number {
   return count;
 }
 
-export function countComponent2(sql: SpiderSql): number {
+function countComponent2(sql: SpiderSql): number {
   return nestedSqls(sql).length;
 }
 
@@ -49,7 +49,7 @@ function hasAgg(unit: unknown): boolean {
 }
 const countAgg = (units: readonly unknown[]): number => units.filter(hasAgg).length;
 
-export function countOthers(sql: SpiderSql): number {
+function countOthers(sql: SpiderSql): number {
   let count = 0;
   let agg = countAgg(sql.select[1]);
   agg += countAgg(condUnits(sql.where));
@@ -67,7 +67,7 @@ export function countOthers(sql: SpiderSql): number {
 }
 
 /** Evaluator.eval_hardness on an already parsed query. */
-export function hardnessOfParsed(sql: SpiderSql): Hardness {
+function hardnessOfParsed(sql: SpiderSql): Hardness {
   const c1 = countComponent1(sql);
   const c2 = countComponent2(sql);
   const others = countOthers(sql);
@@ -82,7 +82,7 @@ export function hardnessOfParsed(sql: SpiderSql): Hardness {
   return 'extra';
 }
 
-export type HardnessResult = { hardness: Hardness; error?: undefined } | { hardness: null; error: string };
+type HardnessResult = { hardness: Hardness; error?: undefined } | { hardness: null; error: string };
 
 /**
  * Spider hardness of a query text; `{hardness: null, error}` when the official parser would reject it. Never throws.

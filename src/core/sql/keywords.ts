@@ -1,5 +1,5 @@
 // SQL keywords that normalisation upper-cases (everything else that is a bare word is an identifier or function name).
-export const SQL_KEYWORDS: ReadonlySet<string> = new Set(
+const SQL_KEYWORDS: ReadonlySet<string> = new Set(
   (
     `ABORT ACTION ADD AFTER ALL ALTER ALWAYS ANALYZE AND AS ASC ATTACH
 AUTOINCREMENT BEFORE BEGIN BETWEEN BY CASCADE CASE CAST CHECK COLLATE COLUMN COMMIT CONFLICT CONSTRAINT CREATE CROSS

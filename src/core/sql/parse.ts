@@ -27,7 +27,7 @@ export type QueryNode =
   | { kind: 'select'; ast: SelectAst }
   | { kind: 'set'; op: SetOp; left: QueryNode; right: QueryNode };
 
-export interface ParsedQuery {
+interface ParsedQuery {
   ok: true;
   query: QueryNode;
   /** Queries cut out by rewrite R2, by placeholder table name (`__quarry_sub_0`…). */
@@ -36,12 +36,12 @@ export interface ParsedQuery {
   rewrites: string[];
 }
 
-export interface ParseFailure {
+interface ParseFailure {
   ok: false;
   error: string;
 }
 
-export type ParseResult = ParsedQuery | ParseFailure;
+type ParseResult = ParsedQuery | ParseFailure;
 
 export const SUBQUERY_PLACEHOLDER = /^__quarry_sub_\d+$/;
 

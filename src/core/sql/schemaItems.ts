@@ -9,7 +9,7 @@ import { indexSchema, type SchemaLike } from './schemaLike';
 import { tokenize, unquoteIdent } from './tokens';
 import { isKeyword } from './keywords';
 
-export interface SchemaItems {
+interface SchemaItems {
   tables: string[];
   columns: string[];
   /** 'parser' normally; 'tokens' when the query did not parse and the token-based fallback produced these sets. */

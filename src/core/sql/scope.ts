@@ -2,7 +2,7 @@
 import type { SchemaIndex } from './schemaLike';
 
 /** What a name in FROM stands for: a base table, or something that is not one (a CTE, a derived table). */
-export type Source = { kind: 'table'; table: string } | { kind: 'derived' };
+type Source = { kind: 'table'; table: string } | { kind: 'derived' };
 
 export class Scope {
   /** alias or table name (lower-cased) → source */

@@ -3,7 +3,7 @@
 // "no such column: x"), so an editor can run one statement and mark its error at the right place.
 import { tokenize, unquoteIdent, type Token } from './tokens';
 
-export interface StatementSpan {
+interface StatementSpan {
   /** Offset of the statement's first token in the document. */
   start: number;
   /** Offset just past its last token (the semicolon, if any, is not part of it). */
@@ -44,7 +44,7 @@ export function statementAt(doc: string, offset: number): StatementSpan | null {
   return before.length ? before[before.length - 1] : all[0];
 }
 
-export interface ErrorSpot {
+interface ErrorSpot {
   /** Offset in the statement. */
   start: number;
   length: number;

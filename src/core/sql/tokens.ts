@@ -1,7 +1,7 @@
 // A small SQLite tokenizer: enough to normalise, split on set operators, and extract schema items when parsing fails.
 // It never throws: an unterminated string or quoted name runs to the end of the text.
 
-export type TokenKind = 'word' | 'quoted' | 'string' | 'number' | 'op' | 'punct';
+type TokenKind = 'word' | 'quoted' | 'string' | 'number' | 'op' | 'punct';
 
 export interface Token {
   kind: TokenKind;

@@ -5,7 +5,7 @@ import { SUBQUERY_PLACEHOLDER } from './parse';
 import { Scope } from './scope';
 import type { SchemaIndex } from './schemaLike';
 
-export interface ColumnHit {
+interface ColumnHit {
   /** Base table (lower-cased) when known. */
   table: string | undefined;
   /** As written, when written qualified (alias or table name). */
@@ -21,12 +21,12 @@ export interface ColumnHit {
   node: Record<string, unknown>;
 }
 
-export interface WalkVisitor {
+interface WalkVisitor {
   table?(name: string): void;
   column?(hit: ColumnHit): void;
 }
 
-export interface WalkContext {
+interface WalkContext {
   schema: SchemaIndex | undefined;
   subqueries: Map<string, QueryNode>;
 }
@@ -47,7 +47,7 @@ export function walkQuery(
 }
 
 /** Builds the scope of one SELECT (walking its CTEs and FROM subqueries) and returns it. */
-export function walkSelect(
+function walkSelect(
   ast: SelectAst,
   parent: Scope | undefined,
   inheritedCtes: ReadonlySet<string>,

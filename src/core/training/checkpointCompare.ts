@@ -11,7 +11,7 @@ export interface CompareInput {
   trajectories: string;
 }
 
-export interface Disagreement {
+interface Disagreement {
   key: string;
   id: string;
   index: number;

@@ -19,8 +19,8 @@ import { readRegularFileOrNull } from './boundedRead';
 /** The most of metrics.jsonl or trainer_state.json read. */
 const MAX_METRICS_BYTES = 64 << 20;
 
-export type CheckpointEngine = 'trl' | 'verl' | 'skyrl';
-export type CheckpointLayout = 'hf' | 'verl-fsdp' | 'skyrl-sharded';
+type CheckpointEngine = 'trl' | 'verl' | 'skyrl';
+type CheckpointLayout = 'hf' | 'verl-fsdp' | 'skyrl-sharded';
 
 export interface FoundCheckpoint {
   /** The folder to load, merge or resume from. */

@@ -26,7 +26,7 @@ export interface Dropped {
   reason: string;
 }
 
-export interface DifficultySelection {
+interface DifficultySelection {
   /** The questions kept, each with pass@G and S(q): input order for `all` and `unsolved`, S(q) ascending otherwise. */
   kept: RankedQuestion[];
   dropped: Dropped[];
@@ -58,7 +58,7 @@ export function selectByDifficulty(outcomes: readonly QuestionOutcome[], keep: K
   }
 }
 
-export interface CurriculumLevel {
+interface CurriculumLevel {
   /** 1 = the easiest. */
   level: number;
   ids: string[];
@@ -66,7 +66,7 @@ export interface CurriculumLevel {
   successes: { min: number; max: number };
 }
 
-export interface Curriculum {
+interface Curriculum {
   /** What a success was: EX and EM (the paper), or EX alone when the run recorded no per-sample EM. */
   countedBy: 'ex+em' | 'ex';
   levels: CurriculumLevel[];

@@ -5,7 +5,7 @@ import type { ExecResult } from '../db/types';
 import type { ExecOutcome } from '../rewards/types';
 import { checkIntegrity, type IntegrityItem } from '../rewards/integrity';
 
-export interface GoldRun {
+interface GoldRun {
   /** The question's id. */
   id: string;
   gold: string;

@@ -17,7 +17,7 @@ export interface Series {
 }
 
 /** The chart groups, in the order they are shown; a metric joins the first group whose pattern matches its name. */
-export const METRIC_GROUPS: ReadonlyArray<{ group: string; pattern: RegExp }> = [
+const METRIC_GROUPS: ReadonlyArray<{ group: string; pattern: RegExp }> = [
   { group: 'reward', pattern: /(^|\/)(reward|rewards|score)(\b|_|\/|$)|critic\/(score|rewards)|^reward/i },
   { group: 'accuracy', pattern: /(^|\/|_)(ex|acc|accuracy|pass@?\w*|pass_at_\w+|em|exec\w*)(\/|_|$)/i },
   { group: 'turns', pattern: /turn/i },

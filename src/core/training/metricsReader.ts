@@ -16,10 +16,10 @@ export interface MetricRow {
   values: Record<string, number>;
 }
 
-export type MetricsFormat = 'quarry' | 'verl';
+type MetricsFormat = 'quarry' | 'verl';
 
 /** What one read found. */
-export interface MetricsRead {
+interface MetricsRead {
   /** Rows new or changed by this read (their whole current values), in step order. */
   changed: MetricRow[];
   /** The file was rewritten since the last read (it shrank, or its first line is another). */

@@ -102,7 +102,7 @@ export interface RegisteredModel {
   evaluations: Evaluation[];
 }
 
-export interface ModelRegistryDoc {
+interface ModelRegistryDoc {
   schema: typeof MODELS_SCHEMA;
   models: RegisteredModel[];
 }
@@ -156,7 +156,7 @@ function parityProblem(p: unknown): string | null {
 }
 
 /** The largest pid Linux hands out (PID_MAX_LIMIT, 2^22). */
-export const PID_MAX = 4_194_304;
+const PID_MAX = 4_194_304;
 
 /**
  * Why `pid` is not a process id Quarry may have started, or null: an integer from 2 (never 1, init, whose "group"
@@ -224,7 +224,7 @@ function serverProblem(s: unknown): string | null {
 }
 
 /** The port of a served spec's loopback URL, or null when the spec is not `openai:http://127.0.0.1:PORT/…#MODEL`. */
-export function servedSpecPort(spec: string): number | null {
+function servedSpecPort(spec: string): number | null {
   const m = /^openai:http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})(?:\/[^#\s]*)?#\S.*$/.exec(spec);
   return m && portOk(Number(m[1])) ? Number(m[1]) : null;
 }
@@ -275,7 +275,7 @@ function evaluationProblem(e: unknown): string | null {
 }
 
 /** What is wrong with one registered model, or null. */
-export function registeredModelProblem(m: unknown): string | null {
+function registeredModelProblem(m: unknown): string | null {
   if (!isObj(m)) return 'a model entry must be an object';
   if (typeof m.name !== 'string' || modelNameProblem(m.name)) return `bad name ${JSON.stringify(m.name)}`;
   if (typeof m.spec !== 'string' || !/^(onnx|openai):/.test(m.spec)) return 'spec must be onnx:<dir> or openai:…#…';

@@ -60,11 +60,6 @@ export function shellQuote(arg: string, shellVars = false): string {
     .join('');
 }
 
-/** The argument with each `${NAME}` replaced from `vars` (for checking the launch where the script is not run). */
-export function substituteVars(arg: string, vars: Record<string, string>): string {
-  return arg.replace(/\$\{([A-Z_][A-Z0-9_]*)\}/g, (m, name: string) => vars[name] ?? m);
-}
-
 /** A reference to a variable the launch script defines, to put in an override's value (`shellVars: true`). */
 export function shellVar(name: string): string {
   return '$' + `{${name}}`;

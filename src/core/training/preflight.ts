@@ -6,7 +6,7 @@ import type { EngineValue, LaunchEngine, Recipe } from './recipe';
 import { rewardDifferences, settingValue } from './recipe';
 import { overrideValue, type Override } from './overrides';
 
-export type Level = 'error' | 'warning';
+type Level = 'error' | 'warning';
 
 export interface Finding {
   level: Level;
@@ -465,7 +465,7 @@ export function skyrlArithmetic(a: ArithmeticInputs): Finding[] {
 }
 
 /** TRL: GRPOConfig.__post_init__'s batch checks (trl/trainer/grpo_config.py) and the context, for one process. */
-export function trlArithmetic(a: ArithmeticInputs): Finding[] {
+function trlArithmetic(a: ArithmeticInputs): Finding[] {
   const v = new Values(a.overrides, TRL_DEFAULTS);
   const out: Finding[] = [];
   const perDevice = v.num('per_device_train_batch_size') ?? 8;

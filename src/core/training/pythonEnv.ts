@@ -6,14 +6,14 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /** Where the interpreter came from, most specific first. */
-export type PythonSource = 'flag' | 'setting' | 'python-extension' | 'venv' | 'path';
+type PythonSource = 'flag' | 'setting' | 'python-extension' | 'venv' | 'path';
 
-export interface PythonChoice {
+interface PythonChoice {
   path: string;
   source: PythonSource;
 }
 
-export interface PythonCandidates {
+interface PythonCandidates {
   /** `--python` on the command line. */
   flag?: string;
   /** The `quarry.python` setting (or QUARRY_PYTHON for the CLI). */
@@ -61,7 +61,7 @@ export function choosePython(c: PythonCandidates): PythonChoice {
 }
 
 /** An engine the training half can use: its distribution (for the version) and its import name (to try it). */
-export interface EngineSpec {
+interface EngineSpec {
   name: string;
   distribution: string;
   module: string;
@@ -71,7 +71,7 @@ export interface EngineSpec {
   required: boolean;
 }
 
-export const ENGINES: readonly EngineSpec[] = [
+const ENGINES: readonly EngineSpec[] = [
   { name: 'quarry-trainer', distribution: 'quarry-trainer', module: 'quarry_trainer', extra: '', required: true },
   { name: 'torch', distribution: 'torch', module: 'torch', extra: 'trl', required: true },
   { name: 'transformers', distribution: 'transformers', module: 'transformers', extra: 'trl', required: true },
@@ -89,7 +89,7 @@ export const ENGINES: readonly EngineSpec[] = [
   { name: 'onnxruntime', distribution: 'onnxruntime', module: 'onnxruntime', extra: 'export', required: false },
 ];
 
-export interface EngineStatus {
+interface EngineStatus {
   name: string;
   /** The installed distribution's version, or null when it is not installed. */
   version: string | null;
@@ -211,7 +211,7 @@ export async function nvidiaSmi(timeoutMs: number): Promise<string[] | null> {
     .filter(Boolean);
 }
 
-export interface ProbeOptions {
+interface ProbeOptions {
   /** The whole probe's limit (importing torch and verl takes tens of seconds on a cold cache). Default 180 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -222,7 +222,7 @@ export interface ProbeOptions {
 }
 
 /** How to install what is missing, for this interpreter. */
-export function fixesFor(report: Pick<PythonEnvReport, 'python' | 'engines' | 'ok'>, repoRoot?: string): string[] {
+function fixesFor(report: Pick<PythonEnvReport, 'python' | 'engines' | 'ok'>, repoRoot?: string): string[] {
   const trainerDir =
     repoRoot && existsSync(join(repoRoot, 'trainer', 'pyproject.toml')) ? join(repoRoot, 'trainer') : undefined;
   const setup = trainerDir
@@ -257,7 +257,7 @@ export function fixesFor(report: Pick<PythonEnvReport, 'python' | 'engines' | 'o
 }
 
 /** What is missing on purpose: engines that belong in another environment, said so rather than offered as fixes. */
-export function notesFor(engines: EngineStatus[]): string[] {
+function notesFor(engines: EngineStatus[]): string[] {
   const absent = (name: string): boolean => engines.some((e) => e.name === name && e.version === null);
   const notes: string[] = [];
   if (absent('skyrl-train')) {

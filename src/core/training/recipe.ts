@@ -6,17 +6,17 @@ import { PROTOCOL_NAMES, type ProtocolName } from '../agent/types';
 import { BUILTIN_PANELS, BUILTIN_TERMS } from '../rewards/builtins';
 import type { PanelSpec } from '../rewards/types';
 
-export const RECIPE_SCHEMA = 'quarry.recipe/1';
+const RECIPE_SCHEMA = 'quarry.recipe/1';
 export const ENGINE_NAMES = ['verl', 'skyrl', 'trl'] as const;
 export type LaunchEngine = (typeof ENGINE_NAMES)[number];
 
 /** A reward panel's numbers as a recipe states them: per term, its weight and its parameters. */
-export type RewardTerms = Record<string, { weight?: number; params?: Record<string, number> }>;
+type RewardTerms = Record<string, { weight?: number; params?: Record<string, number> }>;
 export type SettingValue = string | number | boolean | string[] | number[] | RewardTerms;
 /** A value handed to an engine as a Hydra override. */
 export type EngineValue = string | number | boolean | null | EngineValue[];
 
-export interface Provenance {
+interface Provenance {
   /** Where the paper states it: section, table, appendix. */
   source?: string;
   /** The paper leaves it open: Quarry's choice, and why. */
@@ -26,11 +26,11 @@ export interface Provenance {
   note?: string;
 }
 
-export interface Setting extends Provenance {
+interface Setting extends Provenance {
   value: SettingValue;
 }
 
-export interface EngineSetting extends Provenance {
+interface EngineSetting extends Provenance {
   value: EngineValue;
 }
 
@@ -163,7 +163,7 @@ export const SETTING_KEYS: readonly string[] = Object.keys(RECIPE_SETTINGS);
 const ENGINE_KEY = /^\+?[A-Za-z_][\w-]*(\.[\w-]+)*$/;
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 
-export interface RecipeCheck {
+interface RecipeCheck {
   recipe: Recipe | null;
   problems: string[];
 }
@@ -173,7 +173,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** What is wrong with `value` as the kind `spec` asks for, or null. */
-export function checkSettingValue(key: string, value: unknown): string | null {
+function checkSettingValue(key: string, value: unknown): string | null {
   const spec = RECIPE_SETTINGS[key];
   if (!spec) return `unknown setting '${key}'${suggest(key)}`;
   const bounds = (n: number): string | null => {

@@ -9,9 +9,9 @@ import type { DatasetName, DatasetTask } from '../datasets/types';
 import type { Hardness } from '../sql/hardness';
 import type { Column } from './columns';
 
-export const RL_ABILITY = 'text2sql';
+const RL_ABILITY = 'text2sql';
 
-export interface RlExtraInfo {
+interface RlExtraInfo {
   /** The question's 0-based position in the dataset file (SParC/CoSQL: among all turns). */
   index: number;
   db_id: string;
@@ -44,18 +44,18 @@ export interface RlRecord {
   agent_name: RlAgentName;
 }
 
-export type RlAgentName = 'quarry_agent' | 'tool_agent';
+type RlAgentName = 'quarry_agent' | 'tool_agent';
 
 /** The agent loop a row of this protocol names (MTIR with the template's tool declaration: verl's tool loop). */
-export function rlAgentName(protocol: ProtocolName, toolsInTemplate: boolean): RlAgentName {
+function rlAgentName(protocol: ProtocolName, toolsInTemplate: boolean): RlAgentName {
   return protocol === 'mtir' && toolsInTemplate ? 'tool_agent' : 'quarry_agent';
 }
 
-export function rlDataSource(dataset: DatasetName): string {
+function rlDataSource(dataset: DatasetName): string {
   return `quarry/${dataset}`;
 }
 
-export interface RlRecordInput {
+interface RlRecordInput {
   dataset: DatasetName;
   task: DatasetTask;
   prompt: ChatMessage[];
@@ -95,7 +95,7 @@ const str = (name: string, optional = false): Column => ({ name, kind: 'string',
 const int = (name: string): Column => ({ name, kind: 'int64' });
 
 /** The chat message struct shared by RL prompts. */
-export const CHAT_MESSAGE: Column = { name: 'element', kind: 'struct', fields: [str('role'), str('content')] };
+const CHAT_MESSAGE: Column = { name: 'element', kind: 'struct', fields: [str('role'), str('content')] };
 
 /** The Parquet columns of train.parquet; `curriculum` adds extra_info.curriculum_level. */
 export function rlColumns(opts: { curriculum?: boolean } = {}): Column[] {

@@ -18,7 +18,7 @@ export interface Rollout {
   em: boolean;
 }
 
-export interface Selection {
+interface Selection {
   /** S1: right by EX and EM. */
   valid: number;
   /** The kept trajectories' ids. */

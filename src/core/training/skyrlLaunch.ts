@@ -15,23 +15,23 @@ import {
   type NotCarried,
 } from './launchPlan';
 
-export const SKYRL_MODULE = 'quarry_trainer.skyrl.main';
+const SKYRL_MODULE = 'quarry_trainer.skyrl.main';
 export const SKYRL_CONFIG = 'skyrl_train/config/ppo_base_config.yaml';
 /** The environment id `quarry_trainer.skyrl.register()` registers with skyrl-gym. */
-export const SKYRL_ENV_ID = 'quarry-text2sql';
+const SKYRL_ENV_ID = 'quarry-text2sql';
 
 const BASE = 'skyrl_train/config/ppo_base_config.yaml';
 const GYM = 'skyrl_train/config/skyrl_gym_config/default.yaml';
 
 /** verl's loss_agg_mode names (the recipe's vocabulary) as SkyRL's loss_reduction; null where SkyRL has none. */
-export const LOSS_REDUCTION: Readonly<Record<string, string | null>> = {
+const LOSS_REDUCTION: Readonly<Record<string, string | null>> = {
   'token-mean': 'token_mean',
   'seq-mean-token-mean': 'sequence_mean',
   'seq-mean-token-sum-norm': 'seq_mean_token_sum_norm',
   'seq-mean-token-sum': null,
 };
 /** verl's KL estimator names as SkyRL's kl_estimator_type (k1 = kl, k2 = mse, k3 = low_var_kl). */
-export const KL_ESTIMATOR: Readonly<Record<string, string>> = { kl: 'k1', mse: 'k2', low_var_kl: 'k3', abs: 'abs' };
+const KL_ESTIMATOR: Readonly<Record<string, string>> = { kl: 'k1', mse: 'k2', low_var_kl: 'k3', abs: 'abs' };
 
 /** SkyRL counts only epochs: enough of them to reach the recipe's steps (⌊rows / batch⌋ steps each). */
 function epochs(i: LaunchInputs): Array<[string, EngineValue]> | null {

@@ -15,7 +15,7 @@ import {
 } from './launchPlan';
 import { overrideValue } from './overrides';
 
-export const TRL_MODULE = 'quarry_trainer.train.grpo';
+const TRL_MODULE = 'quarry_trainer.train.grpo';
 /** The config class TRL's launch constructs (trl/trainer/grpo_config.py). */
 export const TRL_CONFIG = 'trl/trainer/grpo_config.py GRPOConfig';
 
@@ -24,7 +24,7 @@ const T = 'transformers/training_args.py';
 const Q = 'quarry_trainer/train/grpo.py';
 
 /** verl's loss aggregation names → TRL's loss_type (grpo_config.py, `loss_type` help; core_algos.agg_loss in verl). */
-export const LOSS_TYPES: Record<string, string> = {
+const LOSS_TYPES: Record<string, string> = {
   // the mean over every loss token of the batch: TRL's "dapo" (normalised by active tokens in the global batch)
   'token-mean': 'dapo',
   // each sequence's token mean, then the mean over sequences: TRL's "grpo"
@@ -34,7 +34,7 @@ export const LOSS_TYPES: Record<string, string> = {
 };
 
 /** Per-device batch, gradient accumulation and generation steps for the recipe's batch sizes on one device. */
-export function trlBatches(
+function trlBatches(
   train: number,
   mini: number,
   micro: number,

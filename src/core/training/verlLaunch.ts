@@ -19,15 +19,15 @@ import {
 } from './launchPlan';
 import { overrideValue, shellVar } from './overrides';
 
-export const VERL_MODULE = 'verl.trainer.main_ppo';
+const VERL_MODULE = 'verl.trainer.main_ppo';
 /** The config verl's entry point composes (its Hydra config folder, inside the verl package). */
 export const VERL_CONFIG = 'verl/trainer/config/ppo_trainer.yaml';
 /** Protocols whose actions are hermes `<tool_call>` blocks for the tool Quarry's verl tool config declares. */
 export const VERL_TOOL_PROTOCOLS: readonly string[] = ['mtir'];
 /** Quarry's agent loop (quarry_trainer/verl/agent_loop.yaml's name): the other protocols' episodes on serve-env. */
-export const VERL_AGENT_LOOP = 'quarry_agent';
+const VERL_AGENT_LOOP = 'quarry_agent';
 /** The agent loop a protocol's rollouts run in: verl's tool loop for the tool protocols, else Quarry's. */
-export function verlAgentLoop(protocol: string): string {
+function verlAgentLoop(protocol: string): string {
   return VERL_TOOL_PROTOCOLS.includes(protocol) ? 'tool_agent' : VERL_AGENT_LOOP;
 }
 

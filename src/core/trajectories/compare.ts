@@ -1,7 +1,7 @@
 // Comparing two trajectories: turns paired by index, and a token-level diff of two SQL statements so a compare view
 // can mark exactly where two final queries differ. Pure; shared by the host and webview apps.
 
-export type DiffOp = 'same' | 'removed' | 'added';
+type DiffOp = 'same' | 'removed' | 'added';
 /** `a`/`b`: the part as each statement spells it (`removed` parts have b = '', `added` parts a = ''). */
 export interface DiffPart {
   op: DiffOp;

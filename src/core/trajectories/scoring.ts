@@ -22,7 +22,7 @@ export interface TrajectoryExplanation {
   verdict: ExecOutcome;
 }
 
-export interface ReplayScorerOptions {
+interface ReplayScorerOptions {
   resources: ScoringResources;
   /** Whether a database file is there to run on (the record may come from another machine). */
   dbExists: (path: string) => boolean;

@@ -6,7 +6,7 @@ import type { ProtocolName } from '../agent/types';
 
 export type Verdict = 'correct' | 'incorrect';
 /** Where a summary's verdict came from: the record's own meta (a producer that already evaluated it) or our scoring. */
-export type VerdictSource = 'stored' | 'computed';
+type VerdictSource = 'stored' | 'computed';
 
 export interface TrajectorySummary {
   /** Position in the list it was built for (stable for the file's lifetime; messages refer to rows by it). */
@@ -133,7 +133,7 @@ const set = (v: string | undefined): v is string => v !== undefined && v !== '';
 const bound = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** A filter with its text split once, for filtering many summaries. */
-export function compileFilter(f: TrajectoryFilter): (s: TrajectorySummary, haystack?: string) => boolean {
+function compileFilter(f: TrajectoryFilter): (s: TrajectorySummary, haystack?: string) => boolean {
   const words = (f.text ?? '')
     .toLowerCase()
     .split(/\s+/)
@@ -177,7 +177,7 @@ export function filterSummaries(
   return out;
 }
 
-export interface FacetValue {
+interface FacetValue {
   value: string;
   count: number;
 }

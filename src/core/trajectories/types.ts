@@ -8,7 +8,7 @@ import type { Hardness } from '../sql/hardness';
 
 export const TRAJECTORY_SCHEMA = 'quarry.trajectory/1';
 
-export interface TrajectoryTask {
+interface TrajectoryTask {
   id: string | null;
   question: string;
   db: {

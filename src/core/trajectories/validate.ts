@@ -1,7 +1,7 @@
 // Checks that a parsed JSON value is a v1 trajectory record, field by field, and names the first field path that is
 // wrong (`turns[2].exec.rowCount`). Hand-written so the reader needs no schema library. Unknown extra fields are
 // allowed: additive fields keep the schema version.
-import { TRAJECTORY_SCHEMA, type TrajectoryRecord } from './types';
+import { TRAJECTORY_SCHEMA } from './types';
 import { PROTOCOL_NAMES } from '../agent/types';
 
 export interface TrajectoryProblem {
@@ -220,8 +220,4 @@ export function validateTrajectory(value: unknown): TrajectoryProblem | null {
     if (err instanceof Stop) return err.problem;
     throw err;
   }
-}
-
-export function isTrajectoryRecord(value: unknown): value is TrajectoryRecord {
-  return validateTrajectory(value) === null;
 }

@@ -17,7 +17,7 @@ function tempPath(out: string): string {
 }
 
 /** JSON text with a final newline (`space` as JSON.stringify's). */
-export function jsonText(value: unknown, space?: number): string {
+function jsonText(value: unknown, space?: number): string {
   return JSON.stringify(value, null, space) + '\n';
 }
 
@@ -68,7 +68,7 @@ export function writeJsonAtomicSync(out: string, value: unknown, space?: number)
 }
 
 /** One JSON object per line. */
-export function jsonlText(rows: readonly unknown[]): string {
+function jsonlText(rows: readonly unknown[]): string {
   return rows.map((r) => JSON.stringify(r) + '\n').join('');
 }
 

@@ -10,7 +10,7 @@ export class OutputRefused extends Error {
   }
 }
 
-export interface OutputCheck {
+interface OutputCheck {
   /** Files the command reads: the output may be none of them. */
   inputs: (string | null | undefined)[];
   /** What the output is, for messages ("SFT examples"). */

@@ -30,7 +30,7 @@ export const QUARRY_LAYOUT = {
   modelCompare: `${QUARRY_DIR}/models/compare`,
 } as const;
 
-export type QuarryPlace = keyof typeof QUARRY_LAYOUT;
+type QuarryPlace = keyof typeof QUARRY_LAYOUT;
 
 /** The absolute path of `place` in `workspace`, with `more` segments below it (e.g. a job id, a model name). */
 export function quarryPath(workspace: string, place: QuarryPlace, ...more: string[]): string {

@@ -4,7 +4,7 @@
 import type { ExchangeView } from '../../protocol/ask';
 
 /** The model of the conversation's last question, or null for an empty conversation (or one from before labels). */
-export function conversationModel(exchanges: readonly Pick<ExchangeView, 'model'>[]): string | null {
+function conversationModel(exchanges: readonly Pick<ExchangeView, 'model'>[]): string | null {
   return exchanges.at(-1)?.model ?? null;
 }
 

@@ -8,7 +8,7 @@ import type { AskRestore, ShownRows } from '../../protocol/restore';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { recordEvents } from './events';
 
-export interface Rebuilt {
+interface Rebuilt {
   /** Per exchange appended to the state, in order: its record, and whether its result was shown (to run it again). */
   exchanges: { record: TrajectoryRecord; rerun: boolean }[];
   /** Saved question ids that did not come back: not in the store, or recorded against another database. */

@@ -10,7 +10,7 @@ import type { QuarrySettings } from '../settings';
  */
 export const FINAL_RESULT_MAX_ROWS = 200;
 
-export interface AgentSettings {
+interface AgentSettings {
   protocol: ProtocolName;
   config: Partial<ProtocolConfig> & { maxTurns: number };
   sampling: SamplingOptions;

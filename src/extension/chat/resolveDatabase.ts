@@ -2,9 +2,9 @@
 // prompt names ("… in clinic.sqlite", "… in the orchard db"), the one used last. Pure, so the rules are unit-tested.
 import { basename, extname } from 'node:path';
 
-export type DbSource = 'reference' | 'prompt' | 'last' | 'only';
+type DbSource = 'reference' | 'prompt' | 'last' | 'only';
 
-export interface ResolvedDb {
+interface ResolvedDb {
   path: string;
   source: DbSource;
 }

@@ -12,7 +12,7 @@ export function tableDescription(t: Pick<TableInfo, 'kind' | 'rowCount'>): strin
   return t.kind === 'view' ? `view · ${rowCountText(t.rowCount)}` : rowCountText(t.rowCount);
 }
 
-export type ColumnRole = 'pk' | 'fk' | 'plain';
+type ColumnRole = 'pk' | 'fk' | 'plain';
 
 /** The foreign keys a column takes part in, as "table.column" targets (a key naming no columns means the PK). */
 export function columnTargets(column: string, foreignKeys: readonly ForeignKeyInfo[]): string[] {
@@ -25,7 +25,7 @@ export function columnTargets(column: string, foreignKeys: readonly ForeignKeyIn
   return out;
 }
 
-export interface ColumnView {
+interface ColumnView {
   role: ColumnRole;
   /** "INTEGER · PK", "INTEGER · FK → author.author_id", "TEXT · NOT NULL", "(no type)". */
   description: string;

@@ -19,13 +19,13 @@ export interface TableNode {
   db: string;
   table: TableInfo;
 }
-export interface ColumnNode {
+interface ColumnNode {
   kind: 'column';
   db: string;
   table: TableInfo;
   column: ColumnInfo;
 }
-export interface MessageNode {
+interface MessageNode {
   kind: 'message';
   id: string;
   text: string;

@@ -29,7 +29,7 @@ export async function loadTrajectories(file: string): Promise<LoadedTrajectories
 }
 
 /** Where a record's database is (src/app/trajectoryFiles.ts: relative paths against the trajectory file's folder). */
-export function dbPathOf(file: string): (r: TrajectoryRecord) => string {
+function dbPathOf(file: string): (r: TrajectoryRecord) => string {
   return databaseResolver(file);
 }
 

@@ -9,13 +9,13 @@ export interface PreparedToolInvocation {
   confirmationMessages?: { title: string; message: string | vscode.MarkdownString };
 }
 
-export interface ToolInvocationOptions {
+interface ToolInvocationOptions {
   input: unknown;
   /** The chat request's token when a chat participant calls the tool; undefined otherwise. */
   toolInvocationToken: unknown;
 }
 
-export interface LanguageModelToolImpl {
+interface LanguageModelToolImpl {
   prepareInvocation(
     options: { input: unknown },
     token: vscode.CancellationToken,
@@ -23,7 +23,7 @@ export interface LanguageModelToolImpl {
   invoke(options: ToolInvocationOptions, token: vscode.CancellationToken): Thenable<unknown>;
 }
 
-export interface LanguageModelToolInfo {
+interface LanguageModelToolInfo {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: object | undefined;

@@ -4,7 +4,7 @@
 // SESSION_IDLE_MS, so a chat left open overnight starts a new one the next day.
 import { createHash, randomUUID } from 'node:crypto';
 
-export const SESSION_IDLE_MS = 30 * 60_000;
+const SESSION_IDLE_MS = 30 * 60_000;
 
 /** A stable key for a token: its JSON text hashed (the token is a plain object), or 'direct' without one. */
 export function tokenKey(token: unknown): string {

@@ -10,11 +10,11 @@ import type { ExecResult } from '../../core/db/types';
 import type { LmToolName } from './toolCalls';
 
 /** `meta.source` of these records. */
-export const LM_TOOL_SOURCE = 'vscode-lm-tool';
+const LM_TOOL_SOURCE = 'vscode-lm-tool';
 /** sha256 of no bytes: the hash a call about no database (listing them, refused input) records. */
-export const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
+const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 
-export interface ToolStep {
+interface ToolStep {
   tool: LmToolName;
   input: unknown;
   session: string;

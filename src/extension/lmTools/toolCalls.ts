@@ -23,10 +23,10 @@ export const LM_TOOLS = {
 export type LmToolName = (typeof LM_TOOLS)[keyof typeof LM_TOOLS];
 
 /** Longest statement or question a model may pass. */
-export const MAX_SQL_CHARS = 100_000;
+const MAX_SQL_CHARS = 100_000;
 export const MAX_QUESTION_CHARS = 4000;
 /** Rows a model may ask to see at most (the observation is capped at its characters anyway). */
-export const MAX_TOOL_ROWS = 200;
+const MAX_TOOL_ROWS = 200;
 
 export interface ToolContext {
   pool: SqlPool;

@@ -5,7 +5,7 @@ import type { ModelBackend } from '../settings';
 
 export type FixAction = 'Set API Key…' | 'Switch Model…' | 'Open Settings' | 'Open Log';
 
-export interface ConnectionReport {
+interface ConnectionReport {
   title: string;
   detail: string;
   actions: FixAction[];

@@ -8,7 +8,7 @@ import { listServerModels } from './serverModels';
 import { withEditorKeyHint } from './connectionReport';
 import { DEMO_MODEL_LABEL } from './demoModel';
 
-export interface ModelContext {
+interface ModelContext {
   settings: QuarrySettings;
   extensionPath: string;
   /** The first workspace folder, against which relative paths in settings are resolved. */

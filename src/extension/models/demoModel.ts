@@ -8,7 +8,7 @@ import type { QuarrySettings } from '../settings';
 export const DEMO_MODEL_LABEL = 'tiny-sql (bookshop demo)';
 
 /** The one database the demo model was made for (media/samples/bookshop.sqlite). */
-export const DEMO_DATABASE = 'bookshop.sqlite';
+const DEMO_DATABASE = 'bookshop.sqlite';
 
 /** Where the "offered once" flag is kept (global state: once per user, not per workspace). */
 export const DEMO_OFFER_KEY = 'quarry.demoModel.offered';

@@ -4,7 +4,7 @@
 // providers that insist on alternating turns accept the conversation.
 import type { ChatMessage } from '../../core/models/types';
 
-export interface LmTurn {
+interface LmTurn {
   role: 'user' | 'assistant';
   content: string;
 }

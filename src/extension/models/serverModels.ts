@@ -2,7 +2,7 @@
 // model when the setting names none. Pure Node (global fetch), so it is tested against a real loopback server.
 import { ModelError } from '../../core/models/types';
 
-export interface ListModelsOptions {
+interface ListModelsOptions {
   apiKey?: string;
   signal?: AbortSignal;
   /** Default 5 s: the picker waits on it. */

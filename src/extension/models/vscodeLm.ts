@@ -9,7 +9,7 @@ import { estimateUsage } from '../../core/models/openai';
 import { StopCutter } from '../../core/models/stops';
 import { foldForLanguageModel } from './lmMessages';
 
-export const VSCODE_LM_SPEC_PREFIX = 'vscode-lm:';
+const VSCODE_LM_SPEC_PREFIX = 'vscode-lm:';
 
 const JUSTIFICATION = 'Quarry asks the model to write SQL for your question about a database in this workspace.';
 

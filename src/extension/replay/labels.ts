@@ -9,7 +9,7 @@ import { labelStoreFile } from '../labeling/index';
 import { metaLabels, type LabelLookup } from './source';
 
 /** One short text per label for the list and the label filter: verdict first, then the failure-mode tags. */
-export function labelText(l: Pick<Label, 'verdict' | 'tags' | 'note'>): string | null {
+function labelText(l: Pick<Label, 'verdict' | 'tags' | 'note'>): string | null {
   const parts = [l.verdict, ...l.tags].filter((p): p is string => !!p);
   if (parts.length) return parts.join(' · ');
   return l.note.trim() ? 'note' : null;

@@ -13,7 +13,7 @@ import { GRID_RULES, gridMessageProblem, type GridToApp, type GridToHost, type W
 
 /** Rows per export chunk: each chunk is one sandboxed query. */
 const EXPORT_CHUNK = 5000;
-export const DEFAULT_PAGE_ROWS = 200;
+const DEFAULT_PAGE_ROWS = 200;
 
 export class GridSession {
   private spec: PageSpec = { offset: 0, limit: DEFAULT_PAGE_ROWS, order: null, filters: [] };

@@ -42,7 +42,7 @@ export function registerCheckEnvironment(context: vscode.ExtensionContext, servi
 }
 
 /** Runs the check with progress and cancellation; returns the report (tests read it). */
-export async function checkTrainingEnvironment(services: Services): Promise<PythonEnvReport | undefined> {
+async function checkTrainingEnvironment(services: Services): Promise<PythonEnvReport | undefined> {
   if (!requireTrust('checkEnvironment')) return undefined;
   const { choosePython, probePythonEnv, renderPythonEnvReport } = await import('../../core/training/pythonEnv');
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);

@@ -8,7 +8,7 @@ import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { Services } from '../services';
 import { ComparePanel } from '../compare/panel';
-import { updateSetting } from '../modelCommands';
+import { updateSetting } from '../settingWriter';
 import { isTrusted, requireTrust } from '../trust';
 import { registryEntryAllowed } from '../trustPolicy';
 import {
@@ -20,7 +20,7 @@ import {
 import { parseModelSpec } from '../../core/models/spec';
 
 /** What `quarry.loadCheckpoint` takes from code (tests, the job panel): no question is asked for what is given. */
-export interface LoadCheckpointArg {
+interface LoadCheckpointArg {
   checkpoint: string;
   jobId?: string;
   name?: string;
@@ -30,7 +30,7 @@ export interface LoadCheckpointArg {
   use?: boolean;
 }
 
-export interface EvaluateCheckpointArg {
+interface EvaluateCheckpointArg {
   name: string;
   dataset: string;
   dbDir: string;
@@ -235,7 +235,7 @@ async function pickModel(ws: string, title: string): Promise<RegisteredModel | u
 }
 
 /** The workspaceState key of the last evaluation set (dataset, databases, protocol, dialog folder). */
-export const EVAL_MEMORY_KEY = 'quarry.evaluate.last';
+const EVAL_MEMORY_KEY = 'quarry.evaluate.last';
 
 /**
  * What to evaluate on: the answers given by code, else asked once — the last set is offered first, then the

@@ -9,7 +9,7 @@ let secrets: vscode.SecretStorage | undefined;
 let warned = '';
 
 /** SecretStorage keys: one per secret name. */
-export const secretKey = (name: string) => `quarry.target.secret.${name}`;
+const secretKey = (name: string) => `quarry.target.secret.${name}`;
 
 function settingTargets(): TargetsConfig | undefined {
   const raw = vscode.workspace.getConfiguration('quarry').get<unknown>('targets');

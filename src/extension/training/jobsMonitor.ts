@@ -15,16 +15,16 @@ import { JobMetrics, jobCheckpoints } from '../../app/jobs/jobFiles';
 import { failureLogEntry, failureNotice, jobFailureSummary } from '../../app/jobs/failure';
 import { isTrusted } from '../trust';
 
-export const JOBS_STATUS_ID = 'quarry.jobs.status';
+const JOBS_STATUS_ID = 'quarry.jobs.status';
 const POLL_MS = 2000;
 
-export type JobEvent =
+type JobEvent =
   | { kind: 'ended'; job: JobRecord }
   | { kind: 'failed'; job: JobRecord; tail: string; summary: string; dir: string }
   | { kind: 'checkpoint'; job: JobRecord; name: string; step: number };
 
 /** The last lines of a job's stderr (else stdout), for a failure message. */
-export function logTail(dir: string, lines = 5): string {
+function logTail(dir: string, lines = 5): string {
   for (const f of ['stderr.log', 'stdout.log']) {
     try {
       const t = readFileSync(join(dir, f), 'utf8').trimEnd();

@@ -25,12 +25,12 @@ import {
 import { chooseData } from './wizardDataStep';
 
 /** Answers given by code; a step whose answer is given is not asked. `review` answers the last step. */
-export type TrainAnswers = Partial<WizardChoices> & { review?: 'submit' | 'cancel' };
+type TrainAnswers = Partial<WizardChoices> & { review?: 'submit' | 'cancel' };
 
 type Item<T> = vscode.QuickPickItem & { value?: T; action?: 'browse' | 'type' | 'show' };
 
 /** The workspaceState key of the last answers. */
-export const WIZARD_MEMORY_KEY = 'quarry.trainWizard.last';
+const WIZARD_MEMORY_KEY = 'quarry.trainWizard.last';
 
 /** The recipe the bundled tiny model speaks (media/models/tiny-sql/training.json: skyrl prompts), offered first. */
 const FIRST_RECIPE = 'skyrl-sql';
@@ -51,12 +51,7 @@ async function registeredBases(ws: string, services: Services): Promise<Register
   }
 }
 
-export async function pick<T>(
-  title: string,
-  step: number,
-  items: Item<T>[],
-  placeHolder?: string,
-): Promise<Item<T> | null> {
+async function pick<T>(title: string, step: number, items: Item<T>[], placeHolder?: string): Promise<Item<T> | null> {
   const chosen = await vscode.window.showQuickPick(items, {
     title: `Quarry: Train a Model (${step}/7) — ${title}`,
     placeHolder,
@@ -67,7 +62,7 @@ export async function pick<T>(
   return chosen ?? null;
 }
 
-export async function browse(title: string, folders: boolean, files: boolean, from?: string): Promise<string | null> {
+async function browse(title: string, folders: boolean, files: boolean, from?: string): Promise<string | null> {
   const got = await vscode.window.showOpenDialog({
     title,
     canSelectFiles: files,
@@ -96,7 +91,7 @@ async function localGpus(python: string, services: Services): Promise<SeenGpus> 
 }
 
 /** Runs the wizard; resolves to the submitted job's id, or undefined when the user stopped. */
-export async function trainModel(
+async function trainModel(
   context: vscode.ExtensionContext,
   services: Services,
   given: TrainAnswers = {},

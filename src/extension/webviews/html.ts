@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 
 /** The folders a webview may load from: the bundled apps and the extension's media. Nothing from the workspace. */
-export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
+function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
   return [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')];
 }
 

@@ -8,7 +8,7 @@ import { registerLegacySerializer } from './kit';
 export { registerRestoreTestHook } from './kit';
 
 /** Rebuilds a panel from its saved state; resolves to why the state was not used, or null. */
-export type Revive = (panel: vscode.WebviewPanel, state: unknown) => Promise<string | null>;
+type Revive = (panel: vscode.WebviewPanel, state: unknown) => Promise<string | null>;
 
 /** Sets up a revived panel the way a new one is: scripts on, the bundled resources only, the Quarry icon. */
 export function preparePanel(panel: vscode.WebviewPanel, extensionUri: vscode.Uri): void {

@@ -4,7 +4,7 @@ import type { Protocol, ProtocolSession, ProtocolContext } from '../../../src/co
 import type { ParsedAction } from '../../../src/core/agent/types';
 import { renderObservation } from '../../../src/core/db/observation';
 
-export { scriptedModel, type Script, type ScriptedModel } from '../../support/scriptedModel';
+export { scriptedModel, type Script } from '../../support/scriptedModel';
 
 function block(text: string, tag: string): string | null {
   const m = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(text);

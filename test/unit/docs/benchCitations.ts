@@ -17,7 +17,7 @@ const MARKER = /bench\/results\/([A-Za-z0-9_-]+)\.json/g;
 const REFERENCE = /(?:\b(?:issues?|Tables?|Figures?|Fig\.|Sections?|App\.|Appendix|Algorithm|Eq\.|PR)|#)\s*$/;
 
 /** One cited sentence or table row. */
-export interface CitedUnit {
+interface CitedUnit {
   file: string;
   line: number;
   /** Result files it cites, as `bench/results/NAME.json`. */
@@ -30,7 +30,7 @@ function markers(text: string): string[] {
 }
 
 /** Sentences of a paragraph: split after . ! ? followed by a space and a capital, a digit or Markdown emphasis. */
-export function sentences(paragraph: string): string[] {
+function sentences(paragraph: string): string[] {
   return paragraph.split(/(?<=[.!?])\s+(?=[A-Z0-9*_(`])/);
 }
 
@@ -79,7 +79,7 @@ function checkedText(text: string): string {
 }
 
 /** A number as written: its value and how many decimals it shows. */
-export interface WrittenNumber {
+interface WrittenNumber {
   written: string;
   value: number;
   decimals: number;
@@ -87,7 +87,7 @@ export interface WrittenNumber {
 }
 
 /** ISO dates (2026-11-25) of a text. */
-export function writtenDates(text: string): string[] {
+function writtenDates(text: string): string[] {
   return [...checkedText(text).matchAll(/(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/g)].map((m) => m[0]);
 }
 
@@ -114,7 +114,7 @@ export function writtenNumbers(text: string): WrittenNumber[] {
 }
 
 /** Every number in a JSON value, strings included ("notes": "0.45, 0.48 and 0.52" holds three). */
-export function fileNumbers(value: unknown, out: number[] = []): number[] {
+function fileNumbers(value: unknown, out: number[] = []): number[] {
   if (typeof value === 'number') out.push(value);
   else if (typeof value === 'string') {
     for (const m of value.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/gi)) out.push(Number(m[0]));
@@ -124,7 +124,7 @@ export function fileNumbers(value: unknown, out: number[] = []): number[] {
 }
 
 /** Every ISO date that starts a string of the file (timestamps such as "at": "2026-11-25T11:26:22.017Z"). */
-export function fileDates(value: unknown, out = new Set<string>()): Set<string> {
+function fileDates(value: unknown, out = new Set<string>()): Set<string> {
   if (typeof value === 'string') for (const m of value.matchAll(/\d{4}-\d{2}-\d{2}/g)) out.add(m[0]);
   else if (Array.isArray(value)) for (const v of value) fileDates(v, out);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) fileDates(v, out);
@@ -140,7 +140,7 @@ function roundTo(v: number, decimals: number): number {
 const SCALES = [1, 1e3, 1e-3, 1e6, 1e-6, 1024, 1 / 1024, 1024 ** 2, 1 / 1024 ** 2];
 
 /** Whether a written number is some value of the file, rounded as written, as is or scaled (SCALES, × 100). */
-export function matches(n: WrittenNumber, values: readonly number[]): boolean {
+function matches(n: WrittenNumber, values: readonly number[]): boolean {
   const eq = (a: number) => Math.abs(roundTo(Math.abs(a), n.decimals) - n.value) < 1e-9;
   return values.some((v) => SCALES.some((f) => eq(v * f)) || (Math.abs(v) <= 1 && eq(v * 100)));
 }

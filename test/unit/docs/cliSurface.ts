@@ -9,7 +9,7 @@ import { main } from '../../../src/cli/main';
 import { capture } from '../captureStream';
 import { escapeRegExp } from './cliMentions';
 
-export interface CliFlag {
+interface CliFlag {
   flag: string;
   /** The subcommand whose synopsis line names it; null when the command has none or it is a common option. */
   sub: string | null;
@@ -17,7 +17,7 @@ export interface CliFlag {
   values: string[];
 }
 
-export interface CliCommand {
+interface CliCommand {
   name: string;
   subcommands: string[];
   flags: CliFlag[];
@@ -89,7 +89,7 @@ export async function cliSurface(): Promise<CliCommand[]> {
 }
 
 /** An npm script that takes flags of its own, with the flags its code accepts. */
-export interface ScriptFlags {
+interface ScriptFlags {
   script: string;
   flags: string[];
 }

@@ -74,12 +74,12 @@ export function tableCells(line: string): string[] | null {
 }
 
 /** Whether a row is a table's delimiter row (`|---|:---:|`). */
-export function isDelimiterRow(cells: string[]): boolean {
+function isDelimiterRow(cells: string[]): boolean {
   return cells.every((c) => /^:?-{3,}:?$/.test(c));
 }
 
 /** A table: its header cells, its body rows with their 1-based lines, and the prose line just above it. */
-export interface Table {
+interface Table {
   header: string[];
   rows: { cells: string[]; line: number }[];
   /** 1-based line of the header row. */

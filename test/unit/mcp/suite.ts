@@ -17,10 +17,10 @@ import { startReplayServer, type ReplayServer } from '../../support/openaiReplay
 export const cli = join(repoRoot, 'dist', 'cli.js');
 
 /** The limits the suite starts servers with, so caps are reached quickly. */
-export const LIMITS = ['--timeout-ms', '1500', '--max-rows', '100', '--max-chars', '3000'];
+const LIMITS = ['--timeout-ms', '1500', '--max-rows', '100', '--max-chars', '3000'];
 
 /** A served folder: what must be listed, and what must not be reachable. */
-export interface Served {
+interface Served {
   root: string;
   /** Where the server saves ask_quarry's trajectories. */
   trajectory: string;
@@ -57,7 +57,7 @@ export function text(r: CallToolResult): string {
 }
 
 /** The replay server ask_quarry's model is: it answers one question with SQL, then a final query. */
-export async function replayModel(): Promise<ReplayServer> {
+async function replayModel(): Promise<ReplayServer> {
   return startReplayServer({
     script: [
       { turn: 0, response: '<think>Count first.</think>\n<sql>SELECT count(*) AS n FROM author</sql>' },
@@ -69,7 +69,7 @@ export async function replayModel(): Promise<ReplayServer> {
 const hash = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 
 /** Statements the sandbox refuses, one or more per attack class of test/unit/db/bypass.test.ts. */
-export function attacks(outsideDir: string): string[] {
+function attacks(outsideDir: string): string[] {
   return [
     "INSERT INTO author (name) VALUES ('x')",
     'UPDATE author SET name = 1',
@@ -97,7 +97,7 @@ export function attacks(outsideDir: string): string[] {
   ];
 }
 
-export interface SuiteOptions {
+interface SuiteOptions {
   /** Starts a server (`quarry mcp ARGS…` over the transport) and returns a connected client. */
   connect: (args: string[]) => Promise<Client>;
 }

@@ -31,7 +31,7 @@ export interface TurnSpec {
   exec?: Partial<TurnExec> | null;
 }
 
-export function turn(spec: TurnSpec, index: number): TrajectoryTurn {
+function turn(spec: TurnSpec, index: number): TrajectoryTurn {
   const exec: TurnExec | null =
     spec.exec === undefined || spec.exec === null
       ? null
@@ -64,7 +64,7 @@ export function turn(spec: TurnSpec, index: number): TrajectoryTurn {
   };
 }
 
-export interface TrajectorySpec {
+interface TrajectorySpec {
   id?: string;
   groupId?: string;
   protocol?: ProtocolName;

@@ -37,12 +37,14 @@ class QuarryTextToSqlEnv(BaseTextEnv):
         info = dict(extras.get("extra_info") or {})
         reward_model = extras.get("reward_model") or {}
         self.protocol = str(info.get("protocol") or extras.get("protocol") or "skyrl")
-        self.db = info.get("db_id") or info.get("db_path") or extras.get("db_id")
-        self.question = info.get("question") or extras.get("question")
-        if not self.db or not self.question:
+        db = info.get("db_id") or info.get("db_path") or extras.get("db_id")
+        question = info.get("question") or extras.get("question")
+        if not db or not question:
             raise ValueError(
                 "the row needs extra_info.db_id (or db_path) and extra_info.question (quarry data rl writes them)"
             )
+        self.db: str = str(db)
+        self.question: str = str(question)
         self.gold = _get(reward_model, "ground_truth") or extras.get("gold_sql")
         self.max_turns = int(extras.get("max_turns") or info.get("max_turns") or 5)
         self.panel = _get(env_config, "panel") or extras.get("panel")

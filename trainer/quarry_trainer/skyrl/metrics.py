@@ -36,8 +36,9 @@ def metrics_line(data: dict[str, Any], step: int) -> str:
     return json.dumps({"step": int(step), "data": _plain(data)}) + "\n"
 
 
-def wrap_tracking(tracking_class: type, path: str | Path) -> None:
-    """Makes `tracking_class.log` also append each call's data to `path` (once per class)."""
+def wrap_tracking(tracking_class: Any, path: str | Path) -> None:
+    """Makes `tracking_class.log` also append each call's data to `path` (once per class). The class is the engine's
+    (skyrl-train's Tracking, or any with a `log(data, step)`): its methods are replaced here, so it is typed Any."""
     if getattr(tracking_class, "_quarry_metrics", None):
         return
     original = tracking_class.log

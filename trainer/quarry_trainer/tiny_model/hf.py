@@ -12,11 +12,13 @@ signature; docs/python.md says more.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from transformers import DynamicCache, Qwen2Config, Qwen2ForCausalLM
 
 # The shape the committed model has: d=192, 4 layers, 3 query heads and 1 key/value head of 64, SwiGLU 512.
-SHAPE = {
+SHAPE: dict[str, Any] = {
     "hidden_size": 192,
     "intermediate_size": 512,
     "num_hidden_layers": 4,
@@ -82,7 +84,7 @@ class _OptimumSignature(torch.nn.Module):
         self.model = model
         self.layers = model.config.num_hidden_layers
 
-    def forward(self, input_ids, attention_mask, position_ids, *past):  # type: ignore[no-untyped-def]
+    def forward(self, input_ids, attention_mask, position_ids, *past):
         cache = DynamicCache(config=self.model.config)
         for i in range(self.layers):
             cache.update(past[2 * i], past[2 * i + 1], i)
@@ -110,9 +112,11 @@ def export_onnx(model: Qwen2ForCausalLM, path: str, opset: int = 17) -> None:
     model.set_attn_implementation("eager")
     try:
         past_len, seq = 2, 3
-        past = [
-            torch.zeros(1, cfg.num_key_value_heads, past_len, cfg.head_dim) for _ in range(2 * cfg.num_hidden_layers)
-        ]
+        # A config without head_dim has hidden_size / heads (transformers/models/qwen2/modeling_qwen2.py does the same);
+        # one without num_key_value_heads has as many as query heads (models/qwen2/configuration_qwen2.py).
+        head_dim = cfg.head_dim or cfg.hidden_size // cfg.num_attention_heads
+        kv_heads = cfg.num_key_value_heads or cfg.num_attention_heads
+        past = [torch.zeros(1, kv_heads, past_len, head_dim) for _ in range(2 * cfg.num_hidden_layers)]
         args = (
             torch.tensor([[5, 6, 7]]),
             torch.ones(1, past_len + seq, dtype=torch.long),

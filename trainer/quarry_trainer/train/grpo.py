@@ -181,6 +181,8 @@ def build_trainer(quarry: dict[str, Any], config: dict[str, Any], rows: list[dic
 
     args = GRPOConfig(**cpu_precision(cpu_fallback({"report_to": "none", "logging_steps": 1, **config})))
     size = args.num_generations
+    if size is None:  # TRL groups completions by it (trl/trainer/grpo_config.py num_generations, default 8)
+        raise ValueError("num_generations must be a number for GRPO, not null")
     if quarry["curriculum"]:
         rows = filters.curriculum_order(rows)
         args.shuffle_dataset = False

@@ -19,7 +19,11 @@ from quarry_trainer.env import EnvClient
 from quarry_trainer.replay import row_task, score_response
 
 
-def quarry_reward(completions: list[Any], quarry_reward: list[float] | None = None, **kwargs: Any) -> list[float]:
+def quarry_reward(
+    completions: list[Any], quarry_reward: list[float] | None = None, **kwargs: Any
+) -> list[float | None]:
+    """TRL's reward function (trl/trainer/grpo_trainer.py RewardFunc: None would mean no reward for a completion;
+    Quarry's rollout scores every one)."""
     if quarry_reward is None:
         raise ValueError(
             "quarry_reward needs the quarry rollout (quarry_trainer.trl.rollout.QuarryRollout) as rollout_func"

@@ -217,7 +217,7 @@ class QuarryRollout:
         sample = self.temperature > 0 and not greedy
         template = self._template(tokenizer)
         ends = end_ids(tokenizer, model)
-        eps = []
+        eps: list[dict[str, Any]] = []
         for _ in range(count):
             ep = self.client.create_episode(panel=self.panel, **task)
             messages = [dict(m) for m in ep["messages"]]

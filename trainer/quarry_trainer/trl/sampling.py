@@ -66,7 +66,9 @@ class TurnRecorder(StoppingCriteria):
                 self.ended[i] = (self.steps, "stop")
             elif self.steps >= self.budgets[i]:
                 self.ended[i] = (self.steps, "length")
-        return torch.tensor([e is not None for e in self.ended], device=input_ids.device)
+        # transformers' StoppingCriteria.__call__ promises torch.BoolTensor (generation/stopping_criteria.py), a legacy
+        # tensor class no torch op is typed to return; this tensor is bool.
+        return torch.tensor([e is not None for e in self.ended], device=input_ids.device)  # type: ignore[return-value]
 
     def logprobs_processor(self) -> LogitsProcessor:
         return _Logprobs(self)

@@ -52,17 +52,20 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import uuid4
 
 from omegaconf import OmegaConf
-from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetrics, AgentLoopOutput
 from verl.utils.profiler import simple_timer
 from verl.workers.rollout.replica import TokenOutput
 
 from quarry_trainer.env import EnvClient, EnvServiceError
 from quarry_trainer.replay import row_task, split_turn
 from quarry_trainer.verl.reward import terms_of
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 logger = logging.getLogger(__file__)
 logger.setLevel(os.getenv("VERL_LOGGING_LEVEL", "WARN"))
@@ -93,6 +96,9 @@ def end_marker_ids(tokenizer: Any) -> list[int]:
 class QuarryAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, failure_score: float = -1.0, name: str | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        # verl annotates AgentLoopBase.tokenizer as AutoTokenizer (verl/experimental/agent_loop/agent_loop.py), the
+        # factory class; what it holds is the model's tokenizer.
+        self.text_tokenizer = cast("PreTrainedTokenizerBase", self.tokenizer)
         self.response_length = int(self.rollout_config.response_length)
         self.max_assistant_turns = self.rollout_config.multi_turn.max_assistant_turns
         self.failure_score = float(failure_score)
@@ -140,7 +146,7 @@ class QuarryAgentLoop(AgentLoopBase):
             )
             runtime = merged.token_ids
             assistant_turns += 1
-            text = self.tokenizer.decode(out.token_ids, skip_special_tokens=True)
+            text = self._decode(out.token_ids)
             if self._cut(out.token_ids, text, ep.stops):
                 await ep.finish_cut(text, len(out.token_ids))
                 break
@@ -165,13 +171,19 @@ class QuarryAgentLoop(AgentLoopBase):
             response_mask=mask[: self.response_length],
             response_logprobs=logprobs[: self.response_length] if logprobs else None,
             num_turns=assistant_turns + user_turns + 1,
-            metrics=metrics,
+            metrics=AgentLoopMetrics(**metrics),
             extra_fields=extra,
         )
 
+    def _decode(self, ids: list[int]) -> str:
+        """The text of one sequence (decode's `str | list[str]` is for a batch, which this never passes)."""
+        text = self.text_tokenizer.decode(ids, skip_special_tokens=True)
+        assert isinstance(text, str)
+        return text
+
     def _ended_by_token(self, ids: list[int]) -> bool:
         """The generation's last token is a special one (the end-of-turn or EOS token the server stopped at)."""
-        return bool(ids) and ids[-1] in set(self.tokenizer.all_special_ids)
+        return bool(ids) and ids[-1] in set(self.text_tokenizer.all_special_ids)
 
     def _cut(self, ids: list[int], text: str, stops: list[str]) -> bool:
         """Cut at the token limit: neither a stop string nor an end token ended the generation, so `max_tokens` (or
@@ -205,7 +217,7 @@ class QuarryAgentLoop(AgentLoopBase):
         for obs in observations:
             if obs["role"] == "assistant":
                 # The protocol continues the model's own turn (MTIR-SQL's rethink): its text follows the sampled tokens.
-                ids = self.tokenizer.encode("\n" + obs["content"], add_special_tokens=False)
+                ids = self.text_tokenizer.encode("\n" + obs["content"], add_special_tokens=False)
                 runtime, mask = runtime + ids, mask + [0] * len(ids)
                 logprobs = logprobs + [0.0] * len(ids) if logprobs is not None else None
                 messages[-1] = {**messages[-1], "content": messages[-1]["content"] + "\n" + obs["content"]}
@@ -250,9 +262,9 @@ class _Episode:
             self.panel = str(self.agent.panel or self.info.get("panel") or self.task["protocol"])
             # A protocol may grant one last generation after its budget (SQL-Trail's final call); the service ends it.
             self.cap = self.task["max_turns"] + 1 if self.task["max_turns"] else None
-            self.client = EnvClient()
+            client = self.client = EnvClient()
             ep = await self.agent._call(
-                self.client.create_episode,
+                client.create_episode,
                 gold_sql=self.gold,
                 panel=self.agent.panel or self.info.get("panel"),
                 **self.task,
@@ -262,12 +274,15 @@ class _Episode:
             return
         self.id = ep["id"]
         self.stops = list(ep.get("stop") or [])
-        await self._learn_failure_value()
+        await self._learn_failure_value(client)
 
     async def step(self, turn: str) -> list[dict]:
         """Sends the turn; the observations (with their roles) when the episode goes on, [] when it ended."""
+        client = self.client
+        if client is None:  # open() failed and said so; the loop stops at a failed episode
+            return []
         try:
-            reply = await self.agent._call(self.client.step, self.id, turn)
+            reply = await self.agent._call(client.step, self.id, turn)
             if reply["done"]:
                 self.id = None
                 self.end = (reply.get("info") or {}).get("end") or "answer"
@@ -278,7 +293,7 @@ class _Episode:
                     self.error = "the episode has no gold SQL to score"
                     self.scores = self._failure_value()
                 return []
-            record = await self.agent._call(self.client.request, "GET", f"/v1/episodes/{self.id}")
+            record = await self.agent._call(client.request, "GET", f"/v1/episodes/{self.id}")
             self.stops = list(reply.get("stop") or self.stops)
             return [
                 {"role": o["role"], "content": o["content"]}
@@ -296,7 +311,7 @@ class _Episode:
     async def finish_cut(self, text: str, tokens: int) -> None:
         """Ends the episode at a turn cut by the token limit: that turn joins the record as written, unstepped."""
         self.cut = True
-        turn = {
+        turn: dict[str, Any] = {
             "assistant": text,
             "action": {
                 "kind": "invalid",
@@ -322,37 +337,38 @@ class _Episode:
         if error is not None:
             self.error = error
         record = None
-        if self.id is not None and self.client is not None:
+        client = self.client
+        if self.id is not None and client is not None:
             try:
-                record = await self.agent._call(self.client.request, "GET", f"/v1/episodes/{self.id}")
+                record = await self.agent._call(client.request, "GET", f"/v1/episodes/{self.id}")
             except EnvServiceError as err:
                 self.error = self.error or f"the episode's record could not be read: {err}"
-        if record is not None:
+        if record is not None and client is not None:
             if last_turn is not None:
                 record["turns"].append({"index": len(record["turns"]), **last_turn})
             record.update({"end": end, "error": error, "finalSql": None})
             try:
-                self.scores = terms_of(await self.agent._call(self.client.reward, self._reward_request(record)))
+                self.scores = terms_of(await self.agent._call(client.reward, self._reward_request(record)))
             except EnvServiceError as err:
                 self.error = self.error or f"the panel could not score the episode: {err}"
         if self.scores is None:
             self.scores = self._failure_value()
-        if self.id is not None and self.client is not None:
-            await self.agent._call(self.client.end_episode, self.id)
+        if self.id is not None and client is not None:
+            await self.agent._call(client.end_episode, self.id)
             self.id = None
 
     def _reward_request(self, record: dict) -> dict:
         return {"panel": self.panel, "db": self.task["db"], "goldSql": self.gold, "trajectory": record}
 
-    async def _learn_failure_value(self) -> None:
+    async def _learn_failure_value(self, client: EnvClient) -> None:
         """The panel's total on this episode's record ended in error before its first turn, once per panel."""
-        key = (f"{self.client.host}:{self.client.port}", self.panel)
+        key = (f"{client.host}:{client.port}", self.panel)
         if key in _FAILURE_SCORES or not self.gold:
             return
         try:
-            record = await self.agent._call(self.client.request, "GET", f"/v1/episodes/{self.id}")
+            record = await self.agent._call(client.request, "GET", f"/v1/episodes/{self.id}")
             record.update({"turns": [], "end": "error", "error": "failure value", "finalSql": None})
-            _FAILURE_SCORES[key] = terms_of(await self.agent._call(self.client.reward, self._reward_request(record)))
+            _FAILURE_SCORES[key] = terms_of(await self.agent._call(client.reward, self._reward_request(record)))
         except EnvServiceError as err:
             logger.warning("quarry_agent: the %s panel's failure value is unknown: %s", self.panel, err)
 

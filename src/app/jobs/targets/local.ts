@@ -153,7 +153,7 @@ export class LocalTarget implements Target {
 }
 
 /** What failed, for the job's reason: ": " and the one-line summary of its logs (app/jobs/failure.ts), or ''. */
-export function tail(dir: string): string {
+function tail(dir: string): string {
   const summary = jobFailureSummary(dir);
   return summary ? `: ${summary}` : '';
 }

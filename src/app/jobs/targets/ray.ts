@@ -18,8 +18,8 @@ import { shellQuote as q } from '../../../core/training/overrides';
 import type { PullReport, StatusReport, Target } from './target';
 import { underPullLock } from './pullLock';
 
-export const METRIC_MARK = '@@quarry-metric@@ ';
-export const CHECKPOINT_MARK = '@@quarry-checkpoint@@ ';
+const METRIC_MARK = '@@quarry-metric@@ ';
+const CHECKPOINT_MARK = '@@quarry-checkpoint@@ ';
 
 /** Runs argv[2:] in argv[1]; forwards SIGTERM; relays whole new metrics lines and new checkpoint folders. */
 const RAY_WRAPPER = `

@@ -16,7 +16,7 @@ import { underPullLock } from './pullLock';
 import type { JobRecord as Job } from '../../../core/training/jobs/job';
 
 /** Files pulled back, by their path in the job folder; metrics files take whole lines only. */
-export const PULLED = ['stdout.log', 'stderr.log', 'out/metrics.jsonl'] as const;
+const PULLED = ['stdout.log', 'stderr.log', 'out/metrics.jsonl'] as const;
 const LINE_FILES = new Set<string>(['out/metrics.jsonl']);
 /** At most this much of one file per pull; the rest comes with the next. */
 const CHUNK = 8 << 20;
@@ -39,7 +39,7 @@ export const READ_SECRETS = [
 ];
 
 /** What the remote side stages for a job, and the command with the staged local paths rewritten to remote ones. */
-export interface StagePlan {
+interface StagePlan {
   items: Array<{ local: string; remoteSub: string }>;
   command: string[];
 }
@@ -214,7 +214,7 @@ export async function pullFiles(shell: Shell, remoteDir: string, jobDir: string)
 }
 
 /** Copies out/<name> from the remote job folder into the local job folder's out/<name> (streamed through tar). */
-export async function fetchRemoteDir(shell: Shell, remoteDir: string, jobDir: string, name: string): Promise<string> {
+async function fetchRemoteDir(shell: Shell, remoteDir: string, jobDir: string, name: string): Promise<string> {
   if (!CHECKPOINT_DIR.test(name)) throw new Error(`not a checkpoint name: ${name}`);
   const dest = join(jobDir, 'out');
   mkdirSync(dest, { recursive: true });

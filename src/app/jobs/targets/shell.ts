@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { SshEndpoint } from '../../../core/training/jobs/targets';
 import { shellQuote } from '../../../core/training/overrides';
 
-export type ShellErrorKind = 'hostkey' | 'auth' | 'unreachable' | 'script';
+type ShellErrorKind = 'hostkey' | 'auth' | 'unreachable' | 'script';
 
 export class ShellError extends Error {
   constructor(
@@ -21,13 +21,13 @@ export class ShellError extends Error {
   }
 }
 
-export interface ShellResult {
+interface ShellResult {
   code: number;
   stdout: Buffer;
   stderr: string;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Bytes (or a stream, e.g. tar's output) for the script's standard input. */
   stdin?: string | Buffer | Readable;
   timeoutMs?: number;

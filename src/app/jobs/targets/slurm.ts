@@ -19,7 +19,7 @@ import { exportLines, probe, unreachable } from './ssh';
 import type { StatusReport, Target } from './target';
 
 /** Why this target cannot take this job's batch script (a value that would break out of its line), or null. */
-export function batchProblem(config: SlurmTargetConfig, job: JobRecord): string | null {
+function batchProblem(config: SlurmTargetConfig, job: JobRecord): string | null {
   const problem = targetConfigProblem(config);
   if (problem) return problem;
   const time = job.resources?.time;
@@ -74,7 +74,7 @@ const RUNNING_STATES = new Set(['RUNNING', 'COMPLETING', 'CONFIGURING', 'SUSPEND
 const WAITING_STATES = new Set(['PENDING', 'REQUEUED', 'REQUEUE_HOLD', 'REQUEUE_FED', 'RESV_DEL_HOLD', 'SIGNALING']);
 
 /** Slurm's state word in Quarry's terms. */
-export function slurmState(state: string): JobStatus | null {
+function slurmState(state: string): JobStatus | null {
   const s = state.replace(/\+$/, '').split(' ')[0];
   if (RUNNING_STATES.has(s) || WAITING_STATES.has(s)) return 'running';
   if (s === 'COMPLETED') return 'succeeded';

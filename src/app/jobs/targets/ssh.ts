@@ -12,7 +12,7 @@ import { Shell, ShellError } from './shell';
 import type { StatusReport, Target } from './target';
 
 /** The wrapper, first writing `pid` as "<pid> <start time>" (field 22 of /proc/<pid>/stat where there is one). */
-export const REMOTE_WRAPPER = [
+const REMOTE_WRAPPER = [
   `echo "$$ $(cut -d' ' -f22 /proc/$$/stat 2>/dev/null)" > pid.tmp && mv pid.tmp pid`,
   WRAPPER,
 ].join('\n');
@@ -23,7 +23,7 @@ export function exportLines(env: Record<string, string>): string[] {
 }
 
 /** The module a `python -m X.Y` command needs (X), or null. */
-export function moduleOf(command: string[]): string | null {
+function moduleOf(command: string[]): string | null {
   const i = command.indexOf('-m');
   return i >= 0 && command[i + 1] ? command[i + 1].split('.')[0] : null;
 }
@@ -85,7 +85,7 @@ export async function probe(
 }
 
 /** Reads `exit_code` and `pid` in the remote folder: `exit N`, `running`, `gone` or `nodir`. */
-export function processStateScript(dir: string): string {
+function processStateScript(dir: string): string {
   return [
     `cd ${q(dir)} 2>/dev/null || { echo nodir; exit 0; }`,
     '[ -f exit_code ] && { echo "exit $(cat exit_code)"; exit 0; }',

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecReason } from '../../eval/execution';
 
-export interface Judgement {
+interface Judgement {
   /** true: same result as the gold; false: different (or the prediction failed); null: could not be decided. */
   correct: boolean | null;
   reason: ExecReason | 'judge-timeout' | 'judge-failed';

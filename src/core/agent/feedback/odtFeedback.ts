@@ -23,14 +23,14 @@ export const NO_STRUCTURAL_ISSUE_FEEDBACK =
   'inside <sql>...</sql>. ' +
   'Do not output any text outside those tags.';
 
-export interface OdtFeedbackOptions extends JudgeOptions {
+interface OdtFeedbackOptions extends JudgeOptions {
   /** Decides result equality; default a sandboxed child-process judge (judge.ts). */
   judge?: ResultJudge;
   /** Gold trees kept (per database and gold SQL); default 10,000. */
   cacheSize?: number;
 }
 
-export interface OdtFeedbackSource extends FeedbackSource {
+interface OdtFeedbackSource extends FeedbackSource {
   /** Gold trees built so far (for tests and statistics). */
   readonly goldTreesBuilt: () => number;
 }

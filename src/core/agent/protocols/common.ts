@@ -37,7 +37,7 @@ export class MdpTracker {
   }
 }
 
-export interface TagTurn {
+interface TagTurn {
   /** The block that carries the action (the first action block that opened), or null. */
   block: TagBlock | null;
   /** Which action tag it is. */
@@ -194,7 +194,7 @@ export function configBool(config: ProtocolConfig, key: string, fallback: boolea
   return typeof v === 'boolean' ? v : fallback;
 }
 
-export function configSchemaStyle(config: ProtocolConfig, fallback: SchemaStyle): SchemaStyle {
+function configSchemaStyle(config: ProtocolConfig, fallback: SchemaStyle): SchemaStyle {
   const v = config.schemaStyle;
   return v === 'list' || v === 'ddl' || v === 'names' ? v : fallback;
 }
@@ -211,10 +211,10 @@ export function schemaText(schema: SchemaInfo, config: ProtocolConfig, fallbackS
 }
 
 /** The heading of the conversation memory the non-MTSQL-R1 protocols carry (Quarry's format; no paper has one). */
-export const EARLIER_HEADING = 'Earlier in this conversation:';
+const EARLIER_HEADING = 'Earlier in this conversation:';
 
 /** Characters of an earlier result the memory keeps: a summary, the model can run the SQL again to see more. */
-export const EARLIER_RESULT_CHARS = 300;
+const EARLIER_RESULT_CHARS = 300;
 
 type HistoryItem = { question: string; sql: string; result?: string };
 

@@ -4,7 +4,7 @@
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-export interface LenientResult {
+interface LenientResult {
   value: JsonValue | undefined;
   /** Each tolerance used, in words ("single-quoted string", "trailing comma", …); empty for strict JSON. */
   tolerated: string[];

@@ -22,12 +22,12 @@ import {
 import { findBlocks, stripCodeFence, excerpt, type TagBlock } from './tags';
 import { parseLenientJson, type JsonValue } from './lenientJson';
 
-export const MTIR_TOOL_NAME = 'sql-execute_sql_query';
+const MTIR_TOOL_NAME = 'sql-execute_sql_query';
 // Generation ends at a tool call or at a <tool_response> the model starts writing itself (App. B, line 8).
 export const MTIR_STOPS = ['</tool_call>', '<tool_response>'];
 export const MTIR_RETHINK_MESSAGE = 'My action is not correct. Let me rethink.';
 
-export const MTIR_DEFAULTS: ProtocolConfig = {
+const MTIR_DEFAULTS: ProtocolConfig = {
   maxTurns: 6,
   // §4.1: "database prompts from CodeS and SQL-R1" — DDL with example values.
   schemaStyle: 'ddl',
@@ -49,7 +49,7 @@ export const MTIR_TOOL_JSON =
   '"sql": {"title": "Sql", "type": "string"} }, "required": ["db_name", "sql"] } }';
 
 /** App. C.1 (the closing tag, printed `</tool_call}`, is written as the tag it is). */
-export const MTIR_SYSTEM_PROMPT = [
+const MTIR_SYSTEM_PROMPT = [
   '##Tools',
   '',
   'You may call one or more functions to assist with the user query.',
@@ -85,7 +85,7 @@ function dbName(ctx: ProtocolContext): string {
 }
 
 /** App. C.2, filled in. "{external_knowledge} + {question}" is the evidence, then the question. */
-export function mtirUserPrompt(ctx: ProtocolContext): string {
+function mtirUserPrompt(ctx: ProtocolContext): string {
   const evidence = ctx.task.evidence?.trim();
   const history = earlierInConversation(ctx.task.history);
   const question = [evidence, ctx.task.question].filter((s) => s).join(' ');
@@ -125,7 +125,7 @@ export function mtirUserPrompt(ctx: ProtocolContext): string {
   ].join('\n');
 }
 
-export function mtirObservation(body: string): Observation {
+function mtirObservation(body: string): Observation {
   // §3.2: the result goes back "in the user role", wrapped as the tool response.
   return { role: 'user', content: `<tool_response>\n${body}\n</tool_response>` };
 }
@@ -196,7 +196,7 @@ export function readToolCall(body: string, expectedDb: string): CallRead {
 }
 
 /** The SQL of an <answer>: the ```sql block inside it (the format asks for one), else the answer text itself. */
-export function readAnswer(inner: string): CallRead {
+function readAnswer(inner: string): CallRead {
   const problems: string[] = [];
   const text = inner.replace(/‘‘‘|’’’/g, '```');
   const unfenced = stripCodeFence(text);

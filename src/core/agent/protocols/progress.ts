@@ -13,7 +13,7 @@ import type { Observation, ParsedAction, ProtocolConfig } from '../types';
 import { MdpTracker, LONG_RESPONSE_CHARS, invalid, restoreTagStop, schemaText, earlierInConversation } from './common';
 import { findBlocks, removeBlocks, stripCodeFence, excerpt } from './tags';
 
-export const PROGRESS_DEFAULTS: ProtocolConfig = {
+const PROGRESS_DEFAULTS: ProtocolConfig = {
   // App. B / Table 4: "Max Interaction Turns T 4".
   maxTurns: 4,
   // App. F: "{db_details} contains the DDL schema of the target database": the DDL alone, no example rows (SkyRL-SQL's
@@ -26,11 +26,6 @@ export const PROGRESS_DEFAULTS: ProtocolConfig = {
 
 /** The config of Progress-SQL's evaluation protocol: App. F's prompt, one turn, no ODT feedback. */
 export const PROGRESS_EVAL_CONFIG: Readonly<ProtocolConfig> = Object.freeze({ maxTurns: 1, feedback: 'none' });
-
-/** True when the config asks for the single-turn evaluation protocol (no oracle feedback). */
-export function isProgressEvaluation(config: Partial<ProtocolConfig> | undefined): boolean {
-  return config?.feedback === 'none';
-}
 
 export const PROGRESS_REQUIRES =
   'progress protocol needs gold SQL and an oracle feedback source; it is for training and evaluation ' +
@@ -95,7 +90,7 @@ export function progressFeedbackMessage(feedback: string): string {
 }
 
 /** App. F, Round 1 user prompt (the apostrophe in "database’s" is the paper's). */
-export function progressUserPrompt(ctx: ProtocolContext): string {
+function progressUserPrompt(ctx: ProtocolContext): string {
   const extra = [ctx.task.evidence?.trim(), earlierInConversation(ctx.task.history)].filter((s): s is string => !!s);
   return [
     'Database Schema:',

@@ -26,7 +26,7 @@ export const SKYRL_STOPS = ['</sql>', '</solution>'];
 export const SKYRL_INVALID_MESSAGE =
   'Your previous action is invalid. Follow the format of outputting thinking process and sql tool, and try again.';
 
-export const SKYRL_DEFAULTS: ProtocolConfig = {
+const SKYRL_DEFAULTS: ProtocolConfig = {
   // §5: "All models are evaluated in multi-turn mode with up to 5 interaction turns".
   maxTurns: 5,
   thinking: false,
@@ -122,7 +122,7 @@ function example(thinking: boolean): string {
 }
 
 /** The App. A prompt (with the D.1 / D.2 changes when configured), filled in for one task. */
-export function skyrlPrompt(ctx: ProtocolContext): string {
+function skyrlPrompt(ctx: ProtocolContext): string {
   const thinking = configBool(ctx.config, 'thinking', false);
   const noSchema = configBool(ctx.config, 'noSchema', false);
   const schema = noSchema
@@ -155,7 +155,7 @@ export function skyrlPrompt(ctx: ProtocolContext): string {
 }
 
 /** skyrl-gym's observation: the result (or error), then the turns-left reminder, inside <observation>. */
-export function skyrlObservation(body: string, turnsLeft: number): Observation {
+function skyrlObservation(body: string, turnsLeft: number): Observation {
   return {
     role: 'user',
     content:

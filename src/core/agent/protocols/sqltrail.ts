@@ -20,12 +20,12 @@ import {
   schemaText,
 } from './common';
 
-export const SQLTRAIL_STOPS = ['</sql>', '</solution>'];
+const SQLTRAIL_STOPS = ['</sql>', '</solution>'];
 
 /** Algorithm 1, line 22. */
 export const SQLTRAIL_INVALID_MESSAGE = 'Your previous action is invalid. Think and try again.';
 
-export const SQLTRAIL_DEFAULTS: ProtocolConfig = {
+const SQLTRAIL_DEFAULTS: ProtocolConfig = {
   // §4 / App. A.5: "a 10-turn trajectory cap", "maximum turn budget of ten".
   maxTurns: 10,
   adaptive: false,
@@ -100,7 +100,7 @@ const EXAMPLE = [
   '------------------------ END OF EXAMPLE ------------------------',
 ].join('\n');
 
-export function sqlTrailPrompt(ctx: ProtocolContext): string {
+function sqlTrailPrompt(ctx: ProtocolContext): string {
   return [
     'Task Overview:',
     'You are a helpful text-to-SQL expert assistant. Below, you are provided with a database schema and a ' +
@@ -134,7 +134,7 @@ export function sqlTrailPrompt(ctx: ProtocolContext): string {
  * the turn just taken, so T−t counts that turn too: it is the environment's turns-left plus one (1 on the last turn,
  * which the final generation then uses).
  */
-export function sqlTrailObservation(body: string, turnsLeft: number): Observation {
+function sqlTrailObservation(body: string, turnsLeft: number): Observation {
   return {
     role: 'user',
     content: `<observation>\n${body}\nYou have ${turnsLeft + 1} turns left to complete the task.\n</observation>`,

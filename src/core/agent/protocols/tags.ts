@@ -118,7 +118,7 @@ export function countTags(text: string, tag: string): { open: number; close: num
   return { open, close };
 }
 
-export interface Unfenced {
+interface Unfenced {
   text: string;
   /** True when a Markdown code fence was removed. */
   fenced: boolean;

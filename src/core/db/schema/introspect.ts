@@ -5,7 +5,7 @@ import type { Cell } from '../types';
 import type { SchemaInfo, TableInfo, ColumnInfo, ForeignKeyInfo } from './types';
 import { quoteIdent } from './quote';
 
-export interface IntrospectOptions {
+interface IntrospectOptions {
   /** Rows to sample per table or view (default 3; 0 for none). */
   sampleRows?: number;
   /** Count rows per table (default true). Counting scans each table, so huge databases may want it off. */
@@ -45,7 +45,7 @@ export function introspectSchema(dbPath: string, opts: IntrospectOptions = {}): 
 }
 
 /** Describes an already-open connection; tables and views in sqlite_master order (creation order). */
-export function introspectHandle(db: Database.Database, opts: IntrospectOptions = {}): SchemaInfo {
+function introspectHandle(db: Database.Database, opts: IntrospectOptions = {}): SchemaInfo {
   const sampleRows = Math.max(0, Math.floor(opts.sampleRows ?? DEFAULT_SAMPLE_ROWS));
   const countRows = opts.countRows ?? true;
   const master = db

@@ -17,9 +17,9 @@ import { type NeighbourKind, comparedLiterals, neighbourSchema, neighboursOf } f
 import { createRng } from '../../util/random';
 import { readSourceProfile } from './sourceProfile';
 
-export const MANIFEST = 'manifest.json';
+const MANIFEST = 'manifest.json';
 /** Bumped when the builder makes other variants from the same settings: a folder of an older builder is rebuilt. */
-export const MANIFEST_SCHEMA = 'quarry.testsuite/3';
+const MANIFEST_SCHEMA = 'quarry.testsuite/3';
 
 export interface BuildSettings {
   seed: number;

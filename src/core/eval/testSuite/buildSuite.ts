@@ -14,7 +14,7 @@ export interface SuiteDatabase {
   golds: string[];
 }
 
-export interface SuiteReport {
+interface SuiteReport {
   schema: 'quarry.testsuite-report/1';
   settings: Omit<BuildSettings, 'timeoutMs'>;
   totals: {
@@ -38,7 +38,7 @@ export interface SuiteReport {
   failed: { dbId: string; error: string }[];
 }
 
-export interface BuildSuiteOptions extends BuildSettings {
+interface BuildSuiteOptions extends BuildSettings {
   outDir: string;
   jobs: number;
   onProgress?: (done: number, total: number, dbId: string) => void;
@@ -49,7 +49,7 @@ export class SuiteMismatchError extends Error {}
 
 const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
-export interface SuiteBuild {
+interface SuiteBuild {
   report: SuiteReport;
   /** Databases found complete and not built again. */
   resumed: string[];

@@ -10,9 +10,9 @@ import type { Rng } from '../../util/random';
 import { type ColumnInfo, type SourceProfile, type TableProfile, quoteId } from './sourceProfile';
 
 /** Values queries compare a column with, by lower-cased column name. */
-export type LiteralPool = Map<string, Cell[]>;
+type LiteralPool = Map<string, Cell[]>;
 
-export interface FuzzOptions {
+interface FuzzOptions {
   /** Rows per table at most (default: drawn per variant from 4, 8, 15, 30). */
   maxRows?: number;
 }

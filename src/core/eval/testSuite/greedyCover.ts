@@ -2,7 +2,7 @@
 // gold/neighbour pairs, greedily keep the one that tells apart the most pairs not yet told apart, until `max` are kept
 // or none adds any. Ties go to the earlier candidate, so the choice is deterministic.
 
-export interface CoverStep {
+interface CoverStep {
   /** Index of the chosen candidate. */
   candidate: number;
   /** Pairs it told apart that no earlier choice had. */

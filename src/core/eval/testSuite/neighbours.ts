@@ -48,7 +48,7 @@ const columnName = (ref: Node): string | undefined =>
   typeof ref.column === 'string' ? ref.column : (ref.column?.expr?.value as string | undefined);
 
 /** The schema a query's names are resolved against. */
-export interface NeighbourSchema {
+interface NeighbourSchema {
   /** Lower-cased table name → its columns (original spelling) with each column's values and counts. */
   tables: Map<string, { name: string; values: { value: Cell; count: number }[] }[]>;
 }
@@ -222,12 +222,12 @@ function selects(node: QueryNode): SelectAst[] {
   return node.kind === 'select' ? [node.ast] : [...selects(node.left), ...selects(node.right)];
 }
 
-export interface Neighbour {
+interface Neighbour {
   kind: NeighbourKind;
   sql: string;
 }
 
-export interface NeighbourSet {
+interface NeighbourSet {
   /** The gold as node-sql-parser prints it back (the neighbours' spelling); undefined when it cannot be changed. */
   printed?: string;
   neighbours: Neighbour[];

@@ -14,7 +14,7 @@ export interface ColumnInfo {
   pk: number;
 }
 
-export interface ForeignKey {
+interface ForeignKey {
   /** Child columns. */
   from: string[];
   parent: string;
@@ -22,7 +22,7 @@ export interface ForeignKey {
   to: string[];
 }
 
-export interface ValueCount {
+interface ValueCount {
   value: Cell;
   count: number;
 }
@@ -55,7 +55,7 @@ const VALUE_SAMPLE = 200;
 export const quoteId = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** SQLite's column affinity rules (https://www.sqlite.org/datatype3.html §3.1). */
-export function affinityOf(declared: string): ColumnInfo['affinity'] {
+function affinityOf(declared: string): ColumnInfo['affinity'] {
   const t = declared.toUpperCase();
   if (t.includes('INT')) return 'integer';
   if (/CHAR|CLOB|TEXT/.test(t)) return 'text';

@@ -5,7 +5,7 @@ import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
 import type { DecoderShape } from './files';
 
-export interface StepOutput {
+interface StepOutput {
   /** Logits of the last position only. */
   logits: Float32Array;
   vocab: number;
@@ -18,7 +18,7 @@ function int64(values: ArrayLike<number>, dims: number[]): ort.Tensor {
 }
 
 /** Names the cache inputs/outputs a model of this shape must have. */
-export function expectedSignature(layers: number): { inputs: string[]; outputs: string[] } {
+function expectedSignature(layers: number): { inputs: string[]; outputs: string[] } {
   const inputs = ['input_ids', 'attention_mask'];
   const outputs = ['logits'];
   for (let i = 0; i < layers; i++) {

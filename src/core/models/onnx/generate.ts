@@ -10,7 +10,7 @@ import { findStop, safeLength } from '../stops';
 import { PromptEncoder } from './prompt';
 
 /** Used when neither the request nor generation_config.json says how many tokens to generate. */
-export const FALLBACK_MAX_TOKENS = 512;
+const FALLBACK_MAX_TOKENS = 512;
 
 export class Aborted extends Error {
   constructor() {
@@ -19,7 +19,7 @@ export class Aborted extends Error {
   }
 }
 
-export interface Hooks {
+interface Hooks {
   /** Checked before each step. */
   aborted(): boolean;
   onText(delta: string): void;

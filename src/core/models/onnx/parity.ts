@@ -5,7 +5,7 @@ import type { ChatMessage } from '../types';
 import type { OnnxChatModel } from './index';
 
 /** One reference case, as quarry_trainer.parity and a model folder's reference.json write it. */
-export interface ParityCase {
+interface ParityCase {
   messages: ChatMessage[];
   max_new_tokens: number;
   /** The reference's greedy ids; the end-of-sequence id that ended decoding, if one did, is the last. */

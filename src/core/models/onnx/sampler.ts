@@ -15,7 +15,7 @@ export function argmax(logits: Float32Array, offset = 0, length = logits.length 
   return best;
 }
 
-export interface SamplerOptions {
+interface SamplerOptions {
   temperature: number;
   topP: number;
   random: () => number;

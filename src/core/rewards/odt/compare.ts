@@ -10,7 +10,7 @@ import { diagnose, type TagReason } from './tags';
 import { FALLBACK_FEEDBACK, verbalizeTags } from './verbalize';
 import type { NodeMatch, OdtBuild, OdtTag } from './types';
 
-export interface CompareOptions extends BuildOptions {
+interface CompareOptions extends BuildOptions {
   /** The gold's tree when already built (gold trees are cached by callers); else built here. */
   goldTree?: OdtBuild;
   /** The gold's bigram set when already computed. */

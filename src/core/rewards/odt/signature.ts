@@ -33,7 +33,7 @@ const LITERAL_TYPES = new Set([
   'timestamp',
 ]);
 
-export function isLiteral(e: unknown): boolean {
+function isLiteral(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
   const o = e as Ast;
   if (LITERAL_TYPES.has(o.type)) return true;
@@ -48,7 +48,7 @@ function columnOf(ref: Ast): string {
 }
 
 /** A column reference's signature: `table.column` (or the bare column when no table is known), lower-cased. */
-export function columnSignature(ref: Ast): string {
+function columnSignature(ref: Ast): string {
   const column = columnOf(ref);
   if (column === SUBQUERY_MARK) return '(subquery)';
   const name = column === '*' ? '*' : identifier(column);
@@ -73,7 +73,7 @@ export function exprSignature(e: unknown): string {
 }
 
 /** Token-level normalisation of printed SQL: literals to `?`, names unquoted and lower-cased, tight punctuation. */
-export function textSignature(sql: string): string {
+function textSignature(sql: string): string {
   const out: string[] = [];
   let prev: Token | undefined;
   for (const t of tokenize(sql)) {
@@ -100,7 +100,7 @@ export function textSignature(sql: string): string {
 }
 
 /** Top-level conjuncts: AND is split wherever it appears above the first non-AND operator (parenthesised or not). */
-export function conjuncts(e: unknown): Ast[] {
+function conjuncts(e: unknown): Ast[] {
   if (!e || typeof e !== 'object') return [];
   const o = e as Ast;
   if (o.type === 'binary_expr' && String(o.operator).toUpperCase() === 'AND')
@@ -129,7 +129,7 @@ function canonicalOperator(op: unknown): string {
  * One atomic predicate in canonical form; anything that is not one of App. D's predicate shapes is its expression
  * signature.
  */
-export function predicateSignature(p: Ast): string {
+function predicateSignature(p: Ast): string {
   if (p.type === 'binary_expr') {
     const op = canonicalOperator(p.operator);
     if (op === 'OR') return `(${disjuncts(p).map(predicateSignature).join(' OR ')})`;

@@ -105,14 +105,14 @@ export function localSimilarity(sims: FeatureSims): number {
   return num / den;
 }
 
-export function compatible(pred: OdtNode, gold: OdtNode): boolean {
+function compatible(pred: OdtNode, gold: OdtNode): boolean {
   if (pred.type !== gold.type) return false;
   if (pred.type === 'CTE') return (pred.label ?? '').toLowerCase() === (gold.label ?? '').toLowerCase();
   return true;
 }
 
 /** s_node for a compatible pair, with the matching that produced it. */
-export function scoreNodes(pred: OdtNode, gold: OdtNode): NodeMatch {
+function scoreNodes(pred: OdtNode, gold: OdtNode): NodeMatch {
   const { children, missing, extra, score: child } = matchChildren(pred.children, gold.children);
   if (pred.type === 'SELECT' && pred.profile && gold.profile) {
     const features = featureSimilarities(pred.profile, gold.profile);
@@ -124,7 +124,7 @@ export function scoreNodes(pred: OdtNode, gold: OdtNode): NodeMatch {
   return { pred, gold, score: child, local: null, features: null, child, children, missing, extra };
 }
 
-export function matchChildren(
+function matchChildren(
   pred: OdtNode[],
   gold: OdtNode[],
 ): { children: NodeMatch[]; missing: OdtNode[]; extra: OdtNode[]; score: number } {

@@ -2,7 +2,7 @@
 // verbalising. Everything here is plain data, so a tree can be cached (gold trees are) and printed as JSON.
 
 /** The five node types of App. D. Only SELECT nodes carry a local profile. */
-export type OdtNodeType = 'ROOT' | 'SELECT' | 'CTE' | 'SET_OP' | 'SUBQUERY';
+type OdtNodeType = 'ROOT' | 'SELECT' | 'CTE' | 'SET_OP' | 'SUBQUERY';
 
 /**
  * The local structural profile p = (c, b, T, S, W, J, G, H, O) of one SELECT (App. D). Set-valued features are

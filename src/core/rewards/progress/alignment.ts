@@ -17,7 +17,7 @@ export function alignReward(
 }
 
 /** The gold's ODT for this database (schema-resolved), built once per run. */
-export function goldTreeOf(res: ScoringResources, dbPath: string, goldSql: string): OdtBuild {
+function goldTreeOf(res: ScoringResources, dbPath: string, goldSql: string): OdtBuild {
   return res.memo('odt', dbPath + '\0' + goldSql, () => buildOdt(goldSql, { schema: dbSchema(res, dbPath) }));
 }
 

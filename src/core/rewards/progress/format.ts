@@ -2,7 +2,7 @@
 // `<think> … </think> <sql> … </sql>` — one of each, in that order, a non-empty SQL, nothing outside the tags.
 import { tagBlocks } from '../format';
 
-export interface ProgressFormat {
+interface ProgressFormat {
   ok: boolean;
   explanation: string;
 }

@@ -2,9 +2,8 @@
 // single-turn one-shot baseline it is compared with in App. E.1 (Figure 4, and the Single-turn RL ablation).
 import type { PanelSpec } from '../types';
 
-export { PROGRESS_TERMS, progressFormat, progressExec, progressLate, progressAlign } from './terms';
-export { alignReward, alignmentOf, goldTreeOf, ALIGN_DEFAULTS } from './alignment';
-export { sqlTrajectory, executable, firstSuccess } from './turns';
+export { PROGRESS_TERMS } from './terms';
+export { alignReward } from './alignment';
 export { checkProgressFormat } from './format';
 
 /** Weights of App. B, Table 4: ω_fmt = 0.5, ω_acc = 2.0; keep/recover/deteriorate and ω±_align as term params. */

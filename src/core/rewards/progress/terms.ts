@@ -12,7 +12,7 @@ const num = (ctx: TermContext, key: string, fallback: number): number => {
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 };
 
-export const progressFormat: TermDefinition = {
+const progressFormat: TermDefinition = {
   id: 'progress.format',
   description: 'the final output follows <think>…</think> <sql>…</sql> (value 1, else 0; ω_fmt is the weight)',
   source: 'Progress-SQL §4.2 (R_fmt), App. F output format',
@@ -33,7 +33,7 @@ export const progressFormat: TermDefinition = {
   },
 };
 
-export const progressExec: TermDefinition = {
+const progressExec: TermDefinition = {
   id: 'progress.exec',
   description: 'executability of the first vs. the final SQL: keep 0.5, recover 0.25, deteriorate −0.25, else 0',
   source: 'Progress-SQL §4.2, eq. 3; App. B Table 4',
@@ -61,7 +61,7 @@ export const progressExec: TermDefinition = {
   },
 };
 
-export const progressLate: TermDefinition = {
+const progressLate: TermDefinition = {
   id: 'progress.late',
   description: 'γ^(k*−1) for the first turn k* whose result matches the gold (0 if none); ω_acc is the weight',
   source: 'Progress-SQL §4.2, eq. 2; App. B Table 4 (γ = 0.5)',
@@ -90,7 +90,7 @@ export const progressLate: TermDefinition = {
   },
 };
 
-export const progressAlign: TermDefinition = {
+const progressAlign: TermDefinition = {
   id: 'progress.align',
   description: 'Δ = F(final) − F(first), F = ½(ODT structure + bigram Jaccard); ω⁺·Δ if Δ > 0, else ω⁻',
   source: 'Progress-SQL §4.2, eq. 1; App. D (ODT); App. B Table 4',

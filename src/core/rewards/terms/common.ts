@@ -14,7 +14,7 @@ const num = (ctx: TermContext, key: string, fallback: number): number => {
  * Why a verdict is what it is, in one line; over a test suite, how many of its databases the answer was checked on
  * and which one disagreed.
  */
-export function describeVerdict(v: ExecOutcome, mode: string): string {
+function describeVerdict(v: ExecOutcome, mode: string): string {
   const s = v.suite;
   if (!s) return describeSingle(v, mode);
   const over = `${s.databases} database${s.databases === 1 ? '' : 's'} of the test suite`;

@@ -17,13 +17,13 @@ function aggWord(ctx: TermContext): string {
   return ctx.params.aggregate === 'sum' ? 'sum' : 'mean';
 }
 
-export type EmNormalize = 'trim' | 'none' | 'whitespace';
+type EmNormalize = 'trim' | 'none' | 'whitespace';
 
 /**
  * The text MTSQL-R1's R_EM compares: as written ('none'), without surrounding whitespace ('trim'), or
  * whitespace-collapsed.
  */
-export function emText(sql: string, normalize: EmNormalize = 'none'): string {
+function emText(sql: string, normalize: EmNormalize = 'none'): string {
   return normalize === 'none' ? sql : normalize === 'whitespace' ? sql.replace(/\s+/g, ' ').trim() : sql.trim();
 }
 
@@ -72,7 +72,7 @@ export const mtsqlr1Em: TermDefinition = {
 };
 
 /** The candidate SQLs of PROPOSE and SELF-CORRECT actions, in order. */
-export function proposals(t: TrajectoryRecord): Array<{ turn: number; sql: string; label: string }> {
+function proposals(t: TrajectoryRecord): Array<{ turn: number; sql: string; label: string }> {
   const out: Array<{ turn: number; sql: string; label: string }> = [];
   for (const turn of t.turns) {
     const label = turn.action.mdp.find((m) => m === 'PROPOSE' || m === 'SELF-CORRECT');
@@ -115,16 +115,16 @@ export const mtsqlr1Clause: TermDefinition = {
   },
 };
 
-export type ExecCategory = 'ok' | 'null' | 'error';
+type ExecCategory = 'ok' | 'null' | 'error';
 
 /** ok: rows came back; null: it ran and returned nothing; error: it failed (SQL error, timeout, rejected). */
-export function execCategory(e: TurnExec): ExecCategory {
+function execCategory(e: TurnExec): ExecCategory {
   if (!e.ok) return 'error';
   return e.rowCount === 0 ? 'null' : 'ok';
 }
 
 /** The E-VERIFY table: rows Exec Results ok/null/error, columns VR fail/pass. */
-export const E_VERIFY_TABLE: Record<ExecCategory, { fail: number; pass: number }> = {
+const E_VERIFY_TABLE: Record<ExecCategory, { fail: number; pass: number }> = {
   ok: { fail: 0, pass: 1 },
   null: { fail: 0.1, pass: 0 },
   error: { fail: 1, pass: 0 },

@@ -377,7 +377,7 @@ class Parser {
 }
 
 /** scan_alias + get_tables_with_alias: "x as y" anywhere maps y -> x; a table name may not be used as an alias. */
-export function tablesWithAlias(schema: SpiderSchema, toks: string[]): Aliases {
+function tablesWithAlias(schema: SpiderSchema, toks: string[]): Aliases {
   const aliases: Aliases = new Map();
   toks.forEach((t, i) => {
     if (t === 'as') aliases.set(pyIndex(toks, i + 1), pyIndex(toks, i - 1));

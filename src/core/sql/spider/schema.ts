@@ -21,7 +21,7 @@ export function buildSpiderSchema(tables: Iterable<[table: string, columns: read
 }
 
 /** get_schema(db): every table in sqlite_master (sqlite_sequence included, as the official script sees it). */
-export function readSpiderSchema(dbPath: string): SpiderSchema {
+function readSpiderSchema(dbPath: string): SpiderSchema {
   const db = openReadOnly(dbPath);
   try {
     const names = (

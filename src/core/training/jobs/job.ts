@@ -5,7 +5,7 @@
 // in `submitter`, no longer runs), for until then nothing else knows where the job runs.
 import { isSlurmTime } from './targets';
 
-export const JOB_SCHEMA = 'quarry.job/1';
+const JOB_SCHEMA = 'quarry.job/1';
 
 export type JobStatus = 'staged' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'lost';
 export const FINAL_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled', 'lost'];
@@ -28,7 +28,7 @@ export interface JobSpec {
   resources?: JobResources;
 }
 
-export interface JobResources {
+interface JobResources {
   gpus?: number;
   nodes?: number;
   time?: string;

@@ -20,7 +20,7 @@ const REFUSED: Record<string, string> = {
 };
 
 /** The keyword and its arguments of one config line (null: blank or a comment). */
-export function sshConfigLine(line: string): { keyword: string; args: string[] } | null {
+function sshConfigLine(line: string): { keyword: string; args: string[] } | null {
   const s = line.trim();
   if (s === '' || s.startsWith('#')) return null;
   // ssh splits the keyword from its value at the first run of whitespace and/or one '='.

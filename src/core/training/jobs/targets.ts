@@ -2,14 +2,14 @@
 // how to reach it. Checks the shape and says what is wrong in words; splits a target's environment into plain values
 // (recorded in job.json) and secrets (named only: their values come from the environment or the editor's
 // SecretStorage at submit time and are passed to the job through its environment, never written down).
-export type TargetKind = 'local' | 'ssh' | 'slurm' | 'ray';
+type TargetKind = 'local' | 'ssh' | 'slurm' | 'ray';
 
 /** A secret environment variable: its value comes from `from` (default: the same name) at submit time. */
-export interface SecretEnv {
+interface SecretEnv {
   secret: true;
   from?: string;
 }
-export type TargetEnv = Record<string, string | SecretEnv>;
+type TargetEnv = Record<string, string | SecretEnv>;
 
 /** How to reach a host over the system `ssh`: the user's OpenSSH config, keys, agent and known_hosts apply. */
 export interface SshEndpoint {
@@ -29,7 +29,7 @@ interface Common {
   minFreeMB?: number;
 }
 
-export interface LocalTargetConfig extends Common {
+interface LocalTargetConfig extends Common {
   kind: 'local';
 }
 export interface SshTargetConfig extends Common, SshEndpoint {
@@ -73,14 +73,14 @@ const REMOTE_DIR = /^\/[\w./+@,:=-]*$/;
 /** A program name on PATH, or an absolute path to one. */
 const PROGRAM = /^(?:[\w.+][\w.+-]*|\/[\w./+-]+)$/;
 /** Slurm partition, account and QOS names. */
-export const SLURM_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.,-]*$/;
+const SLURM_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.,-]*$/;
 /** Variables that make the job's programs load or run other code than theirs (a dynamic loader, a shell's startup). */
 const HIJACKING_ENV = new RegExp(
   '^(?:LD_\\w*|DYLD_\\w*|BASH_ENV|ENV|BASH_FUNC_\\w*|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|IFS|PATH|NODE_OPTIONS|' +
     'PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|GIT_SSH|GIT_SSH_COMMAND)$',
 );
 /** The sbatch options a target may add (each `--name` or `--name=value`); none runs a command or moves the script. */
-export const SBATCH_OPTIONS: readonly string[] = (
+const SBATCH_OPTIONS: readonly string[] = (
   'qos constraint prefer exclusive oversubscribe mem mem-per-cpu mem-per-gpu cpus-per-task cpus-per-gpu ntasks ' +
   'ntasks-per-node ntasks-per-gpu gpus gpus-per-task gpus-per-socket gres gres-flags gpu-bind gpu-freq cpu-freq ' +
   'mem-bind hint threads-per-core cores-per-socket sockets-per-node distribution reservation exclude nodelist ' +

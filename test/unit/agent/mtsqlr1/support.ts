@@ -57,7 +57,7 @@ export function errResult(error: string): ExecResult {
   return { ok: false, errorClass: 'sql', error, columns: [], rows: [], rowCount: 0, truncated: false, ms: 1 };
 }
 
-export interface ExpectedCase {
+interface ExpectedCase {
   file: string;
   state: Omit<TurnState, 'hasHistory'>;
   kind: string;

@@ -46,7 +46,7 @@ export function errResult(error: string, errorClass: ExecResult['errorClass'] = 
   return { ok: false, errorClass, error, columns: [], rows: [], rowCount: 0, truncated: false, ms: 1 };
 }
 
-export const outputsDir = join(fixturesDir, 'model-outputs');
+const outputsDir = join(fixturesDir, 'model-outputs');
 
 export function fixture(protocol: string, name: string): string {
   return readFileSync(join(outputsDir, protocol, name), 'utf8');

@@ -15,7 +15,7 @@ export function historyResultText(r: ExecResult, maxRows = MEMORY_RESULT_ROWS): 
   return r.ok ? pyRows(r, maxRows) : pythonErrorText(r);
 }
 
-export interface HistoryResultOptions {
+interface HistoryResultOptions {
   maxRows?: number;
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -9,7 +9,7 @@ import { withHistoryResults } from './historyResults';
  * maxTurns 4: App. B sets `multi_turn.max_turns: 4`, which verl's SGLang rollout counts as assistant generations
  * (each generation, tool call or answer, is one turn; App. D.1's episode uses all four).
  */
-export const MTSQLR1_DEFAULTS: ProtocolConfig = {
+const MTSQLR1_DEFAULTS: ProtocolConfig = {
   maxTurns: 4,
   schemaStyle: 'ddl',
   sampleRows: 1,
@@ -35,9 +35,9 @@ export const mtsqlr1Protocol: Protocol = {
   create: (ctx) => new Mtsqlr1Session(ctx),
 };
 
-export { Mtsqlr1Session, mtsqlr1UserPrompt, NOT_EXECUTED, TOOL_CALL_STOP } from './session';
-export { parseTurn, sameSql, INITIAL_STATE, type TurnState, type Phase, type Mtsqlr1Action } from './parse';
-export { memoryString, asQuestion, spiderSchemaOf, parsedElementsOf, NO_HISTORY_RESULT } from './memory';
-export { withHistoryResults, historyResultText, MEMORY_RESULT_ROWS } from './historyResults';
-export { pyRows, pyStr, parsedElements, sqlRepr } from './pyRepr';
+export { Mtsqlr1Session, NOT_EXECUTED } from './session';
+export { parseTurn, INITIAL_STATE, type TurnState, type Mtsqlr1Action } from './parse';
+export { memoryString, spiderSchemaOf, parsedElementsOf } from './memory';
+export { withHistoryResults, historyResultText } from './historyResults';
+export { pyRows, pyStr } from './pyRepr';
 export * from './prompts';

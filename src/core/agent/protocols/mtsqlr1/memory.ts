@@ -15,7 +15,7 @@ import { buildSpiderSchema, parseSpiderSql, type SpiderSchema } from '../../../s
 import { parsedElements } from './pyRepr';
 import type { Task } from '../../types';
 
-export type HistoryEntry = NonNullable<Task['history']>[number];
+type HistoryEntry = NonNullable<Task['history']>[number];
 
 /** The traces print every question as "Question: …" (the datasets' utterances carried that prefix). */
 export function asQuestion(q: string): string {
@@ -40,7 +40,7 @@ export function parsedElementsOf(spider: SpiderSchema, sql: string): string {
 }
 
 /** When a history entry has no `result`: say so rather than leave a blank the model might read as "no rows". */
-export const NO_HISTORY_RESULT = '(not available: this SQL was not run)';
+const NO_HISTORY_RESULT = '(not available: this SQL was not run)';
 
 /**
  * The memory string. Turns are numbered from 0 as in the traces; an empty history gives '' (the first question of a

@@ -18,8 +18,8 @@ import { parseLenientJson, type JsonValue } from '../lenientJson';
 import { normalizeSql } from '../../../sql/normalize';
 import { TOOL_NAMES, type ToolName } from './prompts';
 
-export type Phase = 'start' | 'executed' | 'memory';
-export type Verdict = 'pass' | 'no_pass';
+type Phase = 'start' | 'executed' | 'memory';
+type Verdict = 'pass' | 'no_pass';
 
 /** What the earlier turns of the episode left behind; the parser reads it and never changes it. */
 export interface TurnState {
@@ -51,7 +51,7 @@ const VERDICT_TAGS = ['exec_verify', 'memory_verify'] as const;
 const ALL_TAGS = ['think', ...ACTION_TAGS, ...VERDICT_TAGS, 'tool_response'];
 
 /** Same SQL for MDP purposes: canonical text (keywords, spacing, trailing `;`) equal; string literals count exactly. */
-export function sameSql(a: string, b: string): boolean {
+function sameSql(a: string, b: string): boolean {
   try {
     return normalizeSql(a) === normalizeSql(b);
   } catch {

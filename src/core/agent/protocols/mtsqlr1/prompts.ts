@@ -35,7 +35,7 @@ export const QUESTION_NOTE =
   "of your response.\nNote please call 'exec_sql' tool at least once)";
 
 /** App. B.0.1 tool schemas (the `tool_schema` entries of the two tool configurations). */
-export const EXEC_SQL_TOOL = {
+const EXEC_SQL_TOOL = {
   type: 'function',
   function: {
     name: 'exec_sql',
@@ -48,7 +48,7 @@ export const EXEC_SQL_TOOL = {
   },
 } as const;
 
-export const MEMORY_RETRIEVE_TOOL = {
+const MEMORY_RETRIEVE_TOOL = {
   type: 'function',
   function: {
     name: 'memory_retrieve',
@@ -70,7 +70,7 @@ export const TOOL_NAMES = ['exec_sql', 'memory_retrieve'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** JSON as Python's json.dumps writes it (", " and ": "), which is how a Hugging Face chat template prints tools. */
-export function pyJsonDumps(value: unknown): string {
+function pyJsonDumps(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return '[' + value.map(pyJsonDumps).join(', ') + ']';
   return (

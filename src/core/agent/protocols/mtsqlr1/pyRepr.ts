@@ -95,7 +95,7 @@ function sqlFields(sql: SpiderSql, select: string): string {
 }
 
 /** The full repr of a Spider SQL dict (process_sql.get_sql), keys in the order it builds them. */
-export function sqlRepr(sql: SpiderSql): string {
+function sqlRepr(sql: SpiderSql): string {
   const [distinct, units] = sql.select;
   return sqlFields(sql, `(${pyBool(distinct)}, [${units.map(([agg, v]) => `(${agg}, ${valUnit(v)})`).join(', ')}])`);
 }

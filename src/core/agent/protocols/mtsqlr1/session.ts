@@ -21,13 +21,13 @@ import { asQuestion, memoryString, spiderSchemaOf } from './memory';
 import { pyRows } from './pyRepr';
 import { INITIAL_STATE, parseTurn, type TurnState } from './parse';
 
-export const TOOL_CALL_STOP = '</tool_call>';
+const TOOL_CALL_STOP = '</tool_call>';
 
 /** What memory_retrieve shows as the proposed SQL's results when exec_sql never ran that SQL in this episode. */
 export const NOT_EXECUTED = "(not executed yet: run it with the 'exec_sql' tool first)";
 
 /** The prompt of App. D: instructions, earlier turns (the schema inside the first), then the current question. */
-export function mtsqlr1UserPrompt(ctx: ProtocolContext): string {
+function mtsqlr1UserPrompt(ctx: ProtocolContext): string {
   const schema = schemaText(ctx.schema, ctx.config, 'ddl');
   const history = ctx.task.history ?? [];
   const parts = [MTSQLR1_INSTRUCTIONS, ''];
