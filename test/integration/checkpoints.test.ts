@@ -128,8 +128,7 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
       names: ['sft-step2', 'replay-right'],
       dataset: `spider:${dataset}`,
     });
-    const hook = <T>(op: string, m?: unknown) =>
-      vscode.commands.executeCommand<T>('quarry.compare.testHook', op, m);
+    const hook = <T>(op: string, m?: unknown) => vscode.commands.executeCommand<T>('quarry.compare.testHook', op, m);
     let view: Extract<CompareToApp, { type: 'comparison' }>['view'] | undefined;
     for (;;) {
       const posted = await hook<CompareToApp[]>('posted');
@@ -175,12 +174,7 @@ suite('Checkpoints: load, use, evaluate, compare', () => {
     this.timeout(120_000);
     if (!compared) this.skip();
     const revive = (state: unknown) =>
-      vscode.commands.executeCommand<string | null>(
-        'quarry.webviews.testHook',
-        'revive',
-        'quarry.compare',
-        state,
-      );
+      vscode.commands.executeCommand<string | null>('quarry.webviews.testHook', 'revive', 'quarry.compare', state);
     assert.ok(
       (await vscode.commands.executeCommand<string[]>('quarry.webviews.testHook', 'viewTypes')).includes(
         'quarry.compare',
