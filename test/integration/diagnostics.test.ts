@@ -77,7 +77,7 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     const first = await until('run message', () => lastOf('run'));
     assert.equal(first.run.panel, 'skyrl');
     assert.equal((await lastOf('panels'))?.selected, 'skyrl');
-    await hook('receive', { type: 'setPanel', panel: 'sqltrail' });
+    await hook('send', { type: 'setPanel', panel: 'sqltrail' });
     const msg = await until('the run scored with sqltrail', async () => {
       const m = await lastOf('run');
       return m?.run.panel === 'sqltrail' ? m : undefined;
@@ -136,7 +136,7 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     async function () {
       this.timeout(120_000);
       await hook('clear');
-      await hook('receive', { type: 'setPanel', panel: 'skyrl' });
+      await hook('send', { type: 'setPanel', panel: 'skyrl' });
       const msg = await until('skyrl run', async () => {
         const m = await lastOf('run');
         return m?.run.panel === 'skyrl' ? m : undefined;
@@ -159,7 +159,7 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     async function () {
       this.timeout(120_000);
       await hook('clear');
-      await hook('receive', { type: 'openTrajectory', id: 'top-b' });
+      await hook('send', { type: 'openTrajectory', id: 'top-b' });
       const msg = await until('trajectory', () => lastOf('trajectory'));
       const d: TrajectoryDiagnostics = msg.trajectory;
       assert.equal(msg.hasRun, true);
@@ -187,13 +187,13 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
   test('an MTSQL-R1 trajectory shows its verification verdicts with the process reward each earned', async function () {
     this.timeout(120_000);
     await hook('clear');
-    await hook('receive', { type: 'setPanel', panel: 'mtsqlr1' });
+    await hook('send', { type: 'setPanel', panel: 'mtsqlr1' });
     await until('mtsqlr1 view', async () => {
       const m = await lastOf('trajectory');
       return m?.trajectory.panel === 'mtsqlr1' ? m : undefined;
     });
     await hook('clear');
-    await hook('receive', { type: 'openTrajectory', id: 'fees-mt' });
+    await hook('send', { type: 'openTrajectory', id: 'fees-mt' });
     const d = (await until('fees-mt', () => lastOf('trajectory'))).trajectory;
     assert.equal(d.id, 'fees-mt');
     assert.deepEqual(
@@ -219,12 +219,12 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     'every incoming message is validated: unknown types, ' + 'bad fields and panels not offered are rejected',
     async () => {
       await hook('clear');
-      await hook('receive', { type: 'runShell', cmd: 'rm -rf /' });
-      await hook('receive', { type: 'openTrajectory', id: 42 });
-      await hook('receive', { type: 'setPanel', panel: '/etc/passwd.json' });
-      await hook('receive', 'not an object');
-      await hook('receive', { type: 'setMismatchSql', sql: 'last' });
-      await hook('receive', { type: 'setMismatchSql' });
+      await hook('send', { type: 'runShell', cmd: 'rm -rf /' });
+      await hook('send', { type: 'openTrajectory', id: 42 });
+      await hook('send', { type: 'setPanel', panel: '/etc/passwd.json' });
+      await hook('send', 'not an object');
+      await hook('send', { type: 'setMismatchSql', sql: 'last' });
+      await hook('send', { type: 'setMismatchSql' });
       const rejected = await hook<string[]>('rejected');
       assert.equal(rejected.length, 6);
       assert.match(rejected[0], /unknown message type "runShell"/);
@@ -242,7 +242,7 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
   test('back to the run, then opening one trajectory directly with {file, id}', async function () {
     this.timeout(120_000);
     await hook('clear');
-    await hook('receive', { type: 'showRun' });
+    await hook('send', { type: 'showRun' });
     const back = await until('run again', () => lastOf('run'));
     // The panel was switched to mtsqlr1 in the trajectory view: the run is rescored with it on the way back.
     assert.equal(back.run.panel, 'mtsqlr1');
@@ -271,10 +271,10 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     async function () {
       this.timeout(120_000);
       await hook('clear');
-      await hook('receive', { type: 'showRun' });
+      await hook('send', { type: 'showRun' });
       const before = (await until('run', () => lastOf('run'))).run;
       await hook('clear');
-      await hook('receive', { type: 'setMismatchSql', sql: 'first' });
+      await hook('send', { type: 'setMismatchSql', sql: 'first' });
       const after = (
         await until('first-SQL run', async () => {
           const m = await lastOf('run');
@@ -283,7 +283,7 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
       ).run;
       assert.deepEqual(after.terms, before.terms, 'the rewards are kept');
       assert.equal(after.mismatch.scopes[0].trajectories, 5);
-      await hook('receive', { type: 'setMismatchSql', sql: 'final' });
+      await hook('send', { type: 'setMismatchSql', sql: 'final' });
       await until('final again', async () => {
         const m = await lastOf('run');
         return m?.run.mismatch.sql === 'final' ? m : undefined;
@@ -306,12 +306,12 @@ suite('Diagnostics: quarry.openDiagnostics on a trajectory file from real agent 
     await hook('clear');
     await vscode.commands.executeCommand('quarry.openDiagnostics', file);
     await until('run', () => lastOf('run'));
-    await hook('receive', { type: 'setPanel', panel: 'skyrl' });
+    await hook('send', { type: 'setPanel', panel: 'skyrl' });
     const run = await until('skyrl run', async () => {
       const m = await lastOf('run');
       return m?.run.panel === 'skyrl' ? m : undefined;
     });
-    await hook('receive', { type: 'openTrajectory', id: 'top-b' });
+    await hook('send', { type: 'openTrajectory', id: 'top-b' });
     const shown = await until('top-b', () => lastOf('trajectory'));
     // What the app saved (its DiagnosticsState) on that view when the window went away.
     const saved: DiagnosticsState = {

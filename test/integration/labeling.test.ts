@@ -42,7 +42,8 @@ async function lastOf<K extends ToApp['type']>(type: K): Promise<Extract<ToApp, 
 /** Sends a message as the app would and returns what the host posted in answer. */
 async function send(message: unknown): Promise<ToApp[]> {
   await hook('clear');
-  await hook('receive', message);
+  await hook('send', message);
+  await hook('idle');
   return posted();
 }
 

@@ -45,7 +45,7 @@ let seq = 100;
 /** Sends a filter as the app would and returns the list of ids the host's answer keeps. */
 async function filterIds(filter: Record<string, unknown>, ids: string[]): Promise<string[]> {
   const mySeq = ++seq;
-  await hook('receive', { type: 'filter', seq: mySeq, filter });
+  await hook('send', { type: 'filter', seq: mySeq, filter });
   const view = await until(`view ${mySeq}`, async () =>
     (await posted()).filter((m): m is Extract<ToApp, { type: 'view' }> => m.type === 'view' && m.seq === mySeq).pop(),
   );
@@ -236,7 +236,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
   test('selecting a trajectory sends its full record, then its reward terms with explanations', async function () {
     this.timeout(60_000);
     await hook('clear');
-    await hook('receive', { type: 'select', key: 2 });
+    await hook('send', { type: 'select', key: 2 });
     const detail = await until('detail', () => lastOf('detail'));
     assert.equal(detail.record.id, 'top-c');
     assert.equal(detail.record.turns.length, 3);
@@ -253,7 +253,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.ok(ex.explanation.terms.every((t) => t.explanation.length > 0));
     // No gold: the detail still opens, the reward says why it is missing.
     await hook('clear');
-    await hook('receive', { type: 'select', key: 5 });
+    await hook('send', { type: 'select', key: 5 });
     const free = await until('unscored explanation', () => lastOf('explanation'));
     assert.equal(free.explanation, null);
     assert.equal(free.error, 'no gold SQL in the task');
@@ -262,7 +262,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
   test('the reward panel can be switched: rewards are recomputed with the chosen panel', async function () {
     this.timeout(120_000);
     await hook('clear');
-    await hook('receive', { type: 'setPanel', panel: 'sqltrail' });
+    await hook('send', { type: 'setPanel', panel: 'sqltrail' });
     await hook('idle');
     const scores = (await posted()).filter((m): m is Extract<ToApp, { type: 'scores' }> => m.type === 'scores');
     const reward = new Map<number, number | null>();
@@ -271,13 +271,13 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const a = reward.get(0) ?? 0,
       b = reward.get(1) ?? 0;
     assert.ok(a > 4 && a - b > 2, `top-a ${a}, top-b ${b}`);
-    await hook('receive', { type: 'setPanel', panel: 'auto' });
+    await hook('send', { type: 'setPanel', panel: 'auto' });
     await hook('idle');
   });
 
   test('compare two trajectories: the final SQL diff marks what differs', async () => {
     await hook('clear');
-    await hook('receive', { type: 'compare', a: 0, b: 1 });
+    await hook('send', { type: 'compare', a: 0, b: 1 });
     const c = await until('compare', () => lastOf('compare'));
     assert.equal(c.a.record.id, 'top-a');
     assert.equal(c.b.record.id, 'top-b');
@@ -290,7 +290,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
   test('group view: every sample of the question with terms, advantages and group statistics', async function () {
     this.timeout(60_000);
     await hook('clear');
-    await hook('receive', { type: 'group', key: 1 });
+    await hook('send', { type: 'group', key: 1 });
     const g = await until('group', () => lastOf('group'));
     assert.equal(g.groupId, 'top');
     assert.deepEqual(
@@ -304,7 +304,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     assert.ok(adv[0] > 0 && adv[1] < 0 && adv[2] > 0, adv.join());
     assert.ok(Math.abs(adv.reduce((a, b) => a + b, 0)) < 1e-6);
     await hook('clear');
-    await hook('receive', { type: 'group', key: 3 });
+    await hook('send', { type: 'group', key: 3 });
     const kids = await until('kids group', () => lastOf('group'));
     assert.equal(
       kids.stats.zeroVariance,
@@ -316,10 +316,10 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
 
   test('every incoming message is validated; bad ones are rejected and reported', async () => {
     await hook('clear');
-    await hook('receive', { type: 'runShell', cmd: 'rm -rf /' });
-    await hook('receive', { type: 'select', key: '2' });
-    await hook('receive', { type: 'filter', seq: 1, filter: 'verdict=correct' });
-    await hook('receive', 42);
+    await hook('send', { type: 'runShell', cmd: 'rm -rf /' });
+    await hook('send', { type: 'select', key: '2' });
+    await hook('send', { type: 'filter', seq: 1, filter: 'verdict=correct' });
+    await hook('send', 42);
     const rejected = await hook<string[]>('rejected');
     assert.equal(rejected.length, 4);
     assert.match(rejected[0], /unknown message type "runShell"/);
@@ -329,9 +329,9 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     const errors = (await posted()).filter((m) => m.type === 'error');
     assert.equal(errors.length, 4);
     await hook('clear');
-    await hook('receive', { type: 'select', key: 99 });
+    await hook('send', { type: 'select', key: 99 });
     assert.match((await lastOf('error'))?.message ?? '', /no trajectory #99/);
-    await hook('receive', { type: 'setPanel', panel: 'rm -rf' });
+    await hook('send', { type: 'setPanel', panel: 'rm -rf' });
     assert.match((await lastOf('error'))?.message ?? '', /unknown reward panel/);
   });
 
@@ -466,7 +466,7 @@ suite('Replay: quarry.openReplay on a trajectory file from real agent runs', () 
     await until('the revived tab is titled as before', async () => tabLabels().includes('Replay: replay-run.jsonl'));
     // The revived panel is the one the host and its commands talk to.
     await hook('clear');
-    await hook('receive', { type: 'select', key: 0 });
+    await hook('send', { type: 'select', key: 0 });
     assert.equal((await until('a selection in the revived panel', () => lastOf('detail'))).record.id, 'top-a');
 
     // A state the host cannot use (here a relative path) is refused with the reason; the panel comes back empty.

@@ -5,7 +5,6 @@ import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { DiagnosticsPanel, pickTrajectoryFile } from './panel';
-import { registerPanelSerializer } from '../webviews/restore';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
 /** What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show. */
@@ -59,41 +58,5 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload the panel comes back on the file, reward panel and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.diagnostics', (panel, state) =>
-    DiagnosticsPanel.revive(panel, context, services, state),
-  );
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
-    registerTestHook(context);
-}
-
-/**
- * Test-only: `quarry.diagnostics.testHook` shows an integration test what the host posted to the panel and sends it
- * messages through the same validation a webview's go through. Registered only under tests.
- */
-function registerTestHook(context: vscode.ExtensionContext): void {
-  DiagnosticsPanel.testLog = { posted: [], rejected: [] };
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.diagnostics.testHook', async (op: unknown, message?: unknown) => {
-      const log = DiagnosticsPanel.testLog!;
-      switch (op) {
-        case 'posted':
-          return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        case 'rejected':
-          return [...log.rejected];
-        case 'clear':
-          log.posted.length = 0;
-          log.rejected.length = 0;
-          return true;
-        case 'receive':
-          if (!DiagnosticsPanel.current) throw new Error('the diagnostics panel is not open');
-          await DiagnosticsPanel.current.receive(message);
-          return true;
-        case 'close':
-          DiagnosticsPanel.current?.close();
-          return true;
-        default:
-          throw new Error(`quarry.diagnostics.testHook: unknown op ${JSON.stringify(op)}`);
-      }
-    }),
-  );
+  DiagnosticsPanel.register(context, services);
 }

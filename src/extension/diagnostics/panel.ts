@@ -1,15 +1,13 @@
 // The reward diagnostics panel's host side: keeps what is shown (file, panel, run report, trajectory) so hiding the
-// panel, which throws the webview away, loses nothing; scores through core; checks every message from the webview.
+// panel, which throws the webview away, loses nothing; scores through core. Built from the panel kit
+// (./registration.ts), which checks every message from the webview.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Services } from '../services';
-import { webviewHtml, webviewOptions } from '../webviews/html';
-import { preparePanel } from '../webviews/restore';
-import { diagnosticsRestore } from '../../protocol/restore';
-import { checkMessage } from '../../protocol/validate';
+import { PanelController, registerPanel } from '../webviews/kit';
+import type { DiagnosticsRestore, Parsed } from '../../protocol/restore';
 import {
-  DIAGNOSTICS_RULES,
   diagnosticsMessageProblem,
   type PanelChoice,
   type SourceInfo,
@@ -22,6 +20,7 @@ import type { ResolvedPanel, ScoringResources } from '../../core/rewards/types';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { defaultPanelFor } from '../../core/trajectories/summary';
 import { filePanel } from './filePanel';
+import { DIAGNOSTICS } from './registration';
 import type { MismatchSql } from '../../core/rewards/mismatch';
 import {
   Cancelled,
@@ -37,12 +36,6 @@ import {
 /** The five papers' panels, in the order of the project's docs, then Progress-SQL's App. E.1 baseline. */
 export const BUILTIN_PANELS: readonly string[] = BUILTIN_PANEL_NAMES;
 
-/** What a test can see of the panel (only when test hooks are on). */
-export interface DiagnosticsTestLog {
-  posted: ToApp[];
-  rejected: string[];
-}
-
 export async function pickTrajectoryFile(): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: false,
@@ -56,7 +49,6 @@ export async function pickTrajectoryFile(): Promise<string | undefined> {
 
 export class DiagnosticsPanel {
   static current: DiagnosticsPanel | undefined;
-  static testLog: DiagnosticsTestLog | undefined;
 
   private panelValue = 'sqltrail';
   /** Whether the panel was chosen (by the user, or restored after a reload); until then each file picks its own. */
@@ -72,55 +64,53 @@ export class DiagnosticsPanel {
   private mismatchSql: MismatchSql = 'final';
   private view: 'empty' | 'run' | 'trajectory' = 'empty';
   private busy = false;
-  private disposed = false;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    context: vscode.ExtensionContext,
+    private readonly panel: PanelController<ToHost, ToApp>,
     private readonly services: Services,
   ) {
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'diagnostics', 'Quarry: Reward Diagnostics');
-    panel.onDidDispose(() => {
-      this.disposed = true;
-      if (DiagnosticsPanel.current === this) DiagnosticsPanel.current = undefined;
-    });
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      void this.receive(raw);
+    DiagnosticsPanel.current = this;
+    panel.bind({
+      problem: (m) =>
+        diagnosticsMessageProblem(
+          m,
+          this.panelChoices().map((p) => p.value),
+        ),
+      receive: (m) => this.receive(m),
+      onDispose: () => {
+        if (DiagnosticsPanel.current === this) DiagnosticsPanel.current = undefined;
+      },
     });
   }
 
   static show(context: vscode.ExtensionContext, services: Services): DiagnosticsPanel {
     const cur = DiagnosticsPanel.current;
-    if (cur && !cur.disposed) {
-      cur.panel.reveal(undefined, false);
+    if (cur && !cur.panel.disposed) {
+      cur.panel.reveal();
       return cur;
     }
-    const panel = vscode.window.createWebviewPanel(
-      'quarry.diagnostics',
-      'Quarry: Reward Diagnostics',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
-    );
-    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
-    DiagnosticsPanel.current = new DiagnosticsPanel(panel, context, services);
-    return DiagnosticsPanel.current;
+    return new DiagnosticsPanel(PanelController.create(context, services, DIAGNOSTICS), services);
   }
 
   /**
-   * The panel VS Code brings back after a window reload, with the state its app saved: the same reward panel, the file
-   * scored again, and the trajectory that was shown (after its run, when the run came first). Returns why the state
-   * (or the panel file it names) was not used, or null.
+   * Registers the panel with the kit: after a window reload it comes back with the state its app saved (checked by
+   * diagnosticsRestore): the same reward panel, the file scored again, and the trajectory that was shown (after its
+   * run, when the run came first). The revive says why the state (or the panel file it names) was not used, or null.
    */
-  static async revive(
-    panel: vscode.WebviewPanel,
+  static register(context: vscode.ExtensionContext, services: Services): void {
+    registerPanel(context, services, DIAGNOSTICS, (panel, saved) =>
+      DiagnosticsPanel.revive(context, services, panel, saved),
+    );
+  }
+
+  private static async revive(
     context: vscode.ExtensionContext,
     services: Services,
-    state: unknown,
+    panel: vscode.WebviewPanel,
+    saved: Parsed<DiagnosticsRestore>,
   ): Promise<string | null> {
-    preparePanel(panel, context.extensionUri);
-    const revived = new DiagnosticsPanel(panel, context, services);
-    DiagnosticsPanel.current = revived;
-    const saved = diagnosticsRestore(state);
+    const view = PanelController.adopt<ToHost, ToApp>(context, services, DIAGNOSTICS, panel);
+    const revived = new DiagnosticsPanel(view, services);
     if (!saved.ok) {
       revived.post({ type: 'error', text: `The panel could not come back as it was after the reload: ${saved.error}` });
       return saved.error;
@@ -163,10 +153,6 @@ export class DiagnosticsPanel {
     }
   }
 
-  close(): void {
-    this.panel.dispose();
-  }
-
   private panelChoices(): PanelChoice[] {
     const out: PanelChoice[] = BUILTIN_PANELS.map((p) => ({ value: p, label: p }));
     if (this.panelFile) out.push({ value: this.panelFile, label: `${basename(this.panelFile)} (file)` });
@@ -174,8 +160,7 @@ export class DiagnosticsPanel {
   }
 
   private post(message: ToApp): void {
-    DiagnosticsPanel.testLog?.posted.push(message);
-    void this.panel.webview.postMessage(message);
+    this.panel.post(message);
   }
 
   private source(): SourceInfo | null {
@@ -318,20 +303,8 @@ export class DiagnosticsPanel {
     }
   }
 
-  async receive(raw: unknown): Promise<void> {
-    const checked = checkMessage<ToHost>(raw, DIAGNOSTICS_RULES);
-    const problem = checked.ok
-      ? diagnosticsMessageProblem(
-          checked.message,
-          this.panelChoices().map((p) => p.value),
-        )
-      : checked.error;
-    if (!checked.ok || problem) {
-      DiagnosticsPanel.testLog?.rejected.push(problem ?? 'invalid');
-      this.services.log.warn(`diagnostics: ignored a message from the webview: ${problem}`);
-      return;
-    }
-    const msg = checked.message;
+  /** One message from the app, checked by the kit (DIAGNOSTICS_RULES, diagnosticsMessageProblem). */
+  private async receive(msg: ToHost): Promise<void> {
     switch (msg.type) {
       case 'ready':
         this.sendAll();
@@ -363,7 +336,8 @@ export class DiagnosticsPanel {
         }
         this.panelFile = file;
         this.post({ type: 'panels', panels: this.panelChoices(), selected: this.panelValue });
-        return this.receive({ type: 'setPanel', panel: file });
+        await this.panel.deliver({ type: 'setPanel', panel: file });
+        return;
       }
       case 'openFile': {
         const file = await pickTrajectoryFile();

@@ -9,7 +9,6 @@ import type { TrajectoryRecord } from '../../core/trajectories/types';
 import { quarryPath } from '../../core/workspace/quarryLayout';
 import type { LabelStore } from '../../core/labels/index';
 import { LabelPanel, type StoreProvider } from './panel';
-import { registerPanelSerializer } from '../webviews/restore';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
 /** What `quarry.openLabeling` accepts from code. */
@@ -254,50 +253,5 @@ export function register(context: vscode.ExtensionContext, services: Services): 
     }),
   );
   // After a window reload the panel comes back on the file, filter and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.labeling', async (panel, state) =>
-    LabelPanel.revive(panel, context, services, store, state),
-  );
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
-    registerTestHook(context, services, store);
-}
-
-/**
- * Test-only: `quarry.labeling.testHook` shows an integration test what the host posted to the panel, sends it
- * messages through the same validation a webview's go through, and names the store. Registered only under tests.
- */
-function registerTestHook(context: vscode.ExtensionContext, services: Services, store: StoreProvider): void {
-  LabelPanel.testLog = { posted: [], rejected: [] };
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.labeling.testHook', async (op: unknown, message?: unknown) => {
-      const log = LabelPanel.testLog!;
-      switch (op) {
-        case 'posted':
-          return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        case 'rejected':
-          return [...log.rejected];
-        case 'clear':
-          log.posted.length = 0;
-          log.rejected.length = 0;
-          return true;
-        case 'storePath':
-          return labelStoreFile(services);
-        case 'labels':
-          return (await store()).all();
-        case 'receive':
-          if (!LabelPanel.current) throw new Error('the labeling panel is not open');
-          await LabelPanel.current.receive(message);
-          await LabelPanel.current.idle();
-          return true;
-        case 'idle':
-          if (!LabelPanel.current) throw new Error('the labeling panel is not open');
-          await LabelPanel.current.idle();
-          return true;
-        case 'close':
-          LabelPanel.current?.close();
-          return true;
-        default:
-          throw new Error(`quarry.labeling.testHook: unknown op ${JSON.stringify(op)}`);
-      }
-    }),
-  );
+  LabelPanel.register(context, services, store, () => labelStoreFile(services));
 }

@@ -1,18 +1,16 @@
 // The labeling panel's host side: holds the queue (one trajectory file in review order), reads and writes the label
 // store, runs corrected SQL in the sandbox pool (the match verdict on the whole result, then its rows a page at a time
-// through a GridSession, as every result grid), and answers the app's (validated) messages. One panel at a time.
+// through a GridSession, as every result grid), and answers the app's messages, checked by the panel kit
+// (./registration.ts). One panel at a time.
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Services } from '../services';
 import { databaseResolver } from '../../app/trajectoryFiles';
-import { webviewHtml, webviewOptions } from '../webviews/html';
-import { preparePanel } from '../webviews/restore';
-import { labelRestore } from '../../protocol/restore';
-import { checkMessage } from '../../protocol/validate';
+import { PanelController, registerPanel } from '../webviews/kit';
+import type { LabelRestore, Parsed } from '../../protocol/restore';
 import { GridSession } from '../results/gridSession';
 import {
-  LABEL_RULES,
   labelMessageProblem,
   type QueueFilter,
   type QueueInfo,
@@ -22,14 +20,10 @@ import {
 } from '../../protocol/labeling';
 import type { TrajectoryRecord } from '../../core/trajectories/types';
 import type { Label, LabelStore } from '../../core/labels/index';
+import { LABELING } from './registration';
 
 /** The label store a panel or an export uses; opened once per path and closed on deactivate. */
 export type StoreProvider = () => Promise<LabelStore>;
-
-export interface LabelTestLog {
-  posted: ToApp[];
-  rejected: string[];
-}
 
 interface Loaded {
   file: string;
@@ -40,13 +34,11 @@ interface Loaded {
 
 export class LabelPanel {
   static current: LabelPanel | undefined;
-  static testLog: LabelTestLog | undefined;
 
   private loaded: Loaded | null = null;
   private filter: QueueFilter = 'unlabeled-first';
   private queue: number[] = [];
   private position = 0;
-  private disposed = false;
   private pendingId: string | null = null;
   private work: Promise<unknown> = Promise.resolve();
   private readonly runs = new Set<AbortController>();
@@ -58,49 +50,64 @@ export class LabelPanel {
   private lastRun: { order: number; seq: number; id: string; outcome: RunOutcome } | null = null;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    readonly context: vscode.ExtensionContext,
+    private readonly panel: PanelController<ToHost, ToApp>,
     private readonly services: Services,
     private readonly store: StoreProvider,
   ) {
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'labeling', 'Quarry: Labeling');
-    panel.onDidDispose(() => this.dispose());
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      void this.receive(raw);
+    LabelPanel.current = this;
+    panel.bind({
+      problem: (m) => labelMessageProblem(m) ?? (m.type === 'grid' ? this.gridProblem(m) : null),
+      receive: (m) => this.receive(m),
+      onDispose: () => this.dispose(),
     });
   }
 
   static show(context: vscode.ExtensionContext, services: Services, store: StoreProvider): LabelPanel {
-    if (LabelPanel.current && !LabelPanel.current.disposed) {
-      LabelPanel.current.panel.reveal(undefined, false);
-      return LabelPanel.current;
+    const cur = LabelPanel.current;
+    if (cur && !cur.panel.disposed) {
+      cur.panel.reveal();
+      return cur;
     }
-    const panel = vscode.window.createWebviewPanel(
-      'quarry.labeling',
-      'Quarry: Labeling',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
-    );
-    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
-    LabelPanel.current = new LabelPanel(panel, context, services, store);
-    return LabelPanel.current;
+    return new LabelPanel(PanelController.create(context, services, LABELING), services, store);
   }
 
   /**
-   * The panel VS Code brings back after a window reload, with the state its app saved: the same file and queue filter,
-   * on the trajectory under review (the app keeps unsaved edits itself). Returns why the state was not used, or null.
+   * Registers the panel with the kit: after a window reload it comes back with the state its app saved (checked by
+   * labelRestore), on the same file and queue filter, on the trajectory under review (the app keeps unsaved edits
+   * itself); an unusable state leaves it empty, saying why. `quarry.labeling.testHook` adds `idle` (every message
+   * handled so far is done), `storePath` and `labels` (everything in the label store).
    */
-  static revive(
-    panel: vscode.WebviewPanel,
+  static register(
     context: vscode.ExtensionContext,
     services: Services,
     store: StoreProvider,
-    state: unknown,
+    storePath: () => string,
+  ): void {
+    const current = () => {
+      if (!LabelPanel.current) throw new Error('the labeling panel is not open');
+      return LabelPanel.current;
+    };
+    const revive = async (panel: vscode.WebviewPanel, saved: Parsed<LabelRestore>) =>
+      LabelPanel.revive(context, services, store, panel, saved);
+    registerPanel(context, services, LABELING, revive, {
+      idle: () =>
+        current()
+          .idle()
+          .then(() => true),
+      storePath,
+      labels: async () => (await store()).all(),
+    });
+  }
+
+  private static revive(
+    context: vscode.ExtensionContext,
+    services: Services,
+    store: StoreProvider,
+    panel: vscode.WebviewPanel,
+    saved: Parsed<LabelRestore>,
   ): string | null {
-    preparePanel(panel, context.extensionUri);
-    const revived = new LabelPanel(panel, context, services, store);
-    LabelPanel.current = revived;
-    const saved = labelRestore(state);
+    const view = PanelController.adopt<ToHost, ToApp>(context, services, LABELING, panel);
+    const revived = new LabelPanel(view, services, store);
     if (!saved.ok) {
       revived.post({ type: 'error', message: `The queue could not come back after the reload: ${saved.error}` });
       return saved.error;
@@ -115,10 +122,6 @@ export class LabelPanel {
     return this.loaded?.file ?? null;
   }
 
-  close(): void {
-    this.panel.dispose();
-  }
-
   /** Resolves when every message handled so far is done (tests wait on it). */
   idle(): Promise<void> {
     return this.work.then(
@@ -128,15 +131,12 @@ export class LabelPanel {
   }
 
   private dispose(): void {
-    this.disposed = true;
     for (const c of this.runs) c.abort();
     if (LabelPanel.current === this) LabelPanel.current = undefined;
   }
 
   private post(message: ToApp): void {
-    if (this.disposed) return;
-    LabelPanel.testLog?.posted.push(message);
-    void this.panel.webview.postMessage(message);
+    this.panel.post(message);
   }
 
   private fail(message: string, err?: unknown): void {
@@ -267,32 +267,23 @@ export class LabelPanel {
     }
   }
 
-  /** Every message from the webview comes through here, checked first. */
-  async receive(raw: unknown): Promise<void> {
-    const checked = checkMessage<ToHost>(raw, LABEL_RULES);
-    const problem = checked.ok ? labelMessageProblem(checked.message) : checked.error;
-    if (!checked.ok || problem) {
-      const why = problem ?? 'invalid message';
-      LabelPanel.testLog?.rejected.push(why);
-      this.services.log.warn(`labeling: refused a message from the webview: ${why}`);
-      return;
-    }
-    const m = checked.message;
+  /** Every message from the webview comes through here, checked by the kit (LABEL_RULES, labelMessageProblem). */
+  private receive(m: ToHost): Promise<void> {
     // `run` and the grid's pages are not queued: a slow query or export must not hold up moving on or saving.
     if (m.type === 'run') return this.run(m);
     if (m.type === 'grid') return this.gridMessage(m);
     return this.enqueue(() => this.handle(m));
   }
 
-  /** A page, export or copy asked for by the grid of run `seq` (an older run's grid is gone: refused, logged). */
-  private async gridMessage(m: Extract<ToHost, { type: 'grid' }>): Promise<void> {
+  /** Why a message of the grid of run `seq` is refused: an older run's grid is gone. */
+  private gridProblem(m: Extract<ToHost, { type: 'grid' }>): string | null {
     const g = this.grid;
-    if (!g || g.seq !== m.seq || g.id !== m.id) {
-      const why = `grid: run ${m.seq} of ${m.id} is not the newest result`;
-      LabelPanel.testLog?.rejected.push(why);
-      this.services.log.warn(`labeling: refused a message from the webview: ${why}`);
-      return;
-    }
+    return g && g.seq === m.seq && g.id === m.id ? null : `grid: run ${m.seq} of ${m.id} is not the newest result`;
+  }
+
+  /** A page, export or copy asked for by the newest run's grid. */
+  private async gridMessage(m: Extract<ToHost, { type: 'grid' }>): Promise<void> {
+    const g = this.grid!;
     try {
       await g.session.receive(m.message);
     } catch (err) {

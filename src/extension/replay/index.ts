@@ -3,14 +3,10 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
-import type { ReplayPanel as ReplayPanelType } from './panel';
 import type { LabelLookup } from './source';
 import { storeLabels } from './labels';
-import { registerPanelSerializer } from '../webviews/restore';
+import { panelModule, registerReplay } from './registration';
 import { findTrajectoryFiles } from '../workspaceFiles';
-
-/** The panel (and with it the reader, the reward engine and the SQL parser) loads on first use, not at activation. */
-const panelModule = () => import('./panel');
 
 /**
  * What `quarry.openReplay` accepts from code: a path, a file Uri, a file with a trajectory to open, or a file with two
@@ -92,56 +88,5 @@ export function register(
     }),
   );
   // After a window reload the panel comes back on the file and trajectory it showed.
-  registerPanelSerializer(context, services, 'quarry.replay', async (panel, state) =>
-    (await panelModule()).ReplayPanel.revive(panel, context, services, labels, state),
-  );
-  if (context.extensionMode === vscode.ExtensionMode.Test || process.env.QUARRY_TEST_HOOKS === '1')
-    registerTestHook(context);
-}
-
-/**
- * Test-only: `quarry.replay.testHook` shows an integration test what the host posted to the replay panel and sends
- * it messages through the same validation a webview's go through. Registered only under tests.
- */
-function registerTestHook(context: vscode.ExtensionContext): void {
-  const ready = panelModule().then(({ ReplayPanel }) => {
-    ReplayPanel.testLog = { posted: [], rejected: [] };
-    return ReplayPanel;
-  });
-  context.subscriptions.push(
-    vscode.commands.registerCommand('quarry.replay.testHook', async (op: unknown, message?: unknown) => {
-      const ReplayPanel: typeof ReplayPanelType = await ready;
-      const log = ReplayPanel.testLog!;
-      switch (op) {
-        case 'posted':
-          return JSON.parse(JSON.stringify(log.posted)) as unknown;
-        case 'rejected':
-          return [...log.rejected];
-        case 'clear':
-          log.posted.length = 0;
-          log.rejected.length = 0;
-          return true;
-        case 'receive':
-          if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-          await ReplayPanel.current.receive(message);
-          return true;
-        case 'idle':
-          if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-          await ReplayPanel.current.idle();
-          return true;
-        case 'refreshLabels':
-          if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-          await ReplayPanel.current.refreshLabels();
-          return true;
-        case 'forgetScores':
-          (await panelModule()).forgetScorers();
-          return true;
-        case 'close':
-          ReplayPanel.current?.close();
-          return true;
-        default:
-          throw new Error(`quarry.replay.testHook: unknown op ${JSON.stringify(op)}`);
-      }
-    }),
-  );
+  registerReplay(context, services, labels);
 }

@@ -1,16 +1,13 @@
 // The replay panel's host side: owns the open file's records and summaries, filters them, scores them lazily with the
 // reward engine (verdict + panel total, cached per file), and sends the app summaries, filtered keys, and full
-// records only when one is opened, compared or shown in its group.
+// records only when one is opened, compared or shown in its group. Built from the panel kit (./registration.ts).
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import { databaseResolver } from '../../app/trajectoryFiles';
-import { webviewHtml, webviewOptions } from '../webviews/html';
-import { preparePanel } from '../webviews/restore';
-import { replayRestore } from '../../protocol/restore';
-import { checkMessage } from '../../protocol/validate';
+import { PanelController } from '../webviews/kit';
+import type { Parsed, ReplayRestore } from '../../protocol/restore';
 import {
-  REPLAY_RULES,
   packRows,
   sanitizeFilter,
   type Explanation,
@@ -34,6 +31,7 @@ import { createScoringResources } from '../../core/rewards/resources';
 import { BUILTIN_PANEL_NAMES } from '../../core/rewards/builtins';
 import { ScoreCache, dbStamp } from './scoreCache';
 import { scoreTally, type ScoreTally } from './scoreTally';
+import { REPLAY } from './registration';
 
 /**
  * Files up to this size are scored as soon as they open; larger ones when asked (Score all, a verdict/reward filter).
@@ -43,11 +41,6 @@ export const AUTO_SCORE_LIMIT = 2000;
 const SCORE_CONCURRENCY = 4;
 /** Score updates are batched so 10,000 verdicts do not become 10,000 messages. */
 const FLUSH_MS = 250;
-
-export interface ReplayTestLog {
-  posted: ToApp[];
-  rejected: string[];
-}
 
 /** One scorer (and its cache) per file version, shared by panels reopening it; the few most recent are kept. */
 const scorers = new Map<string, ReplayScorer>();
@@ -71,7 +64,6 @@ function toExplanation(e: TrajectoryExplanation): Explanation {
 
 export class ReplayPanel {
   static current: ReplayPanel | undefined;
-  static testLog: ReplayTestLog | undefined;
   static panelNames: string[] = ['auto', ...BUILTIN_PANEL_NAMES];
 
   private loaded: LoadedFile | null = null;
@@ -80,7 +72,6 @@ export class ReplayPanel {
   private panelName = AUTO_PANEL;
   private scoring: { stop: boolean } | null = null;
   private scoringRun: Promise<void> = Promise.resolve();
-  private disposed = false;
   /** The trajectory to open once the list is there (from `open(file, id)`), and on which turn. */
   private pendingId: string | null = null;
   private pendingTurn: number | null = null;
@@ -89,55 +80,50 @@ export class ReplayPanel {
   private readonly cache: ScoreCache;
 
   private constructor(
-    private readonly panel: vscode.WebviewPanel,
-    readonly context: vscode.ExtensionContext,
+    private readonly panel: PanelController<ToHost, ToApp>,
+    context: vscode.ExtensionContext,
     private readonly services: Services,
     private readonly labels: LabelLookup | undefined,
   ) {
+    ReplayPanel.current = this;
     this.cache = new ScoreCache(vscode.Uri.joinPath(context.globalStorageUri, 'replay-scores').fsPath);
-    panel.webview.html = webviewHtml(panel.webview, context.extensionUri, 'replay', 'Quarry: Replay');
-    panel.onDidDispose(() => this.dispose());
     // Labels made in the labeling panel meanwhile show up when the replay comes back into view.
-    panel.onDidChangeViewState((e) => {
+    panel.panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.visible) void this.refreshLabels();
     });
-    panel.webview.onDidReceiveMessage((raw: unknown) => {
-      void this.receive(raw);
-    });
+    // The app also hears of each message the kit refused, as an error in the panel.
+    const deliver = panel.deliver.bind(panel);
+    panel.deliver = async (raw) => {
+      const why = await deliver(raw);
+      if (why !== null) this.post({ type: 'error', message: `ignored a malformed message (${why})` });
+      return why;
+    };
+    panel.bind({ receive: (m) => this.receive(m), onDispose: () => this.dispose() });
   }
 
   static show(context: vscode.ExtensionContext, services: Services, labels?: LabelLookup): ReplayPanel {
-    if (ReplayPanel.current && !ReplayPanel.current.disposed) {
-      ReplayPanel.current.panel.reveal(undefined, false);
-      return ReplayPanel.current;
+    const cur = ReplayPanel.current;
+    if (cur && !cur.panel.disposed) {
+      cur.panel.reveal();
+      return cur;
     }
-    const panel = vscode.window.createWebviewPanel(
-      'quarry.replay',
-      'Quarry: Replay',
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false },
-    );
-    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icons', 'quarry.svg');
-    ReplayPanel.current = new ReplayPanel(panel, context, services, labels);
-    return ReplayPanel.current;
+    return new ReplayPanel(PanelController.create(context, services, REPLAY), context, services, labels);
   }
 
   /**
-   * The panel VS Code brings back after a window reload, with the state its app saved: the file is read again and the
-   * trajectory that was open comes back on the same turn (the app restores its filter, marks and view itself).
-   * Returns why the state was not used (the panel then opens empty), or null.
+   * The panel VS Code brings back after a window reload, with the state its app saved (checked by the kit): the file
+   * is read again and the trajectory that was open comes back on the same turn (the app restores its filter, marks
+   * and view itself). Returns why the state was not used (the panel then opens empty), or null.
    */
   static revive(
     panel: vscode.WebviewPanel,
     context: vscode.ExtensionContext,
     services: Services,
     labels: LabelLookup | undefined,
-    state: unknown,
+    saved: Parsed<ReplayRestore>,
   ): string | null {
-    preparePanel(panel, context.extensionUri);
-    const revived = new ReplayPanel(panel, context, services, labels);
-    ReplayPanel.current = revived;
-    const saved = replayRestore(state);
+    const view = PanelController.adopt<ToHost, ToApp>(context, services, REPLAY, panel);
+    const revived = new ReplayPanel(view, context, services, labels);
     if (!saved.ok) {
       revived.post({ type: 'error', message: `the panel could not come back after the reload: ${saved.error}` });
       return saved.error;
@@ -151,20 +137,13 @@ export class ReplayPanel {
     return this.loaded?.file ?? null;
   }
 
-  close(): void {
-    this.panel.dispose();
-  }
-
   private dispose(): void {
-    this.disposed = true;
     if (this.scoring) this.scoring.stop = true;
     if (ReplayPanel.current === this) ReplayPanel.current = undefined;
   }
 
   private post(message: ToApp): void {
-    if (this.disposed) return;
-    ReplayPanel.testLog?.posted.push(message);
-    void this.panel.webview.postMessage(message);
+    this.panel.post(message);
   }
 
   /** Reads `file` and shows trajectories `a` and `b` of it side by side in the compare view. */
@@ -206,7 +185,7 @@ export class ReplayPanel {
       });
       return;
     }
-    if (this.disposed || seq !== this.openSeq) return;
+    if (this.panel.disposed || seq !== this.openSeq) return;
     this.loaded = loaded;
     this.scorer(loaded);
     this.services.log.info(
@@ -500,16 +479,8 @@ export class ReplayPanel {
     if (wasRunning || (this.loaded && this.loaded.records.length <= AUTO_SCORE_LIMIT)) void this.scoreAll();
   }
 
-  /** Validates and handles one message from the app (public so the integration test can drive it). */
-  async receive(raw: unknown): Promise<void> {
-    const checked = checkMessage<ToHost>(raw, REPLAY_RULES);
-    if (!checked.ok) {
-      ReplayPanel.testLog?.rejected.push(checked.error);
-      this.services.log.warn(`replay: ignored a message from the webview: ${checked.error}`);
-      this.post({ type: 'error', message: `ignored a malformed message (${checked.error})` });
-      return;
-    }
-    const m = checked.message;
+  /** Handles one message from the app, checked by the kit against REPLAY_RULES. */
+  private async receive(m: ToHost): Promise<void> {
     switch (m.type) {
       case 'ready':
         if (this.loaded) this.sendList();
