@@ -19,7 +19,7 @@ import { register as registerSqlEditor } from './sqlEditor/index';
 import { registerCheckEnvironment } from './training/checkEnvironment';
 import { registerJobsView, type JobsTree } from './training/jobsView';
 import { registerCheckpointCommands } from './training/checkpointCommands';
-import { registerRestoreTestHook } from './webviews/restore';
+import { registerRestoreTestHook } from './webviews/kit';
 import { registerTrust } from './trust';
 
 type Register = (context: vscode.ExtensionContext, services: Services) => void;

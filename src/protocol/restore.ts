@@ -36,7 +36,7 @@ function idProblem(id: string, what: string): string | null {
 }
 
 /** The replay panel: the file, the trajectory that was open and its turn (the app restores its filter and view). */
-interface ReplayRestore {
+export interface ReplayRestore {
   file: string | null;
   selectedId: string | null;
   turn: number;
@@ -59,7 +59,7 @@ export function replayRestore(raw: unknown): Parsed<ReplayRestore> {
 }
 
 /** The diagnostics panel: the file, the reward panel chosen, and the trajectory shown (with or without its run). */
-interface DiagnosticsRestore {
+export interface DiagnosticsRestore {
   file: string | null;
   panel: string | null;
   trajectoryId: string | null;
@@ -101,7 +101,7 @@ export function diagnosticsRestore(raw: unknown): Parsed<DiagnosticsRestore> {
 }
 
 /** The labeling panel: the file, the trajectory under review and the queue's filter. */
-interface LabelRestore {
+export interface LabelRestore {
   file: string | null;
   id: string | null;
   filter: QueueFilter | null;

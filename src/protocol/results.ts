@@ -5,7 +5,7 @@ import { GRID_RULES, gridMessageProblem, type GridFilter, type GridToApp, type G
 import type { MessageRules } from './validate';
 import type { PlanOutcome } from './plan';
 
-export interface RunInfo {
+interface RunInfo {
   /** "clinic.sqlite" */
   db: string;
   /** The database file's full path (the app keeps it, so the panel can come back after a window reload). */

@@ -18,7 +18,7 @@ export { theme };
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
-export interface BarSpec {
+interface BarSpec {
   labels: string[];
   datasets: Array<{ label: string; data: number[]; color: string | string[] }>;
   /** Series stack on one another (positive above zero, negative below). */
@@ -113,7 +113,7 @@ function edge(x: number): string {
 }
 
 /** Bin labels: "3" for integer bins, "0.25–0.50" for ranges. */
-export function binLabels(h: Histogram): string[] {
+function binLabels(h: Histogram): string[] {
   return h.bins.map((b) => (edge(b.lo) === edge(b.hi) ? edge(b.lo) : `${edge(b.lo)}–${edge(b.hi)}`));
 }
 

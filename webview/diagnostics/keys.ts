@@ -4,7 +4,7 @@ import type { DiagnosticsState } from '../../src/protocol/diagnostics';
 
 export type PanelAction = 'showRun' | 'openFile' | 'focusPicker' | 'focusFilter' | 'toggleHelp';
 
-export interface KeyPress {
+interface KeyPress {
   key: string;
   ctrlKey: boolean;
   metaKey: boolean;

@@ -10,7 +10,7 @@ const OVERSCAN = 5;
 const MAX_VISIBLE_ROWS = 15;
 
 /** Whether an item's id, group, question, hardness, verdict, reason or ODT tags hold `q` (already lower-cased). */
-export function matches(it: RunItem, q: string): boolean {
+function matches(it: RunItem, q: string): boolean {
   if (q === '') return true;
   const tags = (it.odtTags ?? []).join(' ');
   const verdict = it.correct ? 'correct' : 'incorrect';

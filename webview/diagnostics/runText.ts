@@ -6,11 +6,11 @@ import type { MismatchScope } from '../../src/protocol/diagnostics';
 import { num, pct } from './format';
 
 /** Flags of one kind shown at once; the rest wait behind a disclosure. */
-export const FLAGS_SHOWN = 10;
+const FLAGS_SHOWN = 10;
 /** Zero-variance groups named in the sentence; the rest are counted. */
 const GROUP_IDS_SHOWN = 30;
 
-export interface FlagGroup {
+interface FlagGroup {
   kind: IntegrityFlag['kind'];
   shown: IntegrityFlag[];
   /** Drawn only when the reader opens them (a large run can raise a zero-variance flag for thousands of groups). */

@@ -3,7 +3,7 @@
 // A message from the host changes it here, without the DOM, and says what to draw again.
 import type { DiagnosticsState, ToApp } from '../../src/protocol/diagnostics';
 
-export interface Status {
+interface Status {
   kind: 'busy' | 'error';
   text: string;
 }
@@ -34,7 +34,7 @@ export function initialApp(saved: DiagnosticsState | undefined): DiagnosticsApp 
  * What a message changed: the header (panel choices; saved), the status line only (not saved), or the whole page
  * (a run or a trajectory; saved, and the page scrolls back to its top).
  */
-export type Redraw = 'header' | 'status' | 'page';
+type Redraw = 'header' | 'status' | 'page';
 
 export function applyMessage(app: DiagnosticsApp, m: ToApp): Redraw {
   const state = app.saved;

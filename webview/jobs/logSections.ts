@@ -2,7 +2,7 @@
 // titled with its line count.
 import type { LogStream } from '../../src/protocol/jobs';
 
-export interface LogSection {
+interface LogSection {
   stream: LogStream;
   title: string;
   text: string;

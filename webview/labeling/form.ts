@@ -16,7 +16,7 @@ export interface Form {
   readonly status: HTMLElement;
 }
 
-export interface FormHandlers {
+interface FormHandlers {
   verdict(v: Verdict): void;
   edited(): void;
   run(): void;

@@ -2,7 +2,7 @@
 // lists them for the help). Ctrl+Enter, Escape and the tag chips' own keys depend on the focus: keyboard.ts has them.
 import type { Verdict } from '../../src/protocol/labeling';
 
-export type LabelAction =
+type LabelAction =
   | { kind: 'move'; delta: 1 | -1 }
   | { kind: 'verdict'; verdict: Verdict }
   | { kind: 'editSql' }

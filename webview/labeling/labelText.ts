@@ -38,7 +38,7 @@ export function execText(exec: TurnExec): string {
 }
 
 /** How a run's result compares with the reference: `kind` is its styling, `match` whether it has the match's id. */
-export interface RunVerdict {
+interface RunVerdict {
   kind: 'muted' | 'ok' | 'error' | 'warn';
   text: string;
   match: boolean;

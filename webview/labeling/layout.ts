@@ -16,7 +16,7 @@ export interface Layout {
   readonly help: HTMLElement;
 }
 
-export interface LayoutHandlers {
+interface LayoutHandlers {
   setFilter(filter: string): void;
   go(delta: number): void;
   exportSft(): void;

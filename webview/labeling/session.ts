@@ -32,13 +32,13 @@ export interface LabelSession {
 }
 
 /** The form's text fields. */
-export interface FormText {
+interface FormText {
   correctedSql: string;
   note: string;
 }
 
 /** What the form shows for an item. */
-export interface FormValues extends FormText {
+interface FormValues extends FormText {
   verdict: Verdict | '';
   tags: string[];
 }

@@ -1,7 +1,7 @@
 // A reviewer's label on one trajectory, as the label store keeps it and the exporters read it.
 
 export type Verdict = 'correct' | 'incorrect' | 'unsure';
-const VERDICTS: readonly Verdict[] = ['correct', 'incorrect', 'unsure'];
+export const VERDICTS: readonly Verdict[] = ['correct', 'incorrect', 'unsure'];
 
 /** Failure modes every store starts with; reviewers add their own (the store's tags table). */
 export const BUILTIN_TAGS: readonly string[] = [

@@ -8,7 +8,7 @@ import { askQuestion, dbChoice, pickDatabase, rememberDatabase, type DbChoice } 
  * Arguments `quarry.ask` accepts when called from code (tests, the chat participant's "Ask in panel" button, the
  * panel's "Change database…"). From the palette it gets none and asks for everything.
  */
-export interface AskArgs {
+interface AskArgs {
   /** Database file path (or a file Uri). */
   db?: string | vscode.Uri;
   /** The question; without it an input box asks. */

@@ -19,7 +19,7 @@ import { quarryPath } from '../../core/workspace/quarryLayout';
 const opened: Array<{ file: string; a: string; b: string }> = [];
 
 /** The greedy (sample 0) trajectory of a question in a bench run's trajectories.jsonl, or null. */
-export function greedyTrajectory(file: string, questionId: string, index: number): TrajectoryRecord | null {
+function greedyTrajectory(file: string, questionId: string, index: number): TrajectoryRecord | null {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -7,8 +7,8 @@ import type { Services } from '../services';
 import { DiagnosticsPanel, pickTrajectoryFile } from './panel';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
-/** What `quarry.openDiagnostics` accepts from code: a path, a file Uri, or a file with one trajectory to show. */
-export type OpenDiagnosticsArg = string | vscode.Uri | { file: string | vscode.Uri; id?: string };
+// What `quarry.openDiagnostics` accepts from code (checked by parseArg): a path, a file Uri, or
+// `{ file: string | Uri, id?: string }`, a file with one trajectory to show.
 
 function parseArg(arg: unknown): { file: string; id?: string } | null {
   if (typeof arg === 'string' && arg !== '') return { file: arg };

@@ -34,7 +34,7 @@ import {
 } from './scoring';
 
 /** The five papers' panels, in the order of the project's docs, then Progress-SQL's App. E.1 baseline. */
-export const BUILTIN_PANELS: readonly string[] = BUILTIN_PANEL_NAMES;
+const BUILTIN_PANELS: readonly string[] = BUILTIN_PANEL_NAMES;
 
 export async function pickTrajectoryFile(): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({

@@ -11,11 +11,8 @@ import type { LabelStore } from '../../core/labels/index';
 import { LabelPanel, type StoreProvider } from './panel';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
-/** What `quarry.openLabeling` accepts from code. */
-export type OpenLabelingArg =
-  | string
-  | vscode.Uri
-  | { file?: string | vscode.Uri; path?: string; id?: string; trajectory?: TrajectoryRecord };
+// What `quarry.openLabeling` accepts from code: a path, a file Uri, or
+// `{ file?: string | Uri, path?: string, id?: string, trajectory?: TrajectoryRecord }`.
 
 /** Where this window keeps labels: the first folder's .quarry/labels.sqlite, or global storage without a folder. */
 export function labelStoreFile(services: Services): string {

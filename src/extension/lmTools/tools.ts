@@ -41,7 +41,7 @@ function inputField(input: unknown, key: string): string {
   return typeof v === 'string' ? v : '';
 }
 
-export interface LmToolsFeature {
+interface LmToolsFeature {
   /** The last statement a run tool ran, for "Open in Query Results". */
   lastRun(): { db: string; sql: string } | null;
 }

@@ -8,14 +8,8 @@ import { storeLabels } from './labels';
 import { panelModule, registerReplay } from './registration';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
-/**
- * What `quarry.openReplay` accepts from code: a path, a file Uri, a file with a trajectory to open, or a file with two
- * trajectories to show side by side (`compare: [idA, idB]`).
- */
-export type OpenReplayArg =
-  | string
-  | vscode.Uri
-  | { file: string | vscode.Uri; id?: string; compare?: [string, string] };
+// What `quarry.openReplay` accepts from code: a path, a file Uri, `{ file, id? }` (a file with a trajectory to open),
+// or `{ file, compare: [idA, idB] }` (two trajectories side by side).
 
 function fileOf(v: string | vscode.Uri): string {
   return typeof v === 'string' ? v : v.fsPath;

@@ -30,7 +30,7 @@ function elapsed(job: JobRecord): string {
   return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
 }
 
-export class JobItem extends vscode.TreeItem {
+class JobItem extends vscode.TreeItem {
   constructor(
     readonly job: JobRecord,
     readonly dir: string,

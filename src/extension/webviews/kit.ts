@@ -31,7 +31,7 @@ export interface PanelKind<ToHost extends Message, Saved = unknown> {
 }
 
 /** What a panel's own logic gives the kit. */
-export interface PanelLogic<ToHost extends Message> {
+interface PanelLogic<ToHost extends Message> {
   /** Why a message that passed the rules is still refused (it names something the panel does not show), or null. */
   problem?(message: ToHost): string | null;
   /** Acts on a checked message. */
@@ -41,7 +41,7 @@ export interface PanelLogic<ToHost extends Message> {
 }
 
 /** What a test sees of a kind of panel (recorded only when test hooks are on). */
-export interface PanelTestLog {
+interface PanelTestLog {
   posted: unknown[];
   rejected: string[];
   /** Types of the messages the real app sent (not those the test hook handed in). */
@@ -182,7 +182,7 @@ export class PanelController<ToHost extends Message, ToApp extends Message> {
 }
 
 /** Brings a panel of a kind back after a reload; resolves to why the saved state was not used, or null. */
-export type Revive<Saved> = (panel: vscode.WebviewPanel, saved: Parsed<Saved>) => Promise<string | null>;
+type Revive<Saved> = (panel: vscode.WebviewPanel, saved: Parsed<Saved>) => Promise<string | null>;
 
 /** Extra operations a panel's test hook offers besides the kit's own (posted, rejected, fromWebview, clear, send,
  *  open, close). */
@@ -232,9 +232,6 @@ function registerSerializer(
   serializers.set(viewType, serializer);
   context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(viewType, serializer));
 }
-
-/** Until every panel is on the kit: a serializer registered the old way (src/extension/webviews/restore.ts). */
-export const registerLegacySerializer = registerSerializer;
 
 function registerTestHook(context: vscode.ExtensionContext, kind: { name: string }, extra: TestOps): void {
   const log: PanelTestLog = { posted: [], rejected: [], fromWebview: [] };
