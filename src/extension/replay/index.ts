@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Services } from '../services';
 import type { LabelLookup } from './source';
 import { storeLabels } from './labels';
-import { panelModule, registerReplay } from './registration';
+import { panelModule, registerReplay } from './lazyPanel';
 import { findTrajectoryFiles } from '../workspaceFiles';
 
 // What `quarry.openReplay` accepts from code: a path, a file Uri, `{ file, id? }` (a file with a trajectory to open),

@@ -1,12 +1,9 @@
 // Trajectory Replay's registration in the panel kit (src/extension/webviews/kit.ts): view type `quarry.replay`, app
-// webview/replay/, wire types src/protocol/replay.ts, saved state checked by replayRestore. The panel itself
-// (src/extension/replay/panel.ts, with the reader, the reward engine and the SQL parser) loads on first use.
-import type * as vscode from 'vscode';
-import type { Services } from '../services';
+// webview/replay/, wire types src/protocol/replay.ts, saved state checked by replayRestore. The panel registers
+// through lazyPanel.ts, which loads the panel itself only on first use.
 import { REPLAY_RULES, type ToHost } from '../../protocol/replay';
 import { replayRestore, type ReplayRestore } from '../../protocol/restore';
-import { registerPanel, type PanelKind } from '../webviews/kit';
-import type { LabelLookup } from './source';
+import type { PanelKind } from '../webviews/kit';
 
 export const REPLAY: PanelKind<ToHost, ReplayRestore> = {
   name: 'replay',
@@ -14,33 +11,3 @@ export const REPLAY: PanelKind<ToHost, ReplayRestore> = {
   rules: REPLAY_RULES,
   restore: replayRestore,
 };
-
-/** The panel module, loaded when a panel opens or comes back, not at activation. */
-export const panelModule = () => import('./panel');
-
-/**
- * Registers the panel with the kit: after a window reload it comes back on the file and trajectory it showed.
- * `quarry.replay.testHook` adds `idle` (the scoring in progress has finished), `refreshLabels` and `forgetScores`
- * (the in-memory scorers go, as in a new session).
- */
-export function registerReplay(context: vscode.ExtensionContext, services: Services, labels: LabelLookup): void {
-  const current = async () => {
-    const { ReplayPanel } = await panelModule();
-    if (!ReplayPanel.current) throw new Error('the replay panel is not open');
-    return ReplayPanel.current;
-  };
-  registerPanel(
-    context,
-    services,
-    REPLAY,
-    async (panel, saved) => (await panelModule()).ReplayPanel.revive(panel, context, services, labels, saved),
-    {
-      idle: async () => (await current()).idle().then(() => true),
-      refreshLabels: async () => (await current()).refreshLabels().then(() => true),
-      forgetScores: async () => {
-        (await panelModule()).forgetScorers();
-        return true;
-      },
-    },
-  );
-}
