@@ -169,13 +169,7 @@ test('Compare Checkpoints…: the tiny model before and after SFT, EX and disagr
     QUESTIONS.some((q) => q.trained && before.get(q.question)?.finalSql !== after.get(q.question)?.finalSql),
     'the SFT steps changed what the model answers',
   );
-  // The palette by hand: the harness's runCommand trips over this title's row (two label elements in it).
-  await ed.page.keyboard.press('F1');
-  await ed.page.locator('.quick-input-widget .quick-input-box input').fill('>Quarry: Compare Checkpoints');
-  await ed.page
-    .locator('.quick-input-list .monaco-list-row', { hasText: 'Quarry: Compare Checkpoints…' })
-    .first()
-    .click();
+  await ed.runCommand('Quarry: Compare Checkpoints…');
   await ed.pick(BASE);
   await ed.pick(TRAINED);
   await ed.page.keyboard.press('Enter');

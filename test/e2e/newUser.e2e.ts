@@ -184,13 +184,7 @@ test('Evaluate Checkpoint… (the question file offered) then Compare Checkpoint
   await ed.pick(/clinic-questions\/dev\.json \(4 questions\)/);
   await ed.pick('skyrl');
   await ed.notification(new RegExp(`${trained}: greedy EX [\\d.]+% of 4`), 600_000);
-  // The palette by hand, as compareTrained.e2e.ts does (two label elements in this title's row).
-  await ed.page.keyboard.press('F1');
-  await ed.page.locator('.quick-input-widget .quick-input-box input').fill('>Quarry: Compare Checkpoints');
-  await ed.page
-    .locator('.quick-input-list .monaco-list-row', { hasText: 'Quarry: Compare Checkpoints…' })
-    .first()
-    .click();
+  await ed.runCommand('Quarry: Compare Checkpoints…');
   await ed.pick(BASE);
   await ed.pick(trained);
   await ed.page.keyboard.press('Enter');
