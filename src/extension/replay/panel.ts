@@ -91,14 +91,12 @@ export class ReplayPanel {
     panel.panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.visible) void this.refreshLabels();
     });
-    // The app also hears of each message the kit refused, as an error in the panel.
-    const deliver = panel.deliver.bind(panel);
-    panel.deliver = async (raw) => {
-      const why = await deliver(raw);
-      if (why !== null) this.post({ type: 'error', message: `ignored a malformed message (${why})` });
-      return why;
-    };
-    panel.bind({ receive: (m) => this.receive(m), onDispose: () => this.dispose() });
+    panel.bind({
+      receive: (m) => this.receive(m),
+      // The app also hears of each message the kit refused, as an error in the panel.
+      onRefused: (why) => this.post({ type: 'error', message: `ignored a malformed message (${why})` }),
+      onDispose: () => this.dispose(),
+    });
   }
 
   static show(context: vscode.ExtensionContext, services: Services, labels?: LabelLookup): ReplayPanel {

@@ -36,6 +36,8 @@ interface PanelLogic<ToHost extends Message> {
   problem?(message: ToHost): string | null;
   /** Acts on a checked message. */
   receive(message: ToHost): void | Promise<void>;
+  /** A message from the app was refused (said in the log already); a panel that shows refusals says so here. */
+  onRefused?(why: string): void;
   /** The panel was closed (by the user, a test or the host). */
   onDispose?(): void;
 }
@@ -170,6 +172,7 @@ export class PanelController<ToHost extends Message, ToApp extends Message> {
       const why = problem ?? 'the panel is not ready';
       testLogs.get(this.kind.name)?.rejected.push(why);
       this.services.log.warn(`${this.kind.name} panel: ignored a message from the webview: ${why}`);
+      this.logic?.onRefused?.(why);
       return why;
     }
     try {
